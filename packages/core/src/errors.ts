@@ -1,0 +1,102 @@
+/**
+ * Every stable error code of CONTRACT.md §5. The code is part of the public API: it never
+ * changes with the locale, and the HTTP layer maps it to a status through `http/status.ts`.
+ */
+export const ERROR_CODES = [
+  "EMAIL_ALREADY_VERIFIED",
+  "VALIDATION_FAILED",
+  "PASSWORD_POLICY_VIOLATION",
+  "TWO_FACTOR_DISABLED",
+  "TWO_FACTOR_CODE_MISSING",
+  "ACCESS_TOKEN_EXPIRED",
+  "ACCESS_TOKEN_INVALID",
+  "AUTHENTICATION_REQUIRED",
+  "INVALID_CREDENTIALS",
+  "REFRESH_TOKEN_INVALID",
+  "TWO_FACTOR_TOKEN_INVALID",
+  "WRONG_TWO_FACTOR_CODE",
+  "PASSWORD_RESET_TOKEN_INVALID",
+  "PASSWORD_RESET_TOKEN_EXPIRED",
+  "EMAIL_VERIFICATION_TOKEN_INVALID",
+  "EMAIL_VERIFICATION_TOKEN_EXPIRED",
+  "STEP_UP_REQUIRED",
+  "CSRF_REJECTED",
+  "USER_NOT_FOUND",
+  "NOT_FOUND",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "EMAIL_COOLDOWN_ACTIVE",
+  "LOGIN_THROTTLED",
+  "TWO_FACTOR_THROTTLED",
+  "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE",
+  "DATABASE_FAILURE",
+  "DATABASE_ENCRYPTION_FAILURE",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  "EMAIL_AUTHENTICATION_FAILURE",
+  "EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE",
+  "EMAIL_SEND_FAILURE",
+  "EMAIL_TEMPLATE_FAILURE",
+  "INTERNAL_ERROR",
+  "EMAIL_DISABLED",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One detail of a `VALIDATION_FAILED` error: where in the input, and what was wrong. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * The base of every expected failure. `code` is stable; `cause` (when set) is the underlying
+ * error, kept for logs and never sent to a client.
+ */
+export class AuthError extends Error {
+  override readonly name: string = "AuthError";
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, options?: { cause?: unknown; message?: string }) {
+    super(options?.message ?? code, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}
+
+/** Bad input: carries the list of what was wrong (sent as `errors` in the body). */
+export class ValidationError extends AuthError {
+  override readonly name = "ValidationError";
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[], code: "VALIDATION_FAILED" | "PASSWORD_POLICY_VIOLATION" = "VALIDATION_FAILED") {
+    super(code);
+    this.issues = issues;
+  }
+}
+
+/** A cooldown (email, throttling) is running: carries the whole seconds left. */
+export class CooldownError extends AuthError {
+  override readonly name = "CooldownError";
+  readonly remainingSeconds: number;
+
+  constructor(code: "EMAIL_COOLDOWN_ACTIVE" | "LOGIN_THROTTLED" | "TWO_FACTOR_THROTTLED", remainingSeconds: number) {
+    super(code);
+    this.remainingSeconds = remainingSeconds;
+  }
+}
+
+export function isAuthError(value: unknown): value is AuthError {
+  return value instanceof AuthError;
+}
+
+/**
+ * Runs a port call and turns any failure into an `AuthError` with the port's code, keeping the
+ * original error as `cause`. An `AuthError` thrown by the port itself passes through unchanged.
+ */
+export async function guardPort<T>(code: ErrorCode, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    throw new AuthError(code, { cause: error });
+  }
+}

@@ -1,0 +1,15 @@
+export type { Clock } from "./clock.js";
+export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
+export type { Logger } from "./logger.js";
+export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
+export type { PasswordHasher } from "./password-hasher.js";
+export type {
+  AllowlistEntry,
+  RotationResult,
+  SessionRecord,
+  SessionRotation,
+  SessionStore,
+  SessionTtls,
+  TokenRecord,
+} from "./session-store.js";
+export type { TwoFactorMethod, TwoFactorSettings, UserPatch, UserRecord, UserStore } from "./user-store.js";

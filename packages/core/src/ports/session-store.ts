@@ -1,0 +1,103 @@
+/** A signed-in device or browser. */
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  browser: string | null;
+  os: string | null;
+  ip: string | null;
+  /** Milliseconds since the Unix epoch. */
+  createdAt: number;
+  /** Milliseconds since the Unix epoch; updated on every refresh. */
+  lastActiveAt: number;
+  /** SHA-256 (base64url) of the current refresh token. */
+  refreshTokenHash: string;
+  /** The `jti` of the access token issued with the current refresh token. */
+  accessTokenJti: string;
+}
+
+/** What the allowlist knows about an access token's `jti`. */
+export interface AllowlistEntry {
+  userId: string;
+  sessionId: string;
+}
+
+/** Lifetimes for a session write, in milliseconds. */
+export interface SessionTtls {
+  /** How long the session (and its refresh token) lives from now without another refresh. */
+  sessionTtlMs: number;
+  /** How long the new access token stays on the allowlist. */
+  accessTokenTtlMs: number;
+}
+
+/** The new refresh token and access token that replace the current ones on rotation. */
+export interface SessionRotation {
+  refreshTokenHash: string;
+  accessTokenJti: string;
+  lastActiveAt: number;
+  browser?: string | null;
+  os?: string | null;
+  ip?: string | null;
+}
+
+/**
+ * What `rotateRefreshToken` did: `rotated` (the presented hash was current), `reused` (it was
+ * an earlier, already rotated hash of this session: the session was revoked) or `invalid`
+ * (no such session, or a hash the session never had: nothing changed).
+ */
+export type RotationResult =
+  | { status: "rotated"; session: SessionRecord }
+  | { status: "reused"; session: SessionRecord }
+  | { status: "invalid" };
+
+/** A single-use token record (password reset, email verification, 2FA challenges). */
+export interface TokenRecord {
+  /** What the token is for, e.g. `password-reset`; a token never works for another purpose. */
+  purpose: string;
+  /** SHA-256 (base64url) of the token; the token itself is never stored. */
+  tokenHash: string;
+  userId: string;
+  /** Milliseconds since the Unix epoch after which the core refuses the token as expired. */
+  expiresAt: number;
+  /** Purpose-specific data, e.g. the exact address a verification token was sent to. */
+  data?: Record<string, string | number | boolean | null>;
+}
+
+/**
+ * Sessions, the access-token allowlist and single-use tokens. Every method rejects only when
+ * the store itself fails; allowlist reads are reported as `ACCESS_TOKEN_ALLOWLIST_READING_FAILURE`,
+ * token writes for verification as `EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE`, the rest as
+ * `DATABASE_FAILURE`. Expired entries must read as absent.
+ */
+export interface SessionStore {
+  /** Stores a new session and puts its `accessTokenJti` on the allowlist. */
+  createSession(session: SessionRecord, ttls: SessionTtls): Promise<void>;
+  /** The session, or null when absent or expired. */
+  getSession(id: string): Promise<SessionRecord | null>;
+  /** The user's live sessions, in no particular order; empty when none. */
+  listSessions(userId: string): Promise<SessionRecord[]>;
+  /**
+   * Atomically checks `presentedHash` against the session's refresh token. When it is the
+   * current one: stores `next`, takes the old access token off the allowlist, puts the new one
+   * on, extends the session by `ttls.sessionTtlMs`, and returns `rotated` with the new record.
+   * When it is a hash this session had before: deletes the session and its allowlisted access
+   * token and returns `reused`. Otherwise changes nothing and returns `invalid`. Of concurrent
+   * calls with the same current hash, exactly one returns `rotated`.
+   */
+  rotateRefreshToken(sessionId: string, presentedHash: string, next: SessionRotation, ttls: SessionTtls): Promise<RotationResult>;
+  /** Deletes the session and takes its access token off the allowlist; returns the deleted record or null. */
+  deleteSession(id: string): Promise<SessionRecord | null>;
+  /** Deletes every session of the user (except `exceptSessionId`) with their access tokens; returns how many. */
+  deleteUserSessions(userId: string, exceptSessionId?: string): Promise<number>;
+  /** The allowlist entry for an access token's `jti`, or null when it is not (or no longer) allowed. */
+  findAllowedAccessToken(jti: string): Promise<AllowlistEntry | null>;
+  /**
+   * Stores a single-use token for `ttlMs` milliseconds (keep it somewhat past `expiresAt` so an
+   * expired token can be told from an unknown one). With `replaceOthers`, first deletes every
+   * other token of the same user and purpose (a newer email invalidates older links).
+   */
+  saveToken(token: TokenRecord, ttlMs: number, options?: { replaceOthers?: boolean }): Promise<void>;
+  /** Atomically reads and deletes the token: of concurrent calls, exactly one gets the record; null when absent. */
+  consumeToken(purpose: string, tokenHash: string): Promise<TokenRecord | null>;
+  /** Deletes every token of the user with this purpose; returns how many. */
+  deleteUserTokens(userId: string, purpose: string): Promise<number>;
+}

@@ -1,0 +1,52 @@
+/** A second factor a user can have turned on. */
+export type TwoFactorMethod = "totp" | "email";
+
+/** The 2FA settings kept with a user. */
+export interface TwoFactorSettings {
+  /** The methods turned on, in the order they were enabled; empty when 2FA is off. */
+  methods: TwoFactorMethod[];
+  /** The method offered first at login; null when `methods` is empty. */
+  preferredMethod: TwoFactorMethod | null;
+  /** The TOTP secret, encrypted by the core before it reaches the store; null without TOTP. */
+  totpSecretEncrypted: string | null;
+  /** Hashes of the unused recovery codes. */
+  recoveryCodeHashes: string[];
+}
+
+/** A user as the store keeps it. */
+export interface UserRecord {
+  /** Opaque, unique, assigned by the core on create. */
+  id: string;
+  /** Normalized (trimmed, lower-cased, NFC); unique across users. */
+  email: string;
+  emailVerified: boolean;
+  name: string | null;
+  /** The password hash, or null for an account that signs in only through identity providers. */
+  passwordHash: string | null;
+  /** Identity providers linked to the account, e.g. `["github"]`. */
+  identityProviders: string[];
+  twoFactor: TwoFactorSettings;
+  /** Milliseconds since the Unix epoch. */
+  createdAt: number;
+}
+
+/** The fields `update` may change; `id`, `email` and `createdAt` never change through it. */
+export type UserPatch = Partial<Omit<UserRecord, "id" | "email" | "createdAt">>;
+
+/**
+ * Where users live; usually the host's own database. Lookups by email receive the normalized
+ * address. Every method rejects only when the store itself fails (reported as `DATABASE_FAILURE`).
+ */
+export interface UserStore {
+  /** The user with this id, or null when there is none. */
+  findById(id: string): Promise<UserRecord | null>;
+  /** The user with this normalized email, or null when there is none. */
+  findByEmail(email: string): Promise<UserRecord | null>;
+  /**
+   * Creates the user. Must be atomic on `email`: when a user with the same email exists (also one
+   * created concurrently), it creates nothing and returns null.
+   */
+  create(user: UserRecord): Promise<UserRecord | null>;
+  /** Applies `patch` to the user and returns the updated record, or null when there is no such user. */
+  update(id: string, patch: UserPatch): Promise<UserRecord | null>;
+}

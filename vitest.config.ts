@@ -1,0 +1,22 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      "@portcullis/core": src("core"),
+      "@portcullis/testing": src("testing"),
+      "@portcullis/store-memory": src("store-memory"),
+      "@portcullis/store-redis": src("store-redis"),
+      "@portcullis/adapter-express": src("adapter-express"),
+      "@portcullis/adapter-fastify": src("adapter-fastify"),
+    },
+  },
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "examples/*/src/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+});
