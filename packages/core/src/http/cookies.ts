@@ -1,0 +1,58 @@
+import { parseCookie, stringifySetCookie } from "cookie";
+import type { ResolvedAuthOptions } from "../options.js";
+
+export type CookieKind = "access" | "refresh" | "twoFactor" | "stepUp";
+
+const BASE_NAMES: Record<CookieKind, string> = {
+  access: "access_token",
+  refresh: "refresh_token",
+  twoFactor: "two_factor_authentication_token",
+  stepUp: "step_up_token",
+};
+
+/**
+ * Cookie names, paths and attributes (CONTRACT.md §3): HttpOnly, SameSite (strict by default),
+ * Path=/ for access and 2FA, the mount prefix for refresh and step-up, Secure when configured,
+ * Max-Age equal to the token's lifetime, and Max-Age=0 to clear. With `hostPrefix`, path-`/`
+ * cookies are named `__Host-…` and prefix-scoped ones `__Secure-…` (`__Host-` demands Path=/).
+ */
+export interface Cookies {
+  readonly names: Readonly<Record<CookieKind, string>>;
+  /** The `Set-Cookie` value that stores `value` for `maxAgeSeconds`. */
+  set(kind: CookieKind, value: string, maxAgeSeconds: number): string;
+  /** The `Set-Cookie` value that deletes the cookie. */
+  clear(kind: CookieKind): string;
+  /** Cookies of a request, by name; empty when the header is absent or unreadable. */
+  parse(header: string | undefined): Record<string, string | undefined>;
+}
+
+export function createCookies(options: ResolvedAuthOptions): Cookies {
+  const { secure, sameSite, hostPrefix } = options.cookies;
+  const pathOf = (kind: CookieKind) => (kind === "refresh" || kind === "stepUp" ? options.basePath : "/");
+  const nameOf = (kind: CookieKind) => {
+    if (!hostPrefix) return BASE_NAMES[kind];
+    return `${pathOf(kind) === "/" ? "__Host-" : "__Secure-"}${BASE_NAMES[kind]}`;
+  };
+  const names = {
+    access: nameOf("access"),
+    refresh: nameOf("refresh"),
+    twoFactor: nameOf("twoFactor"),
+    stepUp: nameOf("stepUp"),
+  };
+  const serialize = (kind: CookieKind, value: string, maxAge: number) =>
+    stringifySetCookie(names[kind], value, { httpOnly: true, sameSite, secure, path: pathOf(kind), maxAge });
+
+  return {
+    names,
+    set: (kind, value, maxAgeSeconds) => serialize(kind, value, maxAgeSeconds),
+    clear: (kind) => serialize(kind, "", 0),
+    parse(header) {
+      if (!header || header.length > 16_384) return {};
+      try {
+        return parseCookie(header);
+      } catch {
+        return {};
+      }
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type { Principal, RequestContext } from "../context.js";
+import type { Auth } from "../create-auth.js";
+import type { LoginResult } from "../use-cases/login.js";
+import type { Cookies, CookieKind } from "./cookies.js";
+import { jsonResponse } from "./respond.js";
+import type { HttpRequest, HttpResponse } from "./types.js";
+
+/** What a route handler gets: the parsed request plus lazy helpers for body and credentials. */
+export interface RouteInput {
+  request: HttpRequest;
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  meta: RequestContext;
+  /** The parsed JSON body (see `readJsonBody`). */
+  body(): Promise<unknown>;
+  /** A token by the header/cookie rules of `allowHeaderAuthentication` and `preferHeaderAuthentication`. */
+  token(kind: "access" | "refresh" | "twoFactor"): string | undefined;
+  /** The access token's principal; throws the 401 codes. */
+  principal(): Promise<Principal>;
+}
+
+export interface Route {
+  method: "GET" | "POST" | "DELETE";
+  /** Relative to the mount prefix; `:name` matches one path segment. */
+  path: string;
+  handle(input: RouteInput): Promise<HttpResponse>;
+}
+
+const SUCCESS = { success: true } as const;
+const CLEARED_ON_SIGN_OUT: CookieKind[] = ["access", "refresh", "twoFactor", "stepUp"];
+
+/** The route table of CONTRACT.md §3, each entry one use case call and its response. */
+export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
+  const { options } = auth;
+  const exposeTokens = options.allowHeaderAuthentication;
+  const signOutCookies = () => CLEARED_ON_SIGN_OUT.map((kind) => cookies.clear(kind));
+  const sessionCookies = (accessToken: string, refreshToken: string) => [
+    cookies.set("access", accessToken, options.accessTokenTtlSeconds),
+    cookies.set("refresh", refreshToken, options.refreshTokenTtlSeconds),
+  ];
+  const loginResponse = (result: LoginResult): HttpResponse =>
+    jsonResponse(
+      200,
+      {
+        user: result.user,
+        accessToken: exposeTokens ? result.accessToken : null,
+        refreshToken: exposeTokens ? result.refreshToken : null,
+        twoFactorRequired: false,
+        twoFactorMethods: result.user.twoFactorMethods,
+        preferredTwoFactorMethod: result.user.preferredTwoFactorMethod,
+        twoFactorAuthenticationToken: null,
+      },
+      [...sessionCookies(result.accessToken, result.refreshToken), cookies.clear("twoFactor")],
+    );
+
+  return [
+    {
+      method: "POST",
+      path: "/register",
+      handle: async (input) => jsonResponse(200, await auth.register(await input.body(), input.meta)),
+    },
+    {
+      method: "POST",
+      path: "/login",
+      handle: async (input) => loginResponse(await auth.login(await input.body(), input.meta)),
+    },
+    {
+      method: "POST",
+      path: "/refresh",
+      async handle(input) {
+        const result = await auth.refresh(input.token("refresh"), await input.body(), input.meta);
+        return jsonResponse(
+          200,
+          {
+            user: result.user,
+            accessToken: exposeTokens ? result.accessToken : null,
+            refreshToken: exposeTokens ? result.refreshToken : null,
+          },
+          sessionCookies(result.accessToken, result.refreshToken),
+        );
+      },
+    },
+    {
+      method: "POST",
+      path: "/logout",
+      async handle(input) {
+        await auth.logout({ accessToken: input.token("access"), refreshToken: input.token("refresh") });
+        return jsonResponse(200, SUCCESS, signOutCookies());
+      },
+    },
+    {
+      method: "GET",
+      path: "/me",
+      handle: async (input) => jsonResponse(200, await auth.getCurrentUser(await input.principal())),
+    },
+    {
+      method: "GET",
+      path: "/sessions",
+      handle: async (input) => jsonResponse(200, { sessions: await auth.listSessions(await input.principal()) }),
+    },
+    {
+      method: "DELETE",
+      path: "/sessions",
+      async handle(input) {
+        const result = await auth.revokeAllSessions(await input.principal());
+        return jsonResponse(200, result, signOutCookies());
+      },
+    },
+    {
+      method: "DELETE",
+      path: "/sessions/:id",
+      async handle(input) {
+        const principal = await input.principal();
+        const sessionId = input.params.id ?? "";
+        await auth.revokeSession(principal, sessionId);
+        return jsonResponse(200, SUCCESS, sessionId === principal.sessionId ? signOutCookies() : []);
+      },
+    },
+  ];
+}

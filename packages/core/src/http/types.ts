@@ -1,0 +1,32 @@
+/** The body of a request as an adapter hands it over. */
+export type RequestBody = AsyncIterable<Uint8Array | string> | Uint8Array | string | undefined;
+
+/** A framework-neutral request: what an adapter converts its framework's request into. */
+export interface HttpRequest {
+  /** Upper-case method, e.g. `POST`. */
+  method: string;
+  /** Path and query as the client sent them, including the mount prefix: `/api/auth/login?locale=de`. */
+  url: string;
+  /** Header names in lower case (Node's `IncomingHttpHeaders`). */
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The raw body (a Node request stream works as is); read only by routes that take one. */
+  body?: RequestBody;
+  /**
+   * A body a framework middleware already parsed (e.g. `express.json()` ran first); used when
+   * the raw stream was consumed. Its content type is still checked.
+   */
+  parsedBody?: unknown;
+  /** The client's IP as the framework determined it under its proxy-trust settings. */
+  ip?: string | undefined;
+}
+
+/** A framework-neutral response: what an adapter writes back. */
+export interface HttpResponse {
+  status: number;
+  /** Header names in lower case; never `set-cookie` (see `cookies`). */
+  headers: Record<string, string>;
+  /** Serialized `Set-Cookie` values, in order. */
+  cookies: string[];
+  /** The serialized body, or null for none (a 304). */
+  body: string | null;
+}

@@ -1,0 +1,94 @@
+import { createInstance, type i18n } from "i18next";
+import type { ErrorCode } from "../errors.js";
+import { de } from "./de.js";
+import { en, type Strings } from "./en.js";
+
+/** Strings a host adds or overrides, per locale: any subset of the shipped keys, or new locales. */
+export type LocaleResources = Record<string, DeepPartial<Strings> & Record<string, unknown>>;
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+export const SHIPPED_LOCALES: Readonly<Record<string, Strings>> = { en, de };
+
+/**
+ * The translator of one `createAuth`: its own i18next instance (never the global one), set up
+ * once and synchronously, plus the locale negotiation of CONTRACT.md §3.
+ */
+export interface Translator {
+  readonly locales: readonly string[];
+  readonly defaultLocale: string;
+  /** `?locale=` first, then `Accept-Language`, then the default; exact → language → default. */
+  resolveLocale(requested: string | undefined, acceptLanguage: string | undefined): string;
+  errorMessage(code: ErrorCode, locale: string, values?: Record<string, unknown>): string;
+  t(key: string, locale: string, values?: Record<string, unknown>): string;
+  readonly i18next: i18n;
+}
+
+export function createTranslator(defaultLocale: string, resources: LocaleResources = {}): Translator {
+  const bundles: Record<string, { translation: Record<string, unknown> }> = {};
+  for (const [locale, strings] of Object.entries(SHIPPED_LOCALES)) {
+    bundles[locale] = { translation: structuredClone(strings) as unknown as Record<string, unknown> };
+  }
+  const instance = createInstance();
+  instance.init({
+    initAsync: false,
+    resources: bundles,
+    lng: defaultLocale,
+    fallbackLng: defaultLocale === "en" ? "en" : [defaultLocale, "en"],
+    interpolation: { escapeValue: false },
+    returnNull: false,
+    showSupportNotice: false,
+  } as Parameters<typeof instance.init>[0]);
+  for (const [locale, strings] of Object.entries(resources)) {
+    instance.addResourceBundle(locale, "translation", strings, true, true);
+  }
+  const locales = [...new Set([...Object.keys(SHIPPED_LOCALES), ...Object.keys(resources)])];
+  const byLowercase = new Map(locales.map((locale) => [locale.toLowerCase(), locale]));
+
+  const match = (tag: string): string | undefined => {
+    const lower = tag.trim().toLowerCase();
+    if (lower === "") return undefined;
+    return byLowercase.get(lower) ?? byLowercase.get(lower.split("-")[0] ?? "");
+  };
+
+  return {
+    locales,
+    defaultLocale,
+    i18next: instance,
+    resolveLocale(requested, acceptLanguage) {
+      if (requested) {
+        const found = match(requested);
+        if (found) return found;
+      }
+      if (acceptLanguage) {
+        for (const tag of parseAcceptLanguage(acceptLanguage)) {
+          const found = match(tag);
+          if (found) return found;
+        }
+      }
+      return defaultLocale;
+    },
+    errorMessage(code, locale, values) {
+      return instance.t(`errors.${code}`, { lng: locale, ...values });
+    },
+    t(key, locale, values) {
+      return instance.t(key, { lng: locale, ...values });
+    },
+  };
+}
+
+/** Language tags of an `Accept-Language` header, highest quality first; `*` and q=0 dropped. */
+export function parseAcceptLanguage(header: string): string[] {
+  return header
+    .slice(0, 512)
+    .split(",")
+    .slice(0, 20)
+    .map((part, index) => {
+      const [tag = "", ...params] = part.trim().split(";");
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      const quality = q ? Number.parseFloat(q.slice(2)) : 1;
+      return { tag: tag.trim(), quality: Number.isFinite(quality) ? quality : 0, index };
+    })
+    .filter((entry) => entry.tag !== "" && entry.tag !== "*" && entry.quality > 0)
+    .sort((a, b) => b.quality - a.quality || a.index - b.index)
+    .map((entry) => entry.tag);
+}

@@ -1,0 +1,38 @@
+import { ValidationError } from "./errors.js";
+
+/**
+ * Common passwords refused whatever the length rules (SECURITY B4). Hosts can add their own
+ * list; no composition rules apply (NIST SP 800-63B).
+ */
+const COMMON_PASSWORDS = new Set([
+  "password", "password1", "password12", "password123", "password!", "passw0rd", "p@ssw0rd", "p@ssword",
+  "12345678", "123456789", "1234567890", "0123456789", "87654321", "987654321", "11111111", "00000000",
+  "12341234", "123123123", "1q2w3e4r", "1q2w3e4r5t", "1qaz2wsx", "qwertyui", "qwertyuiop", "qwerty123",
+  "qwerty12", "asdfghjk", "asdfghjkl", "zxcvbnm1", "qazwsxedc", "abc12345", "abcd1234", "aa123456",
+  "iloveyou", "iloveyou1", "sunshine", "princess", "football", "baseball", "superman", "starwars",
+  "trustno1", "letmein1", "whatever", "welcome1", "welcome123", "admin123", "administrator", "changeme",
+  "1234qwer", "q1w2e3r4", "michael1", "jennifer", "computer", "internet", "monkey123", "dragon123",
+]);
+
+export interface PasswordPolicy {
+  minLength: number;
+  maxLength: number;
+}
+
+/** NFKC, applied the same way when a password is set and when it is verified (SECURITY B5). */
+export function normalizePassword(password: string): string {
+  return password.normalize("NFKC");
+}
+
+/** Throws `PASSWORD_POLICY_VIOLATION` naming the rule; returns the normalized password. */
+export function checkPasswordPolicy(password: string, policy: PasswordPolicy, field = "password"): string {
+  const normalized = normalizePassword(password);
+  const length = [...normalized].length;
+  const fail = (message: string): never => {
+    throw new ValidationError([{ path: field, message }], "PASSWORD_POLICY_VIOLATION");
+  };
+  if (length < policy.minLength) fail(`must be at least ${policy.minLength} characters`);
+  if (length > policy.maxLength) fail(`must be at most ${policy.maxLength} characters`);
+  if (COMMON_PASSWORDS.has(normalized.toLowerCase())) fail("is too common");
+  return normalized;
+}

@@ -1,0 +1,18 @@
+import type { AuthContext, Principal } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+
+/**
+ * Access token → principal: one JWT verify and one allowlist lookup, nothing else, because it
+ * runs on every request of the host app. A missing token is `AUTHENTICATION_REQUIRED`.
+ */
+export async function authenticate(ctx: AuthContext, accessToken: string | undefined): Promise<Principal> {
+  if (!accessToken) throw new AuthError("AUTHENTICATION_REQUIRED");
+  const claims = await ctx.accessTokens.verify(accessToken);
+  const entry = await guardPort("ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", () =>
+    ctx.sessions.findAllowedAccessToken(claims.jti),
+  );
+  if (entry === null || entry.sessionId !== claims.sessionId || entry.userId !== claims.userId) {
+    throw new AuthError("ACCESS_TOKEN_INVALID");
+  }
+  return { userId: claims.userId, sessionId: claims.sessionId };
+}

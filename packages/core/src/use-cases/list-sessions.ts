@@ -1,0 +1,18 @@
+import type { AuthContext, Principal, SessionInfo } from "../context.js";
+import { guardPort } from "../errors.js";
+
+/** The user's live sessions, most recently active first; `current` marks the caller's. */
+export async function listSessions(ctx: AuthContext, principal: Principal): Promise<SessionInfo[]> {
+  const sessions = await guardPort("DATABASE_FAILURE", () => ctx.sessions.listSessions(principal.userId));
+  return sessions
+    .sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.createdAt - a.createdAt)
+    .map((session) => ({
+      id: session.id,
+      browser: session.browser,
+      os: session.os,
+      ip: session.ip,
+      createdAt: new Date(session.createdAt).toISOString(),
+      lastActiveAt: new Date(session.lastActiveAt).toISOString(),
+      current: session.id === principal.sessionId,
+    }));
+}

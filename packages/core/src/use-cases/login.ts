@@ -1,0 +1,47 @@
+import type { AuthContext, RequestContext } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+import { normalizePassword } from "../password-policy.js";
+import type { UserRecord } from "../ports/user-store.js";
+import { loginInput, parseInput } from "../validation.js";
+import { type SessionTokens, startSession } from "./start-session.js";
+
+/** The outcome of a password step: signed in (2FA adds a second-factor branch here). */
+export type LoginResult = { twoFactorRequired: false } & SessionTokens;
+
+/**
+ * Email + password. Unknown addresses and accounts without a password run a dummy verify with
+ * the current parameters and fail exactly like a wrong password (`INVALID_CREDENTIALS`).
+ */
+export async function login(ctx: AuthContext, input: unknown, request: RequestContext = {}): Promise<LoginResult> {
+  const { email, password, session } = parseInput(loginInput, input);
+  const candidate = normalizePassword(password);
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+
+  if (user === null || user.passwordHash === null) {
+    await ctx.hasher.verify(await ctx.dummyHash(), candidate);
+    ctx.logger.info(
+      { event: "login.failure", reason: user ? "no_password" : "unknown_email", userId: user?.id ?? null, ip: request.ip ?? null },
+      "login failed",
+    );
+    throw new AuthError("INVALID_CREDENTIALS");
+  }
+  if (!(await ctx.hasher.verify(user.passwordHash, candidate))) {
+    ctx.logger.info({ event: "login.failure", reason: "wrong_password", userId: user.id, ip: request.ip ?? null }, "login failed");
+    throw new AuthError("INVALID_CREDENTIALS");
+  }
+  await rehashIfOutdated(ctx, user, candidate);
+
+  const tokens = await startSession(ctx, user, session, request);
+  ctx.logger.info({ event: "login.success", userId: user.id, sessionId: tokens.sessionId, ip: request.ip ?? null }, "login succeeded");
+  return { twoFactorRequired: false, ...tokens };
+}
+
+/** Replaces a hash made with outdated parameters; a failure here never fails the login. */
+async function rehashIfOutdated(ctx: AuthContext, user: UserRecord, password: string): Promise<void> {
+  if (user.passwordHash === null || !ctx.hasher.needsRehash(user.passwordHash)) return;
+  try {
+    await ctx.users.update(user.id, { passwordHash: await ctx.hasher.hash(password) });
+  } catch (error) {
+    ctx.logger.warn({ event: "password.rehash_failed", userId: user.id, err: String(error) }, "could not rehash password");
+  }
+}

@@ -1,0 +1,36 @@
+import type { AuthContext } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+import { parseRefreshToken } from "../tokens/refresh-token.js";
+
+/**
+ * Ends the current session: the one of a valid access token, else the one of the current
+ * refresh token. Succeeds also when neither identifies a session (there is nothing to end).
+ */
+export async function logout(
+  ctx: AuthContext,
+  tokens: { accessToken?: string | undefined; refreshToken?: string | undefined },
+): Promise<{ success: true }> {
+  const sessionId = (await sessionOfAccessToken(ctx, tokens.accessToken)) ?? (await sessionOfRefreshToken(ctx, tokens.refreshToken));
+  if (sessionId) {
+    const deleted = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));
+    if (deleted) ctx.logger.info({ event: "logout", userId: deleted.userId, sessionId }, "session ended");
+  }
+  return { success: true };
+}
+
+async function sessionOfAccessToken(ctx: AuthContext, token: string | undefined): Promise<string | null> {
+  if (!token) return null;
+  try {
+    return (await ctx.accessTokens.verify(token)).sessionId;
+  } catch (error) {
+    if (error instanceof AuthError) return null;
+    throw error;
+  }
+}
+
+async function sessionOfRefreshToken(ctx: AuthContext, token: string | undefined): Promise<string | null> {
+  const parsed = token ? parseRefreshToken(token) : null;
+  if (!parsed) return null;
+  const session = await guardPort("DATABASE_FAILURE", () => ctx.sessions.getSession(parsed.sessionId));
+  return session?.refreshTokenHash === parsed.hash ? session.id : null;
+}

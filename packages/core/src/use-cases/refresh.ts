@@ -1,0 +1,66 @@
+import type { AuthContext, RequestContext, User } from "../context.js";
+import { toUser } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+import { randomId } from "../tokens/random.js";
+import { issueRefreshToken, parseRefreshToken } from "../tokens/refresh-token.js";
+import { describeDevice } from "../user-agent.js";
+import { parseInput, refreshInput } from "../validation.js";
+import { sessionTtls } from "./start-session.js";
+
+export interface RefreshResult {
+  user: User;
+  accessToken: string;
+  refreshToken: string;
+  sessionId: string;
+}
+
+/**
+ * Rotates the refresh token: the presented one stops working and a new refresh and access token
+ * are issued. Presenting a token that was already rotated revokes the whole session (theft).
+ */
+export async function refresh(
+  ctx: AuthContext,
+  refreshToken: string | undefined,
+  input: unknown,
+  request: RequestContext = {},
+): Promise<RefreshResult> {
+  const body = parseInput(refreshInput, input);
+  const parsed = refreshToken ? parseRefreshToken(refreshToken) : null;
+  if (!parsed) throw new AuthError("REFRESH_TOKEN_INVALID");
+
+  const next = issueRefreshToken(parsed.sessionId);
+  const jti = randomId();
+  const stated = body?.session;
+  const device = stated?.browser || stated?.os ? describeDevice(stated, request.userAgent) : undefined;
+  const result = await guardPort("DATABASE_FAILURE", () =>
+    ctx.sessions.rotateRefreshToken(
+      parsed.sessionId,
+      parsed.hash,
+      {
+        refreshTokenHash: next.hash,
+        accessTokenJti: jti,
+        lastActiveAt: ctx.clock.now(),
+        ...(request.ip ? { ip: request.ip } : {}),
+        ...(device ? { browser: device.browser, os: device.os } : {}),
+      },
+      sessionTtls(ctx),
+    ),
+  );
+  if (result.status === "reused") {
+    ctx.logger.warn(
+      { event: "refresh.reuse", userId: result.session.userId, sessionId: result.session.id, ip: request.ip ?? null },
+      "rotated refresh token presented again: session revoked",
+    );
+    throw new AuthError("REFRESH_TOKEN_INVALID");
+  }
+  if (result.status === "invalid") throw new AuthError("REFRESH_TOKEN_INVALID");
+
+  const { session } = result;
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(session.userId));
+  if (!user) {
+    await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(session.id));
+    throw new AuthError("REFRESH_TOKEN_INVALID");
+  }
+  const accessToken = await ctx.accessTokens.sign({ userId: user.id, sessionId: session.id, jti });
+  return { user: toUser(user), accessToken, refreshToken: next.token, sessionId: session.id };
+}

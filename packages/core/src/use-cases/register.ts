@@ -1,0 +1,37 @@
+import type { AuthContext, RequestContext } from "../context.js";
+import { guardPort } from "../errors.js";
+import { checkPasswordPolicy } from "../password-policy.js";
+import { randomId } from "../tokens/random.js";
+import { parseInput, registerInput } from "../validation.js";
+
+/**
+ * Creates a password account. Answers `{ success: true }` whether or not the address is taken,
+ * and hashes the password either way, so neither the body nor the timing tells them apart.
+ */
+export async function register(
+  ctx: AuthContext,
+  input: unknown,
+  request: RequestContext = {},
+): Promise<{ success: true }> {
+  const { email, password, name } = parseInput(registerInput, input);
+  const normalizedPassword = checkPasswordPolicy(password, ctx.options.password);
+  const passwordHash = await ctx.hasher.hash(normalizedPassword);
+  const created = await guardPort("DATABASE_FAILURE", () =>
+    ctx.users.create({
+      id: randomId(),
+      email,
+      emailVerified: false,
+      name: name ?? null,
+      passwordHash,
+      identityProviders: [],
+      twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+      createdAt: ctx.clock.now(),
+    }),
+  );
+  if (created) {
+    ctx.logger.info({ event: "user.registered", userId: created.id, ip: request.ip ?? null }, "user registered");
+  } else {
+    ctx.logger.info({ event: "user.register_existing", ip: request.ip ?? null }, "registration for an existing address");
+  }
+  return { success: true };
+}

@@ -1,0 +1,58 @@
+import type { AuthContext, RequestContext, User } from "../context.js";
+import { toUser } from "../context.js";
+import { guardPort } from "../errors.js";
+import type { SessionTtls } from "../ports/session-store.js";
+import type { UserRecord } from "../ports/user-store.js";
+import { randomId } from "../tokens/random.js";
+import { issueRefreshToken } from "../tokens/refresh-token.js";
+import { describeDevice } from "../user-agent.js";
+
+/** A completed sign-in: new tokens for a new session. */
+export interface SessionTokens {
+  user: User;
+  accessToken: string;
+  refreshToken: string;
+  sessionId: string;
+}
+
+export function sessionTtls(ctx: AuthContext): SessionTtls {
+  return {
+    sessionTtlMs: ctx.options.refreshTokenTtlSeconds * 1000,
+    accessTokenTtlMs: ctx.options.accessTokenTtlSeconds * 1000,
+  };
+}
+
+/**
+ * Creates a session with fresh tokens for a user who has fully authenticated. Every successful
+ * authentication goes through here, so a token or cookie planted before it is useless after.
+ */
+export async function startSession(
+  ctx: AuthContext,
+  user: UserRecord,
+  stated: { browser?: string | undefined; os?: string | undefined } | undefined,
+  request: RequestContext,
+): Promise<SessionTokens> {
+  const sessionId = randomId();
+  const jti = randomId();
+  const refresh = issueRefreshToken(sessionId);
+  const device = describeDevice(stated, request.userAgent);
+  const now = ctx.clock.now();
+  await guardPort("DATABASE_FAILURE", () =>
+    ctx.sessions.createSession(
+      {
+        id: sessionId,
+        userId: user.id,
+        browser: device.browser,
+        os: device.os,
+        ip: request.ip ?? null,
+        createdAt: now,
+        lastActiveAt: now,
+        refreshTokenHash: refresh.hash,
+        accessTokenJti: jti,
+      },
+      sessionTtls(ctx),
+    ),
+  );
+  const accessToken = await ctx.accessTokens.sign({ userId: user.id, sessionId, jti });
+  return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId };
+}
