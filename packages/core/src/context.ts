@@ -1,3 +1,4 @@
+import type { EmailService } from "./emails/email-service.js";
 import type { Translator } from "./i18n/index.js";
 import type { ResolvedAuthOptions } from "./options.js";
 import type { Clock } from "./ports/clock.js";
@@ -21,6 +22,7 @@ export interface AuthContext {
   logger: Logger;
   translator: Translator;
   accessTokens: AccessTokenCodec;
+  emails: EmailService;
   /** A hash of a random password with the current parameters, for the dummy verify of unknown users. */
   dummyHash(): Promise<string>;
 }

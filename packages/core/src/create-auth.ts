@@ -1,4 +1,6 @@
 import type { AuthContext, Principal, RequestContext, SessionInfo, User } from "./context.js";
+import { createEmailService } from "./emails/email-service.js";
+import { createEmailRenderer } from "./emails/renderer.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
 import { createTranslator, type Translator } from "./i18n/index.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
@@ -24,8 +26,15 @@ export interface Auth {
   readonly logger: Logger;
   register(input: unknown, request?: RequestContext): Promise<{ success: true }>;
   login(input: unknown, request?: RequestContext): Promise<LoginResult>;
-  refresh(refreshToken: string | undefined, input?: unknown, request?: RequestContext): Promise<RefreshResult>;
-  logout(tokens: { accessToken?: string | undefined; refreshToken?: string | undefined }): Promise<{ success: true }>;
+  refresh(
+    refreshToken: string | undefined,
+    input?: unknown,
+    request?: RequestContext,
+  ): Promise<RefreshResult>;
+  logout(tokens: {
+    accessToken?: string | undefined;
+    refreshToken?: string | undefined;
+  }): Promise<{ success: true }>;
   authenticate(accessToken: string | undefined): Promise<Principal>;
   getCurrentUser(principal: Principal): Promise<User>;
   listSessions(principal: Principal): Promise<SessionInfo[]>;
@@ -38,6 +47,13 @@ export function createAuth(input: AuthOptions): Auth {
   const options = parseAuthOptions(input);
   const clock = options.clock ?? systemClock;
   const hasher = options.passwordHasher ?? createArgon2Hasher();
+  const logger = options.logger ?? consoleLogger;
+  const translator = createTranslator(options.defaultLocale, input.locales);
+  const renderer = createEmailRenderer({
+    brand: options.email.brand,
+    translator,
+    templates: options.email.templates,
+  });
   let dummyHash: Promise<string> | undefined;
   const ctx: AuthContext = {
     options,
@@ -47,14 +63,23 @@ export function createAuth(input: AuthOptions): Auth {
     mailer: options.mailer,
     hasher,
     clock,
-    logger: options.logger ?? consoleLogger,
-    translator: createTranslator(options.defaultLocale, input.locales),
+    logger,
+    translator,
     accessTokens: createAccessTokenCodec({
       secret: options.secret,
       issuer: options.issuer,
       audience: options.audience,
       ttlSeconds: options.accessTokenTtlSeconds,
       clock,
+    }),
+    emails: createEmailService({
+      enabled: options.email.enabled,
+      mailer: options.mailer,
+      renderer,
+      appOrigin: options.appOrigin,
+      links: options.email.links,
+      sendTimeoutMs: options.email.sendTimeoutMs,
+      logger,
     }),
     dummyHash() {
       dummyHash ??= hasher.hash(randomToken(24)).catch((error: unknown) => {
@@ -66,9 +91,26 @@ export function createAuth(input: AuthOptions): Auth {
   };
 
   // Hash the dummy password now, so the first unknown-email login costs the same as any other.
-  ctx.dummyHash().catch((error: unknown) =>
-    ctx.logger.error({ event: "hasher.failed", err: String(error) }, "could not prepare the dummy password hash"),
-  );
+  ctx
+    .dummyHash()
+    .catch((error: unknown) =>
+      ctx.logger.error(
+        { event: "hasher.failed", err: String(error) },
+        "could not prepare the dummy password hash",
+      ),
+    );
+
+  // Compile the MJML templates once, off the request path; a send waits for it if it comes first.
+  if (options.email.enabled) {
+    renderer
+      .compile()
+      .catch((error: unknown) =>
+        logger.error(
+          { event: "email.compile_failed", err: String((error as Error).cause ?? error) },
+          "could not compile email templates",
+        ),
+      );
+  }
 
   return {
     options,

@@ -67,7 +67,10 @@ export class ValidationError extends AuthError {
   override readonly name = "ValidationError";
   readonly issues: readonly ValidationIssue[];
 
-  constructor(issues: readonly ValidationIssue[], code: "VALIDATION_FAILED" | "PASSWORD_POLICY_VIOLATION" = "VALIDATION_FAILED") {
+  constructor(
+    issues: readonly ValidationIssue[],
+    code: "VALIDATION_FAILED" | "PASSWORD_POLICY_VIOLATION" = "VALIDATION_FAILED",
+  ) {
     super(code);
     this.issues = issues;
   }
@@ -78,7 +81,10 @@ export class CooldownError extends AuthError {
   override readonly name = "CooldownError";
   readonly remainingSeconds: number;
 
-  constructor(code: "EMAIL_COOLDOWN_ACTIVE" | "LOGIN_THROTTLED" | "TWO_FACTOR_THROTTLED", remainingSeconds: number) {
+  constructor(
+    code: "EMAIL_COOLDOWN_ACTIVE" | "LOGIN_THROTTLED" | "TWO_FACTOR_THROTTLED",
+    remainingSeconds: number,
+  ) {
     super(code);
     this.remainingSeconds = remainingSeconds;
   }

@@ -1,16 +1,16 @@
 export type { Principal, RequestContext, SessionInfo, User } from "./context.js";
 export { type Auth, createAuth } from "./create-auth.js";
 export { isValidEmail, normalizeEmail } from "./email-address.js";
-export { AuthError, CooldownError, ERROR_CODES, isAuthError, ValidationError } from "./errors.js";
 export type { ErrorCode, ValidationIssue } from "./errors.js";
+export { AuthError, CooldownError, ERROR_CODES, isAuthError, ValidationError } from "./errors.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";
 export { createHttpHandler, type HttpHandler } from "./http/handler.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody } from "./http/types.js";
 export type { LocaleResources, Translator } from "./i18n/index.js";
 export type { AuthOptions, ResolvedAuthOptions } from "./options.js";
-export type * from "./ports/index.js";
 export { systemClock } from "./ports/clock.js";
+export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
 export type { LoginResult } from "./use-cases/login.js";
 export type { RefreshResult } from "./use-cases/refresh.js";

@@ -1,12 +1,15 @@
 import { z } from "zod";
+import { EMAIL_KINDS } from "./emails/templates.js";
 import type { LocaleResources } from "./i18n/index.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { Logger } from "./ports/logger.js";
-import type { Mailer } from "./ports/mailer.js";
+import type { EmailKind, Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { UserStore } from "./ports/user-store.js";
+
+const EMAIL_KIND_NAMES = EMAIL_KINDS as [EmailKind, ...EmailKind[]];
 
 const port = <T>(name: string, methods: readonly string[]) =>
   z.custom<T>(
@@ -17,12 +20,23 @@ const port = <T>(name: string, methods: readonly string[]) =>
     { message: `must be a ${name} with the methods ${methods.join(", ")}` },
   );
 
-const seconds = (fallback: number) => z.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
+const seconds = (fallback: number) =>
+  z
+    .number()
+    .int()
+    .positive()
+    .max(10 * 365 * 24 * 3600)
+    .default(fallback);
 
-const secretSchema = z.union([z.string(), z.instanceof(Uint8Array)]).refine(
-  (secret) => (typeof secret === "string" ? Buffer.byteLength(secret, "utf8") : secret.byteLength) >= 32,
-  { message: "must be at least 32 bytes (256 bits); generate one with `openssl rand -base64 48`" },
-);
+const secretSchema = z
+  .union([z.string(), z.instanceof(Uint8Array)])
+  .refine(
+    (secret) => (typeof secret === "string" ? Buffer.byteLength(secret, "utf8") : secret.byteLength) >= 32,
+    { message: "must be at least 32 bytes (256 bits); generate one with `openssl rand -base64 48`" },
+  );
+
+const hexColor = z.string().regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, "must be a hex colour like #4f46e5");
+const pagePath = z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, "must be a path starting with /");
 
 const originSchema = z.url().refine((value) => {
   const url = new URL(value);
@@ -42,7 +56,14 @@ export const authOptionsSchema = z
       .default("/api/auth"),
     stores: z.object({
       users: port<UserStore>("UserStore", ["findById", "findByEmail", "create", "update"]),
-      cooldowns: port<CooldownStore>("CooldownStore", ["acquire", "remainingMs", "release", "increment", "count", "resetCount"]),
+      cooldowns: port<CooldownStore>("CooldownStore", [
+        "acquire",
+        "remainingMs",
+        "release",
+        "increment",
+        "count",
+        "resetCount",
+      ]),
       sessions: port<SessionStore>("SessionStore", [
         "createSession",
         "getSession",
@@ -72,8 +93,36 @@ export const authOptionsSchema = z
     email: z
       .object({
         enabled: z.boolean().default(true),
+        /** Cooldown per normalized address and kind after each email. */
         cooldownSeconds: seconds(60),
         loginAlerts: z.boolean().default(true),
+        /** How long a send may take before it counts as failed (`EMAIL_SEND_FAILURE`). */
+        sendTimeoutMs: z.number().int().min(100).max(120_000).default(15_000),
+        brand: z
+          .object({
+            name: z.string().min(1).max(100).default("Portcullis"),
+            primaryColor: hexColor.default("#4f46e5"),
+            textColor: hexColor.default("#111827"),
+            backgroundColor: hexColor.default("#f3f4f6"),
+            logoUrl: z
+              .url({ protocol: /^https?$/ })
+              .nullable()
+              .default(null),
+          })
+          .prefault({}),
+        /** Frontend pages that email links open, as paths below `appOrigin`. */
+        links: z
+          .object({
+            verifyEmail: pagePath.default("/verify-email"),
+            resetPassword: pagePath.default("/reset-password"),
+            forgotPassword: pagePath.default("/forgot-password"),
+            signIn: pagePath.default("/login"),
+            signUp: pagePath.default("/signup"),
+            securitySettings: pagePath.default("/settings/security"),
+          })
+          .prefault({}),
+        /** MJML sources replacing shipped templates, by email kind; same `{{slot}}` placeholders. */
+        templates: z.partialRecord(z.enum(EMAIL_KIND_NAMES), z.string().min(1)).optional(),
       })
       .prefault({}),
     /** The frontend's base URL: every link in an email starts with it. */
@@ -88,17 +137,32 @@ export const authOptionsSchema = z
         hostPrefix: z.boolean().default(false),
       })
       .prefault({})
-      .refine((c) => !c.hostPrefix || c.secure, { message: "hostPrefix requires secure: true", path: ["hostPrefix"] })
-      .refine((c) => c.sameSite !== "none" || c.secure, { message: "sameSite 'none' requires secure: true", path: ["sameSite"] }),
+      .refine((c) => !c.hostPrefix || c.secure, {
+        message: "hostPrefix requires secure: true",
+        path: ["hostPrefix"],
+      })
+      .refine((c) => c.sameSite !== "none" || c.secure, {
+        message: "sameSite 'none' requires secure: true",
+        path: ["sameSite"],
+      }),
     allowHeaderAuthentication: z.boolean().default(true),
     preferHeaderAuthentication: z.boolean().default(true),
-    bodyLimitBytes: z.number().int().min(1024).max(1024 * 1024).default(16 * 1024),
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024)
+      .default(16 * 1024),
     defaultLocale: z.string().min(2).default("en"),
     locales: z.record(z.string().min(2), z.record(z.string(), z.unknown())).optional(),
   })
   .refine((o) => !o.email.enabled || o.mailer !== undefined, {
     message: "is required while email.enabled is true (or set email.enabled: false)",
     path: ["mailer"],
+  })
+  .refine((o) => !o.email.enabled || o.appOrigin !== undefined, {
+    message: "is required while email.enabled is true: email links are built from it, never from requests",
+    path: ["appOrigin"],
   });
 
 /** What `createAuth` accepts. */

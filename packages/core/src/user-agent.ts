@@ -6,12 +6,18 @@ export interface DeviceInfo {
 }
 
 const clean = (value: string | undefined): string | null => {
-  const trimmed = value?.replace(/[\p{Cc}\p{Cf}]/gu, "").trim().slice(0, 100);
+  const trimmed = value
+    ?.replace(/[\p{Cc}\p{Cf}]/gu, "")
+    .trim()
+    .slice(0, 100);
   return trimmed ? trimmed : null;
 };
 
 /** Browser and OS for a session: what the client said, else what its User-Agent shows. */
-export function describeDevice(stated: { browser?: string | undefined; os?: string | undefined } | undefined, userAgent: string | undefined): DeviceInfo {
+export function describeDevice(
+  stated: { browser?: string | undefined; os?: string | undefined } | undefined,
+  userAgent: string | undefined,
+): DeviceInfo {
   let browser = clean(stated?.browser);
   let os = clean(stated?.os);
   if ((browser === null || os === null) && userAgent) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ValidationError } from "./errors.js";
 import { isValidEmail, normalizeEmail } from "./email-address.js";
+import { ValidationError } from "./errors.js";
 
 /** No control or format characters (CR/LF, NUL, bidi overrides) in short text fields. */
 const PLAIN_TEXT = /^[^\p{Cc}\p{Cf}]*$/u;

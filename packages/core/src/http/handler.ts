@@ -19,7 +19,9 @@ export interface HttpHandler {
    */
   authenticate(
     request: Omit<HttpRequest, "body" | "parsedBody">,
-  ): Promise<{ principal: Principal; response?: undefined } | { principal?: undefined; response: HttpResponse }>;
+  ): Promise<
+    { principal: Principal; response?: undefined } | { principal?: undefined; response: HttpResponse }
+  >;
 }
 
 const header = (request: Pick<HttpRequest, "headers">, name: string): string | undefined => {
@@ -33,9 +35,14 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   const { options, translator, clock, logger } = auth;
   const { basePath } = options;
   const cookies = createCookies(options);
-  const routes = buildRoutes(auth, cookies).map((route) => ({ route, segments: route.path.split("/").slice(1) }));
+  const routes = buildRoutes(auth, cookies).map((route) => ({
+    route,
+    segments: route.path.split("/").slice(1),
+  }));
   const trustedOrigins = new Set(
-    (options.trustedOrigins ?? (options.appOrigin ? [options.appOrigin] : [])).map((origin) => new URL(origin).origin),
+    (options.trustedOrigins ?? (options.appOrigin ? [options.appOrigin] : [])).map(
+      (origin) => new URL(origin).origin,
+    ),
   );
 
   const readToken = (
@@ -45,7 +52,8 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   ): string | undefined => {
     let fromHeader: string | undefined;
     if (options.allowHeaderAuthentication) {
-      if (kind === "twoFactor") fromHeader = header(request, "x-two-factor-authentication-token")?.trim() || undefined;
+      if (kind === "twoFactor")
+        fromHeader = header(request, "x-two-factor-authentication-token")?.trim() || undefined;
       else fromHeader = /^Bearer +(\S+)\s*$/i.exec(header(request, "authorization") ?? "")?.[1];
     }
     const fromCookie = jar[cookies.names[kind]] || undefined;
@@ -110,7 +118,8 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         if (!found) throw new AuthError("NOT_FOUND");
         checkOrigin(request);
         const jar = cookies.parse(header(request, "cookie"));
-        if (found.route.path === "/refresh") clearOnFailure = [cookies.clear("access"), cookies.clear("refresh")];
+        if (found.route.path === "/refresh")
+          clearOnFailure = [cookies.clear("access"), cookies.clear("refresh")];
         const input: RouteInput = {
           request,
           params: found.params,
@@ -122,8 +131,16 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         };
         return await found.route.handle(input);
       } catch (error) {
-        const cookiesOnError = error instanceof AuthError && error.code === "REFRESH_TOKEN_INVALID" ? clearOnFailure : [];
-        return errorResponse(error, { path, locale, now: clock.now(), translator, logger, cookies: cookiesOnError });
+        const cookiesOnError =
+          error instanceof AuthError && error.code === "REFRESH_TOKEN_INVALID" ? clearOnFailure : [];
+        return errorResponse(error, {
+          path,
+          locale,
+          now: clock.now(),
+          translator,
+          logger,
+          cookies: cookiesOnError,
+        });
       }
     },
     async authenticate(request) {
@@ -135,7 +152,13 @@ export function createHttpHandler(auth: Auth): HttpHandler {
       } catch (error) {
         const query = new URLSearchParams(queryStart === -1 ? "" : request.url.slice(queryStart + 1));
         return {
-          response: errorResponse(error, { path, locale: localeOf(request, query), now: clock.now(), translator, logger }),
+          response: errorResponse(error, {
+            path,
+            locale: localeOf(request, query),
+            now: clock.now(),
+            translator,
+            logger,
+          }),
         };
       }
     },

@@ -27,7 +27,14 @@ export function jsonResponse(status: number, body: unknown, cookies: string[] = 
  */
 export function errorResponse(
   caught: unknown,
-  context: { path: string; locale: string; now: number; translator: Translator; logger: Logger; cookies?: string[] },
+  context: {
+    path: string;
+    locale: string;
+    now: number;
+    translator: Translator;
+    logger: Logger;
+    cookies?: string[];
+  },
 ): HttpResponse {
   const error = caught instanceof AuthError ? caught : new AuthError("INTERNAL_ERROR", { cause: caught });
   const status = statusForCode(error.code);
@@ -39,7 +46,8 @@ export function errorResponse(
     );
   }
   const headers: Record<string, string> = { "auth-error-code": error.code };
-  if (status === 304) return { status, headers: { ...BASE_HEADERS, ...headers }, cookies: context.cookies ?? [], body: null };
+  if (status === 304)
+    return { status, headers: { ...BASE_HEADERS, ...headers }, cookies: context.cookies ?? [], body: null };
 
   const remaining = error instanceof CooldownError ? error.remainingSeconds : undefined;
   const body: Record<string, unknown> = {

@@ -1,7 +1,7 @@
 import type { Principal, RequestContext } from "../context.js";
 import type { Auth } from "../create-auth.js";
 import type { LoginResult } from "../use-cases/login.js";
-import type { Cookies, CookieKind } from "./cookies.js";
+import type { CookieKind, Cookies } from "./cookies.js";
 import { jsonResponse } from "./respond.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
@@ -96,7 +96,8 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     {
       method: "GET",
       path: "/sessions",
-      handle: async (input) => jsonResponse(200, { sessions: await auth.listSessions(await input.principal()) }),
+      handle: async (input) =>
+        jsonResponse(200, { sessions: await auth.listSessions(await input.principal()) }),
     },
     {
       method: "DELETE",

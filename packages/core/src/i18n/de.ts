@@ -28,19 +28,109 @@ export const de: Strings = {
     UNSUPPORTED_MEDIA_TYPE: "Der Anfrageinhalt muss JSON sein (Content-Type: application/json).",
     EMAIL_COOLDOWN_ACTIVE:
       "Vor Kurzem wurde bereits eine E-Mail gesendet. Bitte warte {{remaining}} Sekunden, bevor du es erneut versuchst.",
-    LOGIN_THROTTLED: "Zu viele fehlgeschlagene Anmeldeversuche. Bitte versuche es in {{remaining}} Sekunden erneut.",
+    LOGIN_THROTTLED:
+      "Zu viele fehlgeschlagene Anmeldeversuche. Bitte versuche es in {{remaining}} Sekunden erneut.",
     TWO_FACTOR_THROTTLED: "Zu viele falsche Codes. Bitte versuche es in {{remaining}} Sekunden erneut.",
     ACCESS_TOKEN_ALLOWLIST_READING_FAILURE:
       "Deine Sitzung konnte nicht geprüft werden. Bitte versuche es später erneut.",
     DATABASE_FAILURE: "Ein Speicherfehler ist aufgetreten. Bitte versuche es später erneut.",
     DATABASE_ENCRYPTION_FAILURE: "Ein Speicherfehler ist aufgetreten. Bitte versuche es später erneut.",
-    EMAIL_COOLDOWN_CACHE_FAILURE: "Die E-Mail kann gerade nicht gesendet werden. Bitte versuche es später erneut.",
-    EMAIL_AUTHENTICATION_FAILURE: "Die E-Mail kann gerade nicht gesendet werden. Bitte versuche es später erneut.",
+    EMAIL_COOLDOWN_CACHE_FAILURE:
+      "Die E-Mail kann gerade nicht gesendet werden. Bitte versuche es später erneut.",
+    EMAIL_AUTHENTICATION_FAILURE:
+      "Die E-Mail kann gerade nicht gesendet werden. Bitte versuche es später erneut.",
     EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE:
       "Die Bestätigungs-E-Mail konnte nicht vorbereitet werden. Bitte versuche es später erneut.",
     EMAIL_SEND_FAILURE: "Die E-Mail konnte nicht gesendet werden. Bitte versuche es später erneut.",
     EMAIL_TEMPLATE_FAILURE: "Die E-Mail konnte nicht vorbereitet werden. Bitte versuche es später erneut.",
     INTERNAL_ERROR: "Etwas ist schiefgelaufen. Bitte versuche es später erneut.",
     EMAIL_DISABLED: "E-Mails sind für diesen Dienst deaktiviert.",
+  },
+  emails: {
+    common: {
+      greeting: "Hallo,",
+      greetingName: "Hallo {{name}},",
+      footer: "Du erhältst diese E-Mail wegen deines {{brand}}-Kontos ({{email}}).",
+      linkFallback: "Falls die Schaltfläche nicht funktioniert, kopiere diesen Link in deinen Browser:",
+      ignore: "Falls du das nicht angefordert hast, kannst du diese E-Mail ignorieren.",
+    },
+    "email-verification": {
+      subject: "Bestätige deine E-Mail-Adresse für {{brand}}",
+      heading: "Bestätige deine E-Mail-Adresse",
+      intro: "Bitte bestätige, dass {{email}} deine E-Mail-Adresse ist.",
+      button: "E-Mail-Adresse bestätigen",
+      outro: "Der Link funktioniert einmal und läuft in {{hours}} Stunden ab.",
+    },
+    "password-reset": {
+      subject: "Setze dein {{brand}}-Passwort zurück",
+      heading: "Passwort zurücksetzen",
+      intro: "Jemand hat angefordert, das Passwort des {{brand}}-Kontos für {{email}} zurückzusetzen.",
+      button: "Neues Passwort wählen",
+      outro:
+        "Der Link funktioniert einmal und läuft in {{minutes}} Minuten ab. Eine neuere E-Mail macht diesen Link ungültig.",
+    },
+    "no-principal-information": {
+      subject: "Anfrage zum Zurücksetzen des Passworts bei {{brand}}",
+      heading: "Kein Konto für diese Adresse",
+      intro:
+        "Jemand hat angefordert, das {{brand}}-Passwort für {{email}} zurückzusetzen, aber es gibt kein Konto mit dieser Adresse.",
+      button: "Konto erstellen",
+      outro: "Falls du ein Konto hast, hast du dich vielleicht mit einer anderen E-Mail-Adresse registriert.",
+    },
+    "identity-provider-information": {
+      subject: "So meldest du dich bei {{brand}} an",
+      heading: "Dein Konto hat kein Passwort",
+      intro:
+        "Jemand hat versucht, sich mit einem Passwort für {{email}} bei {{brand}} anzumelden. Dieses Konto meldet sich über {{providers}} an.",
+      button: "Passwort festlegen",
+      outro:
+        "Melde dich über {{providers}} an, oder lege ein Passwort fest, um dich auch mit deiner E-Mail-Adresse anzumelden.",
+    },
+    "login-alert": {
+      subject: "Neue Anmeldung bei deinem {{brand}}-Konto",
+      heading: "Neue Anmeldung",
+      intro: "Bei deinem {{brand}}-Konto {{email}} hat sich gerade jemand angemeldet.",
+      time: "Zeit",
+      browser: "Browser",
+      os: "Betriebssystem",
+      ip: "IP-Adresse",
+      unknown: "unbekannt",
+      button: "Sicherheitseinstellungen prüfen",
+      outro: "Falls du das nicht warst, ändere sofort dein Passwort und melde alle Sitzungen ab.",
+    },
+    "two-factor-code": {
+      subject: "Dein {{brand}}-Anmeldecode: {{code}}",
+      heading: "Dein Anmeldecode",
+      intro: "Gib diesen Code ein, um die Anmeldung bei {{brand}} abzuschließen:",
+      outro: "Der Code läuft in {{minutes}} Minuten ab. Gib ihn niemals weiter.",
+    },
+    "password-changed": {
+      subject: "Dein {{brand}}-Passwort wurde geändert",
+      heading: "Dein Passwort wurde geändert",
+      intro:
+        "Das Passwort deines {{brand}}-Kontos {{email}} wurde gerade geändert, und alle Sitzungen wurden abgemeldet.",
+      button: "Sicherheitseinstellungen prüfen",
+      outro: "Falls du es nicht geändert hast, setze dein Passwort sofort zurück.",
+    },
+    "registration-attempt": {
+      subject: "Registrierungsversuch für dein {{brand}}-Konto",
+      heading: "Du hast bereits ein Konto",
+      intro:
+        "Jemand hat versucht, ein {{brand}}-Konto für {{email}} zu erstellen, aber diese Adresse hat bereits eines.",
+      button: "Anmelden",
+      outro:
+        "Passwort vergessen? Du kannst es auf der Anmeldeseite zurücksetzen. Falls du das nicht warst, kannst du diese E-Mail ignorieren.",
+    },
+    "two-factor-changed": {
+      subject: "Zwei-Faktor-Authentifizierung deines {{brand}}-Kontos geändert",
+      heading: "Zwei-Faktor-Authentifizierung geändert",
+      intro: "Bei deinem {{brand}}-Konto {{email}}: {{change}}.",
+      added: "{{method}} wurde aktiviert",
+      removed: "{{method}} wurde deaktiviert",
+      totp: "Die Authenticator-App",
+      email: "Codes per E-Mail",
+      button: "Sicherheitseinstellungen prüfen",
+      outro: "Falls du diese Änderung nicht vorgenommen hast, setze dein Passwort sofort zurück.",
+    },
   },
 };

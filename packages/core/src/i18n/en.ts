@@ -23,7 +23,8 @@ export const en = {
     NOT_FOUND: "Not found.",
     PAYLOAD_TOO_LARGE: "The request body is too large.",
     UNSUPPORTED_MEDIA_TYPE: "The request body must be JSON (Content-Type: application/json).",
-    EMAIL_COOLDOWN_ACTIVE: "An email was sent recently. Please wait {{remaining}} seconds before asking again.",
+    EMAIL_COOLDOWN_ACTIVE:
+      "An email was sent recently. Please wait {{remaining}} seconds before asking again.",
     LOGIN_THROTTLED: "Too many failed sign-in attempts. Please try again in {{remaining}} seconds.",
     TWO_FACTOR_THROTTLED: "Too many wrong codes. Please try again in {{remaining}} seconds.",
     ACCESS_TOKEN_ALLOWLIST_READING_FAILURE: "Your session could not be checked. Please try again later.",
@@ -31,11 +32,96 @@ export const en = {
     DATABASE_ENCRYPTION_FAILURE: "A storage error occurred. Please try again later.",
     EMAIL_COOLDOWN_CACHE_FAILURE: "The email could not be sent right now. Please try again later.",
     EMAIL_AUTHENTICATION_FAILURE: "The email could not be sent right now. Please try again later.",
-    EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE: "The verification email could not be prepared. Please try again later.",
+    EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE:
+      "The verification email could not be prepared. Please try again later.",
     EMAIL_SEND_FAILURE: "The email could not be sent. Please try again later.",
     EMAIL_TEMPLATE_FAILURE: "The email could not be prepared. Please try again later.",
     INTERNAL_ERROR: "Something went wrong. Please try again later.",
     EMAIL_DISABLED: "Email is turned off for this service.",
+  },
+  emails: {
+    common: {
+      greeting: "Hello,",
+      greetingName: "Hello {{name}},",
+      footer: "You received this email because of your {{brand}} account ({{email}}).",
+      linkFallback: "If the button does not work, copy this link into your browser:",
+      ignore: "If you did not ask for this, you can ignore this email.",
+    },
+    "email-verification": {
+      subject: "Confirm your email address for {{brand}}",
+      heading: "Confirm your email address",
+      intro: "Please confirm that {{email}} is your email address.",
+      button: "Confirm email address",
+      outro: "The link works once and expires in {{hours}} hours.",
+    },
+    "password-reset": {
+      subject: "Reset your {{brand}} password",
+      heading: "Reset your password",
+      intro: "Someone asked to reset the password of the {{brand}} account for {{email}}.",
+      button: "Choose a new password",
+      outro: "The link works once and expires in {{minutes}} minutes. A newer email makes this link invalid.",
+    },
+    "no-principal-information": {
+      subject: "Password reset request for {{brand}}",
+      heading: "No account for this address",
+      intro:
+        "Someone asked to reset the {{brand}} password for {{email}}, but there is no account with this address.",
+      button: "Create an account",
+      outro: "If you have an account, you may have signed up with a different email address.",
+    },
+    "identity-provider-information": {
+      subject: "How to sign in to {{brand}}",
+      heading: "Your account has no password",
+      intro:
+        "Someone tried to sign in to {{brand}} with a password for {{email}}. This account signs in with {{providers}}.",
+      button: "Set a password",
+      outro: "Use the sign-in with {{providers}}, or set a password to sign in with your email address too.",
+    },
+    "login-alert": {
+      subject: "New sign-in to your {{brand}} account",
+      heading: "New sign-in",
+      intro: "Your {{brand}} account {{email}} was just signed in to.",
+      time: "Time",
+      browser: "Browser",
+      os: "Operating system",
+      ip: "IP address",
+      unknown: "unknown",
+      button: "Review security settings",
+      outro: "If this was not you, change your password at once and sign out of all sessions.",
+    },
+    "two-factor-code": {
+      subject: "Your {{brand}} sign-in code: {{code}}",
+      heading: "Your sign-in code",
+      intro: "Enter this code to finish signing in to {{brand}}:",
+      outro: "The code expires in {{minutes}} minutes. Never share it with anyone.",
+    },
+    "password-changed": {
+      subject: "Your {{brand}} password was changed",
+      heading: "Your password was changed",
+      intro:
+        "The password of your {{brand}} account {{email}} was just changed, and every session was signed out.",
+      button: "Review security settings",
+      outro: "If you did not change it, reset your password at once.",
+    },
+    "registration-attempt": {
+      subject: "Sign-up attempt for your {{brand}} account",
+      heading: "You already have an account",
+      intro: "Someone tried to create a {{brand}} account for {{email}}, but this address already has one.",
+      button: "Sign in",
+      outro:
+        "Forgot your password? You can reset it on the sign-in page. If this was not you, you can ignore this email.",
+    },
+    "two-factor-changed": {
+      subject: "Two-factor authentication changed on your {{brand}} account",
+      heading: "Two-factor authentication changed",
+      intro: "On your {{brand}} account {{email}}: {{change}}.",
+      added: "{{method}} was turned on",
+      removed: "{{method}} was turned off",
+      totp: "The authenticator app",
+      email: "Codes by email",
+      button: "Review security settings",
+      outro: "If you did not make this change, reset your password at once.",
+    },
   },
 };
 

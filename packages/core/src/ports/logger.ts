@@ -17,7 +17,9 @@ export const consoleLogger: Logger = {
     process.stderr.write(`${JSON.stringify({ level: "warn", time: Date.now(), ...object, msg: message })}\n`);
   },
   error(object, message) {
-    process.stderr.write(`${JSON.stringify({ level: "error", time: Date.now(), ...object, msg: message })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level: "error", time: Date.now(), ...object, msg: message })}\n`,
+    );
   },
 };
 

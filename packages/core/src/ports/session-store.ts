@@ -83,7 +83,12 @@ export interface SessionStore {
    * token and returns `reused`. Otherwise changes nothing and returns `invalid`. Of concurrent
    * calls with the same current hash, exactly one returns `rotated`.
    */
-  rotateRefreshToken(sessionId: string, presentedHash: string, next: SessionRotation, ttls: SessionTtls): Promise<RotationResult>;
+  rotateRefreshToken(
+    sessionId: string,
+    presentedHash: string,
+    next: SessionRotation,
+    ttls: SessionTtls,
+  ): Promise<RotationResult>;
   /** Deletes the session and takes its access token off the allowlist; returns the deleted record or null. */
   deleteSession(id: string): Promise<SessionRecord | null>;
   /** Deletes every session of the user (except `exceptSessionId`) with their access tokens; returns how many. */

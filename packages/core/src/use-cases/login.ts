@@ -1,4 +1,5 @@
 import type { AuthContext, RequestContext } from "../context.js";
+import { formatEmailTime, sendNoticeOncePerCooldown } from "../emails/notices.js";
 import { AuthError, guardPort } from "../errors.js";
 import { normalizePassword } from "../password-policy.js";
 import type { UserRecord } from "../ports/user-store.js";
@@ -12,27 +13,62 @@ export type LoginResult = { twoFactorRequired: false } & SessionTokens;
  * Email + password. Unknown addresses and accounts without a password run a dummy verify with
  * the current parameters and fail exactly like a wrong password (`INVALID_CREDENTIALS`).
  */
-export async function login(ctx: AuthContext, input: unknown, request: RequestContext = {}): Promise<LoginResult> {
+export async function login(
+  ctx: AuthContext,
+  input: unknown,
+  request: RequestContext = {},
+): Promise<LoginResult> {
   const { email, password, session } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
+  const locale = request.locale ?? ctx.translator.defaultLocale;
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
 
   if (user === null || user.passwordHash === null) {
     await ctx.hasher.verify(await ctx.dummyHash(), candidate);
+    if (user !== null && ctx.emails.enabled) {
+      sendNoticeOncePerCooldown(ctx, "identity-provider-information", user.email, locale, {
+        name: user.name,
+        providers: user.identityProviders.join(", ") || "-",
+        link: ctx.emails.link("forgotPassword"),
+      });
+    }
     ctx.logger.info(
-      { event: "login.failure", reason: user ? "no_password" : "unknown_email", userId: user?.id ?? null, ip: request.ip ?? null },
+      {
+        event: "login.failure",
+        reason: user ? "no_password" : "unknown_email",
+        userId: user?.id ?? null,
+        ip: request.ip ?? null,
+      },
       "login failed",
     );
     throw new AuthError("INVALID_CREDENTIALS");
   }
   if (!(await ctx.hasher.verify(user.passwordHash, candidate))) {
-    ctx.logger.info({ event: "login.failure", reason: "wrong_password", userId: user.id, ip: request.ip ?? null }, "login failed");
+    ctx.logger.info(
+      { event: "login.failure", reason: "wrong_password", userId: user.id, ip: request.ip ?? null },
+      "login failed",
+    );
     throw new AuthError("INVALID_CREDENTIALS");
   }
   await rehashIfOutdated(ctx, user, candidate);
 
-  const tokens = await startSession(ctx, user, session, request);
-  ctx.logger.info({ event: "login.success", userId: user.id, sessionId: tokens.sessionId, ip: request.ip ?? null }, "login succeeded");
+  const { record, ...tokens } = await startSession(ctx, user, session, request);
+  if (ctx.options.email.loginAlerts && ctx.emails.enabled) {
+    ctx.emails.sendInBackground("login-alert", user.email, locale, {
+      name: user.name,
+      link: ctx.emails.link("securitySettings"),
+      details: {
+        time: formatEmailTime(record.createdAt, locale),
+        browser: record.browser,
+        os: record.os,
+        ip: record.ip,
+      },
+    });
+  }
+  ctx.logger.info(
+    { event: "login.success", userId: user.id, sessionId: tokens.sessionId, ip: request.ip ?? null },
+    "login succeeded",
+  );
   return { twoFactorRequired: false, ...tokens };
 }
 
@@ -42,6 +78,9 @@ async function rehashIfOutdated(ctx: AuthContext, user: UserRecord, password: st
   try {
     await ctx.users.update(user.id, { passwordHash: await ctx.hasher.hash(password) });
   } catch (error) {
-    ctx.logger.warn({ event: "password.rehash_failed", userId: user.id, err: String(error) }, "could not rehash password");
+    ctx.logger.warn(
+      { event: "password.rehash_failed", userId: user.id, err: String(error) },
+      "could not rehash password",
+    );
   }
 }

@@ -10,7 +10,9 @@ export async function logout(
   ctx: AuthContext,
   tokens: { accessToken?: string | undefined; refreshToken?: string | undefined },
 ): Promise<{ success: true }> {
-  const sessionId = (await sessionOfAccessToken(ctx, tokens.accessToken)) ?? (await sessionOfRefreshToken(ctx, tokens.refreshToken));
+  const sessionId =
+    (await sessionOfAccessToken(ctx, tokens.accessToken)) ??
+    (await sessionOfRefreshToken(ctx, tokens.refreshToken));
   if (sessionId) {
     const deleted = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));
     if (deleted) ctx.logger.info({ event: "logout", userId: deleted.userId, sessionId }, "session ended");

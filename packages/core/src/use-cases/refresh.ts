@@ -48,7 +48,12 @@ export async function refresh(
   );
   if (result.status === "reused") {
     ctx.logger.warn(
-      { event: "refresh.reuse", userId: result.session.userId, sessionId: result.session.id, ip: request.ip ?? null },
+      {
+        event: "refresh.reuse",
+        userId: result.session.userId,
+        sessionId: result.session.id,
+        ip: request.ip ?? null,
+      },
       "rotated refresh token presented again: session revoked",
     );
     throw new AuthError("REFRESH_TOKEN_INVALID");

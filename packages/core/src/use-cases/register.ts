@@ -1,4 +1,5 @@
 import type { AuthContext, RequestContext } from "../context.js";
+import { sendNoticeOncePerCooldown } from "../emails/notices.js";
 import { guardPort } from "../errors.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import { randomId } from "../tokens/random.js";
@@ -29,9 +30,26 @@ export async function register(
     }),
   );
   if (created) {
-    ctx.logger.info({ event: "user.registered", userId: created.id, ip: request.ip ?? null }, "user registered");
+    ctx.logger.info(
+      { event: "user.registered", userId: created.id, ip: request.ip ?? null },
+      "user registered",
+    );
   } else {
-    ctx.logger.info({ event: "user.register_existing", ip: request.ip ?? null }, "registration for an existing address");
+    ctx.logger.info(
+      { event: "user.register_existing", ip: request.ip ?? null },
+      "registration for an existing address",
+    );
+    if (ctx.emails.enabled) {
+      sendNoticeOncePerCooldown(
+        ctx,
+        "registration-attempt",
+        email,
+        request.locale ?? ctx.translator.defaultLocale,
+        {
+          link: ctx.emails.link("signIn"),
+        },
+      );
+    }
   }
   return { success: true };
 }

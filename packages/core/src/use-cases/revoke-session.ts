@@ -2,7 +2,11 @@ import type { AuthContext, Principal } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 
 /** Ends one of the user's sessions (its refresh and access token stop working at once); `NOT_FOUND` for another user's. */
-export async function revokeSession(ctx: AuthContext, principal: Principal, sessionId: string): Promise<{ success: true }> {
+export async function revokeSession(
+  ctx: AuthContext,
+  principal: Principal,
+  sessionId: string,
+): Promise<{ success: true }> {
   const session = await guardPort("DATABASE_FAILURE", () => ctx.sessions.getSession(sessionId));
   if (!session || session.userId !== principal.userId) throw new AuthError("NOT_FOUND");
   await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));

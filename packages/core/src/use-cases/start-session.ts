@@ -1,7 +1,7 @@
 import type { AuthContext, RequestContext, User } from "../context.js";
 import { toUser } from "../context.js";
 import { guardPort } from "../errors.js";
-import type { SessionTtls } from "../ports/session-store.js";
+import type { SessionRecord, SessionTtls } from "../ports/session-store.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { randomId } from "../tokens/random.js";
 import { issueRefreshToken } from "../tokens/refresh-token.js";
@@ -14,6 +14,9 @@ export interface SessionTokens {
   refreshToken: string;
   sessionId: string;
 }
+
+/** `SessionTokens` plus the stored session record, for callers inside the core. */
+export type StartedSession = SessionTokens & { record: SessionRecord };
 
 export function sessionTtls(ctx: AuthContext): SessionTtls {
   return {
@@ -31,28 +34,24 @@ export async function startSession(
   user: UserRecord,
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
-): Promise<SessionTokens> {
+): Promise<StartedSession> {
   const sessionId = randomId();
   const jti = randomId();
   const refresh = issueRefreshToken(sessionId);
   const device = describeDevice(stated, request.userAgent);
   const now = ctx.clock.now();
-  await guardPort("DATABASE_FAILURE", () =>
-    ctx.sessions.createSession(
-      {
-        id: sessionId,
-        userId: user.id,
-        browser: device.browser,
-        os: device.os,
-        ip: request.ip ?? null,
-        createdAt: now,
-        lastActiveAt: now,
-        refreshTokenHash: refresh.hash,
-        accessTokenJti: jti,
-      },
-      sessionTtls(ctx),
-    ),
-  );
+  const record: SessionRecord = {
+    id: sessionId,
+    userId: user.id,
+    browser: device.browser,
+    os: device.os,
+    ip: request.ip ?? null,
+    createdAt: now,
+    lastActiveAt: now,
+    refreshTokenHash: refresh.hash,
+    accessTokenJti: jti,
+  };
+  await guardPort("DATABASE_FAILURE", () => ctx.sessions.createSession(record, sessionTtls(ctx)));
   const accessToken = await ctx.accessTokens.sign({ userId: user.id, sessionId, jti });
-  return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId };
+  return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId, record };
 }

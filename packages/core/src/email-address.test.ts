@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { isValidEmail, normalizeEmail } from "./email-address.js";
+
+describe("email addresses", () => {
+  it("normalizeEmail - trims, lower-cases and NFC-normalizes so variants share one key", () => {
+    expect(normalizeEmail(" User@X.test ")).toBe("user@x.test");
+    expect(normalizeEmail("Jose\u0301@x.test")).toBe(normalizeEmail("jos\u00e9@x.test"));
+  });
+
+  it.each(["a@x.test", "first.last+tag@sub.example.com", "o'neil@x.io", "jos\u00e9@x.test"])(
+    "isValidEmail - accepts %j",
+    (email) => expect(isValidEmail(normalizeEmail(email))).toBe(true),
+  );
+
+  it.each([
+    '"a@b"@x.test',
+    "a@b@x.test",
+    "a@x.test,b@y.test",
+    "a@x.test; b@y.test",
+    "a@x.test\r\nbcc: b@y.test",
+    "a b@x.test",
+    "a@localhost",
+    ".a@x.test",
+    "a..b@x.test",
+    "a@-x.test",
+    "a@x.123",
+    "<a@x.test>",
+    "Name <a@x.test>",
+    "a(comment)@x.test",
+    `${"a".repeat(65)}@x.test`,
+    "",
+  ])("isValidEmail - refuses %j (one strict parser, never a second recipient)", (email) => {
+    expect(isValidEmail(normalizeEmail(email))).toBe(false);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import type { ResolvedAuthOptions } from "../options.js";
+import { createCookies } from "./cookies.js";
+
+const options = (cookies: Partial<ResolvedAuthOptions["cookies"]> = {}) =>
+  ({
+    basePath: "/api/auth",
+    cookies: { secure: false, sameSite: "strict", hostPrefix: false, ...cookies },
+  }) as ResolvedAuthOptions;
+
+describe("cookies", () => {
+  it("set - HttpOnly, SameSite=Strict, Path and Max-Age as CONTRACT.md §3 says", () => {
+    const cookies = createCookies(options());
+    expect(cookies.set("access", "t", 900)).toBe(
+      "access_token=t; Max-Age=900; Path=/; HttpOnly; SameSite=Strict",
+    );
+    expect(cookies.set("refresh", "r", 60)).toBe(
+      "refresh_token=r; Max-Age=60; Path=/api/auth; HttpOnly; SameSite=Strict",
+    );
+    expect(cookies.clear("twoFactor")).toBe(
+      "two_factor_authentication_token=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict",
+    );
+  });
+
+  it("set - with hostPrefix: __Host- on Path=/ cookies, __Secure- on prefix-scoped ones, always Secure", () => {
+    const cookies = createCookies(options({ secure: true, hostPrefix: true, sameSite: "lax" }));
+    expect(cookies.set("access", "t", 1)).toBe(
+      "__Host-access_token=t; Max-Age=1; Path=/; HttpOnly; Secure; SameSite=Lax",
+    );
+    expect(cookies.set("stepUp", "s", 1)).toBe(
+      "__Secure-step_up_token=s; Max-Age=1; Path=/api/auth; HttpOnly; Secure; SameSite=Lax",
+    );
+  });
+
+  it("parse - reads a Cookie header and tolerates garbage", () => {
+    const cookies = createCookies(options());
+    expect(cookies.parse("access_token=a; other=%zz")).toMatchObject({ access_token: "a" });
+    expect(cookies.parse(undefined)).toEqual({});
+    expect(cookies.parse("x".repeat(20_000))).toEqual({});
+  });
+});

@@ -1,0 +1,92 @@
+import { generateKeyPairSync } from "node:crypto";
+import { SignJWT, UnsecuredJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { createAccessTokenCodec } from "./access-token.js";
+
+const secret = "s".repeat(40);
+let now = Date.UTC(2026, 0, 1);
+const clock = { now: () => now };
+const codec = createAccessTokenCodec({ secret, issuer: "iss", audience: "aud", ttlSeconds: 900, clock });
+const claims = { userId: "user-1", sessionId: "session-1", jti: "jti-1" };
+const key = new TextEncoder().encode(secret);
+
+const forge = (mutate: (jwt: SignJWT) => SignJWT, header: Record<string, unknown> = {}) =>
+  mutate(
+    new SignJWT({ sid: "session-1" })
+      .setProtectedHeader({ alg: "HS256", typ: "at+jwt", ...header })
+      .setSubject("user-1")
+      .setJti("jti-1")
+      .setIssuer("iss")
+      .setAudience("aud")
+      .setIssuedAt(Math.floor(now / 1000))
+      .setExpirationTime(Math.floor(now / 1000) + 60),
+  ).sign(key);
+
+const code = async (token: string) =>
+  codec.verify(token).then(
+    () => "OK",
+    (error) => error.code,
+  );
+
+describe("access tokens", () => {
+  it("verify - accepts what sign made and returns its claims", async () => {
+    expect(await codec.verify(await codec.sign(claims))).toEqual(claims);
+  });
+
+  it("verify - expired after the TTL (plus the small leeway), not before", async () => {
+    const token = await codec.sign(claims);
+    now += 899_000;
+    expect(await code(token)).toBe("OK");
+    now += 10_000;
+    expect(await code(token)).toBe("ACCESS_TOKEN_EXPIRED");
+  });
+
+  it("verify - refuses alg none, other algorithms, typ/iss/aud mismatches and tampering", async () => {
+    const unsecured = new UnsecuredJWT({ sid: "session-1" })
+      .setSubject("user-1")
+      .setJti("j")
+      .setIssuer("iss")
+      .setAudience("aud")
+      .setExpirationTime("1h")
+      .encode();
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const rs256 = await new SignJWT({ sid: "s" })
+      .setProtectedHeader({ alg: "RS256", typ: "at+jwt" })
+      .setSubject("u")
+      .setJti("j")
+      .setIssuer("iss")
+      .setAudience("aud")
+      .setExpirationTime("1h")
+      .sign(privateKey);
+    const valid = await codec.sign(claims);
+    const [h, p, s] = valid.split(".");
+    const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p ?? "", "base64url").toString()), sub: "admin" })).toString("base64url")}.${s}`;
+    const cases = [
+      unsecured,
+      rs256,
+      tampered,
+      await forge((jwt) => jwt, { typ: "JWT" }),
+      await forge((jwt) => jwt.setIssuer("other")),
+      await forge((jwt) => jwt.setAudience("other")),
+      await forge((jwt) => jwt, { jku: "https://evil.test/keys", kid: "evil" }).then((t) =>
+        t.replace(/.$/, "A"),
+      ),
+      "not-a-jwt",
+      "a.b.c",
+      "",
+      "x".repeat(5000),
+    ];
+    for (const token of cases) expect(await code(token), token.slice(0, 40)).toBe("ACCESS_TOKEN_INVALID");
+  });
+
+  it("verify - a token signed with another secret is invalid", async () => {
+    const other = createAccessTokenCodec({
+      secret: "o".repeat(40),
+      issuer: "iss",
+      audience: "aud",
+      ttlSeconds: 900,
+      clock,
+    });
+    expect(await code(await other.sign(claims))).toBe("ACCESS_TOKEN_INVALID");
+  });
+});

@@ -1,0 +1,256 @@
+import { createMemoryStores } from "@portcullis/store-memory";
+import { describe, expect, it } from "vitest";
+import { type Auth, createAuth } from "../create-auth.js";
+import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
+import type { Logger } from "../ports/logger.js";
+import type { PasswordHasher } from "../ports/password-hasher.js";
+import type { UserRecord, UserStore } from "../ports/user-store.js";
+
+const PASSWORD = "correct horse battery staple";
+const CHROME_UA =
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
+function setup(overrides: { hasher?: PasswordHasher } = {}) {
+  let now = Date.UTC(2026, 0, 1);
+  const clock = { now: () => now, advance: (ms: number) => (now += ms) };
+  const stores = createMemoryStores({ clock });
+  const lines: string[] = [];
+  const logger: Logger = Object.fromEntries(
+    (["debug", "info", "warn", "error"] as const).map((level) => [
+      level,
+      (o: object, m?: string) => lines.push(JSON.stringify({ level, ...o, m })),
+    ]),
+  ) as unknown as Logger;
+  const verifies: string[] = [];
+  const base = overrides.hasher ?? createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
+  const hasher: PasswordHasher = {
+    hash: (p) => base.hash(p),
+    verify: (h, p) => {
+      verifies.push(h);
+      return base.verify(h, p);
+    },
+    needsRehash: (h) => base.needsRehash(h),
+  };
+  const auth: Auth = createAuth({
+    secret: "k".repeat(48),
+    stores,
+    clock,
+    logger,
+    passwordHasher: hasher,
+    email: { enabled: false },
+  });
+  return { auth, stores, clock, lines, verifies };
+}
+
+async function existingUser(users: UserStore, email: string): Promise<UserRecord> {
+  const user = await users.findByEmail(email);
+  if (!user) throw new Error(`no user ${email}`);
+  return user;
+}
+
+const code = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "OK",
+    (error) => error.code,
+  );
+
+describe("use cases", () => {
+  it("register - same answer for a new and an existing address; the password is hashed either way", async () => {
+    const { auth, stores } = setup();
+    expect(await auth.register({ email: "A@X.test", password: PASSWORD })).toEqual({ success: true });
+    expect(await auth.register({ email: " a@x.test ", password: "another long password" })).toEqual({
+      success: true,
+    });
+    const user = await stores.users.findByEmail("a@x.test");
+    expect(user?.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(await code(auth.login({ email: "a@x.test", password: "another long password" }))).toBe(
+      "INVALID_CREDENTIALS",
+    );
+  });
+
+  it("register - bad input is VALIDATION_FAILED, a weak password PASSWORD_POLICY_VIOLATION, nothing stored", async () => {
+    const { auth, stores } = setup();
+    expect(await code(auth.register({ email: "not-an-email", password: PASSWORD }))).toBe(
+      "VALIDATION_FAILED",
+    );
+    expect(await code(auth.register({ email: "b@x.test", password: 12345678 }))).toBe("VALIDATION_FAILED");
+    expect(await code(auth.register(null))).toBe("VALIDATION_FAILED");
+    expect(await code(auth.register({ email: "b@x.test", password: "short" }))).toBe(
+      "PASSWORD_POLICY_VIOLATION",
+    );
+    expect(await code(auth.register({ email: "b@x.test", password: "password123" }))).toBe(
+      "PASSWORD_POLICY_VIOLATION",
+    );
+    expect(await stores.users.findByEmail("b@x.test")).toBeNull();
+  });
+
+  it("login - unknown email, wrong password and a password-less account all verify once and fail alike", async () => {
+    const { auth, stores, verifies } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const base = await existingUser(stores.users, "a@x.test");
+    await stores.users.create({
+      ...base,
+      id: "social",
+      email: "s@x.test",
+      passwordHash: null,
+      identityProviders: ["github"],
+    });
+    for (const email of ["nobody@x.test", "a@x.test", "s@x.test"]) {
+      verifies.length = 0;
+      expect(await code(auth.login({ email, password: "wrong password!" }))).toBe("INVALID_CREDENTIALS");
+      expect(verifies, email).toHaveLength(1);
+      expect(verifies[0]).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
+    }
+  });
+
+  it("login - records browser and os from the body, else from the User-Agent, with ip and times", async () => {
+    const { auth, stores } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const stated = await auth.login(
+      { email: "a@x.test", password: PASSWORD, session: { browser: "App", os: "Linux" } },
+      { ip: "10.0.0.1", userAgent: CHROME_UA },
+    );
+    const parsed = await auth.login(
+      { email: "a@x.test", password: PASSWORD },
+      { ip: "10.0.0.2", userAgent: CHROME_UA },
+    );
+    expect(await stores.sessions.getSession(stated.sessionId)).toMatchObject({
+      browser: "App",
+      os: "Linux",
+      ip: "10.0.0.1",
+      createdAt: Date.UTC(2026, 0, 1),
+    });
+    expect(await stores.sessions.getSession(parsed.sessionId)).toMatchObject({
+      browser: "Chrome 120",
+      os: "Mac OS 10.15.7",
+      ip: "10.0.0.2",
+    });
+    expect(JSON.stringify(stated.user)).not.toMatch(/argon2|passwordHash/);
+  });
+
+  it("login - an outdated hash is replaced after a successful login", async () => {
+    const weak = createArgon2Hasher({ memoryCostKiB: 512, timeCost: 1 });
+    const { auth, stores } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const user = await existingUser(stores.users, "a@x.test");
+    await stores.users.update(user.id, { passwordHash: await weak.hash(PASSWORD) });
+    await auth.login({ email: "a@x.test", password: PASSWORD });
+    expect((await stores.users.findById(user.id))?.passwordHash).toMatch(/m=1024,t=1,p=1/);
+  });
+
+  it("authenticate - a valid token gives the principal; expiry, logout and revocation end it at once", async () => {
+    const { auth, clock } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const first = await auth.login({ email: "a@x.test", password: PASSWORD });
+    expect(await auth.authenticate(first.accessToken)).toEqual({
+      userId: first.user.id,
+      sessionId: first.sessionId,
+    });
+    expect(await code(auth.authenticate(undefined))).toBe("AUTHENTICATION_REQUIRED");
+    clock.advance(901_000 + 5_000);
+    expect(await code(auth.authenticate(first.accessToken))).toBe("ACCESS_TOKEN_EXPIRED");
+
+    const second = await auth.login({ email: "a@x.test", password: PASSWORD });
+    await auth.logout({ accessToken: second.accessToken });
+    expect(await code(auth.authenticate(second.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(auth.refresh(second.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
+  });
+
+  it("refresh - rotates; the old refresh token and the old access token stop working", async () => {
+    const { auth } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const rotated = await auth.refresh(login.refreshToken, { session: { browser: "Renamed" } });
+    expect(rotated.refreshToken).not.toBe(login.refreshToken);
+    expect(rotated.sessionId).toBe(login.sessionId);
+    expect(await code(auth.authenticate(login.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await auth.authenticate(rotated.accessToken)).toEqual({
+      userId: login.user.id,
+      sessionId: login.sessionId,
+    });
+    expect((await auth.listSessions(await auth.authenticate(rotated.accessToken)))[0]?.browser).toBe(
+      "Renamed",
+    );
+  });
+
+  it("refresh - presenting a rotated token again revokes the session (reuse detection)", async () => {
+    const { auth, lines } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const rotated = await auth.refresh(login.refreshToken);
+    expect(await code(auth.refresh(login.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await code(auth.refresh(rotated.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await code(auth.authenticate(rotated.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(lines.some((line) => line.includes('"refresh.reuse"'))).toBe(true);
+  });
+
+  it("refresh - 20 parallel refreshes with one token: exactly one succeeds", async () => {
+    const { auth } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => code(auth.refresh(login.refreshToken))),
+    );
+    expect(results.filter((result) => result === "OK")).toHaveLength(1);
+  });
+
+  it("sessions - list marks the current one; revoking another user's session is NOT_FOUND; revoke all ends every one", async () => {
+    const { auth } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({ email: "b@x.test", password: PASSWORD });
+    const a1 = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const a2 = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const b = await auth.login({ email: "b@x.test", password: PASSWORD });
+    const principal = await auth.authenticate(a1.accessToken);
+    const sessions = await auth.listSessions(principal);
+    expect(sessions.map((s) => [s.id, s.current]).sort()).toEqual(
+      [
+        [a1.sessionId, true],
+        [a2.sessionId, false],
+      ].sort(),
+    );
+    expect(await code(auth.revokeSession(principal, b.sessionId))).toBe("NOT_FOUND");
+    await auth.revokeSession(principal, a2.sessionId);
+    expect(await code(auth.authenticate(a2.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await auth.revokeAllSessions(principal)).toEqual({ success: true, revoked: 1 });
+    expect(await code(auth.authenticate(a1.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await auth.authenticate(b.accessToken)).toMatchObject({ sessionId: b.sessionId });
+  });
+
+  it("getCurrentUser - USER_NOT_FOUND when the account is gone", async () => {
+    const { auth } = setup();
+    expect(await code(auth.getCurrentUser({ userId: "gone", sessionId: "s" }))).toBe("USER_NOT_FOUND");
+  });
+
+  it("ports - a failing UserStore is DATABASE_FAILURE, a failing allowlist ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", async () => {
+    const { auth, stores } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    stores.users.findByEmail = () => Promise.reject(new Error("connection refused"));
+    stores.sessions.findAllowedAccessToken = () => Promise.reject(new Error("timeout"));
+    expect(await code(auth.login({ email: "a@x.test", password: PASSWORD }))).toBe("DATABASE_FAILURE");
+    expect(await code(auth.authenticate(login.accessToken))).toBe("ACCESS_TOKEN_ALLOWLIST_READING_FAILURE");
+  });
+
+  it("logs - no password, hash or token ever reaches a log line", async () => {
+    const { auth, lines, stores } = setup();
+    await auth.register({ email: "a@x.test", password: PASSWORD });
+    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const rotated = await auth.refresh(login.refreshToken);
+    await code(auth.refresh(login.refreshToken));
+    await code(auth.login({ email: "a@x.test", password: "wrong password!" }));
+    const hash = (await stores.users.findByEmail("a@x.test"))?.passwordHash ?? "";
+    const log = lines.join("\n");
+    expect(lines.length).toBeGreaterThan(3);
+    for (const secret of [
+      PASSWORD,
+      "wrong password!",
+      hash,
+      login.accessToken,
+      login.refreshToken,
+      rotated.refreshToken,
+    ]) {
+      expect(log).not.toContain(secret);
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import { type Clock, type CooldownStore, systemClock } from "@portcullis/core";
+import { ExpiringMap } from "./expiring-map.js";
+
+export interface MemoryCooldownStore extends CooldownStore {
+  /** Removes expired entries; returns how many. Runs on the sweeper's interval too. */
+  sweep(): number;
+  /** Live and not yet swept entries (for tests and diagnostics). */
+  size(): number;
+}
+
+/**
+ * Cooldowns and counters in one process's memory. JavaScript runs one call at a time, and every
+ * method finishes its check-and-set before it awaits anything, so `acquire` and `increment` are
+ * atomic within the process (not across processes: use store-redis for that).
+ */
+export function createMemoryCooldownStore(options: { clock?: Clock } = {}): MemoryCooldownStore {
+  const clock = options.clock ?? systemClock;
+  const cooldowns = new ExpiringMap<true>(clock);
+  const counters = new ExpiringMap<number>(clock);
+  return {
+    async acquire(key, ttlMs) {
+      const remainingMs = cooldowns.get(key) ? cooldowns.ttlMs(key) : 0;
+      if (remainingMs > 0) return { acquired: false, remainingMs };
+      cooldowns.set(key, true, ttlMs);
+      return { acquired: true, remainingMs: ttlMs };
+    },
+    async remainingMs(key) {
+      return cooldowns.get(key) ? cooldowns.ttlMs(key) : 0;
+    },
+    async release(key) {
+      cooldowns.delete(key);
+    },
+    async increment(key, ttlMs) {
+      const current = counters.get(key);
+      if (current === undefined) {
+        counters.set(key, 1, ttlMs);
+        return 1;
+      }
+      const next = current + 1;
+      counters.set(key, next, counters.ttlMs(key));
+      return next;
+    },
+    async count(key) {
+      return counters.get(key) ?? 0;
+    },
+    async resetCount(key) {
+      counters.delete(key);
+    },
+    sweep: () => cooldowns.sweep() + counters.sweep(),
+    size: () => cooldowns.size + counters.size,
+  };
+}

@@ -1,0 +1,55 @@
+import type { Clock } from "@portcullis/core";
+
+/**
+ * A map whose entries expire: reads treat expired entries as absent (and drop them), and
+ * `sweep` removes every expired entry so memory stays bounded without reads.
+ */
+export class ExpiringMap<V> {
+  readonly #entries = new Map<string, { value: V; expiresAt: number }>();
+  readonly #clock: Clock;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  get(key: string): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= this.#clock.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  /** Milliseconds until `key` expires; 0 when absent or expired. */
+  ttlMs(key: string): number {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return 0;
+    return Math.max(0, entry.expiresAt - this.#clock.now());
+  }
+
+  set(key: string, value: V, ttlMs: number): void {
+    this.#entries.set(key, { value, expiresAt: this.#clock.now() + ttlMs });
+  }
+
+  delete(key: string): boolean {
+    return this.#entries.delete(key);
+  }
+
+  sweep(): number {
+    const now = this.#clock.now();
+    let removed = 0;
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt <= now) {
+        this.#entries.delete(key);
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

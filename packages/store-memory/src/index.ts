@@ -1,0 +1,4 @@
+export { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
+export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
+export { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
+export { createMemoryUserStore } from "./user-store.js";

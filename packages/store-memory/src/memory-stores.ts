@@ -1,0 +1,51 @@
+import { type Clock, consoleLogger, type Logger, systemClock, type UserStore } from "@portcullis/core";
+import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
+import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
+import { createMemoryUserStore } from "./user-store.js";
+
+export interface MemoryStoresOptions {
+  /** Time source for expiry; tests pass a fake clock. Default: the system clock. */
+  clock?: Clock;
+  /** How often expired entries are swept, in milliseconds (default 60 000; 0 turns the sweeper off). */
+  sweepIntervalMs?: number;
+  /** Where the production warning goes. Default: JSON lines on stderr. */
+  logger?: Logger;
+}
+
+export interface MemoryStores {
+  users: UserStore;
+  cooldowns: MemoryCooldownStore;
+  sessions: MemorySessionStore;
+  /** Removes every expired entry now; returns how many. */
+  sweep(): number;
+  /** Stops the sweeper (it never keeps the process alive anyway). */
+  close(): void;
+}
+
+/**
+ * Every store in memory: for development, tests and single-process apps. Everything is lost
+ * on restart and nothing is shared between processes, so production apps with several
+ * instances use store-redis (and their own database for users).
+ */
+export function createMemoryStores(options: MemoryStoresOptions = {}): MemoryStores {
+  const clock = options.clock ?? systemClock;
+  if (process.env.NODE_ENV === "production") {
+    (options.logger ?? consoleLogger).warn(
+      { event: "store_memory.production" },
+      "@portcullis/store-memory is in use with NODE_ENV=production: users, sessions and cooldowns are lost on every restart and are not shared between processes. Use @portcullis/store-redis and a database-backed UserStore.",
+    );
+  }
+  const cooldowns = createMemoryCooldownStore({ clock });
+  const sessions = createMemorySessionStore({ clock });
+  const sweep = () => cooldowns.sweep() + sessions.sweep();
+  const intervalMs = options.sweepIntervalMs ?? 60_000;
+  const timer = intervalMs > 0 ? setInterval(sweep, intervalMs) : undefined;
+  timer?.unref();
+  return {
+    users: createMemoryUserStore(),
+    cooldowns,
+    sessions,
+    sweep,
+    close: () => clearInterval(timer),
+  };
+}

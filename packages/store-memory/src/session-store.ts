@@ -1,0 +1,170 @@
+import {
+  type AllowlistEntry,
+  type Clock,
+  type SessionRecord,
+  type SessionStore,
+  systemClock,
+  type TokenRecord,
+} from "@portcullis/core";
+import { ExpiringMap } from "./expiring-map.js";
+
+/** How many earlier refresh-token hashes a session remembers for reuse detection. */
+const REMEMBERED_HASHES = 32;
+
+interface StoredSession {
+  record: SessionRecord;
+  previousHashes: string[];
+}
+
+export interface MemorySessionStore extends SessionStore {
+  /** Removes expired sessions, allowlist entries and tokens, and their index entries; returns how many entries went. */
+  sweep(): number;
+  /** Entries held, expired or not (for tests and diagnostics). */
+  size(): number;
+}
+
+/**
+ * Sessions, the access-token allowlist and single-use tokens in memory, with per-user indexes
+ * so revoking a user's sessions never scans everything. Every check-and-set completes before any
+ * await, which makes rotation and consumption atomic within the process.
+ */
+export function createMemorySessionStore(options: { clock?: Clock } = {}): MemorySessionStore {
+  const clock = options.clock ?? systemClock;
+  const sessions = new ExpiringMap<StoredSession>(clock);
+  const allowlist = new ExpiringMap<AllowlistEntry>(clock);
+  const tokens = new ExpiringMap<TokenRecord>(clock);
+  const sessionsByUser = new Map<string, Set<string>>();
+  const tokensByUser = new Map<string, Set<string>>();
+
+  const index = (map: Map<string, Set<string>>, owner: string) => {
+    let set = map.get(owner);
+    if (!set) {
+      set = new Set();
+      map.set(owner, set);
+    }
+    return set;
+  };
+  const unindex = (map: Map<string, Set<string>>, owner: string, key: string) => {
+    const set = map.get(owner);
+    set?.delete(key);
+    if (set?.size === 0) map.delete(owner);
+  };
+  const tokenKey = (purpose: string, hash: string) => `${purpose}\u0000${hash}`;
+  const tokenOwner = (purpose: string, userId: string) => `${purpose}\u0000${userId}`;
+
+  const removeSession = (id: string): SessionRecord | null => {
+    const stored = sessions.get(id);
+    if (!stored) return null;
+    sessions.delete(id);
+    allowlist.delete(stored.record.accessTokenJti);
+    unindex(sessionsByUser, stored.record.userId, id);
+    return stored.record;
+  };
+
+  const removeToken = (key: string): TokenRecord | null => {
+    const token = tokens.get(key);
+    tokens.delete(key);
+    if (!token) return null;
+    unindex(tokensByUser, tokenOwner(token.purpose, token.userId), key);
+    return token;
+  };
+
+  return {
+    async createSession(session, ttls) {
+      sessions.set(session.id, { record: structuredClone(session), previousHashes: [] }, ttls.sessionTtlMs);
+      index(sessionsByUser, session.userId).add(session.id);
+      allowlist.set(
+        session.accessTokenJti,
+        { userId: session.userId, sessionId: session.id },
+        ttls.accessTokenTtlMs,
+      );
+    },
+    async getSession(id) {
+      const stored = sessions.get(id);
+      return stored ? structuredClone(stored.record) : null;
+    },
+    async listSessions(userId) {
+      const result: SessionRecord[] = [];
+      for (const id of [...(sessionsByUser.get(userId) ?? [])]) {
+        const stored = sessions.get(id);
+        if (stored) result.push(structuredClone(stored.record));
+        else unindex(sessionsByUser, userId, id);
+      }
+      return result;
+    },
+    async rotateRefreshToken(sessionId, presentedHash, next, ttls) {
+      const stored = sessions.get(sessionId);
+      if (!stored) return { status: "invalid" };
+      const { record } = stored;
+      if (record.refreshTokenHash !== presentedHash) {
+        if (!stored.previousHashes.includes(presentedHash)) return { status: "invalid" };
+        removeSession(sessionId);
+        return { status: "reused", session: structuredClone(record) };
+      }
+      allowlist.delete(record.accessTokenJti);
+      const updated: SessionRecord = {
+        ...record,
+        refreshTokenHash: next.refreshTokenHash,
+        accessTokenJti: next.accessTokenJti,
+        lastActiveAt: next.lastActiveAt,
+        ...(next.browser !== undefined ? { browser: next.browser } : {}),
+        ...(next.os !== undefined ? { os: next.os } : {}),
+        ...(next.ip !== undefined ? { ip: next.ip } : {}),
+      };
+      const previousHashes = [presentedHash, ...stored.previousHashes].slice(0, REMEMBERED_HASHES);
+      sessions.set(sessionId, { record: updated, previousHashes }, ttls.sessionTtlMs);
+      allowlist.set(next.accessTokenJti, { userId: record.userId, sessionId }, ttls.accessTokenTtlMs);
+      return { status: "rotated", session: structuredClone(updated) };
+    },
+    async deleteSession(id) {
+      return removeSession(id);
+    },
+    async deleteUserSessions(userId, exceptSessionId) {
+      let deleted = 0;
+      for (const id of [...(sessionsByUser.get(userId) ?? [])]) {
+        if (id === exceptSessionId) continue;
+        if (removeSession(id)) deleted += 1;
+        else unindex(sessionsByUser, userId, id);
+      }
+      return deleted;
+    },
+    async findAllowedAccessToken(jti) {
+      const entry = allowlist.get(jti);
+      return entry ? { ...entry } : null;
+    },
+    async saveToken(token, ttlMs, saveOptions) {
+      const owner = tokenOwner(token.purpose, token.userId);
+      if (saveOptions?.replaceOthers) {
+        for (const key of [...(tokensByUser.get(owner) ?? [])]) removeToken(key);
+      }
+      const key = tokenKey(token.purpose, token.tokenHash);
+      tokens.set(key, structuredClone(token), ttlMs);
+      index(tokensByUser, owner).add(key);
+    },
+    async consumeToken(purpose, tokenHash) {
+      const token = removeToken(tokenKey(purpose, tokenHash));
+      return token ? structuredClone(token) : null;
+    },
+    async deleteUserTokens(userId, purpose) {
+      let deleted = 0;
+      for (const key of [...(tokensByUser.get(tokenOwner(purpose, userId)) ?? [])]) {
+        if (removeToken(key)) deleted += 1;
+      }
+      tokensByUser.delete(tokenOwner(purpose, userId));
+      return deleted;
+    },
+    sweep() {
+      const removed = sessions.sweep() + allowlist.sweep() + tokens.sweep();
+      for (const [owner, ids] of sessionsByUser) {
+        for (const id of ids) if (!sessions.get(id)) ids.delete(id);
+        if (ids.size === 0) sessionsByUser.delete(owner);
+      }
+      for (const [owner, keys] of tokensByUser) {
+        for (const key of keys) if (!tokens.get(key)) keys.delete(key);
+        if (keys.size === 0) tokensByUser.delete(owner);
+      }
+      return removed;
+    },
+    size: () => sessions.size + allowlist.size + tokens.size + sessionsByUser.size + tokensByUser.size,
+  };
+}

@@ -1,0 +1,33 @@
+import type { UserRecord, UserStore } from "@portcullis/core";
+
+/** Users in memory, unique by normalized email. Returned records are copies. */
+export function createMemoryUserStore(): UserStore & { size(): number } {
+  const byId = new Map<string, UserRecord>();
+  const idByEmail = new Map<string, string>();
+  const copy = (user: UserRecord | undefined) => (user ? structuredClone(user) : null);
+  return {
+    async findById(id) {
+      return copy(byId.get(id));
+    },
+    async findByEmail(email) {
+      const id = idByEmail.get(email);
+      return copy(id === undefined ? undefined : byId.get(id));
+    },
+    async create(user) {
+      if (idByEmail.has(user.email) || byId.has(user.id)) return null;
+      const stored = structuredClone(user);
+      byId.set(stored.id, stored);
+      idByEmail.set(stored.email, stored.id);
+      return structuredClone(stored);
+    },
+    async update(id, patch) {
+      const current = byId.get(id);
+      if (!current) return null;
+      const { id: _id, email: _email, createdAt: _createdAt, ...allowed } = patch as Partial<UserRecord>;
+      const next = { ...current, ...structuredClone(allowed) };
+      byId.set(id, next);
+      return structuredClone(next);
+    },
+    size: () => byId.size,
+  };
+}
