@@ -1,0 +1,69 @@
+import { type Auth, createHttpHandler, type HttpResponse, type Principal } from "@portcullis/core";
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by `requireAuth`: the authenticated user and session. */
+      auth?: Principal;
+    }
+  }
+}
+
+function send(res: Response, response: HttpResponse): void {
+  res.removeHeader("x-powered-by");
+  res.status(response.status);
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  if (response.cookies.length > 0) res.setHeader("set-cookie", response.cookies);
+  res.end(response.body ?? undefined);
+}
+
+/**
+ * An Express router that serves every Portcullis route under `auth.options.basePath`:
+ * `app.use(createAuthRouter(auth))`. It reads the raw body itself; when a body parser ran
+ * before it, the parsed body is used (its content type is still checked).
+ */
+export function createAuthRouter(auth: Auth): Router {
+  const handler = createHttpHandler(auth);
+  const router = Router();
+  router.use(handler.basePath, async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const consumed = req.readableEnded || req.body !== undefined;
+      const response = await handler.handle({
+        method: req.method,
+        url: req.originalUrl,
+        headers: req.headers,
+        ...(consumed ? { parsedBody: req.body } : { body: req }),
+        ip: req.ip,
+      });
+      if (response) send(res, response);
+      else next();
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}
+
+/**
+ * Middleware for the host's own routes: sets `req.auth` from the access token (bearer header or
+ * cookie, by the same rules as the auth routes) or answers with the same 401 codes.
+ */
+export function requireAuth(auth: Auth): RequestHandler {
+  const handler = createHttpHandler(auth);
+  return async (req, res, next) => {
+    try {
+      const result = await handler.authenticate({
+        method: req.method,
+        url: req.originalUrl,
+        headers: req.headers,
+        ip: req.ip,
+      });
+      if (result.response) return send(res, result.response);
+      req.auth = result.principal;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

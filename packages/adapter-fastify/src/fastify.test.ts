@@ -1,0 +1,24 @@
+import type { AddressInfo } from "node:net";
+import { createMemoryStores } from "@portcullis/store-memory";
+import { runAdapterSuite } from "@portcullis/testing";
+import Fastify from "fastify";
+import { portcullis } from "./index.js";
+
+runAdapterSuite({
+  name: "fastify",
+  createStores: () => createMemoryStores(),
+  transcriptFile: new URL("../../testing/transcripts/adapter-transcript.txt", import.meta.url).pathname,
+  async start(auth) {
+    const app = Fastify();
+    await app.register(portcullis, { auth });
+    app.get("/host/protected", { preHandler: app.portcullisAuthenticate }, async (request) => ({
+      userId: request.auth?.userId,
+      sessionId: request.auth?.sessionId,
+    }));
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    return {
+      baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+      close: () => app.close(),
+    };
+  },
+});

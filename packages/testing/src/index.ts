@@ -1,0 +1,5 @@
+export { type AdapterSuiteOptions, runAdapterSuite, type StartedServer } from "./adapter-suite.js";
+export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
+export { runSessionStoreSuite } from "./session-store-suite.js";
+export type { StoreFixture, StoreSuiteOptions } from "./store-fixture.js";
+export { runUserStoreSuite } from "./user-store-suite.js";
