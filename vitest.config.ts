@@ -12,6 +12,10 @@ export default defineConfig({
       "@portcullis/store-redis": src("store-redis"),
       "@portcullis/adapter-express": src("adapter-express"),
       "@portcullis/adapter-fastify": src("adapter-fastify"),
+      "example-shared/suite": fileURLToPath(
+        new URL("./examples/shared/src/example-suite.ts", import.meta.url),
+      ),
+      "example-shared": fileURLToPath(new URL("./examples/shared/src/index.ts", import.meta.url)),
     },
   },
   test: {

@@ -1,6 +1,8 @@
 export type { Principal, RequestContext, SessionInfo, User } from "./context.js";
 export { type Auth, createAuth } from "./create-auth.js";
 export { isValidEmail, normalizeEmail } from "./email-address.js";
+export { createOutboxMailer, type OutboxEntry, type OutboxMailer } from "./emails/outbox-mailer.js";
+export { createSmtpMailer, type SmtpMailerOptions } from "./emails/smtp-mailer.js";
 export type { ErrorCode, ValidationIssue } from "./errors.js";
 export { AuthError, CooldownError, ERROR_CODES, isAuthError, ValidationError } from "./errors.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";

@@ -1,0 +1,31 @@
+import { createAuthRouter, requireAuth } from "@portcullis/adapter-express";
+import type { Auth, OutboxMailer } from "@portcullis/core";
+import { outboxEntryPage, outboxListPage, type Page, uiAssets } from "example-shared";
+import express, { type Express, type Response } from "express";
+
+const send = (res: Response, page: Page) => res.status(page.status).type(page.contentType).send(page.body);
+
+/** The Express example host app: the auth routes, one protected route, the UI and the dev outbox. */
+export function createApp(auth: Auth, outbox: OutboxMailer | undefined): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+  app.use(createAuthRouter(auth));
+
+  app.get("/api/hello", requireAuth(auth), (req, res) => {
+    res.json({ message: `Hello, user ${req.auth?.userId}`, sessionId: req.auth?.sessionId });
+  });
+
+  if (outbox) {
+    app.get("/dev/outbox", (_req, res) => send(res, outboxListPage(outbox)));
+    app.get("/dev/outbox/:id", (req, res) => send(res, outboxEntryPage(outbox, req.params.id)));
+  }
+
+  const assets = uiAssets();
+  app.get(["/", "/app.js", "/style.css"], (req, res) => {
+    const page = assets.get(req.path);
+    if (page) send(res, page);
+    else res.sendStatus(404);
+  });
+  return app;
+}

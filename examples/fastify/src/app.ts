@@ -1,0 +1,29 @@
+import { portcullis } from "@portcullis/adapter-fastify";
+import type { Auth, OutboxMailer } from "@portcullis/core";
+import { outboxEntryPage, outboxListPage, type Page, uiAssets } from "example-shared";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+
+const send = (reply: FastifyReply, page: Page) =>
+  reply.code(page.status).type(page.contentType).send(page.body);
+
+/** The Fastify example host app: the auth routes, one protected route, the UI and the dev outbox. */
+export async function createApp(auth: Auth, outbox: OutboxMailer | undefined): Promise<FastifyInstance> {
+  const app = Fastify();
+  await app.register(portcullis, { auth });
+
+  app.get("/api/hello", { preHandler: app.portcullisAuthenticate }, async (request) => ({
+    message: `Hello, user ${request.auth?.userId}`,
+    sessionId: request.auth?.sessionId,
+  }));
+
+  if (outbox) {
+    app.get("/dev/outbox", async (_request, reply) => send(reply, outboxListPage(outbox)));
+    app.get<{ Params: { id: string } }>("/dev/outbox/:id", async (request, reply) =>
+      send(reply, outboxEntryPage(outbox, request.params.id)),
+    );
+  }
+
+  const assets = uiAssets();
+  for (const [path, page] of assets) app.get(path, async (_request, reply) => send(reply, page));
+  return app;
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from "node:crypto";
+
+/** The example servers' settings, from the environment table of CONTRACT.md §7. */
+export interface ExampleConfig {
+  port: number;
+  host: string;
+  appOrigin: string;
+  secret: string;
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  emailEnabled: boolean;
+  emailCooldownSeconds: number;
+  loginAlerts: boolean;
+  allowHeaderAuth: boolean;
+  preferHeaderAuth: boolean;
+  cookieSecure: boolean;
+  seedFile: string | undefined;
+  production: boolean;
+  /** The dev outbox exists only without SMTP and outside production. */
+  devOutbox: boolean;
+}
+
+/** A setting that cannot be used; the server prints it and exits with status 1. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const flag = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean => {
+  const value = env[name]?.trim().toLowerCase();
+  if (value === undefined || value === "") return fallback;
+  if (["true", "1", "yes", "on"].includes(value)) return true;
+  if (["false", "0", "no", "off"].includes(value)) return false;
+  throw new ConfigError(`${name} must be true or false, not "${env[name]}"`);
+};
+
+const integer = (
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number => {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
+  }
+  return value;
+};
+
+export function readConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = console.warn,
+): ExampleConfig {
+  const production = env.NODE_ENV === "production";
+  const port = integer(env, "PORT", 3000, 0, 65_535);
+  const host = env.HOST?.trim() || "127.0.0.1";
+  if (env.REDIS_URL) {
+    throw new ConfigError(
+      "REDIS_URL is set, but this build has no Redis store yet (@portcullis/store-redis is not built). Unset it to use memory stores.",
+    );
+  }
+  let secret = env.AUTH_SECRET ?? "";
+  if (secret === "") {
+    if (production)
+      throw new ConfigError("AUTH_SECRET is required when NODE_ENV=production (at least 32 bytes).");
+    secret = randomBytes(48).toString("base64url");
+    warn("AUTH_SECRET is not set: using a random secret, so every restart signs everyone out.");
+  }
+  const smtpUrl = env.SMTP_URL?.trim() || undefined;
+  return {
+    port,
+    host,
+    appOrigin: env.APP_ORIGIN?.trim() || `http://localhost:${port}`,
+    secret,
+    smtpUrl,
+    emailFrom: env.EMAIL_FROM?.trim() || "Portcullis <no-reply@localhost>",
+    emailEnabled: flag(env, "EMAIL_ENABLED", true),
+    emailCooldownSeconds: integer(env, "EMAIL_COOLDOWN_SECONDS", 60, 1, 86_400),
+    loginAlerts: flag(env, "LOGIN_ALERTS", true),
+    allowHeaderAuth: flag(env, "ALLOW_HEADER_AUTH", true),
+    preferHeaderAuth: flag(env, "PREFER_HEADER_AUTH", true),
+    cookieSecure: flag(env, "COOKIE_SECURE", false),
+    seedFile: env.SEED_FILE?.trim() || undefined,
+    production,
+    devOutbox: smtpUrl === undefined && !production,
+  };
+}

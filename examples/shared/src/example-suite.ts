@@ -1,0 +1,146 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createArgon2Hasher } from "@portcullis/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readConfig } from "./config.js";
+import { createExampleAuth, type ExampleAuth } from "./setup.js";
+
+export interface ExampleSuiteOptions {
+  name: string;
+  /** Starts the example's app in-process on 127.0.0.1 with a free port. */
+  start(example: ExampleAuth): Promise<{ baseUrl: string; close(): Promise<void> }>;
+  /** The built entry (`dist/server.js`), started as its own process by the last test. */
+  serverEntry: string;
+}
+
+const SEED = [
+  { email: "ada@example.test", password: "correct horse battery staple", name: "Ada", emailVerified: true },
+  { email: "grace@example.test", identityProviders: ["github"] },
+];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** What both example servers must do, checked the same way for each. */
+export function runExampleSuite(options: ExampleSuiteOptions): void {
+  describe(`example: ${options.name}`, () => {
+    let seedFile: string;
+    let example: ExampleAuth;
+    let server: { baseUrl: string; close(): Promise<void> };
+
+    beforeAll(async () => {
+      seedFile = join(await mkdtemp(join(tmpdir(), "portcullis-seed-")), "seed.json");
+      await writeFile(seedFile, JSON.stringify(SEED));
+      const config = readConfig({
+        SEED_FILE: seedFile,
+        AUTH_SECRET: "example-suite-secret-0123456789abcdef",
+        APP_ORIGIN: "http://localhost:3000",
+      });
+      example = await createExampleAuth(config, {
+        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+      });
+      server = await options.start(example);
+    });
+    afterAll(async () => {
+      await server?.close();
+      example?.close();
+    });
+
+    it("ui - serves the page, its script and its styles", async () => {
+      const page = await fetch(`${server.baseUrl}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/text\/html/);
+      expect(await page.text()).toContain('<form id="login">');
+      expect((await fetch(`${server.baseUrl}/app.js`)).headers.get("content-type")).toMatch(/javascript/);
+      expect((await fetch(`${server.baseUrl}/style.css`)).status).toBe(200);
+    });
+
+    it("seed - a seeded user logs in and reaches the protected host route; without a token it is 401", async () => {
+      const denied = await fetch(`${server.baseUrl}/api/hello`);
+      expect(denied.status).toBe(401);
+      expect(denied.headers.get("auth-error-code")).toBe("AUTHENTICATION_REQUIRED");
+      const login = await fetch(`${server.baseUrl}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "ADA@example.test", password: "correct horse battery staple" }),
+      });
+      expect(login.status).toBe(200);
+      const { accessToken, user } = (await login.json()) as {
+        accessToken: string;
+        user: { id: string; emailVerified: boolean };
+      };
+      expect(user.emailVerified).toBe(true);
+      const hello = await fetch(`${server.baseUrl}/api/hello`, {
+        headers: { authorization: `Bearer ${accessToken}` },
+      });
+      expect(await hello.json()).toMatchObject({ message: `Hello, user ${user.id}` });
+    });
+
+    it("outbox - lists sent emails newest first as JSON and shows each as a page", async () => {
+      await fetch(`${server.baseUrl}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "grace@example.test", password: "anything at all" }),
+      });
+      await expect
+        .poll(
+          async () =>
+            ((await (await fetch(`${server.baseUrl}/dev/outbox`)).json()) as { emails: unknown[] }).emails
+              .length,
+        )
+        .toBeGreaterThanOrEqual(2);
+      const { emails } = (await (await fetch(`${server.baseUrl}/dev/outbox`)).json()) as {
+        emails: { id: string; kind: string; url: string }[];
+      };
+      expect(emails[0]?.kind).toBe("identity-provider-information");
+      expect(Number(emails[0]?.id)).toBeGreaterThan(Number(emails[1]?.id));
+      const page = await fetch(`${server.baseUrl}${emails[0]?.url}`);
+      expect(page.headers.get("content-type")).toMatch(/text\/html/);
+      expect(await page.text()).toContain("http://localhost:3000/forgot-password");
+      expect((await fetch(`${server.baseUrl}/dev/outbox/999999`)).status).toBe(404);
+    });
+
+    it.skipIf(!existsSync(options.serverEntry))(
+      "start - the built server answers on PORT within a few seconds",
+      async () => {
+        const port = await freePort();
+        const child = spawn(process.execPath, [options.serverEntry], {
+          env: {
+            ...process.env,
+            PORT: String(port),
+            HOST: "127.0.0.1",
+            NODE_ENV: "development",
+            SEED_FILE: seedFile,
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        try {
+          const started = Date.now();
+          let status = 0;
+          while (Date.now() - started < 8_000 && status !== 200) {
+            status = await fetch(`http://127.0.0.1:${port}/`).then(
+              (r) => r.status,
+              () => 0,
+            );
+            if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          expect(status).toBe(200);
+        } finally {
+          child.kill("SIGTERM");
+        }
+      },
+    );
+  });
+}

@@ -1,0 +1,4 @@
+export { ConfigError, type ExampleConfig, readConfig } from "./config.js";
+export { outboxEntryPage, outboxListPage, type Page, uiAssets } from "./pages.js";
+export { readSeedFile, type SeedUser, seedUsers } from "./seed.js";
+export { createExampleAuth, type ExampleAuth } from "./setup.js";
