@@ -56,7 +56,8 @@ export function createEmailRenderer(options: {
     const result = new Map<EmailKind, string>();
     for (const kind of EMAIL_KINDS) {
       const source = options.templates?.[kind] ?? defaultTemplate(kind, brand);
-      const output = await mjml2html(source, { validationLevel: "strict", keepComments: false });
+      // `fonts: {}`: no web-font <link> to a third party, so opening an email tells nobody.
+      const output = await mjml2html(source, { validationLevel: "strict", keepComments: false, fonts: {} });
       if (output.errors.length > 0) {
         throw new Error(`MJML errors in ${kind}: ${output.errors.map((e) => e.formattedMessage).join("; ")}`);
       }
