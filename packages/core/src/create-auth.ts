@@ -10,13 +10,18 @@ import { createAccessTokenCodec } from "./tokens/access-token.js";
 import { randomToken } from "./tokens/random.js";
 import { authenticate } from "./use-cases/authenticate.js";
 import { getCurrentUser } from "./use-cases/get-current-user.js";
+import { getPasswordResetCooldown } from "./use-cases/get-password-reset-cooldown.js";
 import { listSessions } from "./use-cases/list-sessions.js";
 import { type LoginResult, login } from "./use-cases/login.js";
 import { logout } from "./use-cases/logout.js";
 import { type RefreshResult, refresh } from "./use-cases/refresh.js";
 import { register } from "./use-cases/register.js";
+import { requestPasswordReset } from "./use-cases/request-password-reset.js";
+import { getVerificationCooldown, resendVerification } from "./use-cases/resend-verification.js";
+import { resetPassword } from "./use-cases/reset-password.js";
 import { revokeAllSessions } from "./use-cases/revoke-all-sessions.js";
 import { revokeSession } from "./use-cases/revoke-session.js";
+import { verifyEmail } from "./use-cases/verify-email.js";
 
 /** The use cases of one configured Portcullis instance; each is a plain async method. */
 export interface Auth {
@@ -40,6 +45,16 @@ export interface Auth {
   listSessions(principal: Principal): Promise<SessionInfo[]>;
   revokeSession(principal: Principal, sessionId: string): Promise<{ success: true }>;
   revokeAllSessions(principal: Principal): Promise<{ success: true; revoked: number }>;
+  requestPasswordReset(input: unknown, request?: RequestContext): Promise<{ cooldown: number }>;
+  getPasswordResetCooldown(email: unknown): Promise<{ remaining: number }>;
+  resetPassword(
+    token: string | undefined,
+    input: unknown,
+    request?: RequestContext,
+  ): Promise<{ success: true }>;
+  resendVerification(principal: Principal, request?: RequestContext): Promise<{ cooldown: number }>;
+  getVerificationCooldown(principal: Principal): Promise<{ remaining: number }>;
+  verifyEmail(token: string | undefined): Promise<User>;
 }
 
 /** Validates the options (throwing on a bad one, naming it) and wires the use cases to the ports. */
@@ -126,5 +141,11 @@ export function createAuth(input: AuthOptions): Auth {
     listSessions: (principal) => listSessions(ctx, principal),
     revokeSession: (principal, sessionId) => revokeSession(ctx, principal, sessionId),
     revokeAllSessions: (principal) => revokeAllSessions(ctx, principal),
+    requestPasswordReset: (body, request) => requestPasswordReset(ctx, body, request),
+    getPasswordResetCooldown: (email) => getPasswordResetCooldown(ctx, email),
+    resetPassword: (token, body, request) => resetPassword(ctx, token, body, request),
+    resendVerification: (principal, request) => resendVerification(ctx, principal, request),
+    getVerificationCooldown: (principal) => getVerificationCooldown(ctx, principal),
+    verifyEmail: (token) => verifyEmail(ctx, token),
   };
 }

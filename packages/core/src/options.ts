@@ -83,6 +83,8 @@ export const authOptionsSchema = z
     logger: port<Logger>("Logger", ["debug", "info", "warn", "error"]).optional(),
     accessTokenTtlSeconds: seconds(900),
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
+    passwordResetTokenTtlSeconds: seconds(30 * 60),
+    emailVerificationTokenTtlSeconds: seconds(24 * 3600),
     password: z
       .object({
         minLength: z.number().int().min(1).max(256).default(8),

@@ -33,6 +33,13 @@ export const loginInput = z.object({
   session: sessionField,
 });
 
+export const emailInput = z.object({ email: emailField });
+
+export const resetPasswordInput = z.object({ newPassword: passwordField });
+
+/** An opaque reset or verification token from `?token=`: base64url, 16 to 128 characters. */
+export const opaqueToken = z.string().regex(/^[A-Za-z0-9_-]{16,128}$/);
+
 export const refreshInput = z.object({ session: sessionField }).optional();
 
 /** Parses `input` with `schema` or throws `VALIDATION_FAILED` listing every issue. */

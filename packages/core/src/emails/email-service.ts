@@ -23,7 +23,7 @@ export interface EmailService {
   send(kind: EmailKind, to: string, locale: string, values: Omit<EmailValues, "email">): Promise<void>;
   /** A side-effect email (login alert, notices): sent without delaying the caller; failures are logged, never thrown. Skipped when email is disabled. */
   sendInBackground(kind: EmailKind, to: string, locale: string, values: Omit<EmailValues, "email">): void;
-  /** A link to a configured frontend page, with the token as `?token=` when given; never from request data. */
+  /** A link to a configured frontend page, with the token as `?token=` when given; never from request data ("" without `appOrigin`). */
   link(page: keyof EmailLinks, token?: string): string;
 }
 
@@ -87,8 +87,8 @@ export function createEmailService(options: {
       });
     },
     link(page, token) {
-      if (base === undefined)
-        throw new AuthError("EMAIL_TEMPLATE_FAILURE", { message: "appOrigin is not configured" });
+      // appOrigin is required while email is enabled; without email no link is ever sent.
+      if (base === undefined) return "";
       const url = new URL(`${base}${options.links[page]}`);
       if (token !== undefined) url.searchParams.set("token", token);
       return url.toString();

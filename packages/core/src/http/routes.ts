@@ -108,6 +108,47 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
       },
     },
     {
+      method: "POST",
+      path: "/password/reset-request",
+      handle: async (input) =>
+        jsonResponse(200, await auth.requestPasswordReset(await input.body(), input.meta)),
+    },
+    {
+      method: "GET",
+      path: "/password/reset/cooldown",
+      handle: async (input) =>
+        jsonResponse(200, await auth.getPasswordResetCooldown(input.query.get("email") ?? undefined)),
+    },
+    {
+      method: "POST",
+      path: "/password/reset",
+      async handle(input) {
+        const result = await auth.resetPassword(
+          input.query.get("token") ?? undefined,
+          await input.body(),
+          input.meta,
+        );
+        return jsonResponse(200, result, signOutCookies());
+      },
+    },
+    {
+      method: "POST",
+      path: "/email/verification/send",
+      handle: async (input) =>
+        jsonResponse(200, await auth.resendVerification(await input.principal(), input.meta)),
+    },
+    {
+      method: "GET",
+      path: "/email/verification/cooldown",
+      handle: async (input) => jsonResponse(200, await auth.getVerificationCooldown(await input.principal())),
+    },
+    {
+      method: "POST",
+      path: "/email/verification",
+      handle: async (input) =>
+        jsonResponse(200, await auth.verifyEmail(input.query.get("token") ?? undefined)),
+    },
+    {
       method: "DELETE",
       path: "/sessions/:id",
       async handle(input) {

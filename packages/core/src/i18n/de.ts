@@ -109,7 +109,7 @@ export const de: Strings = {
       heading: "Dein Passwort wurde geändert",
       intro:
         "Das Passwort deines {{brand}}-Kontos {{email}} wurde gerade geändert, und alle Sitzungen wurden abgemeldet.",
-      button: "Sicherheitseinstellungen prüfen",
+      button: "Passwort zurücksetzen",
       outro: "Falls du es nicht geändert hast, setze dein Passwort sofort zurück.",
     },
     "registration-attempt": {

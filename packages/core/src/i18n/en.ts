@@ -100,7 +100,7 @@ export const en = {
       heading: "Your password was changed",
       intro:
         "The password of your {{brand}} account {{email}} was just changed, and every session was signed out.",
-      button: "Review security settings",
+      button: "Reset your password",
       outro: "If you did not change it, reset your password at once.",
     },
     "registration-attempt": {

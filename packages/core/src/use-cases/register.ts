@@ -4,6 +4,7 @@ import { guardPort } from "../errors.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import { randomId } from "../tokens/random.js";
 import { parseInput, registerInput } from "../validation.js";
+import { sendVerificationEmail } from "./resend-verification.js";
 
 /**
  * Creates a password account. Answers `{ success: true }` whether or not the address is taken,
@@ -34,6 +35,20 @@ export async function register(
       { event: "user.registered", userId: created.id, ip: request.ip ?? null },
       "user registered",
     );
+    if (ctx.emails.enabled) {
+      sendVerificationEmail(ctx, created, request.locale ?? ctx.translator.defaultLocale).catch(
+        (error: unknown) =>
+          ctx.logger.error(
+            {
+              event: "email.failed",
+              kind: "email-verification",
+              userId: created.id,
+              err: String((error as Error).cause ?? error),
+            },
+            "first verification email failed",
+          ),
+      );
+    }
   } else {
     ctx.logger.info(
       { event: "user.register_existing", ip: request.ip ?? null },

@@ -1,0 +1,63 @@
+import type { AuthContext, RequestContext } from "../context.js";
+import { guardPort } from "../errors.js";
+import { hashToken, randomToken } from "../tokens/random.js";
+import { emailInput, parseInput } from "../validation.js";
+import { requireEmailEnabled, sendWithCooldown } from "./email-flow.js";
+
+export const PASSWORD_RESET_PURPOSE = "password-reset";
+/** How long an expired token is kept so it can be told from an unknown one. */
+export const EXPIRED_TOKEN_GRACE_MS = 24 * 3600 * 1000;
+
+/**
+ * Known address → a reset email with a single-use link (a newer one invalidates older links);
+ * unknown address → a No Principal Information email. The same `{ cooldown }` either way, and the
+ * same cooldown per normalized address, acquired before anything is looked up.
+ */
+export async function requestPasswordReset(
+  ctx: AuthContext,
+  input: unknown,
+  request: RequestContext = {},
+): Promise<{ cooldown: number }> {
+  requireEmailEnabled(ctx);
+  const { email } = parseInput(emailInput, input);
+  const locale = request.locale ?? ctx.translator.defaultLocale;
+  const result = await sendWithCooldown(ctx, "password-reset", email, async () => {
+    const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+    if (!user) {
+      return {
+        kind: "no-principal-information",
+        to: email,
+        locale,
+        values: { link: ctx.emails.link("signUp") },
+      };
+    }
+    const token = randomToken(32);
+    const ttlMs = ctx.options.passwordResetTokenTtlSeconds * 1000;
+    await guardPort("DATABASE_FAILURE", () =>
+      ctx.sessions.saveToken(
+        {
+          purpose: PASSWORD_RESET_PURPOSE,
+          tokenHash: hashToken(token),
+          userId: user.id,
+          expiresAt: ctx.clock.now() + ttlMs,
+          data: { email: user.email },
+        },
+        ttlMs + EXPIRED_TOKEN_GRACE_MS,
+        { replaceOthers: true },
+      ),
+    );
+    return {
+      kind: "password-reset",
+      to: user.email,
+      locale,
+      values: {
+        name: user.name,
+        link: ctx.emails.link("resetPassword", token),
+        minutes: Math.round(ttlMs / 60_000),
+      },
+      undo: () => ctx.sessions.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
+    };
+  });
+  ctx.logger.info({ event: "password_reset.requested", ip: request.ip ?? null }, "password reset requested");
+  return result;
+}

@@ -1,0 +1,345 @@
+import { createMemoryStores } from "@portcullis/store-memory";
+import { describe, expect, it } from "vitest";
+import { createAuth } from "../create-auth.js";
+import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
+import { silentLogger } from "../ports/logger.js";
+import type { EmailMessage, Mailer } from "../ports/mailer.js";
+
+const PASSWORD = "correct horse battery staple";
+const NEW_PASSWORD = "a brand new passphrase";
+const APP_ORIGIN = "https://app.example.test";
+
+function setup(options: { emailEnabled?: boolean } = {}) {
+  let now = Date.UTC(2026, 0, 1);
+  const clock = { now: () => now, advance: (ms: number) => void (now += ms) };
+  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+  const sent: EmailMessage[] = [];
+  const mailer: Mailer & { fail?: Error | undefined } = {
+    async send(message) {
+      if (mailer.fail) throw mailer.fail;
+      sent.push(message);
+    },
+  };
+  const auth = createAuth({
+    secret: "k".repeat(48),
+    stores,
+    clock,
+    mailer,
+    appOrigin: APP_ORIGIN,
+    logger: silentLogger,
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    email: { enabled: options.emailEnabled ?? true, loginAlerts: false },
+  });
+  const tokenOf = (message: EmailMessage | undefined) => {
+    const link = /href="([^"]+\?token=[^"]+)"/.exec(message?.html ?? "")?.[1]?.replace(/&amp;/g, "&");
+    if (!link) throw new Error(`no token link in ${message?.kind}`);
+    const url = new URL(link);
+    expect(url.origin).toBe(APP_ORIGIN);
+    return url.searchParams.get("token") ?? "";
+  };
+  const lastOf = (kind: string) => sent.filter((message) => message.kind === kind).at(-1);
+  return { auth, stores, clock, sent, mailer, tokenOf, lastOf };
+}
+
+const code = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "OK",
+    (error) => error.code,
+  );
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe("password reset", () => {
+  it("requestPasswordReset - known and unknown addresses get the same answer; reset vs No Principal Information email", async () => {
+    const { auth, sent } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await settle();
+    sent.length = 0;
+    expect(await auth.requestPasswordReset({ email: "ada@example.test" })).toEqual({ cooldown: 60 });
+    expect(await auth.requestPasswordReset({ email: "nobody@example.test" })).toEqual({ cooldown: 60 });
+    expect(sent.map((message) => [message.kind, message.to])).toEqual([
+      ["password-reset", "ada@example.test"],
+      ["no-principal-information", "nobody@example.test"],
+    ]);
+    expect(sent[1]?.html).toContain(`${APP_ORIGIN}/signup`);
+  });
+
+  it("requestPasswordReset - address variants share one cooldown: 429 with remaining, counting down", async () => {
+    const { auth, clock, sent } = setup();
+    await auth.requestPasswordReset({ email: "User@X.test" });
+    const blocked = await auth.requestPasswordReset({ email: " user@x.test " }).catch((error) => error);
+    expect(blocked).toMatchObject({ code: "EMAIL_COOLDOWN_ACTIVE", remainingSeconds: 60 });
+    clock.advance(45_500);
+    expect(await auth.getPasswordResetCooldown("USER@x.test")).toEqual({ remaining: 15 });
+    clock.advance(14_500);
+    expect(await auth.getPasswordResetCooldown("user@x.test")).toEqual({ remaining: 0 });
+    await auth.requestPasswordReset({ email: "user@x.test" });
+    expect(sent).toHaveLength(2);
+    expect(await code(auth.getPasswordResetCooldown("not an email"))).toBe("VALIDATION_FAILED");
+  });
+
+  it("requestPasswordReset - 50 concurrent requests for one address send exactly one email", async () => {
+    const { auth, sent } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await settle();
+    sent.length = 0;
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => code(auth.requestPasswordReset({ email: "ada@example.test" }))),
+    );
+    expect(results.filter((result) => result === "OK")).toHaveLength(1);
+    expect(results.filter((result) => result === "EMAIL_COOLDOWN_ACTIVE")).toHaveLength(49);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("requestPasswordReset - a throwing mailer is EMAIL_SEND_FAILURE, the cooldown is released and the link inert; a retry sends once", async () => {
+    const { auth, mailer, sent, tokenOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await settle();
+    let failedHtml = "";
+    mailer.fail = new Error("smtp down");
+    const original = mailer.send;
+    mailer.send = async (message) => {
+      failedHtml = message.html;
+      throw new Error("smtp down");
+    };
+    expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe("EMAIL_SEND_FAILURE");
+    expect(await auth.getPasswordResetCooldown("ada@example.test")).toEqual({ remaining: 0 });
+    const inert = tokenOf({ html: failedHtml } as EmailMessage);
+    expect(await code(auth.resetPassword(inert, { newPassword: NEW_PASSWORD }))).toBe(
+      "PASSWORD_RESET_TOKEN_INVALID",
+    );
+    mailer.fail = undefined;
+    mailer.send = original;
+    sent.length = 0;
+    expect(await auth.requestPasswordReset({ email: "ada@example.test" })).toEqual({ cooldown: 60 });
+    expect(sent).toHaveLength(1);
+  });
+
+  it("resetPassword - the link works once, revokes every session, keeps 2FA, signs nobody in, sends password-changed", async () => {
+    const { auth, stores, sent, tokenOf, lastOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    const user = await stores.users.findByEmail("ada@example.test");
+    await stores.users.update(user?.id ?? "", {
+      twoFactor: {
+        methods: ["email"],
+        preferredMethod: "email",
+        totpSecretEncrypted: null,
+        recoveryCodeHashes: [],
+      },
+    });
+    const sessions = [
+      await auth.login({ email: "ada@example.test", password: PASSWORD }),
+      await auth.login({ email: "ada@example.test", password: PASSWORD }),
+    ];
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    const token = tokenOf(lastOf("password-reset"));
+    expect(await auth.resetPassword(token, { newPassword: NEW_PASSWORD })).toEqual({ success: true });
+    expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe(
+      "PASSWORD_RESET_TOKEN_INVALID",
+    );
+    for (const session of sessions) {
+      expect(await code(auth.authenticate(session.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+      expect(await code(auth.refresh(session.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
+    }
+    expect(await stores.sessions.listSessions(user?.id ?? "")).toEqual([]);
+    expect((await stores.users.findById(user?.id ?? ""))?.twoFactor.methods).toEqual(["email"]);
+    expect(await code(auth.login({ email: "ada@example.test", password: PASSWORD }))).toBe(
+      "INVALID_CREDENTIALS",
+    );
+    expect(await code(auth.login({ email: "ada@example.test", password: NEW_PASSWORD }))).toBe("OK");
+    await expect.poll(() => sent.some((message) => message.kind === "password-changed")).toBe(true);
+  });
+
+  it("resetPassword - the policy is checked before the token is consumed", async () => {
+    const { auth, tokenOf, lastOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    const token = tokenOf(lastOf("password-reset"));
+    expect(await code(auth.resetPassword(token, { newPassword: "short" }))).toBe("PASSWORD_POLICY_VIOLATION");
+    expect(await code(auth.resetPassword(token, { newPassword: 42 }))).toBe("VALIDATION_FAILED");
+    expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+  });
+
+  it("resetPassword - TTL-1 s works, TTL+1 s is PASSWORD_RESET_TOKEN_EXPIRED; a newer email invalidates older links", async () => {
+    const { auth, clock, tokenOf, lastOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    const first = tokenOf(lastOf("password-reset"));
+    clock.advance(30 * 60_000 - 1_000);
+    expect(await code(auth.resetPassword(first, { newPassword: NEW_PASSWORD }))).toBe("OK");
+
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    const expiring = tokenOf(lastOf("password-reset"));
+    clock.advance(30 * 60_000 + 1_000);
+    expect(await code(auth.resetPassword(expiring, { newPassword: NEW_PASSWORD }))).toBe(
+      "PASSWORD_RESET_TOKEN_EXPIRED",
+    );
+
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    const older = tokenOf(lastOf("password-reset"));
+    clock.advance(61_000);
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    const newer = tokenOf(lastOf("password-reset"));
+    expect(await code(auth.resetPassword(older, { newPassword: NEW_PASSWORD }))).toBe(
+      "PASSWORD_RESET_TOKEN_INVALID",
+    );
+    expect(await code(auth.resetPassword(newer, { newPassword: NEW_PASSWORD }))).toBe("OK");
+  });
+
+  it("resetPassword - an account without a password sets its first one", async () => {
+    const { auth, stores, tokenOf, lastOf } = setup();
+    await stores.users.create({
+      id: "social-0000000000000000",
+      email: "grace@example.test",
+      emailVerified: true,
+      name: null,
+      passwordHash: null,
+      identityProviders: ["github"],
+      twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+      createdAt: 0,
+    });
+    await auth.requestPasswordReset({ email: "grace@example.test" });
+    await auth.resetPassword(tokenOf(lastOf("password-reset")), { newPassword: NEW_PASSWORD });
+    expect(await code(auth.login({ email: "grace@example.test", password: NEW_PASSWORD }))).toBe("OK");
+  });
+
+  it("tokens - bound to purpose: reset, verification and access tokens never work for another endpoint", async () => {
+    const { auth, tokenOf, lastOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await settle();
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    const reset = tokenOf(lastOf("password-reset"));
+    const verification = tokenOf(lastOf("email-verification"));
+    const { accessToken, refreshToken } = await auth.login({ email: "ada@example.test", password: PASSWORD });
+    for (const token of [verification, accessToken, refreshToken, "garbage"]) {
+      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe(
+        "PASSWORD_RESET_TOKEN_INVALID",
+      );
+    }
+    for (const token of [reset, accessToken, refreshToken, undefined]) {
+      expect(await code(auth.verifyEmail(token))).toBe("EMAIL_VERIFICATION_TOKEN_INVALID");
+    }
+    for (const token of [reset, verification]) {
+      expect(await code(auth.authenticate(token))).toBe("ACCESS_TOKEN_INVALID");
+      expect(await code(auth.refresh(token))).toBe("REFRESH_TOKEN_INVALID");
+    }
+    expect(await code(auth.resetPassword(reset, { newPassword: NEW_PASSWORD }))).toBe("OK");
+    expect(await code(auth.verifyEmail(verification))).toBe("OK");
+  });
+
+  it("email disabled - reset requests and verification sends are EMAIL_DISABLED; register sends nothing", async () => {
+    const { auth, sent } = setup({ emailEnabled: false });
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    const { accessToken } = await auth.login({ email: "ada@example.test", password: PASSWORD });
+    expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe("EMAIL_DISABLED");
+    expect(await code(auth.resendVerification(await auth.authenticate(accessToken)))).toBe("EMAIL_DISABLED");
+    await settle();
+    expect(sent).toEqual([]);
+  });
+});
+
+describe("email verification", () => {
+  it("register - sends the first verification email; the link verifies once, then 304", async () => {
+    const { auth, tokenOf, lastOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await settle();
+    const token = tokenOf(lastOf("email-verification"));
+    expect(await auth.verifyEmail(token)).toMatchObject({ email: "ada@example.test", emailVerified: true });
+    expect(await code(auth.verifyEmail(token))).toBe("EMAIL_ALREADY_VERIFIED");
+    expect(await code(auth.verifyEmail(token))).toBe("EMAIL_ALREADY_VERIFIED");
+    expect(await code(auth.verifyEmail("A".repeat(43)))).toBe("EMAIL_VERIFICATION_TOKEN_INVALID");
+  });
+
+  it("resendVerification - in the contract's order: 404, 304, 429, then 200 with the cooldown", async () => {
+    const { auth, stores, sent, tokenOf, lastOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await settle();
+    const principal = await auth.authenticate(
+      (await auth.login({ email: "ada@example.test", password: PASSWORD })).accessToken,
+    );
+    expect(await code(auth.resendVerification(principal))).toBe("EMAIL_COOLDOWN_ACTIVE");
+    expect(await auth.getVerificationCooldown(principal)).toEqual({ remaining: 60 });
+    await stores.cooldowns.release("email:email-verification:ada@example.test");
+    sent.length = 0;
+    expect(await auth.resendVerification(principal, { locale: "de" })).toEqual({ cooldown: 60 });
+    expect(sent).toMatchObject([{ kind: "email-verification", locale: "de", to: "ada@example.test" }]);
+    await auth.verifyEmail(tokenOf(lastOf("email-verification")));
+    expect(await code(auth.resendVerification(principal))).toBe("EMAIL_ALREADY_VERIFIED");
+    expect(await code(auth.resendVerification({ ...principal, userId: "gone" }))).toBe("USER_NOT_FOUND");
+  });
+
+  it("verifyEmail - expired after 24 h; bound to the exact address it was sent to", async () => {
+    const { auth, stores, clock, tokenOf, lastOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await settle();
+    const token = tokenOf(lastOf("email-verification"));
+    clock.advance(24 * 3600_000 + 1_000);
+    expect(await code(auth.verifyEmail(token))).toBe("EMAIL_VERIFICATION_TOKEN_EXPIRED");
+
+    const principal = await auth.authenticate(
+      (await auth.login({ email: "ada@example.test", password: PASSWORD })).accessToken,
+    );
+    await auth.resendVerification(principal);
+    const fresh = tokenOf(lastOf("email-verification"));
+    const findById = stores.users.findById;
+    stores.users.findById = async (id) => {
+      const user = await findById(id);
+      return user && { ...user, email: "changed@example.test" };
+    };
+    expect(await code(auth.verifyEmail(fresh))).toBe("EMAIL_VERIFICATION_TOKEN_INVALID");
+  });
+});
+
+describe("failing ports", () => {
+  const boom = () => Promise.reject(new Error("store down"));
+
+  it("UserStore down - DATABASE_FAILURE, no cooldown left, no email", async () => {
+    const { auth, stores, sent } = setup();
+    stores.users.findByEmail = boom;
+    expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe("DATABASE_FAILURE");
+    expect(await auth.getPasswordResetCooldown("ada@example.test")).toEqual({ remaining: 0 });
+    expect(sent).toEqual([]);
+  });
+
+  it("CooldownStore down - EMAIL_COOLDOWN_CACHE_FAILURE and no email (fail closed)", async () => {
+    const { auth, stores, sent } = setup();
+    stores.cooldowns.acquire = boom;
+    stores.cooldowns.remainingMs = boom;
+    expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe(
+      "EMAIL_COOLDOWN_CACHE_FAILURE",
+    );
+    expect(await code(auth.getPasswordResetCooldown("ada@example.test"))).toBe(
+      "EMAIL_COOLDOWN_CACHE_FAILURE",
+    );
+    expect(sent).toEqual([]);
+  });
+
+  it("SessionStore down - reset: DATABASE_FAILURE; verification: EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE; cooldowns released", async () => {
+    const { auth, stores, sent } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await settle();
+    const principal = await auth.authenticate(
+      (await auth.login({ email: "ada@example.test", password: PASSWORD })).accessToken,
+    );
+    await stores.cooldowns.release("email:email-verification:ada@example.test");
+    sent.length = 0;
+    stores.sessions.saveToken = boom;
+    expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe("DATABASE_FAILURE");
+    expect(await code(auth.resendVerification(principal))).toBe("EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE");
+    expect(await auth.getPasswordResetCooldown("ada@example.test")).toEqual({ remaining: 0 });
+    expect(await auth.getVerificationCooldown(principal)).toEqual({ remaining: 0 });
+    expect(sent).toEqual([]);
+  });
+
+  it("UserStore update fails during reset - DATABASE_FAILURE, the token still works afterwards, the password is unchanged", async () => {
+    const { auth, stores, tokenOf, lastOf } = setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    const token = tokenOf(lastOf("password-reset"));
+    const update = stores.users.update;
+    stores.users.update = boom;
+    expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("DATABASE_FAILURE");
+    expect(await code(auth.login({ email: "ada@example.test", password: PASSWORD }))).toBe("OK");
+    stores.users.update = update;
+    expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+  });
+});

@@ -1,0 +1,58 @@
+import type { AuthContext, User } from "../context.js";
+import { toUser } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+import { hashToken } from "../tokens/random.js";
+import { opaqueToken } from "../validation.js";
+import { EXPIRED_TOKEN_GRACE_MS } from "./request-password-reset.js";
+import { EMAIL_VERIFICATION_PURPOSE } from "./resend-verification.js";
+import { restoreToken } from "./reset-password.js";
+
+/** Marks a token that verified an address, so clicking the link again answers 304, not 401. */
+const USED_PURPOSE = `${EMAIL_VERIFICATION_PURPOSE}:used`;
+
+/**
+ * Verifies the address a token was sent to: single use, bound to that exact address (a changed
+ * address makes it invalid), expiring. Reuse after success is 304 `EMAIL_ALREADY_VERIFIED`;
+ * garbage is `EMAIL_VERIFICATION_TOKEN_INVALID`; an expired one `…_EXPIRED`.
+ */
+export async function verifyEmail(ctx: AuthContext, token: string | undefined): Promise<User> {
+  if (!opaqueToken.safeParse(token).success) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
+  const tokenHash = hashToken(token as string);
+  const record = await guardPort("DATABASE_FAILURE", () =>
+    ctx.sessions.consumeToken(EMAIL_VERIFICATION_PURPOSE, tokenHash),
+  );
+  if (!record) {
+    const used = await guardPort("DATABASE_FAILURE", () =>
+      ctx.sessions.consumeToken(USED_PURPOSE, tokenHash),
+    );
+    if (!used) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
+    await restoreToken(ctx, used);
+    throw new AuthError("EMAIL_ALREADY_VERIFIED");
+  }
+  if (record.expiresAt <= ctx.clock.now()) throw new AuthError("EMAIL_VERIFICATION_TOKEN_EXPIRED");
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(record.userId));
+  if (!user || user.email !== record.data?.email) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
+  if (user.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
+
+  let updated: Awaited<ReturnType<typeof ctx.users.update>>;
+  try {
+    updated = await ctx.users.update(user.id, { emailVerified: true });
+  } catch (error) {
+    await restoreToken(ctx, record);
+    throw new AuthError("DATABASE_FAILURE", { cause: error });
+  }
+  if (!updated) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
+  await ctx.sessions
+    .saveToken(
+      { ...record, purpose: USED_PURPOSE },
+      Math.max(record.expiresAt - ctx.clock.now(), 1) + EXPIRED_TOKEN_GRACE_MS,
+    )
+    .catch((error: unknown) =>
+      ctx.logger.warn(
+        { event: "token.mark_used_failed", err: String(error) },
+        "could not mark a verification token used",
+      ),
+    );
+  ctx.logger.info({ event: "email.verified", userId: user.id }, "email address verified");
+  return toUser(updated);
+}
