@@ -55,7 +55,8 @@ function normalize(text: string): string {
     .replace(/[\w-]{22}\.[\w-]{43}/g, "<refresh>")
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, "<time>")
     .replace(/"(id|sessionId)":"[\w-]{22}"/g, '"$1":"<id>"')
-    .replace(/\/sessions\/[\w-]{22}/g, "/sessions/<id>");
+    .replace(/\/sessions\/[\w-]{22}/g, "/sessions/<id>")
+    .replace(/token=[\w-]{43}/g, "token=<token>");
 }
 
 export function runAdapterSuite(options: AdapterSuiteOptions): void {
@@ -65,7 +66,12 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
 
     async function boot(overrides: Partial<AuthOptions> = {}) {
       const stores = options.createStores();
+      // Users the suite has "deleted": the UserStore port has no delete, so lookups hide them.
+      const goneUserIds = new Set<string>();
+      const findById = stores.users.findById.bind(stores.users);
+      stores.users.findById = async (id) => (goneUserIds.has(id) ? null : findById(id));
       const emails: EmailMessage[] = [];
+      const mailerControl = { failures: 0 };
       const logLines: string[] = [];
       const logger = Object.fromEntries(
         ["debug", "info", "warn", "error"].map((level) => [
@@ -79,7 +85,15 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
         logger,
         appOrigin: APP_ORIGIN,
-        mailer: { send: async (message) => void emails.push(message) },
+        mailer: {
+          async send(message) {
+            if (mailerControl.failures > 0) {
+              mailerControl.failures -= 1;
+              throw new Error("smtp down");
+            }
+            emails.push(message);
+          },
+        },
         ...overrides,
       });
       const server = await options.start(auth);
@@ -154,7 +168,15 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
           user: login.body.user as { id: string },
         };
       };
-      return { auth, server, stores, emails, logLines, call, signUp };
+      /** The token of the newest email of `kind`, checked to link to the configured origin. */
+      const tokenFrom = (kind: string) => {
+        const message = emails.filter((email) => email.kind === kind).at(-1);
+        const href = /href="([^"]+\?token=[^"]+)"/.exec(message?.html ?? "")?.[1]?.replace(/&amp;/g, "&");
+        if (!href) throw new Error(`no ${kind} email with a token link`);
+        expect(new URL(href).origin).toBe(APP_ORIGIN);
+        return new URL(href).searchParams.get("token") ?? "";
+      };
+      return { auth, server, stores, emails, logLines, call, signUp, goneUserIds, mailerControl, tokenFrom };
     }
 
     const cookieHeader = (setCookies: string[]) => setCookies.map((c) => c.split(";")[0]).join("; ");
@@ -559,6 +581,244 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         const log = app.logLines.join("\n");
         expect(log.length).toBeGreaterThan(0);
         for (const secret of [PASSWORD, accessToken, refreshToken]) expect(log).not.toContain(secret);
+      });
+    });
+
+    describe("password reset and email verification", () => {
+      let app: Awaited<ReturnType<typeof boot>>;
+      beforeAll(async () => {
+        app = await boot();
+      });
+
+      it("reset - known and unknown addresses get identical answers; the emailed link works once and revokes sessions", async () => {
+        const { accessToken } = await app.signUp("reset@example.test");
+        const known = await app.call("reset request known", "POST", "/api/auth/password/reset-request", {
+          body: { email: "reset@example.test" },
+        });
+        const unknown = await app.call("reset request unknown", "POST", "/api/auth/password/reset-request", {
+          body: { email: "nobody@example.test" },
+        });
+        expect(known.status).toBe(200);
+        expect(known.body).toEqual({ cooldown: 60 });
+        expect(unknown.text).toBe(known.text);
+        expect([...unknown.headers].filter(([name]) => name !== "date")).toEqual(
+          [...known.headers].filter(([name]) => name !== "date"),
+        );
+        expect(
+          app.emails.filter((email) => email.to === "nobody@example.test").map((email) => email.kind),
+        ).toEqual(["no-principal-information"]);
+
+        const token = app.tokenFrom("password-reset");
+        const weak = await app.call("reset weak", "POST", `/api/auth/password/reset?token=${token}`, {
+          body: { newPassword: "short" },
+        });
+        expectError(weak, 400, "PASSWORD_POLICY_VIOLATION");
+        const reset = await app.call("reset", "POST", `/api/auth/password/reset?token=${token}`, {
+          body: { newPassword: "a brand new passphrase" },
+        });
+        expect(reset.status).toBe(200);
+        expect(reset.body).toEqual({ success: true });
+        expect(reset.cookies.find((c) => c.startsWith("access_token=;"))).toMatch(/Max-Age=0/);
+        const again = await app.call("reset again", "POST", `/api/auth/password/reset?token=${token}`, {
+          body: { newPassword: "a brand new passphrase" },
+        });
+        expectError(again, 401, "PASSWORD_RESET_TOKEN_INVALID");
+        expectError(
+          await app.call("me after reset", "GET", "/api/auth/me", { bearer: accessToken }),
+          401,
+          "ACCESS_TOKEN_INVALID",
+        );
+        const login = await app.call("login new password", "POST", "/api/auth/login", {
+          body: { email: "reset@example.test", password: "a brand new passphrase" },
+        });
+        expect(login.status).toBe(200);
+        expectError(
+          await app.call("reset no token", "POST", "/api/auth/password/reset", {
+            body: { newPassword: "a brand new passphrase" },
+          }),
+          401,
+          "PASSWORD_RESET_TOKEN_INVALID",
+        );
+      });
+
+      it("reset - User@X.test and ' user@x.test ' share one cooldown: 429 with remaining and Retry-After", async () => {
+        const first = await app.call("cooldown first", "POST", "/api/auth/password/reset-request", {
+          body: { email: "Variant@X.test" },
+        });
+        expect(first.status).toBe(200);
+        const second = await app.call("cooldown variant", "POST", "/api/auth/password/reset-request", {
+          body: { email: " variant@x.test " },
+        });
+        expectError(second, 429, "EMAIL_COOLDOWN_ACTIVE");
+        expect(second.body.remaining).toBeGreaterThan(0);
+        expect(second.headers.get("retry-after")).toBe(String(second.body.remaining));
+        const remaining = await app.call(
+          "cooldown get",
+          "GET",
+          "/api/auth/password/reset/cooldown?email=VARIANT%40x.test",
+        );
+        expect(remaining.status).toBe(200);
+        expect((remaining.body as { remaining: number }).remaining).toBeGreaterThan(0);
+        const none = await app.call(
+          "cooldown none",
+          "GET",
+          "/api/auth/password/reset/cooldown?email=fresh%40x.test",
+        );
+        expect(none.body).toEqual({ remaining: 0 });
+        expectError(
+          await app.call("cooldown bad email", "GET", "/api/auth/password/reset/cooldown?email=nope"),
+          400,
+          "VALIDATION_FAILED",
+        );
+      });
+
+      it("reset - 50 concurrent requests for one address send exactly one email", async () => {
+        const before = app.emails.length;
+        const replies = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            fetch(`${app.server.baseUrl}/api/auth/password/reset-request`, {
+              method: "POST",
+              headers: JSON_HEADERS,
+              body: JSON.stringify({ email: "burst@example.test" }),
+            }).then((reply) => reply.status),
+          ),
+        );
+        expect(replies.filter((status) => status === 200)).toHaveLength(1);
+        expect(replies.filter((status) => status === 429)).toHaveLength(49);
+        expect(app.emails.length - before).toBe(1);
+      });
+
+      it("reset - a failing mailer is 500 EMAIL_SEND_FAILURE, the cooldown is released, a retry sends exactly once", async () => {
+        app.mailerControl.failures = 1;
+        const before = app.emails.length;
+        const failed = await app.call("mailer down", "POST", "/api/auth/password/reset-request", {
+          body: { email: "flaky@example.test" },
+        });
+        expectError(failed, 500, "EMAIL_SEND_FAILURE");
+        expect(failed.text).not.toContain("smtp down");
+        expect(
+          (
+            await app.call(
+              "mailer down cooldown",
+              "GET",
+              "/api/auth/password/reset/cooldown?email=flaky%40example.test",
+            )
+          ).body,
+        ).toEqual({
+          remaining: 0,
+        });
+        expect(
+          (
+            await app.call("mailer retry", "POST", "/api/auth/password/reset-request", {
+              body: { email: "flaky@example.test" },
+            })
+          ).status,
+        ).toBe(200);
+        expect(app.emails.length - before).toBe(1);
+      });
+
+      it("verification - every row of the resend table: 401, 404, 304 (no body), 429, 200; the link verifies once", async () => {
+        expectError(
+          await app.call("resend no token", "POST", "/api/auth/email/verification/send"),
+          401,
+          "AUTHENTICATION_REQUIRED",
+        );
+        expectError(
+          await app.call("resend bad token", "POST", "/api/auth/email/verification/send", { bearer: "bad" }),
+          401,
+          "ACCESS_TOKEN_INVALID",
+        );
+
+        const { accessToken, user } = await app.signUp("verify@example.test");
+        await expect
+          .poll(() =>
+            app.emails.some(
+              (email) => email.to === "verify@example.test" && email.kind === "email-verification",
+            ),
+          )
+          .toBe(true);
+        const cooling = await app.call("resend cooldown", "POST", "/api/auth/email/verification/send", {
+          bearer: accessToken,
+        });
+        expectError(cooling, 429, "EMAIL_COOLDOWN_ACTIVE");
+        expect(cooling.headers.get("retry-after")).toBe(String(cooling.body.remaining));
+        const remaining = await app.call(
+          "verification cooldown",
+          "GET",
+          "/api/auth/email/verification/cooldown",
+          { bearer: accessToken },
+        );
+        expect((remaining.body as { remaining: number }).remaining).toBeGreaterThan(0);
+
+        await app.stores.cooldowns.release("email:email-verification:verify@example.test");
+        const sent = await app.call("resend ok", "POST", "/api/auth/email/verification/send?locale=de", {
+          bearer: accessToken,
+        });
+        expect(sent.status).toBe(200);
+        expect(sent.body).toEqual({ cooldown: 60 });
+        expect(app.emails.at(-1)).toMatchObject({
+          kind: "email-verification",
+          locale: "de",
+          to: "verify@example.test",
+        });
+
+        const token = app.tokenFrom("email-verification");
+        const verified = await app.call("verify", "POST", `/api/auth/email/verification?token=${token}`);
+        expect(verified.status).toBe(200);
+        expect(verified.body).toMatchObject({ id: user.id, emailVerified: true });
+        const reused = await app.call("verify again", "POST", `/api/auth/email/verification?token=${token}`);
+        expect(reused.status).toBe(304);
+        expect(reused.headers.get("auth-error-code")).toBe("EMAIL_ALREADY_VERIFIED");
+        expect(reused.text).toBe("");
+        const already = await app.call("resend verified", "POST", "/api/auth/email/verification/send", {
+          bearer: accessToken,
+        });
+        expect(already.status).toBe(304);
+        expect(already.headers.get("auth-error-code")).toBe("EMAIL_ALREADY_VERIFIED");
+        expectError(
+          await app.call(
+            "verify garbage",
+            "POST",
+            "/api/auth/email/verification?token=garbage-token-value-123",
+          ),
+          401,
+          "EMAIL_VERIFICATION_TOKEN_INVALID",
+        );
+
+        app.goneUserIds.add(user.id);
+        expectError(
+          await app.call("resend gone", "POST", "/api/auth/email/verification/send", { bearer: accessToken }),
+          404,
+          "USER_NOT_FOUND",
+        );
+        app.goneUserIds.delete(user.id);
+      });
+    });
+
+    describe("email disabled", () => {
+      it("verification resend and reset request are 503 EMAIL_DISABLED", async () => {
+        const app = await boot({ email: { enabled: false } });
+        const { accessToken } = await app.signUp("disabled@example.test");
+        expectError(
+          await app.call("disabled resend", "POST", "/api/auth/email/verification/send", {
+            bearer: accessToken,
+          }),
+          503,
+          "EMAIL_DISABLED",
+        );
+        expectError(
+          await app.call("disabled resend no token", "POST", "/api/auth/email/verification/send"),
+          401,
+          "AUTHENTICATION_REQUIRED",
+        );
+        expectError(
+          await app.call("disabled reset", "POST", "/api/auth/password/reset-request", {
+            body: { email: "disabled@example.test" },
+          }),
+          503,
+          "EMAIL_DISABLED",
+        );
+        expect(app.emails).toEqual([]);
       });
     });
 
