@@ -2,14 +2,22 @@ export type { Principal, RequestContext, SessionInfo, User } from "./context.js"
 export { type Auth, createAuth } from "./create-auth.js";
 export { isValidEmail, normalizeEmail } from "./email-address.js";
 export { createOutboxMailer, type OutboxEntry, type OutboxMailer } from "./emails/outbox-mailer.js";
+export {
+  createEmailRenderer,
+  type EmailRenderer,
+  type EmailValues,
+  escapeHtml,
+  type RenderedEmail,
+} from "./emails/renderer.js";
 export { createSmtpMailer, type SmtpMailerOptions } from "./emails/smtp-mailer.js";
+export { type Brand, defaultTemplate, EMAIL_KINDS } from "./emails/templates.js";
 export type { ErrorCode, ValidationIssue } from "./errors.js";
 export { AuthError, CooldownError, ERROR_CODES, isAuthError, ValidationError } from "./errors.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";
 export { createHttpHandler, type HttpHandler } from "./http/handler.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody } from "./http/types.js";
-export type { LocaleResources, Translator } from "./i18n/index.js";
+export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
 export type { AuthOptions, ResolvedAuthOptions } from "./options.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
