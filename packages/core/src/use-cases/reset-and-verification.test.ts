@@ -11,7 +11,12 @@ const APP_ORIGIN = "https://app.example.test";
 
 function setup(options: { emailEnabled?: boolean } = {}) {
   let now = Date.UTC(2026, 0, 1);
-  const clock = { now: () => now, advance: (ms: number) => void (now += ms) };
+  const clock = {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
   const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
   const sent: EmailMessage[] = [];
   const mailer: Mailer & { fail?: Error | undefined } = {

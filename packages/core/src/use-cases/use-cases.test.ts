@@ -12,7 +12,12 @@ const CHROME_UA =
 
 function setup(overrides: { hasher?: PasswordHasher } = {}) {
   let now = Date.UTC(2026, 0, 1);
-  const clock = { now: () => now, advance: (ms: number) => (now += ms) };
+  const clock = {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
   const stores = createMemoryStores({ clock });
   const lines: string[] = [];
   const logger: Logger = Object.fromEntries(
