@@ -4,26 +4,6 @@ import { elapse, type StoreFixture, type StoreSuiteOptions, uniqueId } from "./s
 
 const TTLS: SessionTtls = { sessionTtlMs: 3_600_000, accessTokenTtlMs: 900_000 };
 
-const newSession = (overrides: Partial<SessionRecord> = {}): SessionRecord => ({
-  id: uniqueId("session"),
-  userId: uniqueId("user"),
-  browser: "Firefox 130",
-  os: "Linux",
-  ip: "203.0.113.7",
-  createdAt: 1_700_000_000_000,
-  lastActiveAt: 1_700_000_000_000,
-  refreshTokenHash: uniqueId("hash"),
-  accessTokenJti: uniqueId("jti"),
-  ...overrides,
-});
-
-const rotation = (overrides: Partial<{ refreshTokenHash: string; accessTokenJti: string }> = {}) => ({
-  refreshTokenHash: uniqueId("hash"),
-  accessTokenJti: uniqueId("jti"),
-  lastActiveAt: 1_700_000_100_000,
-  ...overrides,
-});
-
 const newToken = (overrides: Partial<TokenRecord> = {}): TokenRecord => ({
   purpose: "password-reset",
   tokenHash: uniqueId("token"),
@@ -38,12 +18,43 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
   describe(`SessionStore conformance: ${options.name}`, () => {
     let fixture: StoreFixture<SessionStore>;
     let store: SessionStore;
+    /** A new session; ids come from the store's own minting functions when it has them. */
+    const newSession = (overrides: Partial<SessionRecord> = {}): SessionRecord => {
+      const userId = overrides.userId ?? uniqueId("user");
+      const id = overrides.id ?? store.createSessionId?.(userId) ?? uniqueId("session");
+      return {
+        id,
+        userId,
+        browser: "Firefox 130",
+        os: "Linux",
+        ip: "203.0.113.7",
+        createdAt: 1_700_000_000_000,
+        lastActiveAt: 1_700_000_000_000,
+        refreshTokenHash: uniqueId("hash"),
+        accessTokenJti: store.createAccessTokenId?.(id) ?? uniqueId("jti"),
+        ...overrides,
+      };
+    };
+    const rotation = (sessionId: string) => ({
+      refreshTokenHash: uniqueId("hash"),
+      accessTokenJti: store.createAccessTokenId?.(sessionId) ?? uniqueId("jti"),
+      lastActiveAt: 1_700_000_100_000,
+    });
+
     beforeEach(async () => {
       fixture = await options.create();
       store = fixture.store;
     });
     afterEach(async () => {
       await fixture.cleanup?.();
+    });
+
+    it("createSessionId / createAccessTokenId - when a store mints ids, they are unique base64url of 16-64 characters", () => {
+      const userId = uniqueId("user");
+      const ids = Array.from({ length: 200 }, () => store.createSessionId?.(userId) ?? uniqueId("s").slice(0, 40));
+      const jtis = ids.map((id) => store.createAccessTokenId?.(id) ?? uniqueId("j").slice(0, 40));
+      for (const id of [...ids, ...jtis]) expect(id).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
+      expect(new Set([...ids, ...jtis]).size).toBe(400);
     });
 
     describe("sessions", () => {
@@ -116,7 +127,7 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
       it("rotateRefreshToken - the current hash rotates: new hash and jti current, old jti off the allowlist", async () => {
         const session = newSession();
         await store.createSession(session, TTLS);
-        const next = { ...rotation(), browser: "Chrome 120", ip: "198.51.100.1" };
+        const next = { ...rotation(session.id), browser: "Chrome 120", ip: "198.51.100.1" };
         const result = await store.rotateRefreshToken(session.id, session.refreshTokenHash, next, TTLS);
         expect(result.status).toBe("rotated");
         const expected = { ...session, ...next };
@@ -132,11 +143,11 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
       it("rotateRefreshToken - an earlier hash is reuse: the session and its access token are gone", async () => {
         const session = newSession();
         await store.createSession(session, TTLS);
-        const first = rotation();
+        const first = rotation(session.id);
         await store.rotateRefreshToken(session.id, session.refreshTokenHash, first, TTLS);
-        const second = rotation();
+        const second = rotation(session.id);
         await store.rotateRefreshToken(session.id, first.refreshTokenHash, second, TTLS);
-        const result = await store.rotateRefreshToken(session.id, session.refreshTokenHash, rotation(), TTLS);
+        const result = await store.rotateRefreshToken(session.id, session.refreshTokenHash, rotation(session.id), TTLS);
         expect(result.status).toBe("reused");
         if (result.status === "reused") expect(result.session.id).toBe(session.id);
         expect(await store.getSession(session.id)).toBeNull();
@@ -147,11 +158,11 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
       it("rotateRefreshToken - an unknown hash or session is invalid and changes nothing", async () => {
         const session = newSession();
         await store.createSession(session, TTLS);
-        expect(await store.rotateRefreshToken(session.id, uniqueId("hash"), rotation(), TTLS)).toEqual({
+        expect(await store.rotateRefreshToken(session.id, uniqueId("hash"), rotation(session.id), TTLS)).toEqual({
           status: "invalid",
         });
         expect(
-          await store.rotateRefreshToken(uniqueId("missing"), session.refreshTokenHash, rotation(), TTLS),
+          await store.rotateRefreshToken(uniqueId("missing"), session.refreshTokenHash, rotation(session.id), TTLS),
         ).toEqual({
           status: "invalid",
         });
@@ -164,7 +175,7 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
         await store.createSession(session, TTLS);
         const results = await Promise.all(
           Array.from({ length: 20 }, () =>
-            store.rotateRefreshToken(session.id, session.refreshTokenHash, rotation(), TTLS),
+            store.rotateRefreshToken(session.id, session.refreshTokenHash, rotation(session.id), TTLS),
           ),
         );
         expect(results.filter((result) => result.status === "rotated")).toHaveLength(1);
@@ -174,7 +185,7 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
         const session = newSession();
         await store.createSession(session, { sessionTtlMs: 300, accessTokenTtlMs: 300 });
         await elapse(fixture, 200);
-        await store.rotateRefreshToken(session.id, session.refreshTokenHash, rotation(), {
+        await store.rotateRefreshToken(session.id, session.refreshTokenHash, rotation(session.id), {
           sessionTtlMs: 300,
           accessTokenTtlMs: 300,
         });

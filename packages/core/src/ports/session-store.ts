@@ -69,6 +69,14 @@ export interface TokenRecord {
  * `DATABASE_FAILURE`. Expired entries must read as absent.
  */
 export interface SessionStore {
+  /**
+   * Optional: mints the id of a new session of `userId` (at least 128 random bits, 16-64
+   * base64url characters). A store that shards by user (Redis Cluster) embeds a user-derived tag
+   * here, so it can find the user's shard from a session id alone. Default: 128 random bits.
+   */
+  createSessionId?(userId: string): string;
+  /** Optional: mints the `jti` of a new access token of `sessionId` (same rules as `createSessionId`). */
+  createAccessTokenId?(sessionId: string): string;
   /** Stores a new session and puts its `accessTokenJti` on the allowlist. */
   createSession(session: SessionRecord, ttls: SessionTtls): Promise<void>;
   /** The session, or null when absent or expired. */

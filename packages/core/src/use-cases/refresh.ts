@@ -29,7 +29,7 @@ export async function refresh(
   if (!parsed) throw new AuthError("REFRESH_TOKEN_INVALID");
 
   const next = issueRefreshToken(parsed.sessionId);
-  const jti = randomId();
+  const jti = ctx.sessions.createAccessTokenId?.(parsed.sessionId) ?? randomId();
   const stated = body?.session;
   const device = stated?.browser || stated?.os ? describeDevice(stated, request.userAgent) : undefined;
   const result = await guardPort("DATABASE_FAILURE", () =>

@@ -35,8 +35,8 @@ export async function startSession(
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
 ): Promise<StartedSession> {
-  const sessionId = randomId();
-  const jti = randomId();
+  const sessionId = ctx.sessions.createSessionId?.(user.id) ?? randomId();
+  const jti = ctx.sessions.createAccessTokenId?.(sessionId) ?? randomId();
   const refresh = issueRefreshToken(sessionId);
   const device = describeDevice(stated, request.userAgent);
   const now = ctx.clock.now();

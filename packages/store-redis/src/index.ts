@@ -1,0 +1,2 @@
+export { createRedisClient, type RedisClientOptions } from "./client.js";
+export { createRedisStores, type RedisStores, type RedisStoresOptions } from "./redis-stores.js";

@@ -1,0 +1,214 @@
+import { createHash, randomBytes } from "node:crypto";
+import type {
+  AllowlistEntry,
+  CooldownStore,
+  RotationResult,
+  SessionRecord,
+  SessionStore,
+  TokenRecord,
+} from "@portcullis/core";
+import type { Cluster, Redis } from "ioredis";
+import {
+  ACQUIRE_COOLDOWN,
+  CREATE_SESSION,
+  DELETE_SESSION,
+  DELETE_USER_SESSIONS,
+  INCREMENT_COUNTER,
+  LIST_SESSIONS,
+  ROTATE_REFRESH_TOKEN,
+} from "./scripts.js";
+
+export interface RedisStoresOptions {
+  /** An ioredis client or cluster client, created and owned by the host (see `createRedisClient`). */
+  client: Redis | Cluster;
+  /** Prepended to every key; give each app (and each test) its own. Default `portcullis:`. */
+  keyPrefix?: string;
+  /**
+   * Upper bound for one store operation, in milliseconds, on top of the client's own command
+   * timeout: a slow or unreachable Redis fails the request instead of hanging it. Default 1000.
+   */
+  operationTimeoutMs?: number;
+}
+
+export interface RedisStores {
+  cooldowns: CooldownStore;
+  sessions: SessionStore;
+}
+
+/** Earlier refresh-token hashes a session remembers for reuse detection. */
+const REMEMBERED_HASHES = 32;
+/** Length of the user tag that session ids and access-token ids start with. */
+const TAG_LENGTH = 11;
+
+interface ScriptedClient {
+  portcullisAcquire(key: string, ttlMs: number): Promise<[number, number]>;
+  portcullisIncrement(key: string, ttlMs: number): Promise<number>;
+  portcullisCreateSession(...args: (string | number)[]): Promise<number>;
+  portcullisRotate(...args: (string | number)[]): Promise<[string, string?]>;
+  portcullisDeleteSession(...args: string[]): Promise<string | null>;
+  portcullisDeleteUserSessions(...args: string[]): Promise<number>;
+  portcullisListSessions(...args: string[]): Promise<string[]>;
+}
+
+const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string }> = {
+  portcullisAcquire: { numberOfKeys: 1, lua: ACQUIRE_COOLDOWN },
+  portcullisIncrement: { numberOfKeys: 1, lua: INCREMENT_COUNTER },
+  portcullisCreateSession: { numberOfKeys: 3, lua: CREATE_SESSION },
+  portcullisRotate: { numberOfKeys: 2, lua: ROTATE_REFRESH_TOKEN },
+  portcullisDeleteSession: { numberOfKeys: 2, lua: DELETE_SESSION },
+  portcullisDeleteUserSessions: { numberOfKeys: 1, lua: DELETE_USER_SESSIONS },
+  portcullisListSessions: { numberOfKeys: 1, lua: LIST_SESSIONS },
+};
+
+/** A user's hash tag: the same for every key of that user, so their keys share one cluster slot. */
+const userTag = (userId: string) => createHash("sha256").update(userId).digest("base64url").slice(0, TAG_LENGTH);
+
+/**
+ * CooldownStore and SessionStore on Redis, for apps that run several instances. Atomic
+ * operations are single commands (SET NX PX, GETDEL) or Lua scripts loaded once; every key has
+ * a TTL; revoking a user's sessions reads a per-user index set (never KEYS). Session ids and
+ * access-token ids start with the user's tag, so one user's session keys share a cluster slot.
+ */
+export function createRedisStores(options: RedisStoresOptions): RedisStores {
+  const prefix = options.keyPrefix ?? "portcullis:";
+  const timeoutMs = options.operationTimeoutMs ?? 1_000;
+  const client = options.client;
+  for (const [name, definition] of Object.entries(SCRIPTS)) {
+    if (!(name in client)) client.defineCommand(name, definition);
+  }
+  const redis = client as unknown as ScriptedClient & (Redis | Cluster);
+
+  /** Rejects when Redis does not answer in time, whatever the client's settings are. */
+  const bounded = <T>(operation: Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    return Promise.race([operation, timeout]).finally(() => clearTimeout(timer));
+  };
+
+  const cooldownKey = (key: string) => `${prefix}cd:{${key}}`;
+  const counterKey = (key: string) => `${prefix}ct:{${key}}`;
+  const tagOf = (id: string) => id.slice(0, TAG_LENGTH);
+  const userSpace = (tag: string) => `${prefix}{${tag}}:`;
+  const sessionKey = (id: string) => `${userSpace(tagOf(id))}s:${id}`;
+  const allowlistKey = (jti: string) => `${userSpace(tagOf(jti))}at:${jti}`;
+  const sessionIndex = (userId: string) => `${userSpace(userTag(userId))}sessions`;
+  /** The index of the session's user, found from the id alone (ids start with the user's tag). */
+  const indexOfSession = (sessionId: string) => `${userSpace(tagOf(sessionId))}sessions`;
+  const tokenKey = (purpose: string, hash: string) => `${prefix}tok:{${purpose}:${hash}}`;
+  const tokenIndex = (userId: string, purpose: string) => `${userSpace(userTag(userId))}tokens:${purpose}`;
+  const mintId = (tag: string) => `${tag}${randomBytes(16).toString("base64url")}`;
+
+  const cooldowns: CooldownStore = {
+    async acquire(key, ttlMs) {
+      const [acquired, remainingMs] = await bounded(redis.portcullisAcquire(cooldownKey(key), Math.max(1, Math.ceil(ttlMs))));
+      return { acquired: acquired === 1, remainingMs };
+    },
+    async remainingMs(key) {
+      return Math.max(0, await bounded(redis.pttl(cooldownKey(key))));
+    },
+    async release(key) {
+      await bounded(redis.del(cooldownKey(key)));
+    },
+    async increment(key, ttlMs) {
+      return bounded(redis.portcullisIncrement(counterKey(key), Math.max(1, Math.ceil(ttlMs))));
+    },
+    async count(key) {
+      return Number((await bounded(redis.get(counterKey(key)))) ?? 0);
+    },
+    async resetCount(key) {
+      await bounded(redis.del(counterKey(key)));
+    },
+  };
+
+  const parseSession = (raw: string): SessionRecord => (JSON.parse(raw) as { record: SessionRecord }).record;
+
+  const sessions: SessionStore = {
+    createSessionId: (userId) => mintId(userTag(userId)),
+    createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
+    async createSession(session, ttls) {
+      if (tagOf(session.id) !== userTag(session.userId) || tagOf(session.accessTokenJti) !== tagOf(session.id)) {
+        throw new Error("Redis sessions need ids from createSessionId and createAccessTokenId (they carry the user's slot tag)");
+      }
+      const entry: AllowlistEntry = { userId: session.userId, sessionId: session.id };
+      await bounded(
+        redis.portcullisCreateSession(
+          sessionKey(session.id),
+          sessionIndex(session.userId),
+          allowlistKey(session.accessTokenJti),
+          JSON.stringify({ record: session, previousHashes: [] }),
+          session.id,
+          Math.ceil(ttls.sessionTtlMs),
+          JSON.stringify(entry),
+          Math.ceil(ttls.accessTokenTtlMs),
+        ),
+      );
+    },
+    async getSession(id) {
+      const raw = await bounded(redis.get(sessionKey(id)));
+      return raw ? parseSession(raw) : null;
+    },
+    async listSessions(userId) {
+      const raws = await bounded(redis.portcullisListSessions(sessionIndex(userId), `${userSpace(userTag(userId))}s:`));
+      return raws.map(parseSession);
+    },
+    async rotateRefreshToken(sessionId, presentedHash, next, ttls): Promise<RotationResult> {
+      const [status, json] = await bounded(
+        redis.portcullisRotate(
+          sessionKey(sessionId),
+          indexOfSession(sessionId),
+          presentedHash,
+          JSON.stringify(next),
+          Math.ceil(ttls.sessionTtlMs),
+          Math.ceil(ttls.accessTokenTtlMs),
+          `${userSpace(tagOf(sessionId))}at:`,
+          REMEMBERED_HASHES,
+        ),
+      );
+      if (status === "rotated" || status === "reused") return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
+      return { status: "invalid" };
+    },
+    async deleteSession(id) {
+      const json = await bounded(redis.portcullisDeleteSession(sessionKey(id), indexOfSession(id), `${userSpace(tagOf(id))}at:`));
+      return json ? (JSON.parse(json) as SessionRecord) : null;
+    },
+    async deleteUserSessions(userId, exceptSessionId) {
+      const space = userSpace(userTag(userId));
+      return bounded(redis.portcullisDeleteUserSessions(sessionIndex(userId), `${space}s:`, `${space}at:`, exceptSessionId ?? ""));
+    },
+    async findAllowedAccessToken(jti) {
+      const raw = await bounded(redis.get(allowlistKey(jti)));
+      return raw ? (JSON.parse(raw) as AllowlistEntry) : null;
+    },
+    async saveToken(token, ttlMs, saveOptions) {
+      const index = tokenIndex(token.userId, token.purpose);
+      if (saveOptions?.replaceOthers) await deleteIndexedTokens(index);
+      const key = tokenKey(token.purpose, token.tokenHash);
+      const ttl = Math.max(1, Math.ceil(ttlMs));
+      await bounded(redis.set(key, JSON.stringify(token), "PX", ttl));
+      await bounded(redis.sadd(index, key));
+      await bounded(redis.pexpire(index, ttl));
+    },
+    async consumeToken(purpose, tokenHash) {
+      const raw = await bounded(redis.getdel(tokenKey(purpose, tokenHash)));
+      if (!raw) return null;
+      const token = JSON.parse(raw) as TokenRecord;
+      await bounded(redis.srem(tokenIndex(token.userId, token.purpose), tokenKey(purpose, tokenHash)));
+      return token;
+    },
+    async deleteUserTokens(userId, purpose) {
+      return deleteIndexedTokens(tokenIndex(userId, purpose));
+    },
+  };
+
+  /** Deletes every token an index names (token keys live in their own slots: one command each). */
+  async function deleteIndexedTokens(index: string): Promise<number> {
+    const keys = await bounded(redis.smembers(index));
+    const deleted = await Promise.all(keys.map((key) => bounded(redis.del(key))));
+    await bounded(redis.del(index));
+    return deleted.reduce((sum, count) => sum + count, 0);
+  }
+
+  return { cooldowns, sessions };
+}

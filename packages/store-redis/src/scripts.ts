@@ -1,0 +1,106 @@
+/**
+ * The Lua scripts of the Redis stores. Each runs atomically in one round trip (ioredis sends
+ * EVALSHA and falls back to EVAL once per connection). Every key a script touches is passed in
+ * KEYS and, for one user, shares that user's hash tag, so the scripts also run on Redis Cluster.
+ */
+
+/** KEYS[1] cooldown · ARGV[1] ttl ms → {1, ttl} when acquired, {0, pttl} when one runs. */
+export const ACQUIRE_COOLDOWN = `
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
+  return {1, tonumber(ARGV[1])}
+end
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then left = 0 end
+return {0, left}`;
+
+/** KEYS[1] counter · ARGV[1] ttl ms → the new count; the ttl is set by the first hit only. */
+export const INCREMENT_COUNTER = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
+/** Keeps the user's index alive at least as long as its longest-lived member. */
+const TOUCH_INDEX = `
+local function touch_index(index, ttl)
+  local left = redis.call('PTTL', index)
+  if left < tonumber(ttl) then redis.call('PEXPIRE', index, ttl) end
+end`;
+
+/**
+ * KEYS[1] session · KEYS[2] user's session index · KEYS[3] allowlist entry
+ * ARGV[1] stored session JSON · ARGV[2] session id · ARGV[3] session ttl · ARGV[4] allowlist JSON · ARGV[5] access ttl
+ */
+export const CREATE_SESSION = `${TOUCH_INDEX}
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[2])
+touch_index(KEYS[2], ARGV[3])
+redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[5])
+return 1`;
+
+/**
+ * KEYS[1] session · KEYS[2] user's session index · ARGV[1] presented hash · ARGV[2] next fields JSON
+ * ARGV[3] session ttl · ARGV[4] access ttl · ARGV[5] prefix of the user's allowlist keys · ARGV[6] remembered hashes
+ * → {'rotated', json} | {'reused', json} | {'invalid'}
+ */
+export const ROTATE_REFRESH_TOKEN = `${TOUCH_INDEX}
+local raw = redis.call('GET', KEYS[1])
+if not raw then return {'invalid'} end
+local stored = cjson.decode(raw)
+local record = stored.record
+if record.refreshTokenHash ~= ARGV[1] then
+  for _, previous in ipairs(stored.previousHashes) do
+    if previous == ARGV[1] then
+      redis.call('DEL', KEYS[1], ARGV[5] .. record.accessTokenJti)
+      redis.call('SREM', KEYS[2], record.id)
+      return {'reused', cjson.encode(record)}
+    end
+  end
+  return {'invalid'}
+end
+local next = cjson.decode(ARGV[2])
+redis.call('DEL', ARGV[5] .. record.accessTokenJti)
+for field, value in pairs(next) do record[field] = value end
+table.insert(stored.previousHashes, 1, ARGV[1])
+while #stored.previousHashes > tonumber(ARGV[6]) do table.remove(stored.previousHashes) end
+local encoded = cjson.encode(stored)
+redis.call('SET', KEYS[1], encoded, 'PX', ARGV[3])
+touch_index(KEYS[2], ARGV[3])
+redis.call('SET', ARGV[5] .. record.accessTokenJti, cjson.encode({userId = record.userId, sessionId = record.id}), 'PX', ARGV[4])
+return {'rotated', cjson.encode(record)}`;
+
+/** KEYS[1] session · KEYS[2] user's session index · ARGV[1] allowlist key prefix → the deleted record JSON or false. */
+export const DELETE_SESSION = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return false end
+local record = cjson.decode(raw).record
+redis.call('DEL', KEYS[1], ARGV[1] .. record.accessTokenJti)
+redis.call('SREM', KEYS[2], record.id)
+return cjson.encode(record)`;
+
+/**
+ * KEYS[1] user's session index · ARGV[1] session key prefix · ARGV[2] allowlist key prefix · ARGV[3] session id to keep
+ * → how many sessions were deleted. Stale index members (expired sessions) are dropped on the way.
+ */
+export const DELETE_USER_SESSIONS = `
+local deleted = 0
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if id ~= ARGV[3] then
+    local raw = redis.call('GET', ARGV[1] .. id)
+    if raw then
+      local record = cjson.decode(raw).record
+      redis.call('DEL', ARGV[1] .. id, ARGV[2] .. record.accessTokenJti)
+      deleted = deleted + 1
+    end
+    redis.call('SREM', KEYS[1], id)
+  end
+end
+return deleted`;
+
+/** KEYS[1] user's session index · ARGV[1] session key prefix → the live sessions' JSON; drops stale members. */
+export const LIST_SESSIONS = `
+local result = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local raw = redis.call('GET', ARGV[1] .. id)
+  if raw then table.insert(result, raw) else redis.call('SREM', KEYS[1], id) end
+end
+return result`;

@@ -1,0 +1,87 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
+
+/** Test support (not part of the package's exports): find or start a Redis for the tests. */
+
+const hasRedisServer = () => {
+  try {
+    execFileSync("redis-server", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const canStartRedis = hasRedisServer();
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A redis-server of the test's own on `port` (it keeps nothing on disk); resolves once it answers. */
+export async function startRedisServer(port: number): Promise<ChildProcess> {
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    if (await answers(`redis://127.0.0.1:${port}`)) return child;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill();
+  throw new Error(`redis-server on port ${port} did not start`);
+}
+
+export async function stopRedisServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+/**
+ * The Redis for the conformance tests: `REDIS_URL` when set, else one on 127.0.0.1:6379 that
+ * answers, else a redis-server started here (stopped by `stop`). Tests use a unique key prefix
+ * each and delete only their own keys: never a flush.
+ */
+export async function useRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => {} };
+  if (await answers("redis://127.0.0.1:6379")) return { url: "redis://127.0.0.1:6379", stop: async () => {} };
+  if (!canStartRedis) throw new Error("No Redis: set REDIS_URL, run one on 127.0.0.1:6379, or install redis-server");
+  const port = await freePort();
+  const child = await startRedisServer(port);
+  return { url: `redis://127.0.0.1:${port}`, stop: () => stopRedisServer(child) };
+}
+
+export const testPrefix = () => `portcullis-test:${randomUUID()}:`;
+
+/** Deletes the keys under `prefix` (SCAN, test cleanup only). */
+export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
+  let cursor = "0";
+  do {
+    const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+    cursor = next;
+    if (keys.length > 0) await client.del(...keys);
+  } while (cursor !== "0");
+}
