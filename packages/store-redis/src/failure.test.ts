@@ -1,5 +1,12 @@
 import { once } from "node:events";
-import { createArgon2Hasher, createAuth, createHttpHandler, type EmailMessage, type HttpResponse, silentLogger } from "@portcullis/core";
+import {
+  createArgon2Hasher,
+  createAuth,
+  createHttpHandler,
+  type EmailMessage,
+  type HttpResponse,
+  silentLogger,
+} from "@portcullis/core";
 import { createMemoryUserStore } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import { createRedisClient } from "./client.js";
@@ -10,67 +17,93 @@ const JSON_HEADERS = { "content-type": "application/json" };
 const PASSWORD = "correct horse battery staple";
 
 describe("store-redis when Redis goes away", () => {
-  it.skipIf(!canStartRedis)("requests fail closed with the contract's 500 codes within 1 s, and recover when Redis returns", async () => {
-    const port = await freePort();
-    let server = await startRedisServer(port);
-    const client = createRedisClient(`redis://127.0.0.1:${port}`, { logger: silentLogger });
-    await once(client, "ready");
-    const sent: EmailMessage[] = [];
-    const auth = createAuth({
-      secret: "r".repeat(40),
-      stores: { users: createMemoryUserStore(), ...createRedisStores({ client, keyPrefix: "failure-test:" }) },
-      mailer: { send: async (message) => void sent.push(message) },
-      appOrigin: "https://app.example.test",
-      logger: silentLogger,
-      passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-      email: { loginAlerts: false },
-    });
-    const handler = createHttpHandler(auth);
-    const request = async (method: string, path: string, init: { body?: unknown; bearer?: string } = {}) => {
-      const started = Date.now();
-      const response = (await handler.handle({
-        method,
-        url: `/api/auth${path}`,
-        headers: { ...JSON_HEADERS, ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}) },
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      })) as HttpResponse;
-      return { status: response.status, code: response.headers["auth-error-code"], body: JSON.parse(response.body ?? "{}"), ms: Date.now() - started };
-    };
-    const signIn = async () => {
-      const login = await request("POST", "/login", { body: { email: "ada@example.test", password: PASSWORD } });
-      expect(login.status).toBe(200);
-      return login.body.accessToken as string;
-    };
+  it.skipIf(!canStartRedis)(
+    "requests fail closed with the contract's 500 codes within 1 s, and recover when Redis returns",
+    async () => {
+      const port = await freePort();
+      let server = await startRedisServer(port);
+      const client = createRedisClient(`redis://127.0.0.1:${port}`, { logger: silentLogger });
+      await once(client, "ready");
+      const sent: EmailMessage[] = [];
+      const auth = createAuth({
+        secret: "r".repeat(40),
+        stores: {
+          users: createMemoryUserStore(),
+          ...createRedisStores({ client, keyPrefix: "failure-test:" }),
+        },
+        mailer: { send: async (message) => void sent.push(message) },
+        appOrigin: "https://app.example.test",
+        logger: silentLogger,
+        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+        email: { loginAlerts: false },
+      });
+      const handler = createHttpHandler(auth);
+      const request = async (
+        method: string,
+        path: string,
+        init: { body?: unknown; bearer?: string } = {},
+      ) => {
+        const started = Date.now();
+        const response = (await handler.handle({
+          method,
+          url: `/api/auth${path}`,
+          headers: { ...JSON_HEADERS, ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}) },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        })) as HttpResponse;
+        return {
+          status: response.status,
+          code: response.headers["auth-error-code"],
+          body: JSON.parse(response.body ?? "{}"),
+          ms: Date.now() - started,
+        };
+      };
+      const signIn = async () => {
+        const login = await request("POST", "/login", {
+          body: { email: "ada@example.test", password: PASSWORD },
+        });
+        expect(login.status).toBe(200);
+        return login.body.accessToken as string;
+      };
 
-    try {
-      await request("POST", "/register", { body: { email: "ada@example.test", password: PASSWORD } });
-      const token = await signIn();
-      expect((await request("GET", "/me", { bearer: token })).status).toBe(200);
-      sent.length = 0;
+      try {
+        await request("POST", "/register", { body: { email: "ada@example.test", password: PASSWORD } });
+        const token = await signIn();
+        expect((await request("GET", "/me", { bearer: token })).status).toBe(200);
+        sent.length = 0;
 
-      await stopRedisServer(server);
-      const results = [
-        [await request("GET", "/me", { bearer: token }), "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE"],
-        [await request("POST", "/password/reset-request", { body: { email: "ada@example.test" } }), "EMAIL_COOLDOWN_CACHE_FAILURE"],
-        [await request("POST", "/login", { body: { email: "ada@example.test", password: PASSWORD } }), "DATABASE_FAILURE"],
-      ] as const;
-      for (const [result, code] of results) {
-        expect(result.status).toBe(500);
-        expect(result.code).toBe(code);
-        expect(result.ms).toBeLessThan(1_000);
-        expect(JSON.stringify(result.body)).not.toMatch(/ECONNREFUSED|Redis|stream/i);
+        await stopRedisServer(server);
+        const results = [
+          [await request("GET", "/me", { bearer: token }), "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE"],
+          [
+            await request("POST", "/password/reset-request", { body: { email: "ada@example.test" } }),
+            "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ],
+          [
+            await request("POST", "/login", { body: { email: "ada@example.test", password: PASSWORD } }),
+            "DATABASE_FAILURE",
+          ],
+        ] as const;
+        for (const [result, code] of results) {
+          expect(result.status).toBe(500);
+          expect(result.code).toBe(code);
+          expect(result.ms).toBeLessThan(1_000);
+          expect(JSON.stringify(result.body)).not.toMatch(/ECONNREFUSED|Redis|stream/i);
+        }
+        expect(sent).toEqual([]);
+
+        server = await startRedisServer(port);
+        await expect.poll(() => client.status, { timeout: 5_000 }).toBe("ready");
+        const fresh = await signIn();
+        expect((await request("GET", "/me", { bearer: fresh })).status).toBe(200);
+        expect(
+          (await request("POST", "/password/reset-request", { body: { email: "ada@example.test" } })).status,
+        ).toBe(200);
+        expect(sent).toHaveLength(1);
+      } finally {
+        client.disconnect();
+        await stopRedisServer(server);
       }
-      expect(sent).toEqual([]);
-
-      server = await startRedisServer(port);
-      await expect.poll(() => client.status, { timeout: 5_000 }).toBe("ready");
-      const fresh = await signIn();
-      expect((await request("GET", "/me", { bearer: fresh })).status).toBe(200);
-      expect((await request("POST", "/password/reset-request", { body: { email: "ada@example.test" } })).status).toBe(200);
-      expect(sent).toHaveLength(1);
-    } finally {
-      client.disconnect();
-      await stopRedisServer(server);
-    }
-  }, 20_000);
+    },
+    20_000,
+  );
 });

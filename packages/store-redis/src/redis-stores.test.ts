@@ -21,7 +21,10 @@ afterAll(async () => {
 function fixture<K extends "cooldowns" | "sessions">(kind: K) {
   return () => {
     const keyPrefix = testPrefix();
-    return { store: createRedisStores({ client, keyPrefix })[kind], cleanup: () => deleteKeys(client, keyPrefix) };
+    return {
+      store: createRedisStores({ client, keyPrefix })[kind],
+      cleanup: () => deleteKeys(client, keyPrefix),
+    };
   };
 }
 

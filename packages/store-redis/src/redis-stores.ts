@@ -61,7 +61,8 @@ const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string 
 };
 
 /** A user's hash tag: the same for every key of that user, so their keys share one cluster slot. */
-const userTag = (userId: string) => createHash("sha256").update(userId).digest("base64url").slice(0, TAG_LENGTH);
+const userTag = (userId: string) =>
+  createHash("sha256").update(userId).digest("base64url").slice(0, TAG_LENGTH);
 
 /**
  * CooldownStore and SessionStore on Redis, for apps that run several instances. Atomic
@@ -102,7 +103,9 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
 
   const cooldowns: CooldownStore = {
     async acquire(key, ttlMs) {
-      const [acquired, remainingMs] = await bounded(redis.portcullisAcquire(cooldownKey(key), Math.max(1, Math.ceil(ttlMs))));
+      const [acquired, remainingMs] = await bounded(
+        redis.portcullisAcquire(cooldownKey(key), Math.max(1, Math.ceil(ttlMs))),
+      );
       return { acquired: acquired === 1, remainingMs };
     },
     async remainingMs(key) {
@@ -128,8 +131,13 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     createSessionId: (userId) => mintId(userTag(userId)),
     createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
     async createSession(session, ttls) {
-      if (tagOf(session.id) !== userTag(session.userId) || tagOf(session.accessTokenJti) !== tagOf(session.id)) {
-        throw new Error("Redis sessions need ids from createSessionId and createAccessTokenId (they carry the user's slot tag)");
+      if (
+        tagOf(session.id) !== userTag(session.userId) ||
+        tagOf(session.accessTokenJti) !== tagOf(session.id)
+      ) {
+        throw new Error(
+          "Redis sessions need ids from createSessionId and createAccessTokenId (they carry the user's slot tag)",
+        );
       }
       const entry: AllowlistEntry = { userId: session.userId, sessionId: session.id };
       await bounded(
@@ -150,7 +158,9 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       return raw ? parseSession(raw) : null;
     },
     async listSessions(userId) {
-      const raws = await bounded(redis.portcullisListSessions(sessionIndex(userId), `${userSpace(userTag(userId))}s:`));
+      const raws = await bounded(
+        redis.portcullisListSessions(sessionIndex(userId), `${userSpace(userTag(userId))}s:`),
+      );
       return raws.map(parseSession);
     },
     async rotateRefreshToken(sessionId, presentedHash, next, ttls): Promise<RotationResult> {
@@ -166,16 +176,26 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
           REMEMBERED_HASHES,
         ),
       );
-      if (status === "rotated" || status === "reused") return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
+      if (status === "rotated" || status === "reused")
+        return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
       return { status: "invalid" };
     },
     async deleteSession(id) {
-      const json = await bounded(redis.portcullisDeleteSession(sessionKey(id), indexOfSession(id), `${userSpace(tagOf(id))}at:`));
+      const json = await bounded(
+        redis.portcullisDeleteSession(sessionKey(id), indexOfSession(id), `${userSpace(tagOf(id))}at:`),
+      );
       return json ? (JSON.parse(json) as SessionRecord) : null;
     },
     async deleteUserSessions(userId, exceptSessionId) {
       const space = userSpace(userTag(userId));
-      return bounded(redis.portcullisDeleteUserSessions(sessionIndex(userId), `${space}s:`, `${space}at:`, exceptSessionId ?? ""));
+      return bounded(
+        redis.portcullisDeleteUserSessions(
+          sessionIndex(userId),
+          `${space}s:`,
+          `${space}at:`,
+          exceptSessionId ?? "",
+        ),
+      );
     },
     async findAllowedAccessToken(jti) {
       const raw = await bounded(redis.get(allowlistKey(jti)));

@@ -20,13 +20,20 @@ export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer().listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
 
 async function answers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 500,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on("error", () => {});
   try {
     await client.connect();
@@ -40,9 +47,13 @@ async function answers(url: string): Promise<boolean> {
 
 /** A redis-server of the test's own on `port` (it keeps nothing on disk); resolves once it answers. */
 export async function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    {
+      stdio: "ignore",
+    },
+  );
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline) {
     if (await answers(`redis://127.0.0.1:${port}`)) return child;
@@ -68,7 +79,8 @@ export async function stopRedisServer(child: ChildProcess): Promise<void> {
 export async function useRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => {} };
   if (await answers("redis://127.0.0.1:6379")) return { url: "redis://127.0.0.1:6379", stop: async () => {} };
-  if (!canStartRedis) throw new Error("No Redis: set REDIS_URL, run one on 127.0.0.1:6379, or install redis-server");
+  if (!canStartRedis)
+    throw new Error("No Redis: set REDIS_URL, run one on 127.0.0.1:6379, or install redis-server");
   const port = await freePort();
   const child = await startRedisServer(port);
   return { url: `redis://127.0.0.1:${port}`, stop: () => stopRedisServer(child) };

@@ -51,7 +51,10 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
 
     it("createSessionId / createAccessTokenId - when a store mints ids, they are unique base64url of 16-64 characters", () => {
       const userId = uniqueId("user");
-      const ids = Array.from({ length: 200 }, () => store.createSessionId?.(userId) ?? uniqueId("s").slice(0, 40));
+      const ids = Array.from(
+        { length: 200 },
+        () => store.createSessionId?.(userId) ?? uniqueId("s").slice(0, 40),
+      );
       const jtis = ids.map((id) => store.createAccessTokenId?.(id) ?? uniqueId("j").slice(0, 40));
       for (const id of [...ids, ...jtis]) expect(id).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
       expect(new Set([...ids, ...jtis]).size).toBe(400);
@@ -147,7 +150,12 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
         await store.rotateRefreshToken(session.id, session.refreshTokenHash, first, TTLS);
         const second = rotation(session.id);
         await store.rotateRefreshToken(session.id, first.refreshTokenHash, second, TTLS);
-        const result = await store.rotateRefreshToken(session.id, session.refreshTokenHash, rotation(session.id), TTLS);
+        const result = await store.rotateRefreshToken(
+          session.id,
+          session.refreshTokenHash,
+          rotation(session.id),
+          TTLS,
+        );
         expect(result.status).toBe("reused");
         if (result.status === "reused") expect(result.session.id).toBe(session.id);
         expect(await store.getSession(session.id)).toBeNull();
@@ -158,11 +166,18 @@ export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): 
       it("rotateRefreshToken - an unknown hash or session is invalid and changes nothing", async () => {
         const session = newSession();
         await store.createSession(session, TTLS);
-        expect(await store.rotateRefreshToken(session.id, uniqueId("hash"), rotation(session.id), TTLS)).toEqual({
+        expect(
+          await store.rotateRefreshToken(session.id, uniqueId("hash"), rotation(session.id), TTLS),
+        ).toEqual({
           status: "invalid",
         });
         expect(
-          await store.rotateRefreshToken(uniqueId("missing"), session.refreshTokenHash, rotation(session.id), TTLS),
+          await store.rotateRefreshToken(
+            uniqueId("missing"),
+            session.refreshTokenHash,
+            rotation(session.id),
+            TTLS,
+          ),
         ).toEqual({
           status: "invalid",
         });

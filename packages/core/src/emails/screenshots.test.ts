@@ -54,7 +54,7 @@ describe("email layout in a real browser", () => {
         for (const width of [375, 800]) {
           const page = await browser.newPage({ viewport: { width, height: 800 } });
           const overflows = () =>
-            page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+            page.evaluate<boolean>("document.documentElement.scrollWidth > window.innerWidth");
           for (const locale of ["en", "de"]) {
             for (const kind of EMAIL_KINDS) {
               await page.setContent((await renderer.render(kind, locale, LONG_VALUES)).html);
