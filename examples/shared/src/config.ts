@@ -7,6 +7,9 @@ export interface ExampleConfig {
   appOrigin: string;
   secret: string;
   smtpUrl: string | undefined;
+  /** Cooldowns and sessions on Redis (shared by every instance) instead of memory. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
   emailFrom: string;
   emailEnabled: boolean;
   emailCooldownSeconds: number;
@@ -56,11 +59,6 @@ export function readConfig(
   const production = env.NODE_ENV === "production";
   const port = integer(env, "PORT", 3000, 0, 65_535);
   const host = env.HOST?.trim() || "127.0.0.1";
-  if (env.REDIS_URL) {
-    throw new ConfigError(
-      "REDIS_URL is set, but this build has no Redis store yet (@portcullis/store-redis is not built). Unset it to use memory stores.",
-    );
-  }
   let secret = env.AUTH_SECRET ?? "";
   if (secret === "") {
     if (production)
@@ -75,6 +73,8 @@ export function readConfig(
     appOrigin: env.APP_ORIGIN?.trim() || `http://localhost:${port}`,
     secret,
     smtpUrl,
+    redisUrl: env.REDIS_URL?.trim() || undefined,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || "portcullis:",
     emailFrom: env.EMAIL_FROM?.trim() || "Portcullis <no-reply@localhost>",
     emailEnabled: flag(env, "EMAIL_ENABLED", true),
     emailCooldownSeconds: integer(env, "EMAIL_COOLDOWN_SECONDS", 60, 1, 86_400),

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createArgon2Hasher, isValidEmail, normalizeEmail, type UserStore } from "@portcullis/core";
 import { z } from "zod";
@@ -32,7 +32,8 @@ export async function seedUsers(users: UserStore, input: unknown): Promise<numbe
   let created = 0;
   for (const user of parsed.data) {
     const record = await users.create({
-      id: randomUUID(),
+      // Derived from the address, so instances seeded from one file agree on user ids.
+      id: createHash("sha256").update(user.email).digest("base64url").slice(0, 22),
       email: user.email,
       emailVerified: user.emailVerified ?? false,
       name: user.name ?? null,

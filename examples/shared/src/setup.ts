@@ -1,29 +1,52 @@
 import {
   type Auth,
+  type CooldownStore,
   createAuth,
   createOutboxMailer,
   createSmtpMailer,
   type Mailer,
   type OutboxMailer,
+  type SessionStore,
+  type UserStore,
 } from "@portcullis/core";
-import { createMemoryStores, type MemoryStores } from "@portcullis/store-memory";
+import { createMemoryStores } from "@portcullis/store-memory";
+import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
 import type { ExampleConfig } from "./config.js";
+import { ConfigError } from "./config.js";
 import { readSeedFile, seedUsers } from "./seed.js";
 
 export interface ExampleAuth {
   auth: Auth;
-  stores: MemoryStores;
+  stores: { users: UserStore; cooldowns: CooldownStore; sessions: SessionStore };
   /** The dev outbox, when it is on (no SMTP_URL, not production). */
   outbox: OutboxMailer | undefined;
   close(): void;
 }
 
-/** createAuth as both example servers configure it, seeded from SEED_FILE. */
+/**
+ * createAuth as both example servers configure it: memory stores, or Redis for cooldowns and
+ * sessions when REDIS_URL is set (users stay in memory here; a real app keeps them in its
+ * database), SMTP or the dev outbox, seeded from SEED_FILE.
+ */
 export async function createExampleAuth(
   config: ExampleConfig,
   extra: { passwordHasher?: Parameters<typeof createAuth>[0]["passwordHasher"] } = {},
 ): Promise<ExampleAuth> {
-  const stores = createMemoryStores();
+  const memory = createMemoryStores();
+  const redis = config.redisUrl ? createRedisClient(config.redisUrl) : undefined;
+  if (redis) {
+    const ready = new Promise((resolve) => redis.once("ready", resolve));
+    const timeout = new Promise((_, reject) =>
+      setTimeout(() => reject(new ConfigError(`Redis at REDIS_URL does not answer`)), 5_000).unref(),
+    );
+    await Promise.race([ready, timeout]).catch((error) => {
+      redis.disconnect();
+      throw error;
+    });
+  }
+  const stores = redis
+    ? { users: memory.users, ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }) }
+    : memory;
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;
   const mailer: Mailer | undefined = smtp ?? outbox;
@@ -48,8 +71,9 @@ export async function createExampleAuth(
     stores,
     outbox,
     close() {
-      stores.close();
+      memory.close();
       smtp?.close();
+      redis?.disconnect();
     },
   };
 }

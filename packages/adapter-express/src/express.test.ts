@@ -15,6 +15,9 @@ runAdapterSuite({
     app.get("/host/protected", requireAuth(auth), (req, res) => {
       res.json({ userId: req.auth?.userId, sessionId: req.auth?.sessionId });
     });
+    app.post("/host/echo", express.json(), (req, res) => {
+      res.json(req.body);
+    });
     const server: Server = await new Promise((resolve) => {
       const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
     });

@@ -1,4 +1,10 @@
-import { type Auth, createHttpHandler, type HttpResponse, type Principal } from "@portcullis/core";
+import {
+  type Auth,
+  createHttpHandler,
+  type HttpRequest,
+  type HttpResponse,
+  type Principal,
+} from "@portcullis/core";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 
 declare global {
@@ -18,6 +24,14 @@ function send(res: Response, response: HttpResponse): void {
   res.end(response.body ?? undefined);
 }
 
+/** The raw stream, unless a body parser consumed it: then its text or bytes, or what it parsed. */
+function bodyOf(req: Request): Pick<HttpRequest, "body" | "parsedBody"> {
+  const parsed: unknown = req.body;
+  if (typeof parsed === "string" || parsed instanceof Uint8Array) return { body: parsed };
+  if (parsed !== undefined || req.readableEnded) return { parsedBody: parsed };
+  return { body: req };
+}
+
 /**
  * An Express router that serves every Portcullis route under `auth.options.basePath`:
  * `app.use(createAuthRouter(auth))`. It reads the raw body itself; when a body parser ran
@@ -28,12 +42,11 @@ export function createAuthRouter(auth: Auth): Router {
   const router = Router();
   router.use(handler.basePath, async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const consumed = req.readableEnded || req.body !== undefined;
       const response = await handler.handle({
         method: req.method,
         url: req.originalUrl,
         headers: req.headers,
-        ...(consumed ? { parsedBody: req.body } : { body: req }),
+        ...bodyOf(req),
         ip: req.ip,
       });
       if (response) send(res, response);

@@ -15,6 +15,7 @@ runAdapterSuite({
       userId: request.auth?.userId,
       sessionId: request.auth?.sessionId,
     }));
+    app.post("/host/echo", async (request) => request.body);
     await app.listen({ port: 0, host: "127.0.0.1" });
     return {
       baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,

@@ -4,7 +4,7 @@ import fp from "fastify-plugin";
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** Set by `portcullisAuthenticate`: the authenticated user and session. */
+    /** Set by `portcullisAuthenticate`: the authenticated user and session; null before. */
     auth: Principal | null;
   }
   interface FastifyInstance {
@@ -14,6 +14,7 @@ declare module "fastify" {
 }
 
 export interface PortcullisPluginOptions {
+  /** The instance from `createAuth`; its `basePath` is where the routes are served. */
   auth: Auth;
 }
 
@@ -21,6 +22,23 @@ function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
   if (response.cookies.length > 0) reply.header("set-cookie", response.cookies);
   return reply.send(response.body ?? undefined);
+}
+
+/**
+ * Fastify judges the Content-Type itself before any parser runs (415 for one it cannot parse,
+ * 400 for a QUERY without one). Under the auth routes a stand-in type takes its place for that
+ * check, so every body reaches the catch-all parser, which puts the real header back for the core.
+ */
+const STAND_IN_TYPE = "application/x-portcullis-deferred";
+const deferred = new WeakMap<object, string | undefined>();
+const BODYLESS = new Set(["GET", "HEAD", "TRACE"]);
+
+function restoreContentType(request: FastifyRequest): void {
+  if (!deferred.has(request.raw)) return;
+  const original = deferred.get(request.raw);
+  deferred.delete(request.raw);
+  if (original === undefined) delete request.raw.headers["content-type"];
+  else request.raw.headers["content-type"] = original;
 }
 
 const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { auth }) => {
@@ -38,12 +56,26 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
     request.auth = result.principal;
   });
 
-  // The auth routes live in their own context: its catch-all parser hands the raw stream to the
-  // core (which applies the 413/415/400 rules) without touching the host's parsers.
+  // The auth routes live in their own context: its only parser hands the raw payload stream to
+  // the core (which applies its 415/413/400 rules) and leaves the host's parsers untouched.
   await fastify.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    scope.addContentTypeParser("*", (request, payload, done) => {
+      restoreContentType(request);
+      done(null, payload);
+    });
+    const options = {
+      // Route-level hooks run after the host's, just before Fastify looks at the Content-Type.
+      preParsing(request: FastifyRequest, _reply: FastifyReply, _payload: unknown, done: () => void) {
+        if (!BODYLESS.has(request.method)) {
+          deferred.set(request.raw, request.raw.headers["content-type"]);
+          request.raw.headers["content-type"] = STAND_IN_TYPE;
+        }
+        done();
+      },
+    };
     const route = async (request: FastifyRequest, reply: FastifyReply) => {
+      restoreContentType(request);
       const response = await handler.handle({
         method: request.method,
         url: request.url,
@@ -53,12 +85,12 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
       });
       return response ? send(reply, response) : reply.callNotFound();
     };
-    const methods = ["GET", "POST", "DELETE", "PUT", "PATCH"] as const;
-    scope.route({ method: [...methods], url: handler.basePath, handler: route });
-    scope.route({ method: [...methods], url: `${handler.basePath}/*`, handler: route });
+    // Every method Fastify knows, so the core answers 404 NOT_FOUND for the ones it does not serve.
+    scope.all(handler.basePath, options, route);
+    scope.all(`${handler.basePath}/*`, options, route);
   });
 };
 
-/** The Portcullis Fastify plugin: `app.register(portcullis, { auth })`. */
+/** The Portcullis Fastify plugin: `await app.register(portcullis, { auth })`. */
 export const portcullis = fp(plugin, { name: "@portcullis/adapter-fastify", fastify: "5.x" });
 export default portcullis;

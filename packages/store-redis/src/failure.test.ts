@@ -22,14 +22,17 @@ describe("store-redis when Redis goes away", () => {
     async () => {
       const port = await freePort();
       let server = await startRedisServer(port);
-      const client = createRedisClient(`redis://127.0.0.1:${port}`, { logger: silentLogger });
+      const client = createRedisClient(`redis://127.0.0.1:${port}`, {
+        logger: silentLogger,
+        commandTimeout: 2_000,
+      });
       await once(client, "ready");
       const sent: EmailMessage[] = [];
       const auth = createAuth({
         secret: "r".repeat(40),
         stores: {
           users: createMemoryUserStore(),
-          ...createRedisStores({ client, keyPrefix: "failure-test:" }),
+          ...createRedisStores({ client, keyPrefix: "failure-test:", operationTimeoutMs: 2_000 }),
         },
         mailer: { send: async (message) => void sent.push(message) },
         appOrigin: "https://app.example.test",
@@ -67,10 +70,10 @@ describe("store-redis when Redis goes away", () => {
 
       try {
         await request("POST", "/register", { body: { email: "ada@example.test", password: PASSWORD } });
+        await expect.poll(() => sent.length).toBe(1); // the verification email of register
         const token = await signIn();
         expect((await request("GET", "/me", { bearer: token })).status).toBe(200);
         sent.length = 0;
-
         await stopRedisServer(server);
         const results = [
           [await request("GET", "/me", { bearer: token }), "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE"],
@@ -90,7 +93,6 @@ describe("store-redis when Redis goes away", () => {
           expect(JSON.stringify(result.body)).not.toMatch(/ECONNREFUSED|Redis|stream/i);
         }
         expect(sent).toEqual([]);
-
         server = await startRedisServer(port);
         await expect.poll(() => client.status, { timeout: 5_000 }).toBe("ready");
         const fresh = await signIn();

@@ -10,7 +10,8 @@ let redis: Awaited<ReturnType<typeof useRedis>>;
 let client: Redis;
 beforeAll(async () => {
   redis = await useRedis();
-  client = createRedisClient(redis.url);
+  // Generous timeouts: the suite shares two cores with every other test file.
+  client = createRedisClient(redis.url, { commandTimeout: 2_000 });
   await once(client, "ready");
 });
 afterAll(async () => {
@@ -22,7 +23,7 @@ function fixture<K extends "cooldowns" | "sessions">(kind: K) {
   return () => {
     const keyPrefix = testPrefix();
     return {
-      store: createRedisStores({ client, keyPrefix })[kind],
+      store: createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 })[kind],
       cleanup: () => deleteKeys(client, keyPrefix),
     };
   };

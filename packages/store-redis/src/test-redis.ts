@@ -64,7 +64,7 @@ export async function startRedisServer(port: number): Promise<ChildProcess> {
 }
 
 export async function stopRedisServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((resolve) => {
     child.once("exit", () => resolve());
     child.kill("SIGKILL");

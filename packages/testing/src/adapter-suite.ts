@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { connect } from "node:net";
 import {
   type Auth,
   type AuthOptions,
@@ -22,9 +24,10 @@ export interface AdapterSuiteOptions {
   /** Shown in the describe block, e.g. "express". */
   name: string;
   /**
-   * Starts a host app on 127.0.0.1 that mounts the auth routes for `auth` and one host route,
+   * Starts a host app on 127.0.0.1 that mounts the auth routes for `auth` and two host routes:
    * `GET /host/protected`, guarded by the adapter's own middleware or preHandler and answering
-   * `{ userId, sessionId }` from the principal.
+   * `{ userId, sessionId }` from the principal; and `POST /host/echo`, answering the JSON body as
+   * parsed by the framework's own JSON parser (the adapter must leave the host's parsing alone).
    */
   start(auth: Auth): Promise<StartedServer>;
   /** Fresh stores for each auth the suite builds. */
@@ -105,7 +108,8 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         path: string,
         init: {
           body?: unknown;
-          raw?: string | ReadableStream<Uint8Array>;
+          /** Sent as is; a string gets fetch's `text/plain` type unless a header says otherwise. */
+          raw?: string | Uint8Array | ReadableStream<Uint8Array>;
           headers?: Record<string, string>;
           bearer?: string;
           cookie?: string;
@@ -196,6 +200,15 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         timestamp: expect.any(String),
       });
       expect(typeof reply.body.message).toBe("string");
+      expect(new Date(String(reply.body.timestamp)).toISOString()).toBe(reply.body.timestamp);
+      const extra = ["VALIDATION_FAILED", "PASSWORD_POLICY_VIOLATION"].includes(code)
+        ? ["errors"]
+        : status === 429
+          ? ["remaining"]
+          : [];
+      expect(Object.keys(reply.body).sort()).toEqual(
+        ["status", "code", "message", "path", "timestamp", ...extra].sort(),
+      );
     };
 
     afterAll(async () => {
@@ -473,9 +486,116 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         );
       });
 
+      it("bad input - a chunked body far past the limit: 413, then the server closes the connection", async () => {
+        // The core stops reading such a body; a kept-alive socket would hold the unread rest forever.
+        const { hostname, port } = new URL(app.server.baseUrl);
+        const socket = connect(Number(port), hostname);
+        let received = "";
+        const outcome = new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), 3000);
+          socket.on("data", (data) => {
+            received += data;
+          });
+          socket.on("error", () => {});
+          socket.on("close", () => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        });
+        socket.write(
+          "POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        );
+        const chunk = `10000\r\n${"x".repeat(0x10000)}\r\n`;
+        for (let i = 0; i < 64 && received === "" && !socket.destroyed; i++) {
+          if (!socket.write(chunk)) await Promise.race([once(socket, "drain"), outcome]).catch(() => {});
+        }
+        const closed = await outcome;
+        socket.destroy();
+        expect(received.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
+        expect(received).toContain("auth-error-code: PAYLOAD_TOO_LARGE");
+        expect(closed, "the server kept the connection open after cutting the body off").toBe(true);
+      });
+
+      it("bad input - content types: the core alone judges them, whatever the framework thinks of them", async () => {
+        const bytes = new TextEncoder().encode(
+          JSON.stringify({ email: "a@example.test", password: PASSWORD }),
+        );
+        expectError(
+          await app.call("no content type with a body", "POST", "/api/auth/login", { raw: bytes }),
+          415,
+          "UNSUPPORTED_MEDIA_TYPE",
+        );
+        for (const type of ["text", "json", "application/jsonx"]) {
+          expectError(
+            await app.call(`content type ${type} with a body`, "POST", "/api/auth/login", {
+              raw: bytes,
+              headers: { "content-type": type },
+            }),
+            415,
+            "UNSUPPORTED_MEDIA_TYPE",
+          );
+        }
+        const { accessToken } = await app.signUp("content-types@example.test");
+        // RFC 9110 allows empty parameters; Fastify's own parser would refuse this one.
+        for (const type of ["Application/JSON; charset=utf-8", "application/json;;"]) {
+          expectError(
+            await app.call(`content type ${type} accepted`, "POST", "/api/auth/login", {
+              raw: bytes,
+              headers: { "content-type": type },
+            }),
+            401,
+            "INVALID_CREDENTIALS",
+          );
+        }
+        // An empty body needs no content type at all, nor a valid one.
+        for (const headers of [{}, JSON_HEADERS, { "content-type": "text" }, { "content-type": "" }]) {
+          const empty = await app.call(`empty POST ${JSON.stringify(headers)}`, "POST", "/api/auth/refresh", {
+            headers,
+          });
+          expectError(empty, 401, "REFRESH_TOKEN_INVALID");
+        }
+        const logout = await app.call("empty POST logout", "POST", "/api/auth/logout", {
+          bearer: accessToken,
+          headers: { "content-type": "text" },
+        });
+        expect(logout.status).toBe(200);
+        const emptyChunked = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+        expectError(
+          await app.call("empty chunked POST", "POST", "/api/auth/refresh", { raw: emptyChunked }),
+          401,
+          "REFRESH_TOKEN_INVALID",
+        );
+      });
+
+      it("bad input - __proto__ and constructor keys are ignored and pollute nothing", async () => {
+        const raw = `{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"email":"proto@example.test","password":"${PASSWORD}"}`;
+        const register = await app.call("proto register", "POST", "/api/auth/register", {
+          raw,
+          headers: JSON_HEADERS,
+        });
+        expect(register.status).toBe(200);
+        const login = await app.call("proto login", "POST", "/api/auth/login", {
+          raw,
+          headers: JSON_HEADERS,
+        });
+        expect(login.status).toBe(200);
+        expect(login.body.user).not.toHaveProperty("polluted");
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      });
+
       it("routing - unknown paths and wrong methods under the prefix are 404 NOT_FOUND; outside it the host decides", async () => {
         expectError(await app.call("unknown path", "GET", "/api/auth/nope"), 404, "NOT_FOUND");
         expectError(await app.call("wrong method", "GET", "/api/auth/login"), 404, "NOT_FOUND");
+        expectError(await app.call("bare prefix", "GET", "/api/auth"), 404, "NOT_FOUND");
+        expectError(await app.call("prefix slash", "GET", "/api/auth/"), 404, "NOT_FOUND");
+        expectError(await app.call("trailing slash", "GET", "/api/auth/me/"), 404, "NOT_FOUND");
+        for (const method of ["PUT", "PATCH", "OPTIONS", "QUERY"]) {
+          expectError(await app.call(`method ${method}`, method, "/api/auth/login"), 404, "NOT_FOUND");
+        }
+        const head = await app.call("method HEAD", "HEAD", "/api/auth/me");
+        expect(head.status).toBe(404);
+        expect(head.headers.get("auth-error-code")).toBe("NOT_FOUND");
+        expect(head.text).toBe("");
         const outside = await fetch(`${app.server.baseUrl}/api/authentic`);
         expect(outside.headers.get("auth-error-code")).toBeNull();
         expect(outside.status).toBe(404);
@@ -520,12 +640,25 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
           401,
           "ACCESS_TOKEN_INVALID",
         );
+        const german = await app.call("host locale", "GET", "/host/protected?locale=de");
+        expectError(german, 401, "AUTHENTICATION_REQUIRED");
+        expect(german.body.message).toBe(app.auth.translator.errorMessage("AUTHENTICATION_REQUIRED", "de"));
+        expect(german.body.path).toBe("/host/protected");
         await app.call("host logout", "POST", "/api/auth/logout", { bearer: accessToken });
         expectError(
           await app.call("host after logout", "GET", "/host/protected", { bearer: accessToken }),
           401,
           "ACCESS_TOKEN_INVALID",
         );
+      });
+
+      it("host routes - the adapter leaves the host's own JSON parsing alone", async () => {
+        const echo = await app.call("host echo", "POST", "/host/echo", {
+          body: { hello: "world", list: [1, 2] },
+          record: false,
+        });
+        expect(echo.status).toBe(200);
+        expect(echo.body).toEqual({ hello: "world", list: [1, 2] });
       });
 
       it("csrf - a state change from a foreign Origin or a cross-site fetch is 403; the app's origin passes", async () => {
@@ -552,10 +685,20 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         const byHeader = await app.call("locale header", "GET", "/api/auth/me", {
           headers: { "accept-language": "de-CH, en;q=0.5" },
         });
-        expect(byQuery.body.code).toBe(english.body.code);
-        expect(byQuery.body.message).not.toBe(english.body.message);
-        expect(byHeader.body.message).toBe(byQuery.body.message);
+        const message = (locale: string) =>
+          app.auth.translator.errorMessage("AUTHENTICATION_REQUIRED", locale);
+        expect(message("de")).not.toBe(message("en"));
+        expect(english.body.message).toBe(message("en"));
+        for (const reply of [byQuery, byHeader]) {
+          expectError(reply, 401, "AUTHENTICATION_REQUIRED");
+          expect(reply.body.message).toBe(message("de"));
+        }
         expect(byQuery.body.path).toBe("/api/auth/me");
+        const login = await app.call("locale login", "POST", "/api/auth/login?locale=de", {
+          body: { email: "nobody@example.test", password: PASSWORD },
+        });
+        expectError(login, 401, "INVALID_CREDENTIALS");
+        expect(login.body.message).toBe(app.auth.translator.errorMessage("INVALID_CREDENTIALS", "de"));
       });
 
       it("emails - a login sends a login alert whose link uses the configured origin, whatever the Host header says", async () => {
@@ -864,8 +1007,13 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
             bearer: "bad",
             cookie: validCookie,
           });
-          expect(headerWins.status).toBe(prefer ? 200 : 401);
-          expect(cookieWins.status).toBe(prefer ? 401 : 200);
+          if (prefer) {
+            expect(headerWins.status).toBe(200);
+            expectError(cookieWins, 401, "ACCESS_TOKEN_INVALID");
+          } else {
+            expectError(headerWins, 401, "ACCESS_TOKEN_INVALID");
+            expect(cookieWins.status).toBe(200);
+          }
         }
       });
     });

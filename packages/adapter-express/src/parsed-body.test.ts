@@ -1,0 +1,52 @@
+import type { AddressInfo } from "node:net";
+import { createArgon2Hasher, createAuth } from "@portcullis/core";
+import { createMemoryStores } from "@portcullis/store-memory";
+import express, { type RequestHandler } from "express";
+import { describe, expect, it } from "vitest";
+import { createAuthRouter } from "./index.js";
+
+const credentials = { email: "parsed@example.test", password: "correct horse battery staple" };
+
+async function loginBehind(parser: RequestHandler, body: string, contentType: string) {
+  const auth = createAuth({
+    secret: "parsed-body-secret-0123456789-abcdefghij",
+    stores: createMemoryStores(),
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    email: { enabled: false },
+  });
+  await auth.register(credentials);
+  const app = express().use(parser).use(createAuthRouter(auth));
+  const server = await new Promise<ReturnType<typeof app.listen>>((resolve) => {
+    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+  });
+  try {
+    const { port } = server.address() as AddressInfo;
+    const reply = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": contentType },
+      body,
+    });
+    return { status: reply.status, code: reply.headers.get("auth-error-code") };
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+describe("createAuthRouter behind a body parser", () => {
+  it("express.json() - the parsed body is used", async () => {
+    const reply = await loginBehind(express.json(), JSON.stringify(credentials), "application/json");
+    expect(reply).toEqual({ status: 200, code: null });
+  });
+
+  it("express.raw() - the bytes are parsed by the core", async () => {
+    const parser = express.raw({ type: "application/json" });
+    const reply = await loginBehind(parser, JSON.stringify(credentials), "application/json");
+    expect(reply).toEqual({ status: 200, code: null });
+  });
+
+  it("express.urlencoded() - a parsed form is still 415 UNSUPPORTED_MEDIA_TYPE", async () => {
+    const form = new URLSearchParams(credentials).toString();
+    const reply = await loginBehind(express.urlencoded(), form, "application/x-www-form-urlencoded");
+    expect(reply).toEqual({ status: 415, code: "UNSUPPORTED_MEDIA_TYPE" });
+  });
+});
