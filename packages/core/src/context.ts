@@ -9,6 +9,8 @@ import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { TwoFactorMethod, UserRecord, UserStore } from "./ports/user-store.js";
 import type { AccessTokenCodec } from "./tokens/access-token.js";
+import type { SecretBox } from "./two-factor/secret-box.js";
+import type { StepUpTokens } from "./two-factor/step-up-token.js";
 
 /** Everything a use case may touch: validated options and the ports. Built once by `createAuth`. */
 export interface AuthContext {
@@ -23,6 +25,8 @@ export interface AuthContext {
   translator: Translator;
   accessTokens: AccessTokenCodec;
   emails: EmailService;
+  secretBox: SecretBox;
+  stepUpTokens: StepUpTokens;
   /** A hash of a random password with the current parameters, for the dummy verify of unknown users. */
   dummyHash(): Promise<string>;
 }

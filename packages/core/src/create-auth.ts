@@ -6,9 +6,13 @@ import { createTranslator, type Translator } from "./i18n/index.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import { consoleLogger, type Logger } from "./ports/logger.js";
+import type { TwoFactorMethod } from "./ports/user-store.js";
 import { createAccessTokenCodec } from "./tokens/access-token.js";
 import { randomToken } from "./tokens/random.js";
+import { createSecretBox } from "./two-factor/secret-box.js";
+import { createStepUpTokens } from "./two-factor/step-up-token.js";
 import { authenticate } from "./use-cases/authenticate.js";
+import { completeTwoFactorLogin, recoverWithRecoveryCode } from "./use-cases/complete-two-factor-login.js";
 import { getCurrentUser } from "./use-cases/get-current-user.js";
 import { getPasswordResetCooldown } from "./use-cases/get-password-reset-cooldown.js";
 import { listSessions } from "./use-cases/list-sessions.js";
@@ -21,6 +25,16 @@ import { getVerificationCooldown, resendVerification } from "./use-cases/resend-
 import { resetPassword } from "./use-cases/reset-password.js";
 import { revokeAllSessions } from "./use-cases/revoke-all-sessions.js";
 import { revokeSession } from "./use-cases/revoke-session.js";
+import { completeTwoFactorStepUp, type StepUpResult, stepUp } from "./use-cases/step-up.js";
+import {
+  confirmTotpSetup,
+  disableTwoFactorMethod,
+  enableEmailTwoFactor,
+  getTotpSetup,
+  getTwoFactorEmailCooldown,
+  sendTwoFactorEmailCode,
+  setPreferredTwoFactorMethod,
+} from "./use-cases/two-factor-settings.js";
 import { verifyEmail } from "./use-cases/verify-email.js";
 
 /** The use cases of one configured Portcullis instance; each is a plain async method. */
@@ -55,7 +69,58 @@ export interface Auth {
   resendVerification(principal: Principal, request?: RequestContext): Promise<{ cooldown: number }>;
   getVerificationCooldown(principal: Principal): Promise<{ remaining: number }>;
   verifyEmail(token: string | undefined): Promise<User>;
+  completeTwoFactorLogin(
+    twoFactorToken: string | undefined,
+    input: unknown,
+    request?: RequestContext,
+  ): Promise<SignedIn>;
+  recoverWithRecoveryCode(
+    twoFactorToken: string | undefined,
+    input: unknown,
+    request?: RequestContext,
+  ): Promise<SignedIn>;
+  stepUp(principal: Principal, input: unknown, request?: RequestContext): Promise<StepUpResult>;
+  completeTwoFactorStepUp(
+    principal: Principal,
+    twoFactorToken: string | undefined,
+    input: unknown,
+  ): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
+  getTotpSetup(
+    principal: Principal,
+    stepUpToken: string | undefined,
+  ): Promise<{ secret: string; otpauthUri: string; recoveryCodes: string[]; setupToken: string }>;
+  confirmTotpSetup(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    input: unknown,
+    request?: RequestContext,
+  ): Promise<User>;
+  disableTwoFactorMethod(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    method: TwoFactorMethod,
+    request?: RequestContext,
+  ): Promise<User>;
+  sendTwoFactorEmailCode(
+    who: { principal: Principal } | { twoFactorToken: string | undefined },
+    request?: RequestContext,
+  ): Promise<{ cooldown: number }>;
+  getTwoFactorEmailCooldown(principal: Principal): Promise<{ remaining: number }>;
+  enableEmailTwoFactor(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    input: unknown,
+    request?: RequestContext,
+  ): Promise<User>;
+  setPreferredTwoFactorMethod(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    input: unknown,
+  ): Promise<User>;
 }
+
+/** A completed sign-in. */
+export type SignedIn = Extract<LoginResult, { twoFactorRequired: false }>;
 
 /** Validates the options (throwing on a bad one, naming it) and wires the use cases to the ports. */
 export function createAuth(input: AuthOptions): Auth {
@@ -85,6 +150,14 @@ export function createAuth(input: AuthOptions): Auth {
       issuer: options.issuer,
       audience: options.audience,
       ttlSeconds: options.accessTokenTtlSeconds,
+      clock,
+    }),
+    secretBox: createSecretBox(options.twoFactor.encryptionKey ?? options.secret),
+    stepUpTokens: createStepUpTokens({
+      secret: options.secret,
+      issuer: options.issuer,
+      audience: options.audience,
+      ttlSeconds: options.stepUpTokenTtlSeconds,
       clock,
     }),
     emails: createEmailService({
@@ -147,5 +220,20 @@ export function createAuth(input: AuthOptions): Auth {
     resendVerification: (principal, request) => resendVerification(ctx, principal, request),
     getVerificationCooldown: (principal) => getVerificationCooldown(ctx, principal),
     verifyEmail: (token) => verifyEmail(ctx, token),
+    completeTwoFactorLogin: (token, body, request) => completeTwoFactorLogin(ctx, token, body, request),
+    recoverWithRecoveryCode: (token, body, request) => recoverWithRecoveryCode(ctx, token, body, request),
+    stepUp: (principal, body, request) => stepUp(ctx, principal, body, request),
+    completeTwoFactorStepUp: (principal, token, body) => completeTwoFactorStepUp(ctx, principal, token, body),
+    getTotpSetup: (principal, token) => getTotpSetup(ctx, principal, token),
+    confirmTotpSetup: (principal, token, body, request) =>
+      confirmTotpSetup(ctx, principal, token, body, request),
+    disableTwoFactorMethod: (principal, token, method, request) =>
+      disableTwoFactorMethod(ctx, principal, token, method, request),
+    sendTwoFactorEmailCode: (who, request) => sendTwoFactorEmailCode(ctx, who, request),
+    getTwoFactorEmailCooldown: (principal) => getTwoFactorEmailCooldown(ctx, principal),
+    enableEmailTwoFactor: (principal, token, body, request) =>
+      enableEmailTwoFactor(ctx, principal, token, body, request),
+    setPreferredTwoFactorMethod: (principal, token, body) =>
+      setPreferredTwoFactorMethod(ctx, principal, token, body),
   };
 }

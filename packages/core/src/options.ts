@@ -83,6 +83,23 @@ export const authOptionsSchema = z
     logger: port<Logger>("Logger", ["debug", "info", "warn", "error"]).optional(),
     accessTokenTtlSeconds: seconds(900),
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
+    /** Lifetime of the 2FA token between the password step and the second factor (at most 5 minutes). */
+    twoFactorTokenTtlSeconds: z.number().int().min(30).max(300).default(300),
+    /** Lifetime of a step-up token (and its cookie). */
+    stepUpTokenTtlSeconds: z.number().int().min(30).max(3600).default(300),
+    twoFactor: z
+      .object({
+        /** Key material for encrypting TOTP secrets at rest (32+ bytes); default: derived from `secret`. */
+        encryptionKey: secretSchema.optional(),
+        /** The issuer shown in authenticator apps; default: the email brand name. */
+        issuer: z.string().min(1).max(100).optional(),
+        /** Wrong codes per account before it is locked for `lockoutSeconds`. */
+        maxFailedAttempts: z.number().int().min(1).max(100).default(5),
+        lockoutSeconds: seconds(15 * 60),
+        /** Lifetime of an emailed 2FA code. */
+        emailCodeTtlSeconds: z.number().int().min(60).max(3600).default(600),
+      })
+      .prefault({}),
     passwordResetTokenTtlSeconds: seconds(30 * 60),
     emailVerificationTokenTtlSeconds: seconds(24 * 3600),
     password: z

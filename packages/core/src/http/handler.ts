@@ -48,12 +48,13 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   const readToken = (
     request: Pick<HttpRequest, "headers">,
     jar: Record<string, string | undefined>,
-    kind: "access" | "refresh" | "twoFactor",
+    kind: "access" | "refresh" | "twoFactor" | "stepUp",
   ): string | undefined => {
     let fromHeader: string | undefined;
     if (options.allowHeaderAuthentication) {
       if (kind === "twoFactor")
         fromHeader = header(request, "x-two-factor-authentication-token")?.trim() || undefined;
+      else if (kind === "stepUp") fromHeader = header(request, "x-step-up-token")?.trim() || undefined;
       else fromHeader = /^Bearer +(\S+)\s*$/i.exec(header(request, "authorization") ?? "")?.[1];
     }
     const fromCookie = jar[cookies.names[kind]] || undefined;

@@ -1,6 +1,8 @@
 import type { Principal, RequestContext } from "../context.js";
 import type { Auth } from "../create-auth.js";
+import type { TwoFactorChallenge } from "../two-factor/second-factor.js";
 import type { LoginResult } from "../use-cases/login.js";
+import type { StepUpResult } from "../use-cases/step-up.js";
 import type { CookieKind, Cookies } from "./cookies.js";
 import { jsonResponse } from "./respond.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
@@ -14,7 +16,7 @@ export interface RouteInput {
   /** The parsed JSON body (see `readJsonBody`). */
   body(): Promise<unknown>;
   /** A token by the header/cookie rules of `allowHeaderAuthentication` and `preferHeaderAuthentication`. */
-  token(kind: "access" | "refresh" | "twoFactor"): string | undefined;
+  token(kind: "access" | "refresh" | "twoFactor" | "stepUp"): string | undefined;
   /** The access token's principal; throws the 401 codes. */
   principal(): Promise<Principal>;
 }
@@ -38,8 +40,24 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     cookies.set("access", accessToken, options.accessTokenTtlSeconds),
     cookies.set("refresh", refreshToken, options.refreshTokenTtlSeconds),
   ];
-  const loginResponse = (result: LoginResult): HttpResponse =>
-    jsonResponse(
+  /** The 2FA branch of login and step-up: the 2FA token as cookie (and in the body with header auth), nothing else. */
+  const challengeBody = (challenge: TwoFactorChallenge) => ({
+    twoFactorRequired: true,
+    twoFactorMethods: challenge.twoFactorMethods,
+    preferredTwoFactorMethod: challenge.preferredTwoFactorMethod,
+    twoFactorAuthenticationToken: exposeTokens ? challenge.twoFactorAuthenticationToken : null,
+  });
+  const challengeCookie = (challenge: TwoFactorChallenge) =>
+    cookies.set("twoFactor", challenge.twoFactorAuthenticationToken, options.twoFactorTokenTtlSeconds);
+  const loginResponse = (result: LoginResult): HttpResponse => {
+    if (result.twoFactorRequired) {
+      return jsonResponse(
+        200,
+        { user: null, accessToken: null, refreshToken: null, ...challengeBody(result) },
+        [challengeCookie(result)],
+      );
+    }
+    return jsonResponse(
       200,
       {
         user: result.user,
@@ -52,6 +70,22 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
       },
       [...sessionCookies(result.accessToken, result.refreshToken), cookies.clear("twoFactor")],
     );
+  };
+  const stepUpResponse = (result: StepUpResult): HttpResponse => {
+    if (result.twoFactorRequired) {
+      return jsonResponse(200, { stepUpToken: null, ...challengeBody(result) }, [challengeCookie(result)]);
+    }
+    return jsonResponse(
+      200,
+      { stepUpToken: exposeTokens ? result.stepUpToken : null, twoFactorRequired: false },
+      [cookies.set("stepUp", result.stepUpToken, options.stepUpTokenTtlSeconds), cookies.clear("twoFactor")],
+    );
+  };
+  /** A settings change: the principal plus the step-up token (header or cookie). */
+  const withStepUp = async (input: RouteInput) => ({
+    principal: await input.principal(),
+    stepUp: input.token("stepUp"),
+  });
 
   return [
     {
@@ -63,6 +97,114 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
       method: "POST",
       path: "/login",
       handle: async (input) => loginResponse(await auth.login(await input.body(), input.meta)),
+    },
+    {
+      method: "POST",
+      path: "/2fa/login",
+      handle: async (input) =>
+        loginResponse(
+          await auth.completeTwoFactorLogin(input.token("twoFactor"), await input.body(), input.meta),
+        ),
+    },
+    {
+      method: "POST",
+      path: "/2fa/recover",
+      handle: async (input) =>
+        loginResponse(
+          await auth.recoverWithRecoveryCode(input.token("twoFactor"), await input.body(), input.meta),
+        ),
+    },
+    {
+      method: "POST",
+      path: "/step-up",
+      handle: async (input) =>
+        stepUpResponse(await auth.stepUp(await input.principal(), await input.body(), input.meta)),
+    },
+    {
+      method: "POST",
+      path: "/2fa/step-up",
+      handle: async (input) =>
+        stepUpResponse(
+          await auth.completeTwoFactorStepUp(
+            await input.principal(),
+            input.token("twoFactor"),
+            await input.body(),
+          ),
+        ),
+    },
+    {
+      method: "GET",
+      path: "/2fa/totp/setup",
+      async handle(input) {
+        const { principal, stepUp } = await withStepUp(input);
+        return jsonResponse(200, await auth.getTotpSetup(principal, stepUp));
+      },
+    },
+    {
+      method: "POST",
+      path: "/2fa/totp/setup",
+      async handle(input) {
+        const { principal, stepUp } = await withStepUp(input);
+        return jsonResponse(
+          200,
+          await auth.confirmTotpSetup(principal, stepUp, await input.body(), input.meta),
+        );
+      },
+    },
+    {
+      method: "DELETE",
+      path: "/2fa/totp",
+      async handle(input) {
+        const { principal, stepUp } = await withStepUp(input);
+        return jsonResponse(200, await auth.disableTwoFactorMethod(principal, stepUp, "totp", input.meta));
+      },
+    },
+    {
+      method: "POST",
+      path: "/2fa/email/send",
+      async handle(input) {
+        const twoFactorToken = input.token("twoFactor");
+        const hasAccess = input.token("access") !== undefined;
+        const who =
+          !hasAccess && twoFactorToken ? { twoFactorToken } : { principal: await input.principal() };
+        return jsonResponse(200, await auth.sendTwoFactorEmailCode(who, input.meta));
+      },
+    },
+    {
+      method: "GET",
+      path: "/2fa/email/cooldown",
+      handle: async (input) =>
+        jsonResponse(200, await auth.getTwoFactorEmailCooldown(await input.principal())),
+    },
+    {
+      method: "POST",
+      path: "/2fa/email/enable",
+      async handle(input) {
+        const { principal, stepUp } = await withStepUp(input);
+        return jsonResponse(
+          200,
+          await auth.enableEmailTwoFactor(principal, stepUp, await input.body(), input.meta),
+        );
+      },
+    },
+    {
+      method: "DELETE",
+      path: "/2fa/email",
+      async handle(input) {
+        const { principal, stepUp } = await withStepUp(input);
+        return jsonResponse(200, await auth.disableTwoFactorMethod(principal, stepUp, "email", input.meta));
+      },
+    },
+    {
+      method: "POST",
+      path: "/2fa/preferred-method",
+      async handle(input) {
+        const { principal, stepUp } = await withStepUp(input);
+        return jsonResponse(
+          200,
+          await auth.setPreferredTwoFactorMethod(principal, stepUp, await input.body()),
+        );
+      },
     },
     {
       method: "POST",

@@ -3,11 +3,18 @@ import { formatEmailTime, sendNoticeOncePerCooldown } from "../emails/notices.js
 import { AuthError, guardPort } from "../errors.js";
 import { normalizePassword } from "../password-policy.js";
 import type { UserRecord } from "../ports/user-store.js";
+import { startChallenge, type TwoFactorChallenge } from "../two-factor/second-factor.js";
+import { describeDevice } from "../user-agent.js";
 import { loginInput, parseInput } from "../validation.js";
 import { type SessionTokens, startSession } from "./start-session.js";
 
-/** The outcome of a password step: signed in (2FA adds a second-factor branch here). */
-export type LoginResult = { twoFactorRequired: false } & SessionTokens;
+/**
+ * The outcome of a password step: signed in, or a second factor is required (then there is no
+ * access or refresh token anywhere, only the 2FA token).
+ */
+export type LoginResult =
+  | ({ twoFactorRequired: false } & SessionTokens)
+  | ({ twoFactorRequired: true } & TwoFactorChallenge);
 
 /**
  * Email + password. Unknown addresses and accounts without a password run a dummy verify with
@@ -52,7 +59,30 @@ export async function login(
   }
   await rehashIfOutdated(ctx, user, candidate);
 
-  const { record, ...tokens } = await startSession(ctx, user, session, request);
+  if (user.twoFactor.methods.length > 0) {
+    const device = describeDevice(session, request.userAgent);
+    const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);
+    ctx.logger.info(
+      { event: "login.second_factor", userId: user.id, ip: request.ip ?? null },
+      "password ok, second factor required",
+    );
+    return { twoFactorRequired: true, ...challenge };
+  }
+  return finishLogin(ctx, user, session, request);
+}
+
+/**
+ * The end of every successful sign-in (password alone, or password and second factor): a new
+ * session with fresh tokens, the login alert, the log line.
+ */
+export async function finishLogin(
+  ctx: AuthContext,
+  user: UserRecord,
+  stated: { browser?: string | undefined; os?: string | undefined } | undefined,
+  request: RequestContext,
+): Promise<LoginResult & { twoFactorRequired: false }> {
+  const locale = request.locale ?? ctx.translator.defaultLocale;
+  const { record, ...tokens } = await startSession(ctx, user, stated, request);
   if (ctx.options.email.loginAlerts && ctx.emails.enabled) {
     ctx.emails.sendInBackground("login-alert", user.email, locale, {
       name: user.name,

@@ -1,9 +1,16 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
-import { createAuth } from "../create-auth.js";
+import { type Auth, createAuth } from "../create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage, Mailer } from "../ports/mailer.js";
+
+/** `auth.login` for accounts without 2FA: the signed-in result, or a thrown error. */
+async function signIn(auth: Auth, ...args: Parameters<Auth["login"]>) {
+  const result = await auth.login(...args);
+  if (result.twoFactorRequired) throw new Error("second factor required");
+  return result;
+}
 
 const PASSWORD = "correct horse battery staple";
 const NEW_PASSWORD = "a brand new passphrase";
@@ -123,6 +130,10 @@ describe("password reset", () => {
     const { auth, stores, sent, tokenOf, lastOf } = setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     const user = await stores.users.findByEmail("ada@example.test");
+    const sessions = [
+      await signIn(auth, { email: "ada@example.test", password: PASSWORD }),
+      await signIn(auth, { email: "ada@example.test", password: PASSWORD }),
+    ];
     await stores.users.update(user?.id ?? "", {
       twoFactor: {
         methods: ["email"],
@@ -131,10 +142,6 @@ describe("password reset", () => {
         recoveryCodeHashes: [],
       },
     });
-    const sessions = [
-      await auth.login({ email: "ada@example.test", password: PASSWORD }),
-      await auth.login({ email: "ada@example.test", password: PASSWORD }),
-    ];
     await auth.requestPasswordReset({ email: "ada@example.test" });
     const token = tokenOf(lastOf("password-reset"));
     expect(await auth.resetPassword(token, { newPassword: NEW_PASSWORD })).toEqual({ success: true });
@@ -150,7 +157,9 @@ describe("password reset", () => {
     expect(await code(auth.login({ email: "ada@example.test", password: PASSWORD }))).toBe(
       "INVALID_CREDENTIALS",
     );
-    expect(await code(auth.login({ email: "ada@example.test", password: NEW_PASSWORD }))).toBe("OK");
+    const again = await auth.login({ email: "ada@example.test", password: NEW_PASSWORD });
+    expect(again).toMatchObject({ twoFactorRequired: true, twoFactorMethods: ["email"] });
+    expect(again).not.toHaveProperty("accessToken");
     await expect.poll(() => sent.some((message) => message.kind === "password-changed")).toBe(true);
   });
 
@@ -204,7 +213,7 @@ describe("password reset", () => {
     });
     await auth.requestPasswordReset({ email: "grace@example.test" });
     await auth.resetPassword(tokenOf(lastOf("password-reset")), { newPassword: NEW_PASSWORD });
-    expect(await code(auth.login({ email: "grace@example.test", password: NEW_PASSWORD }))).toBe("OK");
+    expect(await code(signIn(auth, { email: "grace@example.test", password: NEW_PASSWORD }))).toBe("OK");
   });
 
   it("tokens - bound to purpose: reset, verification and access tokens never work for another endpoint", async () => {
@@ -214,7 +223,10 @@ describe("password reset", () => {
     await auth.requestPasswordReset({ email: "ada@example.test" });
     const reset = tokenOf(lastOf("password-reset"));
     const verification = tokenOf(lastOf("email-verification"));
-    const { accessToken, refreshToken } = await auth.login({ email: "ada@example.test", password: PASSWORD });
+    const { accessToken, refreshToken } = await signIn(auth, {
+      email: "ada@example.test",
+      password: PASSWORD,
+    });
     for (const token of [verification, accessToken, refreshToken, "garbage"]) {
       expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe(
         "PASSWORD_RESET_TOKEN_INVALID",
@@ -234,7 +246,7 @@ describe("password reset", () => {
   it("email disabled - reset requests and verification sends are EMAIL_DISABLED; register sends nothing", async () => {
     const { auth, sent } = setup({ emailEnabled: false });
     await auth.register({ email: "ada@example.test", password: PASSWORD });
-    const { accessToken } = await auth.login({ email: "ada@example.test", password: PASSWORD });
+    const { accessToken } = await signIn(auth, { email: "ada@example.test", password: PASSWORD });
     expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe("EMAIL_DISABLED");
     expect(await code(auth.resendVerification(await auth.authenticate(accessToken)))).toBe("EMAIL_DISABLED");
     await settle();
@@ -259,7 +271,7 @@ describe("email verification", () => {
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     const principal = await auth.authenticate(
-      (await auth.login({ email: "ada@example.test", password: PASSWORD })).accessToken,
+      (await signIn(auth, { email: "ada@example.test", password: PASSWORD })).accessToken,
     );
     expect(await code(auth.resendVerification(principal))).toBe("EMAIL_COOLDOWN_ACTIVE");
     expect(await auth.getVerificationCooldown(principal)).toEqual({ remaining: 60 });
@@ -281,7 +293,7 @@ describe("email verification", () => {
     expect(await code(auth.verifyEmail(token))).toBe("EMAIL_VERIFICATION_TOKEN_EXPIRED");
 
     const principal = await auth.authenticate(
-      (await auth.login({ email: "ada@example.test", password: PASSWORD })).accessToken,
+      (await signIn(auth, { email: "ada@example.test", password: PASSWORD })).accessToken,
     );
     await auth.resendVerification(principal);
     const fresh = tokenOf(lastOf("email-verification"));
@@ -323,7 +335,7 @@ describe("failing ports", () => {
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     const principal = await auth.authenticate(
-      (await auth.login({ email: "ada@example.test", password: PASSWORD })).accessToken,
+      (await signIn(auth, { email: "ada@example.test", password: PASSWORD })).accessToken,
     );
     await stores.cooldowns.release("email:email-verification:ada@example.test");
     sent.length = 0;
@@ -343,7 +355,7 @@ describe("failing ports", () => {
     const update = stores.users.update;
     stores.users.update = boom;
     expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("DATABASE_FAILURE");
-    expect(await code(auth.login({ email: "ada@example.test", password: PASSWORD }))).toBe("OK");
+    expect(await code(signIn(auth, { email: "ada@example.test", password: PASSWORD }))).toBe("OK");
     stores.users.update = update;
     expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
   });

@@ -60,8 +60,12 @@ export async function resetPassword(
 }
 
 /** Puts a consumed token back when the change it authorized could not be saved. */
-export async function restoreToken(ctx: AuthContext, record: TokenRecord): Promise<void> {
-  const ttlMs = record.expiresAt - ctx.clock.now() + EXPIRED_TOKEN_GRACE_MS;
+export async function restoreToken(
+  ctx: AuthContext,
+  record: TokenRecord,
+  graceMs = EXPIRED_TOKEN_GRACE_MS,
+): Promise<void> {
+  const ttlMs = record.expiresAt - ctx.clock.now() + graceMs;
   await ctx.sessions
     .saveToken(record, Math.max(ttlMs, 1))
     .catch((error: unknown) =>

@@ -6,6 +6,13 @@ import type { Logger } from "../ports/logger.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 
+/** `auth.login` for accounts without 2FA: the signed-in result, or a thrown error. */
+async function signIn(auth: Auth, ...args: Parameters<Auth["login"]>) {
+  const result = await auth.login(...args);
+  if (result.twoFactorRequired) throw new Error("second factor required");
+  return result;
+}
+
 const PASSWORD = "correct horse battery staple";
 const CHROME_UA =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
@@ -68,7 +75,7 @@ describe("use cases", () => {
     });
     const user = await stores.users.findByEmail("a@x.test");
     expect(user?.passwordHash).toMatch(/^\$argon2id\$/);
-    expect(await code(auth.login({ email: "a@x.test", password: "another long password" }))).toBe(
+    expect(await code(signIn(auth, { email: "a@x.test", password: "another long password" }))).toBe(
       "INVALID_CREDENTIALS",
     );
   });
@@ -102,7 +109,7 @@ describe("use cases", () => {
     });
     for (const email of ["nobody@x.test", "a@x.test", "s@x.test"]) {
       verifies.length = 0;
-      expect(await code(auth.login({ email, password: "wrong password!" }))).toBe("INVALID_CREDENTIALS");
+      expect(await code(signIn(auth, { email, password: "wrong password!" }))).toBe("INVALID_CREDENTIALS");
       expect(verifies, email).toHaveLength(1);
       expect(verifies[0]).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
     }
@@ -111,11 +118,13 @@ describe("use cases", () => {
   it("login - records browser and os from the body, else from the User-Agent, with ip and times", async () => {
     const { auth, stores } = setup();
     await auth.register({ email: "a@x.test", password: PASSWORD });
-    const stated = await auth.login(
+    const stated = await signIn(
+      auth,
       { email: "a@x.test", password: PASSWORD, session: { browser: "App", os: "Linux" } },
       { ip: "10.0.0.1", userAgent: CHROME_UA },
     );
-    const parsed = await auth.login(
+    const parsed = await signIn(
+      auth,
       { email: "a@x.test", password: PASSWORD },
       { ip: "10.0.0.2", userAgent: CHROME_UA },
     );
@@ -139,14 +148,14 @@ describe("use cases", () => {
     await auth.register({ email: "a@x.test", password: PASSWORD });
     const user = await existingUser(stores.users, "a@x.test");
     await stores.users.update(user.id, { passwordHash: await weak.hash(PASSWORD) });
-    await auth.login({ email: "a@x.test", password: PASSWORD });
+    await signIn(auth, { email: "a@x.test", password: PASSWORD });
     expect((await stores.users.findById(user.id))?.passwordHash).toMatch(/m=1024,t=1,p=1/);
   });
 
   it("authenticate - a valid token gives the principal; expiry, logout and revocation end it at once", async () => {
     const { auth, clock } = setup();
     await auth.register({ email: "a@x.test", password: PASSWORD });
-    const first = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const first = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     expect(await auth.authenticate(first.accessToken)).toEqual({
       userId: first.user.id,
       sessionId: first.sessionId,
@@ -155,7 +164,7 @@ describe("use cases", () => {
     clock.advance(901_000 + 5_000);
     expect(await code(auth.authenticate(first.accessToken))).toBe("ACCESS_TOKEN_EXPIRED");
 
-    const second = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const second = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     await auth.logout({ accessToken: second.accessToken });
     expect(await code(auth.authenticate(second.accessToken))).toBe("ACCESS_TOKEN_INVALID");
     expect(await code(auth.refresh(second.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
@@ -164,7 +173,7 @@ describe("use cases", () => {
   it("refresh - rotates; the old refresh token and the old access token stop working", async () => {
     const { auth } = setup();
     await auth.register({ email: "a@x.test", password: PASSWORD });
-    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const rotated = await auth.refresh(login.refreshToken, { session: { browser: "Renamed" } });
     expect(rotated.refreshToken).not.toBe(login.refreshToken);
     expect(rotated.sessionId).toBe(login.sessionId);
@@ -181,7 +190,7 @@ describe("use cases", () => {
   it("refresh - presenting a rotated token again revokes the session (reuse detection)", async () => {
     const { auth, lines } = setup();
     await auth.register({ email: "a@x.test", password: PASSWORD });
-    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const rotated = await auth.refresh(login.refreshToken);
     expect(await code(auth.refresh(login.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
     expect(await code(auth.refresh(rotated.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
@@ -192,7 +201,7 @@ describe("use cases", () => {
   it("refresh - 20 parallel refreshes with one token: exactly one succeeds", async () => {
     const { auth } = setup();
     await auth.register({ email: "a@x.test", password: PASSWORD });
-    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const results = await Promise.all(
       Array.from({ length: 20 }, () => code(auth.refresh(login.refreshToken))),
     );
@@ -203,9 +212,9 @@ describe("use cases", () => {
     const { auth } = setup();
     await auth.register({ email: "a@x.test", password: PASSWORD });
     await auth.register({ email: "b@x.test", password: PASSWORD });
-    const a1 = await auth.login({ email: "a@x.test", password: PASSWORD });
-    const a2 = await auth.login({ email: "a@x.test", password: PASSWORD });
-    const b = await auth.login({ email: "b@x.test", password: PASSWORD });
+    const a1 = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const a2 = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const b = await signIn(auth, { email: "b@x.test", password: PASSWORD });
     const principal = await auth.authenticate(a1.accessToken);
     const sessions = await auth.listSessions(principal);
     expect(sessions.map((s) => [s.id, s.current]).sort()).toEqual(
@@ -230,20 +239,20 @@ describe("use cases", () => {
   it("ports - a failing UserStore is DATABASE_FAILURE, a failing allowlist ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", async () => {
     const { auth, stores } = setup();
     await auth.register({ email: "a@x.test", password: PASSWORD });
-    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     stores.users.findByEmail = () => Promise.reject(new Error("connection refused"));
     stores.sessions.findAllowedAccessToken = () => Promise.reject(new Error("timeout"));
-    expect(await code(auth.login({ email: "a@x.test", password: PASSWORD }))).toBe("DATABASE_FAILURE");
+    expect(await code(signIn(auth, { email: "a@x.test", password: PASSWORD }))).toBe("DATABASE_FAILURE");
     expect(await code(auth.authenticate(login.accessToken))).toBe("ACCESS_TOKEN_ALLOWLIST_READING_FAILURE");
   });
 
   it("logs - no password, hash or token ever reaches a log line", async () => {
     const { auth, lines, stores } = setup();
     await auth.register({ email: "a@x.test", password: PASSWORD });
-    const login = await auth.login({ email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const rotated = await auth.refresh(login.refreshToken);
     await code(auth.refresh(login.refreshToken));
-    await code(auth.login({ email: "a@x.test", password: "wrong password!" }));
+    await code(signIn(auth, { email: "a@x.test", password: "wrong password!" }));
     const hash = (await stores.users.findByEmail("a@x.test"))?.passwordHash ?? "";
     const log = lines.join("\n");
     expect(lines.length).toBeGreaterThan(3);

@@ -1,0 +1,56 @@
+import { jwtVerify, SignJWT } from "jose";
+import { AuthError } from "../errors.js";
+import type { Clock } from "../ports/clock.js";
+
+/** The JWT `typ` of step-up tokens: never accepted as an access token, and the reverse. */
+const STEP_UP_TYPE = "step-up+jwt";
+
+export interface StepUpTokens {
+  sign(userId: string, sessionId: string): Promise<string>;
+  /** Throws `STEP_UP_REQUIRED` unless `token` is a live step-up token of this user and session. */
+  verify(token: string | undefined, userId: string, sessionId: string): Promise<void>;
+}
+
+/** Short-lived proof of a fresh password (and second factor) check, bound to user and session. */
+export function createStepUpTokens(options: {
+  secret: string | Uint8Array;
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+  clock: Clock;
+}): StepUpTokens {
+  const raw = typeof options.secret === "string" ? new TextEncoder().encode(options.secret) : options.secret;
+  const key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
+  return {
+    async sign(userId, sessionId) {
+      const now = Math.floor(options.clock.now() / 1000);
+      return new SignJWT({ sid: sessionId })
+        .setProtectedHeader({ alg: "HS256", typ: STEP_UP_TYPE })
+        .setSubject(userId)
+        .setIssuer(options.issuer)
+        .setAudience(options.audience)
+        .setIssuedAt(now)
+        .setExpirationTime(now + options.ttlSeconds)
+        .sign(await key);
+    },
+    async verify(token, userId, sessionId) {
+      if (!token || token.length > 2048) throw new AuthError("STEP_UP_REQUIRED");
+      try {
+        const { payload } = await jwtVerify(token, await key, {
+          algorithms: ["HS256"],
+          typ: STEP_UP_TYPE,
+          issuer: options.issuer,
+          audience: options.audience,
+          currentDate: new Date(options.clock.now()),
+          requiredClaims: ["exp", "sub", "sid"],
+        });
+        if (payload.sub !== userId || payload.sid !== sessionId) throw new Error("other user or session");
+      } catch (error) {
+        throw new AuthError("STEP_UP_REQUIRED", { cause: error });
+      }
+    },
+  };
+}

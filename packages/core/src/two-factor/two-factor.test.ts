@@ -1,0 +1,327 @@
+import { createHmac } from "node:crypto";
+import { createMemoryStores } from "@portcullis/store-memory";
+import { describe, expect, it } from "vitest";
+import { type Auth, createAuth } from "../create-auth.js";
+import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
+import { silentLogger } from "../ports/logger.js";
+import type { EmailMessage } from "../ports/mailer.js";
+import { createSecretBox } from "./secret-box.js";
+import { matchTotp, totpCode } from "./totp.js";
+
+/** RFC 6238 TOTP written out independently of otpauth: HMAC-SHA-1, dynamic truncation, 6 digits. */
+function referenceTotp(secretBase32: string, timestampMs: number): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = "";
+  for (const char of secretBase32.replace(/=+$/, ""))
+    bits += alphabet.indexOf(char).toString(2).padStart(5, "0");
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => Number.parseInt(byte, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(timestampMs / 1000 / 30)));
+  const mac = createHmac("sha1", key).update(counter).digest();
+  const offset = (mac[mac.length - 1] ?? 0) & 0xf;
+  const binary = mac.readUInt32BE(offset) & 0x7fffffff;
+  return String(binary % 1_000_000).padStart(6, "0");
+}
+
+const PASSWORD = "correct horse battery staple";
+
+function setup() {
+  let now = Date.UTC(2026, 0, 1, 12);
+  const clock = {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+  const sent: EmailMessage[] = [];
+  const auth = createAuth({
+    secret: "t".repeat(48),
+    stores,
+    clock,
+    mailer: { send: async (message) => void sent.push(message) },
+    appOrigin: "https://app.example.test",
+    logger: silentLogger,
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    email: { loginAlerts: false },
+  });
+  return { auth, stores, clock, sent };
+}
+
+const code = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "OK",
+    (error) => error.code,
+  );
+
+async function signedIn(auth: Auth, email: string) {
+  const result = await auth.login({ email, password: PASSWORD });
+  if (result.twoFactorRequired) throw new Error("second factor required");
+  return result;
+}
+
+/** Registers a user, turns TOTP on through the use cases, and returns what the test needs. */
+async function withTotp(env: ReturnType<typeof setup>, email = "ada@example.test") {
+  const { auth, clock } = env;
+  await auth.register({ email, password: PASSWORD });
+  const session = await signedIn(auth, email);
+  const principal = await auth.authenticate(session.accessToken);
+  const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+  if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
+  const setupInfo = await auth.getTotpSetup(principal, stepUp.stepUpToken);
+  const user = await auth.confirmTotpSetup(principal, stepUp.stepUpToken, {
+    setupToken: setupInfo.setupToken,
+    code: referenceTotp(setupInfo.secret, clock.now()),
+  });
+  clock.advance(30_000);
+  return { ...setupInfo, user, session, principal };
+}
+
+describe("TOTP", () => {
+  it("totpCode - RFC 6238 Appendix B SHA-1 vectors (last six digits) match the library and the reference", () => {
+    const secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"; // "12345678901234567890"
+    const vectors: [number, string][] = [
+      [59, "94287082"],
+      [1111111109, "07081804"],
+      [1111111111, "14050471"],
+      [1234567890, "89005924"],
+      [2000000000, "69279037"],
+      [20000000000, "65353130"],
+    ];
+    for (const [seconds, expected] of vectors) {
+      expect(totpCode(secret, seconds * 1000)).toBe(expected.slice(2));
+      expect(referenceTotp(secret, seconds * 1000)).toBe(expected.slice(2));
+    }
+  });
+
+  it("matchTotp - accepts ±1 step of drift and nothing further", () => {
+    const secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
+    const now = 1_700_000_000_000;
+    expect(matchTotp(secret, referenceTotp(secret, now - 30_000), now)).not.toBeNull();
+    expect(matchTotp(secret, referenceTotp(secret, now + 30_000), now)).not.toBeNull();
+    expect(matchTotp(secret, referenceTotp(secret, now - 90_000), now)).toBeNull();
+  });
+
+  it("setup - the secret has 160+ bits, is stored only encrypted, and enabling revokes other sessions", async () => {
+    const env = setup();
+    await env.auth.register({ email: "ada@example.test", password: PASSWORD });
+    const other = await signedIn(env.auth, "ada@example.test");
+    const { secret, otpauthUri, recoveryCodes, user, session } = await withTotp(env);
+    expect(secret.replace(/=+$/, "").length * 5).toBeGreaterThanOrEqual(160);
+    expect(otpauthUri).toMatch(/^otpauth:\/\/totp\/Portcullis:ada%40example\.test\?.*secret=/);
+    expect(recoveryCodes).toHaveLength(10);
+    expect(user).toMatchObject({ twoFactorMethods: ["totp"], preferredTwoFactorMethod: "totp" });
+    const stored = await env.stores.users.findById(user.id);
+    expect(stored?.twoFactor.totpSecretEncrypted).toMatch(/^v1\./);
+    expect(JSON.stringify(stored)).not.toContain(secret);
+    expect(JSON.stringify(stored)).not.toContain(recoveryCodes[0]);
+    expect(await code(env.auth.authenticate(other.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(env.auth.authenticate(session.accessToken))).toBe("OK");
+  });
+
+  it("login - the password step gives only a 2FA token; the code finishes it; tokens never cross over", async () => {
+    const env = setup();
+    const { secret } = await withTotp(env);
+    const first = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    expect(first).toMatchObject({
+      twoFactorRequired: true,
+      twoFactorMethods: ["totp"],
+      preferredTwoFactorMethod: "totp",
+    });
+    if (!first.twoFactorRequired) throw new Error("expected 2FA");
+    expect(first).not.toHaveProperty("accessToken");
+    const twoFactorToken = first.twoFactorAuthenticationToken;
+    expect(await code(env.auth.authenticate(twoFactorToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(env.auth.completeTwoFactorLogin(twoFactorToken, {}))).toBe("TWO_FACTOR_CODE_MISSING");
+    const signed = await env.auth.completeTwoFactorLogin(twoFactorToken, {
+      code: referenceTotp(secret, env.clock.now()),
+    });
+    expect(await code(env.auth.authenticate(signed.accessToken))).toBe("OK");
+    expect(await code(env.auth.completeTwoFactorLogin(signed.accessToken, { code: "123456" }))).toBe(
+      "TWO_FACTOR_TOKEN_INVALID",
+    );
+    expect(await code(env.auth.completeTwoFactorLogin(twoFactorToken, { code: "123456" }))).toBe(
+      "TWO_FACTOR_TOKEN_INVALID",
+    );
+  });
+
+  it("login - a used code is refused again, even in a new login; after 5 minutes the 2FA token is dead", async () => {
+    const env = setup();
+    const { secret } = await withTotp(env);
+    const codeNow = referenceTotp(secret, env.clock.now());
+    const a = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    const b = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    if (!a.twoFactorRequired || !b.twoFactorRequired) throw new Error("expected 2FA");
+    expect(
+      await code(env.auth.completeTwoFactorLogin(a.twoFactorAuthenticationToken, { code: codeNow })),
+    ).toBe("OK");
+    expect(
+      await code(env.auth.completeTwoFactorLogin(b.twoFactorAuthenticationToken, { code: codeNow })),
+    ).toBe("WRONG_TWO_FACTOR_CODE");
+    env.clock.advance(301_000);
+    const later = referenceTotp(secret, env.clock.now());
+    expect(await code(env.auth.completeTwoFactorLogin(b.twoFactorAuthenticationToken, { code: later }))).toBe(
+      "TWO_FACTOR_TOKEN_INVALID",
+    );
+  });
+
+  it("login - 20 concurrent completions with one code: exactly one session", async () => {
+    const env = setup();
+    const { secret } = await withTotp(env);
+    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    if (!login.twoFactorRequired) throw new Error("expected 2FA");
+    const totp = referenceTotp(secret, env.clock.now());
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        code(env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: totp })),
+      ),
+    );
+    expect(results.filter((result) => result === "OK")).toHaveLength(1);
+  });
+
+  it("recovery - a recovery code finishes a login once", async () => {
+    const env = setup();
+    const { recoveryCodes } = await withTotp(env);
+    const start = async () => {
+      const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+      if (!login.twoFactorRequired) throw new Error("expected 2FA");
+      return login.twoFactorAuthenticationToken;
+    };
+    const recovery = recoveryCodes[3] ?? "";
+    expect(
+      await code(env.auth.recoverWithRecoveryCode(await start(), { code: recovery.toLowerCase() })),
+    ).toBe("OK");
+    expect(await code(env.auth.recoverWithRecoveryCode(await start(), { code: recovery }))).toBe(
+      "WRONG_TWO_FACTOR_CODE",
+    );
+    expect(await code(env.auth.recoverWithRecoveryCode(await start(), { code: recoveryCodes[4] }))).toBe(
+      "OK",
+    );
+  });
+
+  it("throttle - wrong codes lock the account; a new password step does not reset the count", async () => {
+    const env = setup();
+    const { secret } = await withTotp(env);
+    for (let i = 0; i < 5; i++) {
+      const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+      if (!login.twoFactorRequired) throw new Error("expected 2FA");
+      expect(
+        await code(env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: "000000" })),
+      ).toBe("WRONG_TWO_FACTOR_CODE");
+    }
+    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    if (!login.twoFactorRequired) throw new Error("expected 2FA");
+    const right = referenceTotp(secret, env.clock.now());
+    const locked = await env.auth
+      .completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: right })
+      .catch((error) => error);
+    expect(locked).toMatchObject({ code: "TWO_FACTOR_THROTTLED", remainingSeconds: 900 });
+    env.clock.advance(900_000);
+    expect(
+      await code(
+        env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, {
+          code: referenceTotp(secret, env.clock.now()),
+        }),
+      ),
+    ).toBe("TWO_FACTOR_TOKEN_INVALID");
+    const fresh = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    if (!fresh.twoFactorRequired) throw new Error("expected 2FA");
+    expect(
+      await code(
+        env.auth.completeTwoFactorLogin(fresh.twoFactorAuthenticationToken, {
+          code: referenceTotp(secret, env.clock.now()),
+        }),
+      ),
+    ).toBe("OK");
+  });
+
+  it("settings - changes need a step-up token of this session; disabling TOTP with one works", async () => {
+    const env = setup();
+    const { secret } = await withTotp(env);
+    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    if (!login.twoFactorRequired) throw new Error("expected 2FA");
+    const signed = await env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, {
+      code: referenceTotp(secret, env.clock.now()),
+    });
+    const principal = await env.auth.authenticate(signed.accessToken);
+    expect(await code(env.auth.disableTwoFactorMethod(principal, undefined, "totp"))).toBe(
+      "STEP_UP_REQUIRED",
+    );
+    expect(await code(env.auth.disableTwoFactorMethod(principal, signed.accessToken, "totp"))).toBe(
+      "STEP_UP_REQUIRED",
+    );
+    const step = await env.auth.stepUp(principal, { password: PASSWORD });
+    expect(step).toMatchObject({ twoFactorRequired: true });
+    if (!step.twoFactorRequired) throw new Error("expected 2FA step-up");
+    env.clock.advance(30_000);
+    const done = await env.auth.completeTwoFactorStepUp(principal, step.twoFactorAuthenticationToken, {
+      code: referenceTotp(secret, env.clock.now()),
+    });
+    const otherSession = await env.auth.authenticate(
+      (
+        await env.auth.completeTwoFactorLogin(
+          (
+            (await env.auth.login({ email: "ada@example.test", password: PASSWORD })) as {
+              twoFactorAuthenticationToken: string;
+            }
+          ).twoFactorAuthenticationToken,
+          { code: referenceTotp(secret, env.clock.now() + 30_000) },
+        )
+      ).accessToken,
+    );
+    expect(await code(env.auth.disableTwoFactorMethod(otherSession, done.stepUpToken, "totp"))).toBe(
+      "STEP_UP_REQUIRED",
+    );
+    const user = await env.auth.disableTwoFactorMethod(principal, done.stepUpToken, "totp");
+    expect(user).toMatchObject({ twoFactorMethods: [], preferredTwoFactorMethod: null });
+    await expect.poll(() => env.sent.some((message) => message.kind === "two-factor-changed")).toBe(true);
+    expect((await env.auth.login({ email: "ada@example.test", password: PASSWORD })).twoFactorRequired).toBe(
+      false,
+    );
+  });
+
+  it("email 2FA - enabled with an emailed code; login mails a code in the request's locale; a blocked send keeps the mailed code", async () => {
+    const env = setup();
+    await env.auth.register({ email: "ada@example.test", password: PASSWORD });
+    const principal = await env.auth.authenticate((await signedIn(env.auth, "ada@example.test")).accessToken);
+    const step = await env.auth.stepUp(principal, { password: PASSWORD });
+    if (step.twoFactorRequired) throw new Error("unexpected");
+    await env.auth.sendTwoFactorEmailCode({ principal });
+    const mailed = () =>
+      /(\d{6})/.exec(env.sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
+    expect(
+      await env.auth.enableEmailTwoFactor(principal, step.stepUpToken, { code: mailed() }),
+    ).toMatchObject({ twoFactorMethods: ["email"] });
+
+    env.clock.advance(61_000);
+    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD }, { locale: "de" });
+    if (!login.twoFactorRequired) throw new Error("expected 2FA");
+    await expect.poll(() => env.sent.filter((m) => m.kind === "two-factor-code").length).toBe(2);
+    expect(env.sent.at(-1)?.locale).toBe("de");
+    const first = mailed();
+    const again = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    if (!again.twoFactorRequired) throw new Error("expected 2FA");
+    expect(env.sent.filter((m) => m.kind === "two-factor-code")).toHaveLength(2);
+    expect(
+      await code(env.auth.sendTwoFactorEmailCode({ twoFactorToken: again.twoFactorAuthenticationToken })),
+    ).toBe("EMAIL_COOLDOWN_ACTIVE");
+    expect(
+      await code(env.auth.completeTwoFactorLogin(again.twoFactorAuthenticationToken, { code: first })),
+    ).toBe("OK");
+    expect(
+      await code(env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: first })),
+    ).toBe("WRONG_TWO_FACTOR_CODE");
+  });
+});
+
+describe("secret box", () => {
+  it("open - a tampered or foreign value is DATABASE_ENCRYPTION_FAILURE", async () => {
+    const box = createSecretBox("k".repeat(32));
+    const sealed = await box.seal("JBSWY3DPEHPK3PXP");
+    expect(await box.open(sealed)).toBe("JBSWY3DPEHPK3PXP");
+    expect(sealed).not.toContain("JBSWY3DPEHPK3PXP");
+    expect(await code(box.open(`${sealed.slice(0, -2)}AA`))).toBe("DATABASE_ENCRYPTION_FAILURE");
+    expect(await code(createSecretBox("o".repeat(32)).open(sealed))).toBe("DATABASE_ENCRYPTION_FAILURE");
+    expect(await code(box.open("garbage"))).toBe("DATABASE_ENCRYPTION_FAILURE");
+  });
+});
