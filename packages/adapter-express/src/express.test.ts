@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { runAdapterSuite } from "@portcullis/testing";
 import express from "express";
@@ -7,8 +8,8 @@ import { createAuthRouter, requireAuth } from "./index.js";
 
 runAdapterSuite({
   name: "express",
-  createStores: () => createMemoryStores(),
-  transcriptFile: new URL("../../testing/transcripts/adapter-transcript.txt", import.meta.url).pathname,
+  createStores: (clock) => createMemoryStores({ clock }),
+  transcriptFile: fileURLToPath(new URL("../../testing/transcripts/adapter-transcript.txt", import.meta.url)),
   async start(auth) {
     const app = express();
     app.use(createAuthRouter(auth));
@@ -23,7 +24,11 @@ runAdapterSuite({
     });
     return {
       baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
     };
   },
 });

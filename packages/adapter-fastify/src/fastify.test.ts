@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { runAdapterSuite } from "@portcullis/testing";
 import Fastify from "fastify";
@@ -6,10 +7,10 @@ import { portcullis } from "./index.js";
 
 runAdapterSuite({
   name: "fastify",
-  createStores: () => createMemoryStores(),
-  transcriptFile: new URL("../../testing/transcripts/adapter-transcript.txt", import.meta.url).pathname,
+  createStores: (clock) => createMemoryStores({ clock }),
+  transcriptFile: fileURLToPath(new URL("../../testing/transcripts/adapter-transcript.txt", import.meta.url)),
   async start(auth) {
-    const app = Fastify();
+    const app = Fastify({ forceCloseConnections: true });
     await app.register(portcullis, { auth });
     app.get("/host/protected", { preHandler: app.portcullisAuthenticate }, async (request) => ({
       userId: request.auth?.userId,

@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import {
   type Auth,
   type AuthOptions,
+  type Clock,
   type CooldownStore,
   createArgon2Hasher,
   createAuth,
@@ -12,6 +13,7 @@ import {
   type UserStore,
 } from "@portcullis/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runTwoFactorAdapterSuite } from "./two-factor-suite.js";
 
 /** A running host app built with the adapter under test. */
 export interface StartedServer {
@@ -30,8 +32,11 @@ export interface AdapterSuiteOptions {
    * parsed by the framework's own JSON parser (the adapter must leave the host's parsing alone).
    */
   start(auth: Auth): Promise<StartedServer>;
-  /** Fresh stores for each auth the suite builds. */
-  createStores(): { users: UserStore; cooldowns: CooldownStore; sessions: SessionStore };
+  /**
+   * Fresh stores for each auth the suite builds, on `clock` where the stores take one: the suite
+   * moves time itself so that cooldowns and orderings in the transcript are the same on every run.
+   */
+  createStores(clock: Clock): { users: UserStore; cooldowns: CooldownStore; sessions: SessionStore };
   /**
    * A file every adapter compares its normalized transcript of responses with, so adapters that
    * pass the suite answer byte for byte alike (statuses, headers, cookies, bodies).
@@ -63,12 +68,19 @@ function normalize(text: string): string {
 }
 
 export function runAdapterSuite(options: AdapterSuiteOptions): void {
+  runTwoFactorAdapterSuite(options);
   describe(`adapter conformance: ${options.name}`, () => {
     const transcript: string[] = [];
     const servers: StartedServer[] = [];
 
+    // Time moves one millisecond per reading: events keep their order, and a cooldown reads the
+    // same whole seconds on every run however slow the machine is.
+    const startedAt = Date.now();
+    let readings = 0;
+    const clock: Clock = { now: () => startedAt + readings++ };
+
     async function boot(overrides: Partial<AuthOptions> = {}) {
-      const stores = options.createStores();
+      const stores = options.createStores(clock);
       // Users the suite has "deleted": the UserStore port has no delete, so lookups hide them.
       const goneUserIds = new Set<string>();
       const findById = stores.users.findById.bind(stores.users);
@@ -86,6 +98,7 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         secret: "adapter-suite-secret-0123456789-abcdefghij",
         stores,
         passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+        clock,
         logger,
         appOrigin: APP_ORIGIN,
         mailer: {
@@ -334,7 +347,7 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
             totpSecretEncrypted: null,
             recoveryCodeHashes: [],
           },
-          createdAt: Date.now(),
+          createdAt: clock.now(),
         });
         const attempts = await Promise.all(
           ["known@example.test", "unknown@example.test", "social@example.test"].map((email) =>

@@ -2,4 +2,5 @@ export { type AdapterSuiteOptions, runAdapterSuite, type StartedServer } from ".
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
 export type { StoreFixture, StoreSuiteOptions } from "./store-fixture.js";
+export { referenceTotp, runTwoFactorAdapterSuite } from "./two-factor-suite.js";
 export { runUserStoreSuite } from "./user-store-suite.js";

@@ -69,7 +69,7 @@ export function createHttpHandler(auth: Auth): HttpHandler {
 
   /** Cross-site state changes are refused (SECURITY H2): a foreign Origin, or a cross-site fetch without one. */
   const checkOrigin = (request: HttpRequest) => {
-    if (!STATE_CHANGING.has(request.method)) return;
+    if (!STATE_CHANGING.has(request.method.toUpperCase())) return;
     const origin = header(request, "origin");
     if (origin === undefined) {
       if (header(request, "sec-fetch-site") === "cross-site") throw new AuthError("CSRF_REJECTED");

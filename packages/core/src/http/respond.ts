@@ -46,6 +46,8 @@ export function errorResponse(
     );
   }
   const headers: Record<string, string> = { "auth-error-code": error.code };
+  // After a body that was too large, close the connection: the unread rest of it is not drained.
+  if (status === 413) headers.connection = "close";
   if (status === 304)
     return { status, headers: { ...BASE_HEADERS, ...headers }, cookies: context.cookies ?? [], body: null };
 
