@@ -7,4 +7,6 @@ export default defineConfig({
   clean: true,
   target: "node20",
   sourcemap: true,
+  // The suite runs inside the host's vitest; never bundle it (a devDependency) into dist.
+  external: ["vitest"],
 });

@@ -21,11 +21,6 @@ export function createApp(auth: Auth, outbox: OutboxMailer | undefined): Express
     app.get("/dev/outbox/:id", (req, res) => send(res, outboxEntryPage(outbox, req.params.id)));
   }
 
-  const assets = uiAssets();
-  app.get(["/", "/app.js", "/style.css"], (req, res) => {
-    const page = assets.get(req.path);
-    if (page) send(res, page);
-    else res.sendStatus(404);
-  });
+  for (const [path, page] of uiAssets()) app.get(path, (_req, res) => send(res, page));
   return app;
 }

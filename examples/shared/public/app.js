@@ -1,4 +1,5 @@
-// The example UI: plain fetch calls to the Portcullis routes; the browser keeps the HttpOnly cookies.
+// The example UI: plain fetch calls to the Portcullis routes; the browser keeps the HttpOnly
+// cookies (access, refresh, 2FA and step-up tokens), so no token is ever handled here.
 const api = async (method, path, body) => {
   const response = await fetch(`/api/auth${path}`, {
     method,
@@ -6,8 +7,9 @@ const api = async (method, path, body) => {
     headers: body === undefined ? {} : { "content-type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  const code = response.headers.get("auth-error-code");
   const data = response.status === 304 ? {} : await response.json().catch(() => ({}));
-  if (!response.ok) throw Object.assign(new Error(data.message ?? response.statusText), { code: data.code });
+  if (!response.ok) throw Object.assign(new Error(data.message ?? code ?? response.statusText), { code });
   return data;
 };
 
@@ -16,8 +18,12 @@ const say = (text) => {
   $("status").textContent = text;
 };
 const fields = (form) => Object.fromEntries(new FormData(form).entries());
+const show = (id, visible) => {
+  $(id).hidden = !visible;
+};
+const token = new URLSearchParams(location.search).get("token");
 
-async function show() {
+async function refreshView() {
   try {
     const me = await api("GET", "/me");
     $("me-email").textContent = me.email;
@@ -37,22 +43,30 @@ async function show() {
         return item;
       }),
     );
-    $("signed-in").hidden = false;
-    $("signed-out").hidden = true;
+    show("signed-in", true);
+    show("signed-out", false);
+    show("two-factor", false);
   } catch {
-    $("signed-in").hidden = true;
-    $("signed-out").hidden = false;
+    show("signed-in", false);
+    show("signed-out", $("two-factor").hidden);
   }
 }
 
 async function run(action, done) {
   try {
-    await action();
-    say(done);
+    const result = await action();
+    if (done) say(typeof done === "function" ? done(result) : done);
   } catch (error) {
     say(`${error.code ?? "ERROR"}: ${error.message}`);
   }
-  await show();
+  await refreshView();
+}
+
+function askSecondFactor(result) {
+  $("two-factor-methods").textContent = result.twoFactorMethods.join(", ");
+  show("two-factor", true);
+  show("signed-out", false);
+  return `Enter your ${result.preferredTwoFactorMethod === "email" ? "emailed" : "authenticator"} code`;
 }
 
 $("signup").addEventListener("submit", (event) => {
@@ -60,16 +74,136 @@ $("signup").addEventListener("submit", (event) => {
   const { email, password, name } = fields(event.target);
   run(
     () => api("POST", "/register", { email, password, ...(name ? { name } : {}) }),
-    "Account created (if the address was new). You can log in now.",
+    "Account created (if the address was new). Check your email, then log in.",
   );
 });
 $("login").addEventListener("submit", (event) => {
   event.preventDefault();
-  run(() => api("POST", "/login", fields(event.target)), "Logged in");
+  run(
+    () => api("POST", "/login", fields(event.target)),
+    (result) => (result.twoFactorRequired ? askSecondFactor(result) : "Logged in"),
+  );
 });
+$("forgot-password").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(
+    () => api("POST", "/password/reset-request", fields(event.target)),
+    "If the address has an account, a reset link is on its way.",
+  );
+});
+$("two-factor-code").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const { code, method } = fields(event.target);
+  run(
+    () =>
+      api("POST", "/2fa/login", { code, ...(method ? { method } : {}) }).then(() =>
+        show("two-factor", false),
+      ),
+    "Logged in",
+  );
+});
+$("two-factor-recover").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(
+    () => api("POST", "/2fa/recover", fields(event.target)).then(() => show("two-factor", false)),
+    "Logged in with a recovery code",
+  );
+});
+$("two-factor-email").addEventListener("click", () =>
+  run(() => api("POST", "/2fa/email/send"), "A code is on its way"),
+);
+$("reset-password").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(
+    () =>
+      api("POST", `/password/reset?token=${encodeURIComponent(token ?? "")}`, fields(event.target)).then(() =>
+        show("reset-password", false),
+      ),
+    "Password changed: every session was signed out. Log in with the new password.",
+  );
+});
+
+$("resend-verification").addEventListener("click", () =>
+  run(() => api("POST", "/email/verification/send"), "Verification email sent"),
+);
 $("refresh").addEventListener("click", () => run(() => api("POST", "/refresh"), "Tokens refreshed"));
 $("logout").addEventListener("click", () => run(() => api("POST", "/logout"), "Logged out"));
 $("revoke-all").addEventListener("click", () =>
   run(() => api("DELETE", "/sessions"), "Signed out everywhere"),
 );
-show();
+
+const stepUpDone = () => {
+  show("step-up", false);
+  show("step-up-code", false);
+  show("settings", true);
+  return "Confirmed: you can change security settings for a few minutes";
+};
+$("step-up").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(
+    () => api("POST", "/step-up", fields(event.target)),
+    (result) => {
+      if (!result.twoFactorRequired) return stepUpDone();
+      show("step-up-code", true);
+      return "Now enter your second-factor code";
+    },
+  );
+});
+$("step-up-code").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(() => api("POST", "/2fa/step-up", fields(event.target)), stepUpDone);
+});
+$("totp-setup").addEventListener("click", () =>
+  run(async () => {
+    const setup = await api("GET", "/2fa/totp/setup");
+    $("totp-secret").textContent = setup.secret;
+    $("totp-uri").textContent = setup.otpauthUri;
+    $("recovery-codes").textContent = setup.recoveryCodes.join(" ");
+    $("totp-confirm").dataset.setupToken = setup.setupToken;
+    show("totp-confirm", true);
+  }, "Add the secret to your authenticator app, then enter its code"),
+);
+$("totp-confirm").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const { code } = fields(event.target);
+  run(
+    () =>
+      api("POST", "/2fa/totp/setup", { setupToken: event.target.dataset.setupToken, code }).then(() =>
+        show("totp-confirm", false),
+      ),
+    "Authenticator app turned on",
+  );
+});
+$("totp-disable").addEventListener("click", () =>
+  run(() => api("DELETE", "/2fa/totp"), "Authenticator app turned off"),
+);
+$("email-send").addEventListener("click", () =>
+  run(() => api("POST", "/2fa/email/send").then(() => show("email-enable", true)), "A code is on its way"),
+);
+$("email-enable").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(
+    () => api("POST", "/2fa/email/enable", fields(event.target)).then(() => show("email-enable", false)),
+    "Email codes turned on",
+  );
+});
+$("email-disable").addEventListener("click", () =>
+  run(() => api("DELETE", "/2fa/email"), "Email codes turned off"),
+);
+
+if (location.pathname === "/verify-email" && token) {
+  show("verify-email", true);
+  api("POST", `/email/verification?token=${encodeURIComponent(token)}`).then(
+    () => {
+      $("verify-result").textContent = "Your email address is verified.";
+    },
+    (error) => {
+      $("verify-result").textContent =
+        error.code === "EMAIL_ALREADY_VERIFIED"
+          ? "This address was already verified."
+          : `${error.code}: ${error.message}`;
+    },
+  );
+}
+if (location.pathname === "/reset-password" && token) show("reset-password", true);
+refreshView();

@@ -44,23 +44,35 @@ iframe{display:block;width:100%;height:80vh;border:0;background:#fff}pre{white-s
   return { status: 200, contentType: "text/html; charset=utf-8", body };
 }
 
+/** The pages email links open (`email.links` defaults); each serves the single-page UI. */
+export const UI_PAGES = [
+  "/",
+  "/verify-email",
+  "/reset-password",
+  "/forgot-password",
+  "/login",
+  "/signup",
+  "/settings/security",
+];
+
 const ASSETS: Record<string, string> = {
-  "/": "text/html; charset=utf-8",
-  "/app.js": "text/javascript; charset=utf-8",
-  "/style.css": "text/css; charset=utf-8",
+  "index.html": "text/html; charset=utf-8",
+  "app.js": "text/javascript; charset=utf-8",
+  "style.css": "text/css; charset=utf-8",
 };
 
-/** The web UI's files, read once at start-up, by URL path. */
+/** The web UI's files, read once at start-up, by URL path: the page under every `UI_PAGES` path. */
 export function uiAssets(): Map<string, Page> {
   const dir = new URL("../public/", import.meta.url);
-  return new Map(
-    Object.entries(ASSETS).map(([path, contentType]) => [
-      path,
-      {
-        status: 200,
-        contentType,
-        body: readFileSync(new URL(path === "/" ? "index.html" : path.slice(1), dir), "utf8"),
-      },
-    ]),
-  );
+  const read = (file: string): Page => ({
+    status: 200,
+    contentType: ASSETS[file] ?? "text/plain",
+    body: readFileSync(new URL(file, dir), "utf8"),
+  });
+  const page = read("index.html");
+  return new Map<string, Page>([
+    ...UI_PAGES.map((path): [string, Page] => [path, page]),
+    ["/app.js", read("app.js")],
+    ["/style.css", read("style.css")],
+  ]);
 }

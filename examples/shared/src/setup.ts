@@ -23,6 +23,18 @@ export interface ExampleAuth {
   close(): void;
 }
 
+/** createAuth's option errors (e.g. a short AUTH_SECRET) come from the environment here: report them as such. */
+function configured<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof TypeError && error.message.startsWith("Invalid Portcullis option")) {
+      throw new ConfigError(error.message, { cause: error });
+    }
+    throw error;
+  }
+}
+
 /**
  * createAuth as both example servers configure it: memory stores, or Redis for cooldowns and
  * sessions when REDIS_URL is set (users stay in memory here; a real app keeps them in its
@@ -50,21 +62,23 @@ export async function createExampleAuth(
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;
   const mailer: Mailer | undefined = smtp ?? outbox;
-  const auth = createAuth({
-    secret: config.secret,
-    stores,
-    mailer,
-    appOrigin: config.appOrigin,
-    email: {
-      enabled: config.emailEnabled,
-      cooldownSeconds: config.emailCooldownSeconds,
-      loginAlerts: config.loginAlerts,
-    },
-    allowHeaderAuthentication: config.allowHeaderAuth,
-    preferHeaderAuthentication: config.preferHeaderAuth,
-    cookies: { secure: config.cookieSecure },
-    ...extra,
-  });
+  const auth = configured(() =>
+    createAuth({
+      secret: config.secret,
+      stores,
+      mailer,
+      appOrigin: config.appOrigin,
+      email: {
+        enabled: config.emailEnabled,
+        cooldownSeconds: config.emailCooldownSeconds,
+        loginAlerts: config.loginAlerts,
+      },
+      allowHeaderAuthentication: config.allowHeaderAuth,
+      preferHeaderAuthentication: config.preferHeaderAuth,
+      cookies: { secure: config.cookieSecure },
+      ...extra,
+    }),
+  );
   if (config.seedFile) await seedUsers(stores.users, await readSeedFile(config.seedFile));
   return {
     auth,

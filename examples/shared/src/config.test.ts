@@ -1,0 +1,54 @@
+import { describe, expect, it, vi } from "vitest";
+import { ConfigError, readConfig } from "./config.js";
+
+describe("readConfig", () => {
+  it("readConfig - defaults follow CONTRACT.md §7 and generate a secret with a warning", () => {
+    const warn = vi.fn();
+    const config = readConfig({}, warn);
+    expect(config).toMatchObject({
+      port: 3000,
+      host: "127.0.0.1",
+      appOrigin: "http://localhost:3000",
+      emailEnabled: true,
+      emailCooldownSeconds: 60,
+      loginAlerts: true,
+      allowHeaderAuth: true,
+      preferHeaderAuth: true,
+      cookieSecure: false,
+      devOutbox: true,
+    });
+    expect(Buffer.from(config.secret, "base64url")).toHaveLength(48);
+    expect(warn).toHaveBeenCalledOnce();
+  });
+
+  it("readConfig - APP_ORIGIN defaults to the port, flags and numbers are parsed", () => {
+    const config = readConfig(
+      {
+        PORT: "4000",
+        EMAIL_ENABLED: "false",
+        EMAIL_COOLDOWN_SECONDS: "5",
+        COOKIE_SECURE: "1",
+        AUTH_SECRET: "x",
+      },
+      () => {},
+    );
+    expect(config).toMatchObject({ appOrigin: "http://localhost:4000", emailEnabled: false });
+    expect(config).toMatchObject({ emailCooldownSeconds: 5, cookieSecure: true, secret: "x" });
+  });
+
+  it("readConfig - production refuses to start without AUTH_SECRET and has no dev outbox", () => {
+    expect(() => readConfig({ NODE_ENV: "production" })).toThrow(ConfigError);
+    const config = readConfig({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(48) });
+    expect(config.devOutbox).toBe(false);
+  });
+
+  it("readConfig - SMTP_URL turns the dev outbox off", () => {
+    expect(readConfig({ SMTP_URL: "smtp://localhost:2525" }, () => {}).devOutbox).toBe(false);
+  });
+
+  it("readConfig - a malformed value names its variable", () => {
+    expect(() => readConfig({ LOGIN_ALERTS: "maybe" }, () => {})).toThrow(/LOGIN_ALERTS/);
+    expect(() => readConfig({ PORT: "http" }, () => {})).toThrow(/PORT/);
+    expect(() => readConfig({ EMAIL_COOLDOWN_SECONDS: "-1" }, () => {})).toThrow(/EMAIL_COOLDOWN_SECONDS/);
+  });
+});
