@@ -83,6 +83,19 @@ export const authOptionsSchema = z
     logger: port<Logger>("Logger", ["debug", "info", "warn", "error"]).optional(),
     accessTokenTtlSeconds: seconds(900),
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
+    /**
+     * Failed-login throttling per normalized address (unknown addresses alike, so it tells
+     * nothing): after `freeAttempts` failures each further one locks the address for
+     * `baseLockSeconds`, doubling up to `maxLockSeconds`. Failures are forgotten after `windowSeconds`.
+     */
+    loginThrottle: z
+      .object({
+        freeAttempts: z.number().int().min(1).max(100).default(5),
+        baseLockSeconds: seconds(30),
+        maxLockSeconds: seconds(15 * 60),
+        windowSeconds: seconds(3600),
+      })
+      .prefault({}),
     /** Lifetime of the 2FA token between the password step and the second factor (at most 5 minutes). */
     twoFactorTokenTtlSeconds: z.number().int().min(30).max(300).default(300),
     /** Lifetime of a step-up token (and its cookie). */

@@ -332,6 +332,24 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         );
       });
 
+      it("login - repeated failures for one address are 429 LOGIN_THROTTLED with Retry-After, known or not", async () => {
+        await app.signUp("throttle@example.test");
+        for (const email of ["throttle@example.test", "throttle-unknown@example.test"]) {
+          const replies: Reply[] = [];
+          for (let i = 0; i < 7; i++) {
+            replies.push(
+              await app.call(`throttle ${email} ${i}`, "POST", "/api/auth/login", {
+                body: { email, password: "wrong password 123" },
+              }),
+            );
+          }
+          expect(replies.slice(0, 6).map((reply) => reply.status)).toEqual([401, 401, 401, 401, 401, 401]);
+          const throttled = replies[6] as Reply;
+          expectError(throttled, 429, "LOGIN_THROTTLED");
+          expect(throttled.headers.get("retry-after")).toBe(String(throttled.body.remaining));
+        }
+      });
+
       it("login - wrong password, unknown email and a password-less account answer byte for byte alike", async () => {
         await app.signUp("known@example.test");
         await app.stores.users.create({

@@ -6,6 +6,7 @@ import type { UserRecord } from "../ports/user-store.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/second-factor.js";
 import { describeDevice } from "../user-agent.js";
 import { loginInput, parseInput } from "../validation.js";
+import { assertLoginAllowed, clearLoginFailures, recordLoginFailure } from "./login-throttle.js";
 import { type SessionTokens, startSession } from "./start-session.js";
 
 /**
@@ -28,6 +29,7 @@ export async function login(
   const { email, password, session } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;
+  await assertLoginAllowed(ctx, email);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
 
   if (user === null || user.passwordHash === null) {
@@ -48,15 +50,18 @@ export async function login(
       },
       "login failed",
     );
+    await recordLoginFailure(ctx, email);
     throw new AuthError("INVALID_CREDENTIALS");
   }
   if (!(await ctx.hasher.verify(user.passwordHash, candidate))) {
+    await recordLoginFailure(ctx, email);
     ctx.logger.info(
       { event: "login.failure", reason: "wrong_password", userId: user.id, ip: request.ip ?? null },
       "login failed",
     );
     throw new AuthError("INVALID_CREDENTIALS");
   }
+  await clearLoginFailures(ctx, email);
   await rehashIfOutdated(ctx, user, candidate);
 
   if (user.twoFactor.methods.length > 0) {
