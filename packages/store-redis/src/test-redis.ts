@@ -1,6 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 
 /** Test support (not part of the package's exports): find or start a Redis for the tests. */
@@ -15,6 +18,79 @@ const hasRedisServer = () => {
 };
 
 export const canStartRedis = hasRedisServer();
+
+/** A three-node Redis Cluster of the test's own (temporary folders, nothing kept); needs redis-server and redis-cli. */
+export async function startRedisCluster(): Promise<{
+  nodes: { host: string; port: number }[];
+  stop(): Promise<void>;
+}> {
+  const dir = await mkdtemp(join(tmpdir(), "portcullis-cluster-"));
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const children = ports.map((port) =>
+    spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        `nodes-${port}.conf`,
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        dir,
+      ],
+      { stdio: "ignore" },
+    ),
+  );
+  const stop = async () => {
+    await Promise.all(children.map((child) => stopRedisServer(child)));
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const port of ports) {
+      const deadline = Date.now() + 5_000;
+      while (!(await answers(`redis://127.0.0.1:${port}`))) {
+        if (Date.now() > deadline) throw new Error(`cluster node ${port} did not start`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    execFileSync(
+      "redis-cli",
+      [
+        "--cluster",
+        "create",
+        ...ports.map((port) => `127.0.0.1:${port}`),
+        "--cluster-replicas",
+        "0",
+        "--cluster-yes",
+      ],
+      {
+        stdio: "ignore",
+      },
+    );
+    const deadline = Date.now() + 10_000;
+    while (
+      !ports.every((port) =>
+        execFileSync("redis-cli", ["-p", String(port), "cluster", "info"])
+          .toString()
+          .includes("cluster_state:ok"),
+      )
+    ) {
+      if (Date.now() > deadline) throw new Error("cluster did not become ready");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { nodes: ports.map((port) => ({ host: "127.0.0.1", port })), stop };
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

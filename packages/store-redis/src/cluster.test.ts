@@ -1,0 +1,31 @@
+import { runCooldownStoreSuite, runSessionStoreSuite } from "@portcullis/testing";
+import { Cluster } from "ioredis";
+import { afterAll, beforeAll, describe } from "vitest";
+import { createRedisStores } from "./redis-stores.js";
+import { canStartRedis, startRedisCluster, testPrefix } from "./test-redis.js";
+
+/** The same conformance suites on a real three-node Redis Cluster: every script stays on one slot. */
+describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
+  let cluster: Awaited<ReturnType<typeof startRedisCluster>>;
+  let client: Cluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    client = new Cluster(cluster.nodes, {
+      enableOfflineQueue: false,
+      redisOptions: { commandTimeout: 2_000 },
+    });
+    await new Promise((resolve) => client.once("ready", resolve));
+  }, 30_000);
+  afterAll(async () => {
+    client?.disconnect();
+    await cluster?.stop();
+  });
+
+  const fixture =
+    <K extends "cooldowns" | "sessions">(kind: K) =>
+    () => ({
+      store: createRedisStores({ client, keyPrefix: testPrefix(), operationTimeoutMs: 2_000 })[kind],
+    });
+  runCooldownStoreSuite({ name: "redis cluster", create: fixture("cooldowns") });
+  runSessionStoreSuite({ name: "redis cluster", create: fixture("sessions") });
+});
