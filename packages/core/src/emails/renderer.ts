@@ -55,6 +55,8 @@ export function createEmailRenderer(options: {
     const { default: mjml2html } = await import("mjml");
     const result = new Map<EmailKind, string>();
     for (const kind of EMAIL_KINDS) {
+      // One template per turn of the event loop, so requests arriving during start-up are not held up.
+      await new Promise((resolve) => setImmediate(resolve));
       const source = options.templates?.[kind] ?? defaultTemplate(kind, brand);
       // `fonts: {}`: no web-font <link> to a third party, so opening an email tells nobody.
       const output = await mjml2html(source, { validationLevel: "strict", keepComments: false, fonts: {} });
