@@ -65,13 +65,13 @@ describe("store-redis when Redis goes away", () => {
           body: { email: "ada@example.test", password: PASSWORD },
         });
         expect(login.status).toBe(200);
-        return login.body.accessToken as string;
+        return { token: login.body.accessToken as string, refreshToken: login.body.refreshToken as string };
       };
 
       try {
         await request("POST", "/register", { body: { email: "ada@example.test", password: PASSWORD } });
         await expect.poll(() => sent.length).toBe(1); // the verification email of register
-        const token = await signIn();
+        const { token, refreshToken } = await signIn();
         expect((await request("GET", "/me", { bearer: token })).status).toBe(200);
         sent.length = 0;
         await stopRedisServer(server);
@@ -83,8 +83,9 @@ describe("store-redis when Redis goes away", () => {
           ],
           [
             await request("POST", "/login", { body: { email: "ada@example.test", password: PASSWORD } }),
-            "DATABASE_FAILURE",
+            "EMAIL_COOLDOWN_CACHE_FAILURE",
           ],
+          [await request("POST", "/refresh", { bearer: refreshToken }), "DATABASE_FAILURE"],
         ] as const;
         for (const [result, code] of results) {
           expect(result.status).toBe(500);
@@ -95,7 +96,7 @@ describe("store-redis when Redis goes away", () => {
         expect(sent).toEqual([]);
         server = await startRedisServer(port);
         await expect.poll(() => client.status, { timeout: 5_000 }).toBe("ready");
-        const fresh = await signIn();
+        const { token: fresh } = await signIn();
         expect((await request("GET", "/me", { bearer: fresh })).status).toBe(200);
         expect(
           (await request("POST", "/password/reset-request", { body: { email: "ada@example.test" } })).status,
