@@ -80,6 +80,7 @@ export async function createExampleAuth(
     }),
   );
   if (config.seedFile) await seedUsers(stores.users, await readSeedFile(config.seedFile));
+  await auth.ready();
   return {
     auth,
     stores,

@@ -43,6 +43,12 @@ export interface Auth {
   readonly translator: Translator;
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * Resolves once start-up work is done (email templates compiled, the dummy password hash made),
+   * so the first requests wait for nothing; await it before listening if first-request latency
+   * matters. Never rejects: failures are logged and surface as the use cases' error codes.
+   */
+  ready(): Promise<void>;
   register(input: unknown, request?: RequestContext): Promise<{ success: true }>;
   login(input: unknown, request?: RequestContext): Promise<LoginResult>;
   refresh(
@@ -178,30 +184,32 @@ export function createAuth(input: AuthOptions): Auth {
     },
   };
 
-  // Hash the dummy password now, so the first unknown-email login costs the same as any other.
-  ctx
-    .dummyHash()
-    .catch((error: unknown) =>
-      ctx.logger.error(
-        { event: "hasher.failed", err: String(error) },
-        "could not prepare the dummy password hash",
-      ),
-    );
-
-  // Compile the MJML templates once, off the request path; a send waits for it if it comes first.
-  if (options.email.enabled) {
-    renderer
-      .compile()
+  // Start-up work, off the request path: the dummy hash (so the first unknown-email login costs
+  // the same as any other) and the MJML templates (compiled once; a send waits if it comes first).
+  const startup = Promise.all([
+    ctx
+      .dummyHash()
       .catch((error: unknown) =>
         logger.error(
-          { event: "email.compile_failed", err: String((error as Error).cause ?? error) },
-          "could not compile email templates",
+          { event: "hasher.failed", err: String(error) },
+          "could not prepare the dummy password hash",
         ),
-      );
-  }
+      ),
+    options.email.enabled
+      ? renderer
+          .compile()
+          .catch((error: unknown) =>
+            logger.error(
+              { event: "email.compile_failed", err: String((error as Error).cause ?? error) },
+              "could not compile email templates",
+            ),
+          )
+      : undefined,
+  ]).then(() => undefined);
 
   return {
     options,
+    ready: () => startup,
     translator: ctx.translator,
     clock,
     logger: ctx.logger,

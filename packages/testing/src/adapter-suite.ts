@@ -112,6 +112,7 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         },
         ...overrides,
       });
+      await auth.ready();
       const server = await options.start(auth);
       servers.push(server);
 

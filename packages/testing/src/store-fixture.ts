@@ -4,8 +4,9 @@ import { randomUUID } from "node:crypto";
 export interface StoreFixture<S> {
   store: S;
   /**
-   * Moves the store's clock forward by `ms` (memory stores with a fake clock). Without it the
-   * suite waits in real time, so a store whose time cannot be moved (Redis) is tested too.
+   * Moves the store's clock forward by `ms` (a memory store built with a fake clock). Without it
+   * the suite waits in real time with short TTLs, so a store whose time cannot be moved (Redis)
+   * is tested as it is.
    */
   advance?: (ms: number) => void | Promise<void>;
   /** Called after each test (close connections, drop keys). */
@@ -13,8 +14,8 @@ export interface StoreFixture<S> {
 }
 
 export interface StoreSuiteOptions<S> {
-  /** Shown in the describe block, e.g. "memory". */
-  name: string;
+  /** Shown in the describe block, e.g. "memory". Default: "store". */
+  name?: string;
   /** Builds a fresh store (or a fresh key prefix on a shared server) for each test. */
   create: () => StoreFixture<S> | Promise<StoreFixture<S>>;
 }
@@ -27,3 +28,7 @@ export async function elapse(fixture: StoreFixture<unknown>, ms: number): Promis
   if (fixture.advance) await fixture.advance(ms);
   else await new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** `count` calls of `call` started together (in one tick), so a store's atomicity is put to the test. */
+export const concurrently = <T>(count: number, call: (index: number) => Promise<T>): Promise<T[]> =>
+  Promise.all(Array.from({ length: count }, (_, index) => call(index)));

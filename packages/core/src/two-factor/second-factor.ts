@@ -4,10 +4,11 @@ import type { AuthContext } from "../context.js";
 import { AuthError, CooldownError, guardPort, ValidationError } from "../errors.js";
 import type { TokenRecord } from "../ports/session-store.js";
 import type { TwoFactorMethod, UserRecord } from "../ports/user-store.js";
-import { hashToken, randomToken } from "../tokens/random.js";
+import { hashToken } from "../tokens/random.js";
+import { consumeSingleUseToken, issueSingleUseToken } from "../tokens/single-use-token.js";
 import { sendWithCooldown, wholeSeconds } from "../use-cases/email-flow.js";
 import { restoreToken } from "../use-cases/reset-password.js";
-import { opaqueToken, sessionField } from "../validation.js";
+import { sessionField } from "../validation.js";
 import { matchTotp, TOTP_REPLAY_WINDOW_MS } from "./totp.js";
 
 export const CHALLENGE_PURPOSE = "two-factor-challenge";
@@ -57,25 +58,18 @@ export async function startChallenge(
   data: { kind: ChallengeKind; sessionId?: string; browser?: string | null; os?: string | null },
   locale: string,
 ): Promise<TwoFactorChallenge> {
-  const token = randomToken(32);
-  const ttlMs = ctx.options.twoFactorTokenTtlSeconds * 1000;
-  await guardPort("DATABASE_FAILURE", () =>
-    ctx.sessions.saveToken(
-      {
-        purpose: CHALLENGE_PURPOSE,
-        tokenHash: hashToken(token),
-        userId: user.id,
-        expiresAt: ctx.clock.now() + ttlMs,
-        data: {
-          kind: data.kind,
-          sessionId: data.sessionId ?? null,
-          browser: data.browser ?? null,
-          os: data.os ?? null,
-        },
-      },
-      ttlMs,
-    ),
-  );
+  const token = await issueSingleUseToken(ctx, {
+    purpose: CHALLENGE_PURPOSE,
+    userId: user.id,
+    ttlMs: ctx.options.twoFactorTokenTtlSeconds * 1000,
+    data: {
+      kind: data.kind,
+      sessionId: data.sessionId ?? null,
+      browser: data.browser ?? null,
+      os: data.os ?? null,
+    },
+    failureCode: "DATABASE_FAILURE",
+  });
   if (user.twoFactor.preferredMethod === "email" && ctx.emails.enabled) {
     await sendEmailCode(ctx, user, locale).catch((error: unknown) => {
       if (error instanceof AuthError && error.code === "EMAIL_COOLDOWN_ACTIVE") return;
@@ -101,11 +95,9 @@ export async function takeChallenge(
   token: string | undefined,
   kind: ChallengeKind | "any",
 ): Promise<{ record: TokenRecord; user: UserRecord; restore: () => Promise<void> }> {
-  if (!opaqueToken.safeParse(token).success) throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
-  const record = await guardPort("DATABASE_FAILURE", () =>
-    ctx.sessions.consumeToken(CHALLENGE_PURPOSE, hashToken(token as string)),
-  );
-  if (!record || record.expiresAt <= ctx.clock.now()) throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
+  const taken = await consumeSingleUseToken(ctx, CHALLENGE_PURPOSE, token);
+  if (!taken || taken.expired) throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
+  const { record } = taken;
   if (kind !== "any" && record.data?.kind !== kind) {
     await restoreToken(ctx, record, 0);
     throw new AuthError("TWO_FACTOR_TOKEN_INVALID");

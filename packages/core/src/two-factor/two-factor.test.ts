@@ -1,5 +1,5 @@
-import { createHmac } from "node:crypto";
 import { createMemoryStores } from "@portcullis/store-memory";
+import { referenceTotp } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { type Auth, createAuth } from "../create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
@@ -7,21 +7,6 @@ import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
 import { createSecretBox } from "./secret-box.js";
 import { matchTotp, totpCode } from "./totp.js";
-
-/** RFC 6238 TOTP written out independently of otpauth: HMAC-SHA-1, dynamic truncation, 6 digits. */
-function referenceTotp(secretBase32: string, timestampMs: number): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = "";
-  for (const char of secretBase32.replace(/=+$/, ""))
-    bits += alphabet.indexOf(char).toString(2).padStart(5, "0");
-  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => Number.parseInt(byte, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(timestampMs / 1000 / 30)));
-  const mac = createHmac("sha1", key).update(counter).digest();
-  const offset = (mac[mac.length - 1] ?? 0) & 0xf;
-  const binary = mac.readUInt32BE(offset) & 0x7fffffff;
-  return String(binary % 1_000_000).padStart(6, "0");
-}
 
 const PASSWORD = "correct horse battery staple";
 

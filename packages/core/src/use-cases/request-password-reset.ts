@@ -1,6 +1,6 @@
 import type { AuthContext, RequestContext } from "../context.js";
 import { guardPort } from "../errors.js";
-import { hashToken, randomToken } from "../tokens/random.js";
+import { issueSingleUseToken } from "../tokens/single-use-token.js";
 import { emailInput, parseInput } from "../validation.js";
 import { requireEmailEnabled, sendWithCooldown } from "./email-flow.js";
 
@@ -31,21 +31,16 @@ export async function requestPasswordReset(
         values: { link: ctx.emails.link("signUp") },
       };
     }
-    const token = randomToken(32);
     const ttlMs = ctx.options.passwordResetTokenTtlSeconds * 1000;
-    await guardPort("DATABASE_FAILURE", () =>
-      ctx.sessions.saveToken(
-        {
-          purpose: PASSWORD_RESET_PURPOSE,
-          tokenHash: hashToken(token),
-          userId: user.id,
-          expiresAt: ctx.clock.now() + ttlMs,
-          data: { email: user.email },
-        },
-        ttlMs + EXPIRED_TOKEN_GRACE_MS,
-        { replaceOthers: true },
-      ),
-    );
+    const token = await issueSingleUseToken(ctx, {
+      purpose: PASSWORD_RESET_PURPOSE,
+      userId: user.id,
+      ttlMs,
+      data: { email: user.email },
+      graceMs: EXPIRED_TOKEN_GRACE_MS,
+      replaceOthers: true,
+      failureCode: "DATABASE_FAILURE",
+    });
     return {
       kind: "password-reset",
       to: user.email,

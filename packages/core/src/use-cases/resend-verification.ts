@@ -1,7 +1,8 @@
 import type { AuthContext, Principal, RequestContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { UserRecord } from "../ports/user-store.js";
-import { hashToken, randomToken } from "../tokens/random.js";
+import { hashToken } from "../tokens/random.js";
+import { issueSingleUseToken } from "../tokens/single-use-token.js";
 import { cooldownRemaining, requireEmailEnabled, sendWithCooldown } from "./email-flow.js";
 import { EXPIRED_TOKEN_GRACE_MS } from "./request-password-reset.js";
 
@@ -31,20 +32,15 @@ export function sendVerificationEmail(
   locale: string,
 ): Promise<{ cooldown: number }> {
   return sendWithCooldown(ctx, "email-verification", user.email, async () => {
-    const token = randomToken(32);
     const ttlMs = ctx.options.emailVerificationTokenTtlSeconds * 1000;
-    await guardPort("EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE", () =>
-      ctx.sessions.saveToken(
-        {
-          purpose: EMAIL_VERIFICATION_PURPOSE,
-          tokenHash: hashToken(token),
-          userId: user.id,
-          expiresAt: ctx.clock.now() + ttlMs,
-          data: { email: user.email },
-        },
-        ttlMs + EXPIRED_TOKEN_GRACE_MS,
-      ),
-    );
+    const token = await issueSingleUseToken(ctx, {
+      purpose: EMAIL_VERIFICATION_PURPOSE,
+      userId: user.id,
+      ttlMs,
+      data: { email: user.email },
+      graceMs: EXPIRED_TOKEN_GRACE_MS,
+      failureCode: "EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE",
+    });
     return {
       kind: "email-verification",
       to: user.email,

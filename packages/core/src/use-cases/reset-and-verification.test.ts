@@ -16,7 +16,7 @@ const PASSWORD = "correct horse battery staple";
 const NEW_PASSWORD = "a brand new passphrase";
 const APP_ORIGIN = "https://app.example.test";
 
-function setup(options: { emailEnabled?: boolean } = {}) {
+async function setup(options: { emailEnabled?: boolean } = {}) {
   let now = Date.UTC(2026, 0, 1);
   const clock = {
     now: () => now,
@@ -50,6 +50,7 @@ function setup(options: { emailEnabled?: boolean } = {}) {
     return url.searchParams.get("token") ?? "";
   };
   const lastOf = (kind: string) => sent.filter((message) => message.kind === kind).at(-1);
+  await auth.ready();
   return { auth, stores, clock, sent, mailer, tokenOf, lastOf };
 }
 
@@ -62,7 +63,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 describe("password reset", () => {
   it("requestPasswordReset - known and unknown addresses get the same answer; reset vs No Principal Information email", async () => {
-    const { auth, sent } = setup();
+    const { auth, sent } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     sent.length = 0;
@@ -76,7 +77,7 @@ describe("password reset", () => {
   });
 
   it("requestPasswordReset - address variants share one cooldown: 429 with remaining, counting down", async () => {
-    const { auth, clock, sent } = setup();
+    const { auth, clock, sent } = await setup();
     await auth.requestPasswordReset({ email: "User@X.test" });
     const blocked = await auth.requestPasswordReset({ email: " user@x.test " }).catch((error) => error);
     expect(blocked).toMatchObject({ code: "EMAIL_COOLDOWN_ACTIVE", remainingSeconds: 60 });
@@ -90,7 +91,7 @@ describe("password reset", () => {
   });
 
   it("requestPasswordReset - 50 concurrent requests for one address send exactly one email", async () => {
-    const { auth, sent } = setup();
+    const { auth, sent } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     sent.length = 0;
@@ -103,7 +104,7 @@ describe("password reset", () => {
   });
 
   it("requestPasswordReset - a throwing mailer is EMAIL_SEND_FAILURE, the cooldown is released and the link inert; a retry sends once", async () => {
-    const { auth, mailer, sent, tokenOf } = setup();
+    const { auth, mailer, sent, tokenOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     let failedHtml = "";
@@ -127,7 +128,7 @@ describe("password reset", () => {
   });
 
   it("resetPassword - the link works once, revokes every session, keeps 2FA, signs nobody in, sends password-changed", async () => {
-    const { auth, stores, sent, tokenOf, lastOf } = setup();
+    const { auth, stores, sent, tokenOf, lastOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     const user = await stores.users.findByEmail("ada@example.test");
     const sessions = [
@@ -164,7 +165,7 @@ describe("password reset", () => {
   });
 
   it("resetPassword - the policy is checked before the token is consumed", async () => {
-    const { auth, tokenOf, lastOf } = setup();
+    const { auth, tokenOf, lastOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await auth.requestPasswordReset({ email: "ada@example.test" });
     const token = tokenOf(lastOf("password-reset"));
@@ -174,7 +175,7 @@ describe("password reset", () => {
   });
 
   it("resetPassword - TTL-1 s works, TTL+1 s is PASSWORD_RESET_TOKEN_EXPIRED; a newer email invalidates older links", async () => {
-    const { auth, clock, tokenOf, lastOf } = setup();
+    const { auth, clock, tokenOf, lastOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await auth.requestPasswordReset({ email: "ada@example.test" });
     const first = tokenOf(lastOf("password-reset"));
@@ -200,7 +201,7 @@ describe("password reset", () => {
   });
 
   it("resetPassword - an account without a password sets its first one", async () => {
-    const { auth, stores, tokenOf, lastOf } = setup();
+    const { auth, stores, tokenOf, lastOf } = await setup();
     await stores.users.create({
       id: "social-0000000000000000",
       email: "grace@example.test",
@@ -217,7 +218,7 @@ describe("password reset", () => {
   });
 
   it("tokens - bound to purpose: reset, verification and access tokens never work for another endpoint", async () => {
-    const { auth, tokenOf, lastOf } = setup();
+    const { auth, tokenOf, lastOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     await auth.requestPasswordReset({ email: "ada@example.test" });
@@ -244,7 +245,7 @@ describe("password reset", () => {
   });
 
   it("email disabled - reset requests and verification sends are EMAIL_DISABLED; register sends nothing", async () => {
-    const { auth, sent } = setup({ emailEnabled: false });
+    const { auth, sent } = await setup({ emailEnabled: false });
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     const { accessToken } = await signIn(auth, { email: "ada@example.test", password: PASSWORD });
     expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe("EMAIL_DISABLED");
@@ -256,7 +257,7 @@ describe("password reset", () => {
 
 describe("email verification", () => {
   it("register - sends the first verification email; the link verifies once, then 304", async () => {
-    const { auth, tokenOf, lastOf } = setup();
+    const { auth, tokenOf, lastOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     const token = tokenOf(lastOf("email-verification"));
@@ -267,7 +268,7 @@ describe("email verification", () => {
   });
 
   it("resendVerification - in the contract's order: 404, 304, 429, then 200 with the cooldown", async () => {
-    const { auth, stores, sent, tokenOf, lastOf } = setup();
+    const { auth, stores, sent, tokenOf, lastOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     const principal = await auth.authenticate(
@@ -285,7 +286,7 @@ describe("email verification", () => {
   });
 
   it("verifyEmail - expired after 24 h; bound to the exact address it was sent to", async () => {
-    const { auth, stores, clock, tokenOf, lastOf } = setup();
+    const { auth, stores, clock, tokenOf, lastOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     const token = tokenOf(lastOf("email-verification"));
@@ -310,7 +311,7 @@ describe("failing ports", () => {
   const boom = () => Promise.reject(new Error("store down"));
 
   it("UserStore down - DATABASE_FAILURE, no cooldown left, no email", async () => {
-    const { auth, stores, sent } = setup();
+    const { auth, stores, sent } = await setup();
     stores.users.findByEmail = boom;
     expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe("DATABASE_FAILURE");
     expect(await auth.getPasswordResetCooldown("ada@example.test")).toEqual({ remaining: 0 });
@@ -318,7 +319,7 @@ describe("failing ports", () => {
   });
 
   it("CooldownStore down - EMAIL_COOLDOWN_CACHE_FAILURE and no email (fail closed)", async () => {
-    const { auth, stores, sent } = setup();
+    const { auth, stores, sent } = await setup();
     stores.cooldowns.acquire = boom;
     stores.cooldowns.remainingMs = boom;
     expect(await code(auth.requestPasswordReset({ email: "ada@example.test" }))).toBe(
@@ -331,7 +332,7 @@ describe("failing ports", () => {
   });
 
   it("SessionStore down - reset: DATABASE_FAILURE; verification: EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE; cooldowns released", async () => {
-    const { auth, stores, sent } = setup();
+    const { auth, stores, sent } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await settle();
     const principal = await auth.authenticate(
@@ -348,7 +349,7 @@ describe("failing ports", () => {
   });
 
   it("UserStore update fails during reset - DATABASE_FAILURE, the token still works afterwards, the password is unchanged", async () => {
-    const { auth, stores, tokenOf, lastOf } = setup();
+    const { auth, stores, tokenOf, lastOf } = await setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     await auth.requestPasswordReset({ email: "ada@example.test" });
     const token = tokenOf(lastOf("password-reset"));

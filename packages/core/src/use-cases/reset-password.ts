@@ -2,8 +2,8 @@ import type { AuthContext, RequestContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import type { TokenRecord } from "../ports/session-store.js";
-import { hashToken } from "../tokens/random.js";
-import { opaqueToken, parseInput, resetPasswordInput } from "../validation.js";
+import { consumeSingleUseToken } from "../tokens/single-use-token.js";
+import { parseInput, resetPasswordInput } from "../validation.js";
 import { EXPIRED_TOKEN_GRACE_MS, PASSWORD_RESET_PURPOSE } from "./request-password-reset.js";
 
 /**
@@ -20,14 +20,10 @@ export async function resetPassword(
 ): Promise<{ success: true }> {
   const { newPassword } = parseInput(resetPasswordInput, input);
   const password = checkPasswordPolicy(newPassword, ctx.options.password, "newPassword");
-  if (!opaqueToken.safeParse(token).success) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-  const tokenHash = hashToken(token as string);
-
-  const record = await guardPort("DATABASE_FAILURE", () =>
-    ctx.sessions.consumeToken(PASSWORD_RESET_PURPOSE, tokenHash),
-  );
-  if (!record) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-  if (record.expiresAt <= ctx.clock.now()) throw new AuthError("PASSWORD_RESET_TOKEN_EXPIRED");
+  const taken = await consumeSingleUseToken(ctx, PASSWORD_RESET_PURPOSE, token);
+  if (!taken) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
+  if (taken.expired) throw new AuthError("PASSWORD_RESET_TOKEN_EXPIRED");
+  const { record } = taken;
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(record.userId));
   if (!user || user.email !== record.data?.email) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
 

@@ -1,8 +1,7 @@
 import type { AuthContext, User } from "../context.js";
 import { toUser } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { hashToken } from "../tokens/random.js";
-import { opaqueToken } from "../validation.js";
+import { consumeSingleUseToken } from "../tokens/single-use-token.js";
 import { EXPIRED_TOKEN_GRACE_MS } from "./request-password-reset.js";
 import { EMAIL_VERIFICATION_PURPOSE } from "./resend-verification.js";
 import { restoreToken } from "./reset-password.js";
@@ -16,20 +15,15 @@ const USED_PURPOSE = `${EMAIL_VERIFICATION_PURPOSE}:used`;
  * garbage is `EMAIL_VERIFICATION_TOKEN_INVALID`; an expired one `…_EXPIRED`.
  */
 export async function verifyEmail(ctx: AuthContext, token: string | undefined): Promise<User> {
-  if (!opaqueToken.safeParse(token).success) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
-  const tokenHash = hashToken(token as string);
-  const record = await guardPort("DATABASE_FAILURE", () =>
-    ctx.sessions.consumeToken(EMAIL_VERIFICATION_PURPOSE, tokenHash),
-  );
-  if (!record) {
-    const used = await guardPort("DATABASE_FAILURE", () =>
-      ctx.sessions.consumeToken(USED_PURPOSE, tokenHash),
-    );
+  const taken = await consumeSingleUseToken(ctx, EMAIL_VERIFICATION_PURPOSE, token);
+  if (!taken) {
+    const used = await consumeSingleUseToken(ctx, USED_PURPOSE, token);
     if (!used) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
-    await restoreToken(ctx, used);
+    await restoreToken(ctx, used.record);
     throw new AuthError("EMAIL_ALREADY_VERIFIED");
   }
-  if (record.expiresAt <= ctx.clock.now()) throw new AuthError("EMAIL_VERIFICATION_TOKEN_EXPIRED");
+  if (taken.expired) throw new AuthError("EMAIL_VERIFICATION_TOKEN_EXPIRED");
+  const { record } = taken;
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(record.userId));
   if (!user || user.email !== record.data?.email) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
   if (user.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
