@@ -1,10 +1,8 @@
-import type { Logger } from "@portcullis/core";
 import { runCooldownStoreSuite, runSessionStoreSuite, runUserStoreSuite } from "@portcullis/testing";
-import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStores } from "./memory-stores.js";
 
-function fakeClock() {
-  let now = 1_700_000_000_000;
+function fakeClock(start = 1_700_000_000_000) {
+  let now = start;
   return {
     now: () => now,
     advance: (ms: number) => {
@@ -13,43 +11,25 @@ function fakeClock() {
   };
 }
 
-function fixture<K extends "users" | "cooldowns" | "sessions">(kind: K) {
+/** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
+const withFakeClock = <K extends "users" | "cooldowns" | "sessions">(kind: K) => {
   return () => {
     const clock = fakeClock();
     const stores = createMemoryStores({ clock });
     return { store: stores[kind], advance: clock.advance, cleanup: stores.close };
   };
-}
+};
 
-runUserStoreSuite({ name: "memory", create: fixture("users") });
-runCooldownStoreSuite({ name: "memory", create: fixture("cooldowns") });
-runSessionStoreSuite({ name: "memory", create: fixture("sessions") });
+/** The system clock, no `advance`: the suites' real-time path, as a store like Redis runs it. */
+const withSystemClock = <K extends "cooldowns" | "sessions">(kind: K) => {
+  return () => {
+    const stores = createMemoryStores();
+    return { store: stores[kind], cleanup: stores.close };
+  };
+};
 
-describe("createMemoryStores", () => {
-  afterEach(() => vi.unstubAllEnvs());
-
-  it("sweep - expired entries are removed, so memory stays bounded", async () => {
-    const clock = fakeClock();
-    const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
-    for (let i = 0; i < 10_000; i++) {
-      await stores.cooldowns.acquire(`k${i}`, 1_000);
-      await stores.sessions.saveToken(
-        { purpose: "p", tokenHash: `h${i}`, userId: `u${i}`, expiresAt: 0 },
-        1_000,
-      );
-    }
-    expect(stores.cooldowns.size()).toBe(10_000);
-    clock.advance(1_001);
-    expect(stores.sweep()).toBe(20_000);
-    expect(stores.cooldowns.size() + stores.sessions.size()).toBe(0);
-  });
-
-  it("createMemoryStores - warns once when NODE_ENV is production", () => {
-    vi.stubEnv("NODE_ENV", "production");
-    const warn = vi.fn();
-    const logger = { debug() {}, info() {}, error() {}, warn } as Logger;
-    createMemoryStores({ logger }).close();
-    expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]?.[1])).toMatch(/NODE_ENV=production/);
-  });
-});
+runUserStoreSuite({ name: "memory", create: withFakeClock("users") });
+runCooldownStoreSuite({ name: "memory", create: withFakeClock("cooldowns") });
+runSessionStoreSuite({ name: "memory", create: withFakeClock("sessions") });
+runCooldownStoreSuite({ name: "memory, real time", create: withSystemClock("cooldowns") });
+runSessionStoreSuite({ name: "memory, real time", create: withSystemClock("sessions") });

@@ -71,6 +71,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
 
   return {
     async createSession(session, ttls) {
+      removeSession(session.id);
       sessions.set(session.id, { record: structuredClone(session), previousHashes: [] }, ttls.sessionTtlMs);
       index(sessionsByUser, session.userId).add(session.id);
       allowlist.set(
@@ -138,6 +139,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
         for (const key of [...(tokensByUser.get(owner) ?? [])]) removeToken(key);
       }
       const key = tokenKey(token.purpose, token.tokenHash);
+      removeToken(key);
       tokens.set(key, structuredClone(token), ttlMs);
       index(tokensByUser, owner).add(key);
     },

@@ -14,6 +14,7 @@ import {
   DELETE_SESSION,
   DELETE_USER_SESSIONS,
   INCREMENT_COUNTER,
+  INDEX_TOKEN,
   LIST_SESSIONS,
   ROTATE_REFRESH_TOKEN,
 } from "./scripts.js";
@@ -48,6 +49,7 @@ interface ScriptedClient {
   portcullisDeleteSession(...args: string[]): Promise<string | null>;
   portcullisDeleteUserSessions(...args: string[]): Promise<number>;
   portcullisListSessions(...args: string[]): Promise<string[]>;
+  portcullisIndexToken(index: string, key: string, ttlMs: number): Promise<number>;
 }
 
 const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string }> = {
@@ -58,6 +60,7 @@ const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string 
   portcullisDeleteSession: { numberOfKeys: 2, lua: DELETE_SESSION },
   portcullisDeleteUserSessions: { numberOfKeys: 1, lua: DELETE_USER_SESSIONS },
   portcullisListSessions: { numberOfKeys: 1, lua: LIST_SESSIONS },
+  portcullisIndexToken: { numberOfKeys: 1, lua: INDEX_TOKEN },
 };
 
 /** A user's hash tag: the same for every key of that user, so their keys share one cluster slot. */
@@ -207,8 +210,8 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       const key = tokenKey(token.purpose, token.tokenHash);
       const ttl = Math.max(1, Math.ceil(ttlMs));
       await bounded(redis.set(key, JSON.stringify(token), "PX", ttl));
-      await bounded(redis.sadd(index, key));
-      await bounded(redis.pexpire(index, ttl));
+      // The index lives as long as its longest-lived token: a shorter-lived newer token never shortens it.
+      await bounded(redis.portcullisIndexToken(index, key, ttl));
     },
     async consumeToken(purpose, tokenHash) {
       const raw = await bounded(redis.getdel(tokenKey(purpose, tokenHash)));

@@ -104,3 +104,9 @@ for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if raw then table.insert(result, raw) else redis.call('SREM', KEYS[1], id) end
 end
 return result`;
+
+/** KEYS[1] a user's token index · ARGV[1] token key · ARGV[2] ttl ms: adds the member and only ever extends the index's TTL. */
+export const INDEX_TOKEN = `${TOUCH_INDEX}
+redis.call('SADD', KEYS[1], ARGV[1])
+touch_index(KEYS[1], ARGV[2])
+return 1`;

@@ -1,6 +1,6 @@
-import type { UserRecord, UserStore } from "@portcullis/core";
+import type { TwoFactorSettings, UserRecord, UserStore } from "@portcullis/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type StoreFixture, type StoreSuiteOptions, uniqueId } from "./store-fixture.js";
+import { concurrently, type StoreFixture, type StoreSuiteOptions, uniqueId } from "./store-fixture.js";
 
 const newUser = (overrides: Partial<UserRecord> = {}): UserRecord => {
   const id = uniqueId("user");
@@ -17,9 +17,16 @@ const newUser = (overrides: Partial<UserRecord> = {}): UserRecord => {
   };
 };
 
+const totp = (): TwoFactorSettings => ({
+  methods: ["totp", "email"],
+  preferredMethod: "totp",
+  totpSecretEncrypted: "v1.iv.ciphertext",
+  recoveryCodeHashes: ["hash-1", "hash-2"],
+});
+
 /** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
 export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
-  describe(`UserStore conformance: ${options.name}`, () => {
+  describe(`UserStore conformance: ${options.name ?? "store"}`, () => {
     let fixture: StoreFixture<UserStore>;
     let store: UserStore;
     beforeEach(async () => {
@@ -31,49 +38,89 @@ export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
     });
 
     it("create - stores the user and returns it; findById and findByEmail read it back", async () => {
-      const user = newUser({ identityProviders: ["github"], passwordHash: null });
+      const user = newUser({ identityProviders: ["github"], passwordHash: null, twoFactor: totp() });
       expect(await store.create(user)).toEqual(user);
       expect(await store.findById(user.id)).toEqual(user);
       expect(await store.findByEmail(user.email)).toEqual(user);
     });
 
-    it("findById / findByEmail - null when there is no such user", async () => {
+    it("findById - null when there is no such user", async () => {
       expect(await store.findById(uniqueId("missing"))).toBeNull();
+    });
+
+    it("findByEmail - null when there is no such user", async () => {
       expect(await store.findByEmail(`${uniqueId("missing")}@example.test`)).toBeNull();
     });
 
-    it("create - a second user with the same email is refused with null", async () => {
+    it("create - a second user with the same email creates nothing and returns null", async () => {
       const user = newUser();
       await store.create(user);
-      expect(await store.create(newUser({ email: user.email }))).toBeNull();
-      expect((await store.findByEmail(user.email))?.id).toBe(user.id);
+      const duplicate = newUser({ email: user.email, name: "Eve" });
+      expect(await store.create(duplicate)).toBeNull();
+      expect(await store.findById(duplicate.id)).toBeNull();
+      expect(await store.findByEmail(user.email)).toEqual(user);
     });
 
-    it("create - concurrent creates with one email: exactly one succeeds", async () => {
+    it("create - 20 concurrent creates with one email: exactly one succeeds, and only it is stored", async () => {
       const email = `${uniqueId("race")}@example.test`;
-      const results = await Promise.all(Array.from({ length: 20 }, () => store.create(newUser({ email }))));
-      expect(results.filter((result) => result !== null)).toHaveLength(1);
+      const users = Array.from({ length: 20 }, () => newUser({ email }));
+      const results = await concurrently(20, (i) => store.create(users[i] as UserRecord));
+      const created = results.filter((result) => result !== null);
+      expect(created).toHaveLength(1);
+      expect((await store.findByEmail(email))?.id).toBe(created[0]?.id);
+      const found = await Promise.all(users.map((user) => store.findById(user.id)));
+      expect(found.filter((user) => user !== null)).toHaveLength(1);
     });
 
-    it("update - applies the patch and returns the new record; id, email and createdAt stay", async () => {
+    it("create - concurrent creates with different emails all succeed", async () => {
+      const users = Array.from({ length: 20 }, () => newUser());
+      const results = await concurrently(20, (i) => store.create(users[i] as UserRecord));
+      expect(results).toEqual(users);
+    });
+
+    it("update - applies the patch and returns the new record; other fields, id, email and createdAt stay", async () => {
       const user = newUser();
       await store.create(user);
-      const twoFactor = {
-        methods: ["totp" as const],
-        preferredMethod: "totp" as const,
-        totpSecretEncrypted: "enc",
-        recoveryCodeHashes: ["h"],
-      };
+      const twoFactor = totp();
       const updated = await store.update(user.id, { emailVerified: true, passwordHash: null, twoFactor });
       expect(updated).toEqual({ ...user, emailVerified: true, passwordHash: null, twoFactor });
       expect(await store.findById(user.id)).toEqual(updated);
       expect(await store.findByEmail(user.email)).toEqual(updated);
     });
 
+    it("update - id, email and createdAt in a patch are ignored, even though the type forbids them", async () => {
+      const user = newUser();
+      await store.create(user);
+      const sneaky = {
+        id: "other-id",
+        email: "other@example.test",
+        createdAt: 1,
+        name: "Renamed",
+      } as Parameters<UserStore["update"]>[1];
+      expect(await store.update(user.id, sneaky)).toEqual({ ...user, name: "Renamed" });
+      expect(await store.findByEmail("other@example.test")).toBeNull();
+      expect(await store.findById("other-id")).toBeNull();
+    });
+
+    it("update - an empty patch changes nothing", async () => {
+      const user = newUser();
+      await store.create(user);
+      expect(await store.update(user.id, {})).toEqual(user);
+    });
+
     it("update - null for an unknown id, and nothing is created", async () => {
       const id = uniqueId("missing");
       expect(await store.update(id, { name: "x" })).toBeNull();
       expect(await store.findById(id)).toBeNull();
+    });
+
+    it("update - changes only that user", async () => {
+      const a = newUser();
+      const b = newUser();
+      await store.create(a);
+      await store.create(b);
+      await store.update(a.id, { name: "Grace", identityProviders: ["github"] });
+      expect(await store.findById(b.id)).toEqual(b);
     });
 
     it("records - returned objects are copies: mutating them does not change the store", async () => {
@@ -85,11 +132,26 @@ export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
         found.name = "changed";
         found.twoFactor.methods.push("email");
       }
-      user.name = "changed too";
+      const byEmail = await store.findByEmail(user.email);
+      byEmail?.twoFactor.recoveryCodeHashes.push("evil");
+      const updated = await store.update(user.id, { emailVerified: true });
+      updated?.identityProviders.push("evil");
+      expect(await store.findById(user.id)).toEqual({ ...user, emailVerified: true });
+    });
+
+    it("records - the objects passed in are copied: mutating them later does not change the store", async () => {
+      const user = newUser();
+      await store.create(user);
+      user.name = "changed";
+      user.identityProviders.push("evil");
+      const twoFactor = totp();
+      await store.update(user.id, { twoFactor });
+      twoFactor.methods.pop();
+      twoFactor.recoveryCodeHashes.push("evil");
       expect(await store.findById(user.id)).toMatchObject({
         name: "Ada",
         identityProviders: [],
-        twoFactor: { methods: [] },
+        twoFactor: totp(),
       });
     });
   });

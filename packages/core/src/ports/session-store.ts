@@ -86,10 +86,13 @@ export interface SessionStore {
   /**
    * Atomically checks `presentedHash` against the session's refresh token. When it is the
    * current one: stores `next`, takes the old access token off the allowlist, puts the new one
-   * on, extends the session by `ttls.sessionTtlMs`, and returns `rotated` with the new record.
-   * When it is a hash this session had before: deletes the session and its allowlisted access
-   * token and returns `reused`. Otherwise changes nothing and returns `invalid`. Of concurrent
-   * calls with the same current hash, exactly one returns `rotated`.
+   * on, sets the session to expire `ttls.sessionTtlMs` from now, and returns `rotated` with the
+   * new record. When it is a hash this session had before: deletes the session and its
+   * allowlisted access token and returns `reused`. Otherwise changes nothing and returns
+   * `invalid`. A store may remember a bounded number of earlier hashes (the shipped stores keep
+   * 32); an older one then reads as `invalid`. Of concurrent calls with the same current hash,
+   * exactly one returns `rotated`; the others present a hash that was just rotated, so they get
+   * `reused` and the session ends: clients must not refresh one session in parallel.
    */
   rotateRefreshToken(
     sessionId: string,

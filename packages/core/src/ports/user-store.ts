@@ -43,10 +43,13 @@ export interface UserStore {
   /** The user with this normalized email, or null when there is none. */
   findByEmail(email: string): Promise<UserRecord | null>;
   /**
-   * Creates the user. Must be atomic on `email`: when a user with the same email exists (also one
-   * created concurrently), it creates nothing and returns null.
+   * Creates the user. Must be atomic on `email`: when a user with the same email (or the same
+   * `id`) exists, also one created concurrently, it creates nothing and returns null.
    */
   create(user: UserRecord): Promise<UserRecord | null>;
-  /** Applies `patch` to the user and returns the updated record, or null when there is no such user. */
+  /**
+   * Applies `patch` to the user and returns the updated record, or null when there is no such
+   * user. `id`, `email` and `createdAt` in a patch (possible at run time despite the type) are ignored.
+   */
   update(id: string, patch: UserPatch): Promise<UserRecord | null>;
 }

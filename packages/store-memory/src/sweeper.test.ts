@@ -1,0 +1,92 @@
+import type { Logger } from "@portcullis/core";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createMemoryStores } from "./memory-stores.js";
+
+function fakeClock() {
+  let now = 1_700_000_000_000;
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+const TTLS = { sessionTtlMs: 1_000, accessTokenTtlMs: 1_000 };
+
+async function fill(stores: ReturnType<typeof createMemoryStores>, count: number) {
+  for (let i = 0; i < count; i++) {
+    await stores.cooldowns.acquire(`k${i}`, 1_000);
+    await stores.cooldowns.increment(`c${i}`, 1_000);
+    await stores.sessions.saveToken(
+      { purpose: "p", tokenHash: `h${i}`, userId: `u${i}`, expiresAt: 0 },
+      1_000,
+    );
+  }
+  for (let i = 0; i < count / 10; i++) {
+    const session = { id: `s${i}`, userId: `u${i}`, refreshTokenHash: `r${i}`, accessTokenJti: `j${i}` };
+    await stores.sessions.createSession(
+      { ...session, browser: null, os: null, ip: null, createdAt: 0, lastActiveAt: 0 },
+      TTLS,
+    );
+  }
+}
+
+describe("createMemoryStores", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.useRealTimers();
+  });
+
+  it("sweep - removes every expired entry and index, so memory stays bounded", async () => {
+    const clock = fakeClock();
+    const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+    await fill(stores, 10_000);
+    expect(stores.cooldowns.size()).toBe(20_000);
+    clock.advance(999);
+    expect(stores.sweep()).toBe(0);
+    clock.advance(1);
+    expect(stores.sweep()).toBe(32_000);
+    expect(stores.cooldowns.size()).toBe(0);
+    expect(stores.sessions.size()).toBe(0);
+  });
+
+  it("sweepIntervalMs - the timer sweeps on its own until close()", async () => {
+    vi.useFakeTimers();
+    const clock = fakeClock();
+    const stores = createMemoryStores({ clock, sweepIntervalMs: 5_000 });
+    await fill(stores, 100);
+    clock.advance(1_000);
+    vi.advanceTimersByTime(5_000);
+    expect(stores.cooldowns.size() + stores.sessions.size()).toBe(0);
+    stores.close();
+    await fill(stores, 100);
+    clock.advance(1_000);
+    vi.advanceTimersByTime(60_000);
+    expect(stores.cooldowns.size()).toBe(200);
+  });
+
+  it("remainingMs / count - expired entries are also dropped when read", async () => {
+    const clock = fakeClock();
+    const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+    await stores.cooldowns.acquire("k", 1_000);
+    await stores.cooldowns.increment("c", 1_000);
+    clock.advance(1_000);
+    expect(await stores.cooldowns.remainingMs("k")).toBe(0);
+    expect(await stores.cooldowns.count("c")).toBe(0);
+    expect(stores.cooldowns.size()).toBe(0);
+  });
+
+  it("createMemoryStores - warns once with NODE_ENV=production, and not otherwise", () => {
+    const warn = vi.fn();
+    const logger: Logger = { debug() {}, info() {}, error() {}, warn };
+    vi.stubEnv("NODE_ENV", "development");
+    createMemoryStores({ logger }).close();
+    expect(warn).not.toHaveBeenCalled();
+    vi.stubEnv("NODE_ENV", "production");
+    createMemoryStores({ logger }).close();
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.[0]).toEqual({ event: "store_memory.production" });
+    expect(String(warn.mock.calls[0]?.[1])).toMatch(/lost on every restart.*not shared between processes/);
+  });
+});
