@@ -1,23 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseAuthOptions } from "./options.js";
+import { parseAuthOptions, STORE_METHODS } from "./options.js";
 
+const fakePort = (methods: readonly string[]) => Object.fromEntries(methods.map((name) => [name, () => {}]));
 const stores = {
-  users: { findById() {}, findByEmail() {}, create() {}, update() {} },
-  cooldowns: { acquire() {}, remainingMs() {}, release() {}, increment() {}, count() {}, resetCount() {} },
-  sessions: Object.fromEntries(
-    [
-      "createSession",
-      "getSession",
-      "listSessions",
-      "rotateRefreshToken",
-      "deleteSession",
-      "deleteUserSessions",
-      "findAllowedAccessToken",
-      "saveToken",
-      "consumeToken",
-      "deleteUserTokens",
-    ].map((name) => [name, () => {}]),
-  ),
+  users: fakePort(STORE_METHODS.users),
+  cooldowns: fakePort(STORE_METHODS.cooldowns),
+  sessions: fakePort(STORE_METHODS.sessions),
 } as never;
 const valid = { secret: "x".repeat(32), stores, email: { enabled: false } };
 

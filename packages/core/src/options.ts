@@ -20,6 +20,24 @@ const port = <T>(name: string, methods: readonly string[]) =>
     { message: `must be a ${name} with the methods ${methods.join(", ")}` },
   );
 
+/** The methods each store port must have; `createAuth` checks them at start-up. */
+export const STORE_METHODS = {
+  users: ["findById", "findByEmail", "create", "update"],
+  cooldowns: ["acquire", "remainingMs", "release", "increment", "count", "resetCount"],
+  sessions: [
+    "createSession",
+    "getSession",
+    "listSessions",
+    "rotateRefreshToken",
+    "deleteSession",
+    "deleteUserSessions",
+    "findAllowedAccessToken",
+    "saveToken",
+    "consumeToken",
+    "deleteUserTokens",
+  ],
+} as const;
+
 const seconds = (fallback: number) =>
   z
     .number()
@@ -55,27 +73,9 @@ export const authOptionsSchema = z
       .regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, "must start with / and not end with /")
       .default("/api/auth"),
     stores: z.object({
-      users: port<UserStore>("UserStore", ["findById", "findByEmail", "create", "update"]),
-      cooldowns: port<CooldownStore>("CooldownStore", [
-        "acquire",
-        "remainingMs",
-        "release",
-        "increment",
-        "count",
-        "resetCount",
-      ]),
-      sessions: port<SessionStore>("SessionStore", [
-        "createSession",
-        "getSession",
-        "listSessions",
-        "rotateRefreshToken",
-        "deleteSession",
-        "deleteUserSessions",
-        "findAllowedAccessToken",
-        "saveToken",
-        "consumeToken",
-        "deleteUserTokens",
-      ]),
+      users: port<UserStore>("UserStore", STORE_METHODS.users),
+      cooldowns: port<CooldownStore>("CooldownStore", STORE_METHODS.cooldowns),
+      sessions: port<SessionStore>("SessionStore", STORE_METHODS.sessions),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     passwordHasher: port<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),

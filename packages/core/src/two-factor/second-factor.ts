@@ -152,7 +152,9 @@ export async function checkSecondFactor(
   const chosen = method ?? user.twoFactor.preferredMethod ?? undefined;
   if (!chosen || !user.twoFactor.methods.includes(chosen)) throw new AuthError("TWO_FACTOR_DISABLED");
   const ok =
-    chosen === "totp" ? await totpMatches(ctx, user, code) : await emailCodeMatches(ctx, user.id, code);
+    chosen === "totp"
+      ? await totpMatches(ctx, user.id, user.twoFactor.totpSecretEncrypted, code)
+      : await emailCodeMatches(ctx, user.id, code);
   if (!ok) {
     await recordFailure(ctx, user.id);
     throw new AuthError("WRONG_TWO_FACTOR_CODE");
@@ -160,20 +162,19 @@ export async function checkSecondFactor(
   await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () => ctx.cooldowns.resetCount(failuresKey(user.id)));
 }
 
-/** A TOTP code against an encrypted secret, claimed once per (user, step). */
+/** A TOTP code against a sealed secret, its time step claimed once per user (replays fail). */
 export async function totpMatches(
   ctx: AuthContext,
-  user: Pick<UserRecord, "id">,
+  userId: string,
+  sealedSecret: string | null,
   code: string,
-  sealedSecret?: string | null,
 ): Promise<boolean> {
-  const sealed = sealedSecret ?? (user as UserRecord).twoFactor?.totpSecretEncrypted;
-  if (!sealed || !/^\d{6}$/.test(code)) return false;
-  const secret = await ctx.secretBox.open(sealed);
+  if (!sealedSecret || !/^\d{6}$/.test(code)) return false;
+  const secret = await ctx.secretBox.open(sealedSecret);
   const step = matchTotp(secret, code, ctx.clock.now());
   if (step === null) return false;
   const { acquired } = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
-    ctx.cooldowns.acquire(`two-factor:totp-step:${user.id}:${step}`, TOTP_REPLAY_WINDOW_MS),
+    ctx.cooldowns.acquire(`two-factor:totp-step:${userId}:${step}`, TOTP_REPLAY_WINDOW_MS),
   );
   return acquired;
 }

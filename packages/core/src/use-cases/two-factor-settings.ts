@@ -129,7 +129,7 @@ export async function confirmTotpSetup(
   if (!record || record.userId !== user.id || record.expiresAt <= ctx.clock.now())
     throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
   const sealed = String(record.data?.secret ?? "");
-  if (!(await totpMatches(ctx, user, code.replace(/\s/g, ""), sealed))) {
+  if (!(await totpMatches(ctx, user.id, sealed, code.replace(/\s/g, "")))) {
     await restoreToken(ctx, record, 0);
     await recordFailure(ctx, user.id);
     throw new AuthError("WRONG_TWO_FACTOR_CODE");
