@@ -1,6 +1,7 @@
 // Login timing (SECURITY A2): 300 interleaved logins per case — unknown address, wrong password,
 // account without a password — with the default argon2id parameters; prints the median of each
-// and the largest gap against the target (< 5 ms and < 10 % of one hash verify).
+// and the largest gap against the target (< 5 ms and < 10 % of one hash verify). Then the cost of
+// a throttled login (SECURITY A7: counted and refused before argon2, target < 5 ms).
 // Run: pnpm bench:login-timing
 import { createArgon2Hasher, createAuth, silentLogger } from "../packages/core/dist/index.js";
 import { createMemoryStores } from "../packages/store-memory/dist/index.js";
@@ -57,4 +58,35 @@ const gap = Math.max(...Object.values(medians)) - Math.min(...Object.values(medi
 console.log(`one argon2id verify (m=19456, t=2, p=1): ${verifyMs.toFixed(2)} ms`);
 console.log(
   `largest gap between medians: ${gap.toFixed(2)} ms (target < 5 ms and < ${(verifyMs * 0.1).toFixed(2)} ms): ${gap < 5 && gap < verifyMs * 0.1 ? "OK" : "MISSED"}`,
+);
+
+// A throttled attempt: the default budget (5), spent by a burst; then 300 timed refusals.
+const throttled = createAuth({
+  secret: "timing-bench-secret-0123456789-abcdefghij",
+  stores,
+  passwordHasher: hasher,
+  logger: silentLogger,
+  email: { enabled: false },
+});
+await Promise.all(
+  Array.from({ length: 10 }, () =>
+    throttled.login({ email: "known@example.test", password: "wrong password" }).catch(() => {}),
+  ),
+);
+const refused = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const start = performance.now();
+  const code = await throttled
+    .login({ email: "known@example.test", password: "correct horse battery staple" })
+    .then(
+      () => "OK",
+      (error) => error.code,
+    );
+  refused.push(performance.now() - start);
+  if (code !== "LOGIN_THROTTLED") throw new Error(`expected LOGIN_THROTTLED, got ${code}`);
+}
+const sorted = [...refused].sort((a, b) => a - b);
+const p99 = sorted[Math.floor(sorted.length * 0.99)];
+console.log(
+  `throttled login: median ${median(refused).toFixed(3)} ms, p99 ${p99.toFixed(3)} ms (target < 5 ms): ${p99 < 5 ? "OK" : "MISSED"}`,
 );

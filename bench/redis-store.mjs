@@ -1,6 +1,6 @@
-// store-redis benchmark: Redis commands per cooldown acquire and per authenticated request (from
-// INFO commandstats on a redis-server this script starts itself), and operations per second
-// against the memory store. Run: pnpm bench:redis   (needs redis-server on PATH)
+// store-redis benchmark: Redis commands per cooldown acquire, per attempt-counter hit and per
+// authenticated request (from INFO commandstats on a redis-server this script starts itself), and
+// operations per second against the memory store. Run: pnpm bench:redis   (needs redis-server on PATH)
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createArgon2Hasher, createAuth, silentLogger } from "../packages/core/dist/index.js";
@@ -76,6 +76,7 @@ try {
     });
     if (name === "redis") {
       await commandsPer("cooldown acquire", 1_000, (i) => stores.cooldowns.acquire(`count:${i}`, 60_000));
+      await commandsPer("attempt counter hit", 1_000, (i) => stores.cooldowns.hit(`hits:${i % 10}`, 60_000));
       await commandsPer("authenticated request (authenticate)", 1_000, () => auth.authenticate(accessToken));
     }
     results.push({

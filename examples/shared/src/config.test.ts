@@ -29,10 +29,12 @@ describe("readConfig", () => {
         EMAIL_COOLDOWN_SECONDS: "5",
         COOKIE_SECURE: "1",
         AUTH_SECRET: "x",
+        TRUST_PROXY: "1",
       },
       () => {},
     );
-    expect(config).toMatchObject({ appOrigin: "http://localhost:4000", emailEnabled: false });
+    expect(config).toMatchObject({ appOrigin: "http://localhost:4000", emailEnabled: false, trustProxy: 1 });
+    expect(() => readConfig({ AUTH_SECRET: "x", TRUST_PROXY: "yes" }, () => {})).toThrow(ConfigError);
     expect(config).toMatchObject({ emailCooldownSeconds: 5, cookieSecure: true, secret: "x" });
   });
 

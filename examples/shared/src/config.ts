@@ -18,6 +18,8 @@ export interface ExampleConfig {
   preferHeaderAuth: boolean;
   cookieSecure: boolean;
   seedFile: string | undefined;
+  /** Reverse proxies in front whose `X-Forwarded-For` / `X-Forwarded-Proto` are trusted (CONTRACT §8). */
+  trustProxy: number;
   production: boolean;
   /** The dev outbox exists only without SMTP and outside production. */
   devOutbox: boolean;
@@ -83,6 +85,7 @@ export function readConfig(
     preferHeaderAuth: flag(env, "PREFER_HEADER_AUTH", true),
     cookieSecure: flag(env, "COOKIE_SECURE", false),
     seedFile: env.SEED_FILE?.trim() || undefined,
+    trustProxy: integer(env, "TRUST_PROXY", 0, 0, 10),
     production,
     devOutbox: smtpUrl === undefined && !production,
   };

@@ -76,6 +76,7 @@ export async function createExampleAuth(
       allowHeaderAuthentication: config.allowHeaderAuth,
       preferHeaderAuthentication: config.preferHeaderAuth,
       cookies: { secure: config.cookieSecure },
+      trustProxy: config.trustProxy,
       ...extra,
     }),
   );

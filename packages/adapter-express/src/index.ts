@@ -24,6 +24,9 @@ function send(res: Response, response: HttpResponse): void {
   res.end(response.body ?? undefined);
 }
 
+/** Whether the connection itself is TLS; the core reads forwarded schemes under its own `trustProxy`. */
+const isEncrypted = (req: Request): boolean => "encrypted" in req.socket && req.socket.encrypted === true;
+
 /** The raw stream, unless a body parser consumed it: then its text or bytes, or what it parsed. */
 function bodyOf(req: Request): Pick<HttpRequest, "body" | "parsedBody"> {
   const parsed: unknown = req.body;
@@ -47,7 +50,8 @@ export function createAuthRouter(auth: Auth): Router {
         url: req.originalUrl,
         headers: req.headers,
         ...bodyOf(req),
-        ip: req.ip,
+        remoteAddress: req.socket.remoteAddress,
+        encrypted: isEncrypted(req),
       });
       if (response) send(res, response);
       else next();
@@ -70,7 +74,8 @@ export function requireAuth(auth: Auth): RequestHandler {
         method: req.method,
         url: req.originalUrl,
         headers: req.headers,
-        ip: req.ip,
+        remoteAddress: req.socket.remoteAddress,
+        encrypted: isEncrypted(req),
       });
       if (result.response) return send(res, result.response);
       req.auth = result.principal;

@@ -18,6 +18,10 @@ export interface PortcullisPluginOptions {
   auth: Auth;
 }
 
+/** Whether the connection itself is TLS; the core reads forwarded schemes under its own `trustProxy`. */
+const isEncrypted = (request: FastifyRequest): boolean =>
+  "encrypted" in request.raw.socket && request.raw.socket.encrypted === true;
+
 function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
   reply.code(response.status).headers(response.headers);
   if (response.cookies.length > 0) reply.header("set-cookie", response.cookies);
@@ -50,7 +54,8 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
       method: request.method,
       url: request.url,
       headers: request.headers,
-      ip: request.ip,
+      remoteAddress: request.raw.socket.remoteAddress,
+      encrypted: isEncrypted(request),
     });
     if (result.response) return send(reply, result.response);
     request.auth = result.principal;
@@ -81,7 +86,8 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
         url: request.url,
         headers: request.headers,
         body: request.body as AsyncIterable<Uint8Array> | undefined,
-        ip: request.ip,
+        remoteAddress: request.raw.socket.remoteAddress,
+        encrypted: isEncrypted(request),
       });
       return response ? send(reply, response) : reply.callNotFound();
     };

@@ -1,5 +1,7 @@
 import type { EmailService } from "./emails/email-service.js";
+import type { SecurityEvents } from "./events.js";
 import type { Translator } from "./i18n/index.js";
+import type { Limits } from "./limits/limits.js";
 import type { ResolvedAuthOptions } from "./options.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
@@ -9,6 +11,7 @@ import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { TwoFactorMethod, UserRecord, UserStore } from "./ports/user-store.js";
 import type { AccessTokenCodec } from "./tokens/access-token.js";
+import type { KeyedHash } from "./tokens/keys.js";
 import type { SecretBox } from "./two-factor/secret-box.js";
 import type { StepUpTokens } from "./two-factor/step-up-token.js";
 
@@ -27,6 +30,11 @@ export interface AuthContext {
   emails: EmailService;
   secretBox: SecretBox;
   stepUpTokens: StepUpTokens;
+  /** Throttles: password checks per address, 2FA codes per account, per-IP limits. */
+  limits: Limits;
+  events: SecurityEvents;
+  /** The keyed hash recovery codes are stored under. */
+  recoveryCodes: KeyedHash;
   /** A hash of a random password with the current parameters, for the dummy verify of unknown users. */
   dummyHash(): Promise<string>;
 }
@@ -85,9 +93,4 @@ export interface SessionInfo {
   lastActiveAt: string;
   /** True for the session of the access token that asked. */
   current: boolean;
-}
-
-/** Strips CR/LF and other control characters from a value before it goes into a log line (SECURITY J3). */
-export function logSafe(value: string | null | undefined): string | null {
-  return value == null ? null : value.replace(/[\p{Cc}\p{Cf}]/gu, "?").slice(0, 200);
 }

@@ -1,13 +1,16 @@
 import type { AuthContext, Principal, RequestContext, SessionInfo, User } from "./context.js";
 import { createEmailService } from "./emails/email-service.js";
 import { createEmailRenderer } from "./emails/renderer.js";
+import { createSecurityEvents } from "./events.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
 import { createTranslator, type Translator } from "./i18n/index.js";
+import { createLimits } from "./limits/limits.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
 import { type Clock, systemClock } from "./ports/clock.js";
 import { consoleLogger, type Logger } from "./ports/logger.js";
 import type { TwoFactorMethod } from "./ports/user-store.js";
 import { createAccessTokenCodec } from "./tokens/access-token.js";
+import { createKeyedHash, createSigningKeys } from "./tokens/keys.js";
 import { randomToken } from "./tokens/random.js";
 import { createSecretBox } from "./two-factor/secret-box.js";
 import { createStepUpTokens } from "./two-factor/step-up-token.js";
@@ -74,7 +77,7 @@ export interface Auth {
   ): Promise<{ success: true }>;
   resendVerification(principal: Principal, request?: RequestContext): Promise<{ cooldown: number }>;
   getVerificationCooldown(principal: Principal): Promise<{ remaining: number }>;
-  verifyEmail(token: string | undefined): Promise<User>;
+  verifyEmail(token: string | undefined, request?: RequestContext): Promise<User>;
   completeTwoFactorLogin(
     twoFactorToken: string | undefined,
     input: unknown,
@@ -90,6 +93,7 @@ export interface Auth {
     principal: Principal,
     twoFactorToken: string | undefined,
     input: unknown,
+    request?: RequestContext,
   ): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
   getTotpSetup(
     principal: Principal,
@@ -141,6 +145,15 @@ export function createAuth(input: AuthOptions): Auth {
     templates: options.email.templates,
   });
   let dummyHash: Promise<string> | undefined;
+  const signingKeys = createSigningKeys(options.secret, "ACCESS_TOKEN_INVALID");
+  const encryptionKeys = options.twoFactor.encryptionKey ?? options.secret;
+  if (!options.twoFactor.encryptionKey && !["development", "test"].includes(process.env.NODE_ENV ?? "")) {
+    logger.warn(
+      { event: "config.encryption_key_missing" },
+      "twoFactor.encryptionKey is not set: TOTP secrets and recovery codes are keyed by `secret`, which then cannot be rotated away",
+    );
+  }
+  const events = createSecurityEvents({ onEvent: options.onEvent, logger, clock });
   const ctx: AuthContext = {
     options,
     users: options.stores.users,
@@ -152,15 +165,18 @@ export function createAuth(input: AuthOptions): Auth {
     logger,
     translator,
     accessTokens: createAccessTokenCodec({
-      secret: options.secret,
+      keys: signingKeys,
       issuer: options.issuer,
       audience: options.audience,
       ttlSeconds: options.accessTokenTtlSeconds,
       clock,
     }),
-    secretBox: createSecretBox(options.twoFactor.encryptionKey ?? options.secret),
+    secretBox: createSecretBox(encryptionKeys),
+    recoveryCodes: createKeyedHash(encryptionKeys, "recovery codes v1"),
+    limits: createLimits(options, options.stores.cooldowns, events),
+    events,
     stepUpTokens: createStepUpTokens({
-      secret: options.secret,
+      keys: signingKeys,
       issuer: options.issuer,
       audience: options.audience,
       ttlSeconds: options.stepUpTokenTtlSeconds,
@@ -227,11 +243,12 @@ export function createAuth(input: AuthOptions): Auth {
     resetPassword: (token, body, request) => resetPassword(ctx, token, body, request),
     resendVerification: (principal, request) => resendVerification(ctx, principal, request),
     getVerificationCooldown: (principal) => getVerificationCooldown(ctx, principal),
-    verifyEmail: (token) => verifyEmail(ctx, token),
+    verifyEmail: (token, request) => verifyEmail(ctx, token, request),
     completeTwoFactorLogin: (token, body, request) => completeTwoFactorLogin(ctx, token, body, request),
     recoverWithRecoveryCode: (token, body, request) => recoverWithRecoveryCode(ctx, token, body, request),
     stepUp: (principal, body, request) => stepUp(ctx, principal, body, request),
-    completeTwoFactorStepUp: (principal, token, body) => completeTwoFactorStepUp(ctx, principal, token, body),
+    completeTwoFactorStepUp: (principal, token, body, request) =>
+      completeTwoFactorStepUp(ctx, principal, token, body, request),
     getTotpSetup: (principal, token) => getTotpSetup(ctx, principal, token),
     confirmTotpSetup: (principal, token, body, request) =>
       confirmTotpSetup(ctx, principal, token, body, request),

@@ -7,6 +7,22 @@ describe("email addresses", () => {
     expect(normalizeEmail("Jose\u0301@x.test")).toBe(normalizeEmail("jos\u00e9@x.test"));
   });
 
+  it("normalizeEmail - NFKC and the IDNA ASCII domain: fullwidth and Unicode-domain variants are one address", () => {
+    for (const variant of [
+      "ｅｒｉｎ@x.test",
+      "erin@ｘ.test",
+      "erin@x.ｔｅｓｔ",
+      "ＥＲＩＮ＠ｘ．ｔｅｓｔ",
+      " Erin@X.Test",
+    ]) {
+      expect(normalizeEmail(variant), variant).toBe("erin@x.test");
+    }
+    expect(normalizeEmail("zoë@Bücher.test")).toBe("zoë@xn--bcher-kva.test");
+    expect(normalizeEmail("zoë@xn--bcher-kva.test")).toBe("zoë@xn--bcher-kva.test");
+    expect(isValidEmail(normalizeEmail("a@bücher.test"))).toBe(true);
+    expect(isValidEmail(normalizeEmail("a@x\u0000y.test"))).toBe(false);
+  });
+
   it.each(["a@x.test", "first.last+tag@sub.example.com", "o'neil@x.io", "jos\u00e9@x.test"])(
     "isValidEmail - accepts %j",
     (email) => expect(isValidEmail(normalizeEmail(email))).toBe(true),

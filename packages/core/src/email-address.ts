@@ -1,3 +1,5 @@
+import { domainToASCII } from "node:url";
+
 /**
  * The one email parser (SECURITY D5): a single address, no quoted local parts, no comments, no
  * lists, no whitespace or control characters. Anything that could become a second recipient
@@ -6,9 +8,19 @@
 const LOCAL_PART = /^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*$/u;
 const DOMAIN_LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
 
-/** Trim, lower-case and NFC: the form used for lookups and cooldown keys. */
+/**
+ * The one form of an address (CONTRACT §8), used for lookups, uniqueness and cooldown keys:
+ * trimmed, NFKC (so fullwidth `ｅｒｉｎ＠ｘ.test` is `erin@x.test`), lower-cased, and the domain
+ * in its ASCII (IDNA) form (`bücher.de` is `xn--bcher-kva.de`). A domain IDNA refuses comes back
+ * empty, so the address fails `isValidEmail`.
+ */
 export function normalizeEmail(email: string): string {
-  return email.trim().normalize("NFC").toLowerCase();
+  const folded = email.normalize("NFKC").trim().toLowerCase();
+  const at = folded.lastIndexOf("@");
+  if (at === -1) return folded;
+  const domain = folded.slice(at + 1);
+  const ascii = /^[\x21-\x7e]*$/.test(domain) ? domain : domainToASCII(domain);
+  return `${folded.slice(0, at)}@${ascii}`;
 }
 
 /** True when the normalized address is one plain mailbox we will send to. */

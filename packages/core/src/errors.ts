@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   "EMAIL_COOLDOWN_ACTIVE",
   "LOGIN_THROTTLED",
   "TWO_FACTOR_THROTTLED",
+  "RATE_LIMITED",
+  "EMAIL_NOT_VERIFIED",
   "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE",
   "DATABASE_FAILURE",
   "DATABASE_ENCRYPTION_FAILURE",
@@ -82,12 +84,21 @@ export class CooldownError extends AuthError {
   readonly remainingSeconds: number;
 
   constructor(
-    code: "EMAIL_COOLDOWN_ACTIVE" | "LOGIN_THROTTLED" | "TWO_FACTOR_THROTTLED",
+    code: "EMAIL_COOLDOWN_ACTIVE" | "LOGIN_THROTTLED" | "TWO_FACTOR_THROTTLED" | "RATE_LIMITED",
     remainingSeconds: number,
   ) {
     super(code);
     this.remainingSeconds = remainingSeconds;
   }
+}
+
+/**
+ * A failure of the machinery (a store, the mailer, encryption, a bug) rather than an answer about
+ * the caller's input: every 500 code (they end in `_FAILURE`, plus `INTERNAL_ERROR`) and anything
+ * that is not an `AuthError`. After one, a consumed single-use token is given back.
+ */
+export function isInfrastructureFailure(error: unknown): boolean {
+  return !(error instanceof AuthError) || error.code.endsWith("_FAILURE") || error.code === "INTERNAL_ERROR";
 }
 
 export function isAuthError(value: unknown): value is AuthError {

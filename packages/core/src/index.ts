@@ -13,6 +13,7 @@ export { createSmtpMailer, type SmtpMailerOptions } from "./emails/smtp-mailer.j
 export { type Brand, defaultTemplate, EMAIL_KINDS } from "./emails/templates.js";
 export type { ErrorCode, ValidationIssue } from "./errors.js";
 export { AuthError, CooldownError, ERROR_CODES, isAuthError, ValidationError } from "./errors.js";
+export type { SecurityEvent, SecurityEventType } from "./events.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";
 export { createHttpHandler, type HttpHandler } from "./http/handler.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";

@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { parseAuthOptions, STORE_METHODS } from "./options.js";
 
+/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
+const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
 const fakePort = (methods: readonly string[]) => Object.fromEntries(methods.map((name) => [name, () => {}]));
 const stores = {
   users: fakePort(STORE_METHODS.users),
   cooldowns: fakePort(STORE_METHODS.cooldowns),
   sessions: fakePort(STORE_METHODS.sessions),
 } as never;
-const valid = { secret: "x".repeat(32), stores, email: { enabled: false } };
+const valid = { secret: TEST_SECRET, stores, email: { enabled: false } };
 
 describe("parseAuthOptions", () => {
   it("parseAuthOptions - fills in the documented defaults", () => {
@@ -21,7 +24,32 @@ describe("parseAuthOptions", () => {
       email: { enabled: false, cooldownSeconds: 60, loginAlerts: true },
       cookies: { secure: false, sameSite: "strict", hostPrefix: false },
       bodyLimitBytes: 16384,
+      trustProxy: 0,
+      ipLimits: {
+        enabled: true,
+        failedLogins: { max: 100, windowSeconds: 900 },
+        registrations: { max: 20, windowSeconds: 3600 },
+        passwordResetRequests: { max: 20, windowSeconds: 3600 },
+        verificationSends: { max: 20, windowSeconds: 3600 },
+      },
     });
+    expect(options.secret).toEqual([TEST_SECRET]);
+  });
+
+  it("parseAuthOptions - secret may be a list for rotation; each one must be strong", () => {
+    const next = "next-secret-9876543210-zyxwvutsrqponmlkj";
+    expect(parseAuthOptions({ ...valid, secret: [next, TEST_SECRET] }).secret).toEqual([next, TEST_SECRET]);
+    expect(() => parseAuthOptions({ ...valid, secret: [next, "a".repeat(40)] })).toThrow('"secret.1"');
+    expect(() => parseAuthOptions({ ...valid, secret: [] })).toThrow('"secret"');
+  });
+
+  it.each([
+    ["one repeated character", "x".repeat(64)],
+    ["fewer than 16 distinct bytes", "abcdabcdabcdabcdabcdabcdabcdabcdabcd"],
+    ["a short one", "0123456789abcdef"],
+    ["repeated bytes", new Uint8Array(48).fill(7)],
+  ])("parseAuthOptions - refuses a weak secret (%s)", (_, secret) => {
+    expect(() => parseAuthOptions({ ...valid, secret })).toThrow('"secret"');
   });
 
   it.each([
@@ -33,6 +61,9 @@ describe("parseAuthOptions", () => {
     [{ cookies: { hostPrefix: true } }, '"cookies.hostPrefix"'],
     [{ cookies: { sameSite: "none" } }, '"cookies.sameSite"'],
     [{ appOrigin: "javascript:alert(1)" }, '"appOrigin"'],
+    [{ trustProxy: -1 }, '"trustProxy"'],
+    [{ ipLimits: { failedLogins: { max: 0 } } }, '"ipLimits.failedLogins.max"'],
+    [{ onEvent: "log" }, '"onEvent"'],
     [{ stores: { ...(stores as object), users: {} } }, '"stores.users"'],
   ])("parseAuthOptions - a bad option throws naming it (%j)", (patch, name) => {
     expect(() => parseAuthOptions({ ...valid, ...patch } as never)).toThrow(name);

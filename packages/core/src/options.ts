@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EMAIL_KINDS } from "./emails/templates.js";
+import type { SecurityEvent } from "./events.js";
 import type { LocaleResources } from "./i18n/index.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
@@ -23,7 +24,7 @@ const port = <T>(name: string, methods: readonly string[]) =>
 /** The methods each store port must have; `createAuth` checks them at start-up. */
 export const STORE_METHODS = {
   users: ["findById", "findByEmail", "create", "update"],
-  cooldowns: ["acquire", "remainingMs", "release", "increment", "count", "resetCount"],
+  cooldowns: ["acquire", "remainingMs", "release", "hit", "refundHit", "clearHits"],
   sessions: [
     "createSession",
     "getSession",
@@ -46,12 +47,36 @@ const seconds = (fallback: number) =>
     .max(10 * 365 * 24 * 3600)
     .default(fallback);
 
-const secretSchema = z
+/** One repeated byte, or fewer than 16 distinct bytes: a placeholder, not a secret (SECURITY F3). */
+function isWeakSecret(bytes: Uint8Array): boolean {
+  return new Set(bytes).size < 16;
+}
+
+const secretBytes = (secret: string | Uint8Array) =>
+  typeof secret === "string" ? new TextEncoder().encode(secret) : secret;
+
+const oneSecret = z
   .union([z.string(), z.instanceof(Uint8Array)])
-  .refine(
-    (secret) => (typeof secret === "string" ? Buffer.byteLength(secret, "utf8") : secret.byteLength) >= 32,
-    { message: "must be at least 32 bytes (256 bits); generate one with `openssl rand -base64 48`" },
-  );
+  .refine((secret) => secretBytes(secret).byteLength >= 32, {
+    message: "must be at least 32 bytes (256 bits); generate one with `openssl rand -base64 48`",
+  })
+  .refine((secret) => !isWeakSecret(secretBytes(secret)), {
+    message: "is too weak (fewer than 16 distinct bytes); generate one with `openssl rand -base64 48`",
+  });
+
+/** A secret, or a list of them for rotation: the first signs (and seals), every one verifies. */
+const secretSchema = z
+  .union([oneSecret, z.array(oneSecret).min(1).max(10)])
+  .transform((value) => (Array.isArray(value) ? value : [value]));
+
+/** A per-IP limit: at most `max` in `windowSeconds`. */
+const ipLimit = (max: number, windowSeconds: number) =>
+  z
+    .object({
+      max: z.number().int().min(1).max(1_000_000).default(max),
+      windowSeconds: seconds(windowSeconds),
+    })
+    .prefault({});
 
 const hexColor = z.string().regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, "must be a hex colour like #4f46e5");
 const pagePath = z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, "must be a path starting with /");
@@ -63,7 +88,10 @@ const originSchema = z.url().refine((value) => {
 
 export const authOptionsSchema = z
   .object({
-    /** The HMAC secret that signs access tokens: at least 32 bytes. */
+    /**
+     * The HMAC secret that signs access and step-up tokens: at least 32 bytes, not a repeated
+     * character. A list rotates keys: the first signs, every one verifies (tokens carry `kid`).
+     */
     secret: secretSchema,
     issuer: z.string().min(1).default("portcullis"),
     audience: z.string().min(1).default("portcullis"),
@@ -84,9 +112,10 @@ export const authOptionsSchema = z
     accessTokenTtlSeconds: seconds(900),
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
     /**
-     * Failed-login throttling per normalized address (unknown addresses alike, so it tells
-     * nothing): after `freeAttempts` failures each further one locks the address for
-     * `baseLockSeconds`, doubling up to `maxLockSeconds`. Failures are forgotten after `windowSeconds`.
+     * Password checks per normalized address (login and step-up share it; unknown addresses
+     * alike, so it tells nothing): each is counted before it is checked. `freeAttempts` in
+     * `windowSeconds`, then the address is locked for `baseLockSeconds`, and each lock lets one
+     * attempt through when it ends, doubling up to `maxLockSeconds`. A right password clears it.
      */
     loginThrottle: z
       .object({
@@ -102,11 +131,15 @@ export const authOptionsSchema = z
     stepUpTokenTtlSeconds: z.number().int().min(30).max(3600).default(300),
     twoFactor: z
       .object({
-        /** Key material for encrypting TOTP secrets at rest (32+ bytes); default: derived from `secret`. */
+        /**
+         * Key material for encrypting TOTP secrets and keying recovery-code hashes (32+ bytes, or
+         * a list: the first seals, every one opens). Default: `secret`, which then cannot be
+         * rotated away without losing 2FA; set it explicitly in production.
+         */
         encryptionKey: secretSchema.optional(),
         /** The issuer shown in authenticator apps; default: the email brand name. */
         issuer: z.string().min(1).max(100).optional(),
-        /** Wrong codes per account before it is locked for `lockoutSeconds`. */
+        /** Codes checked per account (counted before checking) before 2FA locks for `lockoutSeconds`. */
         maxFailedAttempts: z.number().int().min(1).max(100).default(5),
         lockoutSeconds: seconds(15 * 60),
         /** Lifetime of an emailed 2FA code. */
@@ -177,6 +210,37 @@ export const authOptionsSchema = z
         message: "sameSite 'none' requires secure: true",
         path: ["sameSite"],
       }),
+    /**
+     * How many reverse proxies in front of the app are trusted: the client IP is then read that
+     * many entries from the right of `X-Forwarded-For`, and the scheme from `X-Forwarded-Proto`.
+     * 0 (default): the socket's address and the adapter's scheme.
+     */
+    trustProxy: z.number().int().min(0).max(10).default(0),
+    /**
+     * Limits per client IP (loopback clients are exempt): failed logins (`LOGIN_THROTTLED`), wrong
+     * 2FA codes (`TWO_FACTOR_THROTTLED`), registrations, reset requests, verification sends and
+     * invalid reset/verification tokens (`RATE_LIMITED`).
+     */
+    ipLimits: z
+      .object({
+        enabled: z.boolean().default(true),
+        failedLogins: ipLimit(100, 15 * 60),
+        wrongTwoFactorCodes: ipLimit(50, 15 * 60),
+        registrations: ipLimit(20, 3600),
+        passwordResetRequests: ipLimit(20, 3600),
+        verificationSends: ipLimit(20, 3600),
+        invalidTokens: ipLimit(50, 15 * 60),
+      })
+      .prefault({}),
+    /**
+     * Called with every security event (sign-ins, failures, throttling, resets, token reuse,
+     * revocations); never with a secret. Not awaited: errors are logged, never fail a request.
+     */
+    onEvent: z
+      .custom<(event: SecurityEvent) => void | Promise<void>>((value) => typeof value === "function", {
+        message: "must be a function",
+      })
+      .optional(),
     allowHeaderAuthentication: z.boolean().default(true),
     preferHeaderAuthentication: z.boolean().default(true),
     bodyLimitBytes: z

@@ -9,9 +9,9 @@ export interface MemoryCooldownStore extends CooldownStore {
 }
 
 /**
- * Cooldowns and counters in one process's memory. JavaScript runs one call at a time, and every
- * method finishes its check-and-set before it awaits anything, so `acquire` and `increment` are
- * atomic within the process (not across processes: use store-redis for that).
+ * Cooldowns and attempt counters in one process's memory. JavaScript runs one call at a time, and
+ * every method finishes its read-and-write before it awaits anything, so `acquire`, `hit` and
+ * `refundHit` are atomic within the process (not across processes: use store-redis for that).
  */
 export function createMemoryCooldownStore(options: { clock?: Clock } = {}): MemoryCooldownStore {
   const clock = options.clock ?? systemClock;
@@ -30,20 +30,23 @@ export function createMemoryCooldownStore(options: { clock?: Clock } = {}): Memo
     async release(key) {
       cooldowns.delete(key);
     },
-    async increment(key, ttlMs) {
+    async hit(key, windowMs) {
       const current = counters.get(key);
       if (current === undefined) {
-        counters.set(key, 1, ttlMs);
-        return 1;
+        counters.set(key, 1, windowMs);
+        return { count: 1, remainingMs: windowMs };
       }
-      const next = current + 1;
-      counters.set(key, next, counters.ttlMs(key));
-      return next;
+      const count = current + 1;
+      const remainingMs = counters.ttlMs(key);
+      counters.set(key, count, remainingMs); // same end: the window is never extended
+      return { count, remainingMs };
     },
-    async count(key) {
-      return counters.get(key) ?? 0;
+    async refundHit(key) {
+      const current = counters.get(key);
+      if (current === undefined) return;
+      counters.set(key, Math.max(0, current - 1), counters.ttlMs(key));
     },
-    async resetCount(key) {
+    async clearHits(key) {
       counters.delete(key);
     },
     sweep: () => cooldowns.sweep() + counters.sweep(),

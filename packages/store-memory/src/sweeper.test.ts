@@ -17,7 +17,7 @@ const TTLS = { sessionTtlMs: 1_000, accessTokenTtlMs: 1_000 };
 async function fill(stores: ReturnType<typeof createMemoryStores>, count: number) {
   for (let i = 0; i < count; i++) {
     await stores.cooldowns.acquire(`k${i}`, 1_000);
-    await stores.cooldowns.increment(`c${i}`, 1_000);
+    await stores.cooldowns.hit(`c${i}`, 1_000);
     await stores.sessions.saveToken(
       { purpose: "p", tokenHash: `h${i}`, userId: `u${i}`, expiresAt: 0 },
       1_000,
@@ -66,15 +66,18 @@ describe("createMemoryStores", () => {
     expect(stores.cooldowns.size()).toBe(200);
   });
 
-  it("remainingMs / count - expired entries are also dropped when read", async () => {
+  it("remainingMs / hit - expired entries are also dropped when read", async () => {
     const clock = fakeClock();
     const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
     await stores.cooldowns.acquire("k", 1_000);
-    await stores.cooldowns.increment("c", 1_000);
+    await stores.cooldowns.hit("c", 1_000);
+    await stores.cooldowns.hit("r", 1_000);
     clock.advance(1_000);
     expect(await stores.cooldowns.remainingMs("k")).toBe(0);
-    expect(await stores.cooldowns.count("c")).toBe(0);
-    expect(stores.cooldowns.size()).toBe(0);
+    await stores.cooldowns.refundHit("r");
+    expect(stores.cooldowns.size()).toBe(1);
+    expect(await stores.cooldowns.hit("c", 1_000)).toEqual({ count: 1, remainingMs: 1_000 });
+    expect(stores.cooldowns.size()).toBe(1);
   });
 
   it("createMemoryStores - warns once with NODE_ENV=production, and not otherwise", () => {

@@ -13,6 +13,9 @@ import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
 import { canStartRedis, freePort, startRedisServer, stopRedisServer } from "./test-redis.js";
 
+/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
+const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
 const JSON_HEADERS = { "content-type": "application/json" };
 const PASSWORD = "correct horse battery staple";
 
@@ -29,7 +32,7 @@ describe("store-redis when Redis goes away", () => {
       await once(client, "ready");
       const sent: EmailMessage[] = [];
       const auth = createAuth({
-        secret: "r".repeat(40),
+        secret: TEST_SECRET,
         stores: {
           users: createMemoryUserStore(),
           ...createRedisStores({ client, keyPrefix: "failure-test:", operationTimeoutMs: 2_000 }),

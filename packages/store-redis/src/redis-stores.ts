@@ -13,9 +13,10 @@ import {
   CREATE_SESSION,
   DELETE_SESSION,
   DELETE_USER_SESSIONS,
-  INCREMENT_COUNTER,
+  HIT_COUNTER,
   INDEX_TOKEN,
   LIST_SESSIONS,
+  REFUND_HIT,
   ROTATE_REFRESH_TOKEN,
 } from "./scripts.js";
 
@@ -43,7 +44,8 @@ const TAG_LENGTH = 11;
 
 interface ScriptedClient {
   portcullisAcquire(key: string, ttlMs: number): Promise<[number, number]>;
-  portcullisIncrement(key: string, ttlMs: number): Promise<number>;
+  portcullisHit(key: string, windowMs: number): Promise<[number, number]>;
+  portcullisRefundHit(key: string): Promise<number>;
   portcullisCreateSession(...args: (string | number)[]): Promise<number>;
   portcullisRotate(...args: (string | number)[]): Promise<[string, string?]>;
   portcullisDeleteSession(...args: string[]): Promise<string | null>;
@@ -54,7 +56,8 @@ interface ScriptedClient {
 
 const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string }> = {
   portcullisAcquire: { numberOfKeys: 1, lua: ACQUIRE_COOLDOWN },
-  portcullisIncrement: { numberOfKeys: 1, lua: INCREMENT_COUNTER },
+  portcullisHit: { numberOfKeys: 1, lua: HIT_COUNTER },
+  portcullisRefundHit: { numberOfKeys: 1, lua: REFUND_HIT },
   portcullisCreateSession: { numberOfKeys: 3, lua: CREATE_SESSION },
   portcullisRotate: { numberOfKeys: 2, lua: ROTATE_REFRESH_TOKEN },
   portcullisDeleteSession: { numberOfKeys: 2, lua: DELETE_SESSION },
@@ -117,13 +120,16 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     async release(key) {
       await bounded(redis.del(cooldownKey(key)));
     },
-    async increment(key, ttlMs) {
-      return bounded(redis.portcullisIncrement(counterKey(key), Math.max(1, Math.ceil(ttlMs))));
+    async hit(key, windowMs) {
+      const [count, remainingMs] = await bounded(
+        redis.portcullisHit(counterKey(key), Math.max(1, Math.ceil(windowMs))),
+      );
+      return { count, remainingMs };
     },
-    async count(key) {
-      return Number((await bounded(redis.get(counterKey(key)))) ?? 0);
+    async refundHit(key) {
+      await bounded(redis.portcullisRefundHit(counterKey(key)));
     },
-    async resetCount(key) {
+    async clearHits(key) {
       await bounded(redis.del(counterKey(key)));
     },
   };

@@ -13,11 +13,28 @@ local left = redis.call('PTTL', KEYS[1])
 if left < 0 then left = 0 end
 return {0, left}`;
 
-/** KEYS[1] counter · ARGV[1] ttl ms → the new count; the ttl is set by the first hit only. */
-export const INCREMENT_COUNTER = `
+/**
+ * KEYS[1] counter · ARGV[1] window ms → {count, pttl}: counts one hit; the first hit opens the
+ * window (PEXPIRE), later hits never extend it.
+ */
+export const HIT_COUNTER = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count`;
+local left = redis.call('PTTL', KEYS[1])
+if left < 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {count, left}`;
+
+/** KEYS[1] counter → 1 when a hit was given back, 0 otherwise: DECR (which keeps the TTL) only above 0. */
+export const REFUND_HIT = `
+local count = tonumber(redis.call('GET', KEYS[1]))
+if count and count > 0 then
+  redis.call('DECR', KEYS[1])
+  return 1
+end
+return 0`;
 
 /** Keeps the user's index alive at least as long as its longest-lived member. */
 const TOUCH_INDEX = `

@@ -96,67 +96,149 @@ export function runCooldownStoreSuite(options: StoreSuiteOptions<CooldownStore>)
     });
 
     describe("counters", () => {
-      it("count - 0 for a key that was never incremented", async () => {
-        expect(await store.count(uniqueId("counter"))).toBe(0);
-      });
+      /** A window just opened (or untouched by time): exactly `windowMs` on a movable clock, in (0, windowMs] in real time. */
+      const expectWindow = (remainingMs: number, windowMs: number) => {
+        if (fixture.advance) expect(remainingMs).toBe(windowMs);
+        expect(remainingMs).toBeGreaterThan(0);
+        expect(remainingMs).toBeLessThanOrEqual(windowMs);
+      };
+      /**
+       * What is left after time passed: exactly `expected` on a movable clock; in real time a few
+       * milliseconds of timer jitter are allowed (still far below a restarted window).
+       */
+      const expectLeft = (remainingMs: number, expected: number) => {
+        if (fixture.advance) expect(remainingMs).toBe(expected);
+        expect(remainingMs).toBeGreaterThan(0);
+        expect(remainingMs).toBeLessThanOrEqual(expected + 50);
+      };
 
-      it("increment - counts up from 1 and returns the new count", async () => {
+      it("hit - counts 1, 2, 3 and answers what is left of the window", async () => {
         const key = uniqueId("counter");
-        expect(await store.increment(key, 60_000)).toBe(1);
-        expect(await store.increment(key, 60_000)).toBe(2);
-        expect(await store.count(key)).toBe(2);
+        for (const expected of [1, 2, 3]) {
+          const result = await store.hit(key, 60_000);
+          expect(result.count).toBe(expected);
+          expectWindow(result.remainingMs, 60_000);
+        }
       });
 
-      it("increment - 50 concurrent increments give 50, each count returned once", async () => {
+      it("hit - 50 concurrent hits on a fresh key: each count 1…50 is returned exactly once", async () => {
         const key = uniqueId("counter");
-        const results = await concurrently(50, () => store.increment(key, 60_000));
-        expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-        expect(await store.count(key)).toBe(50);
+        const results = await concurrently(50, () => store.hit(key, 60_000));
+        const counts = results.map((result) => result.count).sort((a, b) => a - b);
+        expect(counts).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+        for (const result of results) expectWindow(result.remainingMs, 60_000);
+        expect((await store.hit(key, 60_000)).count).toBe(51);
       });
 
-      it("increment - keys are independent", async () => {
+      it("hit - later hits do not extend the window; after it ends the next hit counts 1 again", async () => {
+        const key = uniqueId("counter");
+        const first = await store.hit(key, 500);
+        expect(first.count).toBe(1);
+        expectWindow(first.remainingMs, 500);
+        await elapse(fixture, 250);
+        // A later hit, even with a longer window, keeps the first hit's end.
+        const second = await store.hit(key, 60_000);
+        expect(second.count).toBe(2);
+        expectLeft(second.remainingMs, 250);
+        await elapse(fixture, 300);
+        const fresh = await store.hit(key, 500);
+        expect(fresh.count).toBe(1);
+        expectWindow(fresh.remainingMs, 500);
+      });
+
+      it("hit - keys are independent", async () => {
         const a = uniqueId("counter");
         const b = uniqueId("counter");
-        await store.increment(a, 60_000);
-        await store.increment(a, 60_000);
-        expect(await store.increment(b, 60_000)).toBe(1);
-        await store.resetCount(b);
-        expect(await store.count(a)).toBe(2);
+        await store.hit(a, 60_000);
+        await store.hit(a, 60_000);
+        expect((await store.hit(b, 60_000)).count).toBe(1);
+        await store.refundHit(b);
+        await store.clearHits(b);
+        expect((await store.hit(a, 60_000)).count).toBe(3);
+        expect((await store.hit(b, 60_000)).count).toBe(1);
       });
 
-      it("increment - the counter expires ttlMs after it was created; later hits do not extend it", async () => {
+      it("refundHit - lowers the count by one and keeps the window's end", async () => {
         const key = uniqueId("counter");
-        expect(await store.increment(key, 500)).toBe(1);
+        await store.hit(key, 500);
+        await store.hit(key, 500);
+        await store.hit(key, 500);
+        await elapse(fixture, 200);
+        await store.refundHit(key);
+        const next = await store.hit(key, 500);
+        expect(next.count).toBe(3);
+        expectLeft(next.remainingMs, 300);
+      });
+
+      it("refundHit - never lowers the count below 0", async () => {
+        const key = uniqueId("counter");
+        await store.hit(key, 60_000);
+        await store.refundHit(key);
+        await store.refundHit(key);
+        await store.refundHit(key);
+        const next = await store.hit(key, 60_000);
+        expect(next.count).toBe(1);
+        expectWindow(next.remainingMs, 60_000);
+      });
+
+      it("refundHit - a no-op when there is no counter, or it expired", async () => {
+        const absent = uniqueId("counter");
+        await expect(store.refundHit(absent)).resolves.toBeUndefined();
+        const first = await store.hit(absent, 60_000);
+        expect(first.count).toBe(1);
+        expectWindow(first.remainingMs, 60_000);
+
+        const expired = uniqueId("counter");
+        await store.hit(expired, 200);
+        await store.hit(expired, 200);
         await elapse(fixture, 250);
-        expect(await store.increment(key, 500)).toBe(2);
-        await elapse(fixture, 300);
-        expect(await store.count(key)).toBe(0);
-        expect(await store.increment(key, 500)).toBe(1);
+        await expect(store.refundHit(expired)).resolves.toBeUndefined();
+        const fresh = await store.hit(expired, 60_000);
+        expect(fresh.count).toBe(1);
+        expect(fresh.remainingMs).toBeGreaterThan(55_000);
+        expectWindow(fresh.remainingMs, 60_000);
       });
 
-      it("resetCount - removes the counter, so counting starts again at 1", async () => {
+      it("hit / refundHit - 50 concurrent hits interleaved with 10 concurrent refunds end at 40", async () => {
         const key = uniqueId("counter");
-        await store.increment(key, 60_000);
-        await store.increment(key, 60_000);
-        await store.resetCount(key);
-        expect(await store.count(key)).toBe(0);
-        expect(await store.increment(key, 60_000)).toBe(1);
+        const hits = Array.from({ length: 50 }, () => store.hit(key, 60_000));
+        // Refund i starts once hit i has counted (so none can find the counter at 0 and be lost),
+        // while the other hits are still in flight.
+        const refunds = hits.slice(0, 10).map((hit) => hit.then(() => store.refundHit(key)));
+        await Promise.all([...hits, ...refunds]);
+        expect((await store.hit(key, 60_000)).count).toBe(41);
       });
 
-      it("resetCount - a no-op when there is no counter", async () => {
-        await expect(store.resetCount(uniqueId("counter"))).resolves.toBeUndefined();
+      it("clearHits - removes the counter, so the next hit counts 1 with a new window", async () => {
+        const key = uniqueId("counter");
+        await store.hit(key, 500);
+        await store.hit(key, 500);
+        await store.clearHits(key);
+        const next = await store.hit(key, 60_000);
+        expect(next.count).toBe(1);
+        expect(next.remainingMs).toBeGreaterThan(55_000);
+        expectWindow(next.remainingMs, 60_000);
+      });
+
+      it("clearHits - a no-op when there is no counter", async () => {
+        await expect(store.clearHits(uniqueId("counter"))).resolves.toBeUndefined();
       });
     });
 
-    it("acquire / increment - a cooldown and a counter with the same key do not mix", async () => {
+    it("acquire / hit - a cooldown and a counter on the same key do not interfere", async () => {
       const key = uniqueId("both");
-      await store.increment(key, 60_000);
+      expect((await store.hit(key, 60_000)).count).toBe(1);
       expect(await store.remainingMs(key)).toBe(0);
       expect((await store.acquire(key, 60_000)).acquired).toBe(true);
-      expect(await store.count(key)).toBe(1);
+      expect((await store.hit(key, 60_000)).count).toBe(2);
+      await store.clearHits(key);
+      expect(await store.remainingMs(key)).toBeGreaterThan(0);
+      expect((await store.acquire(key, 60_000)).acquired).toBe(false);
+      expect((await store.hit(key, 60_000)).count).toBe(1);
+      await store.refundHit(key);
+      expect(await store.remainingMs(key)).toBeGreaterThan(0);
       await store.release(key);
-      expect(await store.count(key)).toBe(1);
-      await store.resetCount(key);
+      expect((await store.hit(key, 60_000)).count).toBe(1);
       expect((await store.acquire(key, 60_000)).acquired).toBe(true);
     });
   });

@@ -9,6 +9,7 @@ import {
 } from "@portcullis/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterSuiteOptions, StartedServer } from "./adapter-suite.js";
+import { waitFor } from "./wait.js";
 
 const PASSWORD = "correct horse battery staple";
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -108,6 +109,19 @@ export function runTwoFactorAdapterSuite(
       await call("POST", "/register", { body: { email: "ada@example.test", password: PASSWORD } });
       const login = await passwordStep();
       const bearer = String(login.body.accessToken);
+      // 2FA needs a verified address (CONTRACT §8): before, setup answers EMAIL_NOT_VERIFIED.
+      const early = await call("POST", "/step-up", { bearer, body: { password: PASSWORD } });
+      expectCode(
+        await call("GET", "/2fa/totp/setup", {
+          bearer,
+          headers: { "x-step-up-token": String(early.body.stepUpToken) },
+        }),
+        403,
+        "EMAIL_NOT_VERIFIED",
+      );
+      const verification = await waitFor(() => emails.find((email) => email.kind === "email-verification"));
+      const link = /https:\/\/\S+\?token=([\w-]+)/.exec(verification.text)?.[1];
+      expect((await call("POST", `/email/verification?token=${link}`)).status).toBe(200);
       const stepUp = await call("POST", "/step-up", { bearer, body: { password: PASSWORD } });
       expect(stepUp.body).toMatchObject({ twoFactorRequired: false, stepUpToken: expect.any(String) });
       expect(stepUp.cookies.find((c) => c.startsWith("step_up_token="))).toMatch(

@@ -14,6 +14,9 @@ import { createEmailRenderer } from "./renderer.js";
 import { createSmtpMailer } from "./smtp-mailer.js";
 import { EMAIL_KINDS, KIND_LAYOUT } from "./templates.js";
 
+/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
+const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
 const APP_ORIGIN = "https://app.example.test";
 const BRAND = {
   name: "Acme",
@@ -186,7 +189,7 @@ describe("SMTP mailer", () => {
       from: "Acme <no-reply@acme.test>",
     });
     const auth = createAuth({
-      secret: "s".repeat(40),
+      secret: TEST_SECRET,
       stores,
       mailer,
       appOrigin: APP_ORIGIN,

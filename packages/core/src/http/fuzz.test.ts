@@ -6,6 +6,9 @@ import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { silentLogger } from "../ports/logger.js";
 import { createHttpHandler } from "./handler.js";
 
+/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
+const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
 /** Any JSON a client could send, with the awkward keys and strings mixed in. */
 const anyJson = fc.letrec((tie) => ({
   value: fc.oneof(
@@ -47,7 +50,7 @@ describe("HTTP layer under arbitrary input", () => {
       }
     }
     const auth = createAuth({
-      secret: "f".repeat(40),
+      secret: TEST_SECRET,
       stores,
       logger: silentLogger,
       email: { enabled: false },

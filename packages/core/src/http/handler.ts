@@ -1,6 +1,7 @@
 import type { Principal } from "../context.js";
 import type { Auth } from "../create-auth.js";
 import { AuthError } from "../errors.js";
+import { resolveClientIp } from "../limits/client-ip.js";
 import { readJsonBody } from "./body.js";
 import { createCookies } from "./cookies.js";
 import { errorResponse } from "./respond.js";
@@ -44,6 +45,30 @@ export function createHttpHandler(auth: Auth): HttpHandler {
       (origin) => new URL(origin).origin,
     ),
   );
+  const { trustProxy } = options;
+
+  /** The client IP under `trustProxy` (CONTRACT §8). */
+  const clientIp = (request: Pick<HttpRequest, "headers" | "remoteAddress">) =>
+    resolveClientIp(request.remoteAddress, request.headers["x-forwarded-for"], trustProxy);
+
+  /**
+   * The request's own origin: the adapter's scheme (or, under `trustProxy`, the right-most
+   * `X-Forwarded-Proto`, which the nearest proxy sets) and the Host header.
+   */
+  const ownOrigin = (request: HttpRequest): string | undefined => {
+    const host = header(request, "host");
+    if (!host) return undefined;
+    let scheme = request.encrypted ? "https" : "http";
+    if (trustProxy > 0) {
+      const forwarded = header(request, "x-forwarded-proto")?.split(",").pop()?.trim().toLowerCase();
+      if (forwarded === "https" || forwarded === "http") scheme = forwarded;
+    }
+    try {
+      return new URL(`${scheme}://${host}`).origin;
+    } catch {
+      return undefined;
+    }
+  };
 
   const readToken = (
     request: Pick<HttpRequest, "headers">,
@@ -67,7 +92,11 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   const localeOf = (request: Pick<HttpRequest, "headers">, query: URLSearchParams) =>
     translator.resolveLocale(query.get("locale") ?? undefined, header(request, "accept-language"));
 
-  /** Cross-site state changes are refused (SECURITY H2): a foreign Origin, or a cross-site fetch without one. */
+  /**
+   * Cross-site state changes are refused (SECURITY H2): an Origin that is neither trusted nor
+   * the request's own (whole origins compared: scheme, host and port), or a cross-site fetch
+   * without one.
+   */
   const checkOrigin = (request: HttpRequest) => {
     if (!STATE_CHANGING.has(request.method.toUpperCase())) return;
     const origin = header(request, "origin");
@@ -75,14 +104,14 @@ export function createHttpHandler(auth: Auth): HttpHandler {
       if (header(request, "sec-fetch-site") === "cross-site") throw new AuthError("CSRF_REJECTED");
       return;
     }
-    if (trustedOrigins.has(origin)) return;
-    let host: string | undefined;
+    let normalized: string;
     try {
-      host = new URL(origin).host;
+      normalized = new URL(origin).origin;
     } catch {
       throw new AuthError("CSRF_REJECTED");
     }
-    if (host !== header(request, "host")) throw new AuthError("CSRF_REJECTED");
+    if (trustedOrigins.has(normalized)) return;
+    if (normalized === "null" || normalized !== ownOrigin(request)) throw new AuthError("CSRF_REJECTED");
   };
 
   const match = (method: string, path: string): { route: Route; params: Record<string, string> } | null => {
@@ -125,7 +154,7 @@ export function createHttpHandler(auth: Auth): HttpHandler {
           request,
           params: found.params,
           query,
-          meta: { ip: request.ip, userAgent: header(request, "user-agent"), locale },
+          meta: { ip: clientIp(request), userAgent: header(request, "user-agent"), locale },
           body: () => readJsonBody(request, options.bodyLimitBytes),
           token: (kind) => readToken(request, jar, kind),
           principal: () => auth.authenticate(readToken(request, jar, "access")),

@@ -129,6 +129,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
             await input.principal(),
             input.token("twoFactor"),
             await input.body(),
+            input.meta,
           ),
         ),
     },
@@ -288,7 +289,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
       method: "POST",
       path: "/email/verification",
       handle: async (input) =>
-        jsonResponse(200, await auth.verifyEmail(input.query.get("token") ?? undefined)),
+        jsonResponse(200, await auth.verifyEmail(input.query.get("token") ?? undefined, input.meta)),
     },
     {
       method: "DELETE",

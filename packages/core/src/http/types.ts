@@ -16,8 +16,13 @@ export interface HttpRequest {
    * the raw stream was consumed. Its content type is still checked.
    */
   parsedBody?: unknown;
-  /** The client's IP as the framework determined it under its proxy-trust settings. */
-  ip?: string | undefined;
+  /**
+   * The socket's remote address (`req.socket.remoteAddress`), not a framework's proxy-aware IP:
+   * the core resolves the client IP from it and `X-Forwarded-For` under its `trustProxy` option.
+   */
+  remoteAddress?: string | undefined;
+  /** True when the connection itself is TLS (`req.socket.encrypted`): the request's own scheme is https. */
+  encrypted?: boolean | undefined;
 }
 
 /** A framework-neutral response: what an adapter writes back. */

@@ -31,6 +31,9 @@ export const de: Strings = {
     LOGIN_THROTTLED:
       "Zu viele fehlgeschlagene Anmeldeversuche. Bitte versuche es in {{remaining}} Sekunden erneut.",
     TWO_FACTOR_THROTTLED: "Zu viele falsche Codes. Bitte versuche es in {{remaining}} Sekunden erneut.",
+    RATE_LIMITED:
+      "Zu viele Anfragen aus deinem Netzwerk. Bitte versuche es in {{remaining}} Sekunden erneut.",
+    EMAIL_NOT_VERIFIED: "Bitte bestätige zuerst deine E-Mail-Adresse.",
     ACCESS_TOKEN_ALLOWLIST_READING_FAILURE:
       "Deine Sitzung konnte nicht geprüft werden. Bitte versuche es später erneut.",
     DATABASE_FAILURE: "Ein Speicherfehler ist aufgetreten. Bitte versuche es später erneut.",

@@ -27,6 +27,8 @@ export const en = {
       "An email was sent recently. Please wait {{remaining}} seconds before asking again.",
     LOGIN_THROTTLED: "Too many failed sign-in attempts. Please try again in {{remaining}} seconds.",
     TWO_FACTOR_THROTTLED: "Too many wrong codes. Please try again in {{remaining}} seconds.",
+    RATE_LIMITED: "Too many requests from your network. Please try again in {{remaining}} seconds.",
+    EMAIL_NOT_VERIFIED: "Please verify your email address first.",
     ACCESS_TOKEN_ALLOWLIST_READING_FAILURE: "Your session could not be checked. Please try again later.",
     DATABASE_FAILURE: "A storage error occurred. Please try again later.",
     DATABASE_ENCRYPTION_FAILURE: "A storage error occurred. Please try again later.",

@@ -6,9 +6,19 @@ export interface CooldownAcquireResult {
   remainingMs: number;
 }
 
+/** What `CooldownStore.hit` answers. */
+export interface CooldownHitResult {
+  /** The counter after this hit: 1 for the first hit of a window. */
+  count: number;
+  /** Milliseconds left of the counter's window (> 0). */
+  remainingMs: number;
+}
+
 /**
- * Per-key cooldowns (email sends, throttles). Keys are opaque strings built by the core. Every
- * method rejects only when the store itself fails (reported as `EMAIL_COOLDOWN_CACHE_FAILURE`).
+ * Per-key cooldowns (email sends, locks) and attempt counters (throttles). Keys are opaque
+ * strings built by the core; cooldowns and counters may share a key without touching each
+ * other. Every method rejects only when the store itself fails (reported as
+ * `EMAIL_COOLDOWN_CACHE_FAILURE`). Durations are milliseconds.
  */
 export interface CooldownStore {
   /**
@@ -21,12 +31,17 @@ export interface CooldownStore {
   /** Ends `key`'s cooldown at once (used when the guarded action failed). No-op when none runs. */
   release(key: string): Promise<void>;
   /**
-   * Adds one to the counter on `key` and returns the new count. The counter expires `ttlMs`
-   * milliseconds after it was created (later hits do not extend it). Must be atomic.
+   * Counts one attempt on `key` and returns the new count, in one atomic operation: of N
+   * concurrent hits on a fresh key, each of the counts 1…N is returned exactly once. The first
+   * hit opens a window of `windowMs` milliseconds; later hits do not extend it; when it ends the
+   * counter is gone and the next hit counts 1 again.
    */
-  increment(key: string, ttlMs: number): Promise<number>;
-  /** The counter on `key`; 0 when absent or expired. */
-  count(key: string): Promise<number>;
+  hit(key: string, windowMs: number): Promise<CooldownHitResult>;
+  /**
+   * Gives one earlier hit back (an attempt that turned out legitimate): the count drops by one,
+   * never below 0, and the window keeps its end. No-op when the counter is absent or expired.
+   */
+  refundHit(key: string): Promise<void>;
   /** Removes `key`'s counter. No-op when absent. */
-  resetCount(key: string): Promise<void>;
+  clearHits(key: string): Promise<void>;
 }

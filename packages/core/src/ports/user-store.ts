@@ -13,11 +13,19 @@ export interface TwoFactorSettings {
   recoveryCodeHashes: string[];
 }
 
+/** The settings of an account without 2FA. */
+export const NO_TWO_FACTOR: Readonly<TwoFactorSettings> = Object.freeze({
+  methods: [],
+  preferredMethod: null,
+  totpSecretEncrypted: null,
+  recoveryCodeHashes: [],
+});
+
 /** A user as the store keeps it. */
 export interface UserRecord {
   /** Opaque, unique, assigned by the core on create. */
   id: string;
-  /** Normalized (trimmed, lower-cased, NFC); unique across users. */
+  /** Normalized (`normalizeEmail`: trimmed, NFKC, lower-cased, IDNA ASCII domain); unique across users. */
   email: string;
   emailVerified: boolean;
   name: string | null;

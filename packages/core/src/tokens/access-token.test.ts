@@ -2,11 +2,19 @@ import { generateKeyPairSync } from "node:crypto";
 import { SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createAccessTokenCodec } from "./access-token.js";
+import { createSigningKeys } from "./keys.js";
 
 const secret = "s".repeat(40);
 let now = Date.UTC(2026, 0, 1);
 const clock = { now: () => now };
-const codec = createAccessTokenCodec({ secret, issuer: "iss", audience: "aud", ttlSeconds: 900, clock });
+const keys = (...secrets: string[]) => createSigningKeys(secrets, "ACCESS_TOKEN_INVALID");
+const codec = createAccessTokenCodec({
+  keys: keys(secret),
+  issuer: "iss",
+  audience: "aud",
+  ttlSeconds: 900,
+  clock,
+});
 const claims = { userId: "user-1", sessionId: "session-1", jti: "jti-1" };
 const key = new TextEncoder().encode(secret);
 
@@ -81,12 +89,46 @@ describe("access tokens", () => {
 
   it("verify - a token signed with another secret is invalid", async () => {
     const other = createAccessTokenCodec({
-      secret: "o".repeat(40),
+      keys: keys("o".repeat(40)),
       issuer: "iss",
       audience: "aud",
       ttlSeconds: 900,
       clock,
     });
     expect(await code(await other.sign(claims))).toBe("ACCESS_TOKEN_INVALID");
+  });
+
+  it("verify - key rotation: the first secret signs with its kid, every listed secret verifies, an unknown kid is refused", async () => {
+    const old = createAccessTokenCodec({
+      keys: keys(secret),
+      issuer: "iss",
+      audience: "aud",
+      ttlSeconds: 900,
+      clock,
+    });
+    const next = "next-secret-9876543210-zyxwvutsrqponmlkj";
+    const rotated = createAccessTokenCodec({
+      keys: keys(next, secret),
+      issuer: "iss",
+      audience: "aud",
+      ttlSeconds: 900,
+      clock,
+    });
+    const before = await old.sign(claims);
+    expect(await rotated.verify(before)).toEqual(claims);
+    const after = await rotated.sign(claims);
+    const header = JSON.parse(Buffer.from(after.split(".")[0] ?? "", "base64url").toString());
+    expect(header).toMatchObject({ alg: "HS256", typ: "at+jwt", kid: expect.any(String) });
+    expect(header.kid).toBe(keys(next).currentKid);
+    expect(
+      await code(
+        after.replace(
+          /^[^.]+/,
+          Buffer.from(JSON.stringify({ ...header, kid: "unknown" })).toString("base64url"),
+        ),
+      ),
+    ).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(after)).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(await forge((jwt) => jwt, { kid: "nope" }))).toBe("ACCESS_TOKEN_INVALID");
   });
 });

@@ -1,6 +1,7 @@
 import { errors, jwtVerify, SignJWT } from "jose";
 import { AuthError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
+import type { SigningKeys } from "./keys.js";
 
 /** The pinned algorithm: tokens with any other `alg` (including `none`) are refused. */
 const ALGORITHM = "HS256";
@@ -23,40 +24,37 @@ export interface AccessTokenCodec {
 }
 
 /**
- * Access tokens are HS256 JWTs made and checked with jose. The key is imported once; `jwk`,
- * `jku` and `kid` headers are never consulted (the key comes from configuration only).
+ * Access tokens are HS256 JWTs made and checked with jose. Keys come from configuration only,
+ * imported once: `kid` names one of the configured secrets (the first signs); `jwk` and `jku`
+ * headers are never consulted, and an unknown `kid` is refused.
  */
 export function createAccessTokenCodec(options: {
-  secret: string | Uint8Array;
+  keys: SigningKeys;
   issuer: string;
   audience: string;
   ttlSeconds: number;
   clock: Clock;
 }): AccessTokenCodec {
-  const raw = typeof options.secret === "string" ? new TextEncoder().encode(options.secret) : options.secret;
-  const keyPromise = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-    "verify",
-  ]);
+  const { keys } = options;
   const nowSeconds = () => Math.floor(options.clock.now() / 1000);
 
   return {
     async sign({ userId, sessionId, jti }) {
       const iat = nowSeconds();
       return new SignJWT({ sid: sessionId })
-        .setProtectedHeader({ alg: ALGORITHM, typ: ACCESS_TOKEN_TYPE })
+        .setProtectedHeader({ alg: ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid: keys.currentKid })
         .setSubject(userId)
         .setJti(jti)
         .setIssuer(options.issuer)
         .setAudience(options.audience)
         .setIssuedAt(iat)
         .setExpirationTime(iat + options.ttlSeconds)
-        .sign(await keyPromise);
+        .sign(await keys.current());
     },
     async verify(token) {
       if (token.length > 4096) throw new AuthError("ACCESS_TOKEN_INVALID");
       try {
-        const { payload } = await jwtVerify(token, await keyPromise, {
+        const { payload } = await jwtVerify(token, keys.resolve, {
           algorithms: [ALGORITHM],
           issuer: options.issuer,
           audience: options.audience,

@@ -1,5 +1,5 @@
 import type { AuthContext } from "../context.js";
-import { type ErrorCode, guardPort } from "../errors.js";
+import { type ErrorCode, guardPort, isInfrastructureFailure } from "../errors.js";
 import type { TokenRecord } from "../ports/session-store.js";
 import { opaqueToken } from "../validation.js";
 import { hashToken, randomToken } from "./random.js";
@@ -52,4 +52,37 @@ export async function consumeSingleUseToken(
     ctx.sessions.consumeToken(purpose, hashToken(token as string)),
   );
   return record ? { record, expired: record.expiresAt <= ctx.clock.now() } : null;
+}
+
+/** Puts a consumed token back (e.g. a 2FA token after a wrong code), kept `graceMs` past its expiry. */
+export async function restoreToken(ctx: AuthContext, record: TokenRecord, graceMs = 0): Promise<void> {
+  const ttlMs = record.expiresAt - ctx.clock.now() + graceMs;
+  await ctx.sessions
+    .saveToken(record, Math.max(ttlMs, 1))
+    .catch((error: unknown) =>
+      ctx.logger.error(
+        { event: "token.restore_failed", purpose: record.purpose, err: String(error) },
+        "could not restore a token",
+      ),
+    );
+}
+
+/**
+ * Does the work a consumed token authorizes. When any step of it fails with an infrastructure
+ * error (a store, the mailer, encryption), the token is given back, so the user's link or code
+ * still works on retry; answers about the input (a policy violation, a wrong code) keep it spent
+ * unless the caller restores it.
+ */
+export async function spendToken<T>(
+  ctx: AuthContext,
+  record: TokenRecord,
+  work: () => Promise<T>,
+  graceMs = 0,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isInfrastructureFailure(error)) await restoreToken(ctx, record, graceMs);
+    throw error;
+  }
 }

@@ -1,13 +1,12 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
-import type { AuthContext } from "../context.js";
-import { AuthError, CooldownError, guardPort, ValidationError } from "../errors.js";
+import type { AuthContext, RequestContext } from "../context.js";
+import { AuthError, guardPort, ValidationError } from "../errors.js";
 import type { TokenRecord } from "../ports/session-store.js";
 import type { TwoFactorMethod, UserRecord } from "../ports/user-store.js";
 import { hashToken } from "../tokens/random.js";
-import { consumeSingleUseToken, issueSingleUseToken } from "../tokens/single-use-token.js";
-import { sendWithCooldown, wholeSeconds } from "../use-cases/email-flow.js";
-import { restoreToken } from "../use-cases/reset-password.js";
+import { consumeSingleUseToken, issueSingleUseToken, restoreToken } from "../tokens/single-use-token.js";
+import { sendWithCooldown } from "../use-cases/email-flow.js";
 import { sessionField } from "../validation.js";
 import { matchTotp, TOTP_REPLAY_WINDOW_MS } from "./totp.js";
 
@@ -107,59 +106,48 @@ export async function takeChallenge(
   return { record, user, restore: () => restoreToken(ctx, record, 0) };
 }
 
-const failuresKey = (userId: string) => `two-factor:failures:${userId}`;
-const lockKey = (userId: string) => `two-factor:lock:${userId}`;
-
-/** `TWO_FACTOR_THROTTLED` while the account is locked after too many wrong codes. */
-export async function assertNotThrottled(ctx: AuthContext, userId: string): Promise<void> {
-  const remainingMs = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
-    ctx.cooldowns.remainingMs(lockKey(userId)),
-  );
-  if (remainingMs > 0) throw new CooldownError("TWO_FACTOR_THROTTLED", wholeSeconds(remainingMs));
-}
-
-/** Counts a wrong code per account (a new password step does not reset it); locks at the limit. */
-export async function recordFailure(ctx: AuthContext, userId: string): Promise<void> {
-  const { maxFailedAttempts, lockoutSeconds } = ctx.options.twoFactor;
-  const failures = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
-    ctx.cooldowns.increment(failuresKey(userId), lockoutSeconds * 1000),
-  );
-  ctx.logger.warn({ event: "two_factor.failure", userId, failures }, "wrong second-factor code");
-  if (failures >= maxFailedAttempts) {
-    await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
-      ctx.cooldowns.acquire(lockKey(userId), lockoutSeconds * 1000),
-    );
-    await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () => ctx.cooldowns.resetCount(failuresKey(userId)));
-    ctx.logger.warn(
-      { event: "two_factor.throttled", userId },
-      "account locked for 2FA after too many wrong codes",
-    );
-  }
-}
-
 /**
- * Checks a TOTP or emailed code for the user, throttled per account. A TOTP code is accepted
- * once (its time step is claimed atomically, so a replay fails even in a new login); an emailed
- * code is single use. Wrong codes throw `WRONG_TWO_FACTOR_CODE` and count toward the lock.
+ * Checks a TOTP or emailed code for the user. The attempt is counted per account (and per IP)
+ * before the code is looked at, so concurrent guesses get no more checks than sequential ones;
+ * a right code clears the account's count. A TOTP code is accepted once (its time step is
+ * claimed atomically, so a replay fails even in a new login); an emailed code is single use.
+ * Wrong codes throw `WRONG_TWO_FACTOR_CODE`.
  */
 export async function checkSecondFactor(
   ctx: AuthContext,
   user: UserRecord,
   method: TwoFactorMethod | undefined,
   code: string,
+  request: RequestContext,
 ): Promise<void> {
-  await assertNotThrottled(ctx, user.id);
   const chosen = method ?? user.twoFactor.preferredMethod ?? undefined;
   if (!chosen || !user.twoFactor.methods.includes(chosen)) throw new AuthError("TWO_FACTOR_DISABLED");
-  const ok =
+  await checkCounted(ctx, user.id, request, () =>
     chosen === "totp"
-      ? await totpMatches(ctx, user.id, user.twoFactor.totpSecretEncrypted, code)
-      : await emailCodeMatches(ctx, user.id, code);
-  if (!ok) {
-    await recordFailure(ctx, user.id);
+      ? totpMatches(ctx, user.id, user.twoFactor.totpSecretEncrypted, code)
+      : emailCodeMatches(ctx, user.id, code),
+  );
+}
+
+/**
+ * Runs one second-factor check under the account's and the IP's budgets: counted first, then
+ * `matches`; `WRONG_TWO_FACTOR_CODE` when it does not, the counts cleared (account) and given
+ * back (IP) when it does.
+ */
+export async function checkCounted(
+  ctx: AuthContext,
+  userId: string,
+  request: RequestContext,
+  matches: () => Promise<boolean>,
+): Promise<void> {
+  const who = { ...request, userId };
+  const fromIp = await ctx.limits.ip("wrongTwoFactorCodes", who);
+  const forAccount = await ctx.limits.twoFactor(userId, who);
+  if (!(await matches())) {
+    ctx.events.emit("two_factor.failed", who);
     throw new AuthError("WRONG_TWO_FACTOR_CODE");
   }
-  await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () => ctx.cooldowns.resetCount(failuresKey(user.id)));
+  await Promise.all([forAccount.succeeded(), fromIp.succeeded()]);
 }
 
 /** A TOTP code against a sealed secret, its time step claimed once per user (replays fail). */
@@ -220,7 +208,11 @@ export function sendEmailCode(
   });
 }
 
-/** Recovery codes: 10 per set, 50 random bits each, shown once as `XXXXX-XXXXX`, stored as SHA-256. */
+/**
+ * Recovery codes: 10 per set, 50 random bits each, shown once as `XXXXX-XXXXX`, stored as an
+ * HMAC-SHA-256 under a key derived from `twoFactor.encryptionKey` (or `secret`), so a leaked
+ * table cannot be searched offline without the key.
+ */
 const RECOVERY_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 export function newRecoveryCodes(): string[] {
   return Array.from({ length: 10 }, () => {
@@ -231,4 +223,9 @@ export function newRecoveryCodes(): string[] {
     return `${chars.slice(0, 5)}-${chars.slice(5)}`;
   });
 }
-export const recoveryCodeHash = (code: string) => hashToken(code.toUpperCase().replace(/[\s-]/g, ""));
+export const recoveryCodeHash = (ctx: AuthContext, code: string) =>
+  ctx.recoveryCodes.hash(normalizeRecoveryCode(code));
+/** The stored hashes a presented code may match (current key first, then rotated ones). */
+export const recoveryCodeCandidates = (ctx: AuthContext, code: string) =>
+  ctx.recoveryCodes.candidates(normalizeRecoveryCode(code));
+const normalizeRecoveryCode = (code: string) => code.toUpperCase().replace(/[\s-]/g, "");

@@ -1,4 +1,6 @@
+import type { webcrypto } from "node:crypto";
 import { AuthError } from "../errors.js";
+import { type KeyMaterial, keyBytes } from "../tokens/keys.js";
 
 /**
  * Encrypts secrets before they reach a store (TOTP secrets): AES-256-GCM via WebCrypto, a random
@@ -10,9 +12,52 @@ export interface SecretBox {
   open(sealed: string): Promise<string>;
 }
 
-export function createSecretBox(keyMaterial: string | Uint8Array): SecretBox {
-  const raw = typeof keyMaterial === "string" ? new TextEncoder().encode(keyMaterial) : keyMaterial;
-  const key = crypto.subtle.importKey("raw", raw, "HKDF", false, ["deriveKey"]).then((base) =>
+/**
+ * `keyMaterial` may be a list (rotation): values are sealed under the first and opened with
+ * whichever key's authentication tag matches.
+ */
+export function createSecretBox(keyMaterial: readonly KeyMaterial[]): SecretBox {
+  const keys = keyMaterial.map((material) => deriveKey(keyBytes(material)));
+  const [current] = keys;
+  if (!current) throw new TypeError("at least one key is required");
+  return {
+    async seal(plaintext) {
+      try {
+        const iv = crypto.getRandomValues(new Uint8Array(12));
+        const sealed = await crypto.subtle.encrypt(
+          { name: "AES-GCM", iv },
+          await current,
+          new TextEncoder().encode(plaintext),
+        );
+        return `v1.${Buffer.from(iv).toString("base64url")}.${Buffer.from(sealed).toString("base64url")}`;
+      } catch (error) {
+        throw new AuthError("DATABASE_ENCRYPTION_FAILURE", { cause: error });
+      }
+    },
+    async open(sealed) {
+      const [version, iv, data] = sealed.split(".");
+      if (version !== "v1" || !iv || !data)
+        throw new AuthError("DATABASE_ENCRYPTION_FAILURE", { cause: new Error("not a sealed value") });
+      let lastError: unknown;
+      for (const key of keys) {
+        try {
+          const plain = await crypto.subtle.decrypt(
+            { name: "AES-GCM", iv: Buffer.from(iv, "base64url") },
+            await key,
+            Buffer.from(data, "base64url"),
+          );
+          return new TextDecoder().decode(plain);
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw new AuthError("DATABASE_ENCRYPTION_FAILURE", { cause: lastError });
+    },
+  };
+}
+
+function deriveKey(raw: Uint8Array): Promise<webcrypto.CryptoKey> {
+  return crypto.subtle.importKey("raw", raw, "HKDF", false, ["deriveKey"]).then((base) =>
     crypto.subtle.deriveKey(
       {
         name: "HKDF",
@@ -26,33 +71,4 @@ export function createSecretBox(keyMaterial: string | Uint8Array): SecretBox {
       ["encrypt", "decrypt"],
     ),
   );
-  return {
-    async seal(plaintext) {
-      try {
-        const iv = crypto.getRandomValues(new Uint8Array(12));
-        const sealed = await crypto.subtle.encrypt(
-          { name: "AES-GCM", iv },
-          await key,
-          new TextEncoder().encode(plaintext),
-        );
-        return `v1.${Buffer.from(iv).toString("base64url")}.${Buffer.from(sealed).toString("base64url")}`;
-      } catch (error) {
-        throw new AuthError("DATABASE_ENCRYPTION_FAILURE", { cause: error });
-      }
-    },
-    async open(sealed) {
-      try {
-        const [version, iv, data] = sealed.split(".");
-        if (version !== "v1" || !iv || !data) throw new Error("not a sealed value");
-        const plain = await crypto.subtle.decrypt(
-          { name: "AES-GCM", iv: Buffer.from(iv, "base64url") },
-          await key,
-          Buffer.from(data, "base64url"),
-        );
-        return new TextDecoder().decode(plain);
-      } catch (error) {
-        throw new AuthError("DATABASE_ENCRYPTION_FAILURE", { cause: error });
-      }
-    },
-  };
 }

@@ -1,6 +1,7 @@
 import { jwtVerify, SignJWT } from "jose";
 import { AuthError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
+import type { SigningKeys } from "../tokens/keys.js";
 
 /** The JWT `typ` of step-up tokens: never accepted as an access token, and the reverse. */
 const STEP_UP_TYPE = "step-up+jwt";
@@ -13,33 +14,29 @@ export interface StepUpTokens {
 
 /** Short-lived proof of a fresh password (and second factor) check, bound to user and session. */
 export function createStepUpTokens(options: {
-  secret: string | Uint8Array;
+  keys: SigningKeys;
   issuer: string;
   audience: string;
   ttlSeconds: number;
   clock: Clock;
 }): StepUpTokens {
-  const raw = typeof options.secret === "string" ? new TextEncoder().encode(options.secret) : options.secret;
-  const key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-    "verify",
-  ]);
+  const { keys } = options;
   return {
     async sign(userId, sessionId) {
       const now = Math.floor(options.clock.now() / 1000);
       return new SignJWT({ sid: sessionId })
-        .setProtectedHeader({ alg: "HS256", typ: STEP_UP_TYPE })
+        .setProtectedHeader({ alg: "HS256", typ: STEP_UP_TYPE, kid: keys.currentKid })
         .setSubject(userId)
         .setIssuer(options.issuer)
         .setAudience(options.audience)
         .setIssuedAt(now)
         .setExpirationTime(now + options.ttlSeconds)
-        .sign(await key);
+        .sign(await keys.current());
     },
     async verify(token, userId, sessionId) {
       if (!token || token.length > 2048) throw new AuthError("STEP_UP_REQUIRED");
       try {
-        const { payload } = await jwtVerify(token, await key, {
+        const { payload } = await jwtVerify(token, keys.resolve, {
           algorithms: ["HS256"],
           typ: STEP_UP_TYPE,
           issuer: options.issuer,

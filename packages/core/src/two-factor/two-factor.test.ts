@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { referenceTotp } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
@@ -7,6 +8,9 @@ import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
 import { createSecretBox } from "./secret-box.js";
 import { matchTotp, totpCode } from "./totp.js";
+
+/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
+const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
 
 const PASSWORD = "correct horse battery staple";
 
@@ -21,7 +25,7 @@ function setup() {
   const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
   const sent: EmailMessage[] = [];
   const auth = createAuth({
-    secret: "t".repeat(48),
+    secret: TEST_SECRET,
     stores,
     clock,
     mailer: { send: async (message) => void sent.push(message) },
@@ -47,8 +51,10 @@ async function signedIn(auth: Auth, email: string) {
 
 /** Registers a user, turns TOTP on through the use cases, and returns what the test needs. */
 async function withTotp(env: ReturnType<typeof setup>, email = "ada@example.test") {
-  const { auth, clock } = env;
+  const { auth, clock, stores } = env;
   await auth.register({ email, password: PASSWORD });
+  // 2FA needs a verified address; the verification flow itself is tested elsewhere.
+  await stores.users.update((await stores.users.findByEmail(email))?.id ?? "", { emailVerified: true });
   const session = await signedIn(auth, email);
   const principal = await auth.authenticate(session.accessToken);
   const stepUp = await auth.stepUp(principal, { password: PASSWORD });
@@ -268,6 +274,8 @@ describe("TOTP", () => {
   it("email 2FA - enabled with an emailed code; login mails a code in the request's locale; a blocked send keeps the mailed code", async () => {
     const env = setup();
     await env.auth.register({ email: "ada@example.test", password: PASSWORD });
+    const id = (await env.stores.users.findByEmail("ada@example.test"))?.id ?? "";
+    await env.stores.users.update(id, { emailVerified: true });
     const principal = await env.auth.authenticate((await signedIn(env.auth, "ada@example.test")).accessToken);
     const step = await env.auth.stepUp(principal, { password: PASSWORD });
     if (step.twoFactorRequired) throw new Error("unexpected");
@@ -299,14 +307,66 @@ describe("TOTP", () => {
   });
 });
 
+describe("2FA hardening", () => {
+  it("setup - an address never verified cannot turn 2FA on (EMAIL_NOT_VERIFIED)", async () => {
+    const { auth } = setup();
+    await auth.register({ email: "eve@example.test", password: PASSWORD });
+    const principal = await auth.authenticate((await signedIn(auth, "eve@example.test")).accessToken);
+    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
+    expect(await code(auth.getTotpSetup(principal, stepUp.stepUpToken))).toBe("EMAIL_NOT_VERIFIED");
+    expect(await code(auth.sendTwoFactorEmailCode({ principal }))).toBe("EMAIL_NOT_VERIFIED");
+    expect(await code(auth.enableEmailTwoFactor(principal, stepUp.stepUpToken, { code: "123456" }))).toBe(
+      "EMAIL_NOT_VERIFIED",
+    );
+  });
+
+  it("recovery - codes are stored as an HMAC under a key from encryptionKey, not a plain SHA-256", async () => {
+    const env = setup();
+    const { recoveryCodes } = await withTotp(env);
+    const stored =
+      (await env.stores.users.findByEmail("ada@example.test"))?.twoFactor.recoveryCodeHashes ?? [];
+    const plain = recoveryCodes.map((recovery) =>
+      createHash("sha256").update(recovery.replace("-", "")).digest("base64url"),
+    );
+    expect(stored).toHaveLength(10);
+    for (const hash of plain) expect(stored).not.toContain(hash);
+    expect(stored.join()).not.toMatch(new RegExp(recoveryCodes.map((c) => c.replace("-", "")).join("|")));
+  });
+
+  it("setup - users.update fails on confirm: DATABASE_FAILURE, and the same setup token works on retry", async () => {
+    const env = setup();
+    const { auth, stores, clock } = env;
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await stores.users.update((await stores.users.findByEmail("ada@example.test"))?.id ?? "", {
+      emailVerified: true,
+    });
+    const principal = await auth.authenticate((await signedIn(auth, "ada@example.test")).accessToken);
+    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
+    const info = await auth.getTotpSetup(principal, stepUp.stepUpToken);
+    const update = stores.users.update;
+    stores.users.update = () => Promise.reject(new Error("store down"));
+    const confirm = () =>
+      auth.confirmTotpSetup(principal, stepUp.stepUpToken, {
+        setupToken: info.setupToken,
+        code: referenceTotp(info.secret, clock.now()),
+      });
+    expect(await code(confirm())).toBe("DATABASE_FAILURE");
+    stores.users.update = update;
+    clock.advance(30_000);
+    expect(await code(confirm())).toBe("OK");
+  });
+});
+
 describe("secret box", () => {
   it("open - a tampered or foreign value is DATABASE_ENCRYPTION_FAILURE", async () => {
-    const box = createSecretBox("k".repeat(32));
+    const box = createSecretBox(["k".repeat(32)]);
     const sealed = await box.seal("JBSWY3DPEHPK3PXP");
     expect(await box.open(sealed)).toBe("JBSWY3DPEHPK3PXP");
     expect(sealed).not.toContain("JBSWY3DPEHPK3PXP");
     expect(await code(box.open(`${sealed.slice(0, -2)}AA`))).toBe("DATABASE_ENCRYPTION_FAILURE");
-    expect(await code(createSecretBox("o".repeat(32)).open(sealed))).toBe("DATABASE_ENCRYPTION_FAILURE");
+    expect(await code(createSecretBox(["o".repeat(32)]).open(sealed))).toBe("DATABASE_ENCRYPTION_FAILURE");
     expect(await code(box.open("garbage"))).toBe("DATABASE_ENCRYPTION_FAILURE");
   });
 });

@@ -1,11 +1,11 @@
 import type { AuthContext, RequestContext } from "../context.js";
-import { AuthError, guardPort } from "../errors.js";
+import { guardPort } from "../errors.js";
+import { spendToken } from "../tokens/single-use-token.js";
 import {
-  assertNotThrottled,
+  checkCounted,
   checkSecondFactor,
   parseCodeInput,
-  recordFailure,
-  recoveryCodeHash,
+  recoveryCodeCandidates,
   takeChallenge,
 } from "../two-factor/second-factor.js";
 import { finishLogin, type LoginResult } from "./login.js";
@@ -24,12 +24,12 @@ export async function completeTwoFactorLogin(
   const { code, method, session } = parseCodeInput(input);
   const { record, user, restore } = await takeChallenge(ctx, token, "login");
   try {
-    await checkSecondFactor(ctx, user, method, code);
+    await checkSecondFactor(ctx, user, method, code, request);
   } catch (error) {
     await restore();
     throw error;
   }
-  return finishLogin(ctx, user, session ?? statedDevice(record.data), request);
+  return spendToken(ctx, record, () => finishLogin(ctx, user, session ?? statedDevice(record.data), request));
 }
 
 /**
@@ -44,50 +44,52 @@ export async function recoverWithRecoveryCode(
 ): Promise<LoginResult & { twoFactorRequired: false }> {
   const { code, session } = parseCodeInput(input);
   const { record, user, restore } = await takeChallenge(ctx, token, "login");
-  const hash = recoveryCodeHash(code);
+  const stored = user.twoFactor.recoveryCodeHashes;
+  const hash = recoveryCodeCandidates(ctx, code).find((candidate) => stored.includes(candidate));
   try {
-    await checkRecoveryCode(ctx, user.id, user.twoFactor.recoveryCodeHashes, hash);
+    await checkCounted(ctx, user.id, request, () => claimRecoveryCode(ctx, user.id, hash));
   } catch (error) {
     await restore();
     throw error;
   }
-  await guardPort("DATABASE_FAILURE", () =>
-    ctx.users.update(user.id, {
-      twoFactor: {
-        ...user.twoFactor,
-        recoveryCodeHashes: user.twoFactor.recoveryCodeHashes.filter((stored) => stored !== hash),
+  return spendToken(ctx, record, async () => {
+    await guardPort("DATABASE_FAILURE", () =>
+      ctx.users.update(user.id, {
+        twoFactor: {
+          ...user.twoFactor,
+          recoveryCodeHashes: user.twoFactor.recoveryCodeHashes.filter((stored) => stored !== hash),
+        },
+      }),
+    ).catch(async (error: unknown) => {
+      // Not removed from the account: let the code work again rather than lose it.
+      if (hash !== undefined) await ctx.cooldowns.release(recoveryClaimKey(user.id, hash)).catch(() => {});
+      throw error;
+    });
+    ctx.logger.warn(
+      {
+        event: "two_factor.recovery_code_used",
+        userId: user.id,
+        left: user.twoFactor.recoveryCodeHashes.length - 1,
       },
-    }),
-  );
-  ctx.logger.warn(
-    {
-      event: "two_factor.recovery_code_used",
-      userId: user.id,
-      left: user.twoFactor.recoveryCodeHashes.length - 1,
-    },
-    "recovery code used",
-  );
-  return finishLogin(ctx, user, session ?? statedDevice(record.data), request);
+      "recovery code used",
+    );
+    return finishLogin(ctx, user, session ?? statedDevice(record.data), request);
+  });
 }
 
-async function checkRecoveryCode(
+const recoveryClaimKey = (userId: string, hash: string) => `two-factor:recovery:${userId}:${hash}`;
+
+/** A stored recovery code works once: of concurrent uses, one claims it. */
+async function claimRecoveryCode(
   ctx: AuthContext,
   userId: string,
-  hashes: string[],
-  hash: string,
-): Promise<void> {
-  await assertNotThrottled(ctx, userId);
-  const claimed =
-    hashes.includes(hash) &&
-    (
-      await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
-        ctx.cooldowns.acquire(`two-factor:recovery:${userId}:${hash}`, 366 * 24 * 3600 * 1000),
-      )
-    ).acquired;
-  if (!claimed) {
-    await recordFailure(ctx, userId);
-    throw new AuthError("WRONG_TWO_FACTOR_CODE");
-  }
+  hash: string | undefined,
+): Promise<boolean> {
+  if (hash === undefined) return false;
+  const { acquired } = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
+    ctx.cooldowns.acquire(recoveryClaimKey(userId, hash), 366 * 24 * 3600 * 1000),
+  );
+  return acquired;
 }
 
 function statedDevice(

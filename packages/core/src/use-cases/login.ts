@@ -6,7 +6,6 @@ import type { UserRecord } from "../ports/user-store.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/second-factor.js";
 import { describeDevice } from "../user-agent.js";
 import { loginInput, parseInput } from "../validation.js";
-import { assertLoginAllowed, clearLoginFailures, recordLoginFailure } from "./login-throttle.js";
 import { type SessionTokens, startSession } from "./start-session.js";
 
 /**
@@ -29,7 +28,9 @@ export async function login(
   const { email, password, session } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;
-  await assertLoginAllowed(ctx, email);
+  // Both limits count this attempt before anything is checked (CONTRACT §8).
+  const fromIp = await ctx.limits.ip("failedLogins", request);
+  const forAddress = await ctx.limits.password(email, request);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
 
   if (user === null || user.passwordHash === null) {
@@ -41,27 +42,18 @@ export async function login(
         link: ctx.emails.link("forgotPassword"),
       });
     }
-    ctx.logger.info(
-      {
-        event: "login.failure",
-        reason: user ? "no_password" : "unknown_email",
-        userId: user?.id ?? null,
-        ip: request.ip ?? null,
-      },
-      "login failed",
-    );
-    await recordLoginFailure(ctx, email);
+    ctx.events.emit("login.failed", {
+      ...request,
+      userId: user?.id ?? null,
+      reason: user ? "no_password" : "unknown_email",
+    });
     throw new AuthError("INVALID_CREDENTIALS");
   }
   if (!(await ctx.hasher.verify(user.passwordHash, candidate))) {
-    await recordLoginFailure(ctx, email);
-    ctx.logger.info(
-      { event: "login.failure", reason: "wrong_password", userId: user.id, ip: request.ip ?? null },
-      "login failed",
-    );
+    ctx.events.emit("login.failed", { ...request, userId: user.id, reason: "wrong_password" });
     throw new AuthError("INVALID_CREDENTIALS");
   }
-  await clearLoginFailures(ctx, email);
+  await Promise.all([forAddress.succeeded(), fromIp.succeeded()]);
   await rehashIfOutdated(ctx, user, candidate);
 
   if (user.twoFactor.methods.length > 0) {
@@ -100,10 +92,7 @@ export async function finishLogin(
       },
     });
   }
-  ctx.logger.info(
-    { event: "login.success", userId: user.id, sessionId: tokens.sessionId, ip: request.ip ?? null },
-    "login succeeded",
-  );
+  ctx.events.emit("login.succeeded", { ...request, userId: user.id, sessionId: tokens.sessionId });
   return { twoFactorRequired: false, ...tokens };
 }
 

@@ -15,7 +15,7 @@ export async function logout(
     (await sessionOfRefreshToken(ctx, tokens.refreshToken));
   if (sessionId) {
     const deleted = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));
-    if (deleted) ctx.logger.info({ event: "logout", userId: deleted.userId, sessionId }, "session ended");
+    if (deleted) ctx.events.emit("session.revoked", { userId: deleted.userId, sessionId, reason: "logout" });
   }
   return { success: true };
 }

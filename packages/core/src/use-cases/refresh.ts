@@ -47,15 +47,12 @@ export async function refresh(
     ),
   );
   if (result.status === "reused") {
-    ctx.logger.warn(
-      {
-        event: "refresh.reuse",
-        userId: result.session.userId,
-        sessionId: result.session.id,
-        ip: request.ip ?? null,
-      },
-      "rotated refresh token presented again: session revoked",
-    );
+    ctx.events.emit("refresh_token.reused", {
+      ...request,
+      userId: result.session.userId,
+      sessionId: result.session.id,
+      reason: "session_revoked",
+    });
     throw new AuthError("REFRESH_TOKEN_INVALID");
   }
   if (result.status === "invalid") throw new AuthError("REFRESH_TOKEN_INVALID");

@@ -2,6 +2,7 @@ import type { AuthContext, RequestContext } from "../context.js";
 import { sendNoticeOncePerCooldown } from "../emails/notices.js";
 import { guardPort } from "../errors.js";
 import { checkPasswordPolicy } from "../password-policy.js";
+import { NO_TWO_FACTOR } from "../ports/user-store.js";
 import { randomId } from "../tokens/random.js";
 import { parseInput, registerInput } from "../validation.js";
 import { sendVerificationEmail } from "./resend-verification.js";
@@ -17,6 +18,7 @@ export async function register(
 ): Promise<{ success: true }> {
   const { email, password, name } = parseInput(registerInput, input);
   const normalizedPassword = checkPasswordPolicy(password, ctx.options.password);
+  await ctx.limits.ip("registrations", request);
   const passwordHash = await ctx.hasher.hash(normalizedPassword);
   const created = await guardPort("DATABASE_FAILURE", () =>
     ctx.users.create({
@@ -26,7 +28,7 @@ export async function register(
       name: name ?? null,
       passwordHash,
       identityProviders: [],
-      twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+      twoFactor: { ...NO_TWO_FACTOR, methods: [], recoveryCodeHashes: [] },
       createdAt: ctx.clock.now(),
     }),
   );

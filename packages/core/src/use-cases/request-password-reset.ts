@@ -21,8 +21,11 @@ export async function requestPasswordReset(
   requireEmailEnabled(ctx);
   const { email } = parseInput(emailInput, input);
   const locale = request.locale ?? ctx.translator.defaultLocale;
+  await ctx.limits.ip("passwordResetRequests", request);
+  let userId: string | null = null;
   const result = await sendWithCooldown(ctx, "password-reset", email, async () => {
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+    userId = user?.id ?? null;
     if (!user) {
       return {
         kind: "no-principal-information",
@@ -53,6 +56,6 @@ export async function requestPasswordReset(
       undo: () => ctx.sessions.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
     };
   });
-  ctx.logger.info({ event: "password_reset.requested", ip: request.ip ?? null }, "password reset requested");
+  ctx.events.emit("password_reset.requested", { ...request, userId });
   return result;
 }

@@ -22,6 +22,7 @@ export async function resendVerification(
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(principal.userId));
   if (!user) throw new AuthError("USER_NOT_FOUND");
   if (user.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
+  await ctx.limits.ip("verificationSends", { ...request, userId: user.id });
   return sendVerificationEmail(ctx, user, request.locale ?? ctx.translator.defaultLocale);
 }
 

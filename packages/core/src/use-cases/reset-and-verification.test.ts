@@ -5,6 +5,9 @@ import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage, Mailer } from "../ports/mailer.js";
 
+/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
+const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
 /** `auth.login` for accounts without 2FA: the signed-in result, or a thrown error. */
 async function signIn(auth: Auth, ...args: Parameters<Auth["login"]>) {
   const result = await auth.login(...args);
@@ -33,7 +36,7 @@ async function setup(options: { emailEnabled?: boolean } = {}) {
     },
   };
   const auth = createAuth({
-    secret: "k".repeat(48),
+    secret: TEST_SECRET,
     stores,
     clock,
     mailer,
@@ -136,6 +139,7 @@ describe("password reset", () => {
       await signIn(auth, { email: "ada@example.test", password: PASSWORD }),
     ];
     await stores.users.update(user?.id ?? "", {
+      emailVerified: true,
       twoFactor: {
         methods: ["email"],
         preferredMethod: "email",
@@ -240,8 +244,8 @@ describe("password reset", () => {
       expect(await code(auth.authenticate(token))).toBe("ACCESS_TOKEN_INVALID");
       expect(await code(auth.refresh(token))).toBe("REFRESH_TOKEN_INVALID");
     }
-    expect(await code(auth.resetPassword(reset, { newPassword: NEW_PASSWORD }))).toBe("OK");
     expect(await code(auth.verifyEmail(verification))).toBe("OK");
+    expect(await code(auth.resetPassword(reset, { newPassword: NEW_PASSWORD }))).toBe("OK");
   });
 
   it("email disabled - reset requests and verification sends are EMAIL_DISABLED; register sends nothing", async () => {
@@ -359,5 +363,99 @@ describe("failing ports", () => {
     expect(await code(signIn(auth, { email: "ada@example.test", password: PASSWORD }))).toBe("OK");
     stores.users.update = update;
     expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+  });
+
+  it("resetPassword - on a never-verified address the link proves it: verified, 2FA set up before removed, sessions revoked", async () => {
+    const { auth, stores, tokenOf, lastOf } = await setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    const user = await stores.users.findByEmail("ada@example.test");
+    const intruder = await signIn(auth, { email: "ada@example.test", password: PASSWORD });
+    await stores.users.update(user?.id ?? "", {
+      twoFactor: {
+        methods: ["email"],
+        preferredMethod: "email",
+        totpSecretEncrypted: null,
+        recoveryCodeHashes: [],
+      },
+    });
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    await auth.resetPassword(tokenOf(lastOf("password-reset")), { newPassword: NEW_PASSWORD });
+    expect(await code(auth.authenticate(intruder.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await stores.users.findById(user?.id ?? "")).toMatchObject({
+      emailVerified: true,
+      twoFactor: { methods: [], preferredMethod: null },
+    });
+    expect(await auth.login({ email: "ada@example.test", password: NEW_PASSWORD })).toMatchObject({
+      twoFactorRequired: false,
+    });
+  });
+
+  it("resetPassword - lifts the address's failed-login lock: the owner signs in with the new password at once", async () => {
+    const { auth, tokenOf, lastOf } = await setup();
+    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    for (let i = 0; i < 6; i++)
+      await code(auth.login({ email: "ada@example.test", password: "wrong guess!!" }));
+    expect(await code(auth.login({ email: "ada@example.test", password: PASSWORD }))).toBe("LOGIN_THROTTLED");
+    await auth.requestPasswordReset({ email: "ada@example.test" });
+    await auth.resetPassword(tokenOf(lastOf("password-reset")), { newPassword: NEW_PASSWORD });
+    expect(await code(signIn(auth, { email: "ada@example.test", password: NEW_PASSWORD }))).toBe("OK");
+  });
+
+  it.each([
+    ["users.findById", "users", "findById"],
+    ["users.update", "users", "update"],
+    ["sessions.deleteUserSessions", "sessions", "deleteUserSessions"],
+    ["sessions.deleteUserTokens", "sessions", "deleteUserTokens"],
+  ] as const)(
+    "resetPassword - %s fails after the consume: DATABASE_FAILURE and the link still works",
+    async (_, port, method) => {
+      const { auth, stores, tokenOf, lastOf } = await setup();
+      await auth.register({ email: "ada@example.test", password: PASSWORD });
+      await auth.requestPasswordReset({ email: "ada@example.test" });
+      const token = tokenOf(lastOf("password-reset"));
+      const target = stores[port] as unknown as Record<string, unknown>;
+      const original = target[method];
+      target[method] = boom;
+      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("DATABASE_FAILURE");
+      target[method] = original;
+      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+    },
+  );
+
+  it.each([
+    ["users.findById", "findById"],
+    ["users.update", "update"],
+  ] as const)(
+    "verifyEmail - %s fails after the consume: DATABASE_FAILURE and the link still works",
+    async (_, method) => {
+      const { auth, stores, tokenOf, lastOf } = await setup();
+      await auth.register({ email: "ada@example.test", password: PASSWORD });
+      await expect.poll(() => lastOf("email-verification")).toBeDefined();
+      const token = tokenOf(lastOf("email-verification"));
+      const original = stores.users[method];
+      (stores.users as unknown as Record<string, unknown>)[method] = boom;
+      expect(await code(auth.verifyEmail(token))).toBe("DATABASE_FAILURE");
+      (stores.users as unknown as Record<string, unknown>)[method] = original;
+      expect(await auth.verifyEmail(token)).toMatchObject({ emailVerified: true });
+    },
+  );
+
+  it("invalid tokens - limited per client IP (RATE_LIMITED after 50 in 15 minutes); loopback and valid links are not", async () => {
+    const { auth } = await setup();
+    const guess = (ip: string, index: number) =>
+      code(
+        auth.resetPassword(
+          `guessed-token-value-${String(index).padStart(4, "0")}`,
+          { newPassword: NEW_PASSWORD },
+          { ip },
+        ),
+      );
+    for (let i = 0; i < 50; i++) expect(await guess("203.0.113.7", i)).toBe("PASSWORD_RESET_TOKEN_INVALID");
+    expect(await guess("203.0.113.7", 50)).toBe("RATE_LIMITED");
+    expect(await code(auth.verifyEmail("guessed-token-value-9999", { ip: "203.0.113.7" }))).toBe(
+      "RATE_LIMITED",
+    );
+    expect(await guess("198.51.100.1", 51)).toBe("PASSWORD_RESET_TOKEN_INVALID");
+    for (let i = 0; i < 60; i++) expect(await guess("127.0.0.1", i)).toBe("PASSWORD_RESET_TOKEN_INVALID");
   });
 });

@@ -1,16 +1,19 @@
 import type { AuthContext, RequestContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { checkPasswordPolicy } from "../password-policy.js";
-import type { TokenRecord } from "../ports/session-store.js";
-import { consumeSingleUseToken } from "../tokens/single-use-token.js";
+import { NO_TWO_FACTOR } from "../ports/user-store.js";
+import { consumeSingleUseToken, spendToken } from "../tokens/single-use-token.js";
 import { parseInput, resetPasswordInput } from "../validation.js";
 import { EXPIRED_TOKEN_GRACE_MS, PASSWORD_RESET_PURPOSE } from "./request-password-reset.js";
 
 /**
  * Sets a new password with a reset token. The policy is checked before the token is consumed;
- * the token works once; afterwards every session, refresh token and allowlisted access token of
- * the user is revoked, 2FA stays as it was, nobody is signed in, and a password-changed email
- * goes out. Accounts without a password set their first one this way.
+ * the token works once (and is given back if a later step fails in a store); afterwards every
+ * session, refresh token and allowlisted access token of the user is revoked, the address's
+ * failed-login lock is lifted, nobody is signed in, and a password-changed email goes out.
+ * Accounts without a password set their first one this way. 2FA stays as it was, except on an
+ * address that was never verified: the emailed link proves it now, so 2FA set up before by
+ * whoever registered it is removed (CONTRACT §8).
  */
 export async function resetPassword(
   ctx: AuthContext,
@@ -20,54 +23,51 @@ export async function resetPassword(
 ): Promise<{ success: true }> {
   const { newPassword } = parseInput(resetPasswordInput, input);
   const password = checkPasswordPolicy(newPassword, ctx.options.password, "newPassword");
+  const fromIp = await ctx.limits.ip("invalidTokens", request);
   const taken = await consumeSingleUseToken(ctx, PASSWORD_RESET_PURPOSE, token);
   if (!taken) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
+  await fromIp.succeeded();
   if (taken.expired) throw new AuthError("PASSWORD_RESET_TOKEN_EXPIRED");
   const { record } = taken;
-  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(record.userId));
-  if (!user || user.email !== record.data?.email) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-
-  const passwordHash = await ctx.hasher.hash(password);
-  try {
-    const updated = await ctx.users.update(user.id, { passwordHash });
-    if (!updated) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-  } catch (error) {
-    await restoreToken(ctx, record);
-    if (error instanceof AuthError) throw error;
-    throw new AuthError("DATABASE_FAILURE", { cause: error });
-  }
-
-  const revoked = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id));
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE));
-  ctx.logger.info(
-    { event: "password_reset.completed", userId: user.id, revokedSessions: revoked, ip: request.ip ?? null },
-    "password reset",
-  );
-  ctx.emails.sendInBackground(
-    "password-changed",
-    user.email,
-    request.locale ?? ctx.translator.defaultLocale,
-    {
-      name: user.name,
-      link: ctx.emails.link("forgotPassword"),
+  return spendToken(
+    ctx,
+    record,
+    async () => {
+      const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(record.userId));
+      if (!user || user.email !== record.data?.email) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
+      const passwordHash = await ctx.hasher.hash(password);
+      const firstProof = !user.emailVerified;
+      const updated = await guardPort("DATABASE_FAILURE", () =>
+        ctx.users.update(user.id, {
+          passwordHash,
+          ...(firstProof ? { emailVerified: true, twoFactor: { ...NO_TWO_FACTOR } } : {}),
+        }),
+      );
+      if (!updated) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
+      const revoked = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id));
+      await guardPort("DATABASE_FAILURE", () =>
+        ctx.sessions.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
+      );
+      await ctx.limits.clearPassword(user.email);
+      if (firstProof && user.twoFactor.methods.length > 0) {
+        ctx.logger.warn(
+          { event: "two_factor.removed_on_first_proof", userId: user.id, methods: user.twoFactor.methods },
+          "2FA set up before the address was verified was removed by the owner's reset",
+        );
+      }
+      ctx.events.emit("password_reset.completed", {
+        ...request,
+        userId: user.id,
+        reason: `revoked_sessions:${revoked}`,
+      });
+      ctx.emails.sendInBackground(
+        "password-changed",
+        user.email,
+        request.locale ?? ctx.translator.defaultLocale,
+        { name: user.name, link: ctx.emails.link("forgotPassword") },
+      );
+      return { success: true as const };
     },
+    EXPIRED_TOKEN_GRACE_MS,
   );
-  return { success: true };
-}
-
-/** Puts a consumed token back when the change it authorized could not be saved. */
-export async function restoreToken(
-  ctx: AuthContext,
-  record: TokenRecord,
-  graceMs = EXPIRED_TOKEN_GRACE_MS,
-): Promise<void> {
-  const ttlMs = record.expiresAt - ctx.clock.now() + graceMs;
-  await ctx.sessions
-    .saveToken(record, Math.max(ttlMs, 1))
-    .catch((error: unknown) =>
-      ctx.logger.error(
-        { event: "token.restore_failed", purpose: record.purpose, err: String(error) },
-        "could not restore a token",
-      ),
-    );
 }

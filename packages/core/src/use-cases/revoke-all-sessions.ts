@@ -9,9 +9,10 @@ export async function revokeAllSessions(
   const revoked = await guardPort("DATABASE_FAILURE", () =>
     ctx.sessions.deleteUserSessions(principal.userId),
   );
-  ctx.logger.info(
-    { event: "session.revoked_all", userId: principal.userId, revoked },
-    "all sessions revoked",
-  );
+  ctx.events.emit("session.revoked", {
+    userId: principal.userId,
+    sessionId: principal.sessionId,
+    reason: `revoked_all:${revoked}`,
+  });
   return { success: true, revoked };
 }

@@ -10,6 +10,6 @@ export async function revokeSession(
   const session = await guardPort("DATABASE_FAILURE", () => ctx.sessions.getSession(sessionId));
   if (!session || session.userId !== principal.userId) throw new AuthError("NOT_FOUND");
   await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));
-  ctx.logger.info({ event: "session.revoked", userId: principal.userId, sessionId }, "session revoked");
+  ctx.events.emit("session.revoked", { userId: principal.userId, sessionId, reason: "revoked_by_user" });
   return { success: true };
 }

@@ -31,15 +31,15 @@ export async function stepUp(
   const { password } = parseInput(stepUpInput, input);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(principal.userId));
   if (!user) throw new AuthError("USER_NOT_FOUND");
+  // The account's login budget: a stolen access token is no unlimited password oracle.
+  const attempt = await ctx.limits.password(user.email, { ...request, userId: user.id });
   const ok =
     user.passwordHash !== null && (await ctx.hasher.verify(user.passwordHash, normalizePassword(password)));
   if (!ok) {
-    ctx.logger.info(
-      { event: "step_up.failure", userId: user.id, ip: request.ip ?? null },
-      "step-up password wrong",
-    );
+    ctx.events.emit("step_up.failed", { ...request, userId: user.id, sessionId: principal.sessionId });
     throw new AuthError("INVALID_CREDENTIALS");
   }
+  await attempt.succeeded();
   if (user.twoFactor.methods.length > 0) {
     const locale = request.locale ?? ctx.translator.defaultLocale;
     return {
@@ -56,13 +56,14 @@ export async function completeTwoFactorStepUp(
   principal: Principal,
   token: string | undefined,
   input: unknown,
+  request: RequestContext = {},
 ): Promise<{ twoFactorRequired: false; stepUpToken: string }> {
   const { code, method } = parseCodeInput(input);
   const { record, user, restore } = await takeChallenge(ctx, token, "step-up");
   if (user.id !== principal.userId || record.data?.sessionId !== principal.sessionId)
     throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
   try {
-    await checkSecondFactor(ctx, user, method, code);
+    await checkSecondFactor(ctx, user, method, code, request);
   } catch (error) {
     await restore();
     throw error;

@@ -1,15 +1,15 @@
 import { z } from "zod";
 import type { AuthContext, Principal, RequestContext, User } from "../context.js";
 import { toUser } from "../context.js";
-import { AuthError, guardPort } from "../errors.js";
+import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
 import type { TwoFactorMethod, TwoFactorSettings, UserRecord } from "../ports/user-store.js";
 import { hashToken, randomToken } from "../tokens/random.js";
+import { restoreToken, spendToken } from "../tokens/single-use-token.js";
 import {
-  assertNotThrottled,
+  checkCounted,
   checkSecondFactor,
   newRecoveryCodes,
   parseCodeInput,
-  recordFailure,
   recoveryCodeHash,
   sendEmailCode,
   takeChallenge,
@@ -18,7 +18,6 @@ import {
 import { newTotpSecret, totpUri } from "../two-factor/totp.js";
 import { opaqueToken, parseInput } from "../validation.js";
 import { cooldownRemaining } from "./email-flow.js";
-import { restoreToken } from "./reset-password.js";
 
 const SETUP_PURPOSE = "totp-setup";
 const SETUP_TTL_MS = 10 * 60 * 1000;
@@ -27,6 +26,15 @@ async function currentUser(ctx: AuthContext, principal: Principal): Promise<User
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(principal.userId));
   if (!user) throw new AuthError("USER_NOT_FOUND");
   return user;
+}
+
+/**
+ * Turning a 2FA method on needs a verified address (`EMAIL_NOT_VERIFIED`): otherwise whoever
+ * registered someone else's address first could guard that account with their own second
+ * factor, which the owner's password reset would not remove (CONTRACT §8, SECURITY D6).
+ */
+function requireVerifiedAddress(user: UserRecord): void {
+  if (!user.emailVerified) throw new AuthError("EMAIL_NOT_VERIFIED");
 }
 
 /** Every change to 2FA needs a live step-up token of this user and session (`STEP_UP_REQUIRED`). */
@@ -87,6 +95,7 @@ export async function getTotpSetup(
   stepUpToken: string | undefined,
 ): Promise<{ secret: string; otpauthUri: string; recoveryCodes: string[]; setupToken: string }> {
   const user = await requireStepUp(ctx, principal, stepUpToken);
+  requireVerifiedAddress(user);
   const secret = newTotpSecret();
   const recoveryCodes = newRecoveryCodes();
   const setupToken = randomToken(32);
@@ -99,7 +108,7 @@ export async function getTotpSetup(
         expiresAt: ctx.clock.now() + SETUP_TTL_MS,
         data: {
           secret: await ctx.secretBox.seal(secret),
-          recoveryCodeHashes: JSON.stringify(recoveryCodes.map(recoveryCodeHash)),
+          recoveryCodeHashes: JSON.stringify(recoveryCodes.map((code) => recoveryCodeHash(ctx, code))),
         },
       },
       SETUP_TTL_MS,
@@ -122,34 +131,40 @@ export async function confirmTotpSetup(
 ): Promise<User> {
   const user = await requireStepUp(ctx, principal, stepUpToken);
   const { setupToken, code } = parseInput(confirmInput, input);
-  await assertNotThrottled(ctx, user.id);
+  requireVerifiedAddress(user);
   const record = await guardPort("DATABASE_FAILURE", () =>
     ctx.sessions.consumeToken(SETUP_PURPOSE, hashToken(setupToken)),
   );
   if (!record || record.userId !== user.id || record.expiresAt <= ctx.clock.now())
     throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
-  const sealed = String(record.data?.secret ?? "");
-  if (!(await totpMatches(ctx, user.id, sealed, code.replace(/\s/g, "")))) {
-    await restoreToken(ctx, record, 0);
-    await recordFailure(ctx, user.id);
-    throw new AuthError("WRONG_TWO_FACTOR_CODE");
-  }
-  const methods: TwoFactorMethod[] = [...user.twoFactor.methods.filter((m) => m !== "totp"), "totp"];
-  const result = await saveTwoFactor(
-    ctx,
-    user,
-    {
-      ...user.twoFactor,
-      methods,
-      preferredMethod: "totp",
-      totpSecretEncrypted: sealed,
-      recoveryCodeHashes: JSON.parse(String(record.data?.recoveryCodeHashes ?? "[]")) as string[],
-    },
-    { change: "added", method: "totp" },
-    request,
-  );
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id, principal.sessionId));
-  return result;
+  return spendToken(ctx, record, async () => {
+    const sealed = String(record.data?.secret ?? "");
+    try {
+      await checkCounted(ctx, user.id, request, () =>
+        totpMatches(ctx, user.id, sealed, code.replace(/\s/g, "")),
+      );
+    } catch (error) {
+      // A wrong code keeps the setup usable for another try (a throttle answer too).
+      if (error instanceof AuthError && !isInfrastructureFailure(error)) await restoreToken(ctx, record);
+      throw error;
+    }
+    const methods: TwoFactorMethod[] = [...user.twoFactor.methods.filter((m) => m !== "totp"), "totp"];
+    const result = await saveTwoFactor(
+      ctx,
+      user,
+      {
+        ...user.twoFactor,
+        methods,
+        preferredMethod: "totp",
+        totpSecretEncrypted: sealed,
+        recoveryCodeHashes: JSON.parse(String(record.data?.recoveryCodeHashes ?? "[]")) as string[],
+      },
+      { change: "added", method: "totp" },
+      request,
+    );
+    await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id, principal.sessionId));
+    return result;
+  });
 }
 
 /** Turns a 2FA method off (needs step-up). */
@@ -182,8 +197,10 @@ export async function sendTwoFactorEmailCode(
 ): Promise<{ cooldown: number }> {
   if (!ctx.emails.enabled) throw new AuthError("EMAIL_DISABLED");
   let user: UserRecord;
-  if ("principal" in who) user = await currentUser(ctx, who.principal);
-  else {
+  if ("principal" in who) {
+    user = await currentUser(ctx, who.principal);
+    if (!user.twoFactor.methods.includes("email")) requireVerifiedAddress(user);
+  } else {
     const challenge = await takeChallenge(ctx, who.twoFactorToken, "any");
     await challenge.restore();
     user = challenge.user;
@@ -210,11 +227,12 @@ export async function enableEmailTwoFactor(
 ): Promise<User> {
   const user = await requireStepUp(ctx, principal, stepUpToken);
   const { code } = parseCodeInput(input);
+  requireVerifiedAddress(user);
   const withEmail: UserRecord = {
     ...user,
     twoFactor: { ...user.twoFactor, methods: [...user.twoFactor.methods, "email"] },
   };
-  await checkSecondFactor(ctx, withEmail, "email", code);
+  await checkSecondFactor(ctx, withEmail, "email", code, request);
   if (user.twoFactor.methods.includes("email")) return toUser(user);
   return saveTwoFactor(ctx, user, withEmail.twoFactor, { change: "added", method: "email" }, request);
 }

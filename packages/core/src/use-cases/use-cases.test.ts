@@ -6,6 +6,9 @@ import type { Logger } from "../ports/logger.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 
+/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
+const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
 /** `auth.login` for accounts without 2FA: the signed-in result, or a thrown error. */
 async function signIn(auth: Auth, ...args: Parameters<Auth["login"]>) {
   const result = await auth.login(...args);
@@ -44,7 +47,7 @@ function setup(overrides: { hasher?: PasswordHasher } = {}) {
     needsRehash: (h) => base.needsRehash(h),
   };
   const auth: Auth = createAuth({
-    secret: "k".repeat(48),
+    secret: TEST_SECRET,
     stores,
     clock,
     logger,
@@ -195,7 +198,7 @@ describe("use cases", () => {
     expect(await code(auth.refresh(login.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
     expect(await code(auth.refresh(rotated.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
     expect(await code(auth.authenticate(rotated.accessToken))).toBe("ACCESS_TOKEN_INVALID");
-    expect(lines.some((line) => line.includes('"refresh.reuse"'))).toBe(true);
+    expect(lines.some((line) => line.includes('"refresh_token.reused"'))).toBe(true);
   });
 
   it("refresh - 20 parallel refreshes with one token: exactly one succeeds", async () => {

@@ -1,0 +1,54 @@
+import { createMemoryStores } from "@portcullis/store-memory";
+import { describe, expect, it } from "vitest";
+import { createAuth } from "./create-auth.js";
+import type { SecurityEvent } from "./events.js";
+import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
+import type { Logger } from "./ports/logger.js";
+
+const PASSWORD = "correct horse battery staple";
+
+describe("security events", () => {
+  it("onEvent - sign-ins, failures, throttling and revocations with user, IP and user agent; never a secret; also logged", async () => {
+    const events: SecurityEvent[] = [];
+    const lines: string[] = [];
+    const logger: Logger = Object.fromEntries(
+      (["debug", "info", "warn", "error"] as const).map((level) => [
+        level,
+        (object: object, message?: string) => lines.push(JSON.stringify({ level, ...object, message })),
+      ]),
+    ) as unknown as Logger;
+    const auth = createAuth({
+      secret: "events-secret-0123456789-abcdefghijklmnop",
+      stores: createMemoryStores({ sweepIntervalMs: 0 }),
+      logger,
+      passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+      email: { enabled: false },
+      onEvent: (event) => {
+        events.push(event);
+        throw new Error("a broken hook never fails a request");
+      },
+    });
+    const request = { ip: "203.0.113.7", userAgent: "Agent\r\nX-Injected: 1" };
+    await auth.register({ email: "ada@example.test", password: PASSWORD }, request);
+    for (let i = 0; i < 6; i++)
+      await auth.login({ email: "ada@example.test", password: "wrong guess!!" }, request).catch(() => {});
+    await auth.login({ email: "nobody@example.test", password: "wrong guess!!" }, request).catch(() => {});
+    expect(events.map((event) => [event.type, event.reason])).toEqual([
+      ...Array.from({ length: 5 }, () => ["login.failed", "wrong_password"]),
+      ["login.throttled", "address"],
+      ["login.failed", "unknown_email"],
+    ]);
+    expect(events[0]).toMatchObject({
+      userId: expect.any(String),
+      ip: "203.0.113.7",
+      userAgent: "Agent??X-Injected: 1",
+    });
+    expect(events[6]).toMatchObject({ userId: null });
+    const text = JSON.stringify(events) + lines.join("\n");
+    expect(text).not.toContain(PASSWORD);
+    expect(text).not.toContain("wrong guess");
+    expect(text).not.toContain("\r\n");
+    expect(lines.filter((line) => line.includes('"login.throttled"'))[0]).toContain('"level":"warn"');
+    expect(lines.some((line) => line.includes("on_event.failed"))).toBe(true);
+  });
+});

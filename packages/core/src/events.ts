@@ -1,0 +1,89 @@
+import type { Clock } from "./ports/clock.js";
+import type { Logger } from "./ports/logger.js";
+
+/** What happened; the `onEvent` hook and the log line say it with this name. */
+export type SecurityEventType =
+  | "login.succeeded"
+  | "login.failed"
+  | "login.throttled"
+  | "two_factor.failed"
+  | "two_factor.throttled"
+  | "step_up.failed"
+  | "password_reset.requested"
+  | "password_reset.completed"
+  | "refresh_token.reused"
+  | "session.revoked"
+  | "ip.limited";
+
+/** A security event (SECURITY J2). Never carries a password, hash, token, code or secret. */
+export interface SecurityEvent {
+  type: SecurityEventType;
+  /** Milliseconds since the Unix epoch, from the configured clock. */
+  time: number;
+  /** The account concerned; null when none is known (or telling it would leak, e.g. unknown address). */
+  userId: string | null;
+  /** The session concerned, for session events and sign-ins. */
+  sessionId: string | null;
+  /** The client IP as resolved under `trustProxy`; null when the caller gave none. */
+  ip: string | null;
+  /** The request's User-Agent, control characters replaced, at most 200 characters. */
+  userAgent: string | null;
+  /**
+   * Why, for failures and limits: e.g. `wrong_password`, `unknown_email`, `no_password`,
+   * `address`, `account`, `ip:failedLogins`, `logout`, `revoked_by_user`, `password_reset`.
+   */
+  reason: string | null;
+}
+
+export type SecurityEventInput = Partial<Omit<SecurityEvent, "type" | "time">>;
+
+export interface SecurityEvents {
+  emit(type: SecurityEventType, details: SecurityEventInput): void;
+}
+
+/** Strips CR/LF and other control characters from a value before it goes into a log line (SECURITY J3). */
+export function logSafe(value: string | null | undefined): string | null {
+  return value == null ? null : value.replace(/[\p{Cc}\p{Cf}]/gu, "?").slice(0, 200);
+}
+
+const WARN: ReadonlySet<SecurityEventType> = new Set([
+  "login.throttled",
+  "two_factor.throttled",
+  "refresh_token.reused",
+  "ip.limited",
+]);
+
+/**
+ * Security events go to the logger (throttling and token reuse at `warn`, the rest at `info`)
+ * and to the host's `onEvent` hook, which is not awaited and whose failures are only logged.
+ */
+export function createSecurityEvents(options: {
+  onEvent: ((event: SecurityEvent) => void | Promise<void>) | undefined;
+  logger: Logger;
+  clock: Clock;
+}): SecurityEvents {
+  const { onEvent, logger, clock } = options;
+  const hookFailed = (error: unknown) =>
+    logger.error({ event: "on_event.failed", err: String(error) }, "the onEvent hook failed");
+  return {
+    emit(type, details) {
+      const event: SecurityEvent = {
+        type,
+        time: clock.now(),
+        userId: details.userId ?? null,
+        sessionId: details.sessionId ?? null,
+        ip: details.ip ?? null,
+        userAgent: logSafe(details.userAgent),
+        reason: details.reason ?? null,
+      };
+      const { type: _type, time: _time, ...fields } = event;
+      (WARN.has(type) ? logger.warn : logger.info).call(logger, { event: type, ...fields }, type);
+      if (!onEvent) return;
+      try {
+        Promise.resolve(onEvent(event)).catch(hookFailed);
+      } catch (error) {
+        hookFailed(error);
+      }
+    },
+  };
+}

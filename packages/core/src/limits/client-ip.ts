@@ -1,0 +1,71 @@
+import { isIP } from "node:net";
+
+/** An address as written in a socket or a forwarded header, without port, brackets or IPv4-mapping. */
+function normalizeAddress(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let value = raw.trim();
+  if (value.startsWith("["))
+    value = value.slice(1, value.indexOf("]") === -1 ? undefined : value.indexOf("]"));
+  else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(value)) value = value.slice(0, value.lastIndexOf(":"));
+  const zone = value.indexOf("%");
+  if (zone !== -1) value = value.slice(0, zone);
+  value = value.toLowerCase();
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(value);
+  if (mapped?.[1]) value = mapped[1];
+  return isIP(value) === 0 ? undefined : value;
+}
+
+/**
+ * The client's IP (CONTRACT §8): the socket's address, or with `trustProxy` hops the entry that
+ * many places from the right of `X-Forwarded-For` (each trusted proxy appends the address it saw,
+ * so entries further left are the client's own claims and never decide). Undefined when unknown.
+ */
+export function resolveClientIp(
+  remoteAddress: string | undefined,
+  forwardedFor: string | readonly string[] | undefined,
+  trustProxy: number,
+): string | undefined {
+  const socket = normalizeAddress(remoteAddress);
+  if (trustProxy === 0 || forwardedFor === undefined) return socket;
+  const entries = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : String(forwardedFor))
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  if (entries.length === 0) return socket;
+  // Hop 0 is the socket (our nearest proxy); hop k is the k-th entry from the right.
+  const chosen = entries[Math.max(entries.length - trustProxy, 0)];
+  return normalizeAddress(chosen) ?? socket;
+}
+
+/** Loopback clients (127.0.0.0/8, ::1) are not limited per IP. */
+export function isLoopback(ip: string): boolean {
+  return ip === "::1" || /^127\./.test(ip);
+}
+
+/** IPv6 groups, expanded to eight. */
+function ipv6Groups(ip: string): string[] {
+  const [head = "", tail] = ip.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === undefined || tail === "" ? [] : tail.split(":");
+  const last = right.length > 0 ? right : left;
+  // An embedded IPv4 tail (e.g. 64:ff9b::1.2.3.4) counts as two groups.
+  const v4 = last[last.length - 1]?.includes(".") ? last.pop() : undefined;
+  if (v4) {
+    const [a = 0, b = 0, c = 0, d = 0] = v4.split(".").map(Number);
+    last.push(((a << 8) | b).toString(16), ((c << 8) | d).toString(16));
+  }
+  const missing = 8 - left.length - right.length;
+  return [...left, ...Array(tail === undefined ? 0 : missing).fill("0"), ...right].map((group) =>
+    Number.parseInt(group, 16).toString(16),
+  );
+}
+
+/**
+ * The per-IP bucket of an address: IPv4 as is, IPv6 by its /64 prefix (one subscriber usually
+ * holds a whole /64, so counting single addresses would be no limit). Null for loopback.
+ */
+export function ipBucket(ip: string | undefined): string | null {
+  if (ip === undefined || isLoopback(ip)) return null;
+  if (isIP(ip) === 4) return ip;
+  return `${ipv6Groups(ip).slice(0, 4).join(":")}::/64`;
+}

@@ -1,0 +1,113 @@
+import { CooldownError } from "../errors.js";
+import type { SecurityEvents, SecurityEventType } from "../events.js";
+import type { ResolvedAuthOptions } from "../options.js";
+import type { CooldownStore } from "../ports/cooldown-store.js";
+import { ipBucket } from "./client-ip.js";
+import { createThrottle, type Throttle, type ThrottleAttempt, type ThrottleCode } from "./throttle.js";
+
+/** The per-IP limits of `ipLimits`. */
+export type IpLimitName = keyof Omit<ResolvedAuthOptions["ipLimits"], "enabled">;
+
+const IP_LIMITS: Record<IpLimitName, { code: ThrottleCode; onSuccess: "refund" | "keep" }> = {
+  failedLogins: { code: "LOGIN_THROTTLED", onSuccess: "refund" },
+  wrongTwoFactorCodes: { code: "TWO_FACTOR_THROTTLED", onSuccess: "refund" },
+  registrations: { code: "RATE_LIMITED", onSuccess: "keep" },
+  passwordResetRequests: { code: "RATE_LIMITED", onSuccess: "keep" },
+  verificationSends: { code: "RATE_LIMITED", onSuccess: "keep" },
+  invalidTokens: { code: "RATE_LIMITED", onSuccess: "refund" },
+};
+
+/** Who an attempt is for, as security events report it. */
+export interface AttemptContext {
+  userId?: string | null | undefined;
+  ip?: string | undefined;
+  userAgent?: string | undefined;
+}
+
+export interface Limits {
+  /**
+   * Counts a password check of a normalized address (login and step-up share this budget)
+   * before it runs; `LOGIN_THROTTLED` and a `login.throttled` event when refused.
+   */
+  password(address: string, who: AttemptContext): Promise<ThrottleAttempt>;
+  /** Forgets an address's failures and lock: its owner proved it another way (a password reset). */
+  clearPassword(address: string): Promise<void>;
+  /**
+   * Counts a second-factor code (TOTP, emailed, recovery) of an account before it is checked;
+   * `TWO_FACTOR_THROTTLED` and a `two_factor.throttled` event when refused.
+   */
+  twoFactor(userId: string, who: AttemptContext): Promise<ThrottleAttempt>;
+  /**
+   * Counts one request against a per-IP limit (`ip.limited` event and the limit's 429 when over
+   * it). Loopback and unknown IPs, and every IP when `ipLimits.enabled` is false, pass uncounted.
+   */
+  ip(name: IpLimitName, who: AttemptContext): Promise<ThrottleAttempt>;
+}
+
+const UNCOUNTED: ThrottleAttempt = { succeeded: async () => undefined };
+
+export function createLimits(
+  options: Pick<ResolvedAuthOptions, "loginThrottle" | "twoFactor" | "ipLimits">,
+  store: CooldownStore,
+  events: SecurityEvents,
+): Limits {
+  const { loginThrottle, twoFactor, ipLimits } = options;
+  const perIp = new Map(
+    (Object.keys(IP_LIMITS) as IpLimitName[]).map((name) => {
+      const { max, windowSeconds } = ipLimits[name];
+      return [
+        name,
+        createThrottle(store, {
+          name: `ip:${name}`,
+          freeAttempts: max,
+          windowMs: windowSeconds * 1000,
+          ...IP_LIMITS[name],
+        }),
+      ] as const;
+    }),
+  );
+  const password = createThrottle(store, {
+    name: "password",
+    code: "LOGIN_THROTTLED",
+    freeAttempts: loginThrottle.freeAttempts,
+    windowMs: loginThrottle.windowSeconds * 1000,
+    lock: { baseMs: loginThrottle.baseLockSeconds * 1000, maxMs: loginThrottle.maxLockSeconds * 1000 },
+    onSuccess: "clear",
+  });
+  const secondFactor = createThrottle(store, {
+    name: "two-factor",
+    code: "TWO_FACTOR_THROTTLED",
+    freeAttempts: twoFactor.maxFailedAttempts,
+    windowMs: twoFactor.lockoutSeconds * 1000,
+    lock: { baseMs: twoFactor.lockoutSeconds * 1000, maxMs: twoFactor.lockoutSeconds * 1000 },
+    onSuccess: "clear",
+  });
+
+  /** An attempt, with the event of `type` when the throttle refuses it. */
+  const counted = async (
+    throttle: Throttle,
+    subject: string,
+    type: SecurityEventType,
+    reason: string,
+    who: AttemptContext,
+  ) => {
+    try {
+      return await throttle.attempt(subject);
+    } catch (error) {
+      if (error instanceof CooldownError) events.emit(type, { ...who, reason });
+      throw error;
+    }
+  };
+
+  return {
+    password: (address, who) => counted(password, address, "login.throttled", "address", who),
+    clearPassword: (address) => password.clear(address),
+    twoFactor: (userId, who) => counted(secondFactor, userId, "two_factor.throttled", "account", who),
+    async ip(name, who) {
+      const bucket = ipLimits.enabled ? ipBucket(who.ip) : null;
+      const throttle = perIp.get(name);
+      if (bucket === null || !throttle) return UNCOUNTED;
+      return counted(throttle, bucket, "ip.limited", `ip:${name}`, who);
+    },
+  };
+}
