@@ -10,6 +10,7 @@ export default defineConfig({
       "@portcullis/testing": src("testing"),
       "@portcullis/store-memory": src("store-memory"),
       "@portcullis/store-redis": src("store-redis"),
+      "@portcullis/store-sql": src("store-sql"),
       "@portcullis/adapter-express": src("adapter-express"),
       "@portcullis/adapter-fastify": src("adapter-fastify"),
       "example-shared/suite": fileURLToPath(

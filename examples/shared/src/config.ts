@@ -10,6 +10,8 @@ export interface ExampleConfig {
   /** Cooldowns and sessions on Redis (shared by every instance) instead of memory. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /** `sqlite:<file>` or `postgres://…`: users (and without Redis, sessions and cooldowns) in SQL. */
+  databaseUrl: string | undefined;
   emailFrom: string;
   emailEnabled: boolean;
   emailCooldownSeconds: number;
@@ -69,6 +71,10 @@ export function readConfig(
     warn("AUTH_SECRET is not set: using a random secret, so every restart signs everyone out.");
   }
   const smtpUrl = env.SMTP_URL?.trim() || undefined;
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must be sqlite:<file> or postgres://…, not "${databaseUrl}"`);
+  }
   return {
     port,
     host,
@@ -77,6 +83,7 @@ export function readConfig(
     smtpUrl,
     redisUrl: env.REDIS_URL?.trim() || undefined,
     redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || "portcullis:",
+    databaseUrl,
     emailFrom: env.EMAIL_FROM?.trim() || "Portcullis <no-reply@localhost>",
     emailEnabled: flag(env, "EMAIL_ENABLED", true),
     emailCooldownSeconds: integer(env, "EMAIL_COOLDOWN_SECONDS", 60, 1, 86_400),

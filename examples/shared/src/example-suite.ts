@@ -15,6 +15,8 @@ export interface ExampleSuiteOptions {
   start(example: ExampleAuth): Promise<{ baseUrl: string; close(): Promise<void> }>;
   /** The built entry (`dist/server.js`), started as its own process by the last test. */
   serverEntry: string;
+  /** Extra environment for the app and the built server, e.g. `DATABASE_URL` (a function: read when the suite starts). */
+  env?: () => Record<string, string>;
 }
 
 const SEED = [
@@ -47,6 +49,7 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
         SEED_FILE: seedFile,
         AUTH_SECRET: "example-suite-secret-0123456789abcdef",
         APP_ORIGIN: "http://localhost:3000",
+        ...options.env?.(),
       });
       example = await createExampleAuth(config, {
         passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
@@ -123,6 +126,7 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
             HOST: "127.0.0.1",
             NODE_ENV: "development",
             SEED_FILE: seedFile,
+            ...options.env?.(),
           },
           stdio: ["ignore", "pipe", "pipe"],
         });

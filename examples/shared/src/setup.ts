@@ -13,6 +13,7 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
 import type { ExampleConfig } from "./config.js";
 import { ConfigError } from "./config.js";
+import { openDatabase } from "./database.js";
 import { readSeedFile, seedUsers } from "./seed.js";
 
 export interface ExampleAuth {
@@ -36,9 +37,10 @@ function configured<T>(build: () => T): T {
 }
 
 /**
- * createAuth as both example servers configure it: memory stores, or Redis for cooldowns and
- * sessions when REDIS_URL is set (users stay in memory here; a real app keeps them in its
- * database), SMTP or the dev outbox, seeded from SEED_FILE.
+ * createAuth as both example servers configure it: memory stores; users, sessions and cooldowns
+ * in SQL when DATABASE_URL is set (migrated at start); Redis for cooldowns and sessions when
+ * REDIS_URL is set (users then stay in SQL, or in memory without DATABASE_URL); SMTP or the dev
+ * outbox; seeded from SEED_FILE.
  */
 export async function createExampleAuth(
   config: ExampleConfig,
@@ -56,9 +58,11 @@ export async function createExampleAuth(
       throw error;
     });
   }
+  const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
+  const base = database?.stores ?? memory;
   const stores = redis
-    ? { users: memory.users, ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }) }
-    : memory;
+    ? { users: base.users, ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }) }
+    : { users: base.users, cooldowns: base.cooldowns, sessions: base.sessions };
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;
   const mailer: Mailer | undefined = smtp ?? outbox;
@@ -90,6 +94,7 @@ export async function createExampleAuth(
       memory.close();
       smtp?.close();
       redis?.disconnect();
+      void database?.close();
     },
   };
 }

@@ -1,0 +1,60 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { createSqlStores, type SqlStores } from "@portcullis/store-sql";
+import Database from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { ConfigError } from "./config.js";
+
+/** How often expired sessions, tokens, cooldowns and counters are deleted (they read as absent anyway). */
+const SWEEP_INTERVAL_MS = 5 * 60_000;
+
+export interface ExampleDatabase {
+  stores: SqlStores;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens DATABASE_URL (`sqlite:<file>`, `sqlite::memory:` or `postgres://…`) through Kysely, runs
+ * store-sql's migrations and sweeps expired rows every few minutes. PostgreSQL connections fail
+ * fast (1 s to connect, 2 s per query), so an outage answers 500 codes instead of hanging.
+ */
+export async function openDatabase(url: string): Promise<ExampleDatabase> {
+  // biome-ignore lint/suspicious/noExplicitAny: store-sql's tables are not part of a host database type here.
+  let db: Kysely<any>;
+  if (url.startsWith("sqlite:")) {
+    const file = url.slice("sqlite:".length);
+    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+    const database = new Database(file);
+    // WAL and a busy timeout let several processes share one file.
+    database.pragma("journal_mode = WAL");
+    database.pragma("busy_timeout = 5000");
+    db = new Kysely({ dialect: new SqliteDialect({ database }) });
+  } else {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      connectionTimeoutMillis: 1_000,
+      query_timeout: 2_000,
+    });
+    // An idle connection that the server dropped emits "error": log it, never crash the process.
+    pool.on("error", (error) => console.error(`PostgreSQL connection lost: ${error.message}`));
+    db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  }
+  const stores = createSqlStores({ db });
+  try {
+    await stores.migrate();
+  } catch (error) {
+    await db.destroy();
+    throw new ConfigError(`DATABASE_URL cannot be used: ${(error as Error).message}`, { cause: error });
+  }
+  const timer = setInterval(() => stores.sweep().catch(() => {}), SWEEP_INTERVAL_MS);
+  timer.unref();
+  return {
+    stores,
+    async close() {
+      clearInterval(timer);
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { createAuthRouter } from "@portcullis/adapter-express";
+import { portcullis } from "@portcullis/adapter-fastify";
+import type { Auth, Clock } from "@portcullis/core";
+import { createMemoryStores } from "@portcullis/store-memory";
+import { runLimitsAdapterSuite } from "@portcullis/testing";
+import express from "express";
+import Fastify from "fastify";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
+import { createRedisClient } from "./client.js";
+import { createRedisStores } from "./redis-stores.js";
+import { deleteKeys, testPrefix, useRedis } from "./test-redis.js";
+
+// The limits of CONTRACT §8 through both adapters with cooldowns and sessions on Redis.
+let redis: Awaited<ReturnType<typeof useRedis>>;
+let client: Redis;
+const prefixes: string[] = [];
+beforeAll(async () => {
+  redis = await useRedis();
+  client = createRedisClient(redis.url, { commandTimeout: 2_000 });
+  await once(client, "ready");
+});
+afterAll(async () => {
+  for (const prefix of prefixes) await deleteKeys(client, prefix);
+  client.disconnect();
+  await redis.stop();
+});
+
+const createStores = (clock: Clock) => {
+  const keyPrefix = testPrefix();
+  prefixes.push(keyPrefix);
+  return { users: createMemoryStores({ clock }).users, ...createRedisStores({ client, keyPrefix }) };
+};
+
+const listening = (baseUrl: string, close: () => Promise<void>) => ({ baseUrl, close });
+
+runLimitsAdapterSuite({
+  name: "express + redis",
+  createStores,
+  async start(auth: Auth) {
+    const app = express();
+    app.use(createAuthRouter(auth));
+    const server = app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    return listening(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+  },
+});
+
+runLimitsAdapterSuite({
+  name: "fastify + redis",
+  createStores,
+  async start(auth: Auth) {
+    const app = Fastify({ forceCloseConnections: true });
+    await app.register(portcullis, { auth });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    return listening(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, () => app.close());
+  },
+});

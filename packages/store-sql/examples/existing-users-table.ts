@@ -1,0 +1,104 @@
+import type { TwoFactorSettings, UserPatch, UserRecord, UserStore } from "@portcullis/core";
+import type { Generated, Kysely, Selectable, Updateable } from "kysely";
+
+/**
+ * The host's own table, as its Kysely `Database` type describes it: an integer id it assigns
+ * itself, its own column names, and three columns added for Portcullis (`auth_id`,
+ * `auth_identity_providers`, `auth_two_factor`). See docs/existing-users-table.md.
+ */
+export interface MembersTable {
+  member_id: Generated<number>;
+  email_address: string;
+  full_name: string | null;
+  email_confirmed: number;
+  password_digest: string | null;
+  joined_at_ms: number | string;
+  /** The id Portcullis knows the member by (sessions and tokens point to it). */
+  auth_id: string;
+  /** JSON array, e.g. `["github"]`. */
+  auth_identity_providers: string;
+  /** JSON of the `twoFactor` settings. */
+  auth_two_factor: string;
+}
+
+export interface HostDatabase {
+  members: MembersTable;
+}
+
+const NO_TWO_FACTOR: TwoFactorSettings = {
+  methods: [],
+  preferredMethod: null,
+  totpSecretEncrypted: null,
+  recoveryCodeHashes: [],
+};
+
+function toUser(row: Selectable<MembersTable>): UserRecord {
+  return {
+    id: row.auth_id,
+    email: row.email_address,
+    emailVerified: Number(row.email_confirmed) === 1,
+    name: row.full_name,
+    passwordHash: row.password_digest,
+    identityProviders: JSON.parse(row.auth_identity_providers) as string[],
+    twoFactor: { ...NO_TWO_FACTOR, ...(JSON.parse(row.auth_two_factor) as Partial<TwoFactorSettings>) },
+    createdAt: Number(row.joined_at_ms),
+  };
+}
+
+function toColumns(patch: UserPatch): Updateable<MembersTable> {
+  return {
+    ...(patch.emailVerified !== undefined && { email_confirmed: patch.emailVerified ? 1 : 0 }),
+    ...(patch.name !== undefined && { full_name: patch.name }),
+    ...(patch.passwordHash !== undefined && { password_digest: patch.passwordHash }),
+    ...(patch.identityProviders !== undefined && {
+      auth_identity_providers: JSON.stringify(patch.identityProviders),
+    }),
+    ...(patch.twoFactor !== undefined && { auth_two_factor: JSON.stringify(patch.twoFactor) }),
+  };
+}
+
+/** A UserStore on the host's `members` table (SQLite or PostgreSQL; on MySQL see the doc). */
+export function createMembersUserStore(db: Kysely<HostDatabase>): UserStore {
+  const findBy = async (column: "auth_id" | "email_address", value: string) => {
+    const row = await db.selectFrom("members").selectAll().where(column, "=", value).executeTakeFirst();
+    return row ? toUser(row) : null;
+  };
+  return {
+    findById: (id) => findBy("auth_id", id),
+    findByEmail: (email) => findBy("email_address", email),
+    async create(user) {
+      // The unique indexes on email_address and auth_id make this atomic: a clash inserts nothing.
+      const row = await db
+        .insertInto("members")
+        .values({
+          auth_id: user.id,
+          email_address: user.email,
+          joined_at_ms: user.createdAt,
+          email_confirmed: user.emailVerified ? 1 : 0,
+          full_name: user.name,
+          password_digest: user.passwordHash,
+          auth_identity_providers: JSON.stringify(user.identityProviders),
+          auth_two_factor: JSON.stringify(user.twoFactor),
+        })
+        .onConflict((conflict) => conflict.doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+    async update(id, patch) {
+      const columns = toColumns(patch);
+      if (Object.keys(columns).length === 0) return findBy("auth_id", id);
+      const row = await db
+        .updateTable("members")
+        .set(columns)
+        .where("auth_id", "=", id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toUser(row) : null;
+    },
+    async delete(id) {
+      const result = await db.deleteFrom("members").where("auth_id", "=", id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { createHash } from "node:crypto";
+import type { Clock } from "@portcullis/core";
+import { type Kysely, MysqlAdapter, PostgresAdapter, SqliteAdapter } from "kysely";
+
+/** The SQL dialects the stores speak; each has its own statement for the atomic operations. */
+export type SqlDialect = "sqlite" | "postgres" | "mysql";
+
+// biome-ignore lint/suspicious/noExplicitAny: table names carry the host's prefix, so the store's tables are not in the host's database type.
+export type AnyKysely = Kysely<any>;
+
+/** The tables of one `tablePrefix`. */
+export interface SqlTables {
+  users: string;
+  sessions: string;
+  tokens: string;
+  cooldowns: string;
+  counters: string;
+  migrations: string;
+  migrationLock: string;
+}
+
+export const DEFAULT_TABLE_PREFIX = "portcullis_";
+
+export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,30}$/.test(prefix)) {
+    throw new TypeError(
+      `tablePrefix must be letters, digits and underscores (at most 31, not starting with a digit), not "${prefix}"`,
+    );
+  }
+  return {
+    users: `${prefix}users`,
+    sessions: `${prefix}sessions`,
+    tokens: `${prefix}tokens`,
+    cooldowns: `${prefix}cooldowns`,
+    counters: `${prefix}counters`,
+    migrations: `${prefix}migrations`,
+    migrationLock: `${prefix}migrations_lock`,
+  };
+}
+
+/** Which dialect a Kysely instance speaks, from its adapter. */
+export function detectDialect(db: AnyKysely): SqlDialect {
+  const adapter = db.getExecutor().adapter;
+  if (adapter instanceof PostgresAdapter) return "postgres";
+  if (adapter instanceof SqliteAdapter) return "sqlite";
+  if (adapter instanceof MysqlAdapter) return "mysql";
+  throw new TypeError(
+    "@portcullis/store-sql cannot tell the Kysely dialect (SQLite, PostgreSQL or MySQL): pass the `dialect` option",
+  );
+}
+
+/** What every store of one `createSqlStores` call shares. */
+export interface SqlContext {
+  db: AnyKysely;
+  dialect: SqlDialect;
+  tables: SqlTables;
+  clock: Clock;
+}
+
+/** Integers come back as numbers (SQLite, MySQL) or strings (PostgreSQL's bigint): always numbers here. */
+export const toNumber = (value: unknown): number => Number(value);
+
+/** Booleans come back as true/false (PostgreSQL) or 1/0 (SQLite, MySQL). */
+export const toBoolean = (value: unknown): boolean => value === true || Number(value) === 1;
+
+/** Keys longer than the indexed column are stored as their SHA-256: still unique, never truncated. */
+export const storedKey = (key: string): string =>
+  key.length <= 200 ? key : `sha256:${createHash("sha256").update(key).digest("base64url")}`;

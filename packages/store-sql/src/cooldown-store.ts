@@ -1,0 +1,108 @@
+import { randomUUID } from "node:crypto";
+import type { CooldownStore } from "@portcullis/core";
+import { type Expression, sql } from "kysely";
+import { type SqlContext, storedKey, toNumber } from "./context.js";
+
+/**
+ * Cooldowns (`<prefix>cooldowns`) and attempt counters (`<prefix>counters`). `acquire` and `hit`
+ * are one UPSERT each whose expiry logic runs inside the statement: `INSERT … ON CONFLICT DO
+ * UPDATE … RETURNING` (SQLite, PostgreSQL), or on MySQL `INSERT … ON DUPLICATE KEY UPDATE` and a
+ * read of the locked row in one transaction. An acquire writes a random holder id: the caller
+ * whose id is on the row afterwards is the one that acquired.
+ */
+export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContext): CooldownStore {
+  const cooldowns = tables.cooldowns;
+  const counters = tables.counters;
+  const mysql = dialect === "mysql";
+  /** A column of the row already stored, inside the UPSERT's update part. */
+  const stored = (table: string, column: string) => sql.ref(mysql ? column : `${table}.${column}`);
+  /** The value the UPSERT tried to insert. */
+  const incoming = (column: string) =>
+    mysql ? sql`values(${sql.ref(column)})` : sql.ref(`excluded.${column}`);
+  /** `fresh` when the stored row has expired at `now`, else `kept`: evaluated by the database, in the statement. */
+  const ifExpired = (table: string, now: number, fresh: Expression<unknown>, kept: Expression<unknown>) =>
+    mysql
+      ? sql`if(${stored(table, "expires_at")} <= ${now}, ${fresh}, ${kept})`
+      : sql`case when ${stored(table, "expires_at")} <= ${now} then ${fresh} else ${kept} end`;
+
+  async function upsert<Row>(
+    table: string,
+    id: string,
+    values: Record<string, unknown>,
+    set: Record<string, unknown>,
+  ) {
+    const insert = db.insertInto(table).values({ id, ...values });
+    if (!mysql) {
+      return (await insert
+        .onConflict((conflict) => conflict.column("id").doUpdateSet(set))
+        .returningAll()
+        .executeTakeFirstOrThrow()) as Row;
+    }
+    return db.transaction().execute(async (trx) => {
+      await trx.executeQuery(insert.onDuplicateKeyUpdate(set).compile());
+      return (await trx.selectFrom(table).selectAll().where("id", "=", id).executeTakeFirstOrThrow()) as Row;
+    });
+  }
+
+  return {
+    async acquire(key, ttlMs) {
+      const now = clock.now();
+      const holder = randomUUID();
+      // The holder is set before expires_at: on MySQL later assignments see earlier ones.
+      const row = await upsert<{ holder: string; expires_at: number | string }>(
+        cooldowns,
+        storedKey(key),
+        { holder, expires_at: now + ttlMs },
+        {
+          holder: ifExpired(cooldowns, now, incoming("holder"), stored(cooldowns, "holder")),
+          expires_at: ifExpired(cooldowns, now, incoming("expires_at"), stored(cooldowns, "expires_at")),
+        },
+      );
+      if (row.holder === holder) return { acquired: true, remainingMs: ttlMs };
+      return { acquired: false, remainingMs: Math.max(0, toNumber(row.expires_at) - now) };
+    },
+
+    async remainingMs(key) {
+      const now = clock.now();
+      const row = await db
+        .selectFrom(cooldowns)
+        .select("expires_at")
+        .where("id", "=", storedKey(key))
+        .where("expires_at", ">", now)
+        .executeTakeFirst();
+      return row ? Math.max(0, toNumber(row.expires_at) - now) : 0;
+    },
+
+    async release(key) {
+      await db.deleteFrom(cooldowns).where("id", "=", storedKey(key)).execute();
+    },
+
+    async hit(key, windowMs) {
+      const now = clock.now();
+      const row = await upsert<{ hits: number | string; expires_at: number | string }>(
+        counters,
+        storedKey(key),
+        { hits: 1, expires_at: now + windowMs },
+        {
+          hits: ifExpired(counters, now, sql`1`, sql`${stored(counters, "hits")} + 1`),
+          expires_at: ifExpired(counters, now, incoming("expires_at"), stored(counters, "expires_at")),
+        },
+      );
+      return { count: toNumber(row.hits), remainingMs: toNumber(row.expires_at) - now };
+    },
+
+    async refundHit(key) {
+      await db
+        .updateTable(counters)
+        .set({ hits: sql`hits - 1` })
+        .where("id", "=", storedKey(key))
+        .where("expires_at", ">", clock.now())
+        .where("hits", ">", 0)
+        .execute();
+    },
+
+    async clearHits(key) {
+      await db.deleteFrom(counters).where("id", "=", storedKey(key)).execute();
+    },
+  };
+}

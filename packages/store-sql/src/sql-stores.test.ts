@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { migrate } from "./migrations.js";
+import { createSqlStores } from "./sql-stores.js";
+import { fakeClock, sqliteDb } from "./test-databases.js";
+
+const user = (id: string) => ({
+  id,
+  email: "ada@example.test",
+  emailVerified: false,
+  name: null,
+  passwordHash: null,
+  identityProviders: [],
+  twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+  createdAt: 1,
+});
+const session = { id: "s1", userId: "u1", browser: null, os: null, ip: null, createdAt: 1, lastActiveAt: 1 };
+
+describe("createSqlStores", () => {
+  it("migrate - creates the tables once; a second run applies nothing", async () => {
+    const db = sqliteDb();
+    expect(await migrate(db)).toEqual(["0001_initial"]);
+    expect(await migrate(db)).toEqual([]);
+    await db.destroy();
+  });
+
+  it("tablePrefix - stores with different prefixes share a database without seeing each other", async () => {
+    const db = sqliteDb();
+    const [a, b] = [createSqlStores({ db }), createSqlStores({ db, tablePrefix: "other_" })];
+    await Promise.all([a.migrate(), b.migrate()]);
+    expect(await a.users.create(user("a"))).not.toBeNull();
+    expect(await b.users.create(user("b"))).not.toBeNull();
+    expect((await b.users.findByEmail("ada@example.test"))?.id).toBe("b");
+    expect(() => createSqlStores({ db, tablePrefix: "bad-prefix;" })).toThrow(/tablePrefix/);
+    await db.destroy();
+  });
+
+  it("sweep - deletes every expired row, and only those; a missing table rejects", async () => {
+    const db = sqliteDb();
+    const clock = fakeClock();
+    const stores = createSqlStores({ db, clock });
+    await expect(stores.sweep()).rejects.toThrow();
+    await stores.migrate();
+    const token = { purpose: "p", tokenHash: "h", userId: "u1", expiresAt: 0 };
+    for (const ttl of [1_000, 5_000]) {
+      await stores.sessions.createSession(
+        { ...session, id: `s${ttl}`, refreshTokenHash: `r${ttl}`, accessTokenJti: `j${ttl}` },
+        { sessionTtlMs: ttl, accessTokenTtlMs: ttl },
+      );
+      await stores.sessions.saveToken({ ...token, tokenHash: `h${ttl}` }, ttl);
+      await stores.cooldowns.acquire(`k${ttl}`, ttl);
+      await stores.cooldowns.hit(`k${ttl}`, ttl);
+    }
+    clock.advance(1_000);
+    expect(await stores.sweep()).toBe(4);
+    expect(await stores.sweep()).toBe(0);
+    expect(await stores.sessions.getSession("s5000")).not.toBeNull();
+    clock.advance(4_000);
+    expect(await stores.sweep()).toBe(4);
+    await db.destroy();
+  });
+});

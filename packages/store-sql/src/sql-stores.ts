@@ -1,0 +1,80 @@
+import {
+  type Clock,
+  type CooldownStore,
+  type SessionStore,
+  systemClock,
+  type UserStore,
+} from "@portcullis/core";
+import {
+  type AnyKysely,
+  DEFAULT_TABLE_PREFIX,
+  detectDialect,
+  type SqlContext,
+  type SqlDialect,
+  tableNames,
+} from "./context.js";
+import { createSqlCooldownStore } from "./cooldown-store.js";
+import { migrate } from "./migrations.js";
+import { createSqlSessionStore } from "./session-store.js";
+import { createSqlUserStore } from "./user-store.js";
+
+export interface SqlStoresOptions {
+  /** The host's Kysely instance (SQLite through better-sqlite3, PostgreSQL through pg, or MySQL through mysql2). The host owns it. */
+  db: AnyKysely;
+  /** Prefix of every table, letters, digits and underscores. Default `portcullis_`. */
+  tablePrefix?: string;
+  /** Time source for every expiry; tests pass a fake clock. The database's own clock is never used. Default: the system clock. */
+  clock?: Clock;
+  /** Only needed when the dialect cannot be told from the Kysely instance's adapter. */
+  dialect?: SqlDialect;
+}
+
+export interface SqlStores {
+  users: UserStore;
+  sessions: SessionStore;
+  cooldowns: CooldownStore;
+  /**
+   * Deletes every expired row (sessions, single-use tokens, cooldowns, counters) and resolves to
+   * how many went. Expired rows read as absent whether or not they were swept; schedule this
+   * (every few minutes) only to keep the tables small.
+   */
+  sweep(): Promise<number>;
+  /** `migrate(db, { tablePrefix })` for these stores: creates or upgrades the tables. */
+  migrate(): Promise<string[]>;
+}
+
+/**
+ * UserStore, SessionStore and CooldownStore in the host's SQL database through Kysely. Run
+ * `migrate` (or `stores.migrate()`) once at start-up before using them.
+ */
+export function createSqlStores(options: SqlStoresOptions): SqlStores {
+  const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
+  const dialect = options.dialect ?? detectDialect(options.db);
+  const context: SqlContext = {
+    db: options.db,
+    dialect,
+    tables: tableNames(tablePrefix),
+    clock: options.clock ?? systemClock,
+  };
+  const { db, tables, clock } = context;
+  return {
+    users: createSqlUserStore(context),
+    sessions: createSqlSessionStore(context),
+    cooldowns: createSqlCooldownStore(context),
+    async sweep() {
+      const now = clock.now();
+      let removed = 0;
+      for (const [table, column] of [
+        [tables.sessions, "expires_at"],
+        [tables.tokens, "delete_at"],
+        [tables.cooldowns, "expires_at"],
+        [tables.counters, "expires_at"],
+      ] as const) {
+        const result = await db.deleteFrom(table).where(column, "<=", now).executeTakeFirst();
+        removed += Number(result.numDeletedRows);
+      }
+      return removed;
+    },
+    migrate: () => migrate(db, { tablePrefix, dialect }),
+  };
+}

@@ -1,0 +1,42 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCooldownStoreSuite, runSessionStoreSuite, runUserStoreSuite } from "@portcullis/testing";
+import { afterAll, beforeAll } from "vitest";
+import type { AnyKysely } from "./context.js";
+import { migrate } from "./migrations.js";
+import { createSqlStores } from "./sql-stores.js";
+import { fakeClock, sqliteDb } from "./test-databases.js";
+
+// The conformance suites on SQLite, in memory and in a file; one database each, migrated once.
+let memory: AnyKysely;
+let file: AnyKysely;
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "portcullis-sqlite-"));
+  memory = sqliteDb();
+  file = sqliteDb(join(dir, "test.db"));
+  await migrate(memory);
+  await migrate(file);
+});
+afterAll(async () => {
+  await memory.destroy();
+  await file.destroy();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const fixture =
+  <K extends "users" | "sessions" | "cooldowns">(db: () => AnyKysely, kind: K) =>
+  () => {
+    const clock = fakeClock();
+    return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance };
+  };
+
+for (const [name, db] of [
+  ["sqlite memory", () => memory],
+  ["sqlite file", () => file],
+] as const) {
+  runUserStoreSuite({ name, create: fixture(db, "users") });
+  runSessionStoreSuite({ name, create: fixture(db, "sessions") });
+  runCooldownStoreSuite({ name, create: fixture(db, "cooldowns") });
+}

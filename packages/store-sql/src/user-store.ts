@@ -1,0 +1,117 @@
+import type { TwoFactorMethod, UserPatch, UserRecord, UserStore } from "@portcullis/core";
+import { type SqlContext, toBoolean, toNumber } from "./context.js";
+
+/** A row of `<prefix>users`: lists are JSON arrays in text columns, times are milliseconds. */
+export interface UserRow {
+  id: string;
+  email: string;
+  email_verified: boolean | number;
+  name: string | null;
+  password_hash: string | null;
+  identity_providers: string;
+  two_factor_methods: string;
+  two_factor_preferred_method: string | null;
+  totp_secret_encrypted: string | null;
+  recovery_code_hashes: string;
+  created_at: number | string;
+}
+
+const list = (json: string): string[] => JSON.parse(json) as string[];
+
+export function fromUserRow(row: UserRow): UserRecord {
+  return {
+    id: row.id,
+    email: row.email,
+    emailVerified: toBoolean(row.email_verified),
+    name: row.name,
+    passwordHash: row.password_hash,
+    identityProviders: list(row.identity_providers),
+    twoFactor: {
+      methods: list(row.two_factor_methods) as TwoFactorMethod[],
+      preferredMethod: row.two_factor_preferred_method as TwoFactorMethod | null,
+      totpSecretEncrypted: row.totp_secret_encrypted,
+      recoveryCodeHashes: list(row.recovery_code_hashes),
+    },
+    createdAt: toNumber(row.created_at),
+  };
+}
+
+/** The columns a patch changes; `id`, `email` and `createdAt` are never among them. */
+function patchColumns(patch: UserPatch): Partial<UserRow> {
+  const columns: Partial<UserRow> = {};
+  if (patch.emailVerified !== undefined) columns.email_verified = patch.emailVerified ? 1 : 0;
+  if (patch.name !== undefined) columns.name = patch.name;
+  if (patch.passwordHash !== undefined) columns.password_hash = patch.passwordHash;
+  if (patch.identityProviders !== undefined)
+    columns.identity_providers = JSON.stringify(patch.identityProviders);
+  if (patch.twoFactor !== undefined) {
+    columns.two_factor_methods = JSON.stringify(patch.twoFactor.methods);
+    columns.two_factor_preferred_method = patch.twoFactor.preferredMethod;
+    columns.totp_secret_encrypted = patch.twoFactor.totpSecretEncrypted;
+    columns.recovery_code_hashes = JSON.stringify(patch.twoFactor.recoveryCodeHashes);
+  }
+  return columns;
+}
+
+export function toUserRow(user: UserRecord): UserRow {
+  return {
+    id: user.id,
+    email: user.email,
+    created_at: user.createdAt,
+    ...(patchColumns(user) as Omit<UserRow, "id" | "email" | "created_at">),
+  };
+}
+
+/** MySQL's duplicate-key error (the other dialects use `ON CONFLICT DO NOTHING` instead). */
+const isDuplicateKey = (error: unknown) =>
+  (error as { code?: unknown; errno?: unknown }).code === "ER_DUP_ENTRY" ||
+  (error as { errno?: unknown }).errno === 1062;
+
+/** Users in `<prefix>users`; the unique index on the normalized email makes `create` atomic. */
+export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserStore {
+  const table = tables.users;
+  const findBy = async (column: "id" | "email", value: string) => {
+    const row = await db.selectFrom(table).selectAll().where(column, "=", value).executeTakeFirst();
+    return row ? fromUserRow(row as UserRow) : null;
+  };
+  return {
+    findById: (id) => findBy("id", id),
+    findByEmail: (email) => findBy("email", email),
+    async create(user) {
+      const row = toUserRow(user);
+      if (dialect === "mysql") {
+        try {
+          await db.insertInto(table).values(row).execute();
+        } catch (error) {
+          if (isDuplicateKey(error)) return null;
+          throw error;
+        }
+      } else {
+        // No conflict target: a clash on the id or on the email (also a concurrent one) inserts nothing.
+        const result = await db
+          .insertInto(table)
+          .values(row)
+          .onConflict((conflict) => conflict.doNothing())
+          .executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return null;
+      }
+      return fromUserRow(row);
+    },
+    async update(id, patch) {
+      const columns = patchColumns(patch);
+      if (Object.keys(columns).length === 0) return findBy("id", id);
+      const query = db.updateTable(table).set(columns).where("id", "=", id);
+      if (dialect === "mysql") {
+        // MySQL counts only rows whose values changed, so read the record back instead.
+        await query.execute();
+        return findBy("id", id);
+      }
+      const row = await query.returningAll().executeTakeFirst();
+      return row ? fromUserRow(row as UserRow) : null;
+    },
+    async delete(id) {
+      const result = await db.deleteFrom(table).where("id", "=", id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
