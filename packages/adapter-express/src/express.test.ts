@@ -1,6 +1,5 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { runAdapterSuite } from "@portcullis/testing";
 import express from "express";
@@ -9,7 +8,7 @@ import { createAuthRouter, requireAuth } from "./index.js";
 runAdapterSuite({
   name: "express",
   createStores: (clock) => createMemoryStores({ clock }),
-  transcriptFile: fileURLToPath(new URL("../../testing/transcripts/adapter-transcript.txt", import.meta.url)),
+  transcripts: true,
   async start(auth) {
     const app = express();
     app.use(createAuthRouter(auth));

@@ -62,6 +62,28 @@ export function createAuthRouter(auth: Auth): Router {
   return router;
 }
 
+const handlers = new WeakMap<Auth, ReturnType<typeof createHttpHandler>>();
+const handlerOf = (auth: Auth) => {
+  let handler = handlers.get(auth);
+  if (!handler) {
+    handler = createHttpHandler(auth);
+    handlers.set(auth, handler);
+  }
+  return handler;
+};
+
+/**
+ * Sets the cookies a login sets, for a session the host started with `auth.sessions.create`
+ * (after its own proof of who the user is: SSO, a magic link).
+ */
+export function setSessionCookies(
+  auth: Auth,
+  res: Response,
+  tokens: { accessToken: string; refreshToken: string },
+): void {
+  for (const cookie of handlerOf(auth).sessionCookies(tokens)) res.append("set-cookie", cookie);
+}
+
 /**
  * Middleware for the host's own routes: sets `req.auth` from the access token (bearer header or
  * cookie, by the same rules as the auth routes) or answers with the same 401 codes.

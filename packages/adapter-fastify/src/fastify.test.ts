@@ -1,5 +1,4 @@
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { runAdapterSuite } from "@portcullis/testing";
 import Fastify from "fastify";
@@ -8,7 +7,7 @@ import { portcullis } from "./index.js";
 runAdapterSuite({
   name: "fastify",
   createStores: (clock) => createMemoryStores({ clock }),
-  transcriptFile: fileURLToPath(new URL("../../testing/transcripts/adapter-transcript.txt", import.meta.url)),
+  transcripts: true,
   async start(auth) {
     const app = Fastify({ forceCloseConnections: true });
     await app.register(portcullis, { auth });

@@ -97,6 +97,28 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
   });
 };
 
+const handlers = new WeakMap<Auth, ReturnType<typeof createHttpHandler>>();
+
+/**
+ * Sets the cookies a login sets, for a session the host started with `auth.sessions.create`
+ * (after its own proof of who the user is: SSO, a magic link).
+ */
+export function setSessionCookies(
+  auth: Auth,
+  reply: FastifyReply,
+  tokens: { accessToken: string; refreshToken: string },
+): FastifyReply {
+  let handler = handlers.get(auth);
+  if (!handler) {
+    handler = createHttpHandler(auth);
+    handlers.set(auth, handler);
+  }
+  const existing = reply.getHeader("set-cookie");
+  const before =
+    existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)];
+  return reply.header("set-cookie", [...before, ...handler.sessionCookies(tokens)]);
+}
+
 /** The Portcullis Fastify plugin: `await app.register(portcullis, { auth })`. */
 export const portcullis = fp(plugin, { name: "@portcullis/adapter-fastify", fastify: "5.x" });
 export default portcullis;

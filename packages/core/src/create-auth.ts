@@ -1,136 +1,61 @@
-import type { AuthContext, Principal, RequestContext, SessionInfo, User } from "./context.js";
+import type { Auth } from "./auth.js";
+import { createBackgroundTasks } from "./background.js";
+import type { AuthContext } from "./context.js";
 import { createEmailService } from "./emails/email-service.js";
 import { createEmailRenderer } from "./emails/renderer.js";
+import { AuthError } from "./errors.js";
 import { createSecurityEvents } from "./events.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
-import { createTranslator, type Translator } from "./i18n/index.js";
+import { createTranslator } from "./i18n/index.js";
 import { createLimits } from "./limits/limits.js";
-import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
-import { type Clock, systemClock } from "./ports/clock.js";
-import { consoleLogger, type Logger } from "./ports/logger.js";
-import type { TwoFactorMethod } from "./ports/user-store.js";
+import { isIssuedPrincipal, type Principal } from "./model.js";
+import { type AuthOptions, parseAuthOptions } from "./options.js";
+import { systemClock } from "./ports/clock.js";
+import { consoleLogger } from "./ports/logger.js";
 import { createAccessTokenCodec } from "./tokens/access-token.js";
 import { createKeyedHash, createSigningKeys } from "./tokens/keys.js";
-import { randomToken } from "./tokens/random.js";
+import { randomId, randomToken } from "./tokens/random.js";
 import { createSecretBox } from "./two-factor/secret-box.js";
 import { createStepUpTokens } from "./two-factor/step-up-token.js";
 import { authenticate } from "./use-cases/authenticate.js";
-import { completeTwoFactorLogin, recoverWithRecoveryCode } from "./use-cases/complete-two-factor-login.js";
+import { completeTwoFactorLogin } from "./use-cases/complete-two-factor-login.js";
+import { completeTwoFactorStepUp } from "./use-cases/complete-two-factor-step-up.js";
+import { confirmTotpSetup } from "./use-cases/confirm-totp-setup.js";
+import { createSession } from "./use-cases/create-session.js";
+import { createUser } from "./use-cases/create-user.js";
+import { deleteUser } from "./use-cases/delete-user.js";
+import { disableTwoFactorMethod } from "./use-cases/disable-two-factor-method.js";
+import { enableEmailTwoFactor } from "./use-cases/enable-email-two-factor.js";
 import { getCurrentUser } from "./use-cases/get-current-user.js";
 import { getPasswordResetCooldown } from "./use-cases/get-password-reset-cooldown.js";
+import { getTotpSetup } from "./use-cases/get-totp-setup.js";
+import { getTwoFactorEmailCooldown } from "./use-cases/get-two-factor-email-cooldown.js";
+import { getVerificationCooldown } from "./use-cases/get-verification-cooldown.js";
 import { listSessions } from "./use-cases/list-sessions.js";
-import { type LoginResult, login } from "./use-cases/login.js";
+import { login } from "./use-cases/login.js";
 import { logout } from "./use-cases/logout.js";
-import { type RefreshResult, refresh } from "./use-cases/refresh.js";
+import { markEmailVerified } from "./use-cases/mark-email-verified.js";
+import { recoverWithRecoveryCode } from "./use-cases/recover-with-recovery-code.js";
+import { refresh } from "./use-cases/refresh.js";
 import { register } from "./use-cases/register.js";
 import { requestPasswordReset } from "./use-cases/request-password-reset.js";
-import { getVerificationCooldown, resendVerification } from "./use-cases/resend-verification.js";
+import { resendVerification } from "./use-cases/resend-verification.js";
 import { resetPassword } from "./use-cases/reset-password.js";
 import { revokeAllSessions } from "./use-cases/revoke-all-sessions.js";
 import { revokeSession } from "./use-cases/revoke-session.js";
-import { completeTwoFactorStepUp, type StepUpResult, stepUp } from "./use-cases/step-up.js";
-import {
-  confirmTotpSetup,
-  disableTwoFactorMethod,
-  enableEmailTwoFactor,
-  getTotpSetup,
-  getTwoFactorEmailCooldown,
-  sendTwoFactorEmailCode,
-  setPreferredTwoFactorMethod,
-} from "./use-cases/two-factor-settings.js";
+import { sendTwoFactorEmailCode } from "./use-cases/send-two-factor-email-code.js";
+import { setPassword } from "./use-cases/set-password.js";
+import { setPreferredTwoFactorMethod } from "./use-cases/set-preferred-two-factor-method.js";
+import { stepUp } from "./use-cases/step-up.js";
+
 import { verifyEmail } from "./use-cases/verify-email.js";
 
-/** The use cases of one configured Portcullis instance; each is a plain async method. */
-export interface Auth {
-  readonly options: ResolvedAuthOptions;
-  readonly translator: Translator;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /**
-   * Resolves once start-up work is done (email templates compiled, the dummy password hash made),
-   * so the first requests wait for nothing; await it before listening if first-request latency
-   * matters. Never rejects: failures are logged and surface as the use cases' error codes.
-   */
-  ready(): Promise<void>;
-  register(input: unknown, request?: RequestContext): Promise<{ success: true }>;
-  login(input: unknown, request?: RequestContext): Promise<LoginResult>;
-  refresh(
-    refreshToken: string | undefined,
-    input?: unknown,
-    request?: RequestContext,
-  ): Promise<RefreshResult>;
-  logout(tokens: {
-    accessToken?: string | undefined;
-    refreshToken?: string | undefined;
-  }): Promise<{ success: true }>;
-  authenticate(accessToken: string | undefined): Promise<Principal>;
-  getCurrentUser(principal: Principal): Promise<User>;
-  listSessions(principal: Principal): Promise<SessionInfo[]>;
-  revokeSession(principal: Principal, sessionId: string): Promise<{ success: true }>;
-  revokeAllSessions(principal: Principal): Promise<{ success: true; revoked: number }>;
-  requestPasswordReset(input: unknown, request?: RequestContext): Promise<{ cooldown: number }>;
-  getPasswordResetCooldown(email: unknown): Promise<{ remaining: number }>;
-  resetPassword(
-    token: string | undefined,
-    input: unknown,
-    request?: RequestContext,
-  ): Promise<{ success: true }>;
-  resendVerification(principal: Principal, request?: RequestContext): Promise<{ cooldown: number }>;
-  getVerificationCooldown(principal: Principal): Promise<{ remaining: number }>;
-  verifyEmail(token: string | undefined, request?: RequestContext): Promise<User>;
-  completeTwoFactorLogin(
-    twoFactorToken: string | undefined,
-    input: unknown,
-    request?: RequestContext,
-  ): Promise<SignedIn>;
-  recoverWithRecoveryCode(
-    twoFactorToken: string | undefined,
-    input: unknown,
-    request?: RequestContext,
-  ): Promise<SignedIn>;
-  stepUp(principal: Principal, input: unknown, request?: RequestContext): Promise<StepUpResult>;
-  completeTwoFactorStepUp(
-    principal: Principal,
-    twoFactorToken: string | undefined,
-    input: unknown,
-    request?: RequestContext,
-  ): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
-  getTotpSetup(
-    principal: Principal,
-    stepUpToken: string | undefined,
-  ): Promise<{ secret: string; otpauthUri: string; recoveryCodes: string[]; setupToken: string }>;
-  confirmTotpSetup(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    input: unknown,
-    request?: RequestContext,
-  ): Promise<User>;
-  disableTwoFactorMethod(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    method: TwoFactorMethod,
-    request?: RequestContext,
-  ): Promise<User>;
-  sendTwoFactorEmailCode(
-    who: { principal: Principal } | { twoFactorToken: string | undefined },
-    request?: RequestContext,
-  ): Promise<{ cooldown: number }>;
-  getTwoFactorEmailCooldown(principal: Principal): Promise<{ remaining: number }>;
-  enableEmailTwoFactor(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    input: unknown,
-    request?: RequestContext,
-  ): Promise<User>;
-  setPreferredTwoFactorMethod(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    input: unknown,
-  ): Promise<User>;
-}
-
-/** A completed sign-in. */
-export type SignedIn = Extract<LoginResult, { twoFactorRequired: false }>;
+export type { AdminApi, Auth, SessionApi, TotpSetup } from "./auth.js";
+export type { SignedIn } from "./sessions/finish-login.js";
+export type { TwoFactorChallenge } from "./two-factor/challenge.js";
+export type { LoginResult } from "./use-cases/login.js";
+export type { RefreshResult } from "./use-cases/refresh.js";
+export type { StepUpResult } from "./use-cases/step-up.js";
 
 /** Validates the options (throwing on a bad one, naming it) and wires the use cases to the ports. */
 export function createAuth(input: AuthOptions): Auth {
@@ -154,6 +79,7 @@ export function createAuth(input: AuthOptions): Auth {
     );
   }
   const events = createSecurityEvents({ onEvent: options.onEvent, logger, clock });
+  const background = createBackgroundTasks(logger);
   const ctx: AuthContext = {
     options,
     users: options.stores.users,
@@ -175,6 +101,7 @@ export function createAuth(input: AuthOptions): Auth {
     recoveryCodes: createKeyedHash(encryptionKeys, "recovery codes v1"),
     limits: createLimits(options, options.stores.cooldowns, events),
     events,
+    background,
     stepUpTokens: createStepUpTokens({
       keys: signingKeys,
       issuer: options.issuer,
@@ -190,7 +117,9 @@ export function createAuth(input: AuthOptions): Auth {
       links: options.email.links,
       sendTimeoutMs: options.email.sendTimeoutMs,
       logger,
+      background,
     }),
+    generateId: options.generateId ?? randomId,
     dummyHash() {
       dummyHash ??= hasher.hash(randomToken(24)).catch((error: unknown) => {
         dummyHash = undefined;
@@ -223,42 +152,88 @@ export function createAuth(input: AuthOptions): Auth {
       : undefined,
   ]).then(() => undefined);
 
+  /** Only principals `authenticate` or `sessions.create` issued reach a use case. */
+  const p = (principal: Principal): Principal => {
+    if (!isIssuedPrincipal(principal)) throw new AuthError("AUTHENTICATION_REQUIRED");
+    return principal;
+  };
+  /** A principal check that rejects (as the use cases do) instead of throwing synchronously. */
+  const withPrincipal =
+    <A extends unknown[], R>(run: (principal: Principal, ...args: A) => Promise<R>) =>
+    async (principal: Principal, ...args: A): Promise<R> =>
+      run(p(principal), ...args);
+  const sessions = {
+    create: (body: unknown, request?: Parameters<typeof createSession>[2]) =>
+      createSession(ctx, body, request),
+    list: withPrincipal((principal) => listSessions(ctx, principal)),
+    revoke: withPrincipal((principal, sessionId: string) => revokeSession(ctx, principal, sessionId)),
+    revokeAll: withPrincipal((principal) => revokeAllSessions(ctx, principal)),
+  };
+
   return {
     options,
     ready: () => startup,
+    idle: () => background.idle(),
     translator: ctx.translator,
     clock,
     logger: ctx.logger,
+    sessions,
+    admin: {
+      createUser: (body) => createUser(ctx, body),
+      setPassword: (userId, password) => setPassword(ctx, userId, password),
+      markEmailVerified: (userId) => markEmailVerified(ctx, userId),
+      deleteUser: (userId) => deleteUser(ctx, userId),
+    },
     register: (body, request) => register(ctx, body, request),
     login: (body, request) => login(ctx, body, request),
     refresh: (token, body, request) => refresh(ctx, token, body, request),
     logout: (tokens) => logout(ctx, tokens),
     authenticate: (token) => authenticate(ctx, token),
-    getCurrentUser: (principal) => getCurrentUser(ctx, principal),
-    listSessions: (principal) => listSessions(ctx, principal),
-    revokeSession: (principal, sessionId) => revokeSession(ctx, principal, sessionId),
-    revokeAllSessions: (principal) => revokeAllSessions(ctx, principal),
+    getCurrentUser: withPrincipal((principal) => getCurrentUser(ctx, principal)),
+    listSessions: sessions.list,
+    revokeSession: sessions.revoke,
+    revokeAllSessions: sessions.revokeAll,
     requestPasswordReset: (body, request) => requestPasswordReset(ctx, body, request),
     getPasswordResetCooldown: (email) => getPasswordResetCooldown(ctx, email),
     resetPassword: (token, body, request) => resetPassword(ctx, token, body, request),
-    resendVerification: (principal, request) => resendVerification(ctx, principal, request),
-    getVerificationCooldown: (principal) => getVerificationCooldown(ctx, principal),
+    resendVerification: withPrincipal((principal, request?: Parameters<Auth["resendVerification"]>[1]) =>
+      resendVerification(ctx, principal, request),
+    ),
+    getVerificationCooldown: withPrincipal((principal) => getVerificationCooldown(ctx, principal)),
     verifyEmail: (token, request) => verifyEmail(ctx, token, request),
     completeTwoFactorLogin: (token, body, request) => completeTwoFactorLogin(ctx, token, body, request),
     recoverWithRecoveryCode: (token, body, request) => recoverWithRecoveryCode(ctx, token, body, request),
-    stepUp: (principal, body, request) => stepUp(ctx, principal, body, request),
-    completeTwoFactorStepUp: (principal, token, body, request) =>
-      completeTwoFactorStepUp(ctx, principal, token, body, request),
-    getTotpSetup: (principal, token) => getTotpSetup(ctx, principal, token),
-    confirmTotpSetup: (principal, token, body, request) =>
-      confirmTotpSetup(ctx, principal, token, body, request),
-    disableTwoFactorMethod: (principal, token, method, request) =>
-      disableTwoFactorMethod(ctx, principal, token, method, request),
-    sendTwoFactorEmailCode: (who, request) => sendTwoFactorEmailCode(ctx, who, request),
-    getTwoFactorEmailCooldown: (principal) => getTwoFactorEmailCooldown(ctx, principal),
-    enableEmailTwoFactor: (principal, token, body, request) =>
-      enableEmailTwoFactor(ctx, principal, token, body, request),
-    setPreferredTwoFactorMethod: (principal, token, body) =>
+    stepUp: withPrincipal((principal, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+      stepUp(ctx, principal, body, request),
+    ),
+    completeTwoFactorStepUp: withPrincipal(
+      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+        completeTwoFactorStepUp(ctx, principal, token, body, request),
+    ),
+    getTotpSetup: withPrincipal((principal, token: string | undefined) =>
+      getTotpSetup(ctx, principal, token),
+    ),
+    confirmTotpSetup: withPrincipal(
+      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+        confirmTotpSetup(ctx, principal, token, body, request),
+    ),
+    disableTwoFactorMethod: withPrincipal(
+      (
+        principal,
+        token: string | undefined,
+        method: Parameters<Auth["disableTwoFactorMethod"]>[2],
+        request?: Parameters<Auth["stepUp"]>[2],
+      ) => disableTwoFactorMethod(ctx, principal, token, method, request),
+    ),
+    sendTwoFactorEmailCode: async (who, request) =>
+      sendTwoFactorEmailCode(ctx, "principal" in who ? { principal: p(who.principal) } : who, request),
+    getTwoFactorEmailCooldown: withPrincipal((principal) => getTwoFactorEmailCooldown(ctx, principal)),
+    enableEmailTwoFactor: withPrincipal(
+      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+        enableEmailTwoFactor(ctx, principal, token, body, request),
+    ),
+    setPreferredTwoFactorMethod: withPrincipal((principal, token: string | undefined, body: unknown) =>
       setPreferredTwoFactorMethod(ctx, principal, token, body),
+    ),
   };
 }

@@ -54,39 +54,45 @@ export interface ValidationIssue {
  * The base of every expected failure. `code` is stable; `cause` (when set) is the underlying
  * error, kept for logs and never sent to a client.
  */
-export class AuthError extends Error {
+export class AuthError<C extends ErrorCode = ErrorCode> extends Error {
   override readonly name: string = "AuthError";
-  readonly code: ErrorCode;
+  readonly code: C;
 
-  constructor(code: ErrorCode, options?: { cause?: unknown; message?: string }) {
+  constructor(code: C, options?: { cause?: unknown; message?: string }) {
     super(options?.message ?? code, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
   }
 }
 
+/** The codes a `ValidationError` carries. */
+export type ValidationCode = "VALIDATION_FAILED" | "PASSWORD_POLICY_VIOLATION";
+/** The codes a `CooldownError` carries. */
+export type CooldownCode =
+  | "EMAIL_COOLDOWN_ACTIVE"
+  | "LOGIN_THROTTLED"
+  | "TWO_FACTOR_THROTTLED"
+  | "RATE_LIMITED";
+
 /** Bad input: carries the list of what was wrong (sent as `errors` in the body). */
-export class ValidationError extends AuthError {
+export class ValidationError extends AuthError<ValidationCode> {
   override readonly name = "ValidationError";
   readonly issues: readonly ValidationIssue[];
 
-  constructor(
-    issues: readonly ValidationIssue[],
-    code: "VALIDATION_FAILED" | "PASSWORD_POLICY_VIOLATION" = "VALIDATION_FAILED",
-  ) {
+  constructor(issues: readonly ValidationIssue[], code: ValidationCode = "VALIDATION_FAILED") {
     super(code);
     this.issues = issues;
   }
 }
 
+/** Whole seconds, rounded up, as the contract's `cooldown`, `remaining` and `Retry-After` carry them. */
+export const wholeSeconds = (ms: number) => Math.ceil(ms / 1000);
+
 /** A cooldown (email, throttling) is running: carries the whole seconds left. */
-export class CooldownError extends AuthError {
+export class CooldownError extends AuthError<CooldownCode> {
   override readonly name = "CooldownError";
   readonly remainingSeconds: number;
 
-  constructor(
-    code: "EMAIL_COOLDOWN_ACTIVE" | "LOGIN_THROTTLED" | "TWO_FACTOR_THROTTLED" | "RATE_LIMITED",
-    remainingSeconds: number,
-  ) {
+  constructor(code: CooldownCode, remainingSeconds: number) {
     super(code);
     this.remainingSeconds = remainingSeconds;
   }
@@ -101,7 +107,22 @@ export function isInfrastructureFailure(error: unknown): boolean {
   return !(error instanceof AuthError) || error.code.endsWith("_FAILURE") || error.code === "INTERNAL_ERROR";
 }
 
-export function isAuthError(value: unknown): value is AuthError {
+/** Which class an error of each code is: `CooldownError` and `ValidationError` carry more data. */
+export type ErrorClassByCode = {
+  [C in ErrorCode]: C extends CooldownCode
+    ? CooldownError
+    : C extends ValidationCode
+      ? ValidationError
+      : AuthError<C>;
+};
+
+/**
+ * Any error Portcullis throws on purpose, as a union discriminated by `code`: after
+ * `isAuthError(e) && e.code === "LOGIN_THROTTLED"`, `e.remainingSeconds` type-checks.
+ */
+export type PortcullisError = ErrorClassByCode[ErrorCode];
+
+export function isAuthError(value: unknown): value is PortcullisError {
   return value instanceof AuthError;
 }
 

@@ -12,8 +12,13 @@ export type SecurityEventType =
   | "password_reset.requested"
   | "password_reset.completed"
   | "refresh_token.reused"
+  | "session.created"
   | "session.revoked"
-  | "ip.limited";
+  | "ip.limited"
+  | "user.created"
+  | "user.deleted"
+  | "password.set"
+  | "email.verified";
 
 /** A security event (SECURITY J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {

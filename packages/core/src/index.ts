@@ -1,4 +1,3 @@
-export type { Principal, RequestContext, SessionInfo, User } from "./context.js";
 export { type Auth, createAuth } from "./create-auth.js";
 export { isValidEmail, normalizeEmail } from "./email-address.js";
 export { createOutboxMailer, type OutboxEntry, type OutboxMailer } from "./emails/outbox-mailer.js";
@@ -11,7 +10,14 @@ export {
 } from "./emails/renderer.js";
 export { createSmtpMailer, type SmtpMailerOptions } from "./emails/smtp-mailer.js";
 export { type Brand, defaultTemplate, EMAIL_KINDS } from "./emails/templates.js";
-export type { ErrorCode, ValidationIssue } from "./errors.js";
+export type {
+  CooldownCode,
+  ErrorClassByCode,
+  ErrorCode,
+  PortcullisError,
+  ValidationCode,
+  ValidationIssue,
+} from "./errors.js";
 export { AuthError, CooldownError, ERROR_CODES, isAuthError, ValidationError } from "./errors.js";
 export type { SecurityEvent, SecurityEventType } from "./events.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";
@@ -19,10 +25,12 @@ export { createHttpHandler, type HttpHandler } from "./http/handler.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
+export type { Principal, RequestContext, SessionInfo, User } from "./model.js";
 export type { AuthOptions, ResolvedAuthOptions } from "./options.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
+export type { SessionTokens } from "./sessions/start-session.js";
 export type { LoginResult } from "./use-cases/login.js";
 export type { RefreshResult } from "./use-cases/refresh.js";
-export type { SessionTokens } from "./use-cases/start-session.js";
+export { withTimeout } from "./with-timeout.js";

@@ -61,6 +61,8 @@ describe("parseAuthOptions", () => {
     [{ cookies: { hostPrefix: true } }, '"cookies.hostPrefix"'],
     [{ cookies: { sameSite: "none" } }, '"cookies.sameSite"'],
     [{ appOrigin: "javascript:alert(1)" }, '"appOrigin"'],
+    [{ appOrigin: "acme.test" }, '"appOrigin" must be an http(s) URL'],
+    [{ trustedOrigins: ["https://ok.test", "not a url"] }, '"trustedOrigins.1"'],
     [{ trustProxy: -1 }, '"trustProxy"'],
     [{ ipLimits: { failedLogins: { max: 0 } } }, '"ipLimits.failedLogins.max"'],
     [{ onEvent: "log" }, '"onEvent"'],

@@ -9,6 +9,7 @@ import type { EmailKind, Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { UserStore } from "./ports/user-store.js";
+import { toIssues } from "./validation.js";
 
 const EMAIL_KIND_NAMES = EMAIL_KINDS as [EmailKind, ...EmailKind[]];
 
@@ -23,7 +24,7 @@ const port = <T>(name: string, methods: readonly string[]) =>
 
 /** The methods each store port must have; `createAuth` checks them at start-up. */
 export const STORE_METHODS = {
-  users: ["findById", "findByEmail", "create", "update"],
+  users: ["findById", "findByEmail", "create", "update", "delete"],
   cooldowns: ["acquire", "remainingMs", "release", "hit", "refundHit", "clearHits"],
   sessions: [
     "createSession",
@@ -81,10 +82,21 @@ const ipLimit = (max: number, windowSeconds: number) =>
 const hexColor = z.string().regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, "must be a hex colour like #4f46e5");
 const pagePath = z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, "must be a path starting with /");
 
-const originSchema = z.url().refine((value) => {
-  const url = new URL(value);
-  return (url.protocol === "http:" || url.protocol === "https:") && url.search === "" && url.hash === "";
-}, "must be an http(s) URL without query or fragment");
+/** A base URL as configured: `https://acme.test` or `https://acme.test/app` (no query, fragment or credentials). */
+const originSchema = z.string().refine(
+  (value) => {
+    if (!URL.canParse(value)) return false;
+    const url = new URL(value);
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      url.search === "" &&
+      url.hash === "" &&
+      url.username === "" &&
+      url.password === ""
+    );
+  },
+  { message: "must be an http(s) URL like https://app.example.com, without query, fragment or credentials" },
+);
 
 export const authOptionsSchema = z
   .object({
@@ -106,6 +118,14 @@ export const authOptionsSchema = z
       sessions: port<SessionStore>("SessionStore", STORE_METHODS.sessions),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
+    /**
+     * Makes the id of a new user (register, `admin.createUser`, identity-provider sign-ups); for
+     * hosts whose users table has its own key format (a UUID, a number as text). Default: 128
+     * random bits, base64url. Must return a string unique across users.
+     */
+    generateId: z
+      .custom<() => string>((value) => typeof value === "function", { message: "must be a function" })
+      .optional(),
     passwordHasher: port<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),
     clock: port<Clock>("Clock", ["now"]).optional(),
     logger: port<Logger>("Logger", ["debug", "info", "warn", "error"]).optional(),
@@ -270,9 +290,6 @@ export type ResolvedAuthOptions = z.output<typeof authOptionsSchema>;
 export function parseAuthOptions(options: AuthOptions): ResolvedAuthOptions {
   const result = authOptionsSchema.safeParse(options);
   if (result.success) return result.data;
-  const details = result.error.issues.map((issue) => {
-    const path = issue.path.map(String).join(".") || "(options)";
-    return `"${path}" ${issue.message}`;
-  });
+  const details = toIssues(result.error, "(options)").map(({ path, message }) => `"${path}" ${message}`);
   throw new TypeError(`Invalid Portcullis option ${details.join("; ")}`);
 }

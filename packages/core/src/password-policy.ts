@@ -1,8 +1,8 @@
 import { ValidationError } from "./errors.js";
 
 /**
- * Common passwords refused whatever the length rules (SECURITY B4). Hosts can add their own
- * list; no composition rules apply (NIST SP 800-63B).
+ * Common passwords refused whatever the length rules (SECURITY B4): a small built-in list; no
+ * composition rules apply (NIST SP 800-63B).
  */
 const COMMON_PASSWORDS = new Set([
   "password",

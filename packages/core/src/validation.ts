@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isValidEmail, normalizeEmail } from "./email-address.js";
-import { ValidationError } from "./errors.js";
+import { AuthError, ValidationError, type ValidationIssue } from "./errors.js";
 
 /** No control or format characters (CR/LF, NUL, bidi overrides) in short text fields. */
 const PLAIN_TEXT = /^[^\p{Cc}\p{Cf}]*$/u;
@@ -42,14 +42,77 @@ export const opaqueToken = z.string().regex(/^[A-Za-z0-9_-]{16,128}$/);
 
 export const refreshInput = z.object({ session: sessionField }).optional();
 
+export const stepUpInput = z.object({ password: passwordField });
+
+/** An id as stores keep it (`generateId`'s output, a host's integer or UUID key as a string). */
+export const userIdField = z.string().min(1).max(256).regex(PLAIN_TEXT);
+
+export const createSessionInput = z.object({
+  userId: userIdField,
+  session: sessionField,
+});
+
+export const createUserInput = z.object({
+  email: emailField,
+  password: passwordField.optional(),
+  name: z.string().trim().min(1).max(100).regex(PLAIN_TEXT).optional(),
+  emailVerified: z.boolean().optional(),
+  identityProviders: z.array(z.string().min(1).max(64).regex(PLAIN_TEXT)).max(20).optional(),
+});
+
+export const confirmTotpInput = z.object({ setupToken: opaqueToken, code: z.string().max(64) });
+
+export const preferredMethodInput = z.object({ method: z.enum(["totp", "email"]) });
+
+/** zod's issues as the API reports them (at most 20): where in the input, and what was wrong. */
+export function toIssues(error: z.ZodError, root = "(body)"): ValidationIssue[] {
+  return error.issues.slice(0, 20).map((issue) => ({
+    path: issue.path.map(String).join(".") || root,
+    message: issue.message,
+  }));
+}
+
 /** Parses `input` with `schema` or throws `VALIDATION_FAILED` listing every issue. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new ValidationError(
-    result.error.issues.slice(0, 20).map((issue) => ({
-      path: issue.path.map(String).join(".") || "(body)",
-      message: issue.message,
-    })),
-  );
+  throw new ValidationError(toIssues(result.error));
 }
+
+/** `{ code, method?, session? }` of the second-factor routes. */
+export const codeInput = z.object({
+  code: z.string().max(64).optional(),
+  method: z.enum(["totp", "email"]).optional(),
+  session: sessionField,
+});
+
+/** A second-factor code without spaces or dashes; a missing or empty one is `TWO_FACTOR_CODE_MISSING`. */
+export function parseCodeInput(input: unknown): z.output<typeof codeInput> & { code: string } {
+  const parsed = parseInput(codeInput, input ?? {});
+  const code = parsed.code?.replace(/[\s-]/g, "") ?? "";
+  if (code === "") throw new AuthError("TWO_FACTOR_CODE_MISSING");
+  return { ...parsed, code };
+}
+
+/** What `register` takes. */
+export type RegisterInput = z.input<typeof registerInput>;
+/** What `login` takes. */
+export type LoginInput = z.input<typeof loginInput>;
+/** What `refresh` takes besides the token. */
+export type RefreshInput = z.input<typeof refreshInput>;
+/** What `requestPasswordReset` takes. */
+export type EmailInput = z.input<typeof emailInput>;
+/** What `resetPassword` takes besides the token. */
+export type ResetPasswordInput = z.input<typeof resetPasswordInput>;
+/** What the second-factor use cases take. */
+export type CodeInput = z.input<typeof codeInput>;
+/** What `stepUp` takes. */
+export type StepUpInput = z.input<typeof stepUpInput>;
+/** What `confirmTotpSetup` takes. */
+export type ConfirmTotpInput = z.input<typeof confirmTotpInput>;
+/** What `setPreferredTwoFactorMethod` takes. */
+export type PreferredMethodInput = z.input<typeof preferredMethodInput>;
+/** What `sessions.create` takes. */
+export type CreateSessionInput = z.input<typeof createSessionInput>;
+/** What `admin.createUser` takes. */
+export type CreateUserInput = z.input<typeof createUserInput>;

@@ -28,6 +28,13 @@ export function createMemoryUserStore(): UserStore & { size(): number } {
       byId.set(id, next);
       return structuredClone(next);
     },
+    async delete(id) {
+      const current = byId.get(id);
+      if (!current) return false;
+      byId.delete(id);
+      idByEmail.delete(current.email);
+      return true;
+    },
     size: () => byId.size,
   };
 }

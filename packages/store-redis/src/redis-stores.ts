@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import type {
-  AllowlistEntry,
-  CooldownStore,
-  RotationResult,
-  SessionRecord,
-  SessionStore,
-  TokenRecord,
+import {
+  type AllowlistEntry,
+  type CooldownStore,
+  type RotationResult,
+  type SessionRecord,
+  type SessionStore,
+  type TokenRecord,
+  withTimeout,
 } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
 import {
@@ -86,13 +87,8 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const redis = client as unknown as ScriptedClient & (Redis | Cluster);
 
   /** Rejects when Redis does not answer in time, whatever the client's settings are. */
-  const bounded = <T>(operation: Promise<T>): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    return Promise.race([operation, timeout]).finally(() => clearTimeout(timer));
-  };
+  const bounded = <T>(operation: Promise<T>): Promise<T> =>
+    withTimeout(operation, timeoutMs, `Redis did not answer within ${timeoutMs} ms`);
 
   const cooldownKey = (key: string) => `${prefix}cd:{${key}}`;
   const counterKey = (key: string) => `${prefix}ct:{${key}}`;

@@ -1,10 +1,12 @@
 import type { CooldownStore } from "@portcullis/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import {
   concurrently,
   elapse,
+  runStoreTests,
   type StoreFixture,
   type StoreSuiteOptions,
+  type StoreTests,
   uniqueId,
 } from "./store-fixture.js";
 
@@ -13,219 +15,230 @@ import {
  * tests use TTLs of about half a second, so a store without a movable clock waits about 2 s in all.
  */
 export function runCooldownStoreSuite(options: StoreSuiteOptions<CooldownStore>): void {
-  describe(`CooldownStore conformance: ${options.name ?? "store"}`, () => {
-    let fixture: StoreFixture<CooldownStore>;
-    let store: CooldownStore;
-    beforeEach(async () => {
-      fixture = await options.create();
-      store = fixture.store;
-    });
-    afterEach(async () => {
-      await fixture.cleanup?.();
-    });
+  runStoreTests(
+    `CooldownStore conformance: ${options.name ?? "store"}`,
+    options,
+    cooldownContext,
+    cooldownStoreTests,
+  );
+}
 
-    describe("cooldowns", () => {
-      it("acquire - the first call acquires with remainingMs = ttlMs; a second is refused with what remains", async () => {
+type CooldownContext = ReturnType<typeof cooldownContext>;
+
+/** The store of one test, and checks of the windows it answers. */
+function cooldownContext(fixture: StoreFixture<CooldownStore>) {
+  /** A window just opened (or untouched by time): exactly `windowMs` on a movable clock, in (0, windowMs] in real time. */
+  const expectWindow = (remainingMs: number, windowMs: number) => {
+    if (fixture.advance) expect(remainingMs).toBe(windowMs);
+    expect(remainingMs).toBeGreaterThan(0);
+    expect(remainingMs).toBeLessThanOrEqual(windowMs);
+  };
+  /**
+   * What is left after time passed: exactly `expected` on a movable clock; in real time a few
+   * milliseconds of timer jitter are allowed (still far below a restarted window).
+   */
+  const expectLeft = (remainingMs: number, expected: number) => {
+    if (fixture.advance) expect(remainingMs).toBe(expected);
+    expect(remainingMs).toBeGreaterThan(0);
+    expect(remainingMs).toBeLessThanOrEqual(expected + 50);
+  };
+  return { store: fixture.store, fixture, expectWindow, expectLeft };
+}
+
+const cooldownStoreTests: StoreTests<CooldownContext> = {
+  cooldowns: {
+    "acquire - the first call acquires with remainingMs = ttlMs; a second is refused with what remains":
+      async ({ store }) => {
         const key = uniqueId("cooldown");
         expect(await store.acquire(key, 60_000)).toEqual({ acquired: true, remainingMs: 60_000 });
         const second = await store.acquire(key, 60_000);
         expect(second.acquired).toBe(false);
         expect(second.remainingMs).toBeGreaterThan(55_000);
         expect(second.remainingMs).toBeLessThanOrEqual(60_000);
-      });
+      },
+    "acquire - a refused call does not restart the running cooldown": async ({ store }) => {
+      const key = uniqueId("cooldown");
+      await store.acquire(key, 60_000);
+      expect((await store.acquire(key, 600_000)).acquired).toBe(false);
+      expect(await store.remainingMs(key)).toBeLessThanOrEqual(60_000);
+    },
+    "acquire - 50 concurrent calls on one key: exactly one acquires": async ({ store }) => {
+      const key = uniqueId("cooldown");
+      const results = await concurrently(50, () => store.acquire(key, 60_000));
+      expect(results.filter((result) => result.acquired)).toHaveLength(1);
+      for (const result of results.filter((r) => !r.acquired)) expect(result.remainingMs).toBeGreaterThan(0);
+    },
+    "acquire - keys are independent": async ({ store }) => {
+      const a = uniqueId("cooldown");
+      const b = uniqueId("cooldown");
+      expect((await store.acquire(a, 60_000)).acquired).toBe(true);
+      expect((await store.acquire(b, 60_000)).acquired).toBe(true);
+      await store.release(a);
+      expect(await store.remainingMs(a)).toBe(0);
+      expect(await store.remainingMs(b)).toBeGreaterThan(0);
+    },
+    "remainingMs - 0 for a key that never had a cooldown": async ({ store }) => {
+      expect(await store.remainingMs(uniqueId("cooldown"))).toBe(0);
+    },
+    "remainingMs - counts down, reaches 0 at expiry, and the key can be acquired again": async ({
+      store,
+      fixture,
+    }) => {
+      const key = uniqueId("cooldown");
+      await store.acquire(key, 500);
+      const before = await store.remainingMs(key);
+      expect(before).toBeGreaterThan(0);
+      expect(before).toBeLessThanOrEqual(500);
+      await elapse(fixture, 150);
+      const later = await store.remainingMs(key);
+      if (fixture.advance) expect(later).toBe(350);
+      expect(later).toBeLessThan(before);
+      expect(later).toBeGreaterThan(0);
+      const refused = await store.acquire(key, 500);
+      expect(refused.acquired).toBe(false);
+      expect(refused.remainingMs).toBeLessThanOrEqual(later);
+      await elapse(fixture, 400);
+      expect(await store.remainingMs(key)).toBe(0);
+      expect(await store.acquire(key, 500)).toEqual({ acquired: true, remainingMs: 500 });
+    },
+    "release - ends the cooldown at once, so the key can be acquired again": async ({ store }) => {
+      const key = uniqueId("cooldown");
+      await store.acquire(key, 60_000);
+      await store.release(key);
+      expect(await store.remainingMs(key)).toBe(0);
+      expect((await store.acquire(key, 60_000)).acquired).toBe(true);
+    },
+    "release - a no-op when no cooldown runs": async ({ store }) => {
+      await expect(store.release(uniqueId("cooldown"))).resolves.toBeUndefined();
+    },
+  },
+  counters: {
+    "hit - counts 1, 2, 3 and answers what is left of the window": async ({ store, expectWindow }) => {
+      const key = uniqueId("counter");
+      for (const expected of [1, 2, 3]) {
+        const result = await store.hit(key, 60_000);
+        expect(result.count).toBe(expected);
+        expectWindow(result.remainingMs, 60_000);
+      }
+    },
+    "hit - 50 concurrent hits on a fresh key: each count 1…50 is returned exactly once": async ({
+      store,
+      expectWindow,
+    }) => {
+      const key = uniqueId("counter");
+      const results = await concurrently(50, () => store.hit(key, 60_000));
+      const counts = results.map((result) => result.count).sort((a, b) => a - b);
+      expect(counts).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      for (const result of results) expectWindow(result.remainingMs, 60_000);
+      expect((await store.hit(key, 60_000)).count).toBe(51);
+    },
+    "hit - later hits do not extend the window; after it ends the next hit counts 1 again": async ({
+      store,
+      fixture,
+      expectWindow,
+      expectLeft,
+    }) => {
+      const key = uniqueId("counter");
+      const first = await store.hit(key, 500);
+      expect(first.count).toBe(1);
+      expectWindow(first.remainingMs, 500);
+      await elapse(fixture, 250);
+      // A later hit, even with a longer window, keeps the first hit's end.
+      const second = await store.hit(key, 60_000);
+      expect(second.count).toBe(2);
+      expectLeft(second.remainingMs, 250);
+      await elapse(fixture, 300);
+      const fresh = await store.hit(key, 500);
+      expect(fresh.count).toBe(1);
+      expectWindow(fresh.remainingMs, 500);
+    },
+    "hit - keys are independent": async ({ store }) => {
+      const a = uniqueId("counter");
+      const b = uniqueId("counter");
+      await store.hit(a, 60_000);
+      await store.hit(a, 60_000);
+      expect((await store.hit(b, 60_000)).count).toBe(1);
+      await store.refundHit(b);
+      await store.clearHits(b);
+      expect((await store.hit(a, 60_000)).count).toBe(3);
+      expect((await store.hit(b, 60_000)).count).toBe(1);
+    },
+    "refundHit - lowers the count by one and keeps the window's end": async ({
+      store,
+      fixture,
+      expectLeft,
+    }) => {
+      const key = uniqueId("counter");
+      await store.hit(key, 500);
+      await store.hit(key, 500);
+      await store.hit(key, 500);
+      await elapse(fixture, 200);
+      await store.refundHit(key);
+      const next = await store.hit(key, 500);
+      expect(next.count).toBe(3);
+      expectLeft(next.remainingMs, 300);
+    },
+    "refundHit - never lowers the count below 0": async ({ store, expectWindow }) => {
+      const key = uniqueId("counter");
+      await store.hit(key, 60_000);
+      await store.refundHit(key);
+      await store.refundHit(key);
+      await store.refundHit(key);
+      const next = await store.hit(key, 60_000);
+      expect(next.count).toBe(1);
+      expectWindow(next.remainingMs, 60_000);
+    },
+    "refundHit - a no-op when there is no counter, or it expired": async ({
+      store,
+      fixture,
+      expectWindow,
+    }) => {
+      const absent = uniqueId("counter");
+      await expect(store.refundHit(absent)).resolves.toBeUndefined();
+      const first = await store.hit(absent, 60_000);
+      expect(first.count).toBe(1);
+      expectWindow(first.remainingMs, 60_000);
 
-      it("acquire - a refused call does not restart the running cooldown", async () => {
-        const key = uniqueId("cooldown");
-        await store.acquire(key, 60_000);
-        expect((await store.acquire(key, 600_000)).acquired).toBe(false);
-        expect(await store.remainingMs(key)).toBeLessThanOrEqual(60_000);
-      });
-
-      it("acquire - 50 concurrent calls on one key: exactly one acquires", async () => {
-        const key = uniqueId("cooldown");
-        const results = await concurrently(50, () => store.acquire(key, 60_000));
-        expect(results.filter((result) => result.acquired)).toHaveLength(1);
-        for (const result of results.filter((r) => !r.acquired))
-          expect(result.remainingMs).toBeGreaterThan(0);
-      });
-
-      it("acquire - keys are independent", async () => {
-        const a = uniqueId("cooldown");
-        const b = uniqueId("cooldown");
-        expect((await store.acquire(a, 60_000)).acquired).toBe(true);
-        expect((await store.acquire(b, 60_000)).acquired).toBe(true);
-        await store.release(a);
-        expect(await store.remainingMs(a)).toBe(0);
-        expect(await store.remainingMs(b)).toBeGreaterThan(0);
-      });
-
-      it("remainingMs - 0 for a key that never had a cooldown", async () => {
-        expect(await store.remainingMs(uniqueId("cooldown"))).toBe(0);
-      });
-
-      it("remainingMs - counts down, reaches 0 at expiry, and the key can be acquired again", async () => {
-        const key = uniqueId("cooldown");
-        await store.acquire(key, 500);
-        const before = await store.remainingMs(key);
-        expect(before).toBeGreaterThan(0);
-        expect(before).toBeLessThanOrEqual(500);
-        await elapse(fixture, 150);
-        const later = await store.remainingMs(key);
-        if (fixture.advance) expect(later).toBe(350);
-        expect(later).toBeLessThan(before);
-        expect(later).toBeGreaterThan(0);
-        const refused = await store.acquire(key, 500);
-        expect(refused.acquired).toBe(false);
-        expect(refused.remainingMs).toBeLessThanOrEqual(later);
-        await elapse(fixture, 400);
-        expect(await store.remainingMs(key)).toBe(0);
-        expect(await store.acquire(key, 500)).toEqual({ acquired: true, remainingMs: 500 });
-      });
-
-      it("release - ends the cooldown at once, so the key can be acquired again", async () => {
-        const key = uniqueId("cooldown");
-        await store.acquire(key, 60_000);
-        await store.release(key);
-        expect(await store.remainingMs(key)).toBe(0);
-        expect((await store.acquire(key, 60_000)).acquired).toBe(true);
-      });
-
-      it("release - a no-op when no cooldown runs", async () => {
-        await expect(store.release(uniqueId("cooldown"))).resolves.toBeUndefined();
-      });
-    });
-
-    describe("counters", () => {
-      /** A window just opened (or untouched by time): exactly `windowMs` on a movable clock, in (0, windowMs] in real time. */
-      const expectWindow = (remainingMs: number, windowMs: number) => {
-        if (fixture.advance) expect(remainingMs).toBe(windowMs);
-        expect(remainingMs).toBeGreaterThan(0);
-        expect(remainingMs).toBeLessThanOrEqual(windowMs);
-      };
-      /**
-       * What is left after time passed: exactly `expected` on a movable clock; in real time a few
-       * milliseconds of timer jitter are allowed (still far below a restarted window).
-       */
-      const expectLeft = (remainingMs: number, expected: number) => {
-        if (fixture.advance) expect(remainingMs).toBe(expected);
-        expect(remainingMs).toBeGreaterThan(0);
-        expect(remainingMs).toBeLessThanOrEqual(expected + 50);
-      };
-
-      it("hit - counts 1, 2, 3 and answers what is left of the window", async () => {
-        const key = uniqueId("counter");
-        for (const expected of [1, 2, 3]) {
-          const result = await store.hit(key, 60_000);
-          expect(result.count).toBe(expected);
-          expectWindow(result.remainingMs, 60_000);
-        }
-      });
-
-      it("hit - 50 concurrent hits on a fresh key: each count 1…50 is returned exactly once", async () => {
-        const key = uniqueId("counter");
-        const results = await concurrently(50, () => store.hit(key, 60_000));
-        const counts = results.map((result) => result.count).sort((a, b) => a - b);
-        expect(counts).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
-        for (const result of results) expectWindow(result.remainingMs, 60_000);
-        expect((await store.hit(key, 60_000)).count).toBe(51);
-      });
-
-      it("hit - later hits do not extend the window; after it ends the next hit counts 1 again", async () => {
-        const key = uniqueId("counter");
-        const first = await store.hit(key, 500);
-        expect(first.count).toBe(1);
-        expectWindow(first.remainingMs, 500);
-        await elapse(fixture, 250);
-        // A later hit, even with a longer window, keeps the first hit's end.
-        const second = await store.hit(key, 60_000);
-        expect(second.count).toBe(2);
-        expectLeft(second.remainingMs, 250);
-        await elapse(fixture, 300);
-        const fresh = await store.hit(key, 500);
-        expect(fresh.count).toBe(1);
-        expectWindow(fresh.remainingMs, 500);
-      });
-
-      it("hit - keys are independent", async () => {
-        const a = uniqueId("counter");
-        const b = uniqueId("counter");
-        await store.hit(a, 60_000);
-        await store.hit(a, 60_000);
-        expect((await store.hit(b, 60_000)).count).toBe(1);
-        await store.refundHit(b);
-        await store.clearHits(b);
-        expect((await store.hit(a, 60_000)).count).toBe(3);
-        expect((await store.hit(b, 60_000)).count).toBe(1);
-      });
-
-      it("refundHit - lowers the count by one and keeps the window's end", async () => {
-        const key = uniqueId("counter");
-        await store.hit(key, 500);
-        await store.hit(key, 500);
-        await store.hit(key, 500);
-        await elapse(fixture, 200);
-        await store.refundHit(key);
-        const next = await store.hit(key, 500);
-        expect(next.count).toBe(3);
-        expectLeft(next.remainingMs, 300);
-      });
-
-      it("refundHit - never lowers the count below 0", async () => {
-        const key = uniqueId("counter");
-        await store.hit(key, 60_000);
-        await store.refundHit(key);
-        await store.refundHit(key);
-        await store.refundHit(key);
-        const next = await store.hit(key, 60_000);
-        expect(next.count).toBe(1);
-        expectWindow(next.remainingMs, 60_000);
-      });
-
-      it("refundHit - a no-op when there is no counter, or it expired", async () => {
-        const absent = uniqueId("counter");
-        await expect(store.refundHit(absent)).resolves.toBeUndefined();
-        const first = await store.hit(absent, 60_000);
-        expect(first.count).toBe(1);
-        expectWindow(first.remainingMs, 60_000);
-
-        const expired = uniqueId("counter");
-        await store.hit(expired, 200);
-        await store.hit(expired, 200);
-        await elapse(fixture, 250);
-        await expect(store.refundHit(expired)).resolves.toBeUndefined();
-        const fresh = await store.hit(expired, 60_000);
-        expect(fresh.count).toBe(1);
-        expect(fresh.remainingMs).toBeGreaterThan(55_000);
-        expectWindow(fresh.remainingMs, 60_000);
-      });
-
-      it("hit / refundHit - 50 concurrent hits interleaved with 10 concurrent refunds end at 40", async () => {
-        const key = uniqueId("counter");
-        const hits = Array.from({ length: 50 }, () => store.hit(key, 60_000));
-        // Refund i starts once hit i has counted (so none can find the counter at 0 and be lost),
-        // while the other hits are still in flight.
-        const refunds = hits.slice(0, 10).map((hit) => hit.then(() => store.refundHit(key)));
-        await Promise.all([...hits, ...refunds]);
-        expect((await store.hit(key, 60_000)).count).toBe(41);
-      });
-
-      it("clearHits - removes the counter, so the next hit counts 1 with a new window", async () => {
-        const key = uniqueId("counter");
-        await store.hit(key, 500);
-        await store.hit(key, 500);
-        await store.clearHits(key);
-        const next = await store.hit(key, 60_000);
-        expect(next.count).toBe(1);
-        expect(next.remainingMs).toBeGreaterThan(55_000);
-        expectWindow(next.remainingMs, 60_000);
-      });
-
-      it("clearHits - a no-op when there is no counter", async () => {
-        await expect(store.clearHits(uniqueId("counter"))).resolves.toBeUndefined();
-      });
-    });
-
-    it("acquire / hit - a cooldown and a counter on the same key do not interfere", async () => {
+      const expired = uniqueId("counter");
+      await store.hit(expired, 200);
+      await store.hit(expired, 200);
+      await elapse(fixture, 250);
+      await expect(store.refundHit(expired)).resolves.toBeUndefined();
+      const fresh = await store.hit(expired, 60_000);
+      expect(fresh.count).toBe(1);
+      expect(fresh.remainingMs).toBeGreaterThan(55_000);
+      expectWindow(fresh.remainingMs, 60_000);
+    },
+    "hit / refundHit - 50 concurrent hits interleaved with 10 concurrent refunds end at 40": async ({
+      store,
+    }) => {
+      const key = uniqueId("counter");
+      const hits = Array.from({ length: 50 }, () => store.hit(key, 60_000));
+      // Refund i starts once hit i has counted (so none can find the counter at 0 and be lost),
+      // while the other hits are still in flight.
+      const refunds = hits.slice(0, 10).map((hit) => hit.then(() => store.refundHit(key)));
+      await Promise.all([...hits, ...refunds]);
+      expect((await store.hit(key, 60_000)).count).toBe(41);
+    },
+    "clearHits - removes the counter, so the next hit counts 1 with a new window": async ({
+      store,
+      expectWindow,
+    }) => {
+      const key = uniqueId("counter");
+      await store.hit(key, 500);
+      await store.hit(key, 500);
+      await store.clearHits(key);
+      const next = await store.hit(key, 60_000);
+      expect(next.count).toBe(1);
+      expect(next.remainingMs).toBeGreaterThan(55_000);
+      expectWindow(next.remainingMs, 60_000);
+    },
+    "clearHits - a no-op when there is no counter": async ({ store }) => {
+      await expect(store.clearHits(uniqueId("counter"))).resolves.toBeUndefined();
+    },
+  },
+  "": {
+    "acquire / hit - a cooldown and a counter on the same key do not interfere": async ({ store }) => {
       const key = uniqueId("both");
       expect((await store.hit(key, 60_000)).count).toBe(1);
       expect(await store.remainingMs(key)).toBe(0);
@@ -240,6 +253,6 @@ export function runCooldownStoreSuite(options: StoreSuiteOptions<CooldownStore>)
       await store.release(key);
       expect((await store.hit(key, 60_000)).count).toBe(1);
       expect((await store.acquire(key, 60_000)).acquired).toBe(true);
-    });
-  });
-}
+    },
+  },
+};

@@ -1,8 +1,29 @@
-export { type AdapterSuiteOptions, runAdapterSuite, type StartedServer } from "./adapter-suite.js";
+export type { App, AppTests, Boot, SignedIn } from "./adapter-suite/fixture.js";
+export { cookieHeader, cookieValue, expectCode, expectError, runAppTests } from "./adapter-suite/fixture.js";
+export {
+  ADAPTER_SUITE_AREAS,
+  type AdapterSuiteOptions,
+  runAdapterSuite,
+  type StartedServer,
+} from "./adapter-suite.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
+export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";
+export {
+  type CallInit,
+  createHttpClient,
+  type ExchangeRecorder,
+  type HttpClient,
+  type HttpClientOptions,
+  type HttpReply,
+} from "./http-client.js";
 export { runLimitsAdapterSuite } from "./limits-suite.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
 export type { StoreFixture, StoreSuiteOptions } from "./store-fixture.js";
+export {
+  GOLDEN_TRANSCRIPTS_DIR,
+  normalizeTranscript,
+  type TranscriptOptions,
+  useTranscript,
+} from "./transcript.js";
 export { referenceTotp, runTwoFactorAdapterSuite } from "./two-factor-suite.js";
 export { runUserStoreSuite } from "./user-store-suite.js";
-export { waitFor } from "./wait.js";

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, it } from "vitest";
 
 /** What a store suite needs from the caller for each test. */
 export interface StoreFixture<S> {
@@ -32,3 +33,47 @@ export async function elapse(fixture: StoreFixture<unknown>, ms: number): Promis
 /** `count` calls of `call` started together (in one tick), so a store's atomicity is put to the test. */
 export const concurrently = <T>(count: number, call: (index: number) => Promise<T>): Promise<T[]> =>
   Promise.all(Array.from({ length: count }, (_, index) => call(index)));
+
+/** The tests of a store suite by describe block ("" for none): name → body, given the test's context. */
+export type StoreTests<C> = Record<string, Record<string, (context: C) => unknown>>;
+
+/** The context of a test that needs only its fixture. */
+export interface StoreContext<S> {
+  store: S;
+  fixture: StoreFixture<S>;
+}
+
+export const storeContext = <S>(fixture: StoreFixture<S>): StoreContext<S> => ({
+  store: fixture.store,
+  fixture,
+});
+
+/** Runs `groups` under `title`: each test gets a fresh fixture (cleaned up after it) and `context` of it. */
+export function runStoreTests<S, C>(
+  title: string,
+  options: StoreSuiteOptions<S>,
+  context: (fixture: StoreFixture<S>) => C,
+  groups: StoreTests<C>,
+): void {
+  describe(title, () => {
+    let fixture: StoreFixture<S> | undefined;
+    beforeEach(async () => {
+      fixture = await options.create();
+    });
+    afterEach(async () => {
+      await fixture?.cleanup?.();
+    });
+    const define = (tests: StoreTests<C>[string]) => () => {
+      for (const [name, test] of Object.entries(tests)) {
+        it(name, async () => {
+          if (!fixture) throw new Error("no fixture: options.create failed");
+          await test(context(fixture));
+        });
+      }
+    };
+    for (const [group, tests] of Object.entries(groups)) {
+      if (group) describe(group, define(tests));
+      else define(tests)();
+    }
+  });
+}

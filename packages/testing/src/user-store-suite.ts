@@ -1,6 +1,14 @@
 import type { TwoFactorSettings, UserRecord, UserStore } from "@portcullis/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { concurrently, type StoreFixture, type StoreSuiteOptions, uniqueId } from "./store-fixture.js";
+import { expect } from "vitest";
+import {
+  concurrently,
+  runStoreTests,
+  type StoreContext,
+  type StoreSuiteOptions,
+  type StoreTests,
+  storeContext,
+  uniqueId,
+} from "./store-fixture.js";
 
 const newUser = (overrides: Partial<UserRecord> = {}): UserRecord => {
   const id = uniqueId("user");
@@ -26,42 +34,49 @@ const totp = (): TwoFactorSettings => ({
 
 /** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
 export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
-  describe(`UserStore conformance: ${options.name ?? "store"}`, () => {
-    let fixture: StoreFixture<UserStore>;
-    let store: UserStore;
-    beforeEach(async () => {
-      fixture = await options.create();
-      store = fixture.store;
-    });
-    afterEach(async () => {
-      await fixture.cleanup?.();
-    });
+  runStoreTests(`UserStore conformance: ${options.name ?? "store"}`, options, storeContext, userStoreTests);
+}
 
-    it("create - stores the user and returns it; findById and findByEmail read it back", async () => {
+const userStoreTests: StoreTests<StoreContext<UserStore>> = {
+  "": {
+    "create - stores the user and returns it; findById and findByEmail read it back": async ({ store }) => {
       const user = newUser({ identityProviders: ["github"], passwordHash: null, twoFactor: totp() });
       expect(await store.create(user)).toEqual(user);
       expect(await store.findById(user.id)).toEqual(user);
       expect(await store.findByEmail(user.email)).toEqual(user);
-    });
-
-    it("findById - null when there is no such user", async () => {
+    },
+    "delete - removes the user (by id and email), frees the email, and is false the second time": async ({
+      store,
+    }) => {
+      const user = newUser();
+      const other = newUser();
+      await store.create(user);
+      await store.create(other);
+      expect(await store.delete(user.id)).toBe(true);
+      expect(await store.findById(user.id)).toBeNull();
+      expect(await store.findByEmail(user.email)).toBeNull();
+      expect(await store.delete(user.id)).toBe(false);
+      expect(await store.findById(other.id)).toEqual(other);
+      const again = newUser({ email: user.email });
+      expect(await store.create(again)).toEqual(again);
+    },
+    "findById - null when there is no such user": async ({ store }) => {
       expect(await store.findById(uniqueId("missing"))).toBeNull();
-    });
-
-    it("findByEmail - null when there is no such user", async () => {
+    },
+    "findByEmail - null when there is no such user": async ({ store }) => {
       expect(await store.findByEmail(`${uniqueId("missing")}@example.test`)).toBeNull();
-    });
-
-    it("create - a second user with the same email creates nothing and returns null", async () => {
+    },
+    "create - a second user with the same email creates nothing and returns null": async ({ store }) => {
       const user = newUser();
       await store.create(user);
       const duplicate = newUser({ email: user.email, name: "Eve" });
       expect(await store.create(duplicate)).toBeNull();
       expect(await store.findById(duplicate.id)).toBeNull();
       expect(await store.findByEmail(user.email)).toEqual(user);
-    });
-
-    it("create - 20 concurrent creates with one email: exactly one succeeds, and only it is stored", async () => {
+    },
+    "create - 20 concurrent creates with one email: exactly one succeeds, and only it is stored": async ({
+      store,
+    }) => {
       const email = `${uniqueId("race")}@example.test`;
       const users = Array.from({ length: 20 }, () => newUser({ email }));
       const results = await concurrently(20, (i) => store.create(users[i] as UserRecord));
@@ -70,25 +85,25 @@ export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
       expect((await store.findByEmail(email))?.id).toBe(created[0]?.id);
       const found = await Promise.all(users.map((user) => store.findById(user.id)));
       expect(found.filter((user) => user !== null)).toHaveLength(1);
-    });
-
-    it("create - concurrent creates with different emails all succeed", async () => {
+    },
+    "create - concurrent creates with different emails all succeed": async ({ store }) => {
       const users = Array.from({ length: 20 }, () => newUser());
       const results = await concurrently(20, (i) => store.create(users[i] as UserRecord));
       expect(results).toEqual(users);
-    });
-
-    it("update - applies the patch and returns the new record; other fields, id, email and createdAt stay", async () => {
-      const user = newUser();
-      await store.create(user);
-      const twoFactor = totp();
-      const updated = await store.update(user.id, { emailVerified: true, passwordHash: null, twoFactor });
-      expect(updated).toEqual({ ...user, emailVerified: true, passwordHash: null, twoFactor });
-      expect(await store.findById(user.id)).toEqual(updated);
-      expect(await store.findByEmail(user.email)).toEqual(updated);
-    });
-
-    it("update - id, email and createdAt in a patch are ignored, even though the type forbids them", async () => {
+    },
+    "update - applies the patch and returns the new record; other fields, id, email and createdAt stay":
+      async ({ store }) => {
+        const user = newUser();
+        await store.create(user);
+        const twoFactor = totp();
+        const updated = await store.update(user.id, { emailVerified: true, passwordHash: null, twoFactor });
+        expect(updated).toEqual({ ...user, emailVerified: true, passwordHash: null, twoFactor });
+        expect(await store.findById(user.id)).toEqual(updated);
+        expect(await store.findByEmail(user.email)).toEqual(updated);
+      },
+    "update - id, email and createdAt in a patch are ignored, even though the type forbids them": async ({
+      store,
+    }) => {
       const user = newUser();
       await store.create(user);
       const sneaky = {
@@ -100,30 +115,26 @@ export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
       expect(await store.update(user.id, sneaky)).toEqual({ ...user, name: "Renamed" });
       expect(await store.findByEmail("other@example.test")).toBeNull();
       expect(await store.findById("other-id")).toBeNull();
-    });
-
-    it("update - an empty patch changes nothing", async () => {
+    },
+    "update - an empty patch changes nothing": async ({ store }) => {
       const user = newUser();
       await store.create(user);
       expect(await store.update(user.id, {})).toEqual(user);
-    });
-
-    it("update - null for an unknown id, and nothing is created", async () => {
+    },
+    "update - null for an unknown id, and nothing is created": async ({ store }) => {
       const id = uniqueId("missing");
       expect(await store.update(id, { name: "x" })).toBeNull();
       expect(await store.findById(id)).toBeNull();
-    });
-
-    it("update - changes only that user", async () => {
+    },
+    "update - changes only that user": async ({ store }) => {
       const a = newUser();
       const b = newUser();
       await store.create(a);
       await store.create(b);
       await store.update(a.id, { name: "Grace", identityProviders: ["github"] });
       expect(await store.findById(b.id)).toEqual(b);
-    });
-
-    it("records - returned objects are copies: mutating them does not change the store", async () => {
+    },
+    "records - returned objects are copies: mutating them does not change the store": async ({ store }) => {
       const user = newUser();
       const created = await store.create(user);
       created?.identityProviders.push("evil");
@@ -137,9 +148,10 @@ export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
       const updated = await store.update(user.id, { emailVerified: true });
       updated?.identityProviders.push("evil");
       expect(await store.findById(user.id)).toEqual({ ...user, emailVerified: true });
-    });
-
-    it("records - the objects passed in are copied: mutating them later does not change the store", async () => {
+    },
+    "records - the objects passed in are copied: mutating them later does not change the store": async ({
+      store,
+    }) => {
       const user = newUser();
       await store.create(user);
       user.name = "changed";
@@ -153,6 +165,6 @@ export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
         identityProviders: [],
         twoFactor: totp(),
       });
-    });
-  });
-}
+    },
+  },
+};

@@ -1,6 +1,8 @@
+import type { BackgroundTasks } from "../background.js";
 import { AuthError } from "../errors.js";
 import type { Logger } from "../ports/logger.js";
 import type { EmailKind, Mailer } from "../ports/mailer.js";
+import { withTimeout } from "../with-timeout.js";
 import type { EmailRenderer, EmailValues } from "./renderer.js";
 
 /** The frontend pages email links point to, relative to `appOrigin`. */
@@ -35,6 +37,7 @@ export function createEmailService(options: {
   links: EmailLinks;
   sendTimeoutMs: number;
   logger: Logger;
+  background: BackgroundTasks;
 }): EmailService {
   const { renderer, logger } = options;
   const base = options.appOrigin?.replace(/\/+$/, "");
@@ -43,17 +46,12 @@ export function createEmailService(options: {
     const mailer = options.mailer;
     if (!options.enabled || mailer === undefined) throw new AuthError("EMAIL_DISABLED");
     const { subject, html, text } = await renderer.render(kind, locale, { ...values, email: to });
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
+      await withTimeout(
         mailer.send({ to, subject, html, text, kind, locale }),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`mailer did not answer within ${options.sendTimeoutMs} ms`)),
-            options.sendTimeoutMs,
-          );
-        }),
-      ]);
+        options.sendTimeoutMs,
+        `mailer did not answer within ${options.sendTimeoutMs} ms`,
+      );
     } catch (error) {
       if (
         error instanceof AuthError &&
@@ -62,8 +60,6 @@ export function createEmailService(options: {
         throw error;
       }
       throw new AuthError("EMAIL_SEND_FAILURE", { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
     logger.info({ event: "email.sent", kind, locale }, "email sent");
   };
@@ -73,18 +69,7 @@ export function createEmailService(options: {
     send,
     sendInBackground(kind, to, locale, values) {
       if (!options.enabled) return;
-      send(kind, to, locale, values).catch((error: unknown) => {
-        const cause = error instanceof AuthError ? error.cause : error;
-        logger.error(
-          {
-            event: "email.failed",
-            kind,
-            code: error instanceof AuthError ? error.code : "EMAIL_SEND_FAILURE",
-            err: String(cause),
-          },
-          "side-effect email failed",
-        );
-      });
+      options.background.run("email.failed", () => send(kind, to, locale, values), { kind });
     },
     link(page, token) {
       // appOrigin is required while email is enabled; without email no link is ever sent.

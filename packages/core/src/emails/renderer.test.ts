@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createBackgroundTasks } from "../background.js";
 import { createTranslator } from "../i18n/index.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
@@ -80,8 +81,10 @@ describe("email renderer", () => {
 
 describe("email service", () => {
   const renderer = createEmailRenderer({ brand: BRAND, translator: createTranslator("en") });
+  const background = createBackgroundTasks(silentLogger);
   const service = (mailer: { send(message: EmailMessage): Promise<void> } | undefined, enabled = true) =>
     createEmailService({
+      background,
       enabled,
       mailer,
       renderer,
@@ -138,7 +141,8 @@ describe("email service", () => {
       "de",
       {},
     );
-    await expect.poll(() => sent.length).toBe(1);
+    await background.idle();
+    expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ kind: "login-alert", locale: "de", to: "a@x.test" });
   });
 });

@@ -3,6 +3,7 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createBackgroundTasks } from "../background.js";
 import { createAuth } from "../create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { createHttpHandler } from "../http/handler.js";
@@ -90,6 +91,7 @@ describe("SMTP mailer", () => {
       from: "Acme <no-reply@acme.test>",
     });
     const emails = createEmailService({
+      background: createBackgroundTasks(silentLogger),
       enabled: true,
       mailer,
       renderer,
@@ -227,7 +229,8 @@ describe("SMTP mailer", () => {
     expect((await post("/register", credentials))?.status).toBe(200);
     expect((await post("/register", credentials, { "accept-language": "de" }))?.status).toBe(200);
     expect((await post("/login", credentials))?.status).toBe(200);
-    await expect.poll(() => smtp.received.length, { timeout: 5_000 }).toBe(4);
+    await auth.idle();
+    expect(smtp.received).toHaveLength(4);
     const kinds = smtp.received.map((mail) => mail.html || "");
     for (const html of kinds) {
       const hrefs = [...html.matchAll(/href="([^"]+)"/g)].map((match) => match[1] ?? "");

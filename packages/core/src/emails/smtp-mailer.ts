@@ -8,7 +8,10 @@ export interface SmtpMailerOptions {
   url: string | SMTPTransport.Options;
   /** The sender, e.g. `"Acme" <no-reply@acme.test>`. */
   from: string;
-  /** Upper bound for connecting, greeting and each socket wait, in milliseconds. */
+  /**
+   * Upper bound for connecting, greeting and each socket wait, in milliseconds (nodemailer's own
+   * timeouts; the whole send is bounded by the core's `email.sendTimeoutMs`).
+   */
   timeoutMs?: number;
 }
 
@@ -17,8 +20,8 @@ const AUTH_ERROR_CODES = new Set(["EAUTH", "ENOAUTH", "EOAUTH2"]);
 
 /**
  * A `Mailer` that sends through SMTP with nodemailer. A refused SMTP login is
- * `EMAIL_AUTHENTICATION_FAILURE`; any other connection or send error, and a send that takes
- * longer than `timeoutMs`, is `EMAIL_SEND_FAILURE` (the original error stays as `cause`).
+ * `EMAIL_AUTHENTICATION_FAILURE`; any other connection or send error, and a connection that
+ * stalls longer than `timeoutMs`, is `EMAIL_SEND_FAILURE` (the original error stays as `cause`).
  */
 export function createSmtpMailer(options: SmtpMailerOptions): Mailer & { close(): void } {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -32,24 +35,17 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer & { close()
 
   return {
     async send(message) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`SMTP send timed out after ${timeoutMs} ms`)), timeoutMs);
-      });
       try {
-        await Promise.race([
-          transport.sendMail({
-            from: options.from,
-            to: message.to,
-            subject: message.subject,
-            html: message.html,
-            text: message.text,
-            headers: { "Content-Language": message.locale },
-            disableFileAccess: true,
-            disableUrlAccess: true,
-          }),
-          timeout,
-        ]);
+        await transport.sendMail({
+          from: options.from,
+          to: message.to,
+          subject: message.subject,
+          html: message.html,
+          text: message.text,
+          headers: { "Content-Language": message.locale },
+          disableFileAccess: true,
+          disableUrlAccess: true,
+        });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         throw new AuthError(
@@ -58,8 +54,6 @@ export function createSmtpMailer(options: SmtpMailerOptions): Mailer & { close()
             : "EMAIL_SEND_FAILURE",
           { cause: error },
         );
-      } finally {
-        clearTimeout(timer);
       }
     },
     close: () => transport.close(),

@@ -1,11 +1,27 @@
-import type { Principal, RequestContext } from "../context.js";
-import type { Auth } from "../create-auth.js";
-import type { TwoFactorChallenge } from "../two-factor/second-factor.js";
-import type { LoginResult } from "../use-cases/login.js";
-import type { StepUpResult } from "../use-cases/step-up.js";
+import type { z } from "zod";
+import type { Auth, LoginResult, StepUpResult, TwoFactorChallenge } from "../create-auth.js";
+import type { ErrorCode } from "../errors.js";
+import type { Principal, RequestContext } from "../model.js";
+import {
+  codeInput,
+  confirmTotpInput,
+  emailInput,
+  loginInput,
+  preferredMethodInput,
+  refreshInput,
+  registerInput,
+  resetPasswordInput,
+  stepUpInput,
+} from "../validation.js";
 import type { CookieKind, Cookies } from "./cookies.js";
 import { jsonResponse } from "./respond.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
+
+/**
+ * What a route needs from the caller: nothing, an access token, an access token plus a step-up
+ * token (security settings), a 2FA token, a refresh token, or an access token if there is one.
+ */
+export type RouteAuth = "none" | "access" | "step-up" | "two-factor" | "refresh" | "optional";
 
 /** What a route handler gets: the parsed request plus lazy helpers for body and credentials. */
 export interface RouteInput {
@@ -13,50 +29,62 @@ export interface RouteInput {
   params: Readonly<Record<string, string>>;
   query: URLSearchParams;
   meta: RequestContext;
-  /** The parsed JSON body (see `readJsonBody`). */
-  body(): Promise<unknown>;
+  /**
+   * The parsed JSON body (see `readJsonBody`), typed as the input of the use case it goes to:
+   * the use case validates it (anything else is `VALIDATION_FAILED`).
+   */
+  body<T>(): Promise<T>;
   /** A token by the header/cookie rules of `allowHeaderAuthentication` and `preferHeaderAuthentication`. */
-  token(kind: "access" | "refresh" | "twoFactor" | "stepUp"): string | undefined;
+  token(kind: CookieKind): string | undefined;
   /** The access token's principal; throws the 401 codes. */
   principal(): Promise<Principal>;
 }
 
+/** One route of CONTRACT.md §3, as data: the route table, the handler and the docs read it. */
 export interface Route {
   method: "GET" | "POST" | "DELETE";
   /** Relative to the mount prefix; `:name` matches one path segment. */
   path: string;
+  summary: string;
+  auth: RouteAuth;
+  /** The JSON body it reads: the same schema the use case parses. */
+  body?: z.ZodType;
+  /** The query parameters it reads (besides `locale`). */
+  query?: readonly string[];
+  /** Cookies cleared when the route fails with `code` (a dead refresh token clears the session's). */
+  clearOnError?: { code: ErrorCode; cookies: readonly CookieKind[] };
   handle(input: RouteInput): Promise<HttpResponse>;
 }
 
+type RouteSpec = Omit<Route, "handle">;
 const SUCCESS = { success: true } as const;
-const CLEARED_ON_SIGN_OUT: CookieKind[] = ["access", "refresh", "twoFactor", "stepUp"];
+const SIGN_OUT: CookieKind[] = ["access", "refresh", "twoFactor", "stepUp"];
 
-/** The route table of CONTRACT.md §3, each entry one use case call and its response. */
-export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
+/** What the route tables share: response shapes and small route builders. */
+function createRouteKit(auth: Auth, cookies: Cookies) {
   const { options } = auth;
   const exposeTokens = options.allowHeaderAuthentication;
-  const signOutCookies = () => CLEARED_ON_SIGN_OUT.map((kind) => cookies.clear(kind));
+  const signOutCookies = () => SIGN_OUT.map((kind) => cookies.clear(kind));
   const sessionCookies = (accessToken: string, refreshToken: string) => [
     cookies.set("access", accessToken, options.accessTokenTtlSeconds),
     cookies.set("refresh", refreshToken, options.refreshTokenTtlSeconds),
   ];
   /** The 2FA branch of login and step-up: the 2FA token as cookie (and in the body with header auth), nothing else. */
-  const challengeBody = (challenge: TwoFactorChallenge) => ({
-    twoFactorRequired: true,
-    twoFactorMethods: challenge.twoFactorMethods,
-    preferredTwoFactorMethod: challenge.preferredTwoFactorMethod,
-    twoFactorAuthenticationToken: exposeTokens ? challenge.twoFactorAuthenticationToken : null,
-  });
-  const challengeCookie = (challenge: TwoFactorChallenge) =>
-    cookies.set("twoFactor", challenge.twoFactorAuthenticationToken, options.twoFactorTokenTtlSeconds);
+  const challenge = (result: TwoFactorChallenge, extra: Record<string, null>) =>
+    jsonResponse(
+      200,
+      {
+        ...extra,
+        twoFactorRequired: true,
+        twoFactorMethods: result.twoFactorMethods,
+        preferredTwoFactorMethod: result.preferredTwoFactorMethod,
+        twoFactorAuthenticationToken: exposeTokens ? result.twoFactorAuthenticationToken : null,
+      },
+      [cookies.set("twoFactor", result.twoFactorAuthenticationToken, options.twoFactorTokenTtlSeconds)],
+    );
   const loginResponse = (result: LoginResult): HttpResponse => {
-    if (result.twoFactorRequired) {
-      return jsonResponse(
-        200,
-        { user: null, accessToken: null, refreshToken: null, ...challengeBody(result) },
-        [challengeCookie(result)],
-      );
-    }
+    if (result.twoFactorRequired)
+      return challenge(result, { user: null, accessToken: null, refreshToken: null });
     return jsonResponse(
       200,
       {
@@ -72,58 +100,199 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     );
   };
   const stepUpResponse = (result: StepUpResult): HttpResponse => {
-    if (result.twoFactorRequired) {
-      return jsonResponse(200, { stepUpToken: null, ...challengeBody(result) }, [challengeCookie(result)]);
-    }
+    if (result.twoFactorRequired) return challenge(result, { stepUpToken: null });
     return jsonResponse(
       200,
       { stepUpToken: exposeTokens ? result.stepUpToken : null, twoFactorRequired: false },
       [cookies.set("stepUp", result.stepUpToken, options.stepUpTokenTtlSeconds), cookies.clear("twoFactor")],
     );
   };
-  /** A settings change: the principal plus the step-up token (header or cookie). */
-  const withStepUp = async (input: RouteInput) => ({
-    principal: await input.principal(),
-    stepUp: input.token("stepUp"),
+  const route = (spec: RouteSpec, handle: Route["handle"]): Route => ({ ...spec, handle });
+  /** A route that answers 200 with the use case's result as JSON. */
+  const json = (spec: RouteSpec, run: (input: RouteInput) => Promise<unknown>): Route => ({
+    ...spec,
+    handle: async (input) => jsonResponse(200, await run(input)),
   });
+  /** A security-settings route: the principal and the step-up token (header or cookie). */
+  const settings = (
+    spec: Omit<RouteSpec, "auth">,
+    run: (principal: Principal, stepUpToken: string | undefined, input: RouteInput) => Promise<unknown>,
+  ): Route =>
+    json({ ...spec, auth: "step-up" }, async (input) =>
+      run(await input.principal(), input.token("stepUp"), input),
+    );
+  const tokenParam = (input: RouteInput) => input.query.get("token") ?? undefined;
 
+  return {
+    exposeTokens,
+    signOutCookies,
+    sessionCookies,
+    loginResponse,
+    stepUpResponse,
+    route,
+    json,
+    settings,
+    tokenParam,
+  };
+}
+
+type RouteKit = ReturnType<typeof createRouteKit>;
+
+/** The route table of CONTRACT.md §3, each entry one use case call and its response. */
+export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
+  const kit = createRouteKit(auth, cookies);
   return [
-    {
-      method: "POST",
-      path: "/register",
-      handle: async (input) => jsonResponse(200, await auth.register(await input.body(), input.meta)),
-    },
-    {
-      method: "POST",
-      path: "/login",
-      handle: async (input) => loginResponse(await auth.login(await input.body(), input.meta)),
-    },
-    {
-      method: "POST",
-      path: "/2fa/login",
-      handle: async (input) =>
+    ...accountRoutes(auth, kit),
+    ...sessionRoutes(auth, kit),
+    ...twoFactorRoutes(auth, kit),
+    ...twoFactorSettingsRoutes(auth, kit),
+    ...linkRoutes(auth, kit),
+  ];
+}
+
+/** Sign-up, sign-in, refresh and sign-out. */
+function accountRoutes(
+  auth: Auth,
+  { exposeTokens, signOutCookies, sessionCookies, loginResponse, route, json }: RouteKit,
+): Route[] {
+  return [
+    json(
+      {
+        method: "POST",
+        path: "/register",
+        summary: "Create a password account",
+        auth: "none",
+        body: registerInput,
+      },
+      async (input) => auth.register(await input.body(), input.meta),
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/login",
+        summary: "Sign in with email and password",
+        auth: "none",
+        body: loginInput,
+      },
+      async (input) => loginResponse(await auth.login(await input.body(), input.meta)),
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/refresh",
+        summary: "Rotate the refresh token",
+        auth: "refresh",
+        body: refreshInput,
+        clearOnError: { code: "REFRESH_TOKEN_INVALID", cookies: ["access", "refresh"] },
+      },
+      async (input) => {
+        const result = await auth.refresh(input.token("refresh"), await input.body(), input.meta);
+        const body = {
+          user: result.user,
+          accessToken: exposeTokens ? result.accessToken : null,
+          refreshToken: exposeTokens ? result.refreshToken : null,
+        };
+        return jsonResponse(200, body, sessionCookies(result.accessToken, result.refreshToken));
+      },
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/logout",
+        summary: "End the current session and clear the cookies",
+        auth: "optional",
+      },
+      async (input) => {
+        await auth.logout({ accessToken: input.token("access"), refreshToken: input.token("refresh") });
+        return jsonResponse(200, SUCCESS, signOutCookies());
+      },
+    ),
+  ];
+}
+
+/** The signed-in user and their sessions. */
+function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): Route[] {
+  return [
+    json({ method: "GET", path: "/me", summary: "The signed-in user", auth: "access" }, async (input) =>
+      auth.getCurrentUser(await input.principal()),
+    ),
+    json(
+      { method: "GET", path: "/sessions", summary: "The user's sessions", auth: "access" },
+      async (input) => ({
+        sessions: await auth.listSessions(await input.principal()),
+      }),
+    ),
+    route(
+      { method: "DELETE", path: "/sessions", summary: "Revoke every session of the user", auth: "access" },
+      async (input) =>
+        jsonResponse(200, await auth.revokeAllSessions(await input.principal()), signOutCookies()),
+    ),
+    route(
+      {
+        method: "DELETE",
+        path: "/sessions/:id",
+        summary: "Revoke one of the user's sessions",
+        auth: "access",
+      },
+      async (input) => {
+        const principal = await input.principal();
+        const sessionId = input.params.id ?? "";
+        await auth.revokeSession(principal, sessionId);
+        return jsonResponse(200, SUCCESS, sessionId === principal.sessionId ? signOutCookies() : []);
+      },
+    ),
+  ];
+}
+
+/** Second factors: finishing a login, recovery codes and step-up. */
+function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: RouteKit): Route[] {
+  return [
+    route(
+      {
+        method: "POST",
+        path: "/2fa/login",
+        summary: "Finish a sign-in with a TOTP or emailed code",
+        auth: "two-factor",
+        body: codeInput,
+      },
+      async (input) =>
         loginResponse(
           await auth.completeTwoFactorLogin(input.token("twoFactor"), await input.body(), input.meta),
         ),
-    },
-    {
-      method: "POST",
-      path: "/2fa/recover",
-      handle: async (input) =>
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/2fa/recover",
+        summary: "Finish a sign-in with a recovery code",
+        auth: "two-factor",
+        body: codeInput,
+      },
+      async (input) =>
         loginResponse(
           await auth.recoverWithRecoveryCode(input.token("twoFactor"), await input.body(), input.meta),
         ),
-    },
-    {
-      method: "POST",
-      path: "/step-up",
-      handle: async (input) =>
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/step-up",
+        summary: "Confirm the password before a settings change",
+        auth: "access",
+        body: stepUpInput,
+      },
+      async (input) =>
         stepUpResponse(await auth.stepUp(await input.principal(), await input.body(), input.meta)),
-    },
-    {
-      method: "POST",
-      path: "/2fa/step-up",
-      handle: async (input) =>
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/2fa/step-up",
+        summary: "The second factor of a step-up",
+        auth: "two-factor",
+        body: codeInput,
+      },
+      async (input) =>
         stepUpResponse(
           await auth.completeTwoFactorStepUp(
             await input.principal(),
@@ -132,174 +301,148 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
             input.meta,
           ),
         ),
-    },
-    {
-      method: "GET",
-      path: "/2fa/totp/setup",
-      async handle(input) {
-        const { principal, stepUp } = await withStepUp(input);
-        return jsonResponse(200, await auth.getTotpSetup(principal, stepUp));
+    ),
+  ];
+}
+
+/** The 2FA settings: TOTP and email on and off, the preferred method (access + step-up). */
+function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Route[] {
+  return [
+    settings(
+      { method: "GET", path: "/2fa/totp/setup", summary: "Start TOTP setup: secret, URI, recovery codes" },
+      (principal, stepUp) => auth.getTotpSetup(principal, stepUp),
+    ),
+    settings(
+      {
+        method: "POST",
+        path: "/2fa/totp/setup",
+        summary: "Confirm TOTP setup with a code",
+        body: confirmTotpInput,
       },
-    },
-    {
-      method: "POST",
-      path: "/2fa/totp/setup",
-      async handle(input) {
-        const { principal, stepUp } = await withStepUp(input);
-        return jsonResponse(
-          200,
-          await auth.confirmTotpSetup(principal, stepUp, await input.body(), input.meta),
-        );
+      async (principal, stepUp, input) =>
+        auth.confirmTotpSetup(principal, stepUp, await input.body(), input.meta),
+    ),
+    settings({ method: "DELETE", path: "/2fa/totp", summary: "Turn TOTP off" }, (principal, stepUp, input) =>
+      auth.disableTwoFactorMethod(principal, stepUp, "totp", input.meta),
+    ),
+    json(
+      {
+        method: "POST",
+        path: "/2fa/email/send",
+        summary: "Mail a 2FA code (access token, or a login's 2FA token)",
+        auth: "optional",
       },
-    },
-    {
-      method: "DELETE",
-      path: "/2fa/totp",
-      async handle(input) {
-        const { principal, stepUp } = await withStepUp(input);
-        return jsonResponse(200, await auth.disableTwoFactorMethod(principal, stepUp, "totp", input.meta));
-      },
-    },
-    {
-      method: "POST",
-      path: "/2fa/email/send",
-      async handle(input) {
+      async (input) => {
         const twoFactorToken = input.token("twoFactor");
-        const hasAccess = input.token("access") !== undefined;
-        const who =
-          !hasAccess && twoFactorToken ? { twoFactorToken } : { principal: await input.principal() };
-        return jsonResponse(200, await auth.sendTwoFactorEmailCode(who, input.meta));
-      },
-    },
-    {
-      method: "GET",
-      path: "/2fa/email/cooldown",
-      handle: async (input) =>
-        jsonResponse(200, await auth.getTwoFactorEmailCooldown(await input.principal())),
-    },
-    {
-      method: "POST",
-      path: "/2fa/email/enable",
-      async handle(input) {
-        const { principal, stepUp } = await withStepUp(input);
-        return jsonResponse(
-          200,
-          await auth.enableEmailTwoFactor(principal, stepUp, await input.body(), input.meta),
-        );
-      },
-    },
-    {
-      method: "DELETE",
-      path: "/2fa/email",
-      async handle(input) {
-        const { principal, stepUp } = await withStepUp(input);
-        return jsonResponse(200, await auth.disableTwoFactorMethod(principal, stepUp, "email", input.meta));
-      },
-    },
-    {
-      method: "POST",
-      path: "/2fa/preferred-method",
-      async handle(input) {
-        const { principal, stepUp } = await withStepUp(input);
-        return jsonResponse(
-          200,
-          await auth.setPreferredTwoFactorMethod(principal, stepUp, await input.body()),
-        );
-      },
-    },
-    {
-      method: "POST",
-      path: "/refresh",
-      async handle(input) {
-        const result = await auth.refresh(input.token("refresh"), await input.body(), input.meta);
-        return jsonResponse(
-          200,
-          {
-            user: result.user,
-            accessToken: exposeTokens ? result.accessToken : null,
-            refreshToken: exposeTokens ? result.refreshToken : null,
-          },
-          sessionCookies(result.accessToken, result.refreshToken),
-        );
-      },
-    },
-    {
-      method: "POST",
-      path: "/logout",
-      async handle(input) {
-        await auth.logout({ accessToken: input.token("access"), refreshToken: input.token("refresh") });
-        return jsonResponse(200, SUCCESS, signOutCookies());
-      },
-    },
-    {
-      method: "GET",
-      path: "/me",
-      handle: async (input) => jsonResponse(200, await auth.getCurrentUser(await input.principal())),
-    },
-    {
-      method: "GET",
-      path: "/sessions",
-      handle: async (input) =>
-        jsonResponse(200, { sessions: await auth.listSessions(await input.principal()) }),
-    },
-    {
-      method: "DELETE",
-      path: "/sessions",
-      async handle(input) {
-        const result = await auth.revokeAllSessions(await input.principal());
-        return jsonResponse(200, result, signOutCookies());
-      },
-    },
-    {
-      method: "POST",
-      path: "/password/reset-request",
-      handle: async (input) =>
-        jsonResponse(200, await auth.requestPasswordReset(await input.body(), input.meta)),
-    },
-    {
-      method: "GET",
-      path: "/password/reset/cooldown",
-      handle: async (input) =>
-        jsonResponse(200, await auth.getPasswordResetCooldown(input.query.get("email") ?? undefined)),
-    },
-    {
-      method: "POST",
-      path: "/password/reset",
-      async handle(input) {
-        const result = await auth.resetPassword(
-          input.query.get("token") ?? undefined,
-          await input.body(),
+        const useChallenge = input.token("access") === undefined && twoFactorToken !== undefined;
+        return auth.sendTwoFactorEmailCode(
+          useChallenge ? { twoFactorToken } : { principal: await input.principal() },
           input.meta,
         );
-        return jsonResponse(200, result, signOutCookies());
       },
-    },
-    {
-      method: "POST",
-      path: "/email/verification/send",
-      handle: async (input) =>
-        jsonResponse(200, await auth.resendVerification(await input.principal(), input.meta)),
-    },
-    {
-      method: "GET",
-      path: "/email/verification/cooldown",
-      handle: async (input) => jsonResponse(200, await auth.getVerificationCooldown(await input.principal())),
-    },
-    {
-      method: "POST",
-      path: "/email/verification",
-      handle: async (input) =>
-        jsonResponse(200, await auth.verifyEmail(input.query.get("token") ?? undefined, input.meta)),
-    },
-    {
-      method: "DELETE",
-      path: "/sessions/:id",
-      async handle(input) {
-        const principal = await input.principal();
-        const sessionId = input.params.id ?? "";
-        await auth.revokeSession(principal, sessionId);
-        return jsonResponse(200, SUCCESS, sessionId === principal.sessionId ? signOutCookies() : []);
+    ),
+    json(
+      {
+        method: "GET",
+        path: "/2fa/email/cooldown",
+        summary: "Seconds until another 2FA code can be mailed",
+        auth: "access",
       },
-    },
+      async (input) => auth.getTwoFactorEmailCooldown(await input.principal()),
+    ),
+    settings(
+      {
+        method: "POST",
+        path: "/2fa/email/enable",
+        summary: "Turn email 2FA on with a mailed code",
+        body: codeInput,
+      },
+      async (principal, stepUp, input) =>
+        auth.enableEmailTwoFactor(principal, stepUp, await input.body(), input.meta),
+    ),
+    settings(
+      { method: "DELETE", path: "/2fa/email", summary: "Turn email 2FA off" },
+      (principal, stepUp, input) => auth.disableTwoFactorMethod(principal, stepUp, "email", input.meta),
+    ),
+    settings(
+      {
+        method: "POST",
+        path: "/2fa/preferred-method",
+        summary: "Choose the method login offers first",
+        body: preferredMethodInput,
+      },
+      async (principal, stepUp, input) =>
+        auth.setPreferredTwoFactorMethod(principal, stepUp, await input.body()),
+    ),
+  ];
+}
+
+/** The emailed-link flows: password reset and address verification. */
+function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: RouteKit): Route[] {
+  return [
+    json(
+      {
+        method: "POST",
+        path: "/password/reset-request",
+        summary: "Mail a reset link",
+        auth: "none",
+        body: emailInput,
+      },
+      async (input) => auth.requestPasswordReset(await input.body(), input.meta),
+    ),
+    json(
+      {
+        method: "GET",
+        path: "/password/reset/cooldown",
+        summary: "Seconds until another reset email",
+        auth: "none",
+        query: ["email"],
+      },
+      async (input) => auth.getPasswordResetCooldown(input.query.get("email") ?? undefined),
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/password/reset",
+        summary: "Set a new password with a reset token",
+        auth: "none",
+        body: resetPasswordInput,
+        query: ["token"],
+      },
+      async (input) =>
+        jsonResponse(
+          200,
+          await auth.resetPassword(tokenParam(input), await input.body(), input.meta),
+          signOutCookies(),
+        ),
+    ),
+    json(
+      {
+        method: "POST",
+        path: "/email/verification/send",
+        summary: "Mail a verification link",
+        auth: "access",
+      },
+      async (input) => auth.resendVerification(await input.principal(), input.meta),
+    ),
+    json(
+      {
+        method: "GET",
+        path: "/email/verification/cooldown",
+        summary: "Seconds until another verification email",
+        auth: "access",
+      },
+      async (input) => auth.getVerificationCooldown(await input.principal()),
+    ),
+    json(
+      {
+        method: "POST",
+        path: "/email/verification",
+        summary: "Verify the address with a token",
+        auth: "none",
+        query: ["token"],
+      },
+      (input) => auth.verifyEmail(tokenParam(input), input.meta),
+    ),
   ];
 }

@@ -1,12 +1,29 @@
 import { CooldownError } from "../errors.js";
 import type { SecurityEvents, SecurityEventType } from "../events.js";
-import type { ResolvedAuthOptions } from "../options.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import { ipBucket } from "./client-ip.js";
 import { createThrottle, type Throttle, type ThrottleAttempt, type ThrottleCode } from "./throttle.js";
 
-/** The per-IP limits of `ipLimits`. */
-export type IpLimitName = keyof Omit<ResolvedAuthOptions["ipLimits"], "enabled">;
+/** The per-IP limits of the `ipLimits` option. */
+export type IpLimitName =
+  | "failedLogins"
+  | "wrongTwoFactorCodes"
+  | "registrations"
+  | "passwordResetRequests"
+  | "verificationSends"
+  | "invalidTokens";
+
+/** The options the limits are built from (see `AuthOptions`). */
+export interface LimitOptions {
+  loginThrottle: {
+    freeAttempts: number;
+    windowSeconds: number;
+    baseLockSeconds: number;
+    maxLockSeconds: number;
+  };
+  twoFactor: { maxFailedAttempts: number; lockoutSeconds: number };
+  ipLimits: { enabled: boolean } & Record<IpLimitName, { max: number; windowSeconds: number }>;
+}
 
 const IP_LIMITS: Record<IpLimitName, { code: ThrottleCode; onSuccess: "refund" | "keep" }> = {
   failedLogins: { code: "LOGIN_THROTTLED", onSuccess: "refund" },
@@ -37,6 +54,8 @@ export interface Limits {
    * `TWO_FACTOR_THROTTLED` and a `two_factor.throttled` event when refused.
    */
   twoFactor(userId: string, who: AttemptContext): Promise<ThrottleAttempt>;
+  /** Forgets an account's second-factor count and lock (the account is deleted). */
+  clearTwoFactor(userId: string): Promise<void>;
   /**
    * Counts one request against a per-IP limit (`ip.limited` event and the limit's 429 when over
    * it). Loopback and unknown IPs, and every IP when `ipLimits.enabled` is false, pass uncounted.
@@ -46,11 +65,7 @@ export interface Limits {
 
 const UNCOUNTED: ThrottleAttempt = { succeeded: async () => undefined };
 
-export function createLimits(
-  options: Pick<ResolvedAuthOptions, "loginThrottle" | "twoFactor" | "ipLimits">,
-  store: CooldownStore,
-  events: SecurityEvents,
-): Limits {
+export function createLimits(options: LimitOptions, store: CooldownStore, events: SecurityEvents): Limits {
   const { loginThrottle, twoFactor, ipLimits } = options;
   const perIp = new Map(
     (Object.keys(IP_LIMITS) as IpLimitName[]).map((name) => {
@@ -103,6 +118,7 @@ export function createLimits(
     password: (address, who) => counted(password, address, "login.throttled", "address", who),
     clearPassword: (address) => password.clear(address),
     twoFactor: (userId, who) => counted(secondFactor, userId, "two_factor.throttled", "account", who),
+    clearTwoFactor: (userId) => secondFactor.clear(userId),
     async ip(name, who) {
       const bucket = ipLimits.enabled ? ipBucket(who.ip) : null;
       const throttle = perIp.get(name);

@@ -67,6 +67,41 @@ describe("throttle", () => {
     expect(results.filter((result) => result === "ok")).toHaveLength(5);
   });
 
+  it("attempt - still exactly the budget when the store answers out of order (attempt 7 reaches the lock before 6)", async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const { cooldowns } = createMemoryStores({ clock: { now: () => now }, sweepIntervalMs: 0 });
+    let delayed = false;
+    const slow: typeof cooldowns = {
+      ...cooldowns,
+      async acquire(key, ttlMs) {
+        if (!delayed && key.includes(":lock:")) {
+          delayed = true;
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        return cooldowns.acquire(key, ttlMs);
+      },
+    };
+    const throttle = createThrottle(slow, {
+      name: "race",
+      code: "LOGIN_THROTTLED",
+      freeAttempts: 5,
+      windowMs: 3_600_000,
+      lock: { baseMs: 30_000, maxMs: 900_000 },
+      onSuccess: "clear",
+    });
+    const results = await Promise.all(
+      Array.from({ length: 35 }, () =>
+        throttle.attempt("ada").then(
+          () => "ok",
+          (error) => error.code,
+        ),
+      ),
+    );
+    expect(results.filter((result) => result === "ok")).toHaveLength(5);
+    now += 30_000;
+    expect(await throttle.attempt("ada").then(() => "ok")).toBe("ok");
+  });
+
   it("attempt - subjects are counted apart; clear forgets one subject's count and lock", async () => {
     const { throttle, attempt } = setup();
     for (let i = 0; i < 6; i++) await attempt("ada");

@@ -1,11 +1,8 @@
-import { CooldownError, guardPort } from "../errors.js";
+import { CooldownError, guardPort, wholeSeconds } from "../errors.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 
 /** The 429 codes a throttle answers with. */
 export type ThrottleCode = "LOGIN_THROTTLED" | "TWO_FACTOR_THROTTLED" | "RATE_LIMITED";
-
-/** Whole seconds, rounded up, as `remaining` and `Retry-After` carry them. */
-export const wholeSeconds = (ms: number) => Math.ceil(ms / 1000);
 
 export interface ThrottlePolicy {
   /** Names the counter in store keys, e.g. `login` → `throttle:login:<subject>`. */
@@ -58,10 +55,35 @@ export function createThrottle(store: CooldownStore, policy: ThrottlePolicy): Th
   const guard = <T>(call: () => Promise<T>) => guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", call);
   const counterKey = (subject: string) => `throttle:${policy.name}:${subject}`;
   const lockKey = (subject: string) => `throttle:${policy.name}:lock:${subject}`;
+  const lockedKey = (subject: string) => `throttle:${policy.name}:locked:${subject}`;
+
+  /**
+   * Past the budget. Without a lock policy: refused until the window ends. With one, the first
+   * attempt past the budget starts the lock and then marks the window as locked; any later one is
+   * refused until that mark exists (with a pool of connections, attempt 7 may reach the store
+   * before attempt 6) and then gets through only by taking the lock after it ran out.
+   */
+  const enforceLock = async (subject: string, over: number, windowRemainingMs: number) => {
+    const { lock } = policy;
+    if (!lock) throw new CooldownError(policy.code, wholeSeconds(windowRemainingMs));
+    if (over === 1) {
+      const started = await guard(() => store.acquire(lockKey(subject), lock.baseMs));
+      await guard(() => store.acquire(lockedKey(subject), windowRemainingMs));
+      throw new CooldownError(policy.code, wholeSeconds(started.remainingMs));
+    }
+    if ((await guard(() => store.remainingMs(lockedKey(subject)))) === 0)
+      throw new CooldownError(policy.code, wholeSeconds(lock.baseMs));
+    const lockMs = Math.min(lock.baseMs * 2 ** Math.min(over - 1, 30), lock.maxMs);
+    const taken = await guard(() => store.acquire(lockKey(subject), lockMs));
+    if (!taken.acquired) throw new CooldownError(policy.code, wholeSeconds(taken.remainingMs));
+  };
 
   const clear = async (subject: string) => {
     await guard(() => store.clearHits(counterKey(subject)));
-    if (policy.lock) await guard(() => store.release(lockKey(subject)));
+    if (policy.lock) {
+      await guard(() => store.release(lockKey(subject)));
+      await guard(() => store.release(lockedKey(subject)));
+    }
   };
 
   return {
@@ -70,14 +92,7 @@ export function createThrottle(store: CooldownStore, policy: ThrottlePolicy): Th
     async attempt(subject) {
       const { count, remainingMs } = await guard(() => store.hit(counterKey(subject), policy.windowMs));
       const over = count - policy.freeAttempts;
-      if (over > 0) {
-        if (!policy.lock) throw new CooldownError(policy.code, wholeSeconds(remainingMs));
-        const lockMs = Math.min(policy.lock.baseMs * 2 ** Math.min(over - 1, 30), policy.lock.maxMs);
-        const lock = await guard(() => store.acquire(lockKey(subject), lockMs));
-        // The first attempt past the budget only starts the lock; later ones get through one per lock.
-        if (!lock.acquired || over === 1)
-          throw new CooldownError(policy.code, wholeSeconds(lock.remainingMs));
-      }
+      if (over > 0) await enforceLock(subject, over, remainingMs);
       if (policy.onSuccess === "keep") return LET_THROUGH;
       return {
         succeeded: () =>

@@ -60,4 +60,9 @@ export interface UserStore {
    * user. `id`, `email` and `createdAt` in a patch (possible at run time despite the type) are ignored.
    */
   update(id: string, patch: UserPatch): Promise<UserRecord | null>;
+  /**
+   * Removes the user; its email is free for a new account afterwards. True when a user was
+   * removed, false when there was none.
+   */
+  delete(id: string): Promise<boolean>;
 }

@@ -1,8 +1,10 @@
-import type { AuthContext, RequestContext, User } from "../context.js";
-import { toUser } from "../context.js";
 import { guardPort } from "../errors.js";
-import type { SessionRecord, SessionTtls } from "../ports/session-store.js";
+import type { RequestContext, User } from "../model.js";
+import { toUser } from "../model.js";
+import type { Clock } from "../ports/clock.js";
+import type { SessionRecord, SessionStore, SessionTtls } from "../ports/session-store.js";
 import type { UserRecord } from "../ports/user-store.js";
+import type { AccessTokenCodec } from "../tokens/access-token.js";
 import { randomId } from "../tokens/random.js";
 import { issueRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../user-agent.js";
@@ -18,7 +20,15 @@ export interface SessionTokens {
 /** `SessionTokens` plus the stored session record, for callers inside the core. */
 export type StartedSession = SessionTokens & { record: SessionRecord };
 
-export function sessionTtls(ctx: AuthContext): SessionTtls {
+/** What starting a session needs. */
+export interface SessionDeps {
+  sessions: SessionStore;
+  accessTokens: AccessTokenCodec;
+  clock: Clock;
+  options: { refreshTokenTtlSeconds: number; accessTokenTtlSeconds: number };
+}
+
+export function sessionTtls(ctx: Pick<SessionDeps, "options">): SessionTtls {
   return {
     sessionTtlMs: ctx.options.refreshTokenTtlSeconds * 1000,
     accessTokenTtlMs: ctx.options.accessTokenTtlSeconds * 1000,
@@ -30,7 +40,7 @@ export function sessionTtls(ctx: AuthContext): SessionTtls {
  * authentication goes through here, so a token or cookie planted before it is useless after.
  */
 export async function startSession(
-  ctx: AuthContext,
+  ctx: SessionDeps,
   user: UserRecord,
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,

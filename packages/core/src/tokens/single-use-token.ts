@@ -1,15 +1,23 @@
-import type { AuthContext } from "../context.js";
 import { type ErrorCode, guardPort, isInfrastructureFailure } from "../errors.js";
-import type { TokenRecord } from "../ports/session-store.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { SessionStore, TokenRecord } from "../ports/session-store.js";
 import { opaqueToken } from "../validation.js";
 import { hashToken, randomToken } from "./random.js";
+
+/** What single-use tokens need: where they are kept, the time, and a logger for give-back failures. */
+export interface TokenDeps {
+  sessions: SessionStore;
+  clock: Clock;
+  logger: Logger;
+}
 
 /**
  * Mints an opaque single-use token (256 random bits) and stores only its SHA-256 with an expiry,
  * kept `graceMs` past it so an expired token can be told from an unknown one. Returns the token.
  */
 export async function issueSingleUseToken(
-  ctx: AuthContext,
+  ctx: TokenDeps,
   options: {
     purpose: string;
     userId: string;
@@ -43,7 +51,7 @@ export async function issueSingleUseToken(
  * malformed or unknown (or already used); `expired` when it was found past its expiry.
  */
 export async function consumeSingleUseToken(
-  ctx: AuthContext,
+  ctx: TokenDeps,
   purpose: string,
   token: string | undefined,
 ): Promise<{ record: TokenRecord; expired: boolean } | null> {
@@ -55,7 +63,7 @@ export async function consumeSingleUseToken(
 }
 
 /** Puts a consumed token back (e.g. a 2FA token after a wrong code), kept `graceMs` past its expiry. */
-export async function restoreToken(ctx: AuthContext, record: TokenRecord, graceMs = 0): Promise<void> {
+export async function restoreToken(ctx: TokenDeps, record: TokenRecord, graceMs = 0): Promise<void> {
   const ttlMs = record.expiresAt - ctx.clock.now() + graceMs;
   await ctx.sessions
     .saveToken(record, Math.max(ttlMs, 1))
@@ -74,7 +82,7 @@ export async function restoreToken(ctx: AuthContext, record: TokenRecord, graceM
  * unless the caller restores it.
  */
 export async function spendToken<T>(
-  ctx: AuthContext,
+  ctx: TokenDeps,
   record: TokenRecord,
   work: () => Promise<T>,
   graceMs = 0,

@@ -265,7 +265,8 @@ describe("TOTP", () => {
     );
     const user = await env.auth.disableTwoFactorMethod(principal, done.stepUpToken, "totp");
     expect(user).toMatchObject({ twoFactorMethods: [], preferredTwoFactorMethod: null });
-    await expect.poll(() => env.sent.some((message) => message.kind === "two-factor-changed")).toBe(true);
+    await env.auth.idle();
+    expect(env.sent.some((message) => message.kind === "two-factor-changed")).toBe(true);
     expect((await env.auth.login({ email: "ada@example.test", password: PASSWORD })).twoFactorRequired).toBe(
       false,
     );
@@ -289,7 +290,8 @@ describe("TOTP", () => {
     env.clock.advance(61_000);
     const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD }, { locale: "de" });
     if (!login.twoFactorRequired) throw new Error("expected 2FA");
-    await expect.poll(() => env.sent.filter((m) => m.kind === "two-factor-code").length).toBe(2);
+    await env.auth.idle();
+    expect(env.sent.filter((m) => m.kind === "two-factor-code")).toHaveLength(2);
     expect(env.sent.at(-1)?.locale).toBe("de");
     const first = mailed();
     const again = await env.auth.login({ email: "ada@example.test", password: PASSWORD });

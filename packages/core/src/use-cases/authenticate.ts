@@ -1,5 +1,6 @@
-import type { AuthContext, Principal } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
+import { issuePrincipal, type Principal } from "../model.js";
 
 /**
  * Access token → principal: one JWT verify and one allowlist lookup, nothing else, because it
@@ -14,5 +15,5 @@ export async function authenticate(ctx: AuthContext, accessToken: string | undef
   if (entry === null || entry.sessionId !== claims.sessionId || entry.userId !== claims.userId) {
     throw new AuthError("ACCESS_TOKEN_INVALID");
   }
-  return { userId: claims.userId, sessionId: claims.sessionId };
+  return issuePrincipal(claims.userId, claims.sessionId);
 }

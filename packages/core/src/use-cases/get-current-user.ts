@@ -1,6 +1,7 @@
-import type { AuthContext, Principal, User } from "../context.js";
-import { toUser } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { Principal, User } from "../model.js";
+import { toUser } from "../model.js";
 
 /** The signed-in user; `USER_NOT_FOUND` when the account was deleted after the token was issued. */
 export async function getCurrentUser(ctx: AuthContext, principal: Principal): Promise<User> {

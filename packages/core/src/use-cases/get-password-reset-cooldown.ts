@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
+import { cooldownRemaining } from "../emails/send-with-cooldown.js";
 import { emailInput, parseInput } from "../validation.js";
-import { cooldownRemaining } from "./email-flow.js";
 
 /** Seconds until another reset email can be requested for the address (0: now). */
 export async function getPasswordResetCooldown(

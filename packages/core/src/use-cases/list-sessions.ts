@@ -1,5 +1,6 @@
-import type { AuthContext, Principal, SessionInfo } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
+import type { Principal, SessionInfo } from "../model.js";
 
 /** The user's live sessions, most recently active first; `current` marks the caller's. */
 export async function listSessions(ctx: AuthContext, principal: Principal): Promise<SessionInfo[]> {

@@ -1,20 +1,19 @@
-import type { AuthContext, RequestContext } from "../context.js";
-import { formatEmailTime, sendNoticeOncePerCooldown } from "../emails/notices.js";
+import type { AuthContext } from "../context.js";
+import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { RequestContext } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import type { UserRecord } from "../ports/user-store.js";
-import { startChallenge, type TwoFactorChallenge } from "../two-factor/second-factor.js";
+import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { describeDevice } from "../user-agent.js";
 import { loginInput, parseInput } from "../validation.js";
-import { type SessionTokens, startSession } from "./start-session.js";
 
 /**
  * The outcome of a password step: signed in, or a second factor is required (then there is no
  * access or refresh token anywhere, only the 2FA token).
  */
-export type LoginResult =
-  | ({ twoFactorRequired: false } & SessionTokens)
-  | ({ twoFactorRequired: true } & TwoFactorChallenge);
+export type LoginResult = SignedIn | ({ twoFactorRequired: true } & TwoFactorChallenge);
 
 /**
  * Email + password. Unknown addresses and accounts without a password run a dummy verify with
@@ -35,11 +34,16 @@ export async function login(
 
   if (user === null || user.passwordHash === null) {
     await ctx.hasher.verify(await ctx.dummyHash(), candidate);
-    if (user !== null && ctx.emails.enabled) {
-      sendNoticeOncePerCooldown(ctx, "identity-provider-information", user.email, locale, {
-        name: user.name,
-        providers: user.identityProviders.join(", ") || "-",
-        link: ctx.emails.link("forgotPassword"),
+    if (user !== null) {
+      sendNoticeOncePerCooldown(ctx, {
+        kind: "identity-provider-information",
+        to: user.email,
+        locale,
+        values: {
+          name: user.name,
+          providers: user.identityProviders.join(", ") || "-",
+          link: ctx.emails.link("forgotPassword"),
+        },
       });
     }
     ctx.events.emit("login.failed", {
@@ -66,34 +70,6 @@ export async function login(
     return { twoFactorRequired: true, ...challenge };
   }
   return finishLogin(ctx, user, session, request);
-}
-
-/**
- * The end of every successful sign-in (password alone, or password and second factor): a new
- * session with fresh tokens, the login alert, the log line.
- */
-export async function finishLogin(
-  ctx: AuthContext,
-  user: UserRecord,
-  stated: { browser?: string | undefined; os?: string | undefined } | undefined,
-  request: RequestContext,
-): Promise<LoginResult & { twoFactorRequired: false }> {
-  const locale = request.locale ?? ctx.translator.defaultLocale;
-  const { record, ...tokens } = await startSession(ctx, user, stated, request);
-  if (ctx.options.email.loginAlerts && ctx.emails.enabled) {
-    ctx.emails.sendInBackground("login-alert", user.email, locale, {
-      name: user.name,
-      link: ctx.emails.link("securitySettings"),
-      details: {
-        time: formatEmailTime(record.createdAt, locale),
-        browser: record.browser,
-        os: record.os,
-        ip: record.ip,
-      },
-    });
-  }
-  ctx.events.emit("login.succeeded", { ...request, userId: user.id, sessionId: tokens.sessionId });
-  return { twoFactorRequired: false, ...tokens };
 }
 
 /** Replaces a hash made with outdated parameters; a failure here never fails the login. */

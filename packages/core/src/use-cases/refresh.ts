@@ -1,18 +1,15 @@
-import type { AuthContext, RequestContext, User } from "../context.js";
-import { toUser } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { RequestContext } from "../model.js";
+import { toUser } from "../model.js";
+import { type SessionTokens, sessionTtls } from "../sessions/start-session.js";
 import { randomId } from "../tokens/random.js";
 import { issueRefreshToken, parseRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../user-agent.js";
 import { parseInput, refreshInput } from "../validation.js";
-import { sessionTtls } from "./start-session.js";
 
-export interface RefreshResult {
-  user: User;
-  accessToken: string;
-  refreshToken: string;
-  sessionId: string;
-}
+/** A refresh answers like a sign-in: the session's new tokens. */
+export type RefreshResult = SessionTokens;
 
 /**
  * Rotates the refresh token: the presented one stops working and a new refresh and access token

@@ -1,11 +1,11 @@
-import type { AuthContext, RequestContext } from "../context.js";
-import { sendNoticeOncePerCooldown } from "../emails/notices.js";
+import type { AuthContext } from "../context.js";
+import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
+import { sendVerificationEmail } from "../emails/verification-email.js";
 import { guardPort } from "../errors.js";
+import type { RequestContext } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
-import { randomId } from "../tokens/random.js";
 import { parseInput, registerInput } from "../validation.js";
-import { sendVerificationEmail } from "./resend-verification.js";
 
 /**
  * Creates a password account. Answers `{ success: true }` whether or not the address is taken,
@@ -22,7 +22,7 @@ export async function register(
   const passwordHash = await ctx.hasher.hash(normalizedPassword);
   const created = await guardPort("DATABASE_FAILURE", () =>
     ctx.users.create({
-      id: randomId(),
+      id: ctx.generateId(),
       email,
       emailVerified: false,
       name: name ?? null,
@@ -38,35 +38,23 @@ export async function register(
       "user registered",
     );
     if (ctx.emails.enabled) {
-      sendVerificationEmail(ctx, created, request.locale ?? ctx.translator.defaultLocale).catch(
-        (error: unknown) =>
-          ctx.logger.error(
-            {
-              event: "email.failed",
-              kind: "email-verification",
-              userId: created.id,
-              err: String((error as Error).cause ?? error),
-            },
-            "first verification email failed",
-          ),
-      );
+      const locale = request.locale ?? ctx.translator.defaultLocale;
+      ctx.background.run("email.failed", () => sendVerificationEmail(ctx, created, locale), {
+        kind: "email-verification",
+        userId: created.id,
+      });
     }
   } else {
     ctx.logger.info(
       { event: "user.register_existing", ip: request.ip ?? null },
       "registration for an existing address",
     );
-    if (ctx.emails.enabled) {
-      sendNoticeOncePerCooldown(
-        ctx,
-        "registration-attempt",
-        email,
-        request.locale ?? ctx.translator.defaultLocale,
-        {
-          link: ctx.emails.link("signIn"),
-        },
-      );
-    }
+    sendNoticeOncePerCooldown(ctx, {
+      kind: "registration-attempt",
+      to: email,
+      locale: request.locale ?? ctx.translator.defaultLocale,
+      values: { link: ctx.emails.link("signIn") },
+    });
   }
   return { success: true };
 }

@@ -1,12 +1,10 @@
-import type { AuthContext, RequestContext } from "../context.js";
+import type { AuthContext } from "../context.js";
+import { requireEmailEnabled, sendWithCooldown } from "../emails/send-with-cooldown.js";
 import { guardPort } from "../errors.js";
+import type { RequestContext } from "../model.js";
+import { EXPIRED_TOKEN_GRACE_MS, PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { issueSingleUseToken } from "../tokens/single-use-token.js";
 import { emailInput, parseInput } from "../validation.js";
-import { requireEmailEnabled, sendWithCooldown } from "./email-flow.js";
-
-export const PASSWORD_RESET_PURPOSE = "password-reset";
-/** How long an expired token is kept so it can be told from an unknown one. */
-export const EXPIRED_TOKEN_GRACE_MS = 24 * 3600 * 1000;
 
 /**
  * Known address → a reset email with a single-use link (a newer one invalidates older links);

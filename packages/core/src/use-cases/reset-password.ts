@@ -1,10 +1,11 @@
-import type { AuthContext, RequestContext } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { RequestContext } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
-import { consumeSingleUseToken, spendToken } from "../tokens/single-use-token.js";
+import { useLinkToken } from "../tokens/link-token.js";
+import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { parseInput, resetPasswordInput } from "../validation.js";
-import { EXPIRED_TOKEN_GRACE_MS, PASSWORD_RESET_PURPOSE } from "./request-password-reset.js";
 
 /**
  * Sets a new password with a reset token. The policy is checked before the token is consumed;
@@ -23,18 +24,13 @@ export async function resetPassword(
 ): Promise<{ success: true }> {
   const { newPassword } = parseInput(resetPasswordInput, input);
   const password = checkPasswordPolicy(newPassword, ctx.options.password, "newPassword");
-  const fromIp = await ctx.limits.ip("invalidTokens", request);
-  const taken = await consumeSingleUseToken(ctx, PASSWORD_RESET_PURPOSE, token);
-  if (!taken) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-  await fromIp.succeeded();
-  if (taken.expired) throw new AuthError("PASSWORD_RESET_TOKEN_EXPIRED");
-  const { record } = taken;
-  return spendToken(
-    ctx,
-    record,
-    async () => {
-      const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(record.userId));
-      if (!user || user.email !== record.data?.email) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
+  return useLinkToken(ctx, {
+    purpose: PASSWORD_RESET_PURPOSE,
+    token,
+    request,
+    invalid: "PASSWORD_RESET_TOKEN_INVALID",
+    expired: "PASSWORD_RESET_TOKEN_EXPIRED",
+    async use(user) {
       const passwordHash = await ctx.hasher.hash(password);
       const firstProof = !user.emailVerified;
       const updated = await guardPort("DATABASE_FAILURE", () =>
@@ -68,6 +64,5 @@ export async function resetPassword(
       );
       return { success: true as const };
     },
-    EXPIRED_TOKEN_GRACE_MS,
-  );
+  });
 }

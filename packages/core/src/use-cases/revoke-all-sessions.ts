@@ -1,5 +1,6 @@
-import type { AuthContext, Principal } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
+import type { Principal } from "../model.js";
 
 /** Ends every session of the user, the caller's included ("sign out everywhere"). */
 export async function revokeAllSessions(

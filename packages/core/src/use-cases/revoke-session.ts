@@ -1,5 +1,6 @@
-import type { AuthContext, Principal } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { Principal } from "../model.js";
 
 /** Ends one of the user's sessions (its refresh and access token stop working at once); `NOT_FOUND` for another user's. */
 export async function revokeSession(

@@ -1,21 +1,13 @@
-import { z } from "zod";
-import type { AuthContext, Principal, RequestContext } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { Principal, RequestContext } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
-import {
-  checkSecondFactor,
-  parseCodeInput,
-  startChallenge,
-  type TwoFactorChallenge,
-  takeChallenge,
-} from "../two-factor/second-factor.js";
-import { parseInput, passwordField } from "../validation.js";
+import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
+import { parseInput, stepUpInput } from "../validation.js";
 
 export type StepUpResult =
   | { twoFactorRequired: false; stepUpToken: string }
   | ({ twoFactorRequired: true } & TwoFactorChallenge);
-
-const stepUpInput = z.object({ password: passwordField });
 
 /**
  * Confirms the signed-in user's password before a security setting changes. Without 2FA it
@@ -46,27 +38,6 @@ export async function stepUp(
       twoFactorRequired: true,
       ...(await startChallenge(ctx, user, { kind: "step-up", sessionId: principal.sessionId }, locale)),
     };
-  }
-  return { twoFactorRequired: false, stepUpToken: await ctx.stepUpTokens.sign(user.id, principal.sessionId) };
-}
-
-/** The second factor of a step-up: the 2FA token must come from `stepUp` in this same session. */
-export async function completeTwoFactorStepUp(
-  ctx: AuthContext,
-  principal: Principal,
-  token: string | undefined,
-  input: unknown,
-  request: RequestContext = {},
-): Promise<{ twoFactorRequired: false; stepUpToken: string }> {
-  const { code, method } = parseCodeInput(input);
-  const { record, user, restore } = await takeChallenge(ctx, token, "step-up");
-  if (user.id !== principal.userId || record.data?.sessionId !== principal.sessionId)
-    throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
-  try {
-    await checkSecondFactor(ctx, user, method, code, request);
-  } catch (error) {
-    await restore();
-    throw error;
   }
   return { twoFactorRequired: false, stepUpToken: await ctx.stepUpTokens.sign(user.id, principal.sessionId) };
 }

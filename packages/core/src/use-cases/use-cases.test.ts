@@ -88,7 +88,9 @@ describe("use cases", () => {
     expect(await code(auth.register({ email: "not-an-email", password: PASSWORD }))).toBe(
       "VALIDATION_FAILED",
     );
+    // @ts-expect-error: typed inputs; JavaScript callers still get VALIDATION_FAILED
     expect(await code(auth.register({ email: "b@x.test", password: 12345678 }))).toBe("VALIDATION_FAILED");
+    // @ts-expect-error: the same for null
     expect(await code(auth.register(null))).toBe("VALIDATION_FAILED");
     expect(await code(auth.register({ email: "b@x.test", password: "short" }))).toBe(
       "PASSWORD_POLICY_VIOLATION",
@@ -234,9 +236,17 @@ describe("use cases", () => {
     expect(await auth.authenticate(b.accessToken)).toMatchObject({ sessionId: b.sessionId });
   });
 
-  it("getCurrentUser - USER_NOT_FOUND when the account is gone", async () => {
-    const { auth } = setup();
-    expect(await code(auth.getCurrentUser({ userId: "gone", sessionId: "s" }))).toBe("USER_NOT_FOUND");
+  it("getCurrentUser - USER_NOT_FOUND when the account is gone; an invented principal is AUTHENTICATION_REQUIRED", async () => {
+    const { auth, stores } = setup();
+    await auth.register({ email: "gone@x.test", password: PASSWORD });
+    const session = await signIn(auth, { email: "gone@x.test", password: PASSWORD });
+    const principal = await auth.authenticate(session.accessToken);
+    await stores.users.delete(principal.userId);
+    expect(await code(auth.getCurrentUser(principal))).toBe("USER_NOT_FOUND");
+    const invented = { userId: principal.userId, sessionId: principal.sessionId };
+    // @ts-expect-error: principals come only from authenticate or sessions.create
+    expect(await code(auth.getCurrentUser(invented))).toBe("AUTHENTICATION_REQUIRED");
+    expect(await code(auth.getCurrentUser({ ...principal }))).toBe("AUTHENTICATION_REQUIRED");
   });
 
   it("ports - a failing UserStore is DATABASE_FAILURE, a failing allowlist ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", async () => {

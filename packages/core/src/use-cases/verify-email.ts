@@ -1,12 +1,14 @@
-import type { AuthContext, RequestContext, User } from "../context.js";
-import { toUser } from "../context.js";
+import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { consumeSingleUseToken, restoreToken, spendToken } from "../tokens/single-use-token.js";
-import { EXPIRED_TOKEN_GRACE_MS } from "./request-password-reset.js";
-import { EMAIL_VERIFICATION_PURPOSE } from "./resend-verification.js";
-
-/** Marks a token that verified an address, so clicking the link again answers 304, not 401. */
-const USED_PURPOSE = `${EMAIL_VERIFICATION_PURPOSE}:used`;
+import type { RequestContext, User } from "../model.js";
+import { toUser } from "../model.js";
+import { useLinkToken } from "../tokens/link-token.js";
+import {
+  EMAIL_VERIFICATION_PURPOSE,
+  EXPIRED_TOKEN_GRACE_MS,
+  EMAIL_VERIFICATION_USED_PURPOSE as USED_PURPOSE,
+} from "../tokens/purposes.js";
+import { consumeSingleUseToken, restoreToken } from "../tokens/single-use-token.js";
 
 /**
  * Verifies the address a token was sent to: single use, bound to that exact address (a changed
@@ -19,34 +21,28 @@ export async function verifyEmail(
   token: string | undefined,
   request: RequestContext = {},
 ): Promise<User> {
-  const fromIp = await ctx.limits.ip("invalidTokens", request);
-  const taken = await consumeSingleUseToken(ctx, EMAIL_VERIFICATION_PURPOSE, token);
-  if (!taken) {
-    const used = await consumeSingleUseToken(ctx, USED_PURPOSE, token);
-    if (!used) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
-    await fromIp.succeeded();
-    await restoreToken(ctx, used.record, EXPIRED_TOKEN_GRACE_MS);
-    throw new AuthError("EMAIL_ALREADY_VERIFIED");
-  }
-  await fromIp.succeeded();
-  if (taken.expired) throw new AuthError("EMAIL_VERIFICATION_TOKEN_EXPIRED");
-  const { record } = taken;
-  return spendToken(
-    ctx,
-    record,
-    async () => {
-      const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(record.userId));
-      if (!user || user.email !== record.data?.email) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
+  return useLinkToken(ctx, {
+    purpose: EMAIL_VERIFICATION_PURPOSE,
+    token,
+    request,
+    invalid: "EMAIL_VERIFICATION_TOKEN_INVALID",
+    expired: "EMAIL_VERIFICATION_TOKEN_EXPIRED",
+    async whenUnknown(fromIp) {
+      const used = await consumeSingleUseToken(ctx, USED_PURPOSE, token);
+      if (!used) return;
+      await fromIp.succeeded();
+      await restoreToken(ctx, used.record, EXPIRED_TOKEN_GRACE_MS);
+      throw new AuthError("EMAIL_ALREADY_VERIFIED");
+    },
+    async use(user, record) {
       if (user.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
       const updated = await guardPort("DATABASE_FAILURE", () =>
         ctx.users.update(user.id, { emailVerified: true }),
       );
       if (!updated) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
+      const ttlMs = Math.max(record.expiresAt - ctx.clock.now(), 1) + EXPIRED_TOKEN_GRACE_MS;
       await ctx.sessions
-        .saveToken(
-          { ...record, purpose: USED_PURPOSE },
-          Math.max(record.expiresAt - ctx.clock.now(), 1) + EXPIRED_TOKEN_GRACE_MS,
-        )
+        .saveToken({ ...record, purpose: USED_PURPOSE }, ttlMs)
         .catch((error: unknown) =>
           ctx.logger.warn(
             { event: "token.mark_used_failed", err: String(error) },
@@ -56,6 +52,5 @@ export async function verifyEmail(
       ctx.logger.info({ event: "email.verified", userId: user.id }, "email address verified");
       return toUser(updated);
     },
-    EXPIRED_TOKEN_GRACE_MS,
-  );
+  });
 }

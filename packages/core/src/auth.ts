@@ -1,0 +1,228 @@
+import type { Translator } from "./i18n/index.js";
+import type { Principal, RequestContext, SessionInfo, User } from "./model.js";
+import type { ResolvedAuthOptions } from "./options.js";
+import type { Clock } from "./ports/clock.js";
+import type { Logger } from "./ports/logger.js";
+import type { TwoFactorMethod } from "./ports/user-store.js";
+import type { SignedIn } from "./sessions/finish-login.js";
+import type { LoginResult } from "./use-cases/login.js";
+import type { RefreshResult } from "./use-cases/refresh.js";
+import type { StepUpResult } from "./use-cases/step-up.js";
+import type {
+  CodeInput,
+  ConfirmTotpInput,
+  CreateSessionInput,
+  CreateUserInput,
+  EmailInput,
+  LoginInput,
+  PreferredMethodInput,
+  RefreshInput,
+  RegisterInput,
+  ResetPasswordInput,
+  StepUpInput,
+} from "./validation.js";
+
+/** What a TOTP setup shows the user once: nothing is stored until `confirmTotpSetup`. */
+export interface TotpSetup {
+  /** Base32, 160 bits. */
+  secret: string;
+  otpauthUri: string;
+  /** Ten one-time codes, `XXXXX-XXXXX`. */
+  recoveryCodes: string[];
+  setupToken: string;
+}
+
+/**
+ * Sessions started by the host for a user who proved who they are some other way, and the
+ * user's sessions. `create` gives the same tokens a login gives (an adapter's cookie helper sets
+ * them), and the principal of the new session.
+ */
+export interface SessionApi {
+  /**
+   * @throws `VALIDATION_FAILED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  create(input: CreateSessionInput, request?: RequestContext): Promise<SignedIn & { principal: Principal }>;
+  /** @throws `AUTHENTICATION_REQUIRED` (not an issued principal), `DATABASE_FAILURE` */
+  list(principal: Principal): Promise<SessionInfo[]>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `NOT_FOUND` (another user's session), `DATABASE_FAILURE` */
+  revoke(principal: Principal, sessionId: string): Promise<{ success: true }>;
+  /** Every session of the user, the caller's included. @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE` */
+  revokeAll(principal: Principal): Promise<{ success: true; revoked: number }>;
+}
+
+/** Operations for scripts and back offices; each emits its security event. */
+export interface AdminApi {
+  /**
+   * A verified or unverified user, with a password (policy checked) or without (an identity
+   * provider account). Sends no email.
+   * @throws `VALIDATION_FAILED` (also a taken address), `PASSWORD_POLICY_VIOLATION`, `DATABASE_FAILURE`
+   */
+  createUser(input: CreateUserInput): Promise<User>;
+  /**
+   * Sets the password; every session and open reset link ends; the address's lock is lifted.
+   * @throws `USER_NOT_FOUND`, `PASSWORD_POLICY_VIOLATION`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   */
+  setPassword(userId: string, password: string): Promise<User>;
+  /** @throws `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  markEmailVerified(userId: string): Promise<User>;
+  /**
+   * Deletes the user with their sessions, single-use tokens, cooldowns and throttle counters.
+   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   */
+  deleteUser(userId: string): Promise<{ success: true }>;
+}
+
+/**
+ * The use cases of one configured Portcullis instance; each is a plain async method. Expected
+ * failures reject with a `PortcullisError` (`isAuthError(e)` narrows by `e.code`); a store that
+ * fails rejects with its 500 code (`DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`, …).
+ * Inputs are typed and validated again at run time (`VALIDATION_FAILED` for anything else).
+ * Methods that take a `Principal` accept only one `authenticate` or `sessions.create` made.
+ */
+export interface Auth {
+  /** The options after validation, every default filled in. */
+  readonly options: ResolvedAuthOptions;
+  readonly translator: Translator;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /**
+   * Resolves once start-up work is done (email templates compiled, the dummy password hash made),
+   * so the first requests wait for nothing. Never rejects: failures are logged.
+   */
+  ready(): Promise<void>;
+  /** Resolves once background work (login alerts, notices) has settled. For tests and shutdown. */
+  idle(): Promise<void>;
+  /**
+   * Creates a password account; the same answer whether or not the address is taken.
+   * @throws `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `RATE_LIMITED`, `DATABASE_FAILURE`
+   */
+  register(input: RegisterInput, request?: RequestContext): Promise<{ success: true }>;
+  /**
+   * Email and password: signed in, or a second factor is required.
+   * @throws `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   */
+  login(input: LoginInput, request?: RequestContext): Promise<LoginResult>;
+  /**
+   * Rotates the refresh token (a rotated one presented again revokes its session).
+   * @throws `REFRESH_TOKEN_INVALID`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   */
+  refresh(
+    refreshToken: string | undefined,
+    input?: RefreshInput,
+    request?: RequestContext,
+  ): Promise<RefreshResult>;
+  /** Ends the session of the access token (or else of the refresh token). @throws `DATABASE_FAILURE` */
+  logout(tokens: { accessToken?: string | undefined; refreshToken?: string | undefined }): Promise<{
+    success: true;
+  }>;
+  /**
+   * Access token → principal: one JWT verify and one allowlist lookup.
+   * @throws `AUTHENTICATION_REQUIRED`, `ACCESS_TOKEN_INVALID`, `ACCESS_TOKEN_EXPIRED`, `ACCESS_TOKEN_ALLOWLIST_READING_FAILURE`
+   */
+  authenticate(accessToken: string | undefined): Promise<Principal>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  getCurrentUser(principal: Principal): Promise<User>;
+  /** Same as `sessions.list`. */
+  listSessions(principal: Principal): Promise<SessionInfo[]>;
+  /** Same as `sessions.revoke`. */
+  revokeSession(principal: Principal, sessionId: string): Promise<{ success: true }>;
+  /** Same as `sessions.revokeAll`. */
+  revokeAllSessions(principal: Principal): Promise<{ success: true; revoked: number }>;
+  /**
+   * Mails a reset link (or a No Principal Information email): the same answer for any address.
+   * @throws `EMAIL_DISABLED`, `VALIDATION_FAILED`, `EMAIL_COOLDOWN_ACTIVE`, `RATE_LIMITED`, `EMAIL_SEND_FAILURE`
+   */
+  requestPasswordReset(input: EmailInput, request?: RequestContext): Promise<{ cooldown: number }>;
+  /** @throws `VALIDATION_FAILED`, `EMAIL_COOLDOWN_CACHE_FAILURE` */
+  getPasswordResetCooldown(email: string | undefined): Promise<{ remaining: number }>;
+  /**
+   * Sets a new password with a reset token; revokes every session; nobody is signed in.
+   * @throws `PASSWORD_RESET_TOKEN_INVALID`, `PASSWORD_RESET_TOKEN_EXPIRED`, `PASSWORD_POLICY_VIOLATION`, `RATE_LIMITED`
+   */
+  resetPassword(
+    token: string | undefined,
+    input: ResetPasswordInput,
+    request?: RequestContext,
+  ): Promise<{
+    success: true;
+  }>;
+  /**
+   * @throws `AUTHENTICATION_REQUIRED`, `EMAIL_DISABLED`, `USER_NOT_FOUND`, `EMAIL_ALREADY_VERIFIED`, `EMAIL_COOLDOWN_ACTIVE`, `RATE_LIMITED`
+   */
+  resendVerification(principal: Principal, request?: RequestContext): Promise<{ cooldown: number }>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND` */
+  getVerificationCooldown(principal: Principal): Promise<{ remaining: number }>;
+  /**
+   * @throws `EMAIL_VERIFICATION_TOKEN_INVALID`, `EMAIL_VERIFICATION_TOKEN_EXPIRED`, `EMAIL_ALREADY_VERIFIED`, `RATE_LIMITED`
+   */
+  verifyEmail(token: string | undefined, request?: RequestContext): Promise<User>;
+  /**
+   * @throws `TWO_FACTOR_TOKEN_INVALID`, `TWO_FACTOR_CODE_MISSING`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED`, `TWO_FACTOR_DISABLED`
+   */
+  completeTwoFactorLogin(
+    twoFactorToken: string | undefined,
+    input: CodeInput,
+    request?: RequestContext,
+  ): Promise<SignedIn>;
+  /** @throws `TWO_FACTOR_TOKEN_INVALID`, `TWO_FACTOR_CODE_MISSING`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED` */
+  recoverWithRecoveryCode(
+    twoFactorToken: string | undefined,
+    input: CodeInput,
+    request?: RequestContext,
+  ): Promise<SignedIn>;
+  /**
+   * Confirms the password before a settings change (the address's login budget applies).
+   * @throws `AUTHENTICATION_REQUIRED`, `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `USER_NOT_FOUND`
+   */
+  stepUp(principal: Principal, input: StepUpInput, request?: RequestContext): Promise<StepUpResult>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED` */
+  completeTwoFactorStepUp(
+    principal: Principal,
+    twoFactorToken: string | undefined,
+    input: CodeInput,
+    request?: RequestContext,
+  ): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED` */
+  getTotpSetup(principal: Principal, stepUpToken: string | undefined): Promise<TotpSetup>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`, `TWO_FACTOR_TOKEN_INVALID`, `WRONG_TWO_FACTOR_CODE` */
+  confirmTotpSetup(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    input: ConfirmTotpInput,
+    request?: RequestContext,
+  ): Promise<User>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED` */
+  disableTwoFactorMethod(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    method: TwoFactorMethod,
+    request?: RequestContext,
+  ): Promise<User>;
+  /**
+   * Mails a 2FA code: for the signed-in user, or with a login's 2FA token to resend its code.
+   * @throws `EMAIL_DISABLED`, `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `EMAIL_NOT_VERIFIED`, `EMAIL_COOLDOWN_ACTIVE`
+   */
+  sendTwoFactorEmailCode(
+    who: { principal: Principal } | { twoFactorToken: string | undefined },
+    request?: RequestContext,
+  ): Promise<{ cooldown: number }>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND` */
+  getTwoFactorEmailCooldown(principal: Principal): Promise<{ remaining: number }>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`, `WRONG_TWO_FACTOR_CODE` */
+  enableEmailTwoFactor(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    input: CodeInput,
+    request?: RequestContext,
+  ): Promise<User>;
+  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED` */
+  setPreferredTwoFactorMethod(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    input: PreferredMethodInput,
+  ): Promise<User>;
+  /** Host-started sessions and the user's sessions. */
+  readonly sessions: SessionApi;
+  /** Operations for scripts and back offices. */
+  readonly admin: AdminApi;
+}

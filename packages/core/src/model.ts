@@ -1,0 +1,79 @@
+import type { TwoFactorMethod, UserRecord } from "./ports/user-store.js";
+
+/** What the caller knows about the request a use case runs for; all optional. */
+export interface RequestContext {
+  ip?: string | undefined;
+  userAgent?: string | undefined;
+  /** A resolved locale (see `Translator.resolveLocale`); the default locale when absent. */
+  locale?: string | undefined;
+}
+
+/** Brands principals: only `authenticate` (and `sessions.create`) make them. */
+export declare const principalBrand: unique symbol;
+
+/**
+ * The authenticated caller of a request, as `auth.authenticate` returns it. Branded: an object
+ * literal does not type-check as one, and the use cases refuse one they did not issue
+ * (`AUTHENTICATION_REQUIRED`).
+ */
+export interface Principal {
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly [principalBrand]: true;
+}
+
+const issued = new WeakSet<object>();
+
+/** A principal for a verified access token or a session just started. */
+export function issuePrincipal(userId: string, sessionId: string): Principal {
+  const principal = Object.freeze({ userId, sessionId }) as Principal;
+  issued.add(principal);
+  return principal;
+}
+
+/** True only for principals this process issued. */
+export function isIssuedPrincipal(value: unknown): value is Principal {
+  return typeof value === "object" && value !== null && issued.has(value);
+}
+
+/** A user as clients see it: never a password hash, TOTP secret or token. */
+export interface User {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  name: string | null;
+  hasPassword: boolean;
+  identityProviders: string[];
+  twoFactorMethods: TwoFactorMethod[];
+  preferredTwoFactorMethod: TwoFactorMethod | null;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export function toUser(record: UserRecord): User {
+  return {
+    id: record.id,
+    email: record.email,
+    emailVerified: record.emailVerified,
+    name: record.name,
+    hasPassword: record.passwordHash !== null,
+    identityProviders: [...record.identityProviders],
+    twoFactorMethods: [...record.twoFactor.methods],
+    preferredTwoFactorMethod: record.twoFactor.preferredMethod,
+    createdAt: new Date(record.createdAt).toISOString(),
+  };
+}
+
+/** A session as its user sees it in the sessions list. */
+export interface SessionInfo {
+  id: string;
+  browser: string | null;
+  os: string | null;
+  ip: string | null;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601. */
+  lastActiveAt: string;
+  /** True for the session of the access token that asked. */
+  current: boolean;
+}

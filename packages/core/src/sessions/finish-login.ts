@@ -1,0 +1,55 @@
+import type { EmailService } from "../emails/email-service.js";
+import type { SecurityEvents } from "../events.js";
+import type { RequestContext } from "../model.js";
+import type { UserRecord } from "../ports/user-store.js";
+import { type SessionDeps, type SessionTokens, startSession } from "./start-session.js";
+
+/** A completed sign-in: a new session's tokens. */
+export type SignedIn = { twoFactorRequired: false } & SessionTokens;
+
+/** What finishing a sign-in needs. */
+export interface FinishLoginDeps extends SessionDeps {
+  emails: EmailService;
+  events: SecurityEvents;
+  translator: { defaultLocale: string };
+  options: SessionDeps["options"] & { email: { loginAlerts: boolean } };
+}
+
+/**
+ * The end of every successful sign-in (password alone, or password and second factor): a new
+ * session with fresh tokens, the login alert, the log line.
+ */
+export async function finishLogin(
+  ctx: FinishLoginDeps,
+  user: UserRecord,
+  stated: { browser?: string | undefined; os?: string | undefined } | undefined,
+  request: RequestContext,
+): Promise<SignedIn> {
+  const locale = request.locale ?? ctx.translator.defaultLocale;
+  const { record, ...tokens } = await startSession(ctx, user, stated, request);
+  if (ctx.options.email.loginAlerts && ctx.emails.enabled) {
+    ctx.emails.sendInBackground("login-alert", user.email, locale, {
+      name: user.name,
+      link: ctx.emails.link("securitySettings"),
+      details: {
+        time: formatEmailTime(record.createdAt, locale),
+        browser: record.browser,
+        os: record.os,
+        ip: record.ip,
+      },
+    });
+  }
+  ctx.events.emit("login.succeeded", { ...request, userId: user.id, sessionId: tokens.sessionId });
+  return { twoFactorRequired: false, ...tokens };
+}
+
+/** Time of a sign-in as the recipient reads it, in their locale (UTC). */
+function formatEmailTime(timestampMs: number, locale: string): string {
+  try {
+    return new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "long", timeZone: "UTC" }).format(
+      timestampMs,
+    );
+  } catch {
+    return new Date(timestampMs).toISOString();
+  }
+}

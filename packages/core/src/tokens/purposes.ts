@@ -1,0 +1,11 @@
+/** What a stored single-use token is for; a token never works for another purpose. */
+export const PASSWORD_RESET_PURPOSE = "password-reset";
+export const EMAIL_VERIFICATION_PURPOSE = "email-verification";
+/** Marks a verification token that was used, so clicking the link again answers 304, not 401. */
+export const EMAIL_VERIFICATION_USED_PURPOSE = `${EMAIL_VERIFICATION_PURPOSE}:used`;
+export const CHALLENGE_PURPOSE = "two-factor-challenge";
+export const EMAIL_CODE_PURPOSE = "two-factor-email-code";
+export const TOTP_SETUP_PURPOSE = "totp-setup";
+
+/** How long an expired link's token is kept, so it can be told from an unknown one. */
+export const EXPIRED_TOKEN_GRACE_MS = 24 * 3600 * 1000;

@@ -1,0 +1,96 @@
+import { AuthError, guardPort } from "../errors.js";
+import type { TokenRecord } from "../ports/session-store.js";
+import type { TwoFactorMethod, UserRecord, UserStore } from "../ports/user-store.js";
+import { CHALLENGE_PURPOSE } from "../tokens/purposes.js";
+import {
+  consumeSingleUseToken,
+  issueSingleUseToken,
+  restoreToken,
+  type TokenDeps,
+} from "../tokens/single-use-token.js";
+import { type EmailCodeDeps, sendEmailCode } from "./email-code.js";
+
+/** What a 2FA token is for: finishing a login, or a step-up of an existing session. */
+export type ChallengeKind = "login" | "step-up";
+
+/** A started second-factor step: the 2FA token and what the client may offer. */
+export interface TwoFactorChallenge {
+  twoFactorAuthenticationToken: string;
+  twoFactorMethods: TwoFactorMethod[];
+  preferredTwoFactorMethod: TwoFactorMethod | null;
+}
+
+export type ChallengeDeps = TokenDeps &
+  EmailCodeDeps & {
+    users: UserStore;
+    options: EmailCodeDeps["options"] & { twoFactorTokenTtlSeconds: number };
+  };
+
+/**
+ * Starts a second-factor step for a user with 2FA: stores a single-use 2FA token (hashed, at most
+ * five minutes, bound to the user and this attempt) and, when email is the preferred method,
+ * mails a code in the request's locale (under its own cooldown: a blocked send keeps the code
+ * already mailed).
+ */
+export async function startChallenge(
+  deps: ChallengeDeps,
+  user: UserRecord,
+  data: { kind: ChallengeKind; sessionId?: string; browser?: string | null; os?: string | null },
+  locale: string,
+): Promise<TwoFactorChallenge> {
+  const token = await issueSingleUseToken(deps, {
+    purpose: CHALLENGE_PURPOSE,
+    userId: user.id,
+    ttlMs: deps.options.twoFactorTokenTtlSeconds * 1000,
+    data: {
+      kind: data.kind,
+      sessionId: data.sessionId ?? null,
+      browser: data.browser ?? null,
+      os: data.os ?? null,
+    },
+    failureCode: "DATABASE_FAILURE",
+  });
+  if (user.twoFactor.preferredMethod === "email" && deps.emails.enabled) {
+    await sendEmailCode(deps, user, locale).catch((error: unknown) => {
+      if (error instanceof AuthError && error.code === "EMAIL_COOLDOWN_ACTIVE") return;
+      deps.logger.error(
+        { event: "two_factor.email_failed", userId: user.id, err: String(error) },
+        "could not mail the 2FA code",
+      );
+    });
+  }
+  return {
+    twoFactorAuthenticationToken: token,
+    twoFactorMethods: [...user.twoFactor.methods],
+    preferredTwoFactorMethod: user.twoFactor.preferredMethod,
+  };
+}
+
+/**
+ * Takes the 2FA token for one attempt: consumed atomically (of concurrent attempts, one gets it),
+ * and given back with `restore` when the code turns out wrong, so the user can type it again.
+ */
+export async function takeChallenge(
+  deps: TokenDeps & { users: UserStore },
+  token: string | undefined,
+  kind: ChallengeKind | "any",
+): Promise<{ record: TokenRecord; user: UserRecord; restore: () => Promise<void> }> {
+  const taken = await consumeSingleUseToken(deps, CHALLENGE_PURPOSE, token);
+  if (!taken || taken.expired) throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
+  const { record } = taken;
+  const restore = () => restoreToken(deps, record);
+  if (kind !== "any" && record.data?.kind !== kind) {
+    await restore();
+    throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
+  }
+  const user = await guardPort("DATABASE_FAILURE", () => deps.users.findById(record.userId));
+  if (!user) throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
+  return { record, user, restore };
+}
+
+/** The browser and OS a login's password step stated, kept with its 2FA token. */
+export function statedDevice(data: TokenRecord["data"]): { browser?: string; os?: string } | undefined {
+  const browser = typeof data?.browser === "string" ? data.browser : undefined;
+  const os = typeof data?.os === "string" ? data.os : undefined;
+  return browser || os ? { ...(browser ? { browser } : {}), ...(os ? { os } : {}) } : undefined;
+}

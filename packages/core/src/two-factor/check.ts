@@ -1,0 +1,82 @@
+import { AuthError, guardPort } from "../errors.js";
+import type { SecurityEvents } from "../events.js";
+import type { Limits } from "../limits/limits.js";
+import type { RequestContext } from "../model.js";
+import type { Clock } from "../ports/clock.js";
+import type { CooldownStore } from "../ports/cooldown-store.js";
+import type { SessionStore } from "../ports/session-store.js";
+import type { TwoFactorMethod, UserRecord } from "../ports/user-store.js";
+import { emailCodeMatches } from "./email-code.js";
+import type { SecretBox } from "./secret-box.js";
+import { matchTotp, TOTP_REPLAY_WINDOW_MS } from "./totp.js";
+
+/** What checking second-factor codes needs. */
+export interface CheckDeps {
+  limits: Limits;
+  events: SecurityEvents;
+  secretBox: SecretBox;
+  cooldowns: CooldownStore;
+  sessions: SessionStore;
+  clock: Clock;
+}
+
+/**
+ * Checks a TOTP or emailed code for the user. The attempt is counted per account (and per IP)
+ * before the code is looked at, so concurrent guesses get no more checks than sequential ones;
+ * a right code clears the account's count. A TOTP code is accepted once (its time step is
+ * claimed atomically, so a replay fails even in a new login); an emailed code is single use.
+ * Wrong codes throw `WRONG_TWO_FACTOR_CODE`.
+ */
+export async function checkSecondFactor(
+  deps: CheckDeps,
+  user: UserRecord,
+  method: TwoFactorMethod | undefined,
+  code: string,
+  request: RequestContext,
+): Promise<void> {
+  const chosen = method ?? user.twoFactor.preferredMethod ?? undefined;
+  if (!chosen || !user.twoFactor.methods.includes(chosen)) throw new AuthError("TWO_FACTOR_DISABLED");
+  await checkCounted(deps, user.id, request, () =>
+    chosen === "totp"
+      ? totpMatches(deps, user.id, user.twoFactor.totpSecretEncrypted, code)
+      : emailCodeMatches(deps, user.id, code),
+  );
+}
+
+/**
+ * Runs one second-factor check under the account's and the IP's budgets: counted first, then
+ * `matches`; `WRONG_TWO_FACTOR_CODE` when it does not, the counts cleared (account) and given
+ * back (IP) when it does.
+ */
+export async function checkCounted(
+  deps: Pick<CheckDeps, "limits" | "events">,
+  userId: string,
+  request: RequestContext,
+  matches: () => Promise<boolean>,
+): Promise<void> {
+  const who = { ...request, userId };
+  const fromIp = await deps.limits.ip("wrongTwoFactorCodes", who);
+  const forAccount = await deps.limits.twoFactor(userId, who);
+  if (!(await matches())) {
+    deps.events.emit("two_factor.failed", who);
+    throw new AuthError("WRONG_TWO_FACTOR_CODE");
+  }
+  await Promise.all([forAccount.succeeded(), fromIp.succeeded()]);
+}
+
+/** A TOTP code against a sealed secret, its time step claimed once per user (replays fail). */
+export async function totpMatches(
+  deps: Pick<CheckDeps, "secretBox" | "cooldowns" | "clock">,
+  userId: string,
+  sealedSecret: string | null,
+  code: string,
+): Promise<boolean> {
+  if (!sealedSecret || !/^\d{6}$/.test(code)) return false;
+  const secret = await deps.secretBox.open(sealedSecret);
+  const step = matchTotp(secret, code, deps.clock.now());
+  if (step === null) return false;
+  const { acquired } = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
+    deps.cooldowns.acquire(`two-factor:totp-step:${userId}:${step}`, TOTP_REPLAY_WINDOW_MS),
+  );
+  return acquired;
+}

@@ -1,0 +1,60 @@
+import { randomInt } from "node:crypto";
+import { type CooldownSendDeps, sendWithCooldown } from "../emails/send-with-cooldown.js";
+import { guardPort } from "../errors.js";
+import type { SessionStore } from "../ports/session-store.js";
+import type { UserRecord } from "../ports/user-store.js";
+import { EMAIL_CODE_PURPOSE } from "../tokens/purposes.js";
+import { hashToken } from "../tokens/random.js";
+
+/** What emailed 2FA codes need. */
+export type EmailCodeDeps = Omit<CooldownSendDeps, "background" | "options"> & {
+  sessions: SessionStore;
+  clock: { now(): number };
+  options: { email: { cooldownSeconds: number }; twoFactor: { emailCodeTtlSeconds: number } };
+};
+
+const emailCodeHash = (userId: string, code: string) => hashToken(`${userId}:${code}`);
+
+/** Mails a fresh 6-digit code under the 2FA-code cooldown; the code replaces older ones. */
+export function sendEmailCode(
+  deps: EmailCodeDeps,
+  user: UserRecord,
+  locale: string,
+): Promise<{ cooldown: number }> {
+  return sendWithCooldown(deps, "two-factor-code", user.email, async () => {
+    const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
+    const ttlMs = deps.options.twoFactor.emailCodeTtlSeconds * 1000;
+    await guardPort("DATABASE_FAILURE", () =>
+      deps.sessions.saveToken(
+        {
+          purpose: EMAIL_CODE_PURPOSE,
+          tokenHash: emailCodeHash(user.id, code),
+          userId: user.id,
+          expiresAt: deps.clock.now() + ttlMs,
+        },
+        ttlMs,
+        { replaceOthers: true },
+      ),
+    );
+    return {
+      kind: "two-factor-code",
+      to: user.email,
+      locale,
+      values: { name: user.name, code, minutes: Math.round(ttlMs / 60_000) },
+      undo: () => deps.sessions.deleteUserTokens(user.id, EMAIL_CODE_PURPOSE),
+    };
+  });
+}
+
+/** An emailed code works once, until it expires. */
+export async function emailCodeMatches(
+  deps: { sessions: SessionStore; clock: { now(): number } },
+  userId: string,
+  code: string,
+): Promise<boolean> {
+  if (!/^\d{6}$/.test(code)) return false;
+  const record = await guardPort("DATABASE_FAILURE", () =>
+    deps.sessions.consumeToken(EMAIL_CODE_PURPOSE, emailCodeHash(userId, code)),
+  );
+  return record !== null && record.expiresAt > deps.clock.now();
+}

@@ -1,0 +1,82 @@
+import type { EmailService } from "../emails/email-service.js";
+import { AuthError, guardPort } from "../errors.js";
+import { type Principal, type RequestContext, toUser, type User } from "../model.js";
+import type { Logger } from "../ports/logger.js";
+import type { TwoFactorMethod, TwoFactorSettings, UserRecord, UserStore } from "../ports/user-store.js";
+import type { StepUpTokens } from "./step-up-token.js";
+
+/** What the 2FA settings use cases share. */
+export interface SettingsDeps {
+  users: UserStore;
+  stepUpTokens: StepUpTokens;
+  logger: Logger;
+  emails: EmailService;
+  translator: { defaultLocale: string };
+}
+
+/** The signed-in user's record; `USER_NOT_FOUND` when the account is gone. */
+export async function currentUser(
+  deps: Pick<SettingsDeps, "users">,
+  principal: Principal,
+): Promise<UserRecord> {
+  const user = await guardPort("DATABASE_FAILURE", () => deps.users.findById(principal.userId));
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  return user;
+}
+
+/**
+ * Turning a 2FA method on needs a verified address (`EMAIL_NOT_VERIFIED`): otherwise whoever
+ * registered someone else's address first could guard that account with their own second
+ * factor, which the owner's password reset would not remove (CONTRACT §8, SECURITY D6).
+ */
+export function requireVerifiedAddress(user: UserRecord): void {
+  if (!user.emailVerified) throw new AuthError("EMAIL_NOT_VERIFIED");
+}
+
+/** Every change to 2FA needs a live step-up token of this user and session (`STEP_UP_REQUIRED`). */
+export async function requireStepUp(
+  ctx: Pick<SettingsDeps, "users" | "stepUpTokens">,
+  principal: Principal,
+  stepUpToken: string | undefined,
+): Promise<UserRecord> {
+  await ctx.stepUpTokens.verify(stepUpToken, principal.userId, principal.sessionId);
+  return currentUser(ctx, principal);
+}
+
+/** Saves new 2FA settings, keeps `preferredMethod` valid, and mails the security alert. */
+export async function saveTwoFactor(
+  ctx: SettingsDeps,
+  user: UserRecord,
+  next: TwoFactorSettings,
+  change: { change: "added" | "removed"; method: TwoFactorMethod },
+  request: RequestContext,
+): Promise<User> {
+  const methods = next.methods;
+  const preferredMethod =
+    next.preferredMethod && methods.includes(next.preferredMethod)
+      ? next.preferredMethod
+      : (methods[0] ?? null);
+  const twoFactor: TwoFactorSettings = {
+    ...next,
+    preferredMethod,
+    ...(methods.length === 0 ? { recoveryCodeHashes: [] } : {}),
+    ...(methods.includes("totp") ? {} : { totpSecretEncrypted: null }),
+  };
+  const updated = await guardPort("DATABASE_FAILURE", () => ctx.users.update(user.id, { twoFactor }));
+  if (!updated) throw new AuthError("USER_NOT_FOUND");
+  ctx.logger.warn(
+    { event: `two_factor.${change.change}`, userId: user.id, method: change.method, ip: request.ip ?? null },
+    "2FA changed",
+  );
+  ctx.emails.sendInBackground(
+    "two-factor-changed",
+    user.email,
+    request.locale ?? ctx.translator.defaultLocale,
+    {
+      name: user.name,
+      ...change,
+      link: ctx.emails.link("securitySettings"),
+    },
+  );
+  return toUser(updated);
+}

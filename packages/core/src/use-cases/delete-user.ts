@@ -1,0 +1,48 @@
+import type { AuthContext } from "../context.js";
+import { emailCooldownKey } from "../emails/send-with-cooldown.js";
+import { EMAIL_KINDS } from "../emails/templates.js";
+import { AuthError, guardPort } from "../errors.js";
+import {
+  CHALLENGE_PURPOSE,
+  EMAIL_CODE_PURPOSE,
+  EMAIL_VERIFICATION_PURPOSE,
+  EMAIL_VERIFICATION_USED_PURPOSE,
+  PASSWORD_RESET_PURPOSE,
+  TOTP_SETUP_PURPOSE,
+} from "../tokens/purposes.js";
+import { parseInput, userIdField } from "../validation.js";
+
+const PURPOSES = [
+  PASSWORD_RESET_PURPOSE,
+  EMAIL_VERIFICATION_PURPOSE,
+  EMAIL_VERIFICATION_USED_PURPOSE,
+  CHALLENGE_PURPOSE,
+  EMAIL_CODE_PURPOSE,
+  TOTP_SETUP_PURPOSE,
+];
+
+/**
+ * Deletes a user from a script or back office, with everything kept about them: sessions (their
+ * tokens stop working at once), single-use tokens of every purpose, email cooldowns and throttle
+ * counters. `USER_NOT_FOUND` for an unknown id.
+ */
+export async function deleteUser(ctx: AuthContext, userId: string): Promise<{ success: true }> {
+  const id = parseInput(userIdField, userId);
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(id));
+  for (const purpose of PURPOSES) {
+    await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserTokens(id, purpose));
+  }
+  for (const kind of EMAIL_KINDS) {
+    await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
+      ctx.cooldowns.release(emailCooldownKey(kind, user.email)),
+    );
+  }
+  await ctx.limits.clearPassword(user.email);
+  await ctx.limits.clearTwoFactor(id);
+  if (!(await guardPort("DATABASE_FAILURE", () => ctx.users.delete(id))))
+    throw new AuthError("USER_NOT_FOUND");
+  ctx.events.emit("user.deleted", { userId: id, reason: "admin" });
+  return { success: true };
+}

@@ -1,0 +1,46 @@
+import type { AuthContext } from "../context.js";
+import { guardPort } from "../errors.js";
+import type { RequestContext } from "../model.js";
+import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { spendToken } from "../tokens/single-use-token.js";
+import { statedDevice, takeChallenge } from "../two-factor/challenge.js";
+import { checkCounted } from "../two-factor/check.js";
+import { claimRecoveryCode, findRecoveryCode, releaseRecoveryCode } from "../two-factor/recovery-codes.js";
+import { parseCodeInput } from "../validation.js";
+
+/**
+ * Finishes a login with a one-time recovery code instead of the second factor. Each code works
+ * once (claimed atomically, then removed from the account); wrong ones count toward the lock.
+ */
+export async function recoverWithRecoveryCode(
+  ctx: AuthContext,
+  token: string | undefined,
+  input: unknown,
+  request: RequestContext = {},
+): Promise<SignedIn> {
+  const { code, session } = parseCodeInput(input);
+  const { record, user, restore } = await takeChallenge(ctx, token, "login");
+  const stored = user.twoFactor.recoveryCodeHashes;
+  const hash = findRecoveryCode(ctx.recoveryCodes, stored, code);
+  try {
+    await checkCounted(ctx, user.id, request, () => claimRecoveryCode(ctx.cooldowns, user.id, hash));
+  } catch (error) {
+    await restore();
+    throw error;
+  }
+  return spendToken(ctx, record, async () => {
+    const left = stored.filter((candidate) => candidate !== hash);
+    await guardPort("DATABASE_FAILURE", () =>
+      ctx.users.update(user.id, { twoFactor: { ...user.twoFactor, recoveryCodeHashes: left } }),
+    ).catch(async (error: unknown) => {
+      // Not removed from the account: let the code work again rather than lose it.
+      if (hash !== undefined) await releaseRecoveryCode(ctx.cooldowns, user.id, hash);
+      throw error;
+    });
+    ctx.logger.warn(
+      { event: "two_factor.recovery_code_used", userId: user.id, left: left.length },
+      "recovery code used",
+    );
+    return finishLogin(ctx, user, session ?? statedDevice(record.data), request);
+  });
+}

@@ -1,0 +1,30 @@
+import type { AuthContext } from "../context.js";
+import { AuthError } from "../errors.js";
+import type { Principal, RequestContext } from "../model.js";
+import type { UserRecord } from "../ports/user-store.js";
+import { takeChallenge } from "../two-factor/challenge.js";
+import { sendEmailCode } from "../two-factor/email-code.js";
+import { currentUser, requireVerifiedAddress } from "../two-factor/settings.js";
+
+/**
+ * Mails a 6-digit code (own cooldown): for turning email 2FA on, for a step-up, or — with the 2FA
+ * token of a login instead of an access token — to resend the login code.
+ */
+export async function sendTwoFactorEmailCode(
+  ctx: AuthContext,
+  who: { principal: Principal } | { twoFactorToken: string | undefined },
+  request: RequestContext = {},
+): Promise<{ cooldown: number }> {
+  if (!ctx.emails.enabled) throw new AuthError("EMAIL_DISABLED");
+  let user: UserRecord;
+  if ("principal" in who) {
+    user = await currentUser(ctx, who.principal);
+    if (!user.twoFactor.methods.includes("email")) requireVerifiedAddress(user);
+  } else {
+    const challenge = await takeChallenge(ctx, who.twoFactorToken, "any");
+    await challenge.restore();
+    user = challenge.user;
+    if (!user.twoFactor.methods.includes("email")) throw new AuthError("TWO_FACTOR_DISABLED");
+  }
+  return sendEmailCode(ctx, user, request.locale ?? ctx.translator.defaultLocale);
+}

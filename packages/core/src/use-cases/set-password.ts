@@ -1,0 +1,28 @@
+import type { AuthContext } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+import { toUser, type User } from "../model.js";
+import { checkPasswordPolicy } from "../password-policy.js";
+import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
+import { parseInput, passwordField, userIdField } from "../validation.js";
+
+/**
+ * Sets a user's password from a script or back office: the policy is checked, every session and
+ * open reset link of the user ends, the address's failed-login lock is lifted, and the
+ * password-changed email goes out (when email is on). `USER_NOT_FOUND` for an unknown id.
+ */
+export async function setPassword(ctx: AuthContext, userId: string, password: string): Promise<User> {
+  const id = parseInput(userIdField, userId);
+  const normalized = checkPasswordPolicy(parseInput(passwordField, password), ctx.options.password);
+  const passwordHash = await ctx.hasher.hash(normalized);
+  const updated = await guardPort("DATABASE_FAILURE", () => ctx.users.update(id, { passwordHash }));
+  if (!updated) throw new AuthError("USER_NOT_FOUND");
+  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(id));
+  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserTokens(id, PASSWORD_RESET_PURPOSE));
+  await ctx.limits.clearPassword(updated.email);
+  ctx.events.emit("password.set", { userId: id, reason: "admin" });
+  ctx.emails.sendInBackground("password-changed", updated.email, ctx.translator.defaultLocale, {
+    name: updated.name,
+    link: ctx.emails.link("forgotPassword"),
+  });
+  return toUser(updated);
+}

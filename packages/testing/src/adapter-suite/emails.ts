@@ -1,0 +1,60 @@
+import { expect } from "vitest";
+import { APP_ORIGIN, type AppTests, expectError, PASSWORD } from "./fixture.js";
+
+/** Side-effect emails, logs, and email switched off. */
+export const emailsTests: AppTests = {
+  "emails - a login sends a login alert whose link uses the configured origin, whatever the Host header says":
+    async (boot) => {
+      const app = await boot();
+      await app.call("register alert", "POST", "/api/auth/register", {
+        body: { email: "alert@example.test", password: PASSWORD },
+      });
+      await app.auth.idle();
+      app.emails.length = 0;
+      await app.call("login alert", "POST", "/api/auth/login", {
+        body: { email: "alert@example.test", password: PASSWORD },
+        headers: { "x-forwarded-host": "evil.test" },
+      });
+      await app.auth.idle();
+      expect(app.emails).toHaveLength(1);
+      const alert = app.emails[0];
+      expect(alert).toMatchObject({ to: "alert@example.test", kind: "login-alert", locale: "en" });
+      expect(alert?.html).toContain(`${APP_ORIGIN}/settings/security`);
+      expect(alert?.html).not.toContain("evil.test");
+    },
+
+  "logs - no password or token reaches a log line": async (boot) => {
+    const app = await boot();
+    const { accessToken, refreshToken } = await app.signUp("logs@example.test");
+    await app.call("logs refresh", "POST", "/api/auth/refresh", { bearer: refreshToken });
+    await app.call("logs reuse", "POST", "/api/auth/refresh", { bearer: refreshToken });
+    const log = app.logLines.join("\n");
+    expect(log.length).toBeGreaterThan(0);
+    for (const secret of [PASSWORD, accessToken, refreshToken]) expect(log).not.toContain(secret);
+  },
+
+  "emails disabled - verification resend and reset request are 503 EMAIL_DISABLED": async (boot) => {
+    const app = await boot({ email: { enabled: false } });
+    const { accessToken } = await app.signUp("disabled@example.test");
+    expectError(
+      await app.call("disabled resend", "POST", "/api/auth/email/verification/send", {
+        bearer: accessToken,
+      }),
+      503,
+      "EMAIL_DISABLED",
+    );
+    expectError(
+      await app.call("disabled resend no token", "POST", "/api/auth/email/verification/send"),
+      401,
+      "AUTHENTICATION_REQUIRED",
+    );
+    expectError(
+      await app.call("disabled reset", "POST", "/api/auth/password/reset-request", {
+        body: { email: "disabled@example.test" },
+      }),
+      503,
+      "EMAIL_DISABLED",
+    );
+    expect(app.emails).toEqual([]);
+  },
+};

@@ -1,0 +1,160 @@
+import { expect } from "vitest";
+import { type AppTests, expectError, PASSWORD } from "./fixture.js";
+
+const NEW_PASSWORD = "a fresh admin-set passphrase";
+
+/**
+ * The host's side of the API over HTTP: a session a host started with `auth.sessions.create` is a
+ * normal session (it authenticates, is listed, refreshes and revokes), and each admin operation
+ * shows through the routes.
+ */
+export const hostApiTests: AppTests = {
+  "sessions.create - a host-started session authenticates, is listed, refreshes and is revoked like any other":
+    async (boot) => {
+      const app = await boot();
+      const user = await app.auth.admin.createUser({ email: "sso@example.test", emailVerified: true });
+      const started = await app.auth.sessions.create(
+        { userId: user.id, session: { browser: "Single sign-on" } },
+        { ip: "203.0.113.9" },
+      );
+      expect(started.principal).toMatchObject({ userId: user.id, sessionId: started.sessionId });
+      expect(started.user).toMatchObject({ email: "sso@example.test", hasPassword: false });
+      const me = await app.call("me of a host session", "GET", "/api/auth/me", {
+        bearer: started.accessToken,
+      });
+      expect(me.body).toMatchObject({ id: user.id });
+      const list = await app.call("host session listed", "GET", "/api/auth/sessions", {
+        bearer: started.accessToken,
+      });
+      expect(list.body.sessions).toMatchObject([
+        { id: started.sessionId, browser: "Single sign-on", current: true },
+      ]);
+      const refreshed = await app.call("host session refreshed", "POST", "/api/auth/refresh", {
+        bearer: started.refreshToken,
+      });
+      expect(refreshed.status).toBe(200);
+      const revoked = await app.call(
+        "host session revoked",
+        "DELETE",
+        `/api/auth/sessions/${started.sessionId}`,
+        {
+          bearer: String(refreshed.body.accessToken),
+        },
+      );
+      expect(revoked.status).toBe(200);
+      expectError(
+        await app.call("me after revoke", "GET", "/api/auth/me", {
+          bearer: String(refreshed.body.accessToken),
+        }),
+        401,
+        "ACCESS_TOKEN_INVALID",
+      );
+      await expect(app.auth.sessions.create({ userId: "no-such-user" })).rejects.toMatchObject({
+        code: "USER_NOT_FOUND",
+      });
+    },
+
+  "admin.createUser - a verified password account signs in at once; an address taken is VALIDATION_FAILED":
+    async (boot) => {
+      const app = await boot();
+      const user = await app.auth.admin.createUser({
+        email: " Back.Office@Example.test ",
+        password: PASSWORD,
+        name: "Back Office",
+        emailVerified: true,
+      });
+      expect(user).toMatchObject({
+        email: "back.office@example.test",
+        emailVerified: true,
+        hasPassword: true,
+      });
+      const login = await app.call("login admin-made user", "POST", "/api/auth/login", {
+        body: { email: "back.office@example.test", password: PASSWORD },
+      });
+      expect(login.body).toMatchObject({
+        twoFactorRequired: false,
+        user: { id: user.id, name: "Back Office" },
+      });
+      await expect(app.auth.admin.createUser({ email: "back.office@example.test" })).rejects.toMatchObject({
+        code: "VALIDATION_FAILED",
+      });
+      await expect(
+        app.auth.admin.createUser({ email: "weak@example.test", password: "password" }),
+      ).rejects.toMatchObject({ code: "PASSWORD_POLICY_VIOLATION" });
+    },
+
+  "admin.setPassword - ends every session, the new password signs in, the old one does not": async (boot) => {
+    const app = await boot();
+    const before = await app.signUp("reset-by-admin@example.test");
+    await app.auth.admin.setPassword(before.user.id, NEW_PASSWORD);
+    expectError(
+      await app.call("me after admin password", "GET", "/api/auth/me", { bearer: before.accessToken }),
+      401,
+      "ACCESS_TOKEN_INVALID",
+    );
+    expectError(
+      await app.call("old password", "POST", "/api/auth/login", {
+        body: { email: "reset-by-admin@example.test", password: PASSWORD },
+      }),
+      401,
+      "INVALID_CREDENTIALS",
+    );
+    const login = await app.call("new password", "POST", "/api/auth/login", {
+      body: { email: "reset-by-admin@example.test", password: NEW_PASSWORD },
+    });
+    expect(login.status).toBe(200);
+    await app.auth.idle();
+    expect(app.emails.some((email) => email.kind === "password-changed")).toBe(true);
+  },
+
+  "admin.markEmailVerified - the user reads as verified and a verification resend is 304": async (boot) => {
+    const app = await boot();
+    const signedIn = await app.signUp("verify-by-admin@example.test");
+    await app.auth.admin.markEmailVerified(signedIn.user.id);
+    const me = await app.call("me verified by admin", "GET", "/api/auth/me", {
+      bearer: signedIn.accessToken,
+    });
+    expect(me.body).toMatchObject({ emailVerified: true });
+    expect(
+      (
+        await app.call("resend after admin verify", "POST", "/api/auth/email/verification/send", {
+          bearer: signedIn.accessToken,
+        })
+      ).status,
+    ).toBe(304);
+  },
+
+  "admin.deleteUser - sessions end, the address can sign up again as a new account, a second delete is USER_NOT_FOUND":
+    async (boot) => {
+      const app = await boot();
+      const signedIn = await app.signUp("leaving@example.test");
+      await app.call("reset request before delete", "POST", "/api/auth/password/reset-request", {
+        body: { email: "leaving@example.test" },
+      });
+      await app.auth.admin.deleteUser(signedIn.user.id);
+      expectError(
+        await app.call("me after delete", "GET", "/api/auth/me", { bearer: signedIn.accessToken }),
+        401,
+        "ACCESS_TOKEN_INVALID",
+      );
+      expectError(
+        await app.call("login after delete", "POST", "/api/auth/login", {
+          body: { email: "leaving@example.test", password: PASSWORD },
+        }),
+        401,
+        "INVALID_CREDENTIALS",
+      );
+      const again = await app.signUp("leaving@example.test");
+      expect(again.user.id).not.toBe(signedIn.user.id);
+      expect(
+        (
+          await app.call("reset request after delete", "POST", "/api/auth/password/reset-request", {
+            body: { email: "leaving@example.test" },
+          })
+        ).status,
+      ).toBe(200);
+      await expect(app.auth.admin.deleteUser(signedIn.user.id)).rejects.toMatchObject({
+        code: "USER_NOT_FOUND",
+      });
+    },
+};
