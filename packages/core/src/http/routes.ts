@@ -14,6 +14,7 @@ import {
   stepUpInput,
 } from "../validation.js";
 import type { CookieKind, Cookies } from "./cookies.js";
+import { buildOpenApiDocument } from "./openapi.js";
 import { jsonResponse } from "./respond.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
@@ -40,7 +41,7 @@ export interface RouteInput {
   principal(): Promise<Principal>;
 }
 
-/** One route of CONTRACT.md §3, as data: the route table, the handler and the docs read it. */
+/** One route of docs/http-api.md, as data: the route table, the handler and the docs read it. */
 export interface Route {
   method: "GET" | "POST" | "DELETE";
   /** Relative to the mount prefix; `:name` matches one path segment. */
@@ -138,16 +139,25 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
 
 type RouteKit = ReturnType<typeof createRouteKit>;
 
-/** The route table of CONTRACT.md §3, each entry one use case call and its response. */
+/** The route table of docs/http-api.md, each entry one use case call and its response. */
 export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
   const kit = createRouteKit(auth, cookies);
-  return [
+  const routes = [
     ...accountRoutes(auth, kit),
     ...sessionRoutes(auth, kit),
     ...twoFactorRoutes(auth, kit),
     ...twoFactorSettingsRoutes(auth, kit),
     ...linkRoutes(auth, kit),
   ];
+  let document: Record<string, unknown> | undefined;
+  const openApi: Route = kit.json(
+    { method: "GET", path: "/openapi.json", summary: "This OpenAPI 3.1 document", auth: "none" },
+    async () => {
+      document ??= buildOpenApiDocument([...routes, openApi], auth.options.basePath);
+      return document;
+    },
+  );
+  return [...routes, openApi];
 }
 
 /** Sign-up, sign-in, refresh and sign-out. */

@@ -1,0 +1,83 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createMemoryStores } from "@portcullis/store-memory";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createAuth } from "./create-auth.js";
+import { ERROR_CODES } from "./errors.js";
+import { createCookies } from "./http/cookies.js";
+import { buildRoutes, type RouteAuth } from "./http/routes.js";
+import { STATUS_BY_CODE } from "./http/status.js";
+import { en } from "./i18n/en.js";
+
+/**
+ * The generated parts of the docs (route table, error table) are written from the code, so the
+ * docs cannot drift: this test fails when they differ; `UPDATE_DOCS=1` rewrites them.
+ */
+const DOCS = fileURLToPath(new URL("../../../docs/", import.meta.url));
+
+const AUTH_TEXT: Record<RouteAuth, string> = {
+  none: "none",
+  optional: "access token if any",
+  access: "access token",
+  "step-up": "access + step-up token",
+  "two-factor": "2FA token",
+  refresh: "refresh token",
+};
+
+function routeTable(): string {
+  const auth = createAuth({
+    secret: "docs-secret-0123456789-abcdefghijklmnopq",
+    stores: createMemoryStores({ sweepIntervalMs: 0 }),
+    email: { enabled: false },
+  });
+  const rows = buildRoutes(auth, createCookies(auth.options)).map((route) => {
+    const schema = route.body
+      ? (z.toJSONSchema(route.body, { io: "input", unrepresentable: "any" }) as {
+          properties?: object;
+          required?: string[];
+          anyOf?: { properties?: object; required?: string[] }[];
+        })
+      : undefined;
+    const shape = schema?.properties ? schema : schema?.anyOf?.find((option) => option.properties);
+    const body = Object.keys(shape?.properties ?? {})
+      .map((field) => (shape?.required?.includes(field) ? field : `${field}?`))
+      .join(", ");
+    const query = (route.query ?? []).map((name) => `?${name}=`).join(" ");
+    return `| ${route.method} \`${route.path}${query ? ` ${query}` : ""}\` | ${AUTH_TEXT[route.auth]} | ${body ? `\`{ ${body} }\`` : "—"} | ${route.summary} |`;
+  });
+  return ["| Route (under the prefix) | Needs | JSON body | Does |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+function errorTable(): string {
+  const messages = en.errors as Record<string, string>;
+  const rows = [...ERROR_CODES]
+    .sort((a, b) => STATUS_BY_CODE[a] - STATUS_BY_CODE[b] || a.localeCompare(b))
+    .map((code) => `| ${STATUS_BY_CODE[code]} | \`${code}\` | ${messages[code] ?? ""} |`);
+  return ["| Status | Code | Message (en) |", "|---|---|---|", ...rows].join("\n");
+}
+
+/** `file` with the text between `<!-- name:start -->` and `<!-- name:end -->` replaced. */
+function fill(file: string, name: string, generated: string): { current: string; wanted: string } {
+  const current = readFileSync(`${DOCS}${file}`, "utf8");
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  if (from === -1 || to === -1) throw new Error(`${file} has no ${start} … ${end} markers`);
+  const wanted = `${current.slice(0, from + start.length)}\n${generated}\n${current.slice(to)}`;
+  if (process.env.UPDATE_DOCS === "1" && wanted !== current) writeFileSync(`${DOCS}${file}`, wanted);
+  return { current, wanted };
+}
+
+describe("docs", () => {
+  it("docs - the route table in docs/http-api.md is the code's route table", () => {
+    const { current, wanted } = fill("http-api.md", "routes", routeTable());
+    expect(current).toBe(wanted);
+  });
+
+  it("docs - the error table in docs/errors.md is the code's status table with the English messages", () => {
+    const { current, wanted } = fill("errors.md", "errors", errorTable());
+    expect(current).toBe(wanted);
+  });
+});
