@@ -1,4 +1,15 @@
-export { type Auth, createAuth } from "./create-auth.js";
+export {
+  type AdminApi,
+  type Auth,
+  createAuth,
+  type LoginResult,
+  type RefreshResult,
+  type SessionApi,
+  type SignedIn,
+  type StepUpResult,
+  type TotpSetup,
+  type TwoFactorChallenge,
+} from "./create-auth.js";
 export { isValidEmail, normalizeEmail } from "./email-address.js";
 export { createOutboxMailer, type OutboxEntry, type OutboxMailer } from "./emails/outbox-mailer.js";
 export {
@@ -31,6 +42,17 @@ export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
 export type { SessionTokens } from "./sessions/start-session.js";
-export type { LoginResult } from "./use-cases/login.js";
-export type { RefreshResult } from "./use-cases/refresh.js";
+export type {
+  CodeInput,
+  ConfirmTotpInput,
+  CreateSessionInput,
+  CreateUserInput,
+  EmailInput,
+  LoginInput,
+  PreferredMethodInput,
+  RefreshInput,
+  RegisterInput,
+  ResetPasswordInput,
+  StepUpInput,
+} from "./validation.js";
 export { withTimeout } from "./with-timeout.js";
