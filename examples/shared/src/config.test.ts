@@ -2,13 +2,13 @@ import { describe, expect, it, vi } from "vitest";
 import { ConfigError, readConfig } from "./config.js";
 
 describe("readConfig", () => {
-  it("readConfig - defaults follow CONTRACT.md §7 and generate a secret with a warning", () => {
+  it("readConfig - defaults follow docs/examples.md and generate a secret with a warning", () => {
     const warn = vi.fn();
     const config = readConfig({}, warn);
     expect(config).toMatchObject({
       port: 3000,
       host: "127.0.0.1",
-      appOrigin: "http://localhost:3000",
+      appOrigin: "http://127.0.0.1:3000",
       emailEnabled: true,
       emailCooldownSeconds: 60,
       loginAlerts: true,
@@ -33,7 +33,13 @@ describe("readConfig", () => {
       },
       () => {},
     );
-    expect(config).toMatchObject({ appOrigin: "http://localhost:4000", emailEnabled: false, trustProxy: 1 });
+    expect(config).toMatchObject({ appOrigin: "http://127.0.0.1:4000", emailEnabled: false, trustProxy: 1 });
+    expect(readConfig({ AUTH_SECRET: "x", HOST: "0.0.0.0" }, () => {}).appOrigin).toBe(
+      "http://localhost:3000",
+    );
+    expect(readConfig({ AUTH_SECRET: "x", HOST: "::1", PORT: "8080" }, () => {}).appOrigin).toBe(
+      "http://[::1]:8080",
+    );
     expect(() => readConfig({ AUTH_SECRET: "x", TRUST_PROXY: "yes" }, () => {})).toThrow(ConfigError);
     expect(config).toMatchObject({ emailCooldownSeconds: 5, cookieSecure: true, secret: "x" });
   });

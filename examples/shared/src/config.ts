@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 
-/** The example servers' settings, from the environment table of CONTRACT.md §7. */
+/** The example servers' settings, from the environment table of docs/examples.md. */
 export interface ExampleConfig {
   port: number;
   host: string;
@@ -20,7 +20,7 @@ export interface ExampleConfig {
   preferHeaderAuth: boolean;
   cookieSecure: boolean;
   seedFile: string | undefined;
-  /** Reverse proxies in front whose `X-Forwarded-For` / `X-Forwarded-Proto` are trusted (CONTRACT §8). */
+  /** Reverse proxies in front whose `X-Forwarded-For` / `X-Forwarded-Proto` are trusted (docs/limits.md). */
   trustProxy: number;
   production: boolean;
   /** The dev outbox exists only without SMTP and outside production. */
@@ -78,7 +78,10 @@ export function readConfig(
   return {
     port,
     host,
-    appOrigin: env.APP_ORIGIN?.trim() || `http://localhost:${port}`,
+    // The URL the server prints, so email links land on the same site (and cookies) as the page.
+    appOrigin:
+      env.APP_ORIGIN?.trim() ||
+      `http://${host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host}:${port}`,
     secret,
     smtpUrl,
     redisUrl: env.REDIS_URL?.trim() || undefined,
