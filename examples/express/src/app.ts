@@ -17,7 +17,7 @@ export function createApp(auth: Auth, outbox: OutboxMailer | undefined): Express
   });
 
   if (outbox) {
-    app.get("/dev/outbox", (_req, res) => send(res, outboxListPage(outbox)));
+    app.get("/dev/outbox", (req, res) => send(res, outboxListPage(outbox, req.headers.accept)));
     app.get("/dev/outbox/:id", (req, res) => send(res, outboxEntryPage(outbox, req.params.id)));
   }
 

@@ -17,7 +17,9 @@ export async function createApp(auth: Auth, outbox: OutboxMailer | undefined): P
   }));
 
   if (outbox) {
-    app.get("/dev/outbox", async (_request, reply) => send(reply, outboxListPage(outbox)));
+    app.get("/dev/outbox", async (request, reply) =>
+      send(reply, outboxListPage(outbox, request.headers.accept)),
+    );
     app.get<{ Params: { id: string } }>("/dev/outbox/:id", async (request, reply) =>
       send(reply, outboxEntryPage(outbox, request.params.id)),
     );

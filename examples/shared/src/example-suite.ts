@@ -68,6 +68,9 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
       expect(await page.text()).toContain('<form id="login">');
       expect((await fetch(`${server.baseUrl}/app.js`)).headers.get("content-type")).toMatch(/javascript/);
       expect((await fetch(`${server.baseUrl}/style.css`)).status).toBe(200);
+      const icon = await fetch(`${server.baseUrl}/favicon.ico`);
+      expect(icon.status).toBe(200);
+      expect(icon.headers.get("content-type")).toMatch(/image\/svg\+xml/);
     });
 
     it("seed - a seeded user logs in and reaches the protected host route; without a token it is 401", async () => {
@@ -113,6 +116,13 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
       expect(page.headers.get("content-type")).toMatch(/text\/html/);
       expect(await page.text()).toContain("http://localhost:3000/forgot-password");
       expect((await fetch(`${server.baseUrl}/dev/outbox/999999`)).status).toBe(404);
+      const browser = await fetch(`${server.baseUrl}/dev/outbox`, {
+        headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" },
+      });
+      expect(browser.headers.get("content-type")).toMatch(/text\/html/);
+      const list = await browser.text();
+      expect(list).toContain(`<a href="${emails[0]?.url}">`);
+      expect(list.indexOf(`href="${emails[0]?.url}"`)).toBeLessThan(list.indexOf(`href="${emails[1]?.url}"`));
     });
 
     it.skipIf(!existsSync(options.serverEntry))(

@@ -14,14 +14,56 @@ const escapeHtml = (value: string) =>
     (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char] ?? char,
   );
 
-/** `GET /dev/outbox`: the captured emails as JSON, newest first. */
-export function outboxListPage(outbox: OutboxMailer): Page {
+/** True when an `Accept` header ranks `text/html` above `application/json` (a browser's does). */
+export function prefersHtml(accept: string | undefined): boolean {
+  const quality = (type: string) => {
+    let best = -1;
+    for (const part of (accept ?? "").split(",")) {
+      const [range = "", ...params] = part.trim().toLowerCase().split(";");
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith("q="))
+          ?.trim()
+          .slice(2) ?? 1,
+      );
+      const [major] = type.split("/");
+      if (range === type || range === `${major}/*` || range === "*/*")
+        best = Math.max(best, range === "*/*" ? q - 0.001 : q);
+    }
+    return best;
+  };
+  return quality("text/html") > quality("application/json");
+}
+
+/**
+ * `GET /dev/outbox`: the captured emails, newest first: a page of links for a browser (whose
+ * `Accept` prefers HTML), else JSON `{ emails }`.
+ */
+export function outboxListPage(outbox: OutboxMailer, accept?: string): Page {
   const emails = outbox.list().map(({ html: _html, ...entry }) => ({
     ...entry,
     sentAt: new Date(entry.sentAt).toISOString(),
     url: `/dev/outbox/${entry.id}`,
   }));
-  return { status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify({ emails }) };
+  if (!prefersHtml(accept))
+    return { status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify({ emails }) };
+  const rows = emails
+    .map(
+      (email) =>
+        `<li><a href="${escapeHtml(email.url)}"><strong>${escapeHtml(email.subject)}</strong></a>` +
+        `<span>${escapeHtml(email.to)} · ${escapeHtml(email.kind)} · ${escapeHtml(email.locale)} · ` +
+        `<time datetime="${email.sentAt}">${email.sentAt.replace("T", " ").slice(0, 19)} UTC</time></span></li>`,
+    )
+    .join("\n");
+  const body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Dev outbox</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<style>body{font-family:system-ui,sans-serif;margin:0 auto;max-width:48rem;padding:16px;background:#f3f4f6;color:#111827}
+ol{list-style:none;padding:0}li{background:#fff;border-radius:8px;margin:8px 0;padding:12px 16px;display:flex;flex-direction:column;gap:4px}
+span{color:#6b7280;font-size:14px}a{color:#4f46e5}</style></head>
+<body><h1>Dev outbox</h1><p>${emails.length === 0 ? "No emails yet." : `${emails.length} email${emails.length === 1 ? "" : "s"}, newest first.`} <a href="/">Back to the app</a></p>
+<ol>${rows}</ol></body></html>`;
+  return { status: 200, contentType: "text/html; charset=utf-8", body };
 }
 
 /** `GET /dev/outbox/:id`: one email as a page, its HTML in a sandboxed frame under its metadata. */
@@ -59,6 +101,7 @@ const ASSETS: Record<string, string> = {
   "index.html": "text/html; charset=utf-8",
   "app.js": "text/javascript; charset=utf-8",
   "style.css": "text/css; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
 };
 
 /** The web UI's files, read once at start-up, by URL path: the page under every `UI_PAGES` path. */
@@ -74,5 +117,7 @@ export function uiAssets(): Map<string, Page> {
     ...UI_PAGES.map((path): [string, Page] => [path, page]),
     ["/app.js", read("app.js")],
     ["/style.css", read("style.css")],
+    ["/favicon.svg", read("favicon.svg")],
+    ["/favicon.ico", read("favicon.svg")],
   ]);
 }
