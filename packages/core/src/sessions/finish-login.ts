@@ -4,6 +4,9 @@ import type { RequestContext } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { type SessionDeps, type SessionTokens, startSession } from "./start-session.js";
 
+/** Sign-ins this soon after the account was created send no login alert. */
+const NEW_ACCOUNT_MS = 10 * 60 * 1000;
+
 /** A completed sign-in: a new session's tokens. */
 export type SignedIn = { twoFactorRequired: false } & SessionTokens;
 
@@ -24,10 +27,14 @@ export async function finishLogin(
   user: UserRecord,
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
+  /** Says how the user signed in, in the `login.succeeded` event (e.g. `oidc:github`). */
+  reason?: string,
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
   const { record, ...tokens } = await startSession(ctx, user, stated, request);
-  if (ctx.options.email.loginAlerts && ctx.emails.enabled) {
+  // The sign-in right after signing up is the new user themselves: no alert for it.
+  const newAccount = record.createdAt - user.createdAt < NEW_ACCOUNT_MS;
+  if (ctx.options.email.loginAlerts && ctx.emails.enabled && !newAccount) {
     ctx.emails.sendInBackground("login-alert", user.email, locale, {
       name: user.name,
       link: ctx.emails.link("securitySettings"),
@@ -39,7 +46,12 @@ export async function finishLogin(
       },
     });
   }
-  ctx.events.emit("login.succeeded", { ...request, userId: user.id, sessionId: tokens.sessionId });
+  ctx.events.emit("login.succeeded", {
+    ...request,
+    userId: user.id,
+    sessionId: tokens.sessionId,
+    ...(reason ? { reason } : {}),
+  });
   return { twoFactorRequired: false, ...tokens };
 }
 

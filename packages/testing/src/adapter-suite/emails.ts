@@ -3,14 +3,19 @@ import { APP_ORIGIN, type AppTests, expectError, PASSWORD } from "./fixture.js";
 
 /** Side-effect emails, logs, and email switched off. */
 export const emailsTests: AppTests = {
-  "emails - a login sends a login alert whose link uses the configured origin, whatever the Host header says":
+  "emails - a login sends a login alert whose link uses the configured origin, whatever the Host header says; not the first sign-in after signing up":
     async (boot) => {
       const app = await boot();
       await app.call("register alert", "POST", "/api/auth/register", {
         body: { email: "alert@example.test", password: PASSWORD },
       });
+      await app.call("first login, no alert", "POST", "/api/auth/login", {
+        body: { email: "alert@example.test", password: PASSWORD },
+      });
       await app.auth.idle();
+      expect(app.emails.map((email) => email.kind)).toEqual(["email-verification"]);
       app.emails.length = 0;
+      app.clock.advance(10 * 60 * 1000);
       await app.call("login alert", "POST", "/api/auth/login", {
         body: { email: "alert@example.test", password: PASSWORD },
         headers: { "x-forwarded-host": "evil.test" },
