@@ -25,7 +25,8 @@ export interface CheckDeps {
  * before the code is looked at, so concurrent guesses get no more checks than sequential ones;
  * a right code clears the account's count. A TOTP code is accepted once (its time step is
  * claimed atomically, so a replay fails even in a new login); an emailed code is single use.
- * Wrong codes throw `WRONG_TWO_FACTOR_CODE`.
+ * Without a `method`, a code of any enabled method is accepted (one attempt either way). Wrong
+ * codes throw `WRONG_TWO_FACTOR_CODE`.
  */
 export async function checkSecondFactor(
   deps: CheckDeps,
@@ -34,13 +35,22 @@ export async function checkSecondFactor(
   code: string,
   request: RequestContext,
 ): Promise<void> {
-  const chosen = method ?? user.twoFactor.preferredMethod ?? undefined;
-  if (!chosen || !user.twoFactor.methods.includes(chosen)) throw new AuthError("TWO_FACTOR_DISABLED");
-  await checkCounted(deps, user.id, request, () =>
+  const { methods, preferredMethod } = user.twoFactor;
+  if (method !== undefined && !methods.includes(method)) throw new AuthError("TWO_FACTOR_DISABLED");
+  // Without a method, the code may come from any enabled one (preferred first): one attempt.
+  const candidates =
+    method !== undefined
+      ? [method]
+      : [...methods.filter((m) => m === preferredMethod), ...methods.filter((m) => m !== preferredMethod)];
+  if (candidates.length === 0) throw new AuthError("TWO_FACTOR_DISABLED");
+  const matches = (chosen: TwoFactorMethod) =>
     chosen === "totp"
       ? totpMatches(deps, user.id, user.twoFactor.totpSecretEncrypted, code)
-      : emailCodeMatches(deps, user.id, code),
-  );
+      : emailCodeMatches(deps, user.id, code);
+  await checkCounted(deps, user.id, request, async () => {
+    for (const chosen of candidates) if (await matches(chosen)) return true;
+    return false;
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { type Auth, createAuth } from "../create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
+import { NO_TWO_FACTOR } from "../ports/user-store.js";
 import { createSecretBox } from "./secret-box.js";
 import { matchTotp, totpCode } from "./totp.js";
 
@@ -358,6 +359,29 @@ describe("2FA hardening", () => {
     stores.users.update = update;
     clock.advance(30_000);
     expect(await code(confirm())).toBe("OK");
+  });
+});
+
+describe("2FA without a method", () => {
+  it("completeTwoFactorLogin - with TOTP preferred and email on, an emailed code works when no method is named", async () => {
+    const env = setup();
+    await withTotp(env);
+    const user = await env.stores.users.findByEmail("ada@example.test");
+    await env.stores.users.update(user?.id ?? "", {
+      twoFactor: {
+        ...(user?.twoFactor ?? NO_TWO_FACTOR),
+        methods: ["totp", "email"],
+        preferredMethod: "totp",
+      },
+    });
+    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    if (!login.twoFactorRequired) throw new Error("expected 2FA");
+    await env.auth.sendTwoFactorEmailCode({ twoFactorToken: login.twoFactorAuthenticationToken });
+    const mailed =
+      /(\d{6})/.exec(env.sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
+    expect(
+      await code(env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: mailed })),
+    ).toBe("OK");
   });
 });
 
