@@ -35,8 +35,6 @@ const run = (url, options = {}) =>
     ),
   );
 
-const listen = (server) =>
-  new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server.address().port)));
 const rows = [];
 
 {

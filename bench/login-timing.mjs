@@ -1,7 +1,7 @@
-// Login timing (SECURITY A2): 300 interleaved logins per case — unknown address, wrong password,
+// Login timing (security.md A2): 300 interleaved logins per case — unknown address, wrong password,
 // account without a password — with the default argon2id parameters; prints the median of each
 // and the largest gap against the target (< 5 ms and < 10 % of one hash verify). Then the cost of
-// a throttled login (SECURITY A7: counted and refused before argon2, target < 5 ms).
+// a throttled login (security.md A7: counted and refused before argon2, target < 5 ms).
 // Run: pnpm bench:login-timing
 import { createArgon2Hasher, createAuth, silentLogger } from "../packages/core/dist/index.js";
 import { createMemoryStores } from "../packages/store-memory/dist/index.js";

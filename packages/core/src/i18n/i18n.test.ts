@@ -46,6 +46,19 @@ describe("i18n", () => {
     );
   });
 
+  it("errorMessage - remembered per locale, code and values; strings added later win at once", () => {
+    const translator = createTranslator("en");
+    const first = translator.errorMessage("EMAIL_COOLDOWN_ACTIVE", "en", { remaining: 42 });
+    expect(first).toContain("42");
+    expect(translator.errorMessage("EMAIL_COOLDOWN_ACTIVE", "en", { remaining: 42 })).toBe(first);
+    expect(translator.errorMessage("EMAIL_COOLDOWN_ACTIVE", "en", { remaining: 7 })).toContain("7");
+    expect(translator.errorMessage("EMAIL_COOLDOWN_ACTIVE", "de", { remaining: 42 })).not.toBe(first);
+    translator.i18next.addResource("en", "translation", "errors.EMAIL_COOLDOWN_ACTIVE", "wait {{remaining}}");
+    expect(translator.errorMessage("EMAIL_COOLDOWN_ACTIVE", "en", { remaining: 42 })).toBe("wait 42");
+    for (let i = 0; i < 5_000; i++) translator.errorMessage("RATE_LIMITED", "en", { remaining: i });
+    expect(translator.errorMessage("RATE_LIMITED", "en", { remaining: 3 })).toContain("3");
+  });
+
   it("parseAcceptLanguage - orders by quality and drops q=0 and wildcards", () => {
     expect(parseAcceptLanguage("da, en-GB;q=0.8, en;q=0.7, fr;q=0, *;q=0.1")).toEqual(["da", "en-GB", "en"]);
   });

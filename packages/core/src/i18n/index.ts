@@ -7,11 +7,14 @@ import { en, type Strings } from "./en.js";
 export type LocaleResources = Record<string, DeepPartial<Strings> & Record<string, unknown>>;
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
+/** Translated error messages remembered per translator (see `errorMessage`). */
+const MAX_CACHED_MESSAGES = 2_000;
+
 export const SHIPPED_LOCALES: Readonly<Record<string, Strings>> = { en, de };
 
 /**
  * The translator of one `createAuth`: its own i18next instance (never the global one), set up
- * once and synchronously, plus the locale negotiation of CONTRACT.md §3.
+ * once and synchronously, plus the locale negotiation of docs/http-api.md.
  */
 export interface Translator {
   readonly locales: readonly string[];
@@ -42,6 +45,17 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
     instance.addResourceBundle(locale, "translation", strings, true, true);
   }
   const locales = [...new Set([...Object.keys(SHIPPED_LOCALES), ...Object.keys(resources)])];
+  /**
+   * Error messages already translated, by locale, code and values: the 429 paths answer the same
+   * few messages thousands of times a second. Bounded (cleared when full) and cleared whenever the
+   * instance's strings or language change, so `translator.i18next` stays the source of truth.
+   */
+  const messages = new Map<string, string>();
+  const forget = () => messages.clear();
+  instance.store.on("added", forget);
+  instance.store.on("removed", forget);
+  instance.on("languageChanged", forget);
+  instance.on("loaded", forget);
   const byLowercase = new Map(locales.map((locale) => [locale.toLowerCase(), locale]));
 
   const match = (tag: string): string | undefined => {
@@ -68,7 +82,17 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
       return defaultLocale;
     },
     errorMessage(code, locale, values) {
-      return instance.t(`errors.${code}`, { lng: locale, ...values });
+      const key =
+        values === undefined
+          ? `${locale}\u0000${code}`
+          : `${locale}\u0000${code}\u0000${JSON.stringify(values)}`;
+      let message = messages.get(key);
+      if (message === undefined) {
+        message = instance.t(`errors.${code}`, { lng: locale, ...values });
+        if (messages.size >= MAX_CACHED_MESSAGES) messages.clear();
+        messages.set(key, message);
+      }
+      return message;
     },
     t(key, locale, values) {
       return instance.t(key, { lng: locale, ...values });

@@ -132,3 +132,100 @@ describe("access tokens", () => {
     expect(await code(await forge((jwt) => jwt, { kid: "nope" }))).toBe("ACCESS_TOKEN_INVALID");
   });
 });
+
+describe("access tokens - verified-token cache", () => {
+  /** Keys whose resolver counts calls: jose asks for the key once per full verify, never on a cache hit. */
+  const countingKeys = (...secrets: string[]) => {
+    const inner = keys(...secrets);
+    const counter = { full: 0 };
+    const counted: typeof inner = {
+      currentKid: inner.currentKid,
+      current: () => inner.current(),
+      resolve: (header) => {
+        counter.full += 1;
+        return inner.resolve(header);
+      },
+    };
+    return { keys: counted, counter };
+  };
+  const makeCodec = (cacheMaxEntries?: number, secrets: string[] = [secret]) => {
+    const { keys: counted, counter } = countingKeys(...secrets);
+    const made = createAccessTokenCodec({
+      keys: counted,
+      issuer: "iss",
+      audience: "aud",
+      ttlSeconds: 900,
+      clock,
+      ...(cacheMaxEntries === undefined ? {} : { cacheMaxEntries }),
+    });
+    return { codec: made, counter };
+  };
+
+  it("verify - a verified token is answered from the cache, with the same claims", async () => {
+    const { codec: cached, counter } = makeCodec();
+    const token = await cached.sign(claims);
+    expect(await cached.verify(token)).toEqual(claims);
+    expect(await cached.verify(token)).toEqual(claims);
+    expect(await cached.verify(token)).toEqual(claims);
+    expect(counter.full).toBe(1);
+    expect(cached.cachedCount()).toBe(1);
+  });
+
+  it("verify - the cache is bounded: more tokens than its maximum keep it at the maximum", async () => {
+    const { codec: cached, counter } = makeCodec(50);
+    const tokens: string[] = [];
+    for (let i = 0; i < 120; i++) tokens.push(await cached.sign({ ...claims, jti: `jti-${i}` }));
+    for (const token of tokens) await cached.verify(token);
+    expect(cached.cachedCount()).toBe(50);
+    counter.full = 0;
+    await cached.verify(tokens[119] ?? "");
+    expect(counter.full).toBe(0);
+    await cached.verify(tokens[0] ?? ""); // evicted long ago: checked in full again
+    expect(counter.full).toBe(1);
+    expect(cached.cachedCount()).toBe(50);
+  });
+
+  it("verify - a cached token past its exp (plus the leeway) is ACCESS_TOKEN_EXPIRED and leaves the cache", async () => {
+    const { codec: cached } = makeCodec();
+    const token = await cached.sign(claims);
+    expect(await cached.verify(token)).toEqual(claims);
+    now += 900_000 + 4_000;
+    expect(await cached.verify(token)).toEqual(claims);
+    now += 2_000;
+    await expect(cached.verify(token)).rejects.toMatchObject({ code: "ACCESS_TOKEN_EXPIRED" });
+    expect(cached.cachedCount()).toBe(0);
+  });
+
+  it("verify - a token signed with another key, or changed in one byte, never hits the cache", async () => {
+    const { codec: cached, counter } = makeCodec();
+    const { codec: foreign } = makeCodec(undefined, ["o".repeat(40)]);
+    const token = await cached.sign(claims);
+    await cached.verify(token);
+    const forged = await foreign.sign(claims); // same claims and iat, another key
+    expect(forged.split(".")[1]).toBe(token.split(".")[1]);
+    counter.full = 0;
+    await expect(cached.verify(forged)).rejects.toMatchObject({ code: "ACCESS_TOKEN_INVALID" });
+    const at = token.length - 10;
+    const flipped = `${token.slice(0, at)}${token[at] === "A" ? "B" : "A"}${token.slice(at + 1)}`;
+    await expect(cached.verify(flipped)).rejects.toMatchObject({ code: "ACCESS_TOKEN_INVALID" });
+    expect(counter.full).toBe(2);
+    expect(cached.cachedCount()).toBe(1);
+  });
+
+  it("verify - after key rotation drops a secret, its tokens are refused even when cached elsewhere", async () => {
+    const { codec: before } = makeCodec(undefined, [secret]);
+    const token = await before.sign(claims);
+    await before.verify(token);
+    const { codec: after } = makeCodec(undefined, ["n".repeat(40)]);
+    await expect(after.verify(token)).rejects.toMatchObject({ code: "ACCESS_TOKEN_INVALID" });
+  });
+
+  it("verify - cacheMaxEntries 0 turns the cache off", async () => {
+    const { codec: uncached, counter } = makeCodec(0);
+    const token = await uncached.sign(claims);
+    await uncached.verify(token);
+    await uncached.verify(token);
+    expect(counter.full).toBe(2);
+    expect(uncached.cachedCount()).toBe(0);
+  });
+});

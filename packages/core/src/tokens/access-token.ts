@@ -7,8 +7,10 @@ import type { SigningKeys } from "./keys.js";
 const ALGORITHM = "HS256";
 /** The JWT `typ` of access tokens (RFC 9068); other token kinds can never pass as one. */
 export const ACCESS_TOKEN_TYPE = "at+jwt";
-/** Clock skew tolerated on `exp`/`iat`, in seconds (RFC 8725 / SECURITY F4: at most 60). */
+/** Clock skew tolerated on `exp`/`iat`, in seconds (RFC 8725 / security.md F4: at most 60). */
 const LEEWAY_SECONDS = 5;
+/** How many verified access tokens are remembered (see `createAccessTokenCodec`). */
+export const VERIFIED_CACHE_MAX_ENTRIES = 10_000;
 
 export interface AccessTokenClaims {
   userId: string;
@@ -21,6 +23,8 @@ export interface AccessTokenCodec {
   sign(claims: AccessTokenClaims): Promise<string>;
   /** Verifies signature, algorithm, `typ`, `iss`, `aud` and `exp`; throws `ACCESS_TOKEN_EXPIRED` or `ACCESS_TOKEN_INVALID`. */
   verify(token: string): Promise<AccessTokenClaims>;
+  /** How many verified tokens the cache holds (at most `cacheMaxEntries`). */
+  cachedCount(): number;
 }
 
 /**
@@ -34,11 +38,31 @@ export function createAccessTokenCodec(options: {
   audience: string;
   ttlSeconds: number;
   clock: Clock;
+  /** Verified tokens remembered, at most (default 10 000; 0 turns the cache off). */
+  cacheMaxEntries?: number;
 }): AccessTokenCodec {
   const { keys } = options;
   const nowSeconds = () => Math.floor(options.clock.now() / 1000);
+  const cacheMaxEntries = options.cacheMaxEntries ?? VERIFIED_CACHE_MAX_ENTRIES;
+  /**
+   * Token strings that passed the full check below, with their claims and `exp`, least recently
+   * used first. The key is the whole token, signature included, so a token signed with another
+   * key, or altered in any byte, never hits. An entry is used only while the token would still
+   * pass jose's `exp` check (same leeway); past that it is dropped and the full check answers.
+   * Revocation does not depend on it: the caller looks the `jti` up in the allowlist every time.
+   */
+  const verified = new Map<string, { claims: AccessTokenClaims; exp: number }>();
+  const remember = (token: string, claims: AccessTokenClaims, exp: number) => {
+    if (cacheMaxEntries <= 0) return;
+    if (verified.size >= cacheMaxEntries) {
+      const oldest = verified.keys().next();
+      if (!oldest.done) verified.delete(oldest.value);
+    }
+    verified.set(token, { claims, exp });
+  };
 
   return {
+    cachedCount: () => verified.size,
     async sign({ userId, sessionId, jti }) {
       const iat = nowSeconds();
       return new SignJWT({ sid: sessionId })
@@ -53,6 +77,15 @@ export function createAccessTokenCodec(options: {
     },
     async verify(token) {
       if (token.length > 4096) throw new AuthError("ACCESS_TOKEN_INVALID");
+      const hit = verified.get(token);
+      if (hit !== undefined) {
+        verified.delete(token);
+        // jose's rule: expired once `exp <= now - leeway`.
+        if (hit.exp > options.clock.now() / 1000 - LEEWAY_SECONDS) {
+          verified.set(token, hit);
+          return { ...hit.claims };
+        }
+      }
       try {
         const { payload } = await jwtVerify(token, keys.resolve, {
           algorithms: [ALGORITHM],
@@ -63,11 +96,13 @@ export function createAccessTokenCodec(options: {
           currentDate: new Date(options.clock.now()),
           requiredClaims: ["exp", "iat", "sub", "jti", "sid"],
         });
-        const { sub, jti, sid } = payload;
+        const { sub, jti, sid, exp } = payload;
         if (typeof sub !== "string" || typeof jti !== "string" || typeof sid !== "string") {
           throw new AuthError("ACCESS_TOKEN_INVALID");
         }
-        return { userId: sub, sessionId: sid, jti };
+        const claims = { userId: sub, sessionId: sid, jti };
+        if (typeof exp === "number") remember(token, claims, exp);
+        return { ...claims };
       } catch (error) {
         if (error instanceof AuthError) throw error;
         if (error instanceof errors.JWTExpired) throw new AuthError("ACCESS_TOKEN_EXPIRED", { cause: error });

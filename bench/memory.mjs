@@ -1,0 +1,49 @@
+// The store-memory goal: 1,000,000 cooldown keys and 100,000 sessions (each with its allowlist
+// entry) under 300 MB of RSS growth, and back near the start after they expire and a sweep runs.
+// Run with --expose-gc; prints one JSON line.
+import { createMemoryStores } from "@portcullis/store-memory";
+
+const COOLDOWNS = 1_000_000;
+const SESSIONS = 100_000;
+let now = Date.UTC(2026, 0, 1);
+const clock = { now: () => now };
+const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+const rss = () => {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  return process.memoryUsage().rss / 2 ** 20;
+};
+const start = rss();
+for (let i = 0; i < COOLDOWNS; i++)
+  await stores.cooldowns.acquire(`email:password-reset:user${i}@example.test`, 60_000);
+const ttls = { sessionTtlMs: 3_600_000, accessTokenTtlMs: 900_000 };
+for (let i = 0; i < SESSIONS; i++) {
+  await stores.sessions.createSession(
+    {
+      id: `session-${i}-${"x".repeat(16)}`,
+      userId: `user-${i % 1000}`,
+      refreshTokenHash: `hash-${i}-${"y".repeat(32)}`,
+      accessTokenJti: `jti-${i}-${"z".repeat(16)}`,
+      browser: "Firefox 140",
+      os: "Linux",
+      ip: "203.0.113.7",
+      createdAt: now,
+      lastActiveAt: now,
+    },
+    ttls,
+  );
+}
+const full = rss();
+now += ttls.sessionTtlMs + 1;
+const swept = stores.sweep();
+const after = rss();
+console.log(
+  JSON.stringify({
+    startMb: start,
+    fullMb: full,
+    growthMb: full - start,
+    afterSweepMb: after,
+    residualMb: after - start,
+    swept,
+  }),
+);

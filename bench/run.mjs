@@ -1,0 +1,365 @@
+// `pnpm bench`: in one run, the Express and Fastify examples (memory stores, 1,000 seeded users,
+// bearer tokens), the Fastify example on store-redis, a bare server of each framework answering
+// the same JSON, Better Auth on Express (installed on first run into bench/.peer, never a
+// workspace dependency), raw argon2id verifies, and the store-memory footprint. Prints every ratio
+// with its goal, writes the table to bench/results/ and the latest figures into bench/README.md.
+// BENCH_QUICK=1: 3 s per figure after 1 s of warm-up instead of 10 s after 2 s.
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { hash, verify } from "@node-rs/argon2";
+import { createRedisClient } from "@portcullis/store-redis";
+import {
+  BENCH_DIR,
+  email,
+  load,
+  PASSWORD,
+  post,
+  prepareScenarios,
+  SECRET,
+  startExample,
+  startProcess,
+  writeSeedFile,
+} from "./lib/servers.mjs";
+
+const QUICK = process.env.BENCH_QUICK === "1";
+const TIMING = { connections: 10, durationS: QUICK ? 3 : 10, warmupS: QUICK ? 1 : 2 };
+const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1, algorithm: 2 };
+const BETTER_AUTH = "1.7.25";
+const PEER = join(BENCH_DIR, ".peer");
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const REDIS_PREFIX = `portcullis-bench:${process.pid}:`;
+const log = (...args) => console.error("[bench]", ...args);
+
+/** Better Auth and its peers, installed with npm into the ignored bench/.peer on first run. */
+function installBetterAuth() {
+  const marker = join(PEER, "node_modules", "better-auth", "package.json");
+  if (existsSync(marker) && JSON.parse(readFileSync(marker, "utf8")).version === BETTER_AUTH) return true;
+  mkdirSync(PEER, { recursive: true });
+  writeFileSync(join(PEER, "package.json"), '{ "name": "bench-peer", "private": true, "type": "module" }\n');
+  log(`installing better-auth@${BETTER_AUTH} into bench/.peer (first run only)`);
+  const result = spawnSync(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--no-save",
+      `better-auth@${BETTER_AUTH}`,
+      "@node-rs/argon2@2.2.1",
+      "express@5.3.0",
+    ],
+    { cwd: PEER, stdio: "inherit" },
+  );
+  return result.status === 0;
+}
+
+/** Raw argon2id verifies per second: 10 verifies in flight, like 10 connections. */
+async function argon2Throughput(durationS) {
+  const hashed = await hash(PASSWORD, ARGON2);
+  let done = 0;
+  const end = performance.now() + durationS * 1000;
+  const worker = async () => {
+    while (performance.now() < end) {
+      if (!(await verify(hashed, PASSWORD))) throw new Error("argon2 verify failed");
+      done += 1;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: TIMING.connections }, worker));
+  return done / ((performance.now() - start) / 1000);
+}
+
+const readyRedis = async () => {
+  const client = createRedisClient(REDIS_URL);
+  await new Promise((resolve, reject) => {
+    client.once("ready", resolve);
+    setTimeout(() => reject(new Error("Redis did not answer")), 2000).unref();
+  }).catch((error) => {
+    client.disconnect();
+    throw error;
+  });
+  return client;
+};
+
+async function redisAvailable() {
+  let client;
+  try {
+    client = await readyRedis();
+    await client.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    client?.disconnect();
+  }
+}
+
+async function deleteRedisKeys() {
+  const client = await readyRedis();
+  let cursor = "0";
+  let deleted = 0;
+  do {
+    const [next, keys] = await client.scan(cursor, "MATCH", `${REDIS_PREFIX}*`, "COUNT", 1000);
+    cursor = next;
+    if (keys.length > 0) deleted += await client.del(...keys);
+  } while (cursor !== "0");
+  client.disconnect();
+  return deleted;
+}
+
+const seedFile = writeSeedFile();
+const withRedis = await redisAvailable();
+const withBetterAuth = process.env.BENCH_SKIP_BETTER_AUTH !== "1" && installBetterAuth();
+log("starting servers and seeding 1,000 users each (argon2id, takes a while)");
+const servers = {};
+const started = [
+  startExample("express", { seedFile }).then((s) => (servers.express = s)),
+  startExample("fastify", { seedFile }).then((s) => (servers.fastify = s)),
+];
+if (withRedis)
+  started.push(
+    startExample("fastify", { seedFile, env: { REDIS_URL, REDIS_KEY_PREFIX: REDIS_PREFIX } }).then(
+      (s) => (servers.fastifyRedis = s),
+    ),
+  );
+if (withBetterAuth) {
+  copyFileSync(join(BENCH_DIR, "servers", "better-auth.mjs"), join(PEER, "server.mjs"));
+  started.push(
+    startProcess(join(PEER, "server.mjs"), { AUTH_SECRET: SECRET, SEED_FILE: seedFile }).then(
+      (s) => (servers.betterAuth = s),
+    ),
+  );
+}
+const stopAll = () => Promise.all(Object.values(servers).map((s) => s.stop()));
+process.once("SIGINT", () => stopAll().then(() => process.exit(130)));
+
+const rows = [];
+const row = (scenario, framework, ours, base, baseName, goal) => {
+  const ratio = ours / base;
+  rows.push({
+    scenario,
+    framework,
+    ours: Math.round(ours),
+    [baseName]: Math.round(base),
+    ratio: Number(ratio.toFixed(2)),
+    goal: goal === undefined ? "-" : `>= ${goal.toFixed(2)} of ${baseName}`,
+    met: goal === undefined ? "-" : ratio >= goal ? "yes" : "NO",
+  });
+};
+const figures = {};
+try {
+  await Promise.all(started);
+  const scenarios = {};
+  for (const name of ["express", "fastify", "fastifyRedis"]) {
+    if (servers[name]) scenarios[name] = await prepareScenarios(servers[name].url);
+  }
+  // The bare servers answer what the example answers on each route.
+  const bareRoutes = [];
+  for (const scenario of Object.values(scenarios.express)) {
+    const response = await fetch(`${servers.express.url}${scenario.path}`, {
+      method: scenario.method,
+      headers: scenario.headers,
+      body: scenario.body,
+    });
+    bareRoutes.push({
+      method: scenario.method,
+      path: scenario.path,
+      status: response.status,
+      body: await response.json(),
+    });
+  }
+  const bareEnv = { BARE_ROUTES: JSON.stringify(bareRoutes) };
+  const bare = join(BENCH_DIR, "servers", "bare.mjs");
+  servers.bareExpress = await startProcess(bare, { ...bareEnv, BARE_FRAMEWORK: "express" });
+  servers.bareFastify = await startProcess(bare, { ...bareEnv, BARE_FRAMEWORK: "fastify" });
+
+  let betterAuth;
+  if (servers.betterAuth) betterAuth = await prepareBetterAuth(servers.betterAuth.url);
+
+  const measure = async (key, server, scenario) => {
+    const result = await load(server.url, scenario, TIMING);
+    if (result.unexpected > 0 || result.errors > 0)
+      log(`${key}: ${result.unexpected} unexpected statuses, ${result.errors} errors`);
+    figures[key] = result.rps;
+    log(`${key}: ${Math.round(result.rps)} req/s`);
+    return result.rps;
+  };
+  const bareScenario = (scenario) => ({
+    ...scenario,
+    status: bareRoutes.find((r) => r.path === scenario.path).status,
+  });
+  const labels = {
+    me: "GET /me (bearer)",
+    reset: "reset-request in cooldown (429)",
+    verification: "verification send in cooldown (429)",
+  };
+  const goals = {
+    me: { express: 0.8, fastify: 0.6 },
+    reset: { express: 0.6, fastify: 0.6 },
+    verification: { express: 0.6, fastify: 0.6 },
+  };
+  for (const name of ["me", "reset", "verification"]) {
+    for (const framework of ["express", "fastify"]) {
+      const bareServer = framework === "express" ? servers.bareExpress : servers.bareFastify;
+      const bare = await measure(
+        `${name} bare ${framework}`,
+        bareServer,
+        bareScenario(scenarios[framework][name]),
+      );
+      const ours = await measure(`${name} ours ${framework}`, servers[framework], scenarios[framework][name]);
+      row(labels[name], framework, ours, bare, "bare", goals[name][framework]);
+      if (name === "me" && framework === "fastify" && servers.fastifyRedis) {
+        const redis = await measure("me ours fastify+redis", servers.fastifyRedis, scenarios.fastifyRedis.me);
+        row(labels[name], "fastify + store-redis", redis, bare, "bare", 0.45);
+      }
+    }
+    if (betterAuth) {
+      const theirs = await measure(`${name} better-auth express`, servers.betterAuth, betterAuth[name]);
+      row(
+        `${labels[name]}: Better Auth equivalent`,
+        "express",
+        figures[`${name} ours express`],
+        theirs,
+        "better-auth",
+      );
+    }
+  }
+
+  // Each login names the next of users 3..999, so no address has two checks in flight (the
+  // per-address throttle counts attempts before the hash is checked).
+  let nextUser = 3;
+  const loginBody = () => {
+    nextUser = nextUser >= 999 ? 3 : nextUser + 1;
+    return JSON.stringify({ email: email(nextUser), password: PASSWORD });
+  };
+  const loginScenario = {
+    path: "/api/auth/login",
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: loginBody(),
+    nextBody: loginBody,
+    status: 200,
+  };
+  const rawBefore = await argon2Throughput(TIMING.durationS / 2);
+  for (const framework of ["express", "fastify"]) {
+    await measure(`login ours ${framework}`, servers[framework], loginScenario);
+  }
+  let theirsLogin;
+  if (betterAuth)
+    theirsLogin = await measure("login better-auth express", servers.betterAuth, {
+      ...betterAuth.login,
+      nextBody: loginBody,
+    });
+  const rawAfter = await argon2Throughput(TIMING.durationS / 2);
+  const raw = (rawBefore + rawAfter) / 2;
+  figures["raw argon2id verifies/s"] = raw;
+  log(`raw argon2id: ${Math.round(rawBefore)} / ${Math.round(rawAfter)} verifies/s`);
+  for (const framework of ["express", "fastify"]) {
+    row("login, right password", framework, figures[`login ours ${framework}`], raw, "raw argon2id", 0.9);
+  }
+  if (theirsLogin !== undefined)
+    row("login, right password: Better Auth", "express", theirsLogin, raw, "raw argon2id");
+} finally {
+  await stopAll();
+  if (withRedis) log(`deleted ${await deleteRedisKeys()} Redis keys under ${REDIS_PREFIX}`);
+}
+
+const memoryRun = execFileSync(process.execPath, ["--expose-gc", join(BENCH_DIR, "memory.mjs")], {
+  encoding: "utf8",
+});
+const memory = JSON.parse(memoryRun.trim().split("\n").pop());
+const memoryOk = memory.growthMb < 300 && memory.residualMb < 50;
+
+console.table(rows);
+const memoryLine = `store-memory, 1,000,000 cooldown keys + 100,000 sessions: +${memory.growthMb.toFixed(0)} MB RSS (goal < 300 MB), ${memory.residualMb.toFixed(0)} MB above the start after expiry and a sweep (goal: near the start, < 50 MB): ${memoryOk ? "met" : "NOT met"}`;
+console.log(memoryLine);
+if (!withRedis) console.log(`Redis at ${REDIS_URL} did not answer: the store-redis row is left out.`);
+if (!withBetterAuth)
+  console.log("Better Auth could not be installed (or BENCH_SKIP_BETTER_AUTH=1): its column is left out.");
+
+const cpu = os.cpus();
+const machine = `${cpu.length} × ${cpu[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, ${os.platform()} ${os.release()}, Node ${process.version}`;
+const date = new Date().toISOString();
+const header = `| scenario | framework | ours | baseline | ratio | goal | met |\n|---|---|---:|---:|---:|---|---|\n`;
+const table =
+  header +
+  rows
+    .map((r) => {
+      const [baseName] = Object.keys(r).filter(
+        (k) => !["scenario", "framework", "ours", "ratio", "goal", "met"].includes(k),
+      );
+      return `| ${r.scenario} | ${r.framework} | ${r.ours.toLocaleString("en")} req/s | ${r[baseName].toLocaleString("en")} (${baseName}) | ${r.ratio.toFixed(2)} | ${r.goal} | ${r.met} |`;
+    })
+    .join("\n");
+const report = `Run of ${date} on ${machine}; autocannon ${TIMING.connections} connections, ${TIMING.durationS} s after ${TIMING.warmupS} s warm-up${QUICK ? " (BENCH_QUICK)" : ""}.\n\n${table}\n\n${memoryLine}\n`;
+const results = join(BENCH_DIR, "results");
+mkdirSync(results, { recursive: true });
+const stamp = date.replace(/[:.]/g, "-");
+writeFileSync(join(results, `${stamp}.md`), report);
+writeFileSync(
+  join(results, `${stamp}.json`),
+  JSON.stringify({ date, machine, timing: TIMING, rows, figures, memory }, null, 2),
+);
+const readmePath = join(BENCH_DIR, "README.md");
+const readme = existsSync(readmePath) ? readFileSync(readmePath, "utf8") : "# Benchmarks\n";
+const START = "<!-- latest-figures:start -->";
+const END = "<!-- latest-figures:end -->";
+const block = `${START}\n${report}${END}`;
+writeFileSync(
+  readmePath,
+  readme.includes(START)
+    ? readme.replace(new RegExp(`${START}[\\s\\S]*${END}`), block)
+    : `${readme.trimEnd()}\n\n## Latest figures\n\n${block}\n`,
+);
+console.log(`\nwritten to bench/results/${stamp}.md and bench/README.md`);
+
+async function prepareBetterAuth(base) {
+  const signIn = async (index) => {
+    const response = await fetch(`${base}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: base },
+      body: JSON.stringify({ email: email(index), password: PASSWORD }),
+    });
+    if (response.status !== 200)
+      throw new Error(`better-auth sign-in: ${response.status} ${await response.text()}`);
+    return response.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+  };
+  const cookie = await signIn(0);
+  const json = { "content-type": "application/json", origin: base };
+  const check = await post(
+    `${base}/api/auth/request-password-reset`,
+    { email: email(1), redirectTo: "/" },
+    { origin: base },
+  );
+  if (check.status !== 200)
+    throw new Error(`better-auth reset: ${check.status} ${JSON.stringify(check.body)}`);
+  return {
+    me: { path: "/api/auth/get-session", method: "GET", headers: { cookie }, status: 200 },
+    reset: {
+      path: "/api/auth/request-password-reset",
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ email: email(1), redirectTo: "/" }),
+      status: 200,
+    },
+    verification: {
+      path: "/api/auth/send-verification-email",
+      method: "POST",
+      headers: { ...json, cookie: await signIn(2) },
+      body: JSON.stringify({ email: email(2) }),
+      status: 200,
+    },
+    login: {
+      path: "/api/auth/sign-in/email",
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ email: email(3), password: PASSWORD }),
+      status: 200,
+    },
+  };
+}

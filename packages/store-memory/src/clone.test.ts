@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { clonePlain } from "./clone.js";
+
+describe("clonePlain", () => {
+  it("clonePlain - copies nested plain data deeply: changing the copy never changes the original", () => {
+    const original = { id: "u", n: 1, ok: true, none: null, list: ["a", { b: 2 }], nested: { codes: ["x"] } };
+    const copy = clonePlain(original);
+    expect(copy).toEqual(original);
+    copy.nested.codes.push("y");
+    (copy.list[1] as { b: number }).b = 3;
+    expect(original.nested.codes).toEqual(["x"]);
+    expect(original.list[1]).toEqual({ b: 2 });
+  });
+
+  it("clonePlain - values that are not plain data go through structuredClone", () => {
+    const date = new Date(0);
+    const bytes = new Uint8Array([1, 2]);
+    const copy = clonePlain({ date, bytes });
+    expect(copy.date).toEqual(date);
+    expect(copy.date).not.toBe(date);
+    expect(copy.bytes).toEqual(bytes);
+    expect(copy.bytes).not.toBe(bytes);
+  });
+});
