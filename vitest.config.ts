@@ -20,7 +20,12 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "examples/*/src/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "examples/*/src/**/*.test.ts",
+      "examples/*/test/**/*.test.ts",
+      "test/**/*.test.ts",
+    ],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

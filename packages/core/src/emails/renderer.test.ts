@@ -1,11 +1,12 @@
-import { describe, expect, it } from "vitest";
+import mjml2html from "mjml";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createBackgroundTasks } from "../background.js";
 import { createTranslator } from "../i18n/index.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
 import { createEmailService } from "./email-service.js";
-import { createEmailRenderer } from "./renderer.js";
-import { defaultTemplate } from "./templates.js";
+import { brandedTemplate, createEmailRenderer } from "./renderer.js";
+import { type Brand, defaultTemplate, EMAIL_KINDS } from "./templates.js";
 
 const BRAND = {
   name: "Acme",
@@ -76,6 +77,77 @@ describe("email renderer", () => {
     await expect(renderer.render("password-reset", "en", { email: "a@x.test" })).rejects.toMatchObject({
       code: "EMAIL_TEMPLATE_FAILURE",
     });
+  });
+});
+
+describe("templates compiled at build time", () => {
+  afterEach(() => {
+    vi.doUnmock("mjml");
+    vi.resetModules();
+  });
+
+  const brands: Brand[] = [
+    BRAND,
+    {
+      name: `A & B "Co" <x> 'q' {{heading}} #a1b`,
+      primaryColor: "#AbC",
+      textColor: "#000",
+      backgroundColor: "#FFFFFF",
+      logoUrl: 'https://cdn.test/logo.png?a=1&b="2"',
+    },
+    { ...BRAND, primaryColor: "#c3d", textColor: "#a1b", logoUrl: "https://x.test/l.svg" },
+  ];
+
+  it("compiled-templates.ts - equals a fresh MJML compile of defaultTemplate for every kind and brand", async () => {
+    for (const brand of brands) {
+      for (const kind of EMAIL_KINDS) {
+        const fresh = await mjml2html(defaultTemplate(kind, brand), {
+          validationLevel: "strict",
+          keepComments: false,
+          fonts: {},
+        });
+        // Out of date: `node packages/core/scripts/compile-templates.mjs` (the build runs it).
+        expect(brandedTemplate(kind, brand), `${kind} with ${brand.name}`).toBe(fresh.html);
+      }
+    }
+  });
+
+  it("compile - without overrides needs no mjml and takes no MJML time", async () => {
+    vi.doMock("mjml", () => {
+      throw new Error("Cannot find package 'mjml'");
+    });
+    const { createEmailRenderer: fresh } = await import("./renderer.js");
+    const started = performance.now();
+    const renderer = fresh({ brand: BRAND, translator: createTranslator("en") });
+    await renderer.compile();
+    expect(performance.now() - started).toBeLessThan(100);
+    const email = await renderer.render("password-reset", "de", {
+      email: "a@x.test",
+      link: "https://a.test",
+      minutes: 30,
+    });
+    expect(email.html).toContain('href="https://a.test"');
+    expect(email.html).not.toMatch(/\{\{\w+\}\}|PORTCULLIS_SENTINEL|#aa11bb/);
+  });
+
+  it("compile - overrides without mjml installed fail with a message naming email.templates", async () => {
+    vi.doMock("mjml", () => {
+      throw new Error("Cannot find package 'mjml'");
+    });
+    const { createEmailRenderer: fresh } = await import("./renderer.js");
+    const renderer = fresh({
+      brand: BRAND,
+      translator: createTranslator("en"),
+      templates: { "password-changed": defaultTemplate("password-changed", BRAND) },
+    });
+    const error = await renderer.compile().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error).toMatchObject({ code: "EMAIL_TEMPLATE_FAILURE" });
+    expect(String((error?.cause as Error | undefined)?.message)).toMatch(
+      /email\.templates needs the "mjml" package/,
+    );
   });
 });
 

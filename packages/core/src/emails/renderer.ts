@@ -1,7 +1,8 @@
 import { AuthError } from "../errors.js";
 import type { Translator } from "../i18n/index.js";
 import type { EmailKind } from "../ports/mailer.js";
-import { type Brand, defaultTemplate, EMAIL_KINDS, KIND_LAYOUT } from "./templates.js";
+import { BRAND_SENTINELS, COMPILED_TEMPLATES } from "./compiled-templates.js";
+import { type Brand, EMAIL_KINDS, escapeAttribute, KIND_LAYOUT } from "./templates.js";
 
 /** What a send knows; each kind uses the fields its strings and layout need. */
 export interface EmailValues {
@@ -26,7 +27,11 @@ export interface RenderedEmail {
 }
 
 export interface EmailRenderer {
-  /** Compiles every template once (MJML → HTML with `{{slot}}` placeholders); later calls reuse it. */
+  /**
+   * Prepares every template once: the shipped ones are compiled at build time and only get the
+   * brand filled in; host overrides (`email.templates`) are compiled with `mjml`, loaded on demand.
+   * Later calls reuse the result.
+   */
   compile(): Promise<void>;
   /** Fills a compiled template with escaped, localized strings. Throws `EMAIL_TEMPLATE_FAILURE`. */
   render(kind: EmailKind, locale: string, values: EmailValues): Promise<RenderedEmail>;
@@ -42,6 +47,50 @@ const HTML_ESCAPES: Record<string, string> = {
 export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 const SLOT = /\{\{(\w+)\}\}/g;
 
+/** `#abc` → `#aabbcc`, as MJML writes colour attributes; other colours stay as they are. */
+const longHex = (color: string) => color.replace(/^#(\w)(\w)(\w)$/, "#$1$1$2$2$3$3");
+
+/**
+ * A shipped template with this brand: each sentinel the build compiled it with becomes exactly
+ * what MJML makes of `defaultTemplate(kind, brand)`'s brand values (attribute colours long, all
+ * else copied). One pass, so a brand value that looks like a sentinel stays as it is.
+ */
+export function brandedTemplate(kind: EmailKind, brand: Brand): string {
+  const compiled = COMPILED_TEMPLATES[kind];
+  const values = new Map<string, string>([
+    [BRAND_SENTINELS.name, escapeAttribute(brand.name)],
+    [BRAND_SENTINELS.logoUrl, brand.logoUrl ? escapeAttribute(brand.logoUrl) : ""],
+  ]);
+  for (const key of ["primaryColor", "textColor", "backgroundColor"] as const) {
+    values.set(longHex(BRAND_SENTINELS[key]), longHex(brand[key]));
+    values.set(BRAND_SENTINELS[key], brand[key]);
+  }
+  // Longest first, so a sentinel never wins over a longer one that contains it.
+  const pattern = new RegExp(
+    [...values.keys()]
+      .sort((a, b) => b.length - a.length)
+      .map((value) => value.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
+      .join("|"),
+    "g",
+  );
+  return (brand.logoUrl ? compiled.logo : compiled.text).replace(
+    pattern,
+    (match) => values.get(match) ?? match,
+  );
+}
+
+/** `mjml` is an optional peer dependency: only hosts that override templates install it. */
+async function loadMjml() {
+  try {
+    return (await import("mjml")).default;
+  } catch (error) {
+    throw new Error(
+      'email.templates needs the "mjml" package to compile the overriding templates: install it next to @portcullis/core (npm install mjml), or remove email.templates',
+      { cause: error },
+    );
+  }
+}
+
 export function createEmailRenderer(options: {
   brand: Brand;
   translator: Translator;
@@ -52,12 +101,17 @@ export function createEmailRenderer(options: {
   let compiled: Promise<Map<EmailKind, string>> | undefined;
 
   const compileAll = async () => {
-    const { default: mjml2html } = await import("mjml");
     const result = new Map<EmailKind, string>();
+    const overrides = EMAIL_KINDS.filter((kind) => options.templates?.[kind] !== undefined);
+    const mjml2html = overrides.length > 0 ? await loadMjml() : undefined;
     for (const kind of EMAIL_KINDS) {
+      const source = options.templates?.[kind];
+      if (source === undefined || mjml2html === undefined) {
+        result.set(kind, brandedTemplate(kind, brand));
+        continue;
+      }
       // One template per turn of the event loop, so requests arriving during start-up are not held up.
       await new Promise((resolve) => setImmediate(resolve));
-      const source = options.templates?.[kind] ?? defaultTemplate(kind, brand);
       // `fonts: {}`: no web-font <link> to a third party, so opening an email tells nobody.
       const output = await mjml2html(source, { validationLevel: "strict", keepComments: false, fonts: {} });
       if (output.errors.length > 0) {

@@ -30,7 +30,7 @@ export interface PreparedEmail {
 }
 
 /**
- * The cooldown discipline of every email (CONTRACT.md §4): acquire the cooldown for (kind,
+ * The cooldown discipline of every email (docs/http-api.md): acquire the cooldown for (kind,
  * address) atomically first (`EMAIL_COOLDOWN_ACTIVE` with `remaining` when one runs), then
  * `prepare` (e.g. store a token) and send; if anything after the acquire fails, `undo` runs and
  * the cooldown is released, so an immediate retry works and sends exactly once.

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:net";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createBackgroundTasks } from "../background.js";
 import { createAuth } from "../create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
@@ -69,6 +69,46 @@ const valuesFor = (kind: EmailKind, token = "t0k3n-abcdefghijklmnopqrstuvwxyz012
   method: "totp",
   change: "added" as const,
   details: { time: "1 January 2026", browser: "Firefox 130", os: "Linux", ip: "203.0.113.7" },
+});
+
+describe("SMTP mailer options", () => {
+  afterEach(() => {
+    vi.doUnmock("nodemailer");
+    vi.resetModules();
+  });
+
+  it("createSmtpMailer - a missing or malformed url, from or timeoutMs throws, naming the option", () => {
+    const create = (options: unknown) => () =>
+      createSmtpMailer(options as Parameters<typeof createSmtpMailer>[0]);
+    expect(create({ url: undefined, from: "a@acme.test" })).toThrow(/`url` is required.*got undefined/);
+    expect(create({ url: "mail.acme.test", from: "a@acme.test" })).toThrow(/`url` must be an smtp:\/\//);
+    expect(create({ url: "https://user:secret@acme.test", from: "a@acme.test" })).toThrow(
+      /^createSmtpMailer: `url` must be an smtp:\/\/ or smtps:\/\/ URL$/,
+    );
+    expect(create({ url: { port: 25 }, from: "a@acme.test" })).toThrow(/needs a `host`/);
+    expect(create({ url: "smtp://127.0.0.1:25" })).toThrow(/`from` is required/);
+    expect(create({ url: "smtp://127.0.0.1:25", from: "a@acme.test", timeoutMs: -1 })).toThrow(/`timeoutMs`/);
+    create({ url: { host: "127.0.0.1", port: 25 }, from: "a@acme.test" })().close();
+  });
+
+  it("send - without nodemailer installed is EMAIL_SEND_FAILURE whose cause names the package", async () => {
+    vi.doMock("nodemailer", () => {
+      throw new Error("Cannot find package 'nodemailer'");
+    });
+    const { createSmtpMailer: fresh } = await import("./smtp-mailer.js");
+    const mailer = fresh({ url: "smtp://127.0.0.1:25", from: "a@acme.test" });
+    const error = await mailer
+      .send({ to: "a@x.test", subject: "s", html: "h", text: "t", kind: "login-alert", locale: "en" })
+      .then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+    expect(error).toMatchObject({ code: "EMAIL_SEND_FAILURE" });
+    expect(String((error?.cause as Error | undefined)?.message)).toMatch(
+      /createSmtpMailer needs the "nodemailer" package/,
+    );
+    mailer.close();
+  });
 });
 
 describe("SMTP mailer", () => {
@@ -190,6 +230,7 @@ describe("SMTP mailer", () => {
       url: `smtp://127.0.0.1:${smtp.port}`,
       from: "Acme <no-reply@acme.test>",
     });
+    let now = Date.now();
     const auth = createAuth({
       secret: TEST_SECRET,
       stores,
@@ -197,6 +238,7 @@ describe("SMTP mailer", () => {
       appOrigin: APP_ORIGIN,
       logger: silentLogger,
       passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+      clock: { now: () => now },
     });
     const handler = createHttpHandler(auth);
     const evil = {
@@ -228,6 +270,7 @@ describe("SMTP mailer", () => {
     );
     expect((await post("/register", credentials))?.status).toBe(200);
     expect((await post("/register", credentials, { "accept-language": "de" }))?.status).toBe(200);
+    now += 11 * 60 * 1000; // not the first sign-in right after signing up, which sends no alert
     expect((await post("/login", credentials))?.status).toBe(200);
     await auth.idle();
     expect(smtp.received).toHaveLength(4);

@@ -30,7 +30,8 @@ export const KIND_LAYOUT: Readonly<
 
 export const EMAIL_KINDS = Object.keys(KIND_LAYOUT) as EmailKind[];
 
-const escapeAttribute = (value: string) =>
+/** Escapes a brand value for an MJML attribute or text (the compiled templates use the same). */
+export const escapeAttribute = (value: string) =>
   value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 const DETAIL_ROWS = ["time", "browser", "os", "ip"] as const;
