@@ -5,7 +5,7 @@ import { canStartPostgres, startPostgresServer } from "../../../packages/store-s
 import { startExample } from "./test-servers.js";
 
 // DATABASE_URL on a PostgreSQL server this test starts itself (never the machine's shared one),
-// stopped mid-test: the 500 codes of CONTRACT §5 within 1 s, and recovery without a restart.
+// stopped mid-test: the 500 codes of docs/errors.md within 1 s, and recovery without a restart.
 const JSON_HEADERS = { "content-type": "application/json" };
 const FIVE_HUNDREDS = [
   "DATABASE_FAILURE",

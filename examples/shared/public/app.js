@@ -21,11 +21,72 @@ const fields = (form) => Object.fromEntries(new FormData(form).entries());
 const show = (id, visible) => {
   $(id).hidden = !visible;
 };
-const token = new URLSearchParams(location.search).get("token");
+const query = new URLSearchParams(location.search);
+const token = query.get("token");
+/** The configured identity providers (`GET /oauth/providers`), `{ name, displayName }` each. */
+let providers = [];
+const button = (text, onClick, className) => {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = text;
+  if (className) element.className = className;
+  element.addEventListener("click", onClick);
+  return element;
+};
+/** Sign-in and step-up at a provider are browser navigations: it redirects back to the callback. */
+const authorizeUrl = (name, extra = "") =>
+  `/api/auth/oauth/${encodeURIComponent(name)}/authorize?returnTo=%2F${extra}`;
+
+function renderProviders(me) {
+  const linked = new Set(me?.identityProviders ?? []);
+  $("linked-providers").replaceChildren(
+    ...[...(me?.hasPassword ? ["Password"] : []), ...linked].map((method) => {
+      const item = document.createElement("li");
+      item.textContent = method;
+      return item;
+    }),
+  );
+  // A password-less account confirms changes by signing in at its provider again.
+  const stepUpWith = providers.filter((provider) => !me?.hasPassword && linked.has(provider.name));
+  $("step-up-providers").replaceChildren(
+    ...stepUpWith.map((provider) =>
+      button(`Confirm with ${provider.displayName}`, () => {
+        location.href = authorizeUrl(provider.name, "&stepUp=1");
+      }),
+    ),
+  );
+  show("step-up-providers", stepUpWith.length > 0);
+  show("step-up", me?.hasPassword !== false && $("settings").hidden);
+  $("provider-settings").replaceChildren(
+    ...providers.map((provider) =>
+      linked.has(provider.name)
+        ? button(
+            `Unlink ${provider.displayName}`,
+            () =>
+              run(
+                () => api("DELETE", `/oauth/${encodeURIComponent(provider.name)}`),
+                `${provider.displayName} unlinked`,
+              ),
+            "danger",
+          )
+        : button(`Link ${provider.displayName}`, () =>
+            run(async () => {
+              const { authorizationUrl } = await api(
+                "POST",
+                `/oauth/${encodeURIComponent(provider.name)}/link`,
+                { returnTo: "/" },
+              );
+              location.href = authorizationUrl;
+            }),
+          ),
+    ),
+  );
+}
 
 async function refreshView() {
   try {
     const me = await api("GET", "/me");
+    renderProviders(me);
     $("me-email").textContent = me.email;
     $("me").textContent = JSON.stringify(me, null, 2);
     const { sessions } = await api("GET", "/sessions");
@@ -206,4 +267,36 @@ if (location.pathname === "/verify-email" && token) {
   );
 }
 if (location.pathname === "/reset-password" && token) show("reset-password", true);
-refreshView();
+
+// Back from an identity provider: the callback redirected here with what happened.
+if (query.has("error")) say(`${query.get("error")}: the sign-in with the identity provider did not work`);
+if (query.get("linked")) say(`${query.get("linked")} is linked to your account`);
+if (query.get("stepUp") === "1") say(stepUpDone());
+if (query.get("twoFactor") === "login") {
+  const twoFactorMethods = (query.get("methods") ?? "").split(",").filter(Boolean);
+  say(askSecondFactor({ twoFactorMethods, preferredTwoFactorMethod: twoFactorMethods[0] }));
+}
+if (query.get("twoFactor") === "step-up") {
+  show("step-up-code", true);
+  say("Now enter your second-factor code");
+}
+if (["error", "linked", "stepUp", "twoFactor"].some((name) => query.has(name))) {
+  history.replaceState(null, "", location.pathname);
+}
+api("GET", "/oauth/providers").then(
+  (result) => {
+    providers = result.providers;
+    $("provider-buttons").replaceChildren(
+      ...providers.map((provider) => {
+        const link = document.createElement("a");
+        link.className = "button";
+        link.href = authorizeUrl(provider.name);
+        link.textContent = `Sign in with ${provider.displayName}`;
+        return link;
+      }),
+    );
+    show("providers", providers.length > 0);
+    return refreshView();
+  },
+  () => refreshView(),
+);

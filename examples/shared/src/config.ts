@@ -23,6 +23,8 @@ export interface ExampleConfig {
   /** Reverse proxies in front whose `X-Forwarded-For` / `X-Forwarded-Proto` are trusted (docs/limits.md). */
   trustProxy: number;
   production: boolean;
+  /** One OpenID Connect provider, named `oidc` (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET); unset: none. */
+  oidc: { issuer: string; clientId: string; clientSecret: string } | undefined;
   /** The dev outbox exists only without SMTP and outside production. */
   devOutbox: boolean;
 }
@@ -75,6 +77,15 @@ export function readConfig(
   if (databaseUrl && !/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL must be sqlite:<file> or postgres://…, not "${databaseUrl}"`);
   }
+  const oidcIssuer = env.OIDC_ISSUER?.trim() || undefined;
+  const oidcClientId = env.OIDC_CLIENT_ID?.trim() || undefined;
+  const oidcClientSecret = env.OIDC_CLIENT_SECRET?.trim() || undefined;
+  if ((oidcIssuer || oidcClientId || oidcClientSecret) && !(oidcIssuer && oidcClientId && oidcClientSecret)) {
+    throw new ConfigError("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together");
+  }
+  if (oidcIssuer && !URL.canParse(oidcIssuer)) {
+    throw new ConfigError(`OIDC_ISSUER must be the issuer's URL, not "${oidcIssuer}"`);
+  }
   return {
     port,
     host,
@@ -98,5 +109,9 @@ export function readConfig(
     trustProxy: integer(env, "TRUST_PROXY", 0, 0, 10),
     production,
     devOutbox: smtpUrl === undefined && !production,
+    oidc:
+      oidcIssuer && oidcClientId && oidcClientSecret
+        ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: oidcClientSecret }
+        : undefined,
   };
 }

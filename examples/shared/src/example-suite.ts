@@ -95,6 +95,11 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
     });
 
     it("outbox - lists sent emails newest first as JSON and shows each as a page", async () => {
+      await fetch(`${server.baseUrl}/api/auth/password/reset-request`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "nobody-here@example.test" }),
+      });
       await fetch(`${server.baseUrl}/api/auth/login`, {
         method: "POST",
         headers: { "content-type": "application/json" },

@@ -4,6 +4,7 @@ import {
   createAuth,
   createOutboxMailer,
   createSmtpMailer,
+  type IdentityStore,
   type Mailer,
   type OutboxMailer,
   type SessionStore,
@@ -18,7 +19,7 @@ import { readSeedFile, seedUsers } from "./seed.js";
 
 export interface ExampleAuth {
   auth: Auth;
-  stores: { users: UserStore; cooldowns: CooldownStore; sessions: SessionStore };
+  stores: { users: UserStore; cooldowns: CooldownStore; sessions: SessionStore; identities: IdentityStore };
   /** The dev outbox, when it is on (no SMTP_URL, not production). */
   outbox: OutboxMailer | undefined;
   close(): void;
@@ -60,9 +61,14 @@ export async function createExampleAuth(
   }
   const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
   const base = database?.stores ?? memory;
+  // Identity-provider links live with the users (SQL or memory), never in Redis.
   const stores = redis
-    ? { users: base.users, ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }) }
-    : { users: base.users, cooldowns: base.cooldowns, sessions: base.sessions };
+    ? {
+        users: base.users,
+        identities: base.identities,
+        ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }),
+      }
+    : { users: base.users, cooldowns: base.cooldowns, sessions: base.sessions, identities: base.identities };
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;
   const mailer: Mailer | undefined = smtp ?? outbox;
@@ -81,6 +87,17 @@ export async function createExampleAuth(
       preferHeaderAuthentication: config.preferHeaderAuth,
       cookies: { secure: config.cookieSecure },
       trustProxy: config.trustProxy,
+      // OIDC_ISSUER…: one provider named `oidc`; an http issuer is allowed only outside production.
+      identityProviders: config.oidc
+        ? [
+            {
+              type: "oidc",
+              ...config.oidc,
+              allowInsecureRequests: !config.production && config.oidc.issuer.startsWith("http:"),
+              displayName: new URL(config.oidc.issuer).host,
+            },
+          ]
+        : [],
       ...extra,
     }),
   );

@@ -15,7 +15,10 @@ const LAYERS: { name: string; members: RegExp }[] = [
     members:
       /^(ports\/|i18n\/|(errors|model|events|background|with-timeout|email-address|user-agent|password-policy|validation)\.ts$)/,
   },
-  { name: "mechanisms", members: /^(tokens|emails|limits|two-factor|sessions|hashing)\/|^options\.ts$/ },
+  {
+    name: "mechanisms",
+    members: /^(tokens|emails|limits|two-factor|sessions|hashing|identity)\/|^options\.ts$/,
+  },
   { name: "context", members: /^context\.ts$/ },
   { name: "use cases", members: /^use-cases\// },
   { name: "createAuth", members: /^(create-auth|auth)\.ts$/ },

@@ -1,10 +1,12 @@
 import type { Translator } from "./i18n/index.js";
+import type { AuthorizationStart } from "./identity/flow.js";
 import type { Principal, RequestContext, SessionInfo, User } from "./model.js";
 import type { ResolvedAuthOptions } from "./options.js";
 import type { Clock } from "./ports/clock.js";
 import type { Logger } from "./ports/logger.js";
 import type { TwoFactorMethod } from "./ports/user-store.js";
 import type { SignedIn } from "./sessions/finish-login.js";
+import type { IdentityProviderCallbackResult } from "./use-cases/finish-identity-provider-sign-in.js";
 import type { LoginResult } from "./use-cases/login.js";
 import type { RefreshResult } from "./use-cases/refresh.js";
 import type { StepUpResult } from "./use-cases/step-up.js";
@@ -48,6 +50,54 @@ export interface SessionApi {
   revoke(principal: Principal, sessionId: string): Promise<{ success: true }>;
   /** Every session of the user, the caller's included. @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE` */
   revokeAll(principal: Principal): Promise<{ success: true; revoked: number }>;
+}
+
+/**
+ * Sign-in with identity providers (CONTRACT.md §9). The HTTP layer binds `state` to the browser
+ * with an HttpOnly cookie and hands it back to `callback`; a host calling these itself must too.
+ */
+export interface IdentityProviderApi {
+  /** The configured providers, in option order: `name` for routes, `displayName` for buttons. */
+  list(): { name: string; displayName: string }[];
+  /**
+   * The authorization URL (state, nonce, PKCE S256) of a sign-in, or with `stepUp` (the signed-in
+   * user's principal) of a fresh login that gives a step-up token.
+   * @throws `NOT_FOUND` (no such provider), `VALIDATION_FAILED` (`returnTo` not a path on appOrigin), `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
+   */
+  authorize(
+    provider: string,
+    input?: { returnTo?: string | undefined; stepUp?: Principal | undefined },
+  ): Promise<AuthorizationStart>;
+  /**
+   * The authorization URL that links the provider to the signed-in account (needs step-up).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `VALIDATION_FAILED`, `IDENTITY_PROVIDER_ALREADY_LINKED`
+   */
+  link(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    provider: string,
+    input?: { returnTo?: string | undefined },
+  ): Promise<AuthorizationStart>;
+  /**
+   * The provider's redirect back: `query` is the callback's query string, `state` the value of
+   * the browser's state cookie.
+   * @throws `IDENTITY_PROVIDER_STATE_INVALID`, `IDENTITY_PROVIDER_REJECTED`, `IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED`, `IDENTITY_PROVIDER_ACCOUNT_EXISTS`, `IDENTITY_PROVIDER_ALREADY_LINKED`, `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
+   */
+  callback(
+    provider: string,
+    input: { query: string; state: string | undefined },
+    request?: RequestContext,
+  ): Promise<IdentityProviderCallbackResult>;
+  /**
+   * Removes the provider from the signed-in account (needs step-up).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `IDENTITY_PROVIDER_LAST_METHOD`
+   */
+  unlink(
+    principal: Principal,
+    stepUpToken: string | undefined,
+    provider: string,
+    request?: RequestContext,
+  ): Promise<User>;
 }
 
 /** Operations for scripts and back offices; each emits its security event. */
@@ -225,4 +275,6 @@ export interface Auth {
   readonly sessions: SessionApi;
   /** Operations for scripts and back offices. */
   readonly admin: AdminApi;
+  /** Sign-in with identity providers, linking and unlinking them. */
+  readonly identityProviders: IdentityProviderApi;
 }

@@ -2,10 +2,12 @@ import type { BackgroundTasks } from "./background.js";
 import type { EmailService } from "./emails/email-service.js";
 import type { SecurityEvents } from "./events.js";
 import type { Translator } from "./i18n/index.js";
+import type { RelyingParties } from "./identity/flow.js";
 import type { Limits } from "./limits/limits.js";
 import type { ResolvedAuthOptions } from "./options.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
+import type { IdentityStore } from "./ports/identity-store.js";
 import type { Logger } from "./ports/logger.js";
 import type { Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
@@ -26,6 +28,10 @@ export interface AuthContext {
   users: UserStore;
   cooldowns: CooldownStore;
   sessions: SessionStore;
+  /** Links to identity providers; present whenever `identityProviders` are configured. */
+  identities: IdentityStore | undefined;
+  /** The configured identity providers by name (empty without `identityProviders`). */
+  relyingParties: RelyingParties;
   mailer: Mailer | undefined;
   hasher: PasswordHasher;
   clock: Clock;

@@ -7,6 +7,8 @@ import { AuthError } from "./errors.js";
 import { createSecurityEvents } from "./events.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
 import { createTranslator } from "./i18n/index.js";
+import { createRelyingParties } from "./identity/flow.js";
+import { loadOpenIdClient } from "./identity/relying-party.js";
 import { createLimits } from "./limits/limits.js";
 import { isIssuedPrincipal, type Principal } from "./model.js";
 import { type AuthOptions, parseAuthOptions } from "./options.js";
@@ -26,6 +28,7 @@ import { createUser } from "./use-cases/create-user.js";
 import { deleteUser } from "./use-cases/delete-user.js";
 import { disableTwoFactorMethod } from "./use-cases/disable-two-factor-method.js";
 import { enableEmailTwoFactor } from "./use-cases/enable-email-two-factor.js";
+import { finishIdentityProviderSignIn } from "./use-cases/finish-identity-provider-sign-in.js";
 import { getCurrentUser } from "./use-cases/get-current-user.js";
 import { getPasswordResetCooldown } from "./use-cases/get-password-reset-cooldown.js";
 import { getTotpSetup } from "./use-cases/get-totp-setup.js";
@@ -46,13 +49,18 @@ import { revokeSession } from "./use-cases/revoke-session.js";
 import { sendTwoFactorEmailCode } from "./use-cases/send-two-factor-email-code.js";
 import { setPassword } from "./use-cases/set-password.js";
 import { setPreferredTwoFactorMethod } from "./use-cases/set-preferred-two-factor-method.js";
+import { startIdentityProviderLink } from "./use-cases/start-identity-provider-link.js";
+import { startIdentityProviderSignIn } from "./use-cases/start-identity-provider-sign-in.js";
 import { stepUp } from "./use-cases/step-up.js";
+import { unlinkIdentityProvider } from "./use-cases/unlink-identity-provider.js";
 
 import { verifyEmail } from "./use-cases/verify-email.js";
 
-export type { AdminApi, Auth, SessionApi, TotpSetup } from "./auth.js";
+export type { AdminApi, Auth, IdentityProviderApi, SessionApi, TotpSetup } from "./auth.js";
+export type { AuthorizationStart } from "./identity/flow.js";
 export type { SignedIn } from "./sessions/finish-login.js";
 export type { TwoFactorChallenge } from "./two-factor/challenge.js";
+export type { IdentityProviderCallbackResult } from "./use-cases/finish-identity-provider-sign-in.js";
 export type { LoginResult } from "./use-cases/login.js";
 export type { RefreshResult } from "./use-cases/refresh.js";
 export type { StepUpResult } from "./use-cases/step-up.js";
@@ -85,6 +93,8 @@ export function createAuth(input: AuthOptions): Auth {
     users: options.stores.users,
     cooldowns: options.stores.cooldowns,
     sessions: options.stores.sessions,
+    identities: options.stores.identities,
+    relyingParties: createRelyingParties(options.identityProviders, { clock }),
     mailer: options.mailer,
     hasher,
     clock,
@@ -150,6 +160,15 @@ export function createAuth(input: AuthOptions): Auth {
             ),
           )
       : undefined,
+    // openid-client is an optional peer dependency: load it now when a provider needs it.
+    options.identityProviders.length > 0
+      ? loadOpenIdClient().catch((error: unknown) =>
+          logger.error(
+            { event: "identity_provider.client_missing", err: String((error as Error).cause ?? error) },
+            "identityProviders are configured but openid-client cannot be loaded (npm install openid-client)",
+          ),
+        )
+      : undefined,
   ]).then(() => undefined);
 
   /** Only principals `authenticate` or `sessions.create` issued reach a use case. */
@@ -170,8 +189,30 @@ export function createAuth(input: AuthOptions): Auth {
     revokeAll: withPrincipal((principal) => revokeAllSessions(ctx, principal)),
   };
 
+  const identityProviders: Auth["identityProviders"] = {
+    list: () => [...ctx.relyingParties.values()].map(({ name, displayName }) => ({ name, displayName })),
+    authorize: async (provider, input = {}) =>
+      startIdentityProviderSignIn(ctx, provider, {
+        returnTo: input.returnTo,
+        stepUp: input.stepUp ? p(input.stepUp) : undefined,
+      }),
+    link: withPrincipal((principal, stepUpToken: string | undefined, provider: string, input = {}) =>
+      startIdentityProviderLink(ctx, principal, stepUpToken, provider, input),
+    ),
+    callback: (provider, input, request) => finishIdentityProviderSignIn(ctx, provider, input, request),
+    unlink: withPrincipal(
+      (
+        principal,
+        stepUpToken: string | undefined,
+        provider: string,
+        request?: Parameters<Auth["stepUp"]>[2],
+      ) => unlinkIdentityProvider(ctx, principal, stepUpToken, provider, request),
+    ),
+  };
+
   return {
     options,
+    identityProviders,
     ready: () => startup,
     idle: () => background.idle(),
     translator: ctx.translator,

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { createAuth } from "./create-auth.js";
 import { ERROR_CODES } from "./errors.js";
 import { createCookies } from "./http/cookies.js";
-import { buildRoutes, type RouteAuth } from "./http/routes.js";
+import type { RouteAuth } from "./http/route.js";
+import { buildRoutes } from "./http/routes.js";
 import { STATUS_BY_CODE } from "./http/status.js";
 import { en } from "./i18n/en.js";
 

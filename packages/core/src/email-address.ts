@@ -1,7 +1,7 @@
 import { domainToASCII } from "node:url";
 
 /**
- * The one email parser (SECURITY D5): a single address, no quoted local parts, no comments, no
+ * The one email parser (security.md D5): a single address, no quoted local parts, no comments, no
  * lists, no whitespace or control characters. Anything that could become a second recipient
  * is refused rather than repaired.
  */
@@ -9,7 +9,7 @@ const LOCAL_PART = /^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{N}!#$%&'*+/=?
 const DOMAIN_LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
 
 /**
- * The one form of an address (CONTRACT §8), used for lookups, uniqueness and cooldown keys:
+ * The one form of an address (docs/limits.md), used for lookups, uniqueness and cooldown keys:
  * trimmed, NFKC (so fullwidth `ｅｒｉｎ＠ｘ.test` is `erin@x.test`), lower-cased, and the domain
  * in its ASCII (IDNA) form (`bücher.de` is `xn--bcher-kva.de`). A domain IDNA refuses comes back
  * empty, so the address fails `isValidEmail`.

@@ -1,5 +1,5 @@
 /**
- * Every stable error code of CONTRACT.md §5. The code is part of the public API: it never
+ * Every stable error code of docs/errors.md. The code is part of the public API: it never
  * changes with the locale, and the HTTP layer maps it to a status through `http/status.ts`.
  */
 export const ERROR_CODES = [
@@ -40,6 +40,14 @@ export const ERROR_CODES = [
   "EMAIL_TEMPLATE_FAILURE",
   "INTERNAL_ERROR",
   "EMAIL_DISABLED",
+  "IDENTITY_PROVIDER_STATE_INVALID",
+  "IDENTITY_PROVIDER_REJECTED",
+  "IDENTITY_PROVIDER_MISMATCH",
+  "IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED",
+  "IDENTITY_PROVIDER_ACCOUNT_EXISTS",
+  "IDENTITY_PROVIDER_ALREADY_LINKED",
+  "IDENTITY_PROVIDER_LAST_METHOD",
+  "IDENTITY_PROVIDER_FAILURE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

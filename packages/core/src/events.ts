@@ -18,9 +18,11 @@ export type SecurityEventType =
   | "user.created"
   | "user.deleted"
   | "password.set"
-  | "email.verified";
+  | "email.verified"
+  | "identity.linked"
+  | "identity.unlinked";
 
-/** A security event (SECURITY J2). Never carries a password, hash, token, code or secret. */
+/** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
   type: SecurityEventType;
   /** Milliseconds since the Unix epoch, from the configured clock. */
@@ -35,7 +37,8 @@ export interface SecurityEvent {
   userAgent: string | null;
   /**
    * Why, for failures and limits: e.g. `wrong_password`, `unknown_email`, `no_password`,
-   * `address`, `account`, `ip:failedLogins`, `logout`, `revoked_by_user`, `password_reset`.
+   * `address`, `account`, `ip:failedLogins`, `logout`, `revoked_by_user`, `password_reset`; for
+   * sign-ins through an identity provider and for `identity.*` events, `oidc:<provider>`.
    */
   reason: string | null;
 }
@@ -46,7 +49,7 @@ export interface SecurityEvents {
   emit(type: SecurityEventType, details: SecurityEventInput): void;
 }
 
-/** Strips CR/LF and other control characters from a value before it goes into a log line (SECURITY J3). */
+/** Strips CR/LF and other control characters from a value before it goes into a log line (security.md J3). */
 export function logSafe(value: string | null | undefined): string | null {
   return value == null ? null : value.replace(/[\p{Cc}\p{Cf}]/gu, "?").slice(0, 200);
 }

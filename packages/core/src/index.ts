@@ -1,7 +1,10 @@
 export {
   type AdminApi,
   type Auth,
+  type AuthorizationStart,
   createAuth,
+  type IdentityProviderApi,
+  type IdentityProviderCallbackResult,
   type LoginResult,
   type RefreshResult,
   type SessionApi,
@@ -19,7 +22,7 @@ export {
   escapeHtml,
   type RenderedEmail,
 } from "./emails/renderer.js";
-export { createSmtpMailer, type SmtpMailerOptions } from "./emails/smtp-mailer.js";
+export { createSmtpMailer, type SmtpMailerOptions, type SmtpTransportOptions } from "./emails/smtp-mailer.js";
 export { type Brand, defaultTemplate, EMAIL_KINDS } from "./emails/templates.js";
 export type {
   CooldownCode,
@@ -36,6 +39,11 @@ export { createHttpHandler, type HttpHandler } from "./http/handler.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
+export {
+  DEFAULT_OIDC_SCOPES,
+  type IdentityProviderOptions,
+  type ResolvedIdentityProvider,
+} from "./identity/provider-options.js";
 export type { Principal, RequestContext, SessionInfo, User } from "./model.js";
 export type { AuthOptions, ResolvedAuthOptions } from "./options.js";
 export { systemClock } from "./ports/clock.js";

@@ -2,8 +2,10 @@ import { z } from "zod";
 import { EMAIL_KINDS } from "./emails/templates.js";
 import type { SecurityEvent } from "./events.js";
 import type { LocaleResources } from "./i18n/index.js";
+import { identityProvidersSchema } from "./identity/provider-options.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
+import type { IdentityStore } from "./ports/identity-store.js";
 import type { Logger } from "./ports/logger.js";
 import type { EmailKind, Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
@@ -38,6 +40,7 @@ export const STORE_METHODS = {
     "consumeToken",
     "deleteUserTokens",
   ],
+  identities: ["link", "findBySubject", "listByUser", "unlink"],
 } as const;
 
 const seconds = (fallback: number) =>
@@ -48,7 +51,7 @@ const seconds = (fallback: number) =>
     .max(10 * 365 * 24 * 3600)
     .default(fallback);
 
-/** One repeated byte, or fewer than 16 distinct bytes: a placeholder, not a secret (SECURITY F3). */
+/** One repeated byte, or fewer than 16 distinct bytes: a placeholder, not a secret (security.md F3). */
 function isWeakSecret(bytes: Uint8Array): boolean {
   return new Set(bytes).size < 16;
 }
@@ -105,18 +108,24 @@ export const authOptionsSchema = z
      * character. A list rotates keys: the first signs, every one verifies (tokens carry `kid`).
      */
     secret: secretSchema,
+    /** The JWT `iss` of access and step-up tokens (checked on every verify). Default `portcullis`. */
     issuer: z.string().min(1).default("portcullis"),
+    /** The JWT `aud` of access and step-up tokens (checked on every verify). Default `portcullis`. */
     audience: z.string().min(1).default("portcullis"),
     /** Where the adapters mount the routes. */
     basePath: z
       .string()
       .regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, "must start with / and not end with /")
       .default("/api/auth"),
+    /** The ports: `createMemoryStores()`, `createRedisStores()` (with your users), `createSqlStores()` or your own. */
     stores: z.object({
       users: port<UserStore>("UserStore", STORE_METHODS.users),
       cooldowns: port<CooldownStore>("CooldownStore", STORE_METHODS.cooldowns),
       sessions: port<SessionStore>("SessionStore", STORE_METHODS.sessions),
+      /** Links to identity providers; required only with `identityProviders`. */
+      identities: port<IdentityStore>("IdentityStore", STORE_METHODS.identities).optional(),
     }),
+    /** Sends rendered emails: `createSmtpMailer()`, `createOutboxMailer()` or your own. Required while `email.enabled`. */
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     /**
      * Makes the id of a new user (register, `admin.createUser`, identity-provider sign-ups); for
@@ -126,10 +135,15 @@ export const authOptionsSchema = z
     generateId: z
       .custom<() => string>((value) => typeof value === "function", { message: "must be a function" })
       .optional(),
+    /** Default: argon2id with m=19456 KiB, t=2, p=1 (`createArgon2Hasher()`). */
     passwordHasher: port<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),
+    /** Default: the system clock. Tests pass a fake one. */
     clock: port<Clock>("Clock", ["now"]).optional(),
+    /** A pino-compatible logger. Default: warnings and errors as JSON lines on stderr. */
     logger: port<Logger>("Logger", ["debug", "info", "warn", "error"]).optional(),
+    /** Lifetime of an access token and its cookie, in seconds. Default 900. */
     accessTokenTtlSeconds: seconds(900),
+    /** Idle lifetime of a session (each refresh extends it), in seconds. Default 30 days. */
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
     /**
      * Password checks per normalized address (login and step-up share it; unknown addresses
@@ -166,8 +180,11 @@ export const authOptionsSchema = z
         emailCodeTtlSeconds: z.number().int().min(60).max(3600).default(600),
       })
       .prefault({}),
+    /** Lifetime of a reset link, in seconds. Default 1800. */
     passwordResetTokenTtlSeconds: seconds(30 * 60),
+    /** Lifetime of a verification link, in seconds. Default 86400. */
     emailVerificationTokenTtlSeconds: seconds(24 * 3600),
+    /** Password length in code points after NFKC: default 8 to 256 (15 is recommended for password-only accounts). */
     password: z
       .object({
         minLength: z.number().int().min(1).max(256).default(8),
@@ -175,6 +192,7 @@ export const authOptionsSchema = z
       })
       .prefault({})
       .refine((p) => p.minLength <= p.maxLength, { message: "minLength must not exceed maxLength" }),
+    /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */
     email: z
       .object({
         enabled: z.boolean().default(true),
@@ -212,8 +230,19 @@ export const authOptionsSchema = z
       .prefault({}),
     /** The frontend's base URL: every link in an email starts with it. */
     appOrigin: originSchema.optional(),
+    /**
+     * Where the API is served when it is not on `appOrigin`: the redirect URI registered at an
+     * identity provider is `<apiOrigin or appOrigin><basePath>/oauth/<name>/callback`.
+     */
+    apiOrigin: originSchema.optional(),
+    /**
+     * Sign-in with identity providers (OpenID Connect by discovery, or the `google`, `entra`
+     * and `github` presets); needs `stores.identities`, `appOrigin` and the `openid-client` package.
+     */
+    identityProviders: identityProvidersSchema,
     /** Origins allowed to make cookie-authenticated state changes; defaults to `appOrigin`. */
     trustedOrigins: z.array(originSchema).optional(),
+    /** Cookie attributes: `secure` (default false), `sameSite` (default strict), `hostPrefix` (needs secure). */
     cookies: z
       .object({
         secure: z.boolean().default(false),
@@ -261,15 +290,20 @@ export const authOptionsSchema = z
         message: "must be a function",
       })
       .optional(),
+    /** Accept tokens in headers (`Authorization`, `X-Two-Factor-Authentication-Token`, `X-Step-Up-Token`) and return them in bodies. Default true. */
     allowHeaderAuthentication: z.boolean().default(true),
+    /** When a header and a cookie both carry a token, the header alone decides. Default true. */
     preferHeaderAuthentication: z.boolean().default(true),
+    /** Larger request bodies are 413 `PAYLOAD_TOO_LARGE`. Default 16 KiB. */
     bodyLimitBytes: z
       .number()
       .int()
       .min(1024)
       .max(1024 * 1024)
       .default(16 * 1024),
+    /** The locale of emails and messages when a request names none we have. Default `en`. */
     defaultLocale: z.string().min(2).default("en"),
+    /** More locales, or string overrides of shipped ones: `{ fr: { errors: { … } } }`. */
     locales: z.record(z.string().min(2), z.record(z.string(), z.unknown())).optional(),
   })
   .refine((o) => !o.email.enabled || o.mailer !== undefined, {
@@ -278,6 +312,15 @@ export const authOptionsSchema = z
   })
   .refine((o) => !o.email.enabled || o.appOrigin !== undefined, {
     message: "is required while email.enabled is true: email links are built from it, never from requests",
+    path: ["appOrigin"],
+  })
+  .refine((o) => o.identityProviders.length === 0 || o.stores.identities !== undefined, {
+    message: "is required while identityProviders are configured (an IdentityStore keeps the links)",
+    path: ["stores", "identities"],
+  })
+  .refine((o) => o.identityProviders.length === 0 || o.appOrigin !== undefined, {
+    message:
+      "is required while identityProviders are configured: redirects go to it, never to request headers",
     path: ["appOrigin"],
   });
 

@@ -1,7 +1,7 @@
 import { ValidationError } from "./errors.js";
 
 /**
- * Common passwords refused whatever the length rules (SECURITY B4): a small built-in list; no
+ * Common passwords refused whatever the length rules (security.md B4): a small built-in list; no
  * composition rules apply (NIST SP 800-63B).
  */
 const COMMON_PASSWORDS = new Set([
@@ -68,7 +68,7 @@ export interface PasswordPolicy {
   maxLength: number;
 }
 
-/** NFKC, applied the same way when a password is set and when it is verified (SECURITY B5). */
+/** NFKC, applied the same way when a password is set and when it is verified (security.md B5). */
 export function normalizePassword(password: string): string {
   return password.normalize("NFKC");
 }

@@ -60,6 +60,9 @@ export const createUserInput = z.object({
   identityProviders: z.array(z.string().min(1).max(64).regex(PLAIN_TEXT)).max(20).optional(),
 });
 
+/** What starting a provider link takes: where to come back to (a path on `appOrigin`). */
+export const identityLinkInput = z.object({ returnTo: z.string().max(1024).optional() }).optional();
+
 export const confirmTotpInput = z.object({ setupToken: opaqueToken, code: z.string().max(64) });
 
 export const preferredMethodInput = z.object({ method: z.enum(["totp", "email"]) });
@@ -114,5 +117,7 @@ export type ConfirmTotpInput = z.input<typeof confirmTotpInput>;
 export type PreferredMethodInput = z.input<typeof preferredMethodInput>;
 /** What `sessions.create` takes. */
 export type CreateSessionInput = z.input<typeof createSessionInput>;
+/** What `identityProviders.link` takes besides the provider. */
+export type IdentityLinkInput = z.input<typeof identityLinkInput>;
 /** What `admin.createUser` takes. */
 export type CreateUserInput = z.input<typeof createUserInput>;

@@ -1,4 +1,5 @@
 export { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
+export { createMemoryIdentityStore } from "./identity-store.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
 export { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 export { createMemoryUserStore } from "./user-store.js";

@@ -1,4 +1,9 @@
-import { runCooldownStoreSuite, runSessionStoreSuite, runUserStoreSuite } from "@portcullis/testing";
+import {
+  runCooldownStoreSuite,
+  runIdentityStoreSuite,
+  runSessionStoreSuite,
+  runUserStoreSuite,
+} from "@portcullis/testing";
 import { createMemoryStores } from "./memory-stores.js";
 
 function fakeClock(start = 1_700_000_000_000) {
@@ -12,7 +17,7 @@ function fakeClock(start = 1_700_000_000_000) {
 }
 
 /** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
-const withFakeClock = <K extends "users" | "cooldowns" | "sessions">(kind: K) => {
+const withFakeClock = <K extends "users" | "cooldowns" | "sessions" | "identities">(kind: K) => {
   return () => {
     const clock = fakeClock();
     const stores = createMemoryStores({ clock });
@@ -30,6 +35,7 @@ const withSystemClock = <K extends "cooldowns" | "sessions">(kind: K) => {
 
 runUserStoreSuite({ name: "memory", create: withFakeClock("users") });
 runCooldownStoreSuite({ name: "memory", create: withFakeClock("cooldowns") });
+runIdentityStoreSuite({ name: "memory", create: withFakeClock("identities") });
 runSessionStoreSuite({ name: "memory", create: withFakeClock("sessions") });
 runCooldownStoreSuite({ name: "memory, real time", create: withSystemClock("cooldowns") });
 runSessionStoreSuite({ name: "memory, real time", create: withSystemClock("sessions") });

@@ -1,5 +1,13 @@
-import { type Clock, consoleLogger, type Logger, systemClock, type UserStore } from "@portcullis/core";
+import {
+  type Clock,
+  consoleLogger,
+  type IdentityStore,
+  type Logger,
+  systemClock,
+  type UserStore,
+} from "@portcullis/core";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
+import { createMemoryIdentityStore } from "./identity-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 import { createMemoryUserStore } from "./user-store.js";
 
@@ -16,6 +24,8 @@ export interface MemoryStores {
   users: UserStore;
   cooldowns: MemoryCooldownStore;
   sessions: MemorySessionStore;
+  /** Identity-provider links (for `identityProviders`). */
+  identities: IdentityStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -45,6 +55,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     users: createMemoryUserStore(),
     cooldowns,
     sessions,
+    identities: createMemoryIdentityStore(),
     sweep,
     close: () => clearInterval(timer),
   };

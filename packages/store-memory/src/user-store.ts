@@ -1,10 +1,11 @@
 import type { UserRecord, UserStore } from "@portcullis/core";
+import { clonePlain } from "./clone.js";
 
 /** Users in memory, unique by normalized email. Returned records are copies. */
 export function createMemoryUserStore(): UserStore & { size(): number } {
   const byId = new Map<string, UserRecord>();
   const idByEmail = new Map<string, string>();
-  const copy = (user: UserRecord | undefined) => (user ? structuredClone(user) : null);
+  const copy = (user: UserRecord | undefined) => (user ? clonePlain(user) : null);
   return {
     async findById(id) {
       return copy(byId.get(id));

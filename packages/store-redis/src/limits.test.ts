@@ -13,7 +13,7 @@ import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
 import { deleteKeys, testPrefix, useRedis } from "./test-redis.js";
 
-// The limits of CONTRACT §8 through both adapters with cooldowns and sessions on Redis.
+// The limits of docs/limits.md through both adapters with cooldowns and sessions on Redis.
 let redis: Awaited<ReturnType<typeof useRedis>>;
 let client: Redis;
 const prefixes: string[] = [];

@@ -15,6 +15,7 @@ export interface SqlTables {
   tokens: string;
   cooldowns: string;
   counters: string;
+  identities: string;
   migrations: string;
   migrationLock: string;
 }
@@ -33,6 +34,7 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     tokens: `${prefix}tokens`,
     cooldowns: `${prefix}cooldowns`,
     counters: `${prefix}counters`,
+    identities: `${prefix}identities`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

@@ -113,6 +113,25 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
         }
       },
     },
+    "0002_identities": {
+      async up(db: AnyKysely) {
+        await db.schema
+          .createTable(tables.identities)
+          .addColumn("issuer", "varchar(255)", (col) => col.notNull())
+          .addColumn("subject", "varchar(255)", (col) => col.notNull())
+          .addColumn("user_id", "varchar(255)", (col) => col.notNull())
+          .addColumn("provider", "varchar(64)", (col) => col.notNull())
+          .addColumn("email", "varchar(320)")
+          .addColumn("created_at", "bigint", (col) => col.notNull())
+          .addPrimaryKeyConstraint(`${tables.identities}_pkey`, ["issuer", "subject"])
+          .addUniqueConstraint(`${tables.identities}_user_id_provider_key`, ["user_id", "provider"])
+          .modifyEnd(finishTable)
+          .execute();
+      },
+      async down(db: AnyKysely) {
+        await db.schema.dropTable(tables.identities).ifExists().execute();
+      },
+    },
   };
 }
 

@@ -1,4 +1,9 @@
-import { runCooldownStoreSuite, runSessionStoreSuite, runUserStoreSuite } from "@portcullis/testing";
+import {
+  runCooldownStoreSuite,
+  runIdentityStoreSuite,
+  runSessionStoreSuite,
+  runUserStoreSuite,
+} from "@portcullis/testing";
 import { afterAll, beforeAll, describe } from "vitest";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
@@ -14,7 +19,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const fixture = <K extends "users" | "sessions" | "cooldowns">(kind: K) => {
+const fixture = <K extends "users" | "sessions" | "cooldowns" | "identities">(kind: K) => {
   return () => {
     const clock = fakeClock();
     if (!database) throw new Error("unreachable: skipped without a server");
@@ -26,4 +31,5 @@ describe.skipIf(!database)("mysql", () => {
   runUserStoreSuite({ name: "mysql", create: fixture("users") });
   runSessionStoreSuite({ name: "mysql", create: fixture("sessions") });
   runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
+  runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
 });

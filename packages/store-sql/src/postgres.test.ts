@@ -1,4 +1,9 @@
-import { runCooldownStoreSuite, runSessionStoreSuite, runUserStoreSuite } from "@portcullis/testing";
+import {
+  runCooldownStoreSuite,
+  runIdentityStoreSuite,
+  runSessionStoreSuite,
+  runUserStoreSuite,
+} from "@portcullis/testing";
 import { afterAll, beforeAll } from "vitest";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
@@ -19,7 +24,7 @@ afterAll(async () => {
 });
 
 const fixture =
-  <K extends "users" | "sessions" | "cooldowns">(kind: K) =>
+  <K extends "users" | "sessions" | "cooldowns" | "identities">(kind: K) =>
   () => {
     const clock = fakeClock();
     return { store: createSqlStores({ db: schema.db, clock })[kind], advance: clock.advance };
@@ -28,3 +33,4 @@ const fixture =
 runUserStoreSuite({ name: "postgres", create: fixture("users") });
 runSessionStoreSuite({ name: "postgres", create: fixture("sessions") });
 runCooldownStoreSuite({ name: "postgres", create: fixture("cooldowns") });
+runIdentityStoreSuite({ name: "postgres", create: fixture("identities") });

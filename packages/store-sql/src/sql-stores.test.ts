@@ -18,7 +18,7 @@ const session = { id: "s1", userId: "u1", browser: null, os: null, ip: null, cre
 describe("createSqlStores", () => {
   it("migrate - creates the tables once; a second run applies nothing", async () => {
     const db = sqliteDb();
-    expect(await migrate(db)).toEqual(["0001_initial"]);
+    expect(await migrate(db)).toEqual(["0001_initial", "0002_identities"]);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
   });

@@ -1,6 +1,7 @@
 import {
   type Clock,
   type CooldownStore,
+  type IdentityStore,
   type SessionStore,
   systemClock,
   type UserStore,
@@ -14,6 +15,7 @@ import {
   tableNames,
 } from "./context.js";
 import { createSqlCooldownStore } from "./cooldown-store.js";
+import { createSqlIdentityStore } from "./identity-store.js";
 import { migrate } from "./migrations.js";
 import { createSqlSessionStore } from "./session-store.js";
 import { createSqlUserStore } from "./user-store.js";
@@ -33,6 +35,8 @@ export interface SqlStores {
   users: UserStore;
   sessions: SessionStore;
   cooldowns: CooldownStore;
+  /** Identity-provider links (for `identityProviders`), in `<prefix>identities`. */
+  identities: IdentityStore;
   /**
    * Deletes every expired row (sessions, single-use tokens, cooldowns, counters) and resolves to
    * how many went. Expired rows read as absent whether or not they were swept; schedule this
@@ -44,7 +48,7 @@ export interface SqlStores {
 }
 
 /**
- * UserStore, SessionStore and CooldownStore in the host's SQL database through Kysely. Run
+ * UserStore, SessionStore, CooldownStore and IdentityStore in the host's SQL database through Kysely. Run
  * `migrate` (or `stores.migrate()`) once at start-up before using them.
  */
 export function createSqlStores(options: SqlStoresOptions): SqlStores {
@@ -61,6 +65,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     users: createSqlUserStore(context),
     sessions: createSqlSessionStore(context),
     cooldowns: createSqlCooldownStore(context),
+    identities: createSqlIdentityStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;

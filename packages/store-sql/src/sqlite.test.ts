@@ -1,7 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCooldownStoreSuite, runSessionStoreSuite, runUserStoreSuite } from "@portcullis/testing";
+import {
+  runCooldownStoreSuite,
+  runIdentityStoreSuite,
+  runSessionStoreSuite,
+  runUserStoreSuite,
+} from "@portcullis/testing";
 import { afterAll, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
@@ -26,7 +31,7 @@ afterAll(async () => {
 });
 
 const fixture =
-  <K extends "users" | "sessions" | "cooldowns">(db: () => AnyKysely, kind: K) =>
+  <K extends "users" | "sessions" | "cooldowns" | "identities">(db: () => AnyKysely, kind: K) =>
   () => {
     const clock = fakeClock();
     return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance };
@@ -39,4 +44,5 @@ for (const [name, db] of [
   runUserStoreSuite({ name, create: fixture(db, "users") });
   runSessionStoreSuite({ name, create: fixture(db, "sessions") });
   runCooldownStoreSuite({ name, create: fixture(db, "cooldowns") });
+  runIdentityStoreSuite({ name, create: fixture(db, "identities") });
 }

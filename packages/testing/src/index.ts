@@ -16,7 +16,20 @@ export {
   type HttpClientOptions,
   type HttpReply,
 } from "./http-client.js";
+export {
+  type IdentityProviderSuiteOptions,
+  runIdentityProviderAdapterSuite,
+} from "./identity-provider-suite.js";
+export { runIdentityStoreSuite } from "./identity-store-suite.js";
 export { runLimitsAdapterSuite } from "./limits-suite.js";
+export {
+  startTestOidcProvider,
+  TEST_ACCOUNT_HEADER,
+  type TestOidcAccount,
+  type TestOidcClient,
+  type TestOidcProvider,
+  type TestOidcProviderOptions,
+} from "./oidc-test-provider.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
 export type { StoreFixture, StoreSuiteOptions } from "./store-fixture.js";
 export {

@@ -25,7 +25,7 @@ interface LimitsApp extends App {
 }
 
 /**
- * The limits of CONTRACT §8 over HTTP through an adapter, on whatever stores `createStores`
+ * The limits of docs/limits.md over HTTP through an adapter, on whatever stores `createStores`
  * makes: every guess counted before it is checked (N concurrent wrong passwords, 2FA codes and
  * step-up passwords get no more checks than the sequential budget, counted at the hasher), per-IP
  * limits under `trustProxy`, one address form, and the pre-verification foothold. Each test

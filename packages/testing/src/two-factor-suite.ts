@@ -103,7 +103,7 @@ const twoFactorTests: AppTests = {
     const app = await boot2fa(boot);
     await app.api("POST", "/register", { body: { email: ADA, password: PASSWORD } });
     const bearer = String((await passwordStep(app)).body.accessToken);
-    // 2FA needs a verified address (CONTRACT §8): before, setup answers EMAIL_NOT_VERIFIED.
+    // 2FA needs a verified address (docs/limits.md): before, setup answers EMAIL_NOT_VERIFIED.
     const early = await app.api("POST", "/step-up", { bearer, body: { password: PASSWORD } });
     expectCode(
       await app.api("GET", "/2fa/totp/setup", {

@@ -9,7 +9,7 @@ const options = (cookies: Partial<ResolvedAuthOptions["cookies"]> = {}) =>
   }) as ResolvedAuthOptions;
 
 describe("cookies", () => {
-  it("set - HttpOnly, SameSite=Strict, Path and Max-Age as CONTRACT.md §3 says", () => {
+  it("set - HttpOnly, SameSite=Strict, Path and Max-Age as docs/http-api.md says", () => {
     const cookies = createCookies(options());
     expect(cookies.set("access", "t", 900)).toBe(
       "access_token=t; Max-Age=900; Path=/; HttpOnly; SameSite=Strict",

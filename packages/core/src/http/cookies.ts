@@ -1,19 +1,23 @@
 import { parseCookie, stringifySetCookie } from "cookie";
 import type { ResolvedAuthOptions } from "../options.js";
 
-export type CookieKind = "access" | "refresh" | "twoFactor" | "stepUp";
+export type CookieKind = "access" | "refresh" | "twoFactor" | "stepUp" | "oauthState";
+/** The cookies that carry a credential a route reads (the header may carry it instead). */
+export type TokenKind = Exclude<CookieKind, "oauthState">;
 
 const BASE_NAMES: Record<CookieKind, string> = {
   access: "access_token",
   refresh: "refresh_token",
   twoFactor: "two_factor_authentication_token",
   stepUp: "step_up_token",
+  oauthState: "oauth_state",
 };
 
 /**
- * Cookie names, paths and attributes (CONTRACT.md §3): HttpOnly, SameSite (strict by default),
+ * Cookie names, paths and attributes (docs/http-api.md): HttpOnly, SameSite (strict by default),
  * Path=/ for access and 2FA, the mount prefix for refresh and step-up, Secure when configured,
- * Max-Age equal to the token's lifetime, and Max-Age=0 to clear. With `hostPrefix`, path-`/`
+ * Max-Age equal to the token's lifetime, and Max-Age=0 to clear. The identity-provider state
+ * cookie is scoped to `<prefix>/oauth` and SameSite=Lax at most (it must survive the redirect back). With `hostPrefix`, path-`/`
  * cookies are named `__Host-…` and prefix-scoped ones `__Secure-…` (`__Host-` demands Path=/).
  */
 export interface Cookies {
@@ -28,7 +32,13 @@ export interface Cookies {
 
 export function createCookies(options: ResolvedAuthOptions): Cookies {
   const { secure, sameSite, hostPrefix } = options.cookies;
-  const pathOf = (kind: CookieKind) => (kind === "refresh" || kind === "stepUp" ? options.basePath : "/");
+  const pathOf = (kind: CookieKind) => {
+    if (kind === "oauthState") return `${options.basePath}/oauth`;
+    return kind === "refresh" || kind === "stepUp" ? options.basePath : "/";
+  };
+  // The provider's redirect back is a cross-site navigation: a Strict state cookie would not come along.
+  const sameSiteOf = (kind: CookieKind) =>
+    kind === "oauthState" && sameSite === "strict" ? "lax" : sameSite;
   const nameOf = (kind: CookieKind) => {
     if (!hostPrefix) return BASE_NAMES[kind];
     return `${pathOf(kind) === "/" ? "__Host-" : "__Secure-"}${BASE_NAMES[kind]}`;
@@ -38,9 +48,16 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
     refresh: nameOf("refresh"),
     twoFactor: nameOf("twoFactor"),
     stepUp: nameOf("stepUp"),
+    oauthState: nameOf("oauthState"),
   };
   const serialize = (kind: CookieKind, value: string, maxAge: number) =>
-    stringifySetCookie(names[kind], value, { httpOnly: true, sameSite, secure, path: pathOf(kind), maxAge });
+    stringifySetCookie(names[kind], value, {
+      httpOnly: true,
+      sameSite: sameSiteOf(kind),
+      secure,
+      path: pathOf(kind),
+      maxAge,
+    });
 
   return {
     names,

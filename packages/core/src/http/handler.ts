@@ -5,7 +5,8 @@ import { readJsonBody } from "./body.js";
 import { createCookies } from "./cookies.js";
 import { createRequestChecks, createRouter, header } from "./request-checks.js";
 import { errorResponse } from "./respond.js";
-import { buildRoutes, type Route, type RouteInput } from "./routes.js";
+import type { Route, RouteInput } from "./route.js";
+import { buildRoutes } from "./routes.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /** Maps neutral requests to use cases; what every adapter wraps. */
@@ -70,6 +71,7 @@ export function createHttpHandler(auth: Auth): HttpHandler {
           meta: { ip: clientIp(request), userAgent: header(request, "user-agent"), locale },
           body: <T>() => readJsonBody(request, options.bodyLimitBytes) as Promise<T>,
           token: (kind) => readToken(request, jar, kind),
+          cookie: (kind) => jar[cookies.names[kind]] || undefined,
           principal: () => auth.authenticate(readToken(request, jar, "access")),
         };
         return await found.route.handle(input);

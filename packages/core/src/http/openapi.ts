@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES } from "../errors.js";
-import type { Route, RouteAuth } from "./routes.js";
+import type { Route, RouteAuth } from "./route.js";
 
 const SECURITY: Record<RouteAuth, Record<string, string[]>[] | undefined> = {
   none: [],

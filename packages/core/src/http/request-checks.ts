@@ -46,12 +46,12 @@ export function createRequestChecks(options: Options, cookies: Cookies) {
   };
 
   return {
-    /** The client IP under `trustProxy` (CONTRACT §8). */
+    /** The client IP under `trustProxy` (docs/limits.md). */
     clientIp: (request: Pick<HttpRequest, "headers" | "remoteAddress">) =>
       resolveClientIp(request.remoteAddress, request.headers["x-forwarded-for"], trustProxy),
 
     /**
-     * Cross-site state changes are refused (SECURITY H2): an Origin that is neither trusted nor
+     * Cross-site state changes are refused (security.md H2): an Origin that is neither trusted nor
      * the request's own (whole origins compared: scheme, host and port), or a cross-site fetch
      * without one.
      */

@@ -20,8 +20,18 @@ export function jsonResponse(status: number, body: unknown, cookies: string[] = 
   };
 }
 
+/** A 302 to `location` (an absolute URL the core built from configured origins), no body. */
+export function redirectResponse(location: string, cookies: string[] = []): HttpResponse {
+  return {
+    status: 302,
+    headers: { ...BASE_HEADERS, location, "content-length": "0" },
+    cookies,
+    body: null,
+  };
+}
+
 /**
- * The error response of CONTRACT.md §5: `{ status, code, message, path, timestamp }` (plus
+ * The error response of docs/errors.md: `{ status, code, message, path, timestamp }` (plus
  * `remaining` or `errors`), the `Auth-Error-Code` header, `Retry-After` on 429, no body on 304.
  * Anything that is not an `AuthError` becomes `INTERNAL_ERROR`; 500s log their cause, never send it.
  */

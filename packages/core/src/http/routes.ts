@@ -1,11 +1,11 @@
-import type { z } from "zod";
 import type { Auth, LoginResult, StepUpResult, TwoFactorChallenge } from "../create-auth.js";
-import type { ErrorCode } from "../errors.js";
-import type { Principal, RequestContext } from "../model.js";
+import { AuthError } from "../errors.js";
+import type { Principal } from "../model.js";
 import {
   codeInput,
   confirmTotpInput,
   emailInput,
+  identityLinkInput,
   loginInput,
   preferredMethodInput,
   refreshInput,
@@ -15,47 +15,10 @@ import {
 } from "../validation.js";
 import type { CookieKind, Cookies } from "./cookies.js";
 import { buildOpenApiDocument } from "./openapi.js";
-import { jsonResponse } from "./respond.js";
-import type { HttpRequest, HttpResponse } from "./types.js";
-
-/**
- * What a route needs from the caller: nothing, an access token, an access token plus a step-up
- * token (security settings), a 2FA token, a refresh token, or an access token if there is one.
- */
-export type RouteAuth = "none" | "access" | "step-up" | "two-factor" | "refresh" | "optional";
-
-/** What a route handler gets: the parsed request plus lazy helpers for body and credentials. */
-export interface RouteInput {
-  request: HttpRequest;
-  params: Readonly<Record<string, string>>;
-  query: URLSearchParams;
-  meta: RequestContext;
-  /**
-   * The parsed JSON body (see `readJsonBody`), typed as the input of the use case it goes to:
-   * the use case validates it (anything else is `VALIDATION_FAILED`).
-   */
-  body<T>(): Promise<T>;
-  /** A token by the header/cookie rules of `allowHeaderAuthentication` and `preferHeaderAuthentication`. */
-  token(kind: CookieKind): string | undefined;
-  /** The access token's principal; throws the 401 codes. */
-  principal(): Promise<Principal>;
-}
-
-/** One route of docs/http-api.md, as data: the route table, the handler and the docs read it. */
-export interface Route {
-  method: "GET" | "POST" | "DELETE";
-  /** Relative to the mount prefix; `:name` matches one path segment. */
-  path: string;
-  summary: string;
-  auth: RouteAuth;
-  /** The JSON body it reads: the same schema the use case parses. */
-  body?: z.ZodType;
-  /** The query parameters it reads (besides `locale`). */
-  query?: readonly string[];
-  /** Cookies cleared when the route fails with `code` (a dead refresh token clears the session's). */
-  clearOnError?: { code: ErrorCode; cookies: readonly CookieKind[] };
-  handle(input: RouteInput): Promise<HttpResponse>;
-}
+import { jsonResponse, redirectResponse } from "./respond.js";
+import type { Route, RouteInput } from "./route.js";
+import { statusForCode } from "./status.js";
+import type { HttpResponse } from "./types.js";
 
 type RouteSpec = Omit<Route, "handle">;
 const SUCCESS = { success: true } as const;
@@ -148,6 +111,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...twoFactorRoutes(auth, kit),
     ...twoFactorSettingsRoutes(auth, kit),
     ...linkRoutes(auth, kit),
+    ...oauthRoutes(auth, kit, cookies),
   ];
   let document: Record<string, unknown> | undefined;
   const openApi: Route = kit.json(
@@ -453,6 +417,135 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         query: ["token"],
       },
       (input) => auth.verifyEmail(tokenParam(input), input.meta),
+    ),
+  ];
+}
+
+/**
+ * Identity providers (CONTRACT.md §9): sign-in, step-up, link and unlink. The browser goes to the
+ * provider and back, so authorize and callback answer with redirects; the state is bound to the
+ * browser by an HttpOnly cookie and every callback error is a 302 to `appOrigin` with `?error=<code>`.
+ */
+function oauthRoutes(
+  auth: Auth,
+  { sessionCookies, route, json, settings }: RouteKit,
+  cookies: Cookies,
+): Route[] {
+  const { options, logger } = auth;
+  const provider = (input: RouteInput) => input.params.provider ?? "";
+  const stateCookie = (start: { state: string; stateTtlSeconds: number }) =>
+    cookies.set("oauthState", start.state, start.stateTtlSeconds);
+  const appUrl = (path: string, extra: Record<string, string> = {}) => {
+    const url = new URL(path, options.appOrigin ?? "http://localhost");
+    for (const [key, value] of Object.entries(extra)) url.searchParams.set(key, value);
+    return url.href;
+  };
+  return [
+    json(
+      { method: "GET", path: "/oauth/providers", summary: "The configured identity providers", auth: "none" },
+      async () => ({ providers: auth.identityProviders.list() }),
+    ),
+    route(
+      {
+        method: "GET",
+        path: "/oauth/:provider/authorize",
+        summary: "Sign in at an identity provider (stepUp=1: a fresh login for a step-up): 302 to it",
+        auth: "optional",
+        query: ["returnTo", "stepUp"],
+      },
+      async (input) => {
+        const stepUp = input.query.get("stepUp") === "1" ? await input.principal() : undefined;
+        const start = await auth.identityProviders.authorize(provider(input), {
+          returnTo: input.query.get("returnTo") ?? undefined,
+          stepUp,
+        });
+        return redirectResponse(start.authorizationUrl, [stateCookie(start)]);
+      },
+    ),
+    route(
+      {
+        method: "GET",
+        path: "/oauth/:provider/callback",
+        summary: "The identity provider's redirect back: sign in, step up or link, then 302 to returnTo",
+        auth: "none",
+        query: ["code", "state"],
+      },
+      async (input) => {
+        const clearState = cookies.clear("oauthState");
+        let result: Awaited<ReturnType<Auth["identityProviders"]["callback"]>>;
+        try {
+          result = await auth.identityProviders.callback(
+            provider(input),
+            { query: input.query.toString(), state: input.cookie("oauthState") },
+            input.meta,
+          );
+        } catch (error) {
+          const code = error instanceof AuthError ? error.code : "INTERNAL_ERROR";
+          if (statusForCode(code) >= 500)
+            logger.error(
+              { event: "request.failed", code, path: input.request.url.split("?")[0], err: String(error) },
+              "identity provider callback failed",
+            );
+          const url = new URL(options.appOrigin ?? "http://localhost");
+          url.searchParams.set("error", code);
+          return redirectResponse(url.href, [clearState]);
+        }
+        switch (result.outcome) {
+          case "signed-in":
+            return redirectResponse(appUrl(result.returnTo), [
+              clearState,
+              ...sessionCookies(result.signedIn.accessToken, result.signedIn.refreshToken),
+              cookies.clear("twoFactor"),
+            ]);
+          case "two-factor":
+            return redirectResponse(
+              appUrl(result.returnTo, {
+                twoFactor: result.purpose,
+                methods: result.challenge.twoFactorMethods.join(","),
+              }),
+              [
+                clearState,
+                cookies.set(
+                  "twoFactor",
+                  result.challenge.twoFactorAuthenticationToken,
+                  options.twoFactorTokenTtlSeconds,
+                ),
+              ],
+            );
+          case "stepped-up":
+            return redirectResponse(appUrl(result.returnTo, { stepUp: "1" }), [
+              clearState,
+              cookies.set("stepUp", result.stepUpToken, options.stepUpTokenTtlSeconds),
+              cookies.clear("twoFactor"),
+            ]);
+          case "linked":
+            return redirectResponse(appUrl(result.returnTo, { linked: provider(input) }), [clearState]);
+        }
+      },
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/oauth/:provider/link",
+        summary: "Start linking an identity provider to the account: its authorization URL",
+        auth: "step-up",
+        body: identityLinkInput,
+      },
+      async (input) => {
+        const principal = await input.principal();
+        const start = await auth.identityProviders.link(
+          principal,
+          input.token("stepUp"),
+          provider(input),
+          (await input.body()) ?? {},
+        );
+        return jsonResponse(200, { authorizationUrl: start.authorizationUrl }, [stateCookie(start)]);
+      },
+    ),
+    settings(
+      { method: "DELETE", path: "/oauth/:provider", summary: "Unlink an identity provider from the account" },
+      (principal, stepUp, input) =>
+        auth.identityProviders.unlink(principal, stepUp, provider(input), input.meta),
     ),
   ];
 }

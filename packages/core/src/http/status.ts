@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../errors.js";
 
-/** The one table that maps every error code to its HTTP status (CONTRACT.md §5). */
+/** The one table that maps every error code to its HTTP status (docs/errors.md). */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   EMAIL_ALREADY_VERIFIED: 304,
   VALIDATION_FAILED: 400,
@@ -39,6 +39,14 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   EMAIL_TEMPLATE_FAILURE: 500,
   INTERNAL_ERROR: 500,
   EMAIL_DISABLED: 503,
+  IDENTITY_PROVIDER_STATE_INVALID: 401,
+  IDENTITY_PROVIDER_REJECTED: 401,
+  IDENTITY_PROVIDER_MISMATCH: 401,
+  IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED: 403,
+  IDENTITY_PROVIDER_ACCOUNT_EXISTS: 409,
+  IDENTITY_PROVIDER_ALREADY_LINKED: 409,
+  IDENTITY_PROVIDER_LAST_METHOD: 409,
+  IDENTITY_PROVIDER_FAILURE: 502,
 };
 
 export function statusForCode(code: ErrorCode): number {

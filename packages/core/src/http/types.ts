@@ -32,6 +32,6 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /** Serialized `Set-Cookie` values, in order. */
   cookies: string[];
-  /** The serialized body, or null for none (a 304). */
+  /** The serialized body, or null for none (a 304, a 302 redirect whose `location` header says where). */
   body: string | null;
 }

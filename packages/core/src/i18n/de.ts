@@ -48,6 +48,20 @@ export const de: Strings = {
     EMAIL_TEMPLATE_FAILURE: "Die E-Mail konnte nicht vorbereitet werden. Bitte versuche es später erneut.",
     INTERNAL_ERROR: "Etwas ist schiefgelaufen. Bitte versuche es später erneut.",
     EMAIL_DISABLED: "E-Mails sind für diesen Dienst deaktiviert.",
+    IDENTITY_PROVIDER_STATE_INVALID:
+      "Dieser Anmeldelink ist ungültig oder wurde schon benutzt. Bitte starte die Anmeldung erneut.",
+    IDENTITY_PROVIDER_REJECTED:
+      "Die Antwort des Identitätsanbieters konnte nicht angenommen werden. Bitte versuche es erneut.",
+    IDENTITY_PROVIDER_MISMATCH: "Bitte melde dich mit dem Konto an, das mit diesem verknüpft ist.",
+    IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED:
+      "Der Identitätsanbieter hat keine bestätigte E-Mail-Adresse übermittelt.",
+    IDENTITY_PROVIDER_ACCOUNT_EXISTS:
+      "Es gibt bereits ein Konto mit dieser E-Mail-Adresse. Melde dich dort an und verknüpfe den Anbieter in den Einstellungen.",
+    IDENTITY_PROVIDER_ALREADY_LINKED: "Dieses Konto des Identitätsanbieters ist bereits verknüpft.",
+    IDENTITY_PROVIDER_LAST_METHOD:
+      "Dies ist die einzige Anmeldemöglichkeit des Kontos. Lege zuerst ein Passwort fest oder verknüpfe einen weiteren Anbieter.",
+    IDENTITY_PROVIDER_FAILURE:
+      "Der Identitätsanbieter ist gerade nicht erreichbar. Bitte versuche es später erneut.",
   },
   emails: {
     common: {
@@ -70,7 +84,7 @@ export const de: Strings = {
       intro: "Jemand hat angefordert, das Passwort des {{brand}}-Kontos für {{email}} zurückzusetzen.",
       button: "Neues Passwort wählen",
       outro:
-        "Der Link funktioniert einmal und läuft in {{minutes}} Minuten ab. Eine neuere E-Mail macht diesen Link ungültig.",
+        "Der Link funktioniert einmal und läuft in {{minutes}} Minuten ab. Eine neuere E-Mail macht diesen Link ungültig. Falls du das nicht angefordert hast, kannst du diese E-Mail ignorieren: dein Passwort bleibt unverändert.",
     },
     "no-principal-information": {
       subject: "Anfrage zum Zurücksetzen des Passworts bei {{brand}}",
@@ -130,8 +144,8 @@ export const de: Strings = {
       intro: "Bei deinem {{brand}}-Konto {{email}}: {{change}}.",
       added: "{{method}} wurde aktiviert",
       removed: "{{method}} wurde deaktiviert",
-      totp: "Die Authenticator-App",
-      email: "Codes per E-Mail",
+      totp: "Die Anmeldung mit einer Authenticator-App",
+      email: "Die Anmeldung mit einem Code per E-Mail",
       button: "Sicherheitseinstellungen prüfen",
       outro: "Falls du diese Änderung nicht vorgenommen hast, setze dein Passwort sofort zurück.",
     },

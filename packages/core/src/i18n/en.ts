@@ -40,6 +40,17 @@ export const en = {
     EMAIL_TEMPLATE_FAILURE: "The email could not be prepared. Please try again later.",
     INTERNAL_ERROR: "Something went wrong. Please try again later.",
     EMAIL_DISABLED: "Email is turned off for this service.",
+    IDENTITY_PROVIDER_STATE_INVALID:
+      "This sign-in link is not valid or was already used. Please start the sign-in again.",
+    IDENTITY_PROVIDER_REJECTED: "The identity provider's answer could not be accepted. Please try again.",
+    IDENTITY_PROVIDER_MISMATCH: "Please sign in with the account that is linked to this one.",
+    IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED: "The identity provider did not confirm a verified email address.",
+    IDENTITY_PROVIDER_ACCOUNT_EXISTS:
+      "An account with this email address already exists. Sign in to it and link the provider in the settings.",
+    IDENTITY_PROVIDER_ALREADY_LINKED: "This identity provider account is already linked.",
+    IDENTITY_PROVIDER_LAST_METHOD:
+      "This is the account's only way to sign in. Set a password or link another provider first.",
+    IDENTITY_PROVIDER_FAILURE: "The identity provider cannot be reached right now. Please try again later.",
   },
   emails: {
     common: {
@@ -61,7 +72,8 @@ export const en = {
       heading: "Reset your password",
       intro: "Someone asked to reset the password of the {{brand}} account for {{email}}.",
       button: "Choose a new password",
-      outro: "The link works once and expires in {{minutes}} minutes. A newer email makes this link invalid.",
+      outro:
+        "The link works once and expires in {{minutes}} minutes. A newer email makes this link invalid. If you did not ask for this, you can ignore this email: your password stays as it is.",
     },
     "no-principal-information": {
       subject: "Password reset request for {{brand}}",
@@ -119,8 +131,8 @@ export const en = {
       intro: "On your {{brand}} account {{email}}: {{change}}.",
       added: "{{method}} was turned on",
       removed: "{{method}} was turned off",
-      totp: "The authenticator app",
-      email: "Codes by email",
+      totp: "Sign-in with an authenticator app",
+      email: "Sign-in with a code by email",
       button: "Review security settings",
       outro: "If you did not make this change, reset your password at once.",
     },

@@ -16,7 +16,7 @@ function normalizeAddress(raw: string | undefined): string | undefined {
 }
 
 /**
- * The client's IP (CONTRACT §8): the socket's address, or with `trustProxy` hops the entry that
+ * The client's IP (docs/limits.md): the socket's address, or with `trustProxy` hops the entry that
  * many places from the right of `X-Forwarded-For` (each trusted proxy appends the address it saw,
  * so entries further left are the client's own claims and never decide). Undefined when unknown.
  */

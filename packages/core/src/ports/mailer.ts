@@ -1,4 +1,4 @@
-/** The kinds of email Portcullis sends (CONTRACT.md §6). */
+/** The kinds of email Portcullis sends, one MJML template each. */
 export type EmailKind =
   | "email-verification"
   | "password-reset"

@@ -6,6 +6,8 @@ export const EMAIL_VERIFICATION_USED_PURPOSE = `${EMAIL_VERIFICATION_PURPOSE}:us
 export const CHALLENGE_PURPOSE = "two-factor-challenge";
 export const EMAIL_CODE_PURPOSE = "two-factor-email-code";
 export const TOTP_SETUP_PURPOSE = "totp-setup";
+/** An identity-provider authorization in flight; its token is the `state` parameter. */
+export const OAUTH_STATE_PURPOSE = "oauth-state";
 
 /** How long an expired link's token is kept, so it can be told from an unknown one. */
 export const EXPIRED_TOKEN_GRACE_MS = 24 * 3600 * 1000;

@@ -27,7 +27,7 @@ export async function currentUser(
 /**
  * Turning a 2FA method on needs a verified address (`EMAIL_NOT_VERIFIED`): otherwise whoever
  * registered someone else's address first could guard that account with their own second
- * factor, which the owner's password reset would not remove (CONTRACT §8, SECURITY D6).
+ * factor, which the owner's password reset would not remove (docs/limits.md, security.md D6).
  */
 export function requireVerifiedAddress(user: UserRecord): void {
   if (!user.emailVerified) throw new AuthError("EMAIL_NOT_VERIFIED");

@@ -1,6 +1,6 @@
 import { Secret, TOTP } from "otpauth";
 
-/** RFC 6238 defaults (SECURITY E3): 30 s steps, 6 digits, SHA-1; drift window ±1 step. */
+/** RFC 6238 defaults (security.md E3): 30 s steps, 6 digits, SHA-1; drift window ±1 step. */
 const PERIOD = 30;
 const DIGITS = 6;
 const WINDOW = 1;

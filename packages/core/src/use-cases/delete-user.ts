@@ -7,6 +7,7 @@ import {
   EMAIL_CODE_PURPOSE,
   EMAIL_VERIFICATION_PURPOSE,
   EMAIL_VERIFICATION_USED_PURPOSE,
+  OAUTH_STATE_PURPOSE,
   PASSWORD_RESET_PURPOSE,
   TOTP_SETUP_PURPOSE,
 } from "../tokens/purposes.js";
@@ -19,12 +20,13 @@ const PURPOSES = [
   CHALLENGE_PURPOSE,
   EMAIL_CODE_PURPOSE,
   TOTP_SETUP_PURPOSE,
+  OAUTH_STATE_PURPOSE,
 ];
 
 /**
  * Deletes a user from a script or back office, with everything kept about them: sessions (their
  * tokens stop working at once), single-use tokens of every purpose, email cooldowns and throttle
- * counters. `USER_NOT_FOUND` for an unknown id.
+ * counters, identity-provider links. `USER_NOT_FOUND` for an unknown id.
  */
 export async function deleteUser(ctx: AuthContext, userId: string): Promise<{ success: true }> {
   const id = parseInput(userIdField, userId);
@@ -38,6 +40,11 @@ export async function deleteUser(ctx: AuthContext, userId: string): Promise<{ su
     await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
       ctx.cooldowns.release(emailCooldownKey(kind, user.email)),
     );
+  }
+  if (ctx.identities) {
+    const identities = ctx.identities;
+    const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(id));
+    for (const link of links) await guardPort("DATABASE_FAILURE", () => identities.unlink(id, link.provider));
   }
   await ctx.limits.clearPassword(user.email);
   await ctx.limits.clearTwoFactor(id);

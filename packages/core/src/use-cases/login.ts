@@ -27,7 +27,7 @@ export async function login(
   const { email, password, session } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;
-  // Both limits count this attempt before anything is checked (CONTRACT §8).
+  // Both limits count this attempt before anything is checked (docs/limits.md).
   const fromIp = await ctx.limits.ip("failedLogins", request);
   const forAddress = await ctx.limits.password(email, request);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));

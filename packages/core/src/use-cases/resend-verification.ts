@@ -5,7 +5,7 @@ import { AuthError, guardPort } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 
 /**
- * Sends a verification email in CONTRACT.md §4's order: (401 before, by the caller) 503
+ * Sends a verification email in docs/http-api.md's order: (401 before, by the caller) 503
  * `EMAIL_DISABLED`, 404 `USER_NOT_FOUND`, 304 `EMAIL_ALREADY_VERIFIED`, 429 `RATE_LIMITED` (per
  * IP) or `EMAIL_COOLDOWN_ACTIVE`, then send and `{ cooldown }`.
  */

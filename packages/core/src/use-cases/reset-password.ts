@@ -14,7 +14,7 @@ import { parseInput, resetPasswordInput } from "../validation.js";
  * failed-login lock is lifted, nobody is signed in, and a password-changed email goes out.
  * Accounts without a password set their first one this way. 2FA stays as it was, except on an
  * address that was never verified: the emailed link proves it now, so 2FA set up before by
- * whoever registered it is removed (CONTRACT §8).
+ * whoever registered it is removed (docs/limits.md).
  */
 export async function resetPassword(
   ctx: AuthContext,

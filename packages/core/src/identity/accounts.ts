@@ -1,0 +1,68 @@
+import { normalizeEmail } from "../email-address.js";
+import { AuthError, guardPort } from "../errors.js";
+import type { SecurityEvents } from "../events.js";
+import type { RequestContext } from "../model.js";
+import type { Clock } from "../ports/clock.js";
+import type { IdentityStore } from "../ports/identity-store.js";
+import type { UserRecord, UserStore } from "../ports/user-store.js";
+import type { ProviderIdentity } from "./relying-party.js";
+
+/** What linking needs: both stores, the time and the events. */
+export interface LinkDeps {
+  users: UserStore;
+  identities: IdentityStore | undefined;
+  clock: Clock;
+  events: SecurityEvents;
+}
+
+/** The identity store; `NOT_FOUND` without one (no provider can be configured then). */
+export function identityStoreOf(deps: { identities: IdentityStore | undefined }): IdentityStore {
+  if (!deps.identities) throw new AuthError("NOT_FOUND");
+  return deps.identities;
+}
+
+/** The event reason of everything an identity provider did: `oidc:<provider>`. */
+export const providerReason = (provider: string) => `oidc:${provider}`;
+
+/** The providers an account signs in with: its `identityProviders` and its stored links. */
+export async function linkedProviders(
+  deps: Pick<LinkDeps, "identities">,
+  user: UserRecord,
+): Promise<string[]> {
+  const identities = identityStoreOf(deps);
+  const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(user.id));
+  return [...new Set([...user.identityProviders, ...links.map((link) => link.provider)])];
+}
+
+/**
+ * Links the identity to the account (atomic on issuer and subject, and on account and provider:
+ * `IDENTITY_PROVIDER_ALREADY_LINKED` when either is taken) and adds the provider to the account's
+ * `identityProviders`. Returns the updated account.
+ */
+export async function linkIdentity(
+  deps: LinkDeps,
+  user: UserRecord,
+  provider: string,
+  identity: ProviderIdentity,
+  request: RequestContext,
+): Promise<UserRecord> {
+  const identities = identityStoreOf(deps);
+  const stored = await guardPort("DATABASE_FAILURE", () =>
+    identities.link({
+      userId: user.id,
+      provider,
+      issuer: identity.issuer,
+      subject: identity.subject,
+      email: identity.email === null ? null : normalizeEmail(identity.email),
+      createdAt: deps.clock.now(),
+    }),
+  );
+  if (!stored) throw new AuthError("IDENTITY_PROVIDER_ALREADY_LINKED");
+  const identityProviders = [...new Set([...user.identityProviders, provider])];
+  const updated = await guardPort("DATABASE_FAILURE", () =>
+    deps.users.update(user.id, { identityProviders }),
+  );
+  if (!updated) throw new AuthError("USER_NOT_FOUND");
+  deps.events.emit("identity.linked", { ...request, userId: user.id, reason: providerReason(provider) });
+  return updated;
+}

@@ -1,0 +1,163 @@
+import type { AuthContext } from "../context.js";
+import { isValidEmail, normalizeEmail } from "../email-address.js";
+import { AuthError, guardPort } from "../errors.js";
+import { identityStoreOf, linkIdentity, providerReason } from "../identity/accounts.js";
+import { redirectUriOf, relyingParty, type TakenAuthorization, takeAuthorization } from "../identity/flow.js";
+import type { ProviderIdentity } from "../identity/relying-party.js";
+import { type RequestContext, toUser, type User } from "../model.js";
+import { NO_TWO_FACTOR, type UserRecord } from "../ports/user-store.js";
+import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
+import { describeDevice } from "../user-agent.js";
+
+/** What a provider's callback came to; each carries the checked path on `appOrigin` to return to. */
+export type IdentityProviderCallbackResult =
+  | { outcome: "signed-in"; returnTo: string; signedIn: SignedIn }
+  | { outcome: "two-factor"; returnTo: string; purpose: "login" | "step-up"; challenge: TwoFactorChallenge }
+  | { outcome: "stepped-up"; returnTo: string; stepUpToken: string }
+  | { outcome: "linked"; returnTo: string; user: User };
+
+/**
+ * The provider's callback: the state is taken once (it must match the browser's state cookie),
+ * the code exchanged with PKCE and the ID token checked (signature, issuer, audience, expiry,
+ * nonce). Then, by what the authorize step started: a sign-in (the linked account, a new
+ * password-less one, or an existing one whose address both sides have verified; the account's
+ * 2FA still applies), a step-up of the session that asked, or a link to the signed-in account.
+ */
+export async function finishIdentityProviderSignIn(
+  ctx: AuthContext,
+  provider: string,
+  input: { query: string; state: string | undefined },
+  request: RequestContext = {},
+): Promise<IdentityProviderCallbackResult> {
+  const party = relyingParty(ctx.relyingParties, provider);
+  const params = new URLSearchParams(input.query);
+  const state = params.get("state") ?? undefined;
+  const taken = await takeAuthorization(ctx, provider, state, input.state);
+  const callbackUrl = new URL(redirectUriOf(ctx.options, provider));
+  callbackUrl.search = params.toString();
+  let identity: ProviderIdentity;
+  try {
+    identity = await party.exchange({
+      callbackUrl,
+      state: state ?? "",
+      codeVerifier: taken.codeVerifier,
+      nonce: taken.nonce,
+      fresh: taken.mode === "step-up",
+    });
+  } catch (error) {
+    const code = error instanceof AuthError ? error.code : "INTERNAL_ERROR";
+    ctx.logger.warn(
+      { event: "identity_provider.rejected", provider, code, err: String((error as Error).cause ?? error) },
+      "identity provider callback failed",
+    );
+    ctx.events.emit("login.failed", {
+      ...request,
+      userId: taken.userId || null,
+      reason: `${providerReason(provider)}:${code === "IDENTITY_PROVIDER_FAILURE" ? "unreachable" : "rejected"}`,
+    });
+    throw error;
+  }
+  const { returnTo } = taken;
+  const locale = request.locale ?? ctx.translator.defaultLocale;
+
+  if (taken.mode === "sign-in") {
+    const user = await accountFor(ctx, provider, identity, request);
+    if (user.twoFactor.methods.length > 0) {
+      const device = describeDevice(undefined, request.userAgent);
+      const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);
+      return { outcome: "two-factor", purpose: "login", challenge, returnTo };
+    }
+    const signedIn = await finishLogin(ctx, user, undefined, request, providerReason(provider));
+    return { outcome: "signed-in", signedIn, returnTo };
+  }
+
+  const { user, sessionId } = await startedBy(ctx, taken);
+  const linked = await guardPort("DATABASE_FAILURE", () =>
+    identityStoreOf(ctx).findBySubject(identity.issuer, identity.subject),
+  );
+  if (taken.mode === "step-up") {
+    if (!linked || linked.userId !== user.id || linked.provider !== provider)
+      throw new AuthError("IDENTITY_PROVIDER_MISMATCH");
+    if (user.twoFactor.methods.length > 0) {
+      const challenge = await startChallenge(ctx, user, { kind: "step-up", sessionId }, locale);
+      return { outcome: "two-factor", purpose: "step-up", challenge, returnTo };
+    }
+    return { outcome: "stepped-up", stepUpToken: await ctx.stepUpTokens.sign(user.id, sessionId), returnTo };
+  }
+  if (linked) throw new AuthError("IDENTITY_PROVIDER_ALREADY_LINKED");
+  return {
+    outcome: "linked",
+    user: toUser(await linkIdentity(ctx, user, provider, identity, request)),
+    returnTo,
+  };
+}
+
+/** The account and live session that started a step-up or link; `AUTHENTICATION_REQUIRED` when gone. */
+async function startedBy(
+  ctx: AuthContext,
+  taken: TakenAuthorization,
+): Promise<{ user: UserRecord; sessionId: string }> {
+  const { sessionId } = taken;
+  const session = sessionId
+    ? await guardPort("DATABASE_FAILURE", () => ctx.sessions.getSession(sessionId))
+    : null;
+  if (!session || !sessionId || session.userId !== taken.userId)
+    throw new AuthError("AUTHENTICATION_REQUIRED");
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(taken.userId));
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  return { user, sessionId };
+}
+
+/**
+ * The account this identity signs in to, matched by issuer and subject only. A first sign-in
+ * needs an address the provider has verified: it creates a password-less account, or links to
+ * the account of that address when the account's address is verified too
+ * (`IDENTITY_PROVIDER_ACCOUNT_EXISTS` otherwise: sign in and link from the settings).
+ */
+async function accountFor(
+  ctx: AuthContext,
+  provider: string,
+  identity: ProviderIdentity,
+  request: RequestContext,
+): Promise<UserRecord> {
+  const identities = identityStoreOf(ctx);
+  const linked = await guardPort("DATABASE_FAILURE", () =>
+    identities.findBySubject(identity.issuer, identity.subject),
+  );
+  if (linked) {
+    const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(linked.userId));
+    if (user) return user;
+    // The account was deleted without its link: the identity is free again.
+    await guardPort("DATABASE_FAILURE", () => identities.unlink(linked.userId, linked.provider));
+  }
+  const email = identity.email === null ? "" : normalizeEmail(identity.email);
+  if (!identity.emailVerified || !isValidEmail(email))
+    throw new AuthError("IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED");
+  const existing = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+  if (existing) {
+    if (!existing.emailVerified) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
+    return linkIdentity(ctx, existing, provider, identity, request);
+  }
+  const created = await guardPort("DATABASE_FAILURE", () =>
+    ctx.users.create({
+      id: ctx.generateId(),
+      email,
+      emailVerified: true,
+      name: identity.name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null,
+      passwordHash: null,
+      identityProviders: [],
+      twoFactor: { ...NO_TWO_FACTOR, methods: [], recoveryCodeHashes: [] },
+      createdAt: ctx.clock.now(),
+    }),
+  );
+  // Created concurrently (a double-clicked callback is refused by its state, another provider is not).
+  if (!created) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
+  ctx.events.emit("user.created", { ...request, userId: created.id, reason: providerReason(provider) });
+  try {
+    return await linkIdentity(ctx, created, provider, identity, request);
+  } catch (error) {
+    await ctx.users.delete(created.id).catch(() => false);
+    throw error;
+  }
+}

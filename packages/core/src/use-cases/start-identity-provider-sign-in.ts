@@ -1,0 +1,36 @@
+import type { AuthContext } from "../context.js";
+import { AuthError } from "../errors.js";
+import { linkedProviders } from "../identity/accounts.js";
+import {
+  type AuthorizationStart,
+  parseReturnTo,
+  relyingParty,
+  startAuthorization,
+} from "../identity/flow.js";
+import type { Principal } from "../model.js";
+import { currentUser } from "../two-factor/settings.js";
+
+/**
+ * Starts a sign-in with an identity provider: the provider's authorization URL (state, nonce,
+ * PKCE S256) and the state to bind to the browser. With `stepUp` (the signed-in user's principal),
+ * the provider is asked for a fresh login and the callback gives a step-up token instead of a
+ * session; the provider must be linked to that account (`IDENTITY_PROVIDER_MISMATCH`).
+ */
+export async function startIdentityProviderSignIn(
+  ctx: AuthContext,
+  provider: string,
+  input: { returnTo?: string | undefined; stepUp?: Principal | undefined } = {},
+): Promise<AuthorizationStart> {
+  relyingParty(ctx.relyingParties, provider);
+  const returnTo = parseReturnTo(ctx.options.appOrigin, input.returnTo);
+  if (!input.stepUp) return startAuthorization(ctx, provider, { mode: "sign-in", returnTo });
+  const user = await currentUser(ctx, input.stepUp);
+  if (!(await linkedProviders(ctx, user)).includes(provider))
+    throw new AuthError("IDENTITY_PROVIDER_MISMATCH");
+  return startAuthorization(ctx, provider, {
+    mode: "step-up",
+    returnTo,
+    userId: user.id,
+    sessionId: input.stepUp.sessionId,
+  });
+}
