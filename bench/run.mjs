@@ -5,7 +5,7 @@
 // with its goal, writes the table to bench/results/ and the latest figures into bench/README.md.
 // BENCH_QUICK=1: 3 s per figure after 1 s of warm-up instead of 10 s after 2 s.
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { hash, verify } from "@node-rs/argon2";
@@ -31,6 +31,10 @@ const PEER = join(BENCH_DIR, ".peer");
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const REDIS_PREFIX = `portcullis-bench:${process.pid}:`;
 const log = (...args) => console.error("[bench]", ...args);
+const SQL_LABELS = {
+  expressSqlite: "express + store-sql (SQLite)",
+  expressPostgres: "express + store-sql (PostgreSQL)",
+};
 
 /** Better Auth and its peers, installed with npm into the ignored bench/.peer on first run. */
 function installBetterAuth() {
@@ -111,6 +115,7 @@ async function deleteRedisKeys() {
 
 const seedFile = writeSeedFile();
 const withRedis = await redisAvailable();
+const sql = prepareSqlDatabases();
 const withBetterAuth = process.env.BENCH_SKIP_BETTER_AUTH !== "1" && installBetterAuth();
 log("starting servers and seeding 1,000 users each (argon2id, takes a while)");
 const servers = {};
@@ -123,6 +128,10 @@ if (withRedis)
     startExample("fastify", { seedFile, env: { REDIS_URL, REDIS_KEY_PREFIX: REDIS_PREFIX } }).then(
       (s) => (servers.fastifyRedis = s),
     ),
+  );
+for (const [name, url] of Object.entries(sql.urls))
+  started.push(
+    startExample("express", { seedFile, env: { DATABASE_URL: url } }).then((s) => (servers[name] = s)),
   );
 if (withBetterAuth) {
   copyFileSync(join(BENCH_DIR, "servers", "better-auth.mjs"), join(PEER, "server.mjs"));
@@ -152,7 +161,7 @@ const figures = {};
 try {
   await Promise.all(started);
   const scenarios = {};
-  for (const name of ["express", "fastify", "fastifyRedis"]) {
+  for (const name of ["express", "fastify", "fastifyRedis", ...Object.keys(sql.urls)]) {
     if (servers[name]) scenarios[name] = await prepareScenarios(servers[name].url);
   }
   // The bare servers answer what the example answers on each route.
@@ -210,6 +219,12 @@ try {
       );
       const ours = await measure(`${name} ours ${framework}`, servers[framework], scenarios[framework][name]);
       row(labels[name], framework, ours, bare, "bare", goals[name][framework]);
+      if (name === "me" && framework === "express") {
+        for (const store of Object.keys(sql.urls)) {
+          const ours = await measure(`me ours ${store}`, servers[store], scenarios[store].me);
+          row(labels[name], SQL_LABELS[store], ours, bare, "bare");
+        }
+      }
       if (name === "me" && framework === "fastify" && servers.fastifyRedis) {
         const redis = await measure("me ours fastify+redis", servers.fastifyRedis, scenarios.fastifyRedis.me);
         row(labels[name], "fastify + store-redis", redis, bare, "bare", 0.45);
@@ -246,6 +261,8 @@ try {
   for (const framework of ["express", "fastify"]) {
     await measure(`login ours ${framework}`, servers[framework], loginScenario);
   }
+  for (const store of Object.keys(sql.urls))
+    await measure(`login ours ${store}`, servers[store], loginScenario);
   let theirsLogin;
   if (betterAuth)
     theirsLogin = await measure("login better-auth express", servers.betterAuth, {
@@ -259,11 +276,14 @@ try {
   for (const framework of ["express", "fastify"]) {
     row("login, right password", framework, figures[`login ours ${framework}`], raw, "raw argon2id", 0.9);
   }
+  for (const store of Object.keys(sql.urls))
+    row("login, right password", SQL_LABELS[store], figures[`login ours ${store}`], raw, "raw argon2id");
   if (theirsLogin !== undefined)
     row("login, right password: Better Auth", "express", theirsLogin, raw, "raw argon2id");
 } finally {
   await stopAll();
   if (withRedis) log(`deleted ${await deleteRedisKeys()} Redis keys under ${REDIS_PREFIX}`);
+  sql.drop();
 }
 
 const memoryRun = execFileSync(process.execPath, ["--expose-gc", join(BENCH_DIR, "memory.mjs")], {
@@ -314,6 +334,32 @@ writeFileSync(
     : `${readme.trimEnd()}\n\n## Latest figures\n\n${block}\n`,
 );
 console.log(`\nwritten to bench/results/${stamp}.md and bench/README.md`);
+
+/**
+ * The SQL rows: the Express example on a SQLite file and, when `psql` reaches a PostgreSQL
+ * (`BENCH_PG_URL`, default the local server), on a database of its own, dropped afterwards.
+ */
+function prepareSqlDatabases() {
+  const dir = join(BENCH_DIR, ".tmp", `sql-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const urls = { expressSqlite: `sqlite:${join(dir, "bench.db")}` };
+  const admin = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  const database = `portcullis_bench_${process.pid}`;
+  const psql = (sqlText) =>
+    spawnSync("psql", [admin, "-v", "ON_ERROR_STOP=1", "-c", sqlText], { encoding: "utf8" });
+  if (psql(`CREATE DATABASE ${database}`).status === 0) {
+    const url = new URL(admin);
+    url.pathname = `/${database}`;
+    urls.expressPostgres = url.toString();
+  } else log(`no PostgreSQL through psql at ${admin}: the PostgreSQL rows are left out`);
+  return {
+    urls,
+    drop() {
+      if (urls.expressPostgres) psql(`DROP DATABASE IF EXISTS ${database}`);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 async function prepareBetterAuth(base) {
   const signIn = async (index) => {

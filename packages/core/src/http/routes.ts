@@ -480,47 +480,21 @@ function oauthRoutes(
             input.meta,
           );
         } catch (error) {
-          const code = error instanceof AuthError ? error.code : "INTERNAL_ERROR";
-          if (statusForCode(code) >= 500)
-            logger.error(
-              { event: "request.failed", code, path: input.request.url.split("?")[0], err: String(error) },
-              "identity provider callback failed",
-            );
-          const url = new URL(options.appOrigin ?? "http://localhost");
-          url.searchParams.set("error", code);
-          return redirectResponse(url.href, [clearState]);
+          return callbackFailure(error, {
+            logger,
+            appUrl,
+            clearState,
+            path: input.request.url.split("?")[0] ?? "",
+          });
         }
-        switch (result.outcome) {
-          case "signed-in":
-            return redirectResponse(appUrl(result.returnTo), [
-              clearState,
-              ...sessionCookies(result.signedIn.accessToken, result.signedIn.refreshToken),
-              cookies.clear("twoFactor"),
-            ]);
-          case "two-factor":
-            return redirectResponse(
-              appUrl(result.returnTo, {
-                twoFactor: result.purpose,
-                methods: result.challenge.twoFactorMethods.join(","),
-              }),
-              [
-                clearState,
-                cookies.set(
-                  "twoFactor",
-                  result.challenge.twoFactorAuthenticationToken,
-                  options.twoFactorTokenTtlSeconds,
-                ),
-              ],
-            );
-          case "stepped-up":
-            return redirectResponse(appUrl(result.returnTo, { stepUp: "1" }), [
-              clearState,
-              cookies.set("stepUp", result.stepUpToken, options.stepUpTokenTtlSeconds),
-              cookies.clear("twoFactor"),
-            ]);
-          case "linked":
-            return redirectResponse(appUrl(result.returnTo, { linked: provider(input) }), [clearState]);
-        }
+        return callbackRedirect(result, {
+          cookies,
+          options,
+          sessionCookies,
+          appUrl,
+          clearState,
+          provider: provider(input),
+        });
       },
     ),
     route(
@@ -548,4 +522,69 @@ function oauthRoutes(
         auth.identityProviders.unlink(principal, stepUp, provider(input), input.meta),
     ),
   ];
+}
+
+/** Where the identity provider's callback sends the browser, with the cookies of its outcome. */
+function callbackRedirect(
+  result: Awaited<ReturnType<Auth["identityProviders"]["callback"]>>,
+  ctx: {
+    cookies: Cookies;
+    options: Auth["options"];
+    sessionCookies: RouteKit["sessionCookies"];
+    appUrl: (path: string, extra?: Record<string, string>) => string;
+    clearState: string;
+    provider: string;
+  },
+): HttpResponse {
+  const { cookies, options, sessionCookies, appUrl, clearState, provider } = ctx;
+  switch (result.outcome) {
+    case "signed-in":
+      return redirectResponse(appUrl(result.returnTo), [
+        clearState,
+        ...sessionCookies(result.signedIn.accessToken, result.signedIn.refreshToken),
+        cookies.clear("twoFactor"),
+      ]);
+    case "two-factor":
+      return redirectResponse(
+        appUrl(result.returnTo, {
+          twoFactor: result.purpose,
+          methods: result.challenge.twoFactorMethods.join(","),
+        }),
+        [
+          clearState,
+          cookies.set(
+            "twoFactor",
+            result.challenge.twoFactorAuthenticationToken,
+            options.twoFactorTokenTtlSeconds,
+          ),
+        ],
+      );
+    case "stepped-up":
+      return redirectResponse(appUrl(result.returnTo, { stepUp: "1" }), [
+        clearState,
+        cookies.set("stepUp", result.stepUpToken, options.stepUpTokenTtlSeconds),
+        cookies.clear("twoFactor"),
+      ]);
+    case "linked":
+      return redirectResponse(appUrl(result.returnTo, { linked: provider }), [clearState]);
+  }
+}
+
+/** A failed callback: back to the app with `?error=<code>` (500s logged with their cause). */
+function callbackFailure(
+  error: unknown,
+  ctx: {
+    logger: Auth["logger"];
+    appUrl: (path: string, extra?: Record<string, string>) => string;
+    clearState: string;
+    path: string;
+  },
+): HttpResponse {
+  const code = error instanceof AuthError ? error.code : "INTERNAL_ERROR";
+  if (statusForCode(code) >= 500)
+    ctx.logger.error(
+      { event: "request.failed", code, path: ctx.path, err: String(error) },
+      "identity provider callback failed",
+    );
+  return redirectResponse(ctx.appUrl("", { error: code }), [ctx.clearState]);
 }

@@ -109,6 +109,66 @@ function classify(client: OpenIdClient, error: unknown): AuthError {
 
 const text = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 
+/** GitHub (OAuth 2.0, no ID token): the account and its primary address from its REST API. */
+async function githubIdentity(
+  client: OpenIdClient,
+  config: Configuration,
+  accessToken: string,
+): Promise<ProviderIdentity> {
+  const headers = () => new Headers({ accept: "application/vnd.github+json", "user-agent": "portcullis" });
+  const read = async (path: string) => {
+    const response = await client.fetchProtectedResource(
+      config,
+      accessToken,
+      new URL(`${GITHUB_API}${path}`),
+      "GET",
+      undefined,
+      headers(),
+    );
+    if (!response.ok) throw new AuthError("IDENTITY_PROVIDER_REJECTED", { cause: `GitHub ${path}` });
+    return (await response.json()) as unknown;
+  };
+  const user = (await read("/user")) as { id?: unknown; name?: unknown; login?: unknown };
+  if (typeof user.id !== "number" && typeof user.id !== "string")
+    throw new AuthError("IDENTITY_PROVIDER_REJECTED", { cause: "GitHub user without id" });
+  const emails = (await read("/user/emails")) as {
+    email?: unknown;
+    primary?: unknown;
+    verified?: unknown;
+  }[];
+  const primary = Array.isArray(emails) ? emails.find((entry) => entry.primary === true) : undefined;
+  return {
+    issuer: GITHUB.issuer,
+    subject: String(user.id),
+    email: text(primary?.email),
+    emailVerified: primary?.verified === true,
+    name: text(user.name) ?? text(user.login),
+  };
+}
+
+/** An OpenID Connect identity: the ID token's claims, the address from userinfo when the token has none. */
+async function oidcIdentity(
+  client: OpenIdClient,
+  config: Configuration,
+  tokens: Awaited<ReturnType<OpenIdClient["authorizationCodeGrant"]>>,
+): Promise<ProviderIdentity> {
+  const claims = tokens.claims();
+  if (!claims) throw new AuthError("IDENTITY_PROVIDER_REJECTED", { cause: "no ID token" });
+  let { email, email_verified: emailVerified, name } = claims as Record<string, unknown>;
+  if (typeof email !== "string" && config.serverMetadata().userinfo_endpoint) {
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    ({ email, email_verified: emailVerified } = info as Record<string, unknown>);
+    name ??= info.name;
+  }
+  return {
+    issuer: claims.iss,
+    subject: claims.sub,
+    email: text(email),
+    emailVerified: emailVerified === true || emailVerified === "true",
+    name: text(name),
+  };
+}
+
 /** A relying party for one configured provider (`openid-client` does every protocol step). */
 export function createRelyingParty(provider: ResolvedIdentityProvider, deps: { clock: Clock }): RelyingParty {
   const issuer = issuerOf(provider);
@@ -140,42 +200,6 @@ export function createRelyingParty(provider: ResolvedIdentityProvider, deps: { c
     if (insecure) client.allowInsecureRequests(config);
     if (provider.fetch) config[client.customFetch] = provider.fetch;
     return config;
-  };
-
-  const githubIdentity = async (
-    client: OpenIdClient,
-    config: Configuration,
-    accessToken: string,
-  ): Promise<ProviderIdentity> => {
-    const headers = () => new Headers({ accept: "application/vnd.github+json", "user-agent": "portcullis" });
-    const read = async (path: string) => {
-      const response = await client.fetchProtectedResource(
-        config,
-        accessToken,
-        new URL(`${GITHUB_API}${path}`),
-        "GET",
-        undefined,
-        headers(),
-      );
-      if (!response.ok) throw new AuthError("IDENTITY_PROVIDER_REJECTED", { cause: `GitHub ${path}` });
-      return (await response.json()) as unknown;
-    };
-    const user = (await read("/user")) as { id?: unknown; name?: unknown; login?: unknown };
-    if (typeof user.id !== "number" && typeof user.id !== "string")
-      throw new AuthError("IDENTITY_PROVIDER_REJECTED", { cause: "GitHub user without id" });
-    const emails = (await read("/user/emails")) as {
-      email?: unknown;
-      primary?: unknown;
-      verified?: unknown;
-    }[];
-    const primary = Array.isArray(emails) ? emails.find((entry) => entry.primary === true) : undefined;
-    return {
-      issuer: GITHUB.issuer,
-      subject: String(user.id),
-      email: text(primary?.email),
-      emailVerified: primary?.verified === true,
-      name: text(user.name) ?? text(user.login),
-    };
   };
 
   return {
@@ -215,21 +239,7 @@ export function createRelyingParty(provider: ResolvedIdentityProvider, deps: { c
               }),
         });
         if (nonce === null) return await githubIdentity(client, config, tokens.access_token);
-        const claims = tokens.claims();
-        if (!claims) throw new AuthError("IDENTITY_PROVIDER_REJECTED", { cause: "no ID token" });
-        let { email, email_verified: emailVerified, name } = claims as Record<string, unknown>;
-        if (typeof email !== "string" && config.serverMetadata().userinfo_endpoint) {
-          const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
-          ({ email, email_verified: emailVerified } = info as Record<string, unknown>);
-          name ??= info.name;
-        }
-        return {
-          issuer: claims.iss,
-          subject: claims.sub,
-          email: text(email),
-          emailVerified: emailVerified === true || emailVerified === "true",
-          name: text(name),
-        };
+        return await oidcIdentity(client, config, tokens);
       } catch (error) {
         throw classify(client, error);
       }
