@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createMemoryStores } from "@portcullis/store-memory";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAuth } from "./create-auth.js";
@@ -10,6 +11,7 @@ import type { RouteAuth } from "./http/route.js";
 import { buildRoutes } from "./http/routes.js";
 import { STATUS_BY_CODE } from "./http/status.js";
 import { en } from "./i18n/en.js";
+import { authOptionsSchema } from "./options.js";
 
 /**
  * The generated parts of the docs (route table, error table) are written from the code, so the
@@ -58,6 +60,78 @@ function errorTable(): string {
   return ["| Status | Code | Message (en) |", "|---|---|---|", ...rows].join("\n");
 }
 
+/** The JSDoc of every property in `authOptionsSchema`'s source, by dotted path (`email.cooldownSeconds`). */
+function optionComments(): Map<string, string> {
+  const file = fileURLToPath(new URL("./options.ts", import.meta.url));
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const comments = new Map<string, string>();
+  const visit = (node: ts.Node, path: string[]) => {
+    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name)) {
+      const here = [...path, node.name.text];
+      const doc = ts
+        .getJSDocCommentsAndTags(node)
+        .map((jsDoc) => ts.getTextOfJSDocComment(jsDoc.comment) ?? "")
+        .join(" ")
+        .replace(/\s+/g, " ")
+        .trim();
+      if (doc) comments.set(here.join("."), doc);
+      ts.forEachChild(node.initializer, (child) => visit(child, here));
+      return;
+    }
+    ts.forEachChild(node, (child) => visit(child, path));
+  };
+  source.forEachChild((statement) => {
+    if (ts.isVariableStatement(statement) && statement.getText().includes("authOptionsSchema ="))
+      visit(statement, []);
+  });
+  return comments;
+}
+
+interface JsonSchema {
+  type?: string | string[];
+  default?: unknown;
+  properties?: Record<string, JsonSchema>;
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+  enum?: unknown[];
+}
+
+const typeOf = (schema: JsonSchema): string => {
+  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" \\| ");
+  if (schema.anyOf)
+    return [...new Set(schema.anyOf.map(typeOf))].filter((t) => t !== "unknown").join(" \\| ") || "unknown";
+  if (schema.type === "array") return `${typeOf(schema.items ?? {})}[]`;
+  if (Array.isArray(schema.type)) return schema.type.join(" \\| ");
+  return schema.type ?? (schema.properties ? "object" : "unknown");
+};
+
+/** Every option and its first-level fields: type and default from the schema, meaning from its TSDoc. */
+function optionTable(): { table: string; undocumented: string[] } {
+  const comments = optionComments();
+  const schema = z.toJSONSchema(authOptionsSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  const rows: string[] = [];
+  const undocumented: string[] = [];
+  const add = (path: string, field: JsonSchema) => {
+    const meaning = comments.get(path) ?? "";
+    if (!meaning) undocumented.push(path);
+    const fallback = field.default === undefined ? "—" : `\`${JSON.stringify(field.default)}\``;
+    const shown = field.properties && field.default !== undefined ? "see below" : fallback;
+    rows.push(`| \`${path}\` | ${typeOf(field)} | ${shown} | ${meaning} |`);
+  };
+  for (const [name, field] of Object.entries(schema.properties ?? {})) {
+    add(name, field);
+    const nested = field.properties ?? field.anyOf?.find((option) => option.properties)?.properties;
+    if (nested && name !== "stores" && name !== "locales")
+      for (const [child, childField] of Object.entries(nested)) {
+        if (!childField.properties) add(`${name}.${child}`, childField);
+      }
+  }
+  return {
+    table: ["| Option | Type | Default | Meaning |", "|---|---|---|---|", ...rows].join("\n"),
+    undocumented,
+  };
+}
+
 /** `file` with the text between `<!-- name:start -->` and `<!-- name:end -->` replaced. */
 function fill(file: string, name: string, generated: string): { current: string; wanted: string } {
   const current = readFileSync(`${DOCS}${file}`, "utf8");
@@ -72,6 +146,13 @@ function fill(file: string, name: string, generated: string): { current: string;
 }
 
 describe("docs", () => {
+  it("docs - docs/configuration.md lists every option with its type, default and TSDoc; none is undocumented", () => {
+    const { table, undocumented } = optionTable();
+    expect(undocumented).toEqual([]);
+    const { current, wanted } = fill("configuration.md", "options", table);
+    expect(current).toBe(wanted);
+  });
+
   it("docs - the route table in docs/http-api.md is the code's route table", () => {
     const { current, wanted } = fill("http-api.md", "routes", routeTable());
     expect(current).toBe(wanted);

@@ -153,9 +153,13 @@ export const authOptionsSchema = z
      */
     loginThrottle: z
       .object({
+        /** Password checks of an address let through per window. Default 5. */
         freeAttempts: z.number().int().min(1).max(100).default(5),
+        /** The first lock after the free attempts, in seconds; each later one doubles. Default 30. */
         baseLockSeconds: seconds(30),
+        /** The longest lock, in seconds. Default 900. */
         maxLockSeconds: seconds(15 * 60),
+        /** The counting window from the first attempt, in seconds. Default 3600. */
         windowSeconds: seconds(3600),
       })
       .prefault({}),
@@ -163,6 +167,7 @@ export const authOptionsSchema = z
     twoFactorTokenTtlSeconds: z.number().int().min(30).max(300).default(300),
     /** Lifetime of a step-up token (and its cookie). */
     stepUpTokenTtlSeconds: z.number().int().min(30).max(3600).default(300),
+    /** Two-factor authentication: encryption key, authenticator issuer name, code budget, emailed-code lifetime. */
     twoFactor: z
       .object({
         /**
@@ -175,6 +180,7 @@ export const authOptionsSchema = z
         issuer: z.string().min(1).max(100).optional(),
         /** Codes checked per account (counted before checking) before 2FA locks for `lockoutSeconds`. */
         maxFailedAttempts: z.number().int().min(1).max(100).default(5),
+        /** How long 2FA stays locked once the code budget is spent, in seconds (also the counting window). Default 900. */
         lockoutSeconds: seconds(15 * 60),
         /** Lifetime of an emailed 2FA code. */
         emailCodeTtlSeconds: z.number().int().min(60).max(3600).default(600),
@@ -187,7 +193,9 @@ export const authOptionsSchema = z
     /** Password length in code points after NFKC: default 8 to 256 (15 is recommended for password-only accounts). */
     password: z
       .object({
+        /** The shortest password, in code points after NFKC. Default 8 (15 recommended without 2FA). */
         minLength: z.number().int().min(1).max(256).default(8),
+        /** The longest password, in code points after NFKC. Default 256. */
         maxLength: z.number().int().min(64).max(4096).default(256),
       })
       .prefault({})
@@ -195,9 +203,11 @@ export const authOptionsSchema = z
     /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */
     email: z
       .object({
+        /** `false` turns email off: reset and verification answer 503 `EMAIL_DISABLED`, side-effect emails are skipped. Default true. */
         enabled: z.boolean().default(true),
         /** Cooldown per normalized address and kind after each email. */
         cooldownSeconds: seconds(60),
+        /** An email after each sign-in (not the first one within 10 minutes of signing up). Default true. */
         loginAlerts: z.boolean().default(true),
         /** How long a send may take before it counts as failed (`EMAIL_SEND_FAILURE`). */
         sendTimeoutMs: z.number().int().min(100).max(120_000).default(15_000),
@@ -245,7 +255,9 @@ export const authOptionsSchema = z
     /** Cookie attributes: `secure` (default false), `sameSite` (default strict), `hostPrefix` (needs secure). */
     cookies: z
       .object({
+        /** The `Secure` attribute; turn it on in production (HTTPS). Default false. */
         secure: z.boolean().default(false),
+        /** The `SameSite` attribute of the auth cookies. Default `strict`. */
         sameSite: z.enum(["strict", "lax", "none"]).default("strict"),
         /** Name cookies `__Host-…` (refresh: `__Secure-…`, as it is scoped to `basePath`). Requires `secure`. */
         hostPrefix: z.boolean().default(false),
@@ -272,6 +284,7 @@ export const authOptionsSchema = z
      */
     ipLimits: z
       .object({
+        /** `false` turns every per-IP limit off. Default true. */
         enabled: z.boolean().default(true),
         failedLogins: ipLimit(100, 15 * 60),
         wrongTwoFactorCodes: ipLimit(50, 15 * 60),
