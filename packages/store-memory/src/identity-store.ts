@@ -1,6 +1,9 @@
 import type { IdentityRecord, IdentityStore } from "@portcullis/core";
 
-/** Identity-provider links in memory, unique by (issuer, subject) and by (user, provider). Returned records are copies. */
+/**
+ * Identity-provider links in memory, unique by (issuer, subject) and by (user, provider); a
+ * conditional `unlink` counts and deletes synchronously. Returned records are copies.
+ */
 export function createMemoryIdentityStore(): IdentityStore {
   const bySubject = new Map<string, IdentityRecord>();
   const subjectKey = (issuer: string, subject: string) => JSON.stringify([issuer, subject]);
@@ -22,9 +25,11 @@ export function createMemoryIdentityStore(): IdentityStore {
         .sort((a, b) => a.createdAt - b.createdAt)
         .map((identity) => ({ ...identity }));
     },
-    async unlink(userId, provider) {
-      const found = ofUser(userId).find((identity) => identity.provider === provider);
-      if (!found) return false;
+    async unlink(userId, provider, options) {
+      // Count and delete without an await between them: atomic for concurrent calls.
+      const links = ofUser(userId);
+      const found = links.find((identity) => identity.provider === provider);
+      if (!found || links.length - 1 < (options?.keepAtLeast ?? 0)) return false;
       return bySubject.delete(subjectKey(found.issuer, found.subject));
     },
   };

@@ -68,3 +68,34 @@ export const toBoolean = (value: unknown): boolean => value === true || Number(v
 /** Keys longer than the indexed column are stored as their SHA-256: still unique, never truncated. */
 export const storedKey = (key: string): string =>
   key.length <= 200 ? key : `sha256:${createHash("sha256").update(key).digest("base64url")}`;
+
+/** MySQL's duplicate-key error (the other dialects use `ON CONFLICT DO NOTHING` instead). */
+const isDuplicateKey = (error: unknown) =>
+  (error as { code?: unknown }).code === "ER_DUP_ENTRY" || (error as { errno?: unknown }).errno === 1062;
+
+/**
+ * Inserts `row` unless a unique key (any of the table's) is taken, also by a concurrent insert:
+ * true when it was inserted. On MySQL a duplicate-key error says so; elsewhere a conflict with no
+ * target inserts nothing.
+ */
+export async function insertUnlessTaken<Row extends object>(
+  { db, dialect }: Pick<SqlContext, "db" | "dialect">,
+  table: string,
+  row: Row,
+): Promise<boolean> {
+  if (dialect === "mysql") {
+    try {
+      await db.insertInto(table).values(row).execute();
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+  const result = await db
+    .insertInto(table)
+    .values(row)
+    .onConflict((conflict) => conflict.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}

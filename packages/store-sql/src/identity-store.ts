@@ -1,5 +1,5 @@
 import type { IdentityRecord, IdentityStore } from "@portcullis/core";
-import { type SqlContext, toNumber } from "./context.js";
+import { type AnyKysely, insertUnlessTaken, type SqlContext, toNumber } from "./context.js";
 
 /** A row of `<prefix>identities`; times are milliseconds. */
 interface IdentityRow {
@@ -20,13 +20,13 @@ const fromRow = (row: IdentityRow): IdentityRecord => ({
   createdAt: toNumber(row.created_at),
 });
 
-/** MySQL's duplicate-key error (the other dialects use `ON CONFLICT DO NOTHING` instead). */
-const isDuplicateKey = (error: unknown) =>
-  (error as { code?: unknown }).code === "ER_DUP_ENTRY" || (error as { errno?: unknown }).errno === 1062;
+const deleted = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows) > 0;
 
 /**
  * Identity-provider links in `<prefix>identities`: the primary key (issuer, subject) and the
- * unique key (user_id, provider) make `link` atomic on both.
+ * unique key (user_id, provider) make `link` atomic on both. A conditional `unlink` is one
+ * DELETE with a count subquery on SQLite, and a transaction that locks the user's rows first
+ * (`SELECT … FOR UPDATE`) on PostgreSQL and MySQL.
  */
 export function createSqlIdentityStore({ db, dialect, tables }: SqlContext): IdentityStore {
   const table = tables.identities;
@@ -40,22 +40,7 @@ export function createSqlIdentityStore({ db, dialect, tables }: SqlContext): Ide
         email: identity.email,
         created_at: identity.createdAt,
       };
-      if (dialect === "mysql") {
-        try {
-          await db.insertInto(table).values(row).execute();
-        } catch (error) {
-          if (isDuplicateKey(error)) return null;
-          throw error;
-        }
-      } else {
-        // No conflict target: a clash on either key (also a concurrent one) inserts nothing.
-        const result = await db
-          .insertInto(table)
-          .values(row)
-          .onConflict((conflict) => conflict.doNothing())
-          .executeTakeFirst();
-        if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return null;
-      }
+      if (!(await insertUnlessTaken({ db, dialect }, table, row))) return null;
       return fromRow(row);
     },
     async findBySubject(issuer, subject) {
@@ -77,13 +62,36 @@ export function createSqlIdentityStore({ db, dialect, tables }: SqlContext): Ide
         .execute();
       return rows.map((row) => fromRow(row as IdentityRow));
     },
-    async unlink(userId, provider) {
-      const result = await db
-        .deleteFrom(table)
-        .where("user_id", "=", userId)
-        .where("provider", "=", provider)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+    async unlink(userId, provider, options) {
+      const keepAtLeast = options?.keepAtLeast ?? 0;
+      const remove = (executor: AnyKysely) =>
+        executor.deleteFrom(table).where("user_id", "=", userId).where("provider", "=", provider);
+      if (keepAtLeast <= 0) return deleted(await remove(db).executeTakeFirst());
+      if (dialect === "sqlite") {
+        // SQLite runs one writing statement at a time: the count and the delete are one step.
+        const result = await remove(db)
+          .where(
+            (eb) => eb.selectFrom(table).select(eb.fn.countAll().as("n")).where("user_id", "=", userId),
+            ">",
+            keepAtLeast,
+          )
+          .executeTakeFirst();
+        return deleted(result);
+      }
+      // PostgreSQL and MySQL: a statement's subquery reads a snapshot, so two concurrent deletes
+      // of different rows would both see the other row. Lock the user's rows first: a concurrent
+      // unlink waits, then no longer sees the row this one deleted.
+      return db.transaction().execute(async (trx) => {
+        const links = await trx
+          .selectFrom(table)
+          .select("provider")
+          .where("user_id", "=", userId)
+          .forUpdate()
+          .execute();
+        if (!links.some((link) => link.provider === provider)) return false;
+        if (links.length - 1 < keepAtLeast) return false;
+        return deleted(await remove(trx).executeTakeFirst());
+      });
     },
   };
 }

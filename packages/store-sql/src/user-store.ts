@@ -1,5 +1,5 @@
 import type { TwoFactorMethod, UserPatch, UserRecord, UserStore } from "@portcullis/core";
-import { type SqlContext, toBoolean, toNumber } from "./context.js";
+import { insertUnlessTaken, type SqlContext, toBoolean, toNumber } from "./context.js";
 
 /** A row of `<prefix>users`: lists are JSON arrays in text columns, times are milliseconds. */
 export interface UserRow {
@@ -62,11 +62,6 @@ export function toUserRow(user: UserRecord): UserRow {
   };
 }
 
-/** MySQL's duplicate-key error (the other dialects use `ON CONFLICT DO NOTHING` instead). */
-const isDuplicateKey = (error: unknown) =>
-  (error as { code?: unknown; errno?: unknown }).code === "ER_DUP_ENTRY" ||
-  (error as { errno?: unknown }).errno === 1062;
-
 /** Users in `<prefix>users`; the unique index on the normalized email makes `create` atomic. */
 export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserStore {
   const table = tables.users;
@@ -79,22 +74,7 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
     findByEmail: (email) => findBy("email", email),
     async create(user) {
       const row = toUserRow(user);
-      if (dialect === "mysql") {
-        try {
-          await db.insertInto(table).values(row).execute();
-        } catch (error) {
-          if (isDuplicateKey(error)) return null;
-          throw error;
-        }
-      } else {
-        // No conflict target: a clash on the id or on the email (also a concurrent one) inserts nothing.
-        const result = await db
-          .insertInto(table)
-          .values(row)
-          .onConflict((conflict) => conflict.doNothing())
-          .executeTakeFirst();
-        if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return null;
-      }
+      if (!(await insertUnlessTaken({ db, dialect }, table, row))) return null;
       return fromUserRow(row);
     },
     async update(id, patch) {

@@ -5,6 +5,7 @@ import {
   type AuthOptions,
   createAuth,
   createOutboxMailer,
+  type IdentityStore,
   type OutboxMailer,
   type SecurityEvent,
   silentLogger,
@@ -365,6 +366,52 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
       expect(refused.status).toBe(409);
       expect(JSON.parse(refused.body).code).toBe("IDENTITY_PROVIDER_LAST_METHOD");
       expect(JSON.parse((await me(browser)).body).identityProviders).toEqual(["oidc"]);
+    });
+
+    it("unlink - two concurrent unlinks of a password-less account's two providers: one 200, one 409 last method", async () => {
+      const { id, browser } = newAccount();
+      await signIn(browser);
+      const userId = JSON.parse((await me(browser)).body).id as string;
+      // A second provider's identity, stored as linking it from the settings would.
+      await stores.identities?.link({
+        userId,
+        provider: "corp",
+        issuer: "https://corp.example.test",
+        subject: id,
+        email: null,
+        createdAt: Date.now(),
+      });
+      await stores.users.update(userId, { identityProviders: ["oidc", "corp"] });
+      const start = await browser.request(api("/oauth/oidc/authorize?stepUp=1&returnTo=%2Fsettings"));
+      await browser.request(await browser.followUntil(start.location ?? "", isCallback));
+      // Both requests read the account's links before either removes one: the race, every time.
+      const identities = stores.identities as IdentityStore;
+      const listByUser = identities.listByUser;
+      const waiting: (() => void)[] = [];
+      identities.listByUser = async (forUser) => {
+        const links = await listByUser.call(identities, forUser);
+        if (forUser === userId && waiting.length < 2) {
+          await new Promise<void>((resolve) => {
+            waiting.push(resolve);
+            if (waiting.length === 2) for (const release of waiting) release();
+            else setTimeout(resolve, 2_000);
+          });
+        }
+        return links;
+      };
+      const replies = await Promise.all(
+        ["oidc", "corp"].map((name) => browser.request(api(`/oauth/${name}`), { method: "DELETE" })),
+      ).finally(() => {
+        identities.listByUser = listByUser;
+      });
+      expect(waiting).toHaveLength(2);
+      expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409]);
+      const refused = replies.find((reply) => reply.status === 409);
+      expect(JSON.parse(refused?.body ?? "{}").code).toBe("IDENTITY_PROVIDER_LAST_METHOD");
+      const left = (await stores.identities?.listByUser(userId)) ?? [];
+      expect(left).toHaveLength(1);
+      const account = JSON.parse((await me(browser)).body);
+      expect(account).toMatchObject({ hasPassword: false, identityProviders: [left[0]?.provider] });
     });
 
     it("2FA - an account with 2FA gets the 2FA branch: the 2FA cookie, no session, 302 with twoFactor=login", async () => {

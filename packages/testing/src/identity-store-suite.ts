@@ -139,6 +139,55 @@ const identityStoreTests: StoreTests<StoreContext<IdentityStore>> = {
       expect(await store.unlink(identity.userId, "github")).toBe(false);
       expect(await store.findBySubject(ISSUER, identity.subject)).toEqual(identity);
     },
+    "unlink - keepAtLeast: removes only when the user keeps that many links afterwards": async ({
+      store,
+    }) => {
+      const userId = uniqueId("user");
+      const oidc = newIdentity({ userId });
+      const github = newIdentity({
+        userId,
+        provider: "github",
+        issuer: "https://github.com",
+        createdAt: oidc.createdAt + 1,
+      });
+      await store.link(oidc);
+      await store.link(github);
+      expect(await store.unlink(userId, "oidc", { keepAtLeast: 2 })).toBe(false);
+      expect(await store.listByUser(userId)).toEqual([oidc, github]);
+      expect(await store.unlink(userId, "missing", { keepAtLeast: 1 })).toBe(false);
+      expect(await store.unlink(userId, "oidc", { keepAtLeast: 1 })).toBe(true);
+      expect(await store.unlink(userId, "github", { keepAtLeast: 1 })).toBe(false);
+      expect(await store.listByUser(userId)).toEqual([github]);
+      expect(await store.unlink(userId, "github", { keepAtLeast: 0 })).toBe(true);
+      expect(await store.listByUser(userId)).toEqual([]);
+    },
+    "unlink - 20 concurrent unlinks with keepAtLeast 1 of a user's 5 links (no password): exactly 1 is left":
+      async ({ store }) => {
+        const userId = uniqueId("user");
+        const providers = ["a", "b", "c", "d", "e"];
+        for (const provider of providers) await store.link(newIdentity({ userId, provider }));
+        const other = newIdentity();
+        await store.link(other);
+        const results = await concurrently(20, (i) =>
+          store.unlink(userId, providers[i % providers.length] as string, { keepAtLeast: 1 }),
+        );
+        expect(results.filter(Boolean)).toHaveLength(providers.length - 1);
+        const left = await store.listByUser(userId);
+        expect(left).toHaveLength(1);
+        expect(providers).toContain(left[0]?.provider);
+        expect(await store.listByUser(other.userId)).toEqual([other]);
+      },
+    "unlink - 20 concurrent unlinks without a condition (the user has a password) may remove all 5 links":
+      async ({ store }) => {
+        const userId = uniqueId("user");
+        const providers = ["a", "b", "c", "d", "e"];
+        for (const provider of providers) await store.link(newIdentity({ userId, provider }));
+        const results = await concurrently(20, (i) =>
+          store.unlink(userId, providers[i % providers.length] as string),
+        );
+        expect(results.filter(Boolean)).toHaveLength(providers.length);
+        expect(await store.listByUser(userId)).toEqual([]);
+      },
     "records - returned objects are copies: mutating them does not change the store": async ({ store }) => {
       const identity = newIdentity();
       const linked = await store.link(identity);

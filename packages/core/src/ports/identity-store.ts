@@ -31,6 +31,20 @@ export interface IdentityStore {
   findBySubject(issuer: string, subject: string): Promise<IdentityRecord | null>;
   /** The user's links, oldest first; empty when none. */
   listByUser(userId: string): Promise<IdentityRecord[]>;
-  /** Removes the user's link to `provider`; true when one was removed, false when there was none. */
-  unlink(userId: string, provider: string): Promise<boolean>;
+  /**
+   * Removes the user's link to `provider`; true when one was removed, false when there was none.
+   * With `keepAtLeast: n` it removes the link only when the user still has at least `n` links
+   * afterwards (false otherwise, nothing removed). The count and the removal must be one atomic
+   * step, also under concurrency: N concurrent calls with `keepAtLeast: 1` for the K links of one
+   * user remove at most K − 1 of them (in SQL one conditional DELETE, or a transaction that locks
+   * the user's rows; in memory synchronously). This is how the last sign-in method of an account
+   * without a password is kept.
+   */
+  unlink(userId: string, provider: string, options?: UnlinkOptions): Promise<boolean>;
+}
+
+/** The condition of `IdentityStore.unlink`. */
+export interface UnlinkOptions {
+  /** How many links the user must still have after the removal; default 0 (no condition). */
+  keepAtLeast?: number;
 }

@@ -1,6 +1,6 @@
 export type { Clock } from "./clock.js";
 export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
-export type { IdentityRecord, IdentityStore } from "./identity-store.js";
+export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";
 export type { Logger } from "./logger.js";
 export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
 export type { PasswordHasher } from "./password-hasher.js";

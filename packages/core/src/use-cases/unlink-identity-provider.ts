@@ -1,13 +1,14 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { identityStoreOf, linkedProviders, providerReason } from "../identity/accounts.js";
+import { identityStoreOf, providerReason } from "../identity/accounts.js";
 import { type Principal, type RequestContext, toUser, type User } from "../model.js";
 import { requireStepUp } from "../two-factor/settings.js";
 
 /**
  * Removes a provider from the signed-in account (needs step-up). The last way to sign in (no
- * password and one provider) cannot be removed: `IDENTITY_PROVIDER_LAST_METHOD`. `NOT_FOUND` when
- * the account does not have this provider.
+ * password and one provider) cannot be removed: `IDENTITY_PROVIDER_LAST_METHOD`, also when
+ * unlinks run concurrently (the identity store removes the link only when the account keeps
+ * another one, atomically). `NOT_FOUND` when the account does not have this provider.
  */
 export async function unlinkIdentityProvider(
   ctx: AuthContext,
@@ -18,14 +19,34 @@ export async function unlinkIdentityProvider(
 ): Promise<User> {
   const identities = identityStoreOf(ctx);
   const user = await requireStepUp(ctx, principal, stepUpToken);
-  const providers = await linkedProviders(ctx, user);
-  if (!providers.includes(provider)) throw new AuthError("NOT_FOUND");
-  if (user.passwordHash === null && providers.length <= 1)
+  const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(user.id));
+  const stored = new Set(links.map((link) => link.provider));
+  if (!stored.has(provider) && !user.identityProviders.includes(provider)) throw new AuthError("NOT_FOUND");
+  // The ways to sign in besides the stored links, which the store cannot count: the password,
+  // and providers the account names without a stored link (e.g. imported accounts).
+  const otherMethods =
+    (user.passwordHash === null ? 0 : 1) +
+    user.identityProviders.filter((name) => name !== provider && !stored.has(name)).length;
+  if (stored.has(provider)) {
+    const keepAtLeast = otherMethods > 0 ? 0 : 1;
+    const removed = await guardPort("DATABASE_FAILURE", () =>
+      identities.unlink(user.id, provider, { keepAtLeast }),
+    );
+    if (!removed) {
+      const still = await guardPort("DATABASE_FAILURE", () => identities.listByUser(user.id));
+      if (still.some((link) => link.provider === provider))
+        throw new AuthError("IDENTITY_PROVIDER_LAST_METHOD");
+      throw new AuthError("NOT_FOUND");
+    }
+  } else if (otherMethods === 0 && links.length === 0) {
     throw new AuthError("IDENTITY_PROVIDER_LAST_METHOD");
-  await guardPort("DATABASE_FAILURE", () => identities.unlink(user.id, provider));
+  }
+  // Re-read: a concurrent unlink of another provider may have changed the list since.
+  const current = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(user.id));
+  if (!current) throw new AuthError("USER_NOT_FOUND");
   const updated = await guardPort("DATABASE_FAILURE", () =>
     ctx.users.update(user.id, {
-      identityProviders: user.identityProviders.filter((name) => name !== provider),
+      identityProviders: current.identityProviders.filter((name) => name !== provider),
     }),
   );
   if (!updated) throw new AuthError("USER_NOT_FOUND");
