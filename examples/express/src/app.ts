@@ -1,6 +1,6 @@
 import { createAuthRouter, requireAuth } from "@portcullis/adapter-express";
 import type { Auth, OutboxMailer } from "@portcullis/core";
-import { outboxEntryPage, outboxListPage, type Page, uiAssets } from "example-shared";
+import { outboxEntryPage, outboxListPage, type Page, qrCodePage, uiAssets } from "example-shared";
 import express, { type Express, type Response } from "express";
 
 const send = (res: Response, page: Page) => res.status(page.status).type(page.contentType).send(page.body);
@@ -21,6 +21,9 @@ export function createApp(auth: Auth, outbox: OutboxMailer | undefined): Express
     app.get("/dev/outbox/:id", (req, res) => send(res, outboxEntryPage(outbox, req.params.id)));
   }
 
+  app.post("/ui/qr", express.json({ limit: "4kb" }), async (req, res) => {
+    send(res, await qrCodePage(req.body));
+  });
   for (const [path, page] of uiAssets()) app.get(path, (_req, res) => send(res, page));
   return app;
 }

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { createArgon2Hasher, type OutboxMailer } from "@portcullis/core";
@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "./app.js";
 
 const CHROMIUM = "/usr/bin/chromium";
+/** Screenshots of every page at 375 and 1280 px, outside git (bench/out/ is ignored). */
+const SHOTS = new URL("../../../bench/out/ui", import.meta.url).pathname;
 const ARGS = [
   "--headless",
   "--no-sandbox",
@@ -62,49 +64,108 @@ describe.skipIf(!existsSync(CHROMIUM))("example UI in a real browser", () => {
     close?.();
   });
 
-  const lastLink = async (kind: string) => {
+  const status = () => page.locator("#status");
+  const shot = async (name: string) => {
+    mkdirSync(SHOTS, { recursive: true });
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+    }
+  };
+  /** Opens the newest email of a kind from the /dev/outbox page and returns its `?token=` link. */
+  const linkFromOutbox = async (kind: string) => {
     await expect.poll(() => outbox.list().some((email) => email.kind === kind)).toBe(true);
-    const html = outbox.list().find((email) => email.kind === kind)?.html ?? "";
-    const href = /href="([^"]+\?token=[^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, "&") ?? "";
+    await page.goto(`${base}/dev/outbox`);
+    await page.locator("li", { hasText: kind }).first().locator("a").click();
+    const href =
+      (await page.frameLocator("iframe").locator('a[href*="token="]').first().getAttribute("href")) ?? "";
     expect(new URL(href).origin).toBe(base);
     return href;
   };
-  const status = () => page.locator("#status");
+  const signIn = async (password: string) => {
+    await page.goto(`${base}/login`);
+    await page.fill("#login [name=email]", "ada@example.test");
+    await page.fill("#login [name=password]", password);
+    await page.click("#login button[type=submit]");
+  };
 
-  it("ui - sign up, verify, log in, turn on TOTP, log in with the second factor, reset the password", async () => {
-    await page.goto(`${base}/`);
+  it("ui - sign up, verify from the outbox, TOTP with a QR code, recovery code, reset password", async () => {
+    await page.goto(`${base}/signup`);
+    await shot("signup");
     await page.fill("#signup [name=email]", "ada@example.test");
     await page.fill("#signup [name=password]", "correct horse battery staple");
-    await page.click("#signup button");
+    await page.click("#signup button[type=submit]");
     await expect.poll(() => status().textContent()).toContain("Account created");
 
-    await page.goto(await lastLink("email-verification"));
+    const verifyLink = await linkFromOutbox("email-verification");
+    await shot("outbox-entry");
+    await page.goto(`${base}/dev/outbox`);
+    await shot("outbox");
+    await page.goto(verifyLink);
     await expect
       .poll(() => page.locator("#verify-result").textContent())
       .toBe("Your email address is verified.");
+    await shot("verify");
+    // The link again: a 304 EMAIL_ALREADY_VERIFIED, shown as done, not as an error.
+    await page.goto(verifyLink);
+    await expect.poll(() => page.locator("#verify-result").textContent()).toContain("already verified");
+    expect(await page.locator("#verify-result").getAttribute("class")).toBe("ok");
+    expect(await page.locator("#verify-result").textContent()).not.toContain("EMAIL_ALREADY_VERIFIED");
 
-    await page.fill("#login [name=email]", "ada@example.test");
-    await page.fill("#login [name=password]", "correct horse battery staple");
-    await page.click("#login button");
+    await signIn("correct horse battery staple");
+    await shot("login");
     await expect.poll(() => page.locator("#me-email").textContent()).toBe("ada@example.test");
-    expect(await page.locator("#me").textContent()).toContain('"emailVerified": true');
+    const account = (await page.locator("#me").textContent()) ?? "";
+    expect(account).toContain("Email verified");
+    expect(account).not.toContain("{");
+    expect(await page.locator("#sessions li").count()).toBe(1);
+    expect(await page.locator("#sessions").textContent()).not.toMatch(/\d{4}-\d\d-\d\dT/);
+    await shot("account");
 
+    await page.click('nav a[href="/settings/security"]');
+    await expect.poll(() => page.locator("#step-up").isVisible()).toBe(true);
+    await shot("security-step-up");
     await page.fill("#step-up [name=password]", "correct horse battery staple");
-    await page.click("#step-up button");
+    await page.click("#step-up button[type=submit]");
+    await expect.poll(() => page.locator("#settings").isVisible()).toBe(true);
+    // Buttons follow the account's state: nothing is on, so nothing offers "turn off".
+    expect(await page.locator("#totp-disable").isVisible()).toBe(false);
+    expect(await page.locator("#email-disable").isVisible()).toBe(false);
     await page.click("#totp-setup");
     await expect.poll(() => page.locator("#totp-secret").textContent()).toMatch(/^[A-Z2-7]{32,}$/);
+    await expect
+      .poll(() =>
+        page.locator("#totp-qr").evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+      )
+      .toBeGreaterThan(0);
     const secret = (await page.locator("#totp-secret").textContent()) ?? "";
+    const recoveryCodes = await page.locator("#recovery-codes li").allTextContents();
+    expect(recoveryCodes.length).toBeGreaterThanOrEqual(8);
+    expect(await page.locator("#recovery-copy").isVisible()).toBe(true);
+    const download = page.waitForEvent("download");
+    await page.click("#recovery-download");
+    expect((await download).suggestedFilename()).toMatch(/^recovery-codes/);
+    await shot("security-totp-setup");
     await page.fill("#totp-confirm [name=code]", referenceTotp(secret, Date.now()));
-    await page.click("#totp-confirm button");
-    await expect.poll(() => page.locator("#me").textContent()).toContain('"totp"');
+    await page.click("#totp-confirm button[type=submit]");
+    await expect.poll(() => page.locator("#totp-disable").isVisible()).toBe(true);
+    expect(await page.locator("#totp-confirm").isVisible()).toBe(false);
+    await shot("security-totp-on");
 
+    // Signing out hides the settings at once, without a reload.
     await page.click("#logout");
     await expect.poll(() => page.locator("#signed-out").isVisible()).toBe(true);
-    await page.fill("#login [name=email]", "ada@example.test");
-    await page.fill("#login [name=password]", "correct horse battery staple");
-    await page.click("#login button");
+    expect(await page.locator("#settings").isVisible()).toBe(false);
+    expect(await page.locator("#security").isVisible()).toBe(false);
+    expect(await page.locator("#totp-secret").textContent()).toBe("");
+
+    // Only the methods the account has: TOTP, so no "Email me a code".
+    await signIn("correct horse battery staple");
     await expect.poll(() => page.locator("#two-factor").isVisible()).toBe(true);
-    await page.fill("#two-factor-code [name=code]", referenceTotp(secret, Date.now() + 30_000));
+    expect(await page.locator("#two-factor-email").isVisible()).toBe(false);
+    await shot("two-factor");
+    const code = referenceTotp(secret, Date.now() + 30_000);
+    await page.fill("#two-factor-code [name=code]", code);
     await page.click("#two-factor-code button[type=submit]");
     await expect.poll(() => page.locator("#me-email").textContent()).toBe("ada@example.test");
     const cookies = await page.context().cookies();
@@ -113,17 +174,58 @@ describe.skipIf(!existsSync(CHROMIUM))("example UI in a real browser", () => {
       sameSite: "Strict",
     });
 
+    // The same code again within its step: explained, not just "wrong".
     await page.click("#logout");
-    await page.fill("#forgot-password [name=email]", "ada@example.test");
-    await page.click("#forgot-password button");
-    await expect.poll(() => status().textContent()).toContain("reset link");
-    await page.goto(await lastLink("password-reset"));
-    await page.fill("#reset-password [name=newPassword]", "a brand new passphrase");
-    await page.click("#reset-password button");
-    await expect.poll(() => status().textContent()).toContain("Password changed");
-    await page.fill("#login [name=email]", "ada@example.test");
-    await page.fill("#login [name=password]", "a brand new passphrase");
-    await page.click("#login button");
+    await signIn("correct horse battery staple");
     await expect.poll(() => page.locator("#two-factor").isVisible()).toBe(true);
+    await page.fill("#two-factor-code [name=code]", code);
+    await page.click("#two-factor-code button[type=submit]");
+    await expect.poll(() => status().textContent()).toContain("Each code works once");
+    expect(await status().textContent()).not.toContain("WRONG_TWO_FACTOR_CODE");
+
+    await page.fill("#two-factor-recover [name=code]", recoveryCodes[0] ?? "");
+    await page.click("#two-factor-recover button[type=submit]");
+    await expect.poll(() => page.locator("#me-email").textContent()).toBe("ada@example.test");
+
+    // A password reset from another browser ends this session.
+    const signedIn = page;
+    const other = await browser.newContext();
+    page = await other.newPage();
+    await page.goto(`${base}/forgot-password`);
+    await shot("forgot-password");
+    await page.fill("#forgot-password [name=email]", "ada@example.test");
+    await page.click("#forgot-password button[type=submit]");
+    await expect.poll(() => status().textContent()).toContain("reset link");
+    await page.goto(await linkFromOutbox("password-reset"));
+    await shot("reset-password");
+    await page.fill("#reset-password [name=newPassword]", "a brand new passphrase");
+    await page.click("#reset-password button[type=submit]");
+    await expect.poll(() => status().textContent()).toContain("Password changed");
+    await signIn("a brand new passphrase");
+    await expect.poll(() => page.locator("#two-factor").isVisible()).toBe(true);
+    await other.close();
+    page = signedIn;
+    await page.reload();
+    await expect.poll(() => page.locator("#signed-out").isVisible()).toBe(true);
+    expect(await page.locator("#signed-in").isVisible()).toBe(false);
+  }, 60_000);
+
+  it("ui - a field error the API returns is shown under its field, in German too", async () => {
+    const context = await browser.newContext({ locale: "de-DE" });
+    page = await context.newPage();
+    await page.goto(`${base}/signup`);
+    expect(await page.locator("#signup h1").textContent()).toBe("Konto erstellen");
+    await page.fill("#signup [name=email]", "not-an-address");
+    await page.fill("#signup [name=password]", "correct horse battery staple");
+    await page.click("#signup button[type=submit]");
+    const fieldError = page.locator("#signup label:has([name=email]) .field-error");
+    await expect.poll(() => fieldError.count()).toBe(1);
+    expect(await page.locator("#signup label:has([name=password]) .field-error").count()).toBe(0);
+    const text = (await status().textContent()) ?? "";
+    expect(text).not.toMatch(/VALIDATION_FAILED|[{}]/);
+    await shot("signup-field-error-de");
+    await page.selectOption("#language", "en");
+    expect(await page.locator("#signup h1").textContent()).toBe("Create an account");
+    await context.close();
   }, 30_000);
 });

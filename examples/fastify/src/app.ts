@@ -1,6 +1,6 @@
 import { portcullis } from "@portcullis/adapter-fastify";
 import type { Auth, OutboxMailer } from "@portcullis/core";
-import { outboxEntryPage, outboxListPage, type Page, uiAssets } from "example-shared";
+import { outboxEntryPage, outboxListPage, type Page, qrCodePage, uiAssets } from "example-shared";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 
 const send = (reply: FastifyReply, page: Page) =>
@@ -25,6 +25,9 @@ export async function createApp(auth: Auth, outbox: OutboxMailer | undefined): P
     );
   }
 
+  app.post("/ui/qr", { bodyLimit: 4096 }, async (request, reply) =>
+    send(reply, await qrCodePage(request.body)),
+  );
   const assets = uiAssets();
   for (const [path, page] of assets) app.get(path, async (_request, reply) => send(reply, page));
   return app;

@@ -1,7 +1,327 @@
-// The example UI: plain fetch calls to the Portcullis routes; the browser keeps the HttpOnly
-// cookies (access, refresh, 2FA and step-up tokens), so no token is ever handled here.
+// The example UI: a small single-page app over the Portcullis HTTP routes. The browser keeps the
+// HttpOnly cookies (access, refresh, 2FA and step-up tokens), so no token is ever handled here.
+
+// ---- Strings (en, de) -------------------------------------------------------------------------
+const STRINGS = {
+  en: {
+    "nav.login": "Sign in",
+    "nav.signup": "Sign up",
+    "nav.account": "Account",
+    "nav.security": "Security",
+    "nav.logout": "Sign out",
+    "field.email": "Email",
+    "field.password": "Password",
+    "field.name": "Name (optional)",
+    "field.newPassword": "New password",
+    "field.code": "Code",
+    "field.recoveryCode": "Recovery code",
+    "login.title": "Sign in",
+    "login.submit": "Sign in",
+    "login.forgot": "Forgot your password?",
+    "login.noAccount": "Create an account",
+    "login.providers": "Or sign in with an identity provider",
+    "login.providerButton": "Sign in with {name}",
+    "twoFactor.title": "Second step",
+    "twoFactor.submit": "Continue",
+    "twoFactor.emailMe": "Email me a code",
+    "twoFactor.recoveryTitle": "Lost your device?",
+    "twoFactor.recover": "Use a recovery code",
+    "twoFactor.hint.totp": "Enter the 6-digit code from your authenticator app.",
+    "twoFactor.hint.email": "Press “Email me a code”, then enter the code from the email.",
+    "method.totp": "Authenticator app",
+    "method.email": "Code by email",
+    "signup.title": "Create an account",
+    "signup.submit": "Create account",
+    "signup.haveAccount": "Already have an account? Sign in",
+    "forgot.title": "Forgot your password?",
+    "forgot.lead": "Enter your address and we email you a link to choose a new password.",
+    "forgot.submit": "Email me a reset link",
+    "reset.title": "Choose a new password",
+    "reset.submit": "Set password",
+    "reset.noToken": "This page needs the link from the password reset email.",
+    "verify.title": "Email verification",
+    "verify.checking": "Checking your link…",
+    "verify.continue": "Continue",
+    "verify.done": "Your email address is verified.",
+    "verify.already": "This address was already verified. Nothing more to do.",
+    "verify.noToken": "This page needs the link from the verification email.",
+    "account.title": "Your account",
+    "account.resend": "Resend verification email",
+    "account.security": "Security settings",
+    "account.sessions": "Sessions",
+    "account.revokeAll": "Sign out everywhere",
+    "account.methods": "Sign-in methods",
+    "account.revoke": "Revoke",
+    "account.thisSession": "this device",
+    "account.sessionLine": "{browser} on {os} · {ip}",
+    "account.started": "signed in {time}",
+    "account.active": "last active {time}",
+    "account.unknown": "unknown",
+    "account.passwordMethod": "Password",
+    "me.name": "Name",
+    "me.emailVerified": "Email verified",
+    "me.twoFactor": "Two-factor",
+    "me.preferred": "Asked first",
+    "me.createdAt": "Member since",
+    "me.id": "User ID",
+    yes: "Yes",
+    no: "No",
+    none: "Off",
+    "security.title": "Security settings",
+    "security.confirmTitle": "Confirm it is you",
+    "security.confirmLead": "Changes need your password first (and your second factor, when 2FA is on).",
+    "security.confirm": "Confirm password",
+    "security.confirmCode": "Confirm code",
+    "security.confirmWith": "Confirm with {name}",
+    "security.totpTitle": "Authenticator app",
+    "security.totpSetup": "Set up an authenticator app",
+    "security.totpAgain": "Set up again (new secret and codes)",
+    "security.totpOff": "Turn off the authenticator app",
+    "security.totpOn": "On: sign-ins ask for a code from your app.",
+    "security.totpIsOff": "Off.",
+    "security.scan": "Scan this code with your authenticator app, or type the secret.",
+    "security.secret": "Secret",
+    "security.uri": "otpauth URI",
+    "security.recoveryTitle": "Recovery codes",
+    "security.recoveryLead":
+      "Each works once if you lose your device. They are shown only now: keep them somewhere safe.",
+    "security.copy": "Copy",
+    "security.download": "Download",
+    "security.copied": "Recovery codes copied",
+    "security.appCode": "Code from the app",
+    "security.turnOn": "Turn on",
+    "security.emailTitle": "Codes by email",
+    "security.emailSend": "Email me a code to turn this on",
+    "security.emailOff": "Turn off codes by email",
+    "security.emailCode": "Code from the email",
+    "security.emailOn": "Turn on codes by email",
+    "security.emailIsOn": "On: sign-ins can send a code to {email}.",
+    "security.emailIsOff": "Off.",
+    "security.preferredTitle": "Method asked first",
+    "security.preferredSave": "Save",
+    "security.providersTitle": "Identity providers",
+    "security.link": "Link {name}",
+    "security.unlink": "Unlink {name}",
+    "footer.lead":
+      "Every button calls the library's HTTP routes under /api/auth; tokens live in HttpOnly cookies.",
+    "footer.outbox": "Dev outbox",
+    "done.signup":
+      "Account created (if the address was new). Check your email for the verification link, then sign in.",
+    "done.login": "Signed in",
+    "done.recovered": "Signed in with a recovery code. It cannot be used again.",
+    "done.resetRequested": "If the address has an account, a reset link is on its way.",
+    "done.reset": "Password changed: every session was signed out. Sign in with the new password.",
+    "done.verificationSent": "Verification email sent",
+    "done.logout": "Signed out",
+    "done.revoked": "Session revoked",
+    "done.revokedAll": "Signed out everywhere",
+    "done.stepUp": "Confirmed: you can change security settings for a few minutes.",
+    "done.stepUpCode": "Now enter your second-factor code.",
+    "done.totpStart": "Scan the QR code, keep the recovery codes, then enter the app's code.",
+    "done.totpOn": "Authenticator app turned on",
+    "done.totpOff": "Authenticator app turned off",
+    "done.codeSent": "A code is on its way to your inbox",
+    "done.emailOn": "Codes by email turned on",
+    "done.emailOff": "Codes by email turned off",
+    "done.preferred": "Saved",
+    "done.unlinked": "{name} unlinked",
+    "done.linked": "{name} is linked to your account",
+    "error.provider": "The sign-in with the identity provider did not work. Please try again.",
+    "error.signInFirst": "Please sign in to continue.",
+    "error.network": "The server cannot be reached. Check your connection and try again.",
+    "error.fields": "Please check the marked fields.",
+    "error.reusedCode":
+      "Each code works once: if you just used this one, wait for the next code in your app (a new one appears every 30 seconds).",
+    "error.cooldown": "{message} Try again in {seconds} s.",
+    "error.cooldownOver": "You can try again now.",
+    "code.INVALID_CREDENTIALS": "The email address or password is wrong.",
+    "code.WRONG_TWO_FACTOR_CODE": "That code is not right.",
+    "code.EMAIL_NOT_VERIFIED": "Please verify your email address first: use the link in the email we sent.",
+    "code.STEP_UP_REQUIRED": "Please confirm your password again to change this setting.",
+    "code.PASSWORD_POLICY_VIOLATION": "Choose a longer or less common password.",
+    "code.EMAIL_COOLDOWN_ACTIVE": "An email was sent a moment ago.",
+    "code.LOGIN_THROTTLED": "Too many failed sign-in attempts.",
+    "code.RATE_LIMITED": "Too many requests from your network.",
+    "code.TWO_FACTOR_THROTTLED": "Too many wrong codes.",
+    "code.TWO_FACTOR_TOKEN_INVALID": "The sign-in took too long. Please sign in again.",
+    "code.AUTHENTICATION_REQUIRED": "Please sign in to continue.",
+    "code.ACCESS_TOKEN_EXPIRED": "Your session has expired. Please sign in again.",
+  },
+  de: {
+    "nav.login": "Anmelden",
+    "nav.signup": "Registrieren",
+    "nav.account": "Konto",
+    "nav.security": "Sicherheit",
+    "nav.logout": "Abmelden",
+    "field.email": "E-Mail",
+    "field.password": "Passwort",
+    "field.name": "Name (optional)",
+    "field.newPassword": "Neues Passwort",
+    "field.code": "Code",
+    "field.recoveryCode": "Wiederherstellungscode",
+    "login.title": "Anmelden",
+    "login.submit": "Anmelden",
+    "login.forgot": "Passwort vergessen?",
+    "login.noAccount": "Konto erstellen",
+    "login.providers": "Oder mit einem Identitätsanbieter anmelden",
+    "login.providerButton": "Mit {name} anmelden",
+    "twoFactor.title": "Zweiter Schritt",
+    "twoFactor.submit": "Weiter",
+    "twoFactor.emailMe": "Code per E-Mail senden",
+    "twoFactor.recoveryTitle": "Gerät verloren?",
+    "twoFactor.recover": "Wiederherstellungscode verwenden",
+    "twoFactor.hint.totp": "Gib den 6-stelligen Code aus deiner Authenticator-App ein.",
+    "twoFactor.hint.email": "Tippe auf „Code per E-Mail senden“ und gib dann den Code aus der E-Mail ein.",
+    "method.totp": "Authenticator-App",
+    "method.email": "Code per E-Mail",
+    "signup.title": "Konto erstellen",
+    "signup.submit": "Konto erstellen",
+    "signup.haveAccount": "Schon ein Konto? Anmelden",
+    "forgot.title": "Passwort vergessen?",
+    "forgot.lead": "Gib deine Adresse ein, wir senden dir einen Link für ein neues Passwort.",
+    "forgot.submit": "Link zum Zurücksetzen senden",
+    "reset.title": "Neues Passwort wählen",
+    "reset.submit": "Passwort setzen",
+    "reset.noToken": "Diese Seite braucht den Link aus der E-Mail zum Zurücksetzen.",
+    "verify.title": "E-Mail-Bestätigung",
+    "verify.checking": "Link wird geprüft …",
+    "verify.continue": "Weiter",
+    "verify.done": "Deine E-Mail-Adresse ist bestätigt.",
+    "verify.already": "Diese Adresse war schon bestätigt. Es ist nichts weiter zu tun.",
+    "verify.noToken": "Diese Seite braucht den Link aus der Bestätigungs-E-Mail.",
+    "account.title": "Dein Konto",
+    "account.resend": "Bestätigungs-E-Mail erneut senden",
+    "account.security": "Sicherheitseinstellungen",
+    "account.sessions": "Sitzungen",
+    "account.revokeAll": "Überall abmelden",
+    "account.methods": "Anmeldemethoden",
+    "account.revoke": "Beenden",
+    "account.thisSession": "dieses Gerät",
+    "account.sessionLine": "{browser} auf {os} · {ip}",
+    "account.started": "angemeldet {time}",
+    "account.active": "zuletzt aktiv {time}",
+    "account.unknown": "unbekannt",
+    "account.passwordMethod": "Passwort",
+    "me.name": "Name",
+    "me.emailVerified": "E-Mail bestätigt",
+    "me.twoFactor": "Zwei-Faktor",
+    "me.preferred": "Zuerst gefragt",
+    "me.createdAt": "Mitglied seit",
+    "me.id": "Benutzer-ID",
+    yes: "Ja",
+    no: "Nein",
+    none: "Aus",
+    "security.title": "Sicherheitseinstellungen",
+    "security.confirmTitle": "Bestätige, dass du es bist",
+    "security.confirmLead":
+      "Änderungen brauchen zuerst dein Passwort (und den zweiten Faktor, wenn 2FA an ist).",
+    "security.confirm": "Passwort bestätigen",
+    "security.confirmCode": "Code bestätigen",
+    "security.confirmWith": "Mit {name} bestätigen",
+    "security.totpTitle": "Authenticator-App",
+    "security.totpSetup": "Authenticator-App einrichten",
+    "security.totpAgain": "Neu einrichten (neues Geheimnis und neue Codes)",
+    "security.totpOff": "Authenticator-App ausschalten",
+    "security.totpOn": "An: Anmeldungen fragen nach einem Code aus deiner App.",
+    "security.totpIsOff": "Aus.",
+    "security.scan": "Scanne diesen Code mit deiner Authenticator-App oder tippe das Geheimnis ein.",
+    "security.secret": "Geheimnis",
+    "security.uri": "otpauth-URI",
+    "security.recoveryTitle": "Wiederherstellungscodes",
+    "security.recoveryLead":
+      "Jeder hilft einmal, falls du dein Gerät verlierst. Sie werden nur jetzt gezeigt: bewahre sie sicher auf.",
+    "security.copy": "Kopieren",
+    "security.download": "Herunterladen",
+    "security.copied": "Wiederherstellungscodes kopiert",
+    "security.appCode": "Code aus der App",
+    "security.turnOn": "Einschalten",
+    "security.emailTitle": "Codes per E-Mail",
+    "security.emailSend": "Code zum Einschalten senden",
+    "security.emailOff": "Codes per E-Mail ausschalten",
+    "security.emailCode": "Code aus der E-Mail",
+    "security.emailOn": "Codes per E-Mail einschalten",
+    "security.emailIsOn": "An: Anmeldungen können einen Code an {email} senden.",
+    "security.emailIsOff": "Aus.",
+    "security.preferredTitle": "Zuerst gefragte Methode",
+    "security.preferredSave": "Speichern",
+    "security.providersTitle": "Identitätsanbieter",
+    "security.link": "{name} verknüpfen",
+    "security.unlink": "{name} trennen",
+    "footer.lead":
+      "Jeder Knopf ruft die HTTP-Routen der Bibliothek unter /api/auth auf; Tokens liegen in HttpOnly-Cookies.",
+    "footer.outbox": "Dev-Postausgang",
+    "done.signup":
+      "Konto erstellt (falls die Adresse neu war). Bestätige deine Adresse über den Link in der E-Mail und melde dich dann an.",
+    "done.login": "Angemeldet",
+    "done.recovered": "Mit einem Wiederherstellungscode angemeldet. Er gilt kein zweites Mal.",
+    "done.resetRequested": "Falls die Adresse ein Konto hat, ist ein Link unterwegs.",
+    "done.reset":
+      "Passwort geändert: alle Sitzungen wurden abgemeldet. Melde dich mit dem neuen Passwort an.",
+    "done.verificationSent": "Bestätigungs-E-Mail gesendet",
+    "done.logout": "Abgemeldet",
+    "done.revoked": "Sitzung beendet",
+    "done.revokedAll": "Überall abgemeldet",
+    "done.stepUp": "Bestätigt: du kannst die Sicherheitseinstellungen einige Minuten lang ändern.",
+    "done.stepUpCode": "Gib jetzt deinen Code für den zweiten Faktor ein.",
+    "done.totpStart":
+      "Scanne den QR-Code, bewahre die Wiederherstellungscodes auf und gib dann den Code der App ein.",
+    "done.totpOn": "Authenticator-App eingeschaltet",
+    "done.totpOff": "Authenticator-App ausgeschaltet",
+    "done.codeSent": "Ein Code ist unterwegs in dein Postfach",
+    "done.emailOn": "Codes per E-Mail eingeschaltet",
+    "done.emailOff": "Codes per E-Mail ausgeschaltet",
+    "done.preferred": "Gespeichert",
+    "done.unlinked": "{name} getrennt",
+    "done.linked": "{name} ist mit deinem Konto verknüpft",
+    "error.provider": "Die Anmeldung beim Identitätsanbieter hat nicht geklappt. Bitte versuche es erneut.",
+    "error.signInFirst": "Bitte melde dich an, um fortzufahren.",
+    "error.network": "Der Server ist nicht erreichbar. Prüfe deine Verbindung und versuche es erneut.",
+    "error.fields": "Bitte prüfe die markierten Felder.",
+    "error.reusedCode":
+      "Jeder Code gilt nur einmal: Wenn du diesen gerade benutzt hast, warte auf den nächsten Code in deiner App (alle 30 Sekunden kommt ein neuer).",
+    "error.cooldown": "{message} Versuche es in {seconds} s erneut.",
+    "error.cooldownOver": "Du kannst es jetzt erneut versuchen.",
+    "code.INVALID_CREDENTIALS": "E-Mail-Adresse oder Passwort ist falsch.",
+    "code.WRONG_TWO_FACTOR_CODE": "Dieser Code stimmt nicht.",
+    "code.EMAIL_NOT_VERIFIED": "Bitte bestätige zuerst deine E-Mail-Adresse über den Link in unserer E-Mail.",
+    "code.STEP_UP_REQUIRED": "Bitte bestätige dein Passwort erneut, um diese Einstellung zu ändern.",
+    "code.PASSWORD_POLICY_VIOLATION": "Wähle ein längeres oder weniger gängiges Passwort.",
+    "code.EMAIL_COOLDOWN_ACTIVE": "Eben wurde schon eine E-Mail gesendet.",
+    "code.LOGIN_THROTTLED": "Zu viele fehlgeschlagene Anmeldeversuche.",
+    "code.RATE_LIMITED": "Zu viele Anfragen aus deinem Netz.",
+    "code.TWO_FACTOR_THROTTLED": "Zu viele falsche Codes.",
+    "code.TWO_FACTOR_TOKEN_INVALID": "Die Anmeldung hat zu lange gedauert. Bitte melde dich erneut an.",
+    "code.AUTHENTICATION_REQUIRED": "Bitte melde dich an, um fortzufahren.",
+    "code.ACCESS_TOKEN_EXPIRED": "Deine Sitzung ist abgelaufen. Bitte melde dich erneut an.",
+  },
+};
+
+const pickLanguage = () => {
+  const stored = localStorage.getItem("language");
+  if (stored && stored in STRINGS) return stored;
+  return (navigator.language ?? "en").toLowerCase().startsWith("de") ? "de" : "en";
+};
+let language = pickLanguage();
+const t = (key, vars = {}) =>
+  (STRINGS[language][key] ?? STRINGS.en[key] ?? key).replace(/\{(\w+)\}/g, (_, name) =>
+    String(vars[name] ?? ""),
+  );
+const has = (key) => key in STRINGS[language] || key in STRINGS.en;
+
+// ---- API ---------------------------------------------------------------------------------------
+/** An error answer of the API: its `code`, localized `message`, `errors` list and `remaining`. */
+class ApiError extends Error {
+  constructor(status, code, data) {
+    super(data.message ?? code ?? String(status));
+    this.status = status;
+    this.code = code;
+    this.errors = Array.isArray(data.errors) ? data.errors : [];
+    this.remaining = typeof data.remaining === "number" ? data.remaining : undefined;
+  }
+}
 const api = async (method, path, body) => {
-  const response = await fetch(`/api/auth${path}`, {
+  const separator = path.includes("?") ? "&" : "?";
+  const response = await fetch(`/api/auth${path}${separator}locale=${language}`, {
     method,
     credentials: "same-origin",
     headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -9,72 +329,299 @@ const api = async (method, path, body) => {
   });
   const code = response.headers.get("auth-error-code");
   const data = response.status === 304 ? {} : await response.json().catch(() => ({}));
-  if (!response.ok) throw Object.assign(new Error(data.message ?? code ?? response.statusText), { code });
+  if (!response.ok) throw new ApiError(response.status, code ?? data.code, data);
   return data;
 };
 
+// ---- Page helpers ------------------------------------------------------------------------------
 const $ = (id) => document.getElementById(id);
-const say = (text) => {
-  $("status").textContent = text;
-};
-const fields = (form) => Object.fromEntries(new FormData(form).entries());
 const show = (id, visible) => {
   $(id).hidden = !visible;
 };
+const fields = (form) => Object.fromEntries(new FormData(form).entries());
+const element = (tag, props = {}, ...children) => {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  node.append(...children);
+  return node;
+};
+const button = (text, onClick, className) => {
+  const node = element("button", { type: "button", textContent: text });
+  if (className) node.className = className;
+  node.addEventListener("click", onClick);
+  return node;
+};
+const dateTime = (iso) =>
+  new Intl.DateTimeFormat(navigator.language || language, { dateStyle: "medium", timeStyle: "short" }).format(
+    new Date(iso),
+  );
+
+let countdown;
+/** The status line: `kind` is "ok" or "error"; `seconds` starts a countdown (429 `remaining`). */
+function say(text, kind = "ok", seconds) {
+  clearInterval(countdown);
+  const status = $("status");
+  status.hidden = !text;
+  status.className = kind;
+  if (!seconds) {
+    status.textContent = text;
+    return;
+  }
+  let left = seconds;
+  const tick = () => {
+    status.textContent =
+      left > 0 ? t("error.cooldown", { message: text, seconds: left }) : t("error.cooldownOver");
+    if (left <= 0) {
+      clearInterval(countdown);
+      for (const node of document.querySelectorAll("button[data-cooldown]")) {
+        node.disabled = false;
+        delete node.dataset.cooldown;
+      }
+    }
+    left -= 1;
+  };
+  tick();
+  countdown = setInterval(tick, 1000);
+}
+
+const clearFieldErrors = () => {
+  for (const node of document.querySelectorAll(".field-error")) node.remove();
+  for (const node of document.querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
+};
+
+/** A human message from an error's code (and its field errors, placed under their inputs). */
+function showError(error, form, context = {}) {
+  if (!(error instanceof ApiError)) {
+    say(t("error.network"), "error");
+    return;
+  }
+  if (error.errors.length > 0) {
+    const loose = [];
+    for (const issue of error.errors) {
+      const name = String(issue.path ?? "")
+        .split(/[./]/)
+        .filter(Boolean)
+        .pop();
+      const input = name && form?.querySelector(`[name="${CSS.escape(name)}"]`);
+      if (input) {
+        input.setAttribute("aria-invalid", "true");
+        input
+          .closest("label")
+          .append(element("small", { className: "field-error", textContent: issue.message }));
+      } else loose.push(issue.message);
+    }
+    say(loose.length > 0 ? loose.join(" ") : t("error.fields"), "error");
+    return;
+  }
+  const message = has(`code.${error.code}`) ? t(`code.${error.code}`) : error.message;
+  if (error.code === "WRONG_TWO_FACTOR_CODE" && context.method === "totp") {
+    say(`${message} ${t("error.reusedCode")}`, "error");
+    return;
+  }
+  if (error.status === 429 && error.remaining) {
+    if (context.button) {
+      context.button.disabled = true;
+      context.button.dataset.cooldown = "1";
+    }
+    say(message, "error", error.remaining);
+    return;
+  }
+  say(message, "error");
+}
+
+/** Runs an API action from a form or button: clears old errors, shows success or a human error. */
+async function run(action, done, options = {}) {
+  clearFieldErrors();
+  try {
+    const result = await action();
+    const text = typeof done === "function" ? done(result) : done;
+    if (text) say(text);
+    return result;
+  } catch (error) {
+    showError(error, options.form, options);
+    if (error instanceof ApiError && error.code === "STEP_UP_REQUIRED") stepUpUntil = 0;
+    return undefined;
+  } finally {
+    if (options.refresh !== false) await loadMe();
+    render();
+  }
+}
+const onSubmit = (id, handler) =>
+  $(id).addEventListener("submit", (event) => {
+    event.preventDefault();
+    handler(event.target, fields(event.target), event.submitter);
+  });
+
+// ---- State and routing -------------------------------------------------------------------------
 const query = new URLSearchParams(location.search);
 const token = query.get("token");
-/** The configured identity providers (`GET /oauth/providers`), `{ name, displayName }` each. */
+let me = null;
+let sessions = [];
 let providers = [];
-const button = (text, onClick, className) => {
-  const element = document.createElement("button");
-  element.type = "button";
-  element.textContent = text;
-  if (className) element.className = className;
-  element.addEventListener("click", onClick);
-  return element;
-};
-/** Sign-in and step-up at a provider are browser navigations: it redirects back to the callback. */
-const authorizeUrl = (name, extra = "") =>
-  `/api/auth/oauth/${encodeURIComponent(name)}/authorize?returnTo=%2F${extra}`;
+let pendingLogin = null;
+/** The method picked in the second step (null: the account's preferred one). */
+let twoFactorChoice = null;
+/** True once the user asked for an emailed code in the second step. */
+let emailRequested = false;
+let stepUpUntil = 0;
 
-function renderProviders(me) {
-  const linked = new Set(me?.identityProviders ?? []);
-  $("linked-providers").replaceChildren(
-    ...[...(me?.hasPassword ? ["Password"] : []), ...linked].map((method) => {
-      const item = document.createElement("li");
-      item.textContent = method;
-      return item;
+async function loadMe() {
+  try {
+    me = await api("GET", "/me");
+    sessions = (await api("GET", "/sessions")).sessions;
+  } catch {
+    me = null;
+    sessions = [];
+    stepUpUntil = 0;
+  }
+}
+
+const SIGNED_IN_ONLY = ["/account", "/settings/security"];
+const SIGNED_OUT_ONLY = ["/login", "/signup", "/login/2fa"];
+function currentView() {
+  let path = location.pathname;
+  if (path === "/") path = me ? "/account" : "/login";
+  if (path === "/login" && pendingLogin) path = "/login/2fa";
+  if (path === "/login/2fa" && !pendingLogin) path = "/login";
+  if (SIGNED_IN_ONLY.includes(path) && !me) path = "/login";
+  if (SIGNED_OUT_ONLY.includes(path) && me) path = "/account";
+  return path;
+}
+function navigate(path, replace = false) {
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  render();
+}
+document.addEventListener("click", (event) => {
+  const link = event.target.closest?.("a[data-link]");
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  event.preventDefault();
+  if (link.pathname === location.pathname && !location.search) return;
+  say("");
+  navigate(link.pathname);
+});
+window.addEventListener("popstate", render);
+
+// ---- Rendering ---------------------------------------------------------------------------------
+function applyStrings() {
+  document.documentElement.lang = language;
+  $("language").value = language;
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+}
+
+const radios = (name, methods, checked) =>
+  methods.map((method) =>
+    element(
+      "label",
+      { className: "choice" },
+      element("input", { type: "radio", name, value: method, checked: method === checked }),
+      ` ${t(`method.${method}`)}`,
+    ),
+  );
+
+function renderTwoFactor() {
+  if (!pendingLogin) return;
+  const methods = pendingLogin.twoFactorMethods;
+  const method = twoFactorChoice ?? pendingLogin.preferredTwoFactorMethod ?? methods[0];
+  $("two-factor-methods").replaceChildren(...(methods.length > 1 ? radios("method", methods, method) : []));
+  show("two-factor-methods", methods.length > 1);
+  show("two-factor-email", methods.includes("email"));
+  $("two-factor-hint").textContent = t(`twoFactor.hint.${method === "email" ? "email" : "totp"}`);
+}
+
+function renderAccount() {
+  if (!me) return;
+  $("me-email").textContent = me.email;
+  const methods = me.twoFactorMethods.map((method) => t(`method.${method}`)).join(", ") || t("none");
+  const rows = [
+    ["me.name", me.name ?? "—"],
+    ["me.emailVerified", me.emailVerified ? t("yes") : t("no")],
+    ["me.twoFactor", methods],
+    ...(me.preferredTwoFactorMethod ? [["me.preferred", t(`method.${me.preferredTwoFactorMethod}`)]] : []),
+    ["me.createdAt", dateTime(me.createdAt)],
+    ["me.id", me.id],
+  ];
+  const list = (target) =>
+    $(target).replaceChildren(
+      ...rows.flatMap(([key, value]) => [
+        element("dt", { textContent: t(key) }),
+        element("dd", { textContent: value }),
+      ]),
+    );
+  list("me");
+  list("security-state");
+  show("resend-verification", !me.emailVerified);
+  $("sessions").replaceChildren(
+    ...sessions.map((session) => {
+      const unknown = t("account.unknown");
+      const line = t("account.sessionLine", {
+        browser: session.browser ?? unknown,
+        os: session.os ?? unknown,
+        ip: session.ip ?? unknown,
+      });
+      const times = `${t("account.started", { time: dateTime(session.createdAt) })} · ${t("account.active", { time: dateTime(session.lastActiveAt) })}`;
+      return element(
+        "li",
+        {},
+        element(
+          "div",
+          {},
+          element("strong", { textContent: line }),
+          session.current
+            ? element("span", { className: "badge", textContent: t("account.thisSession") })
+            : "",
+          element("br"),
+          element("small", { className: "muted", textContent: times }),
+        ),
+        button(
+          t("account.revoke"),
+          () => run(() => api("DELETE", `/sessions/${encodeURIComponent(session.id)}`), t("done.revoked")),
+          "danger small",
+        ),
+      );
     }),
+  );
+  renderProviders();
+}
+
+function renderProviders() {
+  const linked = new Set(me?.identityProviders ?? []);
+  const nameOf = (id) => providers.find((provider) => provider.name === id)?.displayName ?? id;
+  $("linked-providers").replaceChildren(
+    ...[...(me?.hasPassword ? [t("account.passwordMethod")] : []), ...[...linked].map(nameOf)].map((method) =>
+      element("li", { textContent: method }),
+    ),
   );
   // A password-less account confirms changes by signing in at its provider again.
   const stepUpWith = providers.filter((provider) => !me?.hasPassword && linked.has(provider.name));
   $("step-up-providers").replaceChildren(
     ...stepUpWith.map((provider) =>
-      button(`Confirm with ${provider.displayName}`, () => {
+      button(t("security.confirmWith", { name: provider.displayName }), () => {
         location.href = authorizeUrl(provider.name, "&stepUp=1");
       }),
     ),
   );
   show("step-up-providers", stepUpWith.length > 0);
-  show("step-up", me?.hasPassword !== false && $("settings").hidden);
   $("provider-settings").replaceChildren(
     ...providers.map((provider) =>
       linked.has(provider.name)
         ? button(
-            `Unlink ${provider.displayName}`,
+            t("security.unlink", { name: provider.displayName }),
             () =>
               run(
                 () => api("DELETE", `/oauth/${encodeURIComponent(provider.name)}`),
-                `${provider.displayName} unlinked`,
+                t("done.unlinked", { name: provider.displayName }),
               ),
             "danger",
           )
-        : button(`Link ${provider.displayName}`, () =>
+        : button(t("security.link", { name: provider.displayName }), () =>
             run(async () => {
               const { authorizationUrl } = await api(
                 "POST",
                 `/oauth/${encodeURIComponent(provider.name)}/link`,
-                { returnTo: "/" },
+                {
+                  returnTo: "/settings/security",
+                },
               );
               location.href = authorizationUrl;
             }),
@@ -83,220 +630,359 @@ function renderProviders(me) {
   );
 }
 
-async function refreshView() {
-  try {
-    const me = await api("GET", "/me");
-    renderProviders(me);
-    $("me-email").textContent = me.email;
-    $("me").textContent = JSON.stringify(me, null, 2);
-    const { sessions } = await api("GET", "/sessions");
-    $("sessions").replaceChildren(
-      ...sessions.map((session) => {
-        const item = document.createElement("li");
-        item.textContent = `${session.browser ?? "?"} on ${session.os ?? "?"} from ${session.ip ?? "?"}, active ${session.lastActiveAt}${session.current ? " (this one)" : ""} `;
-        const revoke = document.createElement("button");
-        revoke.type = "button";
-        revoke.textContent = "Revoke";
-        revoke.addEventListener("click", () =>
-          run(() => api("DELETE", `/sessions/${encodeURIComponent(session.id)}`), "Session revoked"),
-        );
-        item.append(revoke);
-        return item;
-      }),
+function renderSecurity() {
+  if (!me) {
+    stepUpUntil = 0;
+    return;
+  }
+  const confirmed = Date.now() < stepUpUntil;
+  show("step-up-box", !confirmed);
+  show("step-up", !confirmed && me.hasPassword !== false && $("step-up-code").hidden);
+  show("settings", confirmed);
+  const totpOn = me.twoFactorMethods.includes("totp");
+  const emailOn = me.twoFactorMethods.includes("email");
+  $("totp-state").textContent = totpOn ? t("security.totpOn") : t("security.totpIsOff");
+  $("totp-setup").textContent = totpOn ? t("security.totpAgain") : t("security.totpSetup");
+  show("totp-disable", totpOn);
+  $("email-state").textContent = emailOn
+    ? t("security.emailIsOn", { email: me.email })
+    : t("security.emailIsOff");
+  show("email-send", !emailOn);
+  show("email-disable", emailOn);
+  if (emailOn) show("email-enable", false);
+  show("preferred", me.twoFactorMethods.length > 1);
+  if (me.twoFactorMethods.length > 1 && !$("preferred").contains(document.activeElement))
+    $("preferred-methods").replaceChildren(
+      ...radios("method", me.twoFactorMethods, me.preferredTwoFactorMethod ?? me.twoFactorMethods[0]),
     );
-    show("signed-in", true);
-    show("signed-out", false);
-    show("two-factor", false);
-  } catch {
-    show("signed-in", false);
-    show("signed-out", $("two-factor").hidden);
+}
+
+function render() {
+  applyStrings();
+  const view = currentView();
+  const url = view === "/login/2fa" ? "/login" : view;
+  if (url !== location.pathname && location.pathname !== "/") history.replaceState(null, "", url);
+  for (const section of document.querySelectorAll(".view")) section.hidden = section.dataset.view !== view;
+  for (const node of document.querySelectorAll("[data-when]"))
+    node.hidden = (node.dataset.when === "in") !== Boolean(me);
+  for (const link of document.querySelectorAll("nav a[data-link]"))
+    link.classList.toggle("current", link.pathname === view);
+  if (!me) {
+    // Signed out: nothing of the account or its settings stays on the page.
+    for (const id of ["totp-confirm", "email-enable", "step-up-code"]) show(id, false);
+    for (const id of ["me", "security-state", "sessions", "recovery-codes", "linked-providers"])
+      $(id).replaceChildren();
+    $("totp-secret").textContent = "";
+    $("totp-uri").textContent = "";
+    $("totp-qr").removeAttribute("src");
   }
+  renderTwoFactor();
+  renderAccount();
+  renderSecurity();
+  $("provider-buttons").replaceChildren(
+    ...providers.map((provider) =>
+      element("a", {
+        className: "button",
+        href: authorizeUrl(provider.name),
+        textContent: t("login.providerButton", { name: provider.displayName }),
+      }),
+    ),
+  );
+  show("providers", providers.length > 0);
+  show("provider-settings-card", providers.length > 0);
 }
 
-async function run(action, done) {
-  try {
-    const result = await action();
-    if (done) say(typeof done === "function" ? done(result) : done);
-  } catch (error) {
-    say(`${error.code ?? "ERROR"}: ${error.message}`);
+/** Sign-in and step-up at a provider are browser navigations: it redirects back to the callback. */
+const authorizeUrl = (name, extra = "") =>
+  `/api/auth/oauth/${encodeURIComponent(name)}/authorize?returnTo=%2F${extra}`;
+
+// ---- Flows -------------------------------------------------------------------------------------
+$("language").addEventListener("change", (event) => {
+  language = event.target.value;
+  localStorage.setItem("language", language);
+  say("");
+  render();
+});
+
+onSubmit("signup", (form, { email, password, name }) =>
+  run(() => api("POST", "/register", { email, password, ...(name ? { name } : {}) }), t("done.signup"), {
+    form,
+  }).then((result) => {
+    if (result) form.reset();
+  }),
+);
+
+const startSecondFactor = (result) => {
+  pendingLogin = result;
+  twoFactorChoice = null;
+  emailRequested = false;
+  navigate("/login", true);
+};
+onSubmit("login", (form, body) =>
+  run(
+    () => api("POST", "/login", body),
+    (result) => {
+      if (result.twoFactorRequired) {
+        pendingLogin = result;
+        return "";
+      }
+      return t("done.login");
+    },
+    { form },
+  ).then((result) => {
+    if (!result) return;
+    form.reset();
+    if (result.twoFactorRequired) startSecondFactor(result);
+    else navigate("/account", true);
+  }),
+);
+
+$("two-factor-code").addEventListener("change", (event) => {
+  if (event.target.name !== "method") return;
+  twoFactorChoice = event.target.value;
+  renderTwoFactor();
+});
+onSubmit("two-factor-code", (form, { code, method }) => {
+  // An emailed code needs its method named unless email is the preferred one: when the user asked
+  // for an email code, send "email" even if the method choice was left alone.
+  const chosen = method || (emailRequested ? "email" : undefined);
+  return run(
+    () => api("POST", "/2fa/login", { code, ...(chosen ? { method: chosen } : {}) }),
+    t("done.login"),
+    {
+      form,
+      method: chosen ?? pendingLogin?.preferredTwoFactorMethod ?? pendingLogin?.twoFactorMethods[0],
+    },
+  ).then((result) => {
+    if (!result) return;
+    pendingLogin = null;
+    twoFactorChoice = null;
+    emailRequested = false;
+    form.reset();
+    navigate("/account", true);
+  });
+});
+$("two-factor-email").addEventListener("click", (event) =>
+  run(
+    () => api("POST", "/2fa/email/send"),
+    () => {
+      emailRequested = true;
+      if (pendingLogin?.twoFactorMethods.length > 1) twoFactorChoice = "email";
+      return t("done.codeSent");
+    },
+    { button: event.currentTarget, refresh: false },
+  ),
+);
+onSubmit("two-factor-recover", (form, body) =>
+  run(() => api("POST", "/2fa/recover", body), t("done.recovered"), { form, method: "recovery" }).then(
+    (result) => {
+      if (!result) return;
+      pendingLogin = null;
+      twoFactorChoice = null;
+      emailRequested = false;
+      form.reset();
+      navigate("/account", true);
+    },
+  ),
+);
+
+onSubmit("forgot-password", (form, body, submitter) =>
+  run(() => api("POST", "/password/reset-request", body), t("done.resetRequested"), {
+    form,
+    button: submitter,
+    refresh: false,
+  }),
+);
+onSubmit("reset-password", (form, body) => {
+  if (!token) {
+    say(t("reset.noToken"), "error");
+    return;
   }
-  await refreshView();
-}
+  return run(() => api("POST", `/password/reset?token=${encodeURIComponent(token)}`, body), t("done.reset"), {
+    form,
+  }).then((result) => {
+    if (!result) return;
+    form.reset();
+    navigate("/login", true);
+  });
+});
 
-function askSecondFactor(result) {
-  $("two-factor-methods").textContent = result.twoFactorMethods.join(", ");
-  show("two-factor", true);
-  show("signed-out", false);
-  return `Enter your ${result.preferredTwoFactorMethod === "email" ? "emailed" : "authenticator"} code`;
-}
-
-$("signup").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const { email, password, name } = fields(event.target);
-  run(
-    () => api("POST", "/register", { email, password, ...(name ? { name } : {}) }),
-    "Account created (if the address was new). Check your email, then log in.",
-  );
-});
-$("login").addEventListener("submit", (event) => {
-  event.preventDefault();
-  run(
-    () => api("POST", "/login", fields(event.target)),
-    (result) => (result.twoFactorRequired ? askSecondFactor(result) : "Logged in"),
-  );
-});
-$("forgot-password").addEventListener("submit", (event) => {
-  event.preventDefault();
-  run(
-    () => api("POST", "/password/reset-request", fields(event.target)),
-    "If the address has an account, a reset link is on its way.",
-  );
-});
-$("two-factor-code").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const { code, method } = fields(event.target);
-  run(
-    () =>
-      api("POST", "/2fa/login", { code, ...(method ? { method } : {}) }).then(() =>
-        show("two-factor", false),
-      ),
-    "Logged in",
-  );
-});
-$("two-factor-recover").addEventListener("submit", (event) => {
-  event.preventDefault();
-  run(
-    () => api("POST", "/2fa/recover", fields(event.target)).then(() => show("two-factor", false)),
-    "Logged in with a recovery code",
-  );
-});
-$("two-factor-email").addEventListener("click", () =>
-  run(() => api("POST", "/2fa/email/send"), "A code is on its way"),
+$("resend-verification").addEventListener("click", (event) =>
+  run(() => api("POST", "/email/verification/send"), t("done.verificationSent"), {
+    button: event.currentTarget,
+  }),
 );
-$("reset-password").addEventListener("submit", (event) => {
-  event.preventDefault();
-  run(
-    () =>
-      api("POST", `/password/reset?token=${encodeURIComponent(token ?? "")}`, fields(event.target)).then(() =>
-        show("reset-password", false),
-      ),
-    "Password changed: every session was signed out. Log in with the new password.",
-  );
-});
-
-$("resend-verification").addEventListener("click", () =>
-  run(() => api("POST", "/email/verification/send"), "Verification email sent"),
+$("logout").addEventListener("click", () =>
+  run(() => api("POST", "/logout"), t("done.logout")).then(() => navigate("/login", true)),
 );
-$("refresh").addEventListener("click", () => run(() => api("POST", "/refresh"), "Tokens refreshed"));
-$("logout").addEventListener("click", () => run(() => api("POST", "/logout"), "Logged out"));
 $("revoke-all").addEventListener("click", () =>
-  run(() => api("DELETE", "/sessions"), "Signed out everywhere"),
+  run(() => api("DELETE", "/sessions"), t("done.revokedAll")).then(() => navigate("/login", true)),
 );
 
 const stepUpDone = () => {
-  show("step-up", false);
+  stepUpUntil = Date.now() + 4.5 * 60 * 1000;
   show("step-up-code", false);
-  show("settings", true);
-  return "Confirmed: you can change security settings for a few minutes";
+  return t("done.stepUp");
 };
-$("step-up").addEventListener("submit", (event) => {
-  event.preventDefault();
+onSubmit("step-up", (form, body) =>
   run(
-    () => api("POST", "/step-up", fields(event.target)),
+    () => api("POST", "/step-up", body),
     (result) => {
+      form.reset();
       if (!result.twoFactorRequired) return stepUpDone();
       show("step-up-code", true);
-      return "Now enter your second-factor code";
+      return t("done.stepUpCode");
     },
-  );
-});
-$("step-up-code").addEventListener("submit", (event) => {
-  event.preventDefault();
-  run(() => api("POST", "/2fa/step-up", fields(event.target)), stepUpDone);
-});
+    { form },
+  ),
+);
+onSubmit("step-up-code", (form, body) =>
+  run(() => api("POST", "/2fa/step-up", body), stepUpDone, {
+    form,
+    method: me?.preferredTwoFactorMethod ?? me?.twoFactorMethods[0],
+  }).then((result) => result && form.reset()),
+);
+
+/** Settings changes: like `run`; an expired step-up (STEP_UP_REQUIRED) asks to confirm again. */
+const settingsRun = run;
+
 $("totp-setup").addEventListener("click", () =>
-  run(async () => {
+  settingsRun(async () => {
     const setup = await api("GET", "/2fa/totp/setup");
     $("totp-secret").textContent = setup.secret;
     $("totp-uri").textContent = setup.otpauthUri;
-    $("recovery-codes").textContent = setup.recoveryCodes.join(" ");
+    $("recovery-codes").replaceChildren(
+      ...setup.recoveryCodes.map((code) => element("li", {}, element("code", { textContent: code }))),
+    );
     $("totp-confirm").dataset.setupToken = setup.setupToken;
     show("totp-confirm", true);
-  }, "Add the secret to your authenticator app, then enter its code"),
+    const qr = await fetch("/ui/qr", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: setup.otpauthUri }),
+    });
+    if (qr.ok) $("totp-qr").src = URL.createObjectURL(await qr.blob());
+    return setup;
+  }, t("done.totpStart")),
 );
-$("totp-confirm").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const { code } = fields(event.target);
-  run(
-    () =>
-      api("POST", "/2fa/totp/setup", { setupToken: event.target.dataset.setupToken, code }).then(() =>
-        show("totp-confirm", false),
-      ),
-    "Authenticator app turned on",
-  );
+const recoveryText = () =>
+  [...$("recovery-codes").querySelectorAll("code")].map((node) => node.textContent).join("\n");
+$("recovery-copy").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText(recoveryText());
+    say(t("security.copied"));
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($("recovery-codes"));
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+  }
 });
+$("recovery-download").addEventListener("click", () => {
+  const link = element("a", {
+    href: URL.createObjectURL(new Blob([`${recoveryText()}\n`], { type: "text/plain" })),
+    download: `recovery-codes-${location.hostname}.txt`,
+  });
+  link.click();
+  URL.revokeObjectURL(link.href);
+});
+onSubmit("totp-confirm", (form, { code }) =>
+  settingsRun(
+    () => api("POST", "/2fa/totp/setup", { setupToken: form.dataset.setupToken, code }),
+    t("done.totpOn"),
+    {
+      form,
+      method: "totp",
+    },
+  ).then((result) => {
+    if (!result) return;
+    form.reset();
+    show("totp-confirm", false);
+  }),
+);
 $("totp-disable").addEventListener("click", () =>
-  run(() => api("DELETE", "/2fa/totp"), "Authenticator app turned off"),
+  settingsRun(() => api("DELETE", "/2fa/totp"), t("done.totpOff")).then(() => show("totp-confirm", false)),
 );
-$("email-send").addEventListener("click", () =>
-  run(() => api("POST", "/2fa/email/send").then(() => show("email-enable", true)), "A code is on its way"),
+$("email-send").addEventListener("click", (event) =>
+  settingsRun(
+    () => api("POST", "/2fa/email/send").then(() => show("email-enable", true)),
+    t("done.codeSent"),
+    { button: event.currentTarget },
+  ),
 );
-$("email-enable").addEventListener("submit", (event) => {
-  event.preventDefault();
-  run(
-    () => api("POST", "/2fa/email/enable", fields(event.target)).then(() => show("email-enable", false)),
-    "Email codes turned on",
-  );
-});
+onSubmit("email-enable", (form, body) =>
+  settingsRun(() => api("POST", "/2fa/email/enable", { ...body, method: "email" }), t("done.emailOn"), {
+    form,
+    method: "email",
+  }).then((result) => {
+    if (!result) return;
+    form.reset();
+    show("email-enable", false);
+  }),
+);
 $("email-disable").addEventListener("click", () =>
-  run(() => api("DELETE", "/2fa/email"), "Email codes turned off"),
+  settingsRun(() => api("DELETE", "/2fa/email"), t("done.emailOff")),
+);
+onSubmit("preferred", (form, { method }) =>
+  settingsRun(() => api("POST", "/2fa/preferred-method", { method }), t("done.preferred"), { form }),
 );
 
-if (location.pathname === "/verify-email" && token) {
-  show("verify-email", true);
-  api("POST", `/email/verification?token=${encodeURIComponent(token)}`).then(
-    () => {
-      $("verify-result").textContent = "Your email address is verified.";
-    },
-    (error) => {
-      $("verify-result").textContent =
-        error.code === "EMAIL_ALREADY_VERIFIED"
-          ? "This address was already verified."
-          : `${error.code}: ${error.message}`;
-    },
-  );
+// ---- Start -------------------------------------------------------------------------------------
+async function verifyFromLink() {
+  const result = $("verify-result");
+  if (!token) {
+    result.textContent = t("verify.noToken");
+    return;
+  }
+  try {
+    await api("POST", `/email/verification?token=${encodeURIComponent(token)}`);
+    result.textContent = t("verify.done");
+    result.className = "ok";
+  } catch (error) {
+    // 304 EMAIL_ALREADY_VERIFIED: the link was used before; that is not a failure.
+    if (error instanceof ApiError && error.code === "EMAIL_ALREADY_VERIFIED") {
+      result.textContent = t("verify.already");
+      result.className = "ok";
+    } else {
+      result.textContent =
+        error instanceof ApiError
+          ? has(`code.${error.code}`)
+            ? t(`code.${error.code}`)
+            : error.message
+          : t("error.network");
+      result.className = "error";
+    }
+  }
 }
-if (location.pathname === "/reset-password" && token) show("reset-password", true);
 
-// Back from an identity provider: the callback redirected here with what happened.
-if (query.has("error")) say(`${query.get("error")}: the sign-in with the identity provider did not work`);
-if (query.get("linked")) say(`${query.get("linked")} is linked to your account`);
-if (query.get("stepUp") === "1") say(stepUpDone());
-if (query.get("twoFactor") === "login") {
-  const twoFactorMethods = (query.get("methods") ?? "").split(",").filter(Boolean);
-  say(askSecondFactor({ twoFactorMethods, preferredTwoFactorMethod: twoFactorMethods[0] }));
+async function start() {
+  applyStrings();
+  const [, providerList] = await Promise.all([
+    loadMe(),
+    api("GET", "/oauth/providers").then(
+      (result) => result.providers,
+      () => [],
+    ),
+  ]);
+  providers = providerList;
+  // Back from an identity provider: the callback redirected here with what happened.
+  if (query.has("error")) say(t("error.provider"), "error");
+  if (query.get("linked")) say(t("done.linked", { name: query.get("linked") }));
+  if (query.get("stepUp") === "1") say(stepUpDone());
+  if (query.get("twoFactor") === "login") {
+    const twoFactorMethods = (query.get("methods") ?? "").split(",").filter(Boolean);
+    pendingLogin = { twoFactorMethods, preferredTwoFactorMethod: twoFactorMethods[0] ?? null };
+  }
+  if (query.get("twoFactor") === "step-up") {
+    show("step-up-code", true);
+    say(t("done.stepUpCode"));
+  }
+  const back = ["error", "linked", "stepUp", "twoFactor"].some((name) => query.has(name));
+  if (back) history.replaceState(null, "", pendingLogin ? "/login" : location.pathname);
+  if (query.get("twoFactor") === "step-up" && location.pathname === "/")
+    history.replaceState(null, "", "/settings/security");
+  if (SIGNED_IN_ONLY.includes(location.pathname) && !me) say(t("error.signInFirst"), "error");
+  render();
+  if (location.pathname === "/verify-email") await verifyFromLink();
 }
-if (query.get("twoFactor") === "step-up") {
-  show("step-up-code", true);
-  say("Now enter your second-factor code");
-}
-if (["error", "linked", "stepUp", "twoFactor"].some((name) => query.has(name))) {
-  history.replaceState(null, "", location.pathname);
-}
-api("GET", "/oauth/providers").then(
-  (result) => {
-    providers = result.providers;
-    $("provider-buttons").replaceChildren(
-      ...providers.map((provider) => {
-        const link = document.createElement("a");
-        link.className = "button";
-        link.href = authorizeUrl(provider.name);
-        link.textContent = `Sign in with ${provider.displayName}`;
-        return link;
-      }),
-    );
-    show("providers", providers.length > 0);
-    return refreshView();
-  },
-  () => refreshView(),
-);
+start();

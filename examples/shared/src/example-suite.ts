@@ -65,7 +65,14 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
       const page = await fetch(`${server.baseUrl}/`);
       expect(page.status).toBe(200);
       expect(page.headers.get("content-type")).toMatch(/text\/html/);
-      expect(await page.text()).toContain('<form id="login">');
+      expect(await page.text()).toContain('<form id="login"');
+      const qr = await fetch(`${server.baseUrl}/ui/qr`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text: "otpauth://totp/Example:ada?secret=JBSWY3DPEHPK3PXP" }),
+      });
+      expect(qr.headers.get("content-type")).toMatch(/image\/svg\+xml/);
+      expect(await qr.text()).toContain("<svg");
       expect((await fetch(`${server.baseUrl}/app.js`)).headers.get("content-type")).toMatch(/javascript/);
       expect((await fetch(`${server.baseUrl}/style.css`)).status).toBe(200);
       const icon = await fetch(`${server.baseUrl}/favicon.ico`);

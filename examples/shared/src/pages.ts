@@ -95,6 +95,7 @@ export const UI_PAGES = [
   "/login",
   "/signup",
   "/settings/security",
+  "/account",
 ];
 
 const ASSETS: Record<string, string> = {
