@@ -2,25 +2,16 @@ import { existsSync, mkdirSync } from "node:fs";
 import type { Server } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { createArgon2Hasher, type OutboxMailer } from "@portcullis/core";
-import { referenceTotp } from "@portcullis/testing";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, referenceTotp } from "@portcullis/testing";
 import { createExampleAuth, readConfig } from "example-shared";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "./app.js";
 
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = CHROMIUM_PATH;
 /** Screenshots of every page at 375 and 1280 px, outside git (bench/out/ is ignored). */
 const SHOTS = new URL("../../../bench/out/ui", import.meta.url).pathname;
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const ARGS = [...CHROMIUM_ARGS];
 
 describe.skipIf(!existsSync(CHROMIUM))("example UI in a real browser", () => {
   let server: Server;

@@ -3,22 +3,19 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { startTestOidcProvider, TEST_ACCOUNT_HEADER, type TestOidcProvider } from "@portcullis/testing";
+import {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  startTestOidcProvider,
+  TEST_ACCOUNT_HEADER,
+  type TestOidcProvider,
+} from "@portcullis/testing";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = CHROMIUM_PATH;
 const SERVER = fileURLToPath(new URL("../dist/server.js", import.meta.url));
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const ARGS = [...CHROMIUM_ARGS];
 const CLIENT = { clientId: "example-express", clientSecret: randomBytes(24).toString("base64url") };
 
 async function freePort(): Promise<number> {

@@ -6,6 +6,7 @@ export {
   runAdapterSuite,
   type StartedServer,
 } from "./adapter-suite.js";
+export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";
 export {

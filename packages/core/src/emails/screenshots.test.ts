@@ -1,21 +1,13 @@
 import { existsSync } from "node:fs";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@portcullis/testing";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { createTranslator } from "../i18n/index.js";
 import { createEmailRenderer } from "./renderer.js";
 import { EMAIL_KINDS } from "./templates.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+const CHROMIUM = CHROMIUM_PATH;
+const ARGS = [...CHROMIUM_ARGS];
 const LONG_VALUES = {
   email: "maximilian.mustermann-schwarzenegger@verwaltungsgesellschaft-beispiel.test",
   name: "Maximilian Mustermann",
