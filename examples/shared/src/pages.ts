@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { OutboxMailer } from "@portcullis/core";
+import { escapeHtml, type OutboxMailer } from "@portcullis/core";
 
 /** A response both example servers can write as is. */
 export interface Page {
@@ -7,12 +7,6 @@ export interface Page {
   contentType: string;
   body: string;
 }
-
-const escapeHtml = (value: string) =>
-  value.replace(
-    /[&<>"']/g,
-    (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char] ?? char,
-  );
 
 /** True when an `Accept` header ranks `text/html` above `application/json` (a browser's does). */
 export function prefersHtml(accept: string | undefined): boolean {

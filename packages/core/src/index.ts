@@ -49,6 +49,7 @@ export type { AuthOptions, ResolvedAuthOptions } from "./options.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
+export { applyRotation } from "./ports/session-store.js";
 export type { SessionTokens } from "./sessions/start-session.js";
 export type {
   CodeInput,

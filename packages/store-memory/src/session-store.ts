@@ -1,5 +1,6 @@
 import {
   type AllowlistEntry,
+  applyRotation,
   type Clock,
   type SessionRecord,
   type SessionStore,
@@ -103,15 +104,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
         return { status: "reused", session: structuredClone(record) };
       }
       allowlist.delete(record.accessTokenJti);
-      const updated: SessionRecord = {
-        ...record,
-        refreshTokenHash: next.refreshTokenHash,
-        accessTokenJti: next.accessTokenJti,
-        lastActiveAt: next.lastActiveAt,
-        ...(next.browser !== undefined ? { browser: next.browser } : {}),
-        ...(next.os !== undefined ? { os: next.os } : {}),
-        ...(next.ip !== undefined ? { ip: next.ip } : {}),
-      };
+      const updated = applyRotation(record, next);
       const previousHashes = [presentedHash, ...stored.previousHashes].slice(0, REMEMBERED_HASHES);
       sessions.set(sessionId, { record: updated, previousHashes }, ttls.sessionTtlMs);
       allowlist.set(next.accessTokenJti, { userId: record.userId, sessionId }, ttls.accessTokenTtlMs);

@@ -1,4 +1,10 @@
-import type { RotationResult, SessionRecord, SessionStore, TokenRecord } from "@portcullis/core";
+import {
+  applyRotation,
+  type RotationResult,
+  type SessionRecord,
+  type SessionStore,
+  type TokenRecord,
+} from "@portcullis/core";
 import { type SqlContext, toNumber } from "./context.js";
 
 /** How many earlier refresh-token hashes a session remembers for reuse detection. */
@@ -143,15 +149,7 @@ export function createSqlSessionStore({ db, dialect, tables, clock }: SqlContext
           await db.deleteFrom(sessions).where("id", "=", sessionId).execute();
           return { status: "reused", session: current };
         }
-        const rotated: SessionRecord = {
-          ...current,
-          refreshTokenHash: next.refreshTokenHash,
-          accessTokenJti: next.accessTokenJti,
-          lastActiveAt: next.lastActiveAt,
-          ...(next.browser !== undefined ? { browser: next.browser } : {}),
-          ...(next.os !== undefined ? { os: next.os } : {}),
-          ...(next.ip !== undefined ? { ip: next.ip } : {}),
-        };
+        const rotated = applyRotation(current, next);
         const previous = [presentedHash, ...(JSON.parse(row.previous_refresh_token_hashes) as string[])];
         // Conditional on the hash just read: of concurrent rotations exactly one updates the row;
         // the others read again and find their hash among the previous ones (reuse).

@@ -1,13 +1,9 @@
 import { AuthError, ValidationError } from "../errors.js";
+import { header } from "./request-checks.js";
 import type { HttpRequest } from "./types.js";
 
 /** How much of an over-long chunked body is drained (and discarded) before the stream is cut. */
 const DRAIN_FACTOR = 64;
-
-const header = (request: HttpRequest, name: string): string | undefined => {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
 
 /**
  * Reads and parses a JSON body within `limitBytes`: an empty body is `undefined`; a non-empty

@@ -39,6 +39,19 @@ export interface SessionRotation {
   ip?: string | null;
 }
 
+/** The session after `next` rotated it: new token hash and jti, activity, and any stated device or IP. */
+export function applyRotation(record: SessionRecord, next: SessionRotation): SessionRecord {
+  return {
+    ...record,
+    refreshTokenHash: next.refreshTokenHash,
+    accessTokenJti: next.accessTokenJti,
+    lastActiveAt: next.lastActiveAt,
+    ...(next.browser !== undefined ? { browser: next.browser } : {}),
+    ...(next.os !== undefined ? { os: next.os } : {}),
+    ...(next.ip !== undefined ? { ip: next.ip } : {}),
+  };
+}
+
 /**
  * What `rotateRefreshToken` did: `rotated` (the presented hash was current), `reused` (it was
  * an earlier, already rotated hash of this session: the session was revoked) or `invalid`
