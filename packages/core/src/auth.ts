@@ -53,7 +53,7 @@ export interface SessionApi {
 }
 
 /**
- * Sign-in with identity providers (CONTRACT.md §9). The HTTP layer binds `state` to the browser
+ * Sign-in with identity providers (the "Identity providers" section of packages/core/README.md). The HTTP layer binds `state` to the browser
  * with an HttpOnly cookie and hands it back to `callback`; a host calling these itself must too.
  */
 export interface IdentityProviderApi {

@@ -422,7 +422,7 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
 }
 
 /**
- * Identity providers (CONTRACT.md §9): sign-in, step-up, link and unlink. The browser goes to the
+ * Identity providers (the "Identity providers" section of packages/core/README.md): sign-in, step-up, link and unlink. The browser goes to the
  * provider and back, so authorize and callback answer with redirects; the state is bound to the
  * browser by an HttpOnly cookie and every callback error is a 302 to `appOrigin` with `?error=<code>`.
  */
