@@ -104,7 +104,7 @@ class TestBrowser {
 }
 
 /**
- * Sign-in with an identity provider end to end (CONTRACT.md §9) through one adapter, against a
+ * Sign-in with an identity provider end to end (the "Identity providers" section of the core README) through one adapter, against a
  * real OpenID Connect provider (`oidc-provider`) on 127.0.0.1: first and second sign-in, the
  * password login to a provider account, linking with step-up, the last sign-in method, and the
  * attacks (state, nonce, audience, expiry, returnTo, an unverified address) that must sign no one in.
