@@ -18,6 +18,7 @@ export function valuesFor(kind) {
     providers: "GitHub, Google",
     method: "totp",
     change: "added",
+    recoveryCodesLeft: 7,
     details: {
       time: "23. November 2026 um 07:00:00 UTC",
       browser: "Firefox 130",

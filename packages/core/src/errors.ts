@@ -52,10 +52,17 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** The 500 codes: they end in `_FAILURE`, plus `INTERNAL_ERROR`. */
+const isFailureCode = (code: ErrorCode) => code.endsWith("_FAILURE") || code === "INTERNAL_ERROR";
+
 /** One detail of a `VALIDATION_FAILED` error: where in the input, and what was wrong. */
 export interface ValidationIssue {
   path: string;
+  /** In English; an HTTP answer says it in the request's locale when `rule` is set. */
   message: string;
+  /** Which rule failed: the message's i18next key is `fieldErrors.<rule>`, filled with `values`. */
+  rule?: string;
+  values?: Record<string, string | number>;
 }
 
 /**
@@ -67,7 +74,16 @@ export class AuthError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C;
 
   constructor(code: C, options?: { cause?: unknown; message?: string }) {
-    super(options?.message ?? code, options?.cause === undefined ? undefined : { cause: options.cause });
+    // An answer about the caller's input (a 4xx, e.g. every 429 of a cooldown) is control flow:
+    // its stack is never logged, and capturing one was the largest single cost of a 429 in the
+    // bench profile. Failures of the machinery keep theirs for the logs.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (!isFailureCode(code)) Error.stackTraceLimit = 0;
+    try {
+      super(options?.message ?? code, options?.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.code = code;
   }
 }
@@ -112,7 +128,7 @@ export class CooldownError extends AuthError<CooldownCode> {
  * that is not an `AuthError`. After one, a consumed single-use token is given back.
  */
 export function isInfrastructureFailure(error: unknown): boolean {
-  return !(error instanceof AuthError) || error.code.endsWith("_FAILURE") || error.code === "INTERNAL_ERROR";
+  return !(error instanceof AuthError) || isFailureCode(error.code);
 }
 
 /** Which class an error of each code is: `CooldownError` and `ValidationError` carry more data. */

@@ -1,4 +1,5 @@
 import { ValidationError } from "./errors.js";
+import { type FieldRule, fieldIssue } from "./validation.js";
 
 /**
  * Common passwords refused whatever the length rules (security.md B4): a small built-in list; no
@@ -77,11 +78,11 @@ export function normalizePassword(password: string): string {
 export function checkPasswordPolicy(password: string, policy: PasswordPolicy, field = "password"): string {
   const normalized = normalizePassword(password);
   const length = [...normalized].length;
-  const fail = (message: string): never => {
-    throw new ValidationError([{ path: field, message }], "PASSWORD_POLICY_VIOLATION");
+  const fail = (rule: FieldRule, values?: Record<string, number>): never => {
+    throw new ValidationError([fieldIssue(field, rule, values)], "PASSWORD_POLICY_VIOLATION");
   };
-  if (length < policy.minLength) fail(`must be at least ${policy.minLength} characters`);
-  if (length > policy.maxLength) fail(`must be at most ${policy.maxLength} characters`);
-  if (COMMON_PASSWORDS.has(normalized.toLowerCase())) fail("is too common");
+  if (length < policy.minLength) fail("password_too_short", { minimum: policy.minLength });
+  if (length > policy.maxLength) fail("password_too_long", { maximum: policy.maxLength });
+  if (COMMON_PASSWORDS.has(normalized.toLowerCase())) fail("password_too_common");
   return normalized;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isValidEmail, normalizeEmail } from "./email-address.js";
 import { AuthError, ValidationError, type ValidationIssue } from "./errors.js";
+import { en } from "./i18n/en.js";
 
 /** No control or format characters (CR/LF, NUL, bidi overrides) in short text fields. */
 const PLAIN_TEXT = /^[^\p{Cc}\p{Cf}]*$/u;
@@ -9,7 +10,7 @@ export const emailField = z
   .string()
   .max(320)
   .transform(normalizeEmail)
-  .refine(isValidEmail, "must be a single valid email address");
+  .refine(isValidEmail, { params: { rule: "email" } });
 
 /** A password as typed; length and blocklist rules are checked separately (PASSWORD_POLICY_VIOLATION). */
 export const passwordField = z.string().min(1).max(4096);
@@ -67,17 +68,80 @@ export const confirmTotpInput = z.object({ setupToken: opaqueToken, code: z.stri
 
 export const preferredMethodInput = z.object({ method: z.enum(["totp", "email"]) });
 
-/** zod's issues as the API reports them (at most 20): where in the input, and what was wrong. */
+/** A rule a field can fail: its message is `fieldErrors.<rule>` in each locale. */
+export type FieldRule = keyof typeof en.fieldErrors;
+
+/** A field error of one of Portcullis's own rules, its `message` in the shipped English. */
+export function fieldIssue(
+  path: string,
+  rule: FieldRule,
+  values: Record<string, string | number> = {},
+): ValidationIssue {
+  const message = en.fieldErrors[rule].replace(/\{\{(\w+)\}\}/g, (_, name: string) =>
+    String(values[name] ?? ""),
+  );
+  return { path, message, rule, values };
+}
+
+const SIZED = new Set(["string", "array"]);
+
+/**
+ * The rule and values of one zod issue, for the kinds the request schemas produce (anything else
+ * is `invalid`). The English of each rule reads exactly as zod's own message.
+ */
+function ruleOf(issue: z.core.$ZodIssue): { rule: FieldRule; values?: Record<string, string | number> } {
+  switch (issue.code) {
+    case "invalid_type":
+      return {
+        rule: "invalid_type",
+        values: { expected: issue.expected, received: z.core.util.parsedType(issue.input) },
+      };
+    case "invalid_value":
+      return { rule: "invalid_value", values: { options: z.core.util.joinValues(issue.values, "|") } };
+    case "invalid_format":
+      return issue.format === "regex"
+        ? { rule: "invalid_format_regex", values: { pattern: issue.pattern ?? "" } }
+        : { rule: "invalid_format", values: { format: issue.format } };
+    case "too_small":
+    case "too_big": {
+      const small = issue.code === "too_small";
+      const relation = issue.exact ? "=" : `${small ? ">" : "<"}${issue.inclusive ? "=" : ""}`;
+      const origin = String(issue.origin ?? "value");
+      const limit: Record<string, number> = small
+        ? { minimum: Number(issue.minimum) }
+        : { maximum: Number(issue.maximum) };
+      const rule = `${issue.code}${SIZED.has(origin) ? `_${origin}` : ""}` as FieldRule;
+      return { rule, values: { origin, relation, ...limit } };
+    }
+    case "custom": {
+      const rule = issue.params?.rule;
+      return typeof rule === "string" && rule in en.fieldErrors
+        ? { rule: rule as FieldRule }
+        : { rule: "invalid" };
+    }
+    default:
+      return { rule: "invalid" };
+  }
+}
+
+/**
+ * zod's issues as the API reports them (at most 20): where in the input, and what was wrong, with
+ * the rule an HTTP answer translates. `invalid_type` names the received type only when the parse
+ * ran with `reportInput` (as `parseInput` does); the input itself is never kept.
+ */
 export function toIssues(error: z.ZodError, root = "(body)"): ValidationIssue[] {
-  return error.issues.slice(0, 20).map((issue) => ({
-    path: issue.path.map(String).join(".") || root,
-    message: issue.message,
-  }));
+  return error.issues.slice(0, 20).map((issue) => {
+    const path = issue.path.map(String).join(".") || root;
+    const { rule, values } = ruleOf(issue);
+    // Portcullis's own refinements carry their rule; their English comes from the strings too.
+    if (issue.code === "custom" && rule !== "invalid") return fieldIssue(path, rule, values);
+    return { path, message: issue.message, rule, ...(values ? { values } : {}) };
+  });
 }
 
 /** Parses `input` with `schema` or throws `VALIDATION_FAILED` listing every issue. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   throw new ValidationError(toIssues(result.error));
 }

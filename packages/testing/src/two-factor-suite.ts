@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect } from "vitest";
 import {
   type AdapterSuiteOptions,
+  APP_ORIGIN,
   type App,
   type AppTests,
   expectCode,
@@ -27,6 +28,7 @@ export function referenceTotp(secretBase32: string, timestampMs: number): string
 const ADA = "ada@example.test";
 const NEW_PASSWORD = "a new long passphrase";
 const TOTP_STEP = 30_000;
+const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0";
 
 /**
  * Two-factor authentication over HTTP through an adapter: login → second factor → session with
@@ -205,6 +207,27 @@ const twoFactorTests: AppTests = {
     expect(ok.body).toMatchObject({ twoFactorRequired: false, accessToken: expect.any(String) });
     expectCode(await recover(code), 401, "WRONG_TWO_FACTOR_CODE");
   },
+
+  "recovery - a used recovery code mails the owner a notice in the request's locale, with the codes left":
+    async (boot) => {
+      const app = await boot2fa(boot);
+      const { recoveryCodes } = await enrolTotp(app);
+      await app.auth.idle();
+      app.emails.length = 0;
+      const ok = await app.api("POST", "/2fa/recover?locale=de", {
+        headers: { ...twoFactorToken(await passwordStep(app)), "user-agent": FIREFOX },
+        body: { code: recoveryCodes[0] },
+      });
+      expect(ok.status).toBe(200);
+      await app.auth.idle();
+      // Login alerts are off here: the notice is sent all the same, and instead of one.
+      expect(app.emails.map((email) => email.kind)).toEqual(["recovery-code-used"]);
+      const notice = app.emails[0];
+      expect(notice).toMatchObject({ to: ADA, locale: "de" });
+      expect(notice?.text).toContain(`Du hast noch ${recoveryCodes.length - 1} Wiederherstellungscodes.`);
+      expect(notice?.text).toContain("Browser: Firefox 130");
+      expect(notice?.html).toContain(`${APP_ORIGIN}/settings/security`);
+    },
 
   "settings - disabling 2FA without a step-up token is 401 STEP_UP_REQUIRED": async (boot) => {
     const app = await boot2fa(boot);

@@ -17,6 +17,14 @@ export interface EmailValues {
   providers?: string | undefined;
   method?: string | undefined;
   change?: "added" | "removed" | undefined;
+  /** Recovery codes the account has left (`recovery-code-used`); picks the plural form. */
+  recoveryCodesLeft?: number | undefined;
+  /**
+   * A variant of a kind's wording, as an i18next context: `setup` makes `two-factor-code` read
+   * `subject_setup`, `intro_setup` … (the code that turns codes by email on); a string without
+   * the variant falls back to the plain one.
+   */
+  variant?: "setup" | undefined;
   details?: { time: string; browser: string | null; os: string | null; ip: string | null } | undefined;
 }
 
@@ -156,8 +164,12 @@ function localizedSlots(
   brand: string,
   values: EmailValues,
 ): Record<string, string> {
+  const forms = {
+    ...(values.recoveryCodesLeft !== undefined ? { count: values.recoveryCodesLeft } : {}),
+    ...(values.variant !== undefined ? { context: values.variant } : {}),
+  };
   const t = (key: string, extra: Record<string, unknown> = {}) =>
-    translator.t(key, locale, { brand, ...values, ...extra });
+    translator.t(key, locale, { brand, ...values, ...forms, ...extra });
   const method = values.method ? t(`emails.two-factor-changed.${values.method}`) : "";
   const change = values.change ? t(`emails.two-factor-changed.${values.change}`, { method }) : "";
   const slots: Record<string, string> = {

@@ -26,6 +26,7 @@ export const KIND_LAYOUT: Readonly<
   "password-changed": { button: true },
   "registration-attempt": { button: true },
   "two-factor-changed": { button: true },
+  "recovery-code-used": { button: true, details: true },
 };
 
 export const EMAIL_KINDS = Object.keys(KIND_LAYOUT) as EmailKind[];

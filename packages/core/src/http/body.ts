@@ -1,4 +1,5 @@
 import { AuthError, ValidationError } from "../errors.js";
+import { fieldIssue } from "../validation.js";
 import { header } from "./request-checks.js";
 import type { HttpRequest } from "./types.js";
 
@@ -26,7 +27,7 @@ export async function readJsonBody(request: HttpRequest, limitBytes: number): Pr
   try {
     return JSON.parse(text);
   } catch {
-    throw new ValidationError([{ path: "(body)", message: "must be valid JSON" }]);
+    throw new ValidationError([fieldIssue("(body)", "json")]);
   }
 }
 

@@ -63,6 +63,26 @@ export const de: Strings = {
     IDENTITY_PROVIDER_FAILURE:
       "Der Identitätsanbieter ist gerade nicht erreichbar. Bitte versuche es später erneut.",
   },
+  fieldErrors: {
+    invalid: "Ungültige Eingabe",
+    invalid_type: "Ungültige Eingabe: erwartet {{expected}}, erhalten {{received}}",
+    invalid_value: "Ungültige Option: erwartet eine von {{options}}",
+    invalid_format: "Ungültiges Format: {{format}}",
+    invalid_format_regex: "Ungültiger Text: muss dem Muster {{pattern}} entsprechen",
+    too_small: "Zu klein: erwartet {{origin}} {{relation}}{{minimum}}",
+    too_small_string: "Zu kurz: erwartet {{relation}}{{minimum}} Zeichen",
+    too_small_array: "Zu wenige Einträge: erwartet {{relation}}{{minimum}}",
+    too_big: "Zu groß: erwartet {{origin}} {{relation}}{{maximum}}",
+    too_big_string: "Zu lang: erwartet {{relation}}{{maximum}} Zeichen",
+    too_big_array: "Zu viele Einträge: erwartet {{relation}}{{maximum}}",
+    email: "muss eine einzelne gültige E-Mail-Adresse sein",
+    email_taken: "ist bereits registriert",
+    json: "muss gültiges JSON sein",
+    return_to: "muss ein Pfad auf appOrigin sein",
+    password_too_short: "muss mindestens {{minimum}} Zeichen lang sein",
+    password_too_long: "darf höchstens {{maximum}} Zeichen lang sein",
+    password_too_common: "ist zu verbreitet",
+  },
   emails: {
     common: {
       greeting: "Hallo,",
@@ -120,6 +140,12 @@ export const de: Strings = {
       heading: "Dein Anmeldecode",
       intro: "Gib diesen Code ein, um die Anmeldung bei {{brand}} abzuschließen:",
       outro: "Der Code läuft in {{minutes}} Minuten ab. Gib ihn niemals weiter.",
+      subject_setup: "Dein {{brand}}-Code zum Aktivieren der Codes per E-Mail: {{code}}",
+      heading_setup: "Codes per E-Mail aktivieren",
+      intro_setup:
+        "Gib diesen Code ein, um Anmeldecodes per E-Mail für dein {{brand}}-Konto {{email}} zu aktivieren:",
+      outro_setup:
+        "Der Code läuft in {{minutes}} Minuten ab. Gib ihn niemals weiter. Falls du das nicht angefordert hast, ändere sofort dein Passwort.",
     },
     "password-changed": {
       subject: "Dein {{brand}}-Passwort wurde geändert",
@@ -137,6 +163,19 @@ export const de: Strings = {
       button: "Anmelden",
       outro:
         "Passwort vergessen? Du kannst es auf der Anmeldeseite zurücksetzen. Falls du das nicht warst, kannst du diese E-Mail ignorieren.",
+    },
+    "recovery-code-used": {
+      subject: "Ein Wiederherstellungscode wurde für dein {{brand}}-Konto verwendet",
+      heading: "Ein Wiederherstellungscode wurde verwendet",
+      intro_zero:
+        "Mit einem Wiederherstellungscode hat sich gerade jemand bei deinem {{brand}}-Konto {{email}} angemeldet. Es war der letzte: Du hast keine Wiederherstellungscodes mehr.",
+      intro_one:
+        "Mit einem Wiederherstellungscode hat sich gerade jemand bei deinem {{brand}}-Konto {{email}} angemeldet. Du hast noch einen Wiederherstellungscode.",
+      intro_other:
+        "Mit einem Wiederherstellungscode hat sich gerade jemand bei deinem {{brand}}-Konto {{email}} angemeldet. Du hast noch {{count}} Wiederherstellungscodes.",
+      button: "Sicherheitseinstellungen prüfen",
+      outro:
+        "Falls du das nicht warst, ändere sofort dein Passwort und melde alle Sitzungen ab. Wenn du die Zwei-Faktor-Authentifizierung neu einrichtest, erhältst du neue Wiederherstellungscodes.",
     },
     "two-factor-changed": {
       subject: "Zwei-Faktor-Authentifizierung deines {{brand}}-Kontos geändert",

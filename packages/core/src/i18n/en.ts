@@ -52,6 +52,31 @@ export const en = {
       "This is the account's only way to sign in. Set a password or link another provider first.",
     IDENTITY_PROVIDER_FAILURE: "The identity provider cannot be reached right now. Please try again later.",
   },
+  /**
+   * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by
+   * rule: one per zod issue kind the request schemas produce, and Portcullis's own rules. The
+   * values (`{{expected}}`, `{{pattern}}` …) are machine-readable and stay as they are.
+   */
+  fieldErrors: {
+    invalid: "Invalid input",
+    invalid_type: "Invalid input: expected {{expected}}, received {{received}}",
+    invalid_value: "Invalid option: expected one of {{options}}",
+    invalid_format: "Invalid {{format}}",
+    invalid_format_regex: "Invalid string: must match pattern {{pattern}}",
+    too_small: "Too small: expected {{origin}} to be {{relation}}{{minimum}}",
+    too_small_string: "Too small: expected string to have {{relation}}{{minimum}} characters",
+    too_small_array: "Too small: expected array to have {{relation}}{{minimum}} items",
+    too_big: "Too big: expected {{origin}} to be {{relation}}{{maximum}}",
+    too_big_string: "Too big: expected string to have {{relation}}{{maximum}} characters",
+    too_big_array: "Too big: expected array to have {{relation}}{{maximum}} items",
+    email: "must be a single valid email address",
+    email_taken: "is already registered",
+    json: "must be valid JSON",
+    return_to: "must be a path on appOrigin",
+    password_too_short: "must be at least {{minimum}} characters",
+    password_too_long: "must be at most {{maximum}} characters",
+    password_too_common: "is too common",
+  },
   emails: {
     common: {
       greeting: "Hello,",
@@ -108,6 +133,12 @@ export const en = {
       heading: "Your sign-in code",
       intro: "Enter this code to finish signing in to {{brand}}:",
       outro: "The code expires in {{minutes}} minutes. Never share it with anyone.",
+      // The code that turns codes by email on (i18next context `setup`).
+      subject_setup: "Your {{brand}} code to turn on codes by email: {{code}}",
+      heading_setup: "Turn on codes by email",
+      intro_setup: "Enter this code to turn on sign-in codes by email for your {{brand}} account {{email}}:",
+      outro_setup:
+        "The code expires in {{minutes}} minutes. Never share it with anyone. If you did not ask for this, change your password at once.",
     },
     "password-changed": {
       subject: "Your {{brand}} password was changed",
@@ -124,6 +155,19 @@ export const en = {
       button: "Sign in",
       outro:
         "Forgot your password? You can reset it on the sign-in page. If this was not you, you can ignore this email.",
+    },
+    "recovery-code-used": {
+      subject: "A recovery code was used for your {{brand}} account",
+      heading: "A recovery code was used",
+      intro_zero:
+        "A recovery code was just used to sign in to your {{brand}} account {{email}}. It was the last one: no recovery codes are left.",
+      intro_one:
+        "A recovery code was just used to sign in to your {{brand}} account {{email}}. One recovery code is left.",
+      intro_other:
+        "A recovery code was just used to sign in to your {{brand}} account {{email}}. {{count}} recovery codes are left.",
+      button: "Review security settings",
+      outro:
+        "If this was not you, change your password at once and sign out of all sessions. Setting up two-factor authentication again gives you a new set of recovery codes.",
     },
     "two-factor-changed": {
       subject: "Two-factor authentication changed on your {{brand}} account",

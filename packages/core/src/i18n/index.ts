@@ -1,5 +1,5 @@
 import { createInstance, type i18n } from "i18next";
-import type { ErrorCode } from "../errors.js";
+import type { ErrorCode, ValidationIssue } from "../errors.js";
 import { de } from "./de.js";
 import { en, type Strings } from "./en.js";
 
@@ -22,6 +22,8 @@ export interface Translator {
   /** `?locale=` first, then `Accept-Language`, then the default; exact → language → default. */
   resolveLocale(requested: string | undefined, acceptLanguage: string | undefined): string;
   errorMessage(code: ErrorCode, locale: string, values?: Record<string, unknown>): string;
+  /** A field error's message in `locale` (`fieldErrors.<rule>`); its own `message` when it names no rule. */
+  fieldMessage(issue: ValidationIssue, locale: string): string;
   t(key: string, locale: string, values?: Record<string, unknown>): string;
   readonly i18next: i18n;
 }
@@ -93,6 +95,14 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
         messages.set(key, message);
       }
       return message;
+    },
+    fieldMessage(issue, locale) {
+      if (issue.rule === undefined) return issue.message;
+      return instance.t(`fieldErrors.${issue.rule}`, {
+        lng: locale,
+        ...issue.values,
+        defaultValue: issue.message,
+      });
     },
     t(key, locale, values) {
       return instance.t(key, { lng: locale, ...values });

@@ -4,6 +4,7 @@ import type { TokenRecord } from "../ports/session-store.js";
 import { OAUTH_STATE_PURPOSE } from "../tokens/purposes.js";
 import { hashToken, randomToken } from "../tokens/random.js";
 import { consumeSingleUseToken, type TokenDeps } from "../tokens/single-use-token.js";
+import { fieldIssue } from "../validation.js";
 import type { ResolvedIdentityProvider } from "./provider-options.js";
 import { createRelyingParty, type RelyingParty } from "./relying-party.js";
 
@@ -58,7 +59,7 @@ export function redirectUriOf(options: FlowDeps["options"], provider: string): s
  */
 export function parseReturnTo(appOrigin: string | undefined, value: string | undefined): string {
   if (value === undefined || value === "") return "/";
-  const invalid = () => new ValidationError([{ path: "returnTo", message: "must be a path on appOrigin" }]);
+  const invalid = () => new ValidationError([fieldIssue("returnTo", "return_to")]);
   if (value.length > 1024 || !/^\/(?![/\\])[^\s\\\p{Cc}\p{Cf}]*$/u.test(value)) throw invalid();
   const base = new URL(appOrigin ?? "http://localhost");
   const target = new URL(value, base);

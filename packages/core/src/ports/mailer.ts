@@ -8,7 +8,8 @@ export type EmailKind =
   | "two-factor-code"
   | "password-changed"
   | "registration-attempt"
-  | "two-factor-changed";
+  | "two-factor-changed"
+  | "recovery-code-used";
 
 /** One rendered email, ready to send. */
 export interface EmailMessage {

@@ -29,15 +29,21 @@ export async function finishLogin(
   request: RequestContext,
   /** Says how the user signed in, in the `login.succeeded` event (e.g. `oidc:github`). */
   reason?: string,
+  /**
+   * Set when a recovery code stood in for the second factor: the codes left. The owner then gets
+   * the `recovery-code-used` notice instead of the login alert, whatever `email.loginAlerts` says.
+   */
+  recoveryCodesLeft?: number,
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
   const { record, ...tokens } = await startSession(ctx, user, stated, request);
   // The sign-in right after signing up is the new user themselves: no alert for it.
   const newAccount = record.createdAt - user.createdAt < NEW_ACCOUNT_MS;
-  if (ctx.options.email.loginAlerts && ctx.emails.enabled && !newAccount) {
-    ctx.emails.sendInBackground("login-alert", user.email, locale, {
+  const notice = (kind: "login-alert" | "recovery-code-used") =>
+    ctx.emails.sendInBackground(kind, user.email, locale, {
       name: user.name,
       link: ctx.emails.link("securitySettings"),
+      recoveryCodesLeft,
       details: {
         time: formatEmailTime(record.createdAt, locale),
         browser: record.browser,
@@ -45,7 +51,8 @@ export async function finishLogin(
         ip: record.ip,
       },
     });
-  }
+  if (recoveryCodesLeft !== undefined) notice("recovery-code-used");
+  else if (ctx.options.email.loginAlerts && ctx.emails.enabled && !newAccount) notice("login-alert");
   ctx.events.emit("login.succeeded", {
     ...request,
     userId: user.id,

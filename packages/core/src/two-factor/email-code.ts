@@ -15,11 +15,15 @@ export type EmailCodeDeps = Omit<CooldownSendDeps, "background" | "options"> & {
 
 const emailCodeHash = (userId: string, code: string) => hashToken(`${userId}:${code}`);
 
-/** Mails a fresh 6-digit code under the 2FA-code cooldown; the code replaces older ones. */
+/**
+ * Mails a fresh 6-digit code under the 2FA-code cooldown; the code replaces older ones. `setup`:
+ * the code turns codes by email on, and the email says so instead of "finish signing in".
+ */
 export function sendEmailCode(
   deps: EmailCodeDeps,
   user: UserRecord,
   locale: string,
+  purpose: "sign-in" | "setup" = "sign-in",
 ): Promise<{ cooldown: number }> {
   return sendWithCooldown(deps, "two-factor-code", user.email, async () => {
     const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
@@ -40,7 +44,12 @@ export function sendEmailCode(
       kind: "two-factor-code",
       to: user.email,
       locale,
-      values: { name: user.name, code, minutes: Math.round(ttlMs / 60_000) },
+      values: {
+        name: user.name,
+        code,
+        minutes: Math.round(ttlMs / 60_000),
+        variant: purpose === "setup" ? "setup" : undefined,
+      },
       undo: () => deps.sessions.deleteUserTokens(user.id, EMAIL_CODE_PURPOSE),
     };
   });

@@ -3,7 +3,7 @@ import { guardPort, ValidationError } from "../errors.js";
 import { toUser, type User } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
-import { createUserInput, parseInput } from "../validation.js";
+import { createUserInput, fieldIssue, parseInput } from "../validation.js";
 
 /**
  * Creates a user from a script or back office: verified or not, with a password (policy
@@ -28,7 +28,7 @@ export async function createUser(ctx: AuthContext, input: unknown): Promise<User
       createdAt: ctx.clock.now(),
     }),
   );
-  if (!created) throw new ValidationError([{ path: "email", message: "is already registered" }]);
+  if (!created) throw new ValidationError([fieldIssue("email", "email_taken")]);
   ctx.events.emit("user.created", { userId: created.id, reason: "admin" });
   return toUser(created);
 }

@@ -11,6 +11,8 @@ import { parseCodeInput } from "../validation.js";
 /**
  * Finishes a login with a one-time recovery code instead of the second factor. Each code works
  * once (claimed atomically, then removed from the account); wrong ones count toward the lock.
+ * The owner is mailed a `recovery-code-used` notice (with the codes left) in the background, and
+ * the `login.succeeded` event says `reason: "recovery_code"`.
  */
 export async function recoverWithRecoveryCode(
   ctx: AuthContext,
@@ -41,6 +43,7 @@ export async function recoverWithRecoveryCode(
       { event: "two_factor.recovery_code_used", userId: user.id, left: left.length },
       "recovery code used",
     );
-    return finishLogin(ctx, user, session ?? statedDevice(record.data), request);
+    const device = session ?? statedDevice(record.data);
+    return finishLogin(ctx, user, device, request, "recovery_code", left.length);
   });
 }

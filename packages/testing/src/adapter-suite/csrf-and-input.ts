@@ -68,6 +68,31 @@ export const csrfAndInputTests: AppTests = {
       expectError(weak, 400, "PASSWORD_POLICY_VIOLATION");
     },
 
+  "bad input - field errors are in the request's locale (?locale=, Accept-Language), English by default; paths stay":
+    async (boot) => {
+      const app = await boot();
+      const body = { email: "not an address", password: PASSWORD };
+      const english = await app.call("field errors en", "POST", "/api/auth/register", { body });
+      expectError(english, 400, "VALIDATION_FAILED");
+      expect(english.body.errors).toEqual([
+        { path: "email", message: "must be a single valid email address" },
+      ]);
+      const german = await app.call("field errors de", "POST", "/api/auth/register?locale=de", { body });
+      expectError(german, 400, "VALIDATION_FAILED");
+      expect(german.body.message).toBe("Die Anfrage ist ungültig.");
+      expect(german.body.errors).toEqual([
+        { path: "email", message: "muss eine einzelne gültige E-Mail-Adresse sein" },
+      ]);
+      const types = await app.call("field errors accept-language de", "POST", "/api/auth/login", {
+        body: { email: 1 },
+        headers: { "accept-language": "de-DE,de;q=0.9" },
+      });
+      expect(types.body.errors).toEqual([
+        { path: "email", message: "Ungültige Eingabe: erwartet string, erhalten number" },
+        { path: "password", message: "Ungültige Eingabe: erwartet string, erhalten undefined" },
+      ]);
+    },
+
   "bad input - a 1 MiB body is 413, with Content-Length and chunked": async (boot) => {
     const app = await boot();
     const big = JSON.stringify({ email: "a@example.test", password: "x".repeat(1024 * 1024) });
