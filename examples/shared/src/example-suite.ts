@@ -80,6 +80,25 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
       expect(icon.headers.get("content-type")).toMatch(/image\/svg\+xml/);
     });
 
+    it("api reference - GET /docs/api loads the local Scalar script on the example's OpenAPI document, no other host", async () => {
+      const page = await fetch(`${server.baseUrl}/docs/api`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/text\/html/);
+      const html = await page.text();
+      expect(html).toContain('<script src="/docs/api/scalar.js"></script>');
+      expect(html).toContain('"url":"/api/auth/openapi.json"');
+      expect(html).toContain('"withDefaultFonts":false');
+      // Nothing from the internet: no URL with a scheme (nor a protocol-relative one) in the page.
+      expect(html).not.toMatch(/https?:|["'(]\/\//);
+      const script = await fetch(`${server.baseUrl}/docs/api/scalar.js`);
+      expect(script.status).toBe(200);
+      expect(script.headers.get("content-type")).toMatch(/javascript/);
+      expect(await script.text()).toContain("createApiReference");
+      const spec = await fetch(`${server.baseUrl}/api/auth/openapi.json`);
+      expect(spec.status).toBe(200);
+      expect(((await spec.json()) as { openapi: string }).openapi).toBe("3.1.0");
+    });
+
     it("seed - a seeded user logs in and reaches the protected host route; without a token it is 401", async () => {
       const denied = await fetch(`${server.baseUrl}/api/hello`);
       expect(denied.status).toBe(401);

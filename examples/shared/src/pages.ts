@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { escapeHtml, type OutboxMailer } from "@portcullis/core";
+import { apiReferencePages } from "./api-reference.js";
 
 /** A response both example servers can write as is. */
 export interface Page {
@@ -99,7 +100,10 @@ const ASSETS: Record<string, string> = {
   "favicon.svg": "image/svg+xml",
 };
 
-/** The web UI's files, read once at start-up, by URL path: the page under every `UI_PAGES` path. */
+/**
+ * The web UI's files, read once at start-up, by URL path: the page under every `UI_PAGES` path,
+ * and the API reference page (`GET /docs/api`) with its script.
+ */
 export function uiAssets(): Map<string, Page> {
   const dir = new URL("../public/", import.meta.url);
   const read = (file: string): Page => ({
@@ -114,5 +118,6 @@ export function uiAssets(): Map<string, Page> {
     ["/style.css", read("style.css")],
     ["/favicon.svg", read("favicon.svg")],
     ["/favicon.ico", read("favicon.svg")],
+    ...apiReferencePages(),
   ]);
 }

@@ -23,6 +23,19 @@ export const routingTests: AppTests = {
       expect(outside.status).toBe(404);
     },
 
+  "openapi - GET /api/auth/openapi.json is the OpenAPI 3.1 document of every route, as JSON": async (
+    boot,
+  ) => {
+    const app = await boot();
+    const reply = await app.call("openapi", "GET", "/api/auth/openapi.json", { record: false });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get("content-type")).toMatch(/^application\/json/);
+    const document = reply.body as { openapi?: string; paths?: Record<string, Record<string, unknown>> };
+    expect(document.openapi).toBe("3.1.0");
+    expect(document.paths?.["/api/auth/login"]?.post).toBeDefined();
+    expect(document.paths?.["/api/auth/openapi.json"]?.get).toBeDefined();
+  },
+
   "host routes - the adapter's guard gives the principal, and the same 401 codes": async (boot) => {
     const app = await boot();
     const { accessToken, user } = await app.signUp("host@example.test");
