@@ -16,6 +16,9 @@ export default defineConfig({
       "example-shared/suite": fileURLToPath(
         new URL("./examples/shared/src/example-suite.ts", import.meta.url),
       ),
+      "example-shared/browser-suite": fileURLToPath(
+        new URL("./examples/shared/src/browser-suite.ts", import.meta.url),
+      ),
       "example-shared": fileURLToPath(new URL("./examples/shared/src/index.ts", import.meta.url)),
     },
   },

@@ -28,6 +28,8 @@ const STRINGS = {
     "twoFactor.recover": "Use a recovery code",
     "twoFactor.hint.totp": "Enter the 6-digit code from your authenticator app.",
     "twoFactor.hint.email": "Press “Email me a code”, then enter the code from the email.",
+    "twoFactor.hint.emailSent":
+      "We emailed you a code: enter it here. Nothing arrived? “Email me a code” sends a new one.",
     "method.totp": "Authenticator app",
     "method.email": "Code by email",
     "signup.title": "Create an account",
@@ -146,6 +148,8 @@ const STRINGS = {
     "code.TWO_FACTOR_TOKEN_INVALID": "The sign-in took too long. Please sign in again.",
     "code.AUTHENTICATION_REQUIRED": "Please sign in to continue.",
     "code.ACCESS_TOKEN_EXPIRED": "Your session has expired. Please sign in again.",
+    "code.EMAIL_ALREADY_VERIFIED": "This address was already verified. Nothing more to do.",
+    "error.unexpected": "Something went wrong (HTTP {status}). Please try again.",
   },
   de: {
     "nav.login": "Anmelden",
@@ -172,6 +176,8 @@ const STRINGS = {
     "twoFactor.recover": "Wiederherstellungscode verwenden",
     "twoFactor.hint.totp": "Gib den 6-stelligen Code aus deiner Authenticator-App ein.",
     "twoFactor.hint.email": "Tippe auf „Code per E-Mail senden“ und gib dann den Code aus der E-Mail ein.",
+    "twoFactor.hint.emailSent":
+      "Wir haben dir einen Code per E-Mail geschickt: gib ihn hier ein. Nichts angekommen? „Code per E-Mail senden“ schickt einen neuen.",
     "method.totp": "Authenticator-App",
     "method.email": "Code per E-Mail",
     "signup.title": "Konto erstellen",
@@ -293,6 +299,8 @@ const STRINGS = {
     "code.TWO_FACTOR_TOKEN_INVALID": "Die Anmeldung hat zu lange gedauert. Bitte melde dich erneut an.",
     "code.AUTHENTICATION_REQUIRED": "Bitte melde dich an, um fortzufahren.",
     "code.ACCESS_TOKEN_EXPIRED": "Deine Sitzung ist abgelaufen. Bitte melde dich erneut an.",
+    "code.EMAIL_ALREADY_VERIFIED": "Diese Adresse war schon bestätigt. Es ist nichts weiter zu tun.",
+    "error.unexpected": "Etwas ist schiefgegangen (HTTP {status}). Bitte versuche es erneut.",
   },
 };
 
@@ -317,8 +325,17 @@ class ApiError extends Error {
     this.code = code;
     this.errors = Array.isArray(data.errors) ? data.errors : [];
     this.remaining = typeof data.remaining === "number" ? data.remaining : undefined;
+    /** False for an answer without a message (a 304, a proxy's error page): never show its bare code. */
+    this.hasMessage = typeof data.message === "string" && data.message !== "";
   }
 }
+/** The words for an API error: ours for its code, else the API's localized message, never a bare code. */
+const messageOf = (error) =>
+  has(`code.${error.code}`)
+    ? t(`code.${error.code}`)
+    : error.hasMessage
+      ? error.message
+      : t("error.unexpected", { status: error.status });
 const api = async (method, path, body) => {
   const separator = path.includes("?") ? "&" : "?";
   const response = await fetch(`/api/auth${path}${separator}locale=${language}`, {
@@ -413,7 +430,7 @@ function showError(error, form, context = {}) {
     say(loose.length > 0 ? loose.join(" ") : t("error.fields"), "error");
     return;
   }
-  const message = has(`code.${error.code}`) ? t(`code.${error.code}`) : error.message;
+  const message = messageOf(error);
   if (error.code === "WRONG_TWO_FACTOR_CODE" && context.method === "totp") {
     say(`${message} ${t("error.reusedCode")}`, "error");
     return;
@@ -526,7 +543,12 @@ function renderTwoFactor() {
   $("two-factor-methods").replaceChildren(...(methods.length > 1 ? radios("method", methods, method) : []));
   show("two-factor-methods", methods.length > 1);
   show("two-factor-email", methods.includes("email"));
-  $("two-factor-hint").textContent = t(`twoFactor.hint.${method === "email" ? "email" : "totp"}`);
+  // A password sign-in whose preferred method is email has mailed a code already (a provider's
+  // return does not say which method is preferred).
+  const mailed =
+    emailRequested || (!pendingLogin.viaProvider && pendingLogin.preferredTwoFactorMethod === "email");
+  const hint = method !== "email" ? "totp" : mailed ? "emailSent" : "email";
+  $("two-factor-hint").textContent = t(`twoFactor.hint.${hint}`);
 }
 
 function renderAccount() {
@@ -737,6 +759,16 @@ onSubmit("login", (form, body) =>
   }),
 );
 
+/** After a second factor: once signed in, forget the pending login and go to the account. */
+const finishSecondFactor = (form) => (result) => {
+  if (!result) return;
+  pendingLogin = null;
+  twoFactorChoice = null;
+  emailRequested = false;
+  form.reset();
+  navigate("/account", true);
+};
+
 $("two-factor-code").addEventListener("change", (event) => {
   if (event.target.name !== "method") return;
   twoFactorChoice = event.target.value;
@@ -753,14 +785,7 @@ onSubmit("two-factor-code", (form, { code, method }) => {
       form,
       method: chosen ?? pendingLogin?.preferredTwoFactorMethod ?? pendingLogin?.twoFactorMethods[0],
     },
-  ).then((result) => {
-    if (!result) return;
-    pendingLogin = null;
-    twoFactorChoice = null;
-    emailRequested = false;
-    form.reset();
-    navigate("/account", true);
-  });
+  ).then(finishSecondFactor(form));
 });
 $("two-factor-email").addEventListener("click", (event) =>
   run(
@@ -775,14 +800,7 @@ $("two-factor-email").addEventListener("click", (event) =>
 );
 onSubmit("two-factor-recover", (form, body) =>
   run(() => api("POST", "/2fa/recover", body), t("done.recovered"), { form, method: "recovery" }).then(
-    (result) => {
-      if (!result) return;
-      pendingLogin = null;
-      twoFactorChoice = null;
-      emailRequested = false;
-      form.reset();
-      navigate("/account", true);
-    },
+    finishSecondFactor(form),
   ),
 );
 
@@ -808,9 +826,17 @@ onSubmit("reset-password", (form, body) => {
 });
 
 $("resend-verification").addEventListener("click", (event) =>
-  run(() => api("POST", "/email/verification/send"), t("done.verificationSent"), {
-    button: event.currentTarget,
-  }),
+  run(
+    () =>
+      api("POST", "/email/verification/send").catch((error) => {
+        // 304 EMAIL_ALREADY_VERIFIED (verified from the email meanwhile): done, not a failure.
+        if (error instanceof ApiError && error.code === "EMAIL_ALREADY_VERIFIED")
+          return { alreadyVerified: true };
+        throw error;
+      }),
+    (result) => (result.alreadyVerified ? t("verify.already") : t("done.verificationSent")),
+    { button: event.currentTarget },
+  ),
 );
 $("logout").addEventListener("click", () =>
   run(() => api("POST", "/logout"), t("done.logout")).then(() => navigate("/login", true)),
@@ -944,12 +970,7 @@ async function verifyFromLink() {
       result.textContent = t("verify.already");
       result.className = "ok";
     } else {
-      result.textContent =
-        error instanceof ApiError
-          ? has(`code.${error.code}`)
-            ? t(`code.${error.code}`)
-            : error.message
-          : t("error.network");
+      result.textContent = error instanceof ApiError ? messageOf(error) : t("error.network");
       result.className = "error";
     }
   }
@@ -971,7 +992,11 @@ async function start() {
   if (query.get("stepUp") === "1") say(stepUpDone());
   if (query.get("twoFactor") === "login") {
     const twoFactorMethods = (query.get("methods") ?? "").split(",").filter(Boolean);
-    pendingLogin = { twoFactorMethods, preferredTwoFactorMethod: twoFactorMethods[0] ?? null };
+    pendingLogin = {
+      twoFactorMethods,
+      preferredTwoFactorMethod: twoFactorMethods[0] ?? null,
+      viaProvider: true,
+    };
   }
   if (query.get("twoFactor") === "step-up") {
     show("step-up-code", true);
