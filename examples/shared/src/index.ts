@@ -1,5 +1,7 @@
+export { API_REFERENCE_PATH, API_REFERENCE_SCRIPT_PATH, apiReferencePages } from "./api-reference.js";
 export { ConfigError, type ExampleConfig, readConfig } from "./config.js";
 export { outboxEntryPage, outboxListPage, type Page, uiAssets } from "./pages.js";
 export { qrCodePage } from "./qr.js";
 export { readSeedFile, type SeedUser, seedUsers } from "./seed.js";
 export { createExampleAuth, type ExampleAuth } from "./setup.js";
+export { type ListeningServer, startExample } from "./start.js";

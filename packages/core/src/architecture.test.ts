@@ -24,6 +24,7 @@ const LAYERS: { name: string; members: RegExp }[] = [
   { name: "createAuth", members: /^(create-auth|auth)\.ts$/ },
   { name: "http", members: /^http\// },
   { name: "public index", members: /^index\.ts$/ },
+  { name: "test support", members: /^test-support\.ts$/ },
 ];
 
 /** Imports that skip no layer but are still the wrong way: a use case importing another, HTTP importing a use case. */

@@ -2,26 +2,17 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import { createAuth } from "./create-auth.js";
 import type { SecurityEvent } from "./events.js";
-import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
-import type { Logger } from "./ports/logger.js";
-
-const PASSWORD = "correct horse battery staple";
+import { createLineLogger, fastHasher, PASSWORD } from "./test-support.js";
 
 describe("security events", () => {
   it("onEvent - sign-ins, failures, throttling and revocations with user, IP and user agent; never a secret; also logged", async () => {
     const events: SecurityEvent[] = [];
-    const lines: string[] = [];
-    const logger: Logger = Object.fromEntries(
-      (["debug", "info", "warn", "error"] as const).map((level) => [
-        level,
-        (object: object, message?: string) => lines.push(JSON.stringify({ level, ...object, message })),
-      ]),
-    ) as unknown as Logger;
+    const { logger, lines } = createLineLogger();
     const auth = createAuth({
       secret: "events-secret-0123456789-abcdefghijklmnop",
       stores: createMemoryStores({ sweepIntervalMs: 0 }),
       logger,
-      passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+      passwordHasher: fastHasher(),
       email: { enabled: false },
       onEvent: (event) => {
         events.push(event);

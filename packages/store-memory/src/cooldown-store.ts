@@ -1,12 +1,7 @@
 import { type Clock, type CooldownStore, systemClock } from "@portcullis/core";
-import { ExpiringMap } from "./expiring-map.js";
+import { ExpiringMap, type Sweepable } from "./expiring-map.js";
 
-export interface MemoryCooldownStore extends CooldownStore {
-  /** Removes expired entries; returns how many. Runs on the sweeper's interval too. */
-  sweep(): number;
-  /** Live and not yet swept entries (for tests and diagnostics). */
-  size(): number;
-}
+export type MemoryCooldownStore = CooldownStore & Sweepable;
 
 /**
  * Cooldowns and attempt counters in one process's memory. JavaScript runs one call at a time, and

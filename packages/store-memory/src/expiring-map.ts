@@ -1,5 +1,13 @@
 import type { Clock } from "@portcullis/core";
 
+/** What a memory store of expiring entries adds to its port. */
+export interface Sweepable {
+  /** Removes expired entries (and what indexes them); returns how many. Runs on the sweeper's interval too. */
+  sweep(): number;
+  /** Entries held, including expired ones not yet swept (for tests and diagnostics). */
+  size(): number;
+}
+
 /**
  * A map whose entries expire: reads treat expired entries as absent (and drop them), and
  * `sweep` removes every expired entry so memory stays bounded without reads.

@@ -7,7 +7,7 @@ import {
   systemClock,
   type TokenRecord,
 } from "@portcullis/core";
-import { ExpiringMap } from "./expiring-map.js";
+import { ExpiringMap, type Sweepable } from "./expiring-map.js";
 
 /** How many earlier refresh-token hashes a session remembers for reuse detection. */
 const REMEMBERED_HASHES = 32;
@@ -17,12 +17,7 @@ interface StoredSession {
   previousHashes: string[];
 }
 
-export interface MemorySessionStore extends SessionStore {
-  /** Removes expired sessions, allowlist entries and tokens, and their index entries; returns how many entries went. */
-  sweep(): number;
-  /** Entries held, expired or not (for tests and diagnostics). */
-  size(): number;
-}
+export type MemorySessionStore = SessionStore & Sweepable;
 
 /**
  * Sessions, the access-token allowlist and single-use tokens in memory, with per-user indexes

@@ -8,10 +8,11 @@ import {
   silentLogger,
 } from "@portcullis/core";
 import { createMemoryUserStore } from "@portcullis/store-memory";
+import { freePort } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
-import { canStartRedis, freePort, startRedisServer, stopRedisServer } from "./test-redis.js";
+import { canStartRedis, startRedisServer, stopRedisServer } from "./test-redis.js";
 
 /** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
 const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";

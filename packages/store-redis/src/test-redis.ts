@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@portcullis/testing";
 import { Redis } from "ioredis";
 
 /** Test support (not part of the package's exports): find or start a Redis for the tests. */
@@ -90,17 +90,6 @@ export async function startRedisCluster(): Promise<{
     throw error;
   }
   return { nodes: ports.map((port) => ({ host: "127.0.0.1", port })), stop };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 async function answers(url: string): Promise<boolean> {

@@ -2,11 +2,11 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Clock } from "@portcullis/core";
+import { freePort } from "@portcullis/testing";
 import Database from "better-sqlite3";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
 import { createPool } from "mysql2";
@@ -30,17 +30,6 @@ export function fakeClock(start = 1_700_000_000_000) {
 
 export const sqliteDb = (file = ":memory:"): AnyKysely =>
   new Kysely({ dialect: new SqliteDialect({ database: new Database(file) }) });
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 /** A pg-backed Kysely that fails fast when the server is gone (the outage tests rely on it). */
 export function postgresDb(url: string, searchPath?: string, max = 10): AnyKysely {

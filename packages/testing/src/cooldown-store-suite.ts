@@ -15,12 +15,7 @@ import {
  * tests use TTLs of about half a second, so a store without a movable clock waits about 2 s in all.
  */
 export function runCooldownStoreSuite(options: StoreSuiteOptions<CooldownStore>): void {
-  runStoreTests(
-    `CooldownStore conformance: ${options.name ?? "store"}`,
-    options,
-    cooldownContext,
-    cooldownStoreTests,
-  );
+  runStoreTests("CooldownStore", options, cooldownStoreTests, cooldownContext);
 }
 
 type CooldownContext = ReturnType<typeof cooldownContext>;

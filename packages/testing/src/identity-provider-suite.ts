@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import {
   type Auth,
   type AuthOptions,
@@ -11,6 +10,7 @@ import {
   silentLogger,
 } from "@portcullis/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./free-port.js";
 import { startTestOidcProvider, TEST_ACCOUNT_HEADER, type TestOidcProvider } from "./oidc-test-provider.js";
 
 export interface IdentityProviderSuiteOptions {
@@ -29,17 +29,6 @@ const OTHER = { clientId: "other-app", clientSecret: randomBytes(24).toString("b
 const OTHER_REDIRECT = "http://127.0.0.1:9/other/callback";
 /** ID tokens live a minute: the expiry test moves the app's clock past it (and openid-client's 30 s tolerance). */
 const ID_TOKEN_TTL_SECONDS = 60;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 /**
  * A browser without a browser: one cookie jar per origin (paths and SameSite are not modelled:

@@ -6,7 +6,6 @@ import {
   type StoreContext,
   type StoreSuiteOptions,
   type StoreTests,
-  storeContext,
   uniqueId,
 } from "./store-fixture.js";
 
@@ -24,12 +23,7 @@ const newIdentity = (overrides: Partial<IdentityRecord> = {}): IdentityRecord =>
 
 /** The executable contract of `IdentityStore` (see its TSDoc in @portcullis/core). */
 export function runIdentityStoreSuite(options: StoreSuiteOptions<IdentityStore>): void {
-  runStoreTests(
-    `IdentityStore conformance: ${options.name ?? "store"}`,
-    options,
-    storeContext,
-    identityStoreTests,
-  );
+  runStoreTests("IdentityStore", options, identityStoreTests);
 }
 
 const identityStoreTests: StoreTests<StoreContext<IdentityStore>> = {

@@ -9,6 +9,7 @@ export {
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";
+export { freePort } from "./free-port.js";
 export {
   type CallInit,
   createHttpClient,

@@ -43,12 +43,7 @@ async function longLivedFirst(store: SessionStore, fixture: StoreFixture<Session
  * 2 s in all.
  */
 export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): void {
-  runStoreTests(
-    `SessionStore conformance: ${options.name ?? "store"}`,
-    options,
-    sessionContext,
-    sessionStoreTests,
-  );
+  runStoreTests("SessionStore", options, sessionStoreTests, sessionContext);
 }
 
 type SessionContext = ReturnType<typeof sessionContext>;
@@ -79,6 +74,19 @@ function sessionContext(fixture: StoreFixture<SessionStore>) {
     lastActiveAt: 1_700_000_100_000,
   });
   const allowed = (session: SessionRecord) => ({ userId: session.userId, sessionId: session.id });
+  /** Presents `hash` as the refresh token of session `sessionId`, with a new rotation: the store's answer. */
+  const present = (sessionId: string, hash: string) =>
+    store.rotateRefreshToken(sessionId, hash, rotation(sessionId), TTLS);
+  /** Creates (with `TTLS`, in order) one session per name, all of one new user: the user id and the sessions by name. */
+  const sessionsOfOneUser = async <N extends string>(...names: N[]) => {
+    const userId = uniqueId("user");
+    const sessions = {} as Record<N, SessionRecord>;
+    for (const name of names) {
+      sessions[name] = newSession({ userId });
+      await store.createSession(sessions[name], TTLS);
+    }
+    return { userId, ...sessions };
+  };
   /** Creates a session and rotates it `times` times; returns the session and every rotation in order. */
   const rotatedSession = async (times: number) => {
     const session = newSession();
@@ -93,7 +101,7 @@ function sessionContext(fixture: StoreFixture<SessionStore>) {
     }
     return { session, rotations };
   };
-  return { store, fixture, newSession, rotation, allowed, rotatedSession };
+  return { store, fixture, newSession, rotation, allowed, present, sessionsOfOneUser, rotatedSession };
 }
 
 const sessionStoreTests: StoreTests<SessionContext> = {
@@ -131,12 +139,9 @@ const sessionStoreTests: StoreTests<SessionContext> = {
     "listSessions - the user's live sessions only; empty for a user without any": async ({
       store,
       newSession,
+      sessionsOfOneUser,
     }) => {
-      const userId = uniqueId("user");
-      const a = newSession({ userId });
-      const b = newSession({ userId });
-      await store.createSession(a, TTLS);
-      await store.createSession(b, TTLS);
+      const { userId, a, b } = await sessionsOfOneUser("a", "b");
       await store.createSession(newSession(), TTLS);
       const listed = await store.listSessions(userId);
       expect(listed.sort((x, y) => x.id.localeCompare(y.id))).toEqual(
@@ -148,7 +153,7 @@ const sessionStoreTests: StoreTests<SessionContext> = {
       store,
       fixture,
       newSession,
-      rotation,
+      present,
     }) => {
       const session = newSession();
       await store.createSession(session, { sessionTtlMs: 600, accessTokenTtlMs: 200 });
@@ -159,9 +164,7 @@ const sessionStoreTests: StoreTests<SessionContext> = {
       await elapse(fixture, 400);
       expect(await store.getSession(session.id)).toBeNull();
       expect(await store.listSessions(session.userId)).toEqual([]);
-      expect(
-        await store.rotateRefreshToken(session.id, session.refreshTokenHash, rotation(session.id), TTLS),
-      ).toEqual({ status: "invalid" });
+      expect(await present(session.id, session.refreshTokenHash)).toEqual({ status: "invalid" });
       expect(await store.deleteSession(session.id)).toBeNull();
       expect(await store.deleteUserSessions(session.userId)).toBe(0);
     },
@@ -178,14 +181,10 @@ const sessionStoreTests: StoreTests<SessionContext> = {
       },
     "deleteSession - removes the session and its allowlisted token and returns the record": async ({
       store,
-      newSession,
       allowed,
+      sessionsOfOneUser,
     }) => {
-      const userId = uniqueId("user");
-      const session = newSession({ userId });
-      const sibling = newSession({ userId });
-      await store.createSession(session, TTLS);
-      await store.createSession(sibling, TTLS);
+      const { userId, session, sibling } = await sessionsOfOneUser("session", "sibling");
       expect(await store.deleteSession(session.id)).toEqual(session);
       expect(await store.getSession(session.id)).toBeNull();
       expect(await store.findAllowedAccessToken(session.accessTokenJti)).toBeNull();
@@ -200,11 +199,9 @@ const sessionStoreTests: StoreTests<SessionContext> = {
       expect(await store.deleteSession(uniqueId("missing"))).toBeNull();
     },
     "deleteUserSessions - removes the user's sessions except the one named, with their access tokens":
-      async ({ store, newSession, allowed }) => {
-        const userId = uniqueId("user");
-        const keep = newSession({ userId });
-        const drop = [newSession({ userId }), newSession({ userId })];
-        for (const session of [keep, ...drop]) await store.createSession(session, TTLS);
+      async ({ store, allowed, sessionsOfOneUser }) => {
+        const { userId, keep, first, second } = await sessionsOfOneUser("keep", "first", "second");
+        const drop = [first, second];
         expect(await store.deleteUserSessions(userId, keep.id)).toBe(2);
         expect(await store.listSessions(userId)).toEqual([keep]);
         for (const session of drop) {
@@ -215,11 +212,10 @@ const sessionStoreTests: StoreTests<SessionContext> = {
       },
     "deleteUserSessions - without an exception removes them all; 0 for a user without sessions": async ({
       store,
-      newSession,
+      sessionsOfOneUser,
     }) => {
-      const userId = uniqueId("user");
-      const sessions = [newSession({ userId }), newSession({ userId })];
-      for (const session of sessions) await store.createSession(session, TTLS);
+      const { userId, first, second } = await sessionsOfOneUser("first", "second");
+      const sessions = [first, second];
       expect(await store.deleteUserSessions(userId)).toBe(2);
       expect(await store.listSessions(userId)).toEqual([]);
       for (const session of sessions)
@@ -264,53 +260,39 @@ const sessionStoreTests: StoreTests<SessionContext> = {
         expect(await store.findAllowedAccessToken(earlier.accessTokenJti)).toBeNull();
     },
     "rotateRefreshToken - the hash just replaced is reuse: the session and its access token are gone":
-      async ({ store, rotation, rotatedSession }) => {
+      async ({ store, rotatedSession, present }) => {
         const { session, rotations } = await rotatedSession(1);
         const current = rotations[0] as SessionRotation;
-        const result = await store.rotateRefreshToken(
-          session.id,
-          session.refreshTokenHash,
-          rotation(session.id),
-          TTLS,
-        );
+        const result = await present(session.id, session.refreshTokenHash);
         expect(result.status).toBe("reused");
         if (result.status === "reused") expect(result.session).toMatchObject({ id: session.id });
         expect(await store.getSession(session.id)).toBeNull();
         expect(await store.listSessions(session.userId)).toEqual([]);
         expect(await store.findAllowedAccessToken(current.accessTokenJti)).toBeNull();
-        expect(
-          await store.rotateRefreshToken(session.id, current.refreshTokenHash, rotation(session.id), TTLS),
-        ).toEqual({ status: "invalid" });
+        expect(await present(session.id, current.refreshTokenHash)).toEqual({ status: "invalid" });
       },
     "rotateRefreshToken - a hash from several rotations back is reuse too": async ({
       store,
-      rotation,
       rotatedSession,
+      present,
     }) => {
       const { session, rotations } = await rotatedSession(4);
       const current = rotations.at(-1) as SessionRotation;
       const old = rotations[0] as SessionRotation;
-      const result = await store.rotateRefreshToken(
-        session.id,
-        old.refreshTokenHash,
-        rotation(session.id),
-        TTLS,
-      );
+      const result = await present(session.id, old.refreshTokenHash);
       expect(result.status).toBe("reused");
       expect(await store.getSession(session.id)).toBeNull();
       expect(await store.findAllowedAccessToken(current.accessTokenJti)).toBeNull();
     },
     "rotateRefreshToken - a never-seen hash is invalid and changes nothing": async ({
       store,
-      rotation,
       allowed,
       rotatedSession,
+      present,
     }) => {
       const { session, rotations } = await rotatedSession(1);
       const before = await store.getSession(session.id);
-      expect(
-        await store.rotateRefreshToken(session.id, uniqueId("hash"), rotation(session.id), TTLS),
-      ).toEqual({ status: "invalid" });
+      expect(await present(session.id, uniqueId("hash"))).toEqual({ status: "invalid" });
       expect(await store.getSession(session.id)).toEqual(before);
       expect(await store.findAllowedAccessToken(rotations[0]?.accessTokenJti ?? "")).toEqual(
         allowed(session),
@@ -332,9 +314,9 @@ const sessionStoreTests: StoreTests<SessionContext> = {
     "rotateRefreshToken - another session's hashes are invalid and touch neither session": async ({
       store,
       newSession,
-      rotation,
       allowed,
       rotatedSession,
+      present,
     }) => {
       const userId = uniqueId("user");
       const { session: other, rotations } = await rotatedSession(1);
@@ -342,9 +324,7 @@ const sessionStoreTests: StoreTests<SessionContext> = {
       await store.createSession(session, TTLS);
       const otherNow = await store.getSession(other.id);
       for (const hash of [other.refreshTokenHash, rotations[0]?.refreshTokenHash ?? ""]) {
-        expect(await store.rotateRefreshToken(session.id, hash, rotation(session.id), TTLS)).toEqual({
-          status: "invalid",
-        });
+        expect(await present(session.id, hash)).toEqual({ status: "invalid" });
       }
       expect(await store.getSession(session.id)).toEqual(session);
       expect(await store.findAllowedAccessToken(session.accessTokenJti)).toEqual(allowed(session));

@@ -48,14 +48,28 @@ export const storeContext = <S>(fixture: StoreFixture<S>): StoreContext<S> => ({
   fixture,
 });
 
-/** Runs `groups` under `title`: each test gets a fresh fixture (cleaned up after it) and `context` of it. */
-export function runStoreTests<S, C>(
-  title: string,
+/**
+ * Runs `groups` as the conformance suite of `port` ("UserStore conformance: memory"): each test
+ * gets a fresh fixture (cleaned up after it) and `context` of it, by default `storeContext`.
+ */
+export function runStoreTests<S>(
+  port: string,
   options: StoreSuiteOptions<S>,
-  context: (fixture: StoreFixture<S>) => C,
+  groups: StoreTests<StoreContext<S>>,
+): void;
+export function runStoreTests<S, C>(
+  port: string,
+  options: StoreSuiteOptions<S>,
   groups: StoreTests<C>,
+  context: (fixture: StoreFixture<S>) => C,
+): void;
+export function runStoreTests<S, C>(
+  port: string,
+  options: StoreSuiteOptions<S>,
+  groups: StoreTests<C>,
+  context = storeContext as (fixture: StoreFixture<S>) => C,
 ): void {
-  describe(title, () => {
+  describe(`${port} conformance: ${options.name ?? "store"}`, () => {
     let fixture: StoreFixture<S> | undefined;
     beforeEach(async () => {
       fixture = await options.create();

@@ -6,7 +6,6 @@ import {
   type StoreContext,
   type StoreSuiteOptions,
   type StoreTests,
-  storeContext,
   uniqueId,
 } from "./store-fixture.js";
 
@@ -32,9 +31,15 @@ const totp = (): TwoFactorSettings => ({
   recoveryCodeHashes: ["hash-1", "hash-2"],
 });
 
+/** Both lookups of `user`, by id and by email, read `expected` (null: not found). */
+async function expectLookups(store: UserStore, user: UserRecord, expected: UserRecord | null): Promise<void> {
+  expect(await store.findById(user.id)).toEqual(expected);
+  expect(await store.findByEmail(user.email)).toEqual(expected);
+}
+
 /** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
 export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
-  runStoreTests(`UserStore conformance: ${options.name ?? "store"}`, options, storeContext, userStoreTests);
+  runStoreTests("UserStore", options, userStoreTests);
 }
 
 const userStoreTests: StoreTests<StoreContext<UserStore>> = {
@@ -42,8 +47,7 @@ const userStoreTests: StoreTests<StoreContext<UserStore>> = {
     "create - stores the user and returns it; findById and findByEmail read it back": async ({ store }) => {
       const user = newUser({ identityProviders: ["github"], passwordHash: null, twoFactor: totp() });
       expect(await store.create(user)).toEqual(user);
-      expect(await store.findById(user.id)).toEqual(user);
-      expect(await store.findByEmail(user.email)).toEqual(user);
+      await expectLookups(store, user, user);
     },
     "delete - removes the user (by id and email), frees the email, and is false the second time": async ({
       store,
@@ -53,8 +57,7 @@ const userStoreTests: StoreTests<StoreContext<UserStore>> = {
       await store.create(user);
       await store.create(other);
       expect(await store.delete(user.id)).toBe(true);
-      expect(await store.findById(user.id)).toBeNull();
-      expect(await store.findByEmail(user.email)).toBeNull();
+      await expectLookups(store, user, null);
       expect(await store.delete(user.id)).toBe(false);
       expect(await store.findById(other.id)).toEqual(other);
       const again = newUser({ email: user.email });
@@ -98,8 +101,7 @@ const userStoreTests: StoreTests<StoreContext<UserStore>> = {
         const twoFactor = totp();
         const updated = await store.update(user.id, { emailVerified: true, passwordHash: null, twoFactor });
         expect(updated).toEqual({ ...user, emailVerified: true, passwordHash: null, twoFactor });
-        expect(await store.findById(user.id)).toEqual(updated);
-        expect(await store.findByEmail(user.email)).toEqual(updated);
+        await expectLookups(store, user, updated);
       },
     "update - id, email and createdAt in a patch are ignored, even though the type forbids them": async ({
       store,

@@ -4,25 +4,10 @@ import { createBackgroundTasks } from "../background.js";
 import { createTranslator } from "../i18n/index.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
+import { BRAND, LINKS } from "../test-support.js";
 import { createEmailService } from "./email-service.js";
 import { brandedTemplate, createEmailRenderer } from "./renderer.js";
 import { type Brand, defaultTemplate, EMAIL_KINDS } from "./templates.js";
-
-const BRAND = {
-  name: "Acme",
-  primaryColor: "#4f46e5",
-  textColor: "#111827",
-  backgroundColor: "#f3f4f6",
-  logoUrl: null,
-};
-const LINKS = {
-  verifyEmail: "/verify-email",
-  resetPassword: "/reset-password",
-  forgotPassword: "/forgot-password",
-  signIn: "/login",
-  signUp: "/signup",
-  securitySettings: "/settings/security",
-};
 
 describe("email renderer", () => {
   it("render - values are HTML-escaped in the HTML part and left readable in the text part", async () => {

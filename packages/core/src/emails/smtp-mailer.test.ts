@@ -10,6 +10,7 @@ import { createHttpHandler } from "../http/handler.js";
 import { createTranslator } from "../i18n/index.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailKind } from "../ports/mailer.js";
+import { BRAND, LINKS } from "../test-support.js";
 import { createEmailService } from "./email-service.js";
 import { createEmailRenderer } from "./renderer.js";
 import { createSmtpMailer } from "./smtp-mailer.js";
@@ -19,21 +20,6 @@ import { EMAIL_KINDS, KIND_LAYOUT } from "./templates.js";
 const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
 
 const APP_ORIGIN = "https://app.example.test";
-const BRAND = {
-  name: "Acme",
-  primaryColor: "#4f46e5",
-  textColor: "#111827",
-  backgroundColor: "#f3f4f6",
-  logoUrl: null,
-};
-const LINKS = {
-  verifyEmail: "/verify-email",
-  resetPassword: "/reset-password",
-  forgotPassword: "/forgot-password",
-  signIn: "/login",
-  signUp: "/signup",
-  securitySettings: "/settings/security",
-};
 
 /** A real SMTP server on 127.0.0.1 that parses every message it receives. */
 async function startSmtp(options: { password?: string } = {}) {

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { code } from "../test-support.js";
 import { readJsonBody } from "./body.js";
 import type { HttpRequest } from "./types.js";
 
@@ -7,11 +8,6 @@ const request = (
   body: HttpRequest["body"],
   headers: Record<string, string> = { "content-type": "application/json" },
 ) => ({ method: "POST", url: "/x", headers, body }) satisfies HttpRequest;
-const code = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "OK",
-    (error) => error.code,
-  );
 
 describe("readJsonBody", () => {
   it("readJsonBody - parses JSON from a stream, a buffer or a string", async () => {

@@ -1,6 +1,7 @@
 import type { Auth, LoginResult, StepUpResult, TwoFactorChallenge } from "../create-auth.js";
 import { AuthError } from "../errors.js";
 import type { Principal } from "../model.js";
+import type { TwoFactorMethod } from "../ports/user-store.js";
 import {
   codeInput,
   confirmTotpInput,
@@ -281,24 +282,29 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
 
 /** The 2FA settings: TOTP and email on and off, the preferred method (access + step-up). */
 function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Route[] {
+  /** A POST that turns a method on: `enable` gets the body (its code) and the request. */
+  const turnOn = (
+    spec: Pick<RouteSpec, "path" | "summary" | "body">,
+    enable: "confirmTotpSetup" | "enableEmailTwoFactor",
+  ) =>
+    settings({ method: "POST", ...spec }, async (principal, stepUp, input) =>
+      auth[enable](principal, stepUp, await input.body(), input.meta),
+    );
+  /** A DELETE that turns `method` off. */
+  const turnOff = (path: string, method: TwoFactorMethod, summary: string) =>
+    settings({ method: "DELETE", path, summary }, (principal, stepUp, input) =>
+      auth.disableTwoFactorMethod(principal, stepUp, method, input.meta),
+    );
   return [
     settings(
       { method: "GET", path: "/2fa/totp/setup", summary: "Start TOTP setup: secret, URI, recovery codes" },
       (principal, stepUp) => auth.getTotpSetup(principal, stepUp),
     ),
-    settings(
-      {
-        method: "POST",
-        path: "/2fa/totp/setup",
-        summary: "Confirm TOTP setup with a code",
-        body: confirmTotpInput,
-      },
-      async (principal, stepUp, input) =>
-        auth.confirmTotpSetup(principal, stepUp, await input.body(), input.meta),
+    turnOn(
+      { path: "/2fa/totp/setup", summary: "Confirm TOTP setup with a code", body: confirmTotpInput },
+      "confirmTotpSetup",
     ),
-    settings({ method: "DELETE", path: "/2fa/totp", summary: "Turn TOTP off" }, (principal, stepUp, input) =>
-      auth.disableTwoFactorMethod(principal, stepUp, "totp", input.meta),
-    ),
+    turnOff("/2fa/totp", "totp", "Turn TOTP off"),
     json(
       {
         method: "POST",
@@ -324,20 +330,11 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
       },
       async (input) => auth.getTwoFactorEmailCooldown(await input.principal()),
     ),
-    settings(
-      {
-        method: "POST",
-        path: "/2fa/email/enable",
-        summary: "Turn email 2FA on with a mailed code",
-        body: codeInput,
-      },
-      async (principal, stepUp, input) =>
-        auth.enableEmailTwoFactor(principal, stepUp, await input.body(), input.meta),
+    turnOn(
+      { path: "/2fa/email/enable", summary: "Turn email 2FA on with a mailed code", body: codeInput },
+      "enableEmailTwoFactor",
     ),
-    settings(
-      { method: "DELETE", path: "/2fa/email", summary: "Turn email 2FA off" },
-      (principal, stepUp, input) => auth.disableTwoFactorMethod(principal, stepUp, "email", input.meta),
-    ),
+    turnOff("/2fa/email", "email", "Turn email 2FA off"),
     settings(
       {
         method: "POST",

@@ -65,6 +65,22 @@ export interface Limits {
 
 const UNCOUNTED: ThrottleAttempt = { succeeded: async () => undefined };
 
+/** A throttle that locks a subject after its free attempts in the window; a success clears it. */
+const lockingThrottle = (
+  store: CooldownStore,
+  name: string,
+  code: ThrottleCode,
+  limits: LimitOptions["loginThrottle"],
+): Throttle =>
+  createThrottle(store, {
+    name,
+    code,
+    freeAttempts: limits.freeAttempts,
+    windowMs: limits.windowSeconds * 1000,
+    lock: { baseMs: limits.baseLockSeconds * 1000, maxMs: limits.maxLockSeconds * 1000 },
+    onSuccess: "clear",
+  });
+
 export function createLimits(options: LimitOptions, store: CooldownStore, events: SecurityEvents): Limits {
   const { loginThrottle, twoFactor, ipLimits } = options;
   const perIp = new Map(
@@ -81,21 +97,13 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
       ] as const;
     }),
   );
-  const password = createThrottle(store, {
-    name: "password",
-    code: "LOGIN_THROTTLED",
-    freeAttempts: loginThrottle.freeAttempts,
-    windowMs: loginThrottle.windowSeconds * 1000,
-    lock: { baseMs: loginThrottle.baseLockSeconds * 1000, maxMs: loginThrottle.maxLockSeconds * 1000 },
-    onSuccess: "clear",
-  });
-  const secondFactor = createThrottle(store, {
-    name: "two-factor",
-    code: "TWO_FACTOR_THROTTLED",
+  const password = lockingThrottle(store, "password", "LOGIN_THROTTLED", loginThrottle);
+  // One fixed lockout: the window, the first lock and the longest lock are all `lockoutSeconds`.
+  const secondFactor = lockingThrottle(store, "two-factor", "TWO_FACTOR_THROTTLED", {
     freeAttempts: twoFactor.maxFailedAttempts,
-    windowMs: twoFactor.lockoutSeconds * 1000,
-    lock: { baseMs: twoFactor.lockoutSeconds * 1000, maxMs: twoFactor.lockoutSeconds * 1000 },
-    onSuccess: "clear",
+    windowSeconds: twoFactor.lockoutSeconds,
+    baseLockSeconds: twoFactor.lockoutSeconds,
+    maxLockSeconds: twoFactor.lockoutSeconds,
   });
 
   /** An attempt, with the event of `type` when the throttle refuses it. */

@@ -3,6 +3,16 @@ import { describe, expect, it } from "vitest";
 import { CooldownError } from "../errors.js";
 import { createThrottle, type ThrottlePolicy } from "./throttle.js";
 
+/** Five free attempts an hour, then a lock of 30 s that doubles up to 15 minutes. */
+const POLICY: ThrottlePolicy = {
+  name: "test",
+  code: "LOGIN_THROTTLED",
+  freeAttempts: 5,
+  windowMs: 3_600_000,
+  lock: { baseMs: 30_000, maxMs: 900_000 },
+  onSuccess: "clear",
+};
+
 function setup(policy: Partial<ThrottlePolicy> = {}) {
   let now = Date.UTC(2026, 0, 1);
   const clock = {
@@ -12,15 +22,7 @@ function setup(policy: Partial<ThrottlePolicy> = {}) {
     },
   };
   const { cooldowns } = createMemoryStores({ clock, sweepIntervalMs: 0 });
-  const throttle = createThrottle(cooldowns, {
-    name: "test",
-    code: "LOGIN_THROTTLED",
-    freeAttempts: 5,
-    windowMs: 3_600_000,
-    lock: { baseMs: 30_000, maxMs: 900_000 },
-    onSuccess: "clear",
-    ...policy,
-  });
+  const throttle = createThrottle(cooldowns, { ...POLICY, ...policy });
   /** "ok" (let through, then failed or `succeed`ed), or "429 <seconds>". */
   const attempt = async (subject = "ada", succeed = false) => {
     try {
@@ -32,33 +34,30 @@ function setup(policy: Partial<ThrottlePolicy> = {}) {
       throw error;
     }
   };
-  return { throttle, clock, attempt };
+  /** Plays `steps` for the default subject: a number moves the clock (ms), a string is the next attempt's answer. */
+  const play = async (steps: (number | string)[]) => {
+    for (const [index, step] of steps.entries()) {
+      if (typeof step === "number") clock.advance(step);
+      else expect(await attempt(), `step ${index}`).toBe(step);
+    }
+  };
+  return { throttle, clock, attempt, play };
 }
 
 describe("throttle", () => {
   it("attempt - the budget, then a lock that lets one attempt through when it ends and doubles", async () => {
-    const { clock, attempt } = setup();
-    for (let i = 0; i < 5; i++) expect(await attempt()).toBe("ok");
-    expect(await attempt()).toBe("LOGIN_THROTTLED 30");
-    expect(await attempt()).toBe("LOGIN_THROTTLED 30");
-    clock.advance(30_000);
-    expect(await attempt()).toBe("ok");
+    const { attempt, play } = setup();
+    await play(["ok", "ok", "ok", "ok", "ok", "LOGIN_THROTTLED 30", "LOGIN_THROTTLED 30", 30_000, "ok"]);
     // Every attempt counts, refused ones too: 8 hits → 2^(8-5-1) × 30 s.
-    expect(await attempt()).toBe("LOGIN_THROTTLED 120");
-    clock.advance(120_000);
+    await play(["LOGIN_THROTTLED 120", 120_000]);
     expect(await attempt("ada", true)).toBe("ok");
     expect(await attempt()).toBe("ok");
   });
 
   it("attempt - locks never pass maxMs and end: not a permanent lock", async () => {
-    const { clock, attempt } = setup();
+    const { attempt, play } = setup();
     for (let i = 0; i < 60; i++) await attempt();
-    expect(await attempt()).toBe("LOGIN_THROTTLED 30");
-    clock.advance(30_000);
-    expect(await attempt()).toBe("ok");
-    expect(await attempt()).toBe("LOGIN_THROTTLED 900");
-    clock.advance(3_600_000);
-    expect(await attempt()).toBe("ok");
+    await play(["LOGIN_THROTTLED 30", 30_000, "ok", "LOGIN_THROTTLED 900", 3_600_000, "ok"]);
   });
 
   it("attempt - 35 concurrent attempts let exactly the budget through", async () => {
@@ -81,14 +80,7 @@ describe("throttle", () => {
         return cooldowns.acquire(key, ttlMs);
       },
     };
-    const throttle = createThrottle(slow, {
-      name: "race",
-      code: "LOGIN_THROTTLED",
-      freeAttempts: 5,
-      windowMs: 3_600_000,
-      lock: { baseMs: 30_000, maxMs: 900_000 },
-      onSuccess: "clear",
-    });
+    const throttle = createThrottle(slow, { ...POLICY, name: "race" });
     const results = await Promise.all(
       Array.from({ length: 35 }, () =>
         throttle.attempt("ada").then(
@@ -111,18 +103,8 @@ describe("throttle", () => {
   });
 
   it("attempt - without a lock, a fixed window: refused until it ends, Retry-After is what is left of it", async () => {
-    const { clock, attempt } = setup({
-      lock: undefined,
-      freeAttempts: 2,
-      windowMs: 60_000,
-      code: "RATE_LIMITED",
-    });
-    expect(await attempt()).toBe("ok");
-    clock.advance(20_000);
-    expect(await attempt()).toBe("ok");
-    expect(await attempt()).toBe("RATE_LIMITED 40");
-    clock.advance(40_000);
-    expect(await attempt()).toBe("ok");
+    const { play } = setup({ lock: undefined, freeAttempts: 2, windowMs: 60_000, code: "RATE_LIMITED" });
+    await play(["ok", 20_000, "ok", "RATE_LIMITED 40", 40_000, "ok"]);
   });
 
   it("succeeded - refund gives one attempt back; keep does not", async () => {

@@ -3,6 +3,7 @@ import { AuthError, guardPort } from "../errors.js";
 import { type Principal, type RequestContext, toUser, type User } from "../model.js";
 import type { Logger } from "../ports/logger.js";
 import type { TwoFactorMethod, TwoFactorSettings, UserRecord, UserStore } from "../ports/user-store.js";
+import { currentUser } from "../sessions/current-user.js";
 import type { StepUpTokens } from "./step-up-token.js";
 
 /** What the 2FA settings use cases share. */
@@ -12,16 +13,6 @@ export interface SettingsDeps {
   logger: Logger;
   emails: EmailService;
   translator: { defaultLocale: string };
-}
-
-/** The signed-in user's record; `USER_NOT_FOUND` when the account is gone. */
-export async function currentUser(
-  deps: Pick<SettingsDeps, "users">,
-  principal: Principal,
-): Promise<UserRecord> {
-  const user = await guardPort("DATABASE_FAILURE", () => deps.users.findById(principal.userId));
-  if (!user) throw new AuthError("USER_NOT_FOUND");
-  return user;
 }
 
 /**
@@ -41,6 +32,23 @@ export async function requireStepUp(
 ): Promise<UserRecord> {
   await ctx.stepUpTokens.verify(stepUpToken, principal.userId, principal.sessionId);
   return currentUser(ctx, principal);
+}
+
+/**
+ * The checks before a 2FA method is turned on, in this order: a live step-up token
+ * (`STEP_UP_REQUIRED`), the input (`parse`, `VALIDATION_FAILED`), a verified address
+ * (`EMAIL_NOT_VERIFIED`). Returns the user's record and the parsed input.
+ */
+export async function checkEnabling<I>(
+  ctx: Pick<SettingsDeps, "users" | "stepUpTokens">,
+  principal: Principal,
+  stepUpToken: string | undefined,
+  parse: () => I,
+): Promise<{ user: UserRecord; input: I }> {
+  const user = await requireStepUp(ctx, principal, stepUpToken);
+  const input = parse();
+  requireVerifiedAddress(user);
+  return { user, input };
 }
 
 /** Saves new 2FA settings, keeps `preferredMethod` valid, and mails the security alert. */

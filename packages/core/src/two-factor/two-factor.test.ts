@@ -1,54 +1,27 @@
 import { createHash } from "node:crypto";
-import { createMemoryStores } from "@portcullis/store-memory";
 import { referenceTotp } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
-import { type Auth, createAuth } from "../create-auth.js";
-import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
-import { silentLogger } from "../ports/logger.js";
-import type { EmailMessage } from "../ports/mailer.js";
+import type { Auth } from "../create-auth.js";
+import type { RequestContext } from "../model.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
+import { code, createTestAuth, PASSWORD, signIn } from "../test-support.js";
 import { createSecretBox } from "./secret-box.js";
 import { matchTotp, totpCode } from "./totp.js";
 
-/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
-const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+const setup = () => createTestAuth({ start: Date.UTC(2026, 0, 1, 12), email: { loginAlerts: false } });
 
-const PASSWORD = "correct horse battery staple";
+const signedIn = (auth: Auth, email: string) => signIn(auth, { email, password: PASSWORD });
 
-function setup() {
-  let now = Date.UTC(2026, 0, 1, 12);
-  const clock = {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
-  const sent: EmailMessage[] = [];
-  const auth = createAuth({
-    secret: TEST_SECRET,
-    stores,
-    clock,
-    mailer: { send: async (message) => void sent.push(message) },
-    appOrigin: "https://app.example.test",
-    logger: silentLogger,
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { loginAlerts: false },
-  });
-  return { auth, stores, clock, sent };
+/** A password login of an account with 2FA on: its 2FA token. */
+async function secondFactorToken(auth: Auth, request?: RequestContext) {
+  const login = await auth.login({ email: "ada@example.test", password: PASSWORD }, request);
+  if (!login.twoFactorRequired) throw new Error("expected 2FA");
+  return login.twoFactorAuthenticationToken;
 }
 
-const code = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "OK",
-    (error) => error.code,
-  );
-
-async function signedIn(auth: Auth, email: string) {
-  const result = await auth.login({ email, password: PASSWORD });
-  if (result.twoFactorRequired) throw new Error("second factor required");
-  return result;
-}
+/** `completeTwoFactorLogin` with `twoFactorCode`: its error's code, or "OK". */
+const completeLogin = (auth: Auth, token: string, twoFactorCode: string) =>
+  code(auth.completeTwoFactorLogin(token, { code: twoFactorCode }));
 
 /** Registers a user, turns TOTP on through the use cases, and returns what the test needs. */
 async function withTotp(env: ReturnType<typeof setup>, email = "ada@example.test") {
@@ -141,44 +114,28 @@ describe("TOTP", () => {
     const env = setup();
     const { secret } = await withTotp(env);
     const codeNow = referenceTotp(secret, env.clock.now());
-    const a = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-    const b = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-    if (!a.twoFactorRequired || !b.twoFactorRequired) throw new Error("expected 2FA");
-    expect(
-      await code(env.auth.completeTwoFactorLogin(a.twoFactorAuthenticationToken, { code: codeNow })),
-    ).toBe("OK");
-    expect(
-      await code(env.auth.completeTwoFactorLogin(b.twoFactorAuthenticationToken, { code: codeNow })),
-    ).toBe("WRONG_TWO_FACTOR_CODE");
+    const a = await secondFactorToken(env.auth);
+    const b = await secondFactorToken(env.auth);
+    expect(await completeLogin(env.auth, a, codeNow)).toBe("OK");
+    expect(await completeLogin(env.auth, b, codeNow)).toBe("WRONG_TWO_FACTOR_CODE");
     env.clock.advance(301_000);
     const later = referenceTotp(secret, env.clock.now());
-    expect(await code(env.auth.completeTwoFactorLogin(b.twoFactorAuthenticationToken, { code: later }))).toBe(
-      "TWO_FACTOR_TOKEN_INVALID",
-    );
+    expect(await completeLogin(env.auth, b, later)).toBe("TWO_FACTOR_TOKEN_INVALID");
   });
 
   it("login - 20 concurrent completions with one code: exactly one session", async () => {
     const env = setup();
     const { secret } = await withTotp(env);
-    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-    if (!login.twoFactorRequired) throw new Error("expected 2FA");
+    const token = await secondFactorToken(env.auth);
     const totp = referenceTotp(secret, env.clock.now());
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        code(env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: totp })),
-      ),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => completeLogin(env.auth, token, totp)));
     expect(results.filter((result) => result === "OK")).toHaveLength(1);
   });
 
   it("recovery - a recovery code finishes a login once", async () => {
     const env = setup();
     const { recoveryCodes } = await withTotp(env);
-    const start = async () => {
-      const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-      if (!login.twoFactorRequired) throw new Error("expected 2FA");
-      return login.twoFactorAuthenticationToken;
-    };
+    const start = () => secondFactorToken(env.auth);
     const recovery = recoveryCodes[3] ?? "";
     expect(
       await code(env.auth.recoverWithRecoveryCode(await start(), { code: recovery.toLowerCase() })),
@@ -195,44 +152,26 @@ describe("TOTP", () => {
     const env = setup();
     const { secret } = await withTotp(env);
     for (let i = 0; i < 5; i++) {
-      const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-      if (!login.twoFactorRequired) throw new Error("expected 2FA");
-      expect(
-        await code(env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: "000000" })),
-      ).toBe("WRONG_TWO_FACTOR_CODE");
+      expect(await completeLogin(env.auth, await secondFactorToken(env.auth), "000000")).toBe(
+        "WRONG_TWO_FACTOR_CODE",
+      );
     }
-    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-    if (!login.twoFactorRequired) throw new Error("expected 2FA");
+    const token = await secondFactorToken(env.auth);
     const right = referenceTotp(secret, env.clock.now());
-    const locked = await env.auth
-      .completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: right })
-      .catch((error) => error);
+    const locked = await env.auth.completeTwoFactorLogin(token, { code: right }).catch((error) => error);
     expect(locked).toMatchObject({ code: "TWO_FACTOR_THROTTLED", remainingSeconds: 900 });
     env.clock.advance(900_000);
-    expect(
-      await code(
-        env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, {
-          code: referenceTotp(secret, env.clock.now()),
-        }),
-      ),
-    ).toBe("TWO_FACTOR_TOKEN_INVALID");
-    const fresh = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-    if (!fresh.twoFactorRequired) throw new Error("expected 2FA");
-    expect(
-      await code(
-        env.auth.completeTwoFactorLogin(fresh.twoFactorAuthenticationToken, {
-          code: referenceTotp(secret, env.clock.now()),
-        }),
-      ),
-    ).toBe("OK");
+    expect(await completeLogin(env.auth, token, referenceTotp(secret, env.clock.now()))).toBe(
+      "TWO_FACTOR_TOKEN_INVALID",
+    );
+    const fresh = await secondFactorToken(env.auth);
+    expect(await completeLogin(env.auth, fresh, referenceTotp(secret, env.clock.now()))).toBe("OK");
   });
 
   it("settings - changes need a step-up token of this session; disabling TOTP with one works", async () => {
     const env = setup();
     const { secret } = await withTotp(env);
-    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-    if (!login.twoFactorRequired) throw new Error("expected 2FA");
-    const signed = await env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, {
+    const signed = await env.auth.completeTwoFactorLogin(await secondFactorToken(env.auth), {
       code: referenceTotp(secret, env.clock.now()),
     });
     const principal = await env.auth.authenticate(signed.accessToken);
@@ -251,14 +190,9 @@ describe("TOTP", () => {
     });
     const otherSession = await env.auth.authenticate(
       (
-        await env.auth.completeTwoFactorLogin(
-          (
-            (await env.auth.login({ email: "ada@example.test", password: PASSWORD })) as {
-              twoFactorAuthenticationToken: string;
-            }
-          ).twoFactorAuthenticationToken,
-          { code: referenceTotp(secret, env.clock.now() + 30_000) },
-        )
+        await env.auth.completeTwoFactorLogin(await secondFactorToken(env.auth), {
+          code: referenceTotp(secret, env.clock.now() + 30_000),
+        })
       ).accessToken,
     );
     expect(await code(env.auth.disableTwoFactorMethod(otherSession, done.stepUpToken, "totp"))).toBe(
@@ -289,24 +223,18 @@ describe("TOTP", () => {
     ).toMatchObject({ twoFactorMethods: ["email"] });
 
     env.clock.advance(61_000);
-    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD }, { locale: "de" });
-    if (!login.twoFactorRequired) throw new Error("expected 2FA");
+    const firstLogin = await secondFactorToken(env.auth, { locale: "de" });
     await env.auth.idle();
     expect(env.sent.filter((m) => m.kind === "two-factor-code")).toHaveLength(2);
     expect(env.sent.at(-1)?.locale).toBe("de");
     const first = mailed();
-    const again = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-    if (!again.twoFactorRequired) throw new Error("expected 2FA");
+    const again = await secondFactorToken(env.auth);
     expect(env.sent.filter((m) => m.kind === "two-factor-code")).toHaveLength(2);
-    expect(
-      await code(env.auth.sendTwoFactorEmailCode({ twoFactorToken: again.twoFactorAuthenticationToken })),
-    ).toBe("EMAIL_COOLDOWN_ACTIVE");
-    expect(
-      await code(env.auth.completeTwoFactorLogin(again.twoFactorAuthenticationToken, { code: first })),
-    ).toBe("OK");
-    expect(
-      await code(env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: first })),
-    ).toBe("WRONG_TWO_FACTOR_CODE");
+    expect(await code(env.auth.sendTwoFactorEmailCode({ twoFactorToken: again }))).toBe(
+      "EMAIL_COOLDOWN_ACTIVE",
+    );
+    expect(await completeLogin(env.auth, again, first)).toBe("OK");
+    expect(await completeLogin(env.auth, firstLogin, first)).toBe("WRONG_TWO_FACTOR_CODE");
   });
 });
 
@@ -374,14 +302,11 @@ describe("2FA without a method", () => {
         preferredMethod: "totp",
       },
     });
-    const login = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
-    if (!login.twoFactorRequired) throw new Error("expected 2FA");
-    await env.auth.sendTwoFactorEmailCode({ twoFactorToken: login.twoFactorAuthenticationToken });
+    const token = await secondFactorToken(env.auth);
+    await env.auth.sendTwoFactorEmailCode({ twoFactorToken: token });
     const mailed =
       /(\d{6})/.exec(env.sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
-    expect(
-      await code(env.auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: mailed })),
-    ).toBe("OK");
+    expect(await completeLogin(env.auth, token, mailed)).toBe("OK");
   });
 });
 

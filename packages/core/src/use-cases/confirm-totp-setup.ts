@@ -5,7 +5,7 @@ import type { TwoFactorMethod } from "../ports/user-store.js";
 import { TOTP_SETUP_PURPOSE } from "../tokens/purposes.js";
 import { consumeSingleUseToken, restoreToken, spendToken } from "../tokens/single-use-token.js";
 import { checkCounted, totpMatches } from "../two-factor/check.js";
-import { requireStepUp, requireVerifiedAddress, saveTwoFactor } from "../two-factor/settings.js";
+import { checkEnabling, saveTwoFactor } from "../two-factor/settings.js";
 import { confirmTotpInput, parseInput } from "../validation.js";
 
 /** Turns TOTP on with a code from the new secret; it becomes preferred, and every other session ends. */
@@ -16,9 +16,10 @@ export async function confirmTotpSetup(
   input: unknown,
   request: RequestContext = {},
 ): Promise<User> {
-  const user = await requireStepUp(ctx, principal, stepUpToken);
-  const { setupToken, code } = parseInput(confirmTotpInput, input);
-  requireVerifiedAddress(user);
+  const {
+    user,
+    input: { setupToken, code },
+  } = await checkEnabling(ctx, principal, stepUpToken, () => parseInput(confirmTotpInput, input));
   const taken = await consumeSingleUseToken(ctx, TOTP_SETUP_PURPOSE, setupToken);
   if (!taken || taken.expired || taken.record.userId !== user.id)
     throw new AuthError("TWO_FACTOR_TOKEN_INVALID");

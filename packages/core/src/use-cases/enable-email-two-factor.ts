@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import { type Principal, type RequestContext, toUser, type User } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { checkSecondFactor } from "../two-factor/check.js";
-import { requireStepUp, requireVerifiedAddress, saveTwoFactor } from "../two-factor/settings.js";
+import { checkEnabling, saveTwoFactor } from "../two-factor/settings.js";
 import { parseCodeInput } from "../validation.js";
 
 /** Turns email 2FA on with a code from `sendTwoFactorEmailCode` (needs step-up). */
@@ -13,9 +13,10 @@ export async function enableEmailTwoFactor(
   input: unknown,
   request: RequestContext = {},
 ): Promise<User> {
-  const user = await requireStepUp(ctx, principal, stepUpToken);
-  const { code } = parseCodeInput(input);
-  requireVerifiedAddress(user);
+  const {
+    user,
+    input: { code },
+  } = await checkEnabling(ctx, principal, stepUpToken, () => parseCodeInput(input));
   const withEmail: UserRecord = {
     ...user,
     twoFactor: { ...user.twoFactor, methods: [...user.twoFactor.methods, "email"] },

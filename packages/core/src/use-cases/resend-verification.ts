@@ -1,8 +1,9 @@
 import type { AuthContext } from "../context.js";
 import { requireEmailEnabled } from "../emails/send-with-cooldown.js";
 import { sendVerificationEmail } from "../emails/verification-email.js";
-import { AuthError, guardPort } from "../errors.js";
+import { AuthError } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
+import { currentUser } from "../sessions/current-user.js";
 
 /**
  * Sends a verification email in docs/http-api.md's order: (401 before, by the caller) 503
@@ -15,8 +16,7 @@ export async function resendVerification(
   request: RequestContext = {},
 ): Promise<{ cooldown: number }> {
   requireEmailEnabled(ctx);
-  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(principal.userId));
-  if (!user) throw new AuthError("USER_NOT_FOUND");
+  const user = await currentUser(ctx, principal);
   if (user.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
   await ctx.limits.ip("verificationSends", { ...request, userId: user.id });
   return sendVerificationEmail(ctx, user, request.locale ?? ctx.translator.defaultLocale);

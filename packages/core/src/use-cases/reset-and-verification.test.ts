@@ -1,50 +1,19 @@
-import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
-import { type Auth, createAuth } from "../create-auth.js";
-import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
-import { silentLogger } from "../ports/logger.js";
-import type { EmailMessage, Mailer } from "../ports/mailer.js";
+import type { EmailMessage } from "../ports/mailer.js";
+import {
+  APP_ORIGIN,
+  code,
+  createTestAuth,
+  EMAIL_TWO_FACTOR,
+  identityProviderUser,
+  PASSWORD,
+  signIn,
+} from "../test-support.js";
 
-/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
-const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
-
-/** `auth.login` for accounts without 2FA: the signed-in result, or a thrown error. */
-async function signIn(auth: Auth, ...args: Parameters<Auth["login"]>) {
-  const result = await auth.login(...args);
-  if (result.twoFactorRequired) throw new Error("second factor required");
-  return result;
-}
-
-const PASSWORD = "correct horse battery staple";
 const NEW_PASSWORD = "a brand new passphrase";
-const APP_ORIGIN = "https://app.example.test";
 
 async function setup(options: { emailEnabled?: boolean } = {}) {
-  let now = Date.UTC(2026, 0, 1);
-  const clock = {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
-  const sent: EmailMessage[] = [];
-  const mailer: Mailer & { fail?: Error | undefined } = {
-    async send(message) {
-      if (mailer.fail) throw mailer.fail;
-      sent.push(message);
-    },
-  };
-  const auth = createAuth({
-    secret: TEST_SECRET,
-    stores,
-    clock,
-    mailer,
-    appOrigin: APP_ORIGIN,
-    logger: silentLogger,
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { enabled: options.emailEnabled ?? true, loginAlerts: false },
-  });
+  const env = createTestAuth({ email: { enabled: options.emailEnabled ?? true, loginAlerts: false } });
   const tokenOf = (message: EmailMessage | undefined) => {
     const link = /href="([^"]+\?token=[^"]+)"/.exec(message?.html ?? "")?.[1]?.replace(/&amp;/g, "&");
     if (!link) throw new Error(`no token link in ${message?.kind}`);
@@ -52,16 +21,10 @@ async function setup(options: { emailEnabled?: boolean } = {}) {
     expect(url.origin).toBe(APP_ORIGIN);
     return url.searchParams.get("token") ?? "";
   };
-  const lastOf = (kind: string) => sent.filter((message) => message.kind === kind).at(-1);
-  await auth.ready();
-  return { auth, stores, clock, sent, mailer, tokenOf, lastOf };
+  const lastOf = (kind: string) => env.sent.filter((message) => message.kind === kind).at(-1);
+  await env.auth.ready();
+  return { ...env, tokenOf, lastOf };
 }
-
-const code = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "OK",
-    (error) => error.code,
-  );
 
 describe("password reset", () => {
   it("requestPasswordReset - known and unknown addresses get the same answer; reset vs No Principal Information email", async () => {
@@ -139,12 +102,7 @@ describe("password reset", () => {
     ];
     await stores.users.update(user?.id ?? "", {
       emailVerified: true,
-      twoFactor: {
-        methods: ["email"],
-        preferredMethod: "email",
-        totpSecretEncrypted: null,
-        recoveryCodeHashes: [],
-      },
+      twoFactor: EMAIL_TWO_FACTOR,
     });
     await auth.requestPasswordReset({ email: "ada@example.test" });
     const token = tokenOf(lastOf("password-reset"));
@@ -207,16 +165,7 @@ describe("password reset", () => {
 
   it("resetPassword - an account without a password sets its first one", async () => {
     const { auth, stores, tokenOf, lastOf } = await setup();
-    await stores.users.create({
-      id: "social-0000000000000000",
-      email: "grace@example.test",
-      emailVerified: true,
-      name: null,
-      passwordHash: null,
-      identityProviders: ["github"],
-      twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
-      createdAt: 0,
-    });
+    await stores.users.create(identityProviderUser("social-0000000000000000", "grace@example.test"));
     await auth.requestPasswordReset({ email: "grace@example.test" });
     await auth.resetPassword(tokenOf(lastOf("password-reset")), { newPassword: NEW_PASSWORD });
     expect(await code(signIn(auth, { email: "grace@example.test", password: NEW_PASSWORD }))).toBe("OK");
@@ -373,12 +322,7 @@ describe("failing ports", () => {
     const user = await stores.users.findByEmail("ada@example.test");
     const intruder = await signIn(auth, { email: "ada@example.test", password: PASSWORD });
     await stores.users.update(user?.id ?? "", {
-      twoFactor: {
-        methods: ["email"],
-        preferredMethod: "email",
-        totpSecretEncrypted: null,
-        recoveryCodeHashes: [],
-      },
+      twoFactor: EMAIL_TWO_FACTOR,
     });
     await auth.requestPasswordReset({ email: "ada@example.test" });
     await auth.resetPassword(tokenOf(lastOf("password-reset")), { newPassword: NEW_PASSWORD });

@@ -2,9 +2,10 @@ import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
+import { currentUser } from "../sessions/current-user.js";
 import { takeChallenge } from "../two-factor/challenge.js";
 import { sendEmailCode } from "../two-factor/email-code.js";
-import { currentUser, requireVerifiedAddress } from "../two-factor/settings.js";
+import { requireVerifiedAddress } from "../two-factor/settings.js";
 
 /**
  * Mails a 6-digit code (own cooldown): for turning email 2FA on, for a step-up, or — with the 2FA
@@ -17,14 +18,18 @@ export async function sendTwoFactorEmailCode(
 ): Promise<{ cooldown: number }> {
   if (!ctx.emails.enabled) throw new AuthError("EMAIL_DISABLED");
   let user: UserRecord;
+  // Signed in without email 2FA yet: the code is the one that turns it on.
+  let setup = false;
   if ("principal" in who) {
     user = await currentUser(ctx, who.principal);
-    if (!user.twoFactor.methods.includes("email")) requireVerifiedAddress(user);
+    setup = !user.twoFactor.methods.includes("email");
+    if (setup) requireVerifiedAddress(user);
   } else {
     const challenge = await takeChallenge(ctx, who.twoFactorToken, "any");
     await challenge.restore();
     user = challenge.user;
     if (!user.twoFactor.methods.includes("email")) throw new AuthError("TWO_FACTOR_DISABLED");
   }
-  return sendEmailCode(ctx, user, request.locale ?? ctx.translator.defaultLocale);
+  const locale = request.locale ?? ctx.translator.defaultLocale;
+  return sendEmailCode(ctx, user, locale, setup ? "setup" : "sign-in");
 }

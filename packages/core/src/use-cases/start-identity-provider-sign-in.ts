@@ -8,7 +8,7 @@ import {
   startAuthorization,
 } from "../identity/flow.js";
 import type { Principal } from "../model.js";
-import { currentUser } from "../two-factor/settings.js";
+import { currentUser } from "../sessions/current-user.js";
 
 /**
  * Starts a sign-in with an identity provider: the provider's authorization URL (state, nonce,

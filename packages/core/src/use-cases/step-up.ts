@@ -1,7 +1,8 @@
 import type { AuthContext } from "../context.js";
-import { AuthError, guardPort } from "../errors.js";
+import { AuthError } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
+import { currentUser } from "../sessions/current-user.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { parseInput, stepUpInput } from "../validation.js";
 
@@ -21,8 +22,7 @@ export async function stepUp(
   request: RequestContext = {},
 ): Promise<StepUpResult> {
   const { password } = parseInput(stepUpInput, input);
-  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(principal.userId));
-  if (!user) throw new AuthError("USER_NOT_FOUND");
+  const user = await currentUser(ctx, principal);
   // The account's login budget: a stolen access token is no unlimited password oracle.
   const attempt = await ctx.limits.password(user.email, { ...request, userId: user.id });
   const ok =

@@ -1,43 +1,16 @@
-import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
-import { type Auth, createAuth } from "../create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
-import type { Logger } from "../ports/logger.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
+import { code, createLineLogger, createTestAuth, fastHasher, PASSWORD, signIn } from "../test-support.js";
 
-/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
-const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
-
-/** `auth.login` for accounts without 2FA: the signed-in result, or a thrown error. */
-async function signIn(auth: Auth, ...args: Parameters<Auth["login"]>) {
-  const result = await auth.login(...args);
-  if (result.twoFactorRequired) throw new Error("second factor required");
-  return result;
-}
-
-const PASSWORD = "correct horse battery staple";
 const CHROME_UA =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
 function setup(overrides: { hasher?: PasswordHasher } = {}) {
-  let now = Date.UTC(2026, 0, 1);
-  const clock = {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-  const stores = createMemoryStores({ clock });
-  const lines: string[] = [];
-  const logger: Logger = Object.fromEntries(
-    (["debug", "info", "warn", "error"] as const).map((level) => [
-      level,
-      (o: object, m?: string) => lines.push(JSON.stringify({ level, ...o, m })),
-    ]),
-  ) as unknown as Logger;
+  const { logger, lines } = createLineLogger();
   const verifies: string[] = [];
-  const base = overrides.hasher ?? createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
+  const base = overrides.hasher ?? fastHasher();
   const hasher: PasswordHasher = {
     hash: (p) => base.hash(p),
     verify: (h, p) => {
@@ -46,10 +19,7 @@ function setup(overrides: { hasher?: PasswordHasher } = {}) {
     },
     needsRehash: (h) => base.needsRehash(h),
   };
-  const auth: Auth = createAuth({
-    secret: TEST_SECRET,
-    stores,
-    clock,
+  const { auth, stores, clock } = createTestAuth({
     logger,
     passwordHasher: hasher,
     email: { enabled: false },
@@ -62,12 +32,6 @@ async function existingUser(users: UserStore, email: string): Promise<UserRecord
   if (!user) throw new Error(`no user ${email}`);
   return user;
 }
-
-const code = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "OK",
-    (error) => error.code,
-  );
 
 describe("use cases", () => {
   it("register - same answer for a new and an existing address; the password is hashed either way", async () => {

@@ -1,7 +1,27 @@
 import { expect } from "vitest";
-import { type AppTests, expectError, PASSWORD } from "./fixture.js";
+import { type App, type AppTests, expectError, PASSWORD } from "./fixture.js";
 
 const NEW_PASSWORD = "a fresh admin-set passphrase";
+
+/** After an admin change, the user's access token and `PASSWORD` are refused (`labels` name the two calls). */
+async function expectLockedOut(
+  app: App,
+  account: { email: string; accessToken: string },
+  labels: { me: string; login: string },
+): Promise<void> {
+  expectError(
+    await app.call(labels.me, "GET", "/api/auth/me", { bearer: account.accessToken }),
+    401,
+    "ACCESS_TOKEN_INVALID",
+  );
+  expectError(
+    await app.call(labels.login, "POST", "/api/auth/login", {
+      body: { email: account.email, password: PASSWORD },
+    }),
+    401,
+    "INVALID_CREDENTIALS",
+  );
+}
 
 /**
  * The host's side of the API over HTTP: a session a host started with `auth.sessions.create` is a
@@ -87,17 +107,10 @@ export const hostApiTests: AppTests = {
     const app = await boot();
     const before = await app.signUp("reset-by-admin@example.test");
     await app.auth.admin.setPassword(before.user.id, NEW_PASSWORD);
-    expectError(
-      await app.call("me after admin password", "GET", "/api/auth/me", { bearer: before.accessToken }),
-      401,
-      "ACCESS_TOKEN_INVALID",
-    );
-    expectError(
-      await app.call("old password", "POST", "/api/auth/login", {
-        body: { email: "reset-by-admin@example.test", password: PASSWORD },
-      }),
-      401,
-      "INVALID_CREDENTIALS",
+    await expectLockedOut(
+      app,
+      { email: "reset-by-admin@example.test", accessToken: before.accessToken },
+      { me: "me after admin password", login: "old password" },
     );
     const login = await app.call("new password", "POST", "/api/auth/login", {
       body: { email: "reset-by-admin@example.test", password: NEW_PASSWORD },
@@ -132,17 +145,10 @@ export const hostApiTests: AppTests = {
         body: { email: "leaving@example.test" },
       });
       await app.auth.admin.deleteUser(signedIn.user.id);
-      expectError(
-        await app.call("me after delete", "GET", "/api/auth/me", { bearer: signedIn.accessToken }),
-        401,
-        "ACCESS_TOKEN_INVALID",
-      );
-      expectError(
-        await app.call("login after delete", "POST", "/api/auth/login", {
-          body: { email: "leaving@example.test", password: PASSWORD },
-        }),
-        401,
-        "INVALID_CREDENTIALS",
+      await expectLockedOut(
+        app,
+        { email: "leaving@example.test", accessToken: signedIn.accessToken },
+        { me: "me after delete", login: "login after delete" },
       );
       const again = await app.signUp("leaving@example.test");
       expect(again.user.id).not.toBe(signedIn.user.id);

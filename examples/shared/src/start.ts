@@ -1,0 +1,39 @@
+import type { AddressInfo } from "node:net";
+import type { Auth, OutboxMailer } from "@portcullis/core";
+import { ConfigError, type ExampleConfig, readConfig } from "./config.js";
+import { createExampleAuth } from "./setup.js";
+
+/** A server an example started: where it listens, and how it stops. */
+export interface ListeningServer {
+  address(): AddressInfo | string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The `server.ts` of an example: reads the configuration (a `ConfigError` ends the process with
+ * its message), builds the auth, lets `listen` start the framework's server, says where it runs
+ * (and where the dev outbox is), and closes it on SIGINT and SIGTERM.
+ */
+export async function startExample(
+  framework: string,
+  listen: (auth: Auth, outbox: OutboxMailer | undefined, config: ExampleConfig) => Promise<ListeningServer>,
+): Promise<void> {
+  try {
+    const config = readConfig();
+    const { auth, outbox } = await createExampleAuth(config);
+    const server = await listen(auth, outbox, config);
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    console.log(
+      `Portcullis ${framework} example on http://${config.host}:${port} (emails link to ${config.appOrigin})`,
+    );
+    if (outbox) console.log(`Dev outbox: http://${config.host}:${port}/dev/outbox`);
+    const stop = () => server.close().then(() => process.exit(0));
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Cannot start: ${error.message}`);
+    process.exit(1);
+  }
+}

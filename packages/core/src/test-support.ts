@@ -1,0 +1,120 @@
+/**
+ * Setup shared by the core's own tests. Not part of the package: only `index.ts` is built, and
+ * nothing but `*.test.ts` files imports this one.
+ */
+import { createMemoryStores } from "@portcullis/store-memory";
+import { createFakeClock } from "@portcullis/testing";
+import { type Auth, createAuth } from "./create-auth.js";
+import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
+import type { AuthOptions } from "./options.js";
+import { type Logger, silentLogger } from "./ports/logger.js";
+import type { EmailMessage, Mailer } from "./ports/mailer.js";
+import type { TwoFactorSettings, UserRecord } from "./ports/user-store.js";
+
+/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
+export const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+
+export const PASSWORD = "correct horse battery staple";
+
+export const APP_ORIGIN = "https://app.example.test";
+
+/** The brand of the email tests (the option's defaults, spelled out). */
+export const BRAND = {
+  name: "Acme",
+  primaryColor: "#4f46e5",
+  textColor: "#111827",
+  backgroundColor: "#f3f4f6",
+  logoUrl: null,
+};
+
+/** The frontend pages of the email tests (the option's defaults, spelled out). */
+export const LINKS = {
+  verifyEmail: "/verify-email",
+  resetPassword: "/reset-password",
+  forgotPassword: "/forgot-password",
+  signIn: "/login",
+  signUp: "/signup",
+  securitySettings: "/settings/security",
+};
+
+/** Email codes on, preferred; no TOTP, no recovery codes. */
+export const EMAIL_TWO_FACTOR: TwoFactorSettings = {
+  methods: ["email"],
+  preferredMethod: "email",
+  totpSecretEncrypted: null,
+  recoveryCodeHashes: [],
+};
+
+/** The settled promise as its error's `code`, or "OK". */
+export const code = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "OK",
+    (error) => error.code,
+  );
+
+/** `auth.login` for accounts without 2FA: the signed-in result, or a thrown error. */
+export async function signIn(auth: Auth, ...args: Parameters<Auth["login"]>) {
+  const result = await auth.login(...args);
+  if (result.twoFactorRequired) throw new Error("second factor required");
+  return result;
+}
+
+/** Argon2id at its cheapest, so tests hash fast. */
+export const fastHasher = () => createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
+
+/** A verified account that signs in only with an identity provider: no password, no 2FA. */
+export const identityProviderUser = (id: string, email: string, provider = "github"): UserRecord => ({
+  id,
+  email,
+  emailVerified: true,
+  name: null,
+  passwordHash: null,
+  identityProviders: [provider],
+  twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+  createdAt: 0,
+});
+
+/** A logger that keeps every entry as a JSON line (`level`, the fields, and `message`). */
+export function createLineLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const logger = Object.fromEntries(
+    (["debug", "info", "warn", "error"] as const).map((level) => [
+      level,
+      (object: object, message?: string) => lines.push(JSON.stringify({ level, ...object, message })),
+    ]),
+  ) as unknown as Logger;
+  return { logger, lines };
+}
+
+export interface TestAuthOptions extends Partial<AuthOptions> {
+  /** Epoch milliseconds the fake clock starts at. Default: 2026-01-01T00:00:00Z. */
+  start?: number;
+}
+
+/**
+ * A `createAuth` over memory stores (no sweep timer) on a fake clock, with a mailer that keeps
+ * what it sends (set `mailer.fail` to make it throw), `APP_ORIGIN`, no logs and a fast hasher;
+ * `options` override any of these.
+ */
+export function createTestAuth({ start = Date.UTC(2026, 0, 1), ...options }: TestAuthOptions = {}) {
+  const clock = createFakeClock({ start });
+  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+  const sent: EmailMessage[] = [];
+  const mailer: Mailer & { fail?: Error | undefined } = {
+    async send(message) {
+      if (mailer.fail) throw mailer.fail;
+      sent.push(message);
+    },
+  };
+  const auth = createAuth({
+    secret: TEST_SECRET,
+    stores,
+    clock,
+    mailer,
+    appOrigin: APP_ORIGIN,
+    logger: silentLogger,
+    passwordHasher: fastHasher(),
+    ...options,
+  });
+  return { auth, stores, clock, sent, mailer };
+}
