@@ -196,6 +196,11 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     };
     const signedInAs = async (page: Page, email: string) =>
       expect.poll(() => page.locator("#me-email").textContent()).toBe(email);
+    /** Answers the sign-in's second step with a code from the authenticator app or the email. */
+    const submitTwoFactorCode = async (page: Page, code: string) => {
+      await page.fill("#two-factor-code [name=code]", code);
+      await page.click("#two-factor-code button[type=submit]");
+    };
     /** Signs in (without 2FA) and confirms the password on the security page: the settings show. */
     const openSettings = async (page: Page, email: string) => {
       await signIn(page, email);
@@ -217,10 +222,8 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     };
 
     // ---- The whole journey --------------------------------------------------------------------
-    it("ui - sign up, verify from the outbox, TOTP from the page's secret, sign out, TOTP sign-in, recovery code, reset password ends the old session", async () => {
-      const [context, signedIn] = await newPage();
-      let page = signedIn;
-      const email = "ada@example.test";
+    /** Signs up on the page, opens the verification link from the outbox, and opens it again. */
+    const signUpAndVerify = async (page: Page, email: string) => {
       await page.goto(`${base}/signup`);
       await shot(page, "signup");
       await page.fill("#signup [name=email]", email);
@@ -241,13 +244,9 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await page.goto(verifyLink);
       await expect.poll(() => page.locator("#verify-result").textContent()).toContain("already verified");
       expect(await page.locator("#verify-result").getAttribute("class")).toBe("ok");
-
-      await signIn(page, email);
-      await signedInAs(page, email);
-      expect(await page.locator("#me").textContent()).toContain("Email verified");
-      expect(await page.locator("#sessions li").count()).toBe(1);
-      await shot(page, "account");
-
+    };
+    /** From the signed-in account page: confirms the password, sets TOTP up with the page's secret. */
+    const turnOnTotpInSettings = async (page: Page) => {
       await page.click('nav a[href="/settings/security"]');
       await expect.poll(() => visible(page, "#step-up")).toBe(true);
       await shot(page, "security-step-up");
@@ -266,6 +265,38 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await page.click("#totp-confirm button[type=submit]");
       await expect.poll(() => visible(page, "#totp-disable")).toBe(true);
       await shot(page, "security-totp-on");
+      return { secret, recoveryCodes };
+    };
+    /** Resets the password from another browser, then signs in with the new one up to the second step. */
+    const resetPasswordElsewhere = async (email: string, newPassword: string) => {
+      const other = await browser.newContext({ locale: "en-US" });
+      const page = await other.newPage();
+      await page.goto(`${base}/forgot-password`);
+      await shot(page, "forgot-password");
+      await page.fill("#forgot-password [name=email]", email);
+      await page.click("#forgot-password button[type=submit]");
+      await expect.poll(() => status(page).textContent()).toContain("reset link");
+      await page.goto(await linkFromOutbox(page, "password-reset", email));
+      await shot(page, "reset-password");
+      await page.fill("#reset-password [name=newPassword]", newPassword);
+      await page.click("#reset-password button[type=submit]");
+      await expect.poll(() => status(page).textContent()).toContain("Password changed");
+      await signIn(page, email, newPassword);
+      await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+      await other.close();
+    };
+
+    it("ui - sign up, verify from the outbox, TOTP from the page's secret, sign out, TOTP sign-in, recovery code, reset password ends the old session", async () => {
+      const [context, page] = await newPage();
+      const email = "ada@example.test";
+      await signUpAndVerify(page, email);
+
+      await signIn(page, email);
+      await signedInAs(page, email);
+      expect(await page.locator("#me").textContent()).toContain("Email verified");
+      expect(await page.locator("#sessions li").count()).toBe(1);
+      await shot(page, "account");
+      const { secret, recoveryCodes } = await turnOnTotpInSettings(page);
 
       await page.click("#logout");
       await expect.poll(() => visible(page, "#signed-out")).toBe(true);
@@ -273,8 +304,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await signIn(page, email);
       await expect.poll(() => visible(page, "#two-factor")).toBe(true);
       await shot(page, "two-factor");
-      await page.fill("#two-factor-code [name=code]", referenceTotp(secret, Date.now() + 30_000));
-      await page.click("#two-factor-code button[type=submit]");
+      await submitTwoFactorCode(page, referenceTotp(secret, Date.now() + 30_000));
       await signedInAs(page, email);
       const cookies = await context.cookies();
       expect(cookies.find((cookie) => cookie.name === "access_token")).toMatchObject({
@@ -291,23 +321,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await expect.poll(() => status(page).textContent()).toContain("recovery code");
 
       // A password reset from another browser ends this session.
-      const other = await browser.newContext({ locale: "en-US" });
-      page = await other.newPage();
-      await page.goto(`${base}/forgot-password`);
-      await shot(page, "forgot-password");
-      await page.fill("#forgot-password [name=email]", email);
-      await page.click("#forgot-password button[type=submit]");
-      await expect.poll(() => status(page).textContent()).toContain("reset link");
-      await page.goto(await linkFromOutbox(page, "password-reset", email));
-      await shot(page, "reset-password");
-      await page.fill("#reset-password [name=newPassword]", "a brand new passphrase");
-      await page.click("#reset-password button[type=submit]");
-      await expect.poll(() => status(page).textContent()).toContain("Password changed");
-      await signIn(page, email, "a brand new passphrase");
-      await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-      await other.close();
-
-      page = signedIn;
+      await resetPasswordElsewhere(email, "a brand new passphrase");
       await page.reload();
       await expect.poll(() => visible(page, "#signed-out")).toBe(true);
       expect(await visible(page, "#signed-in")).toBe(false);
@@ -601,8 +615,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       // Email is its only (so preferred) method: the sign-in mailed a code already.
       expect(await page.locator("#two-factor-hint").textContent()).toContain("We emailed you a code");
       expect(await visible(page, "#two-factor-email")).toBe(true);
-      await page.fill("#two-factor-code [name=code]", await emailedCode(emailOnly, before));
-      await page.click("#two-factor-code button[type=submit]");
+      await submitTwoFactorCode(page, await emailedCode(emailOnly, before));
       await signedInAs(page, emailOnly);
       await context.close();
     });
@@ -621,8 +634,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await expect.poll(() => status(page).textContent()).toBe("A code is on its way to your inbox");
       await shot(page, "f-two-factor-email");
       // The method choice is not touched: the code is sent as the emailed one all the same.
-      await page.fill("#two-factor-code [name=code]", await emailedCode(email, before));
-      await page.click("#two-factor-code button[type=submit]");
+      await submitTwoFactorCode(page, await emailedCode(email, before));
       await signedInAs(page, email);
       await context.close();
     });
@@ -647,8 +659,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await page.fill("#login [name=password]", PASSWORD);
       await page.click("#login button[type=submit]");
       await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-      await page.fill("#two-factor-code [name=code]", referenceTotp(secret, Date.now()));
-      await page.click("#two-factor-code button[type=submit]");
+      await submitTwoFactorCode(page, referenceTotp(secret, Date.now()));
       await signedInAs(page, second);
       await page.click('nav a[href="/settings/security"]');
       await expect.poll(() => visible(page, "#security")).toBe(true);
@@ -675,8 +686,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       for (const attempt of [1, 2]) {
         await signIn(page, email);
         await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-        await page.fill("#two-factor-code [name=code]", code);
-        await page.click("#two-factor-code button[type=submit]");
+        await submitTwoFactorCode(page, code);
         if (attempt === 2) break;
         await signedInAs(page, email);
         await page.click("#logout");

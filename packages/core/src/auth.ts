@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { Translator } from "./i18n/index.js";
 import type { AuthorizationStart } from "./identity/flow.js";
 import type { Principal, RequestContext, SessionInfo, User } from "./model.js";
@@ -10,19 +11,32 @@ import type { IdentityProviderCallbackResult } from "./use-cases/finish-identity
 import type { LoginResult } from "./use-cases/login.js";
 import type { RefreshResult } from "./use-cases/refresh.js";
 import type { StepUpResult } from "./use-cases/step-up.js";
-import type {
-  CodeInput,
-  ConfirmTotpInput,
-  CreateSessionInput,
-  CreateUserInput,
-  EmailInput,
-  LoginInput,
-  PreferredMethodInput,
-  RefreshInput,
-  RegisterInput,
-  ResetPasswordInput,
-  StepUpInput,
-} from "./validation.js";
+import type * as schemas from "./validation.js";
+
+// What the host API takes, as a caller writes it (the schemas in validation.ts check it).
+
+/** What `register` takes. */
+export type RegisterInput = z.input<typeof schemas.registerInput>;
+/** What `login` takes. */
+export type LoginInput = z.input<typeof schemas.loginInput>;
+/** What `refresh` takes besides the token. */
+export type RefreshInput = z.input<typeof schemas.refreshInput>;
+/** What `requestPasswordReset` takes. */
+export type EmailInput = z.input<typeof schemas.emailInput>;
+/** What `resetPassword` takes besides the token. */
+export type ResetPasswordInput = z.input<typeof schemas.resetPasswordInput>;
+/** What the second-factor use cases take. */
+export type CodeInput = z.input<typeof schemas.codeInput>;
+/** What `stepUp` takes. */
+export type StepUpInput = z.input<typeof schemas.stepUpInput>;
+/** What `confirmTotpSetup` takes. */
+export type ConfirmTotpInput = z.input<typeof schemas.confirmTotpInput>;
+/** What `setPreferredTwoFactorMethod` takes. */
+export type PreferredMethodInput = z.input<typeof schemas.preferredMethodInput>;
+/** What `sessions.create` takes. */
+export type CreateSessionInput = z.input<typeof schemas.createSessionInput>;
+/** What `admin.createUser` takes. */
+export type CreateUserInput = z.input<typeof schemas.createUserInput>;
 
 /** What a TOTP setup shows the user once: nothing is stored until `confirmTotpSetup`. */
 export interface TotpSetup {

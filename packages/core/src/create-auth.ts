@@ -1,17 +1,17 @@
-import type { Auth } from "./auth.js";
+import type { AdminApi, Auth, IdentityProviderApi, SessionApi } from "./auth.js";
 import { createBackgroundTasks } from "./background.js";
 import type { AuthContext } from "./context.js";
 import { createEmailService } from "./emails/email-service.js";
-import { createEmailRenderer } from "./emails/renderer.js";
+import { createEmailRenderer, type EmailRenderer } from "./emails/renderer.js";
 import { AuthError } from "./errors.js";
 import { createSecurityEvents } from "./events.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
-import { createTranslator } from "./i18n/index.js";
+import { createTranslator, type Translator } from "./i18n/index.js";
 import { createRelyingParties } from "./identity/flow.js";
 import { loadOpenIdClient } from "./identity/relying-party.js";
 import { createLimits } from "./limits/limits.js";
 import { isIssuedPrincipal, type Principal } from "./model.js";
-import { type AuthOptions, parseAuthOptions } from "./options.js";
+import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
 import { systemClock } from "./ports/clock.js";
 import { consoleLogger } from "./ports/logger.js";
 import { createAccessTokenCodec } from "./tokens/access-token.js";
@@ -68,15 +68,88 @@ export type { StepUpResult } from "./use-cases/step-up.js";
 /** Validates the options (throwing on a bad one, naming it) and wires the use cases to the ports. */
 export function createAuth(input: AuthOptions): Auth {
   const options = parseAuthOptions(input);
-  const clock = options.clock ?? systemClock;
-  const hasher = options.passwordHasher ?? createArgon2Hasher();
-  const logger = options.logger ?? consoleLogger;
   const translator = createTranslator(options.defaultLocale, input.locales);
   const renderer = createEmailRenderer({
     brand: options.email.brand,
     translator,
     templates: options.email.templates,
   });
+  const ctx = createContext(options, translator, renderer);
+  const startup = startUp(ctx, renderer);
+  const sessions = sessionApi(ctx);
+  return {
+    options,
+    identityProviders: identityProviderApi(ctx),
+    ready: () => startup,
+    idle: () => ctx.background.idle(),
+    translator: ctx.translator,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    sessions,
+    admin: adminApi(ctx),
+    register: (body, request) => register(ctx, body, request),
+    login: (body, request) => login(ctx, body, request),
+    refresh: (token, body, request) => refresh(ctx, token, body, request),
+    logout: (tokens) => logout(ctx, tokens),
+    authenticate: (token) => authenticate(ctx, token),
+    getCurrentUser: withPrincipal((principal) => getCurrentUser(ctx, principal)),
+    listSessions: sessions.list,
+    revokeSession: sessions.revoke,
+    revokeAllSessions: sessions.revokeAll,
+    requestPasswordReset: (body, request) => requestPasswordReset(ctx, body, request),
+    getPasswordResetCooldown: (email) => getPasswordResetCooldown(ctx, email),
+    resetPassword: (token, body, request) => resetPassword(ctx, token, body, request),
+    resendVerification: withPrincipal((principal, request?: Parameters<Auth["resendVerification"]>[1]) =>
+      resendVerification(ctx, principal, request),
+    ),
+    getVerificationCooldown: withPrincipal((principal) => getVerificationCooldown(ctx, principal)),
+    verifyEmail: (token, request) => verifyEmail(ctx, token, request),
+    completeTwoFactorLogin: (token, body, request) => completeTwoFactorLogin(ctx, token, body, request),
+    recoverWithRecoveryCode: (token, body, request) => recoverWithRecoveryCode(ctx, token, body, request),
+    stepUp: withPrincipal((principal, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+      stepUp(ctx, principal, body, request),
+    ),
+    completeTwoFactorStepUp: withPrincipal(
+      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+        completeTwoFactorStepUp(ctx, principal, token, body, request),
+    ),
+    getTotpSetup: withPrincipal((principal, token: string | undefined) =>
+      getTotpSetup(ctx, principal, token),
+    ),
+    confirmTotpSetup: withPrincipal(
+      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+        confirmTotpSetup(ctx, principal, token, body, request),
+    ),
+    disableTwoFactorMethod: withPrincipal(
+      (
+        principal,
+        token: string | undefined,
+        method: Parameters<Auth["disableTwoFactorMethod"]>[2],
+        request?: Parameters<Auth["stepUp"]>[2],
+      ) => disableTwoFactorMethod(ctx, principal, token, method, request),
+    ),
+    sendTwoFactorEmailCode: async (who, request) =>
+      sendTwoFactorEmailCode(ctx, "principal" in who ? { principal: issued(who.principal) } : who, request),
+    getTwoFactorEmailCooldown: withPrincipal((principal) => getTwoFactorEmailCooldown(ctx, principal)),
+    enableEmailTwoFactor: withPrincipal(
+      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+        enableEmailTwoFactor(ctx, principal, token, body, request),
+    ),
+    setPreferredTwoFactorMethod: withPrincipal((principal, token: string | undefined, body: unknown) =>
+      setPreferredTwoFactorMethod(ctx, principal, token, body),
+    ),
+  };
+}
+
+/** The ports, keys and services every use case gets. */
+function createContext(
+  options: ResolvedAuthOptions,
+  translator: Translator,
+  renderer: EmailRenderer,
+): AuthContext {
+  const clock = options.clock ?? systemClock;
+  const hasher = options.passwordHasher ?? createArgon2Hasher();
+  const logger = options.logger ?? consoleLogger;
   let dummyHash: Promise<string> | undefined;
   const signingKeys = createSigningKeys(options.secret, "ACCESS_TOKEN_INVALID");
   const encryptionKeys = options.twoFactor.encryptionKey ?? options.secret;
@@ -88,7 +161,7 @@ export function createAuth(input: AuthOptions): Auth {
   }
   const events = createSecurityEvents({ onEvent: options.onEvent, logger, clock });
   const background = createBackgroundTasks(logger);
-  const ctx: AuthContext = {
+  return {
     options,
     users: options.stores.users,
     cooldowns: options.stores.cooldowns,
@@ -138,10 +211,15 @@ export function createAuth(input: AuthOptions): Auth {
       return dummyHash;
     },
   };
+}
 
-  // Start-up work, off the request path: the dummy hash (so the first unknown-email login costs
-  // the same as any other) and the MJML templates (compiled once; a send waits if it comes first).
-  const startup = Promise.all([
+/**
+ * Start-up work, off the request path: the dummy hash (so the first unknown-email login costs
+ * the same as any other) and the MJML templates (compiled once; a send waits if it comes first).
+ */
+function startUp(ctx: AuthContext, renderer: EmailRenderer): Promise<void> {
+  const { options, logger } = ctx;
+  return Promise.all([
     ctx
       .dummyHash()
       .catch((error: unknown) =>
@@ -170,31 +248,37 @@ export function createAuth(input: AuthOptions): Auth {
         )
       : undefined,
   ]).then(() => undefined);
+}
 
-  /** Only principals `authenticate` or `sessions.create` issued reach a use case. */
-  const p = (principal: Principal): Principal => {
-    if (!isIssuedPrincipal(principal)) throw new AuthError("AUTHENTICATION_REQUIRED");
-    return principal;
-  };
-  /** A principal check that rejects (as the use cases do) instead of throwing synchronously. */
-  const withPrincipal =
-    <A extends unknown[], R>(run: (principal: Principal, ...args: A) => Promise<R>) =>
-    async (principal: Principal, ...args: A): Promise<R> =>
-      run(p(principal), ...args);
-  const sessions = {
+/** Only principals `authenticate` or `sessions.create` issued reach a use case. */
+function issued(principal: Principal): Principal {
+  if (!isIssuedPrincipal(principal)) throw new AuthError("AUTHENTICATION_REQUIRED");
+  return principal;
+}
+
+/** A principal check that rejects (as the use cases do) instead of throwing synchronously. */
+const withPrincipal =
+  <A extends unknown[], R>(run: (principal: Principal, ...args: A) => Promise<R>) =>
+  async (principal: Principal, ...args: A): Promise<R> =>
+    run(issued(principal), ...args);
+
+function sessionApi(ctx: AuthContext): SessionApi {
+  return {
     create: (body: unknown, request?: Parameters<typeof createSession>[2]) =>
       createSession(ctx, body, request),
     list: withPrincipal((principal) => listSessions(ctx, principal)),
     revoke: withPrincipal((principal, sessionId: string) => revokeSession(ctx, principal, sessionId)),
     revokeAll: withPrincipal((principal) => revokeAllSessions(ctx, principal)),
   };
+}
 
-  const identityProviders: Auth["identityProviders"] = {
+function identityProviderApi(ctx: AuthContext): IdentityProviderApi {
+  return {
     list: () => [...ctx.relyingParties.values()].map(({ name, displayName }) => ({ name, displayName })),
     authorize: async (provider, input = {}) =>
       startIdentityProviderSignIn(ctx, provider, {
         returnTo: input.returnTo,
-        stepUp: input.stepUp ? p(input.stepUp) : undefined,
+        stepUp: input.stepUp ? issued(input.stepUp) : undefined,
       }),
     link: withPrincipal((principal, stepUpToken: string | undefined, provider: string, input = {}) =>
       startIdentityProviderLink(ctx, principal, stepUpToken, provider, input),
@@ -209,72 +293,13 @@ export function createAuth(input: AuthOptions): Auth {
       ) => unlinkIdentityProvider(ctx, principal, stepUpToken, provider, request),
     ),
   };
+}
 
+function adminApi(ctx: AuthContext): AdminApi {
   return {
-    options,
-    identityProviders,
-    ready: () => startup,
-    idle: () => background.idle(),
-    translator: ctx.translator,
-    clock,
-    logger: ctx.logger,
-    sessions,
-    admin: {
-      createUser: (body) => createUser(ctx, body),
-      setPassword: (userId, password) => setPassword(ctx, userId, password),
-      markEmailVerified: (userId) => markEmailVerified(ctx, userId),
-      deleteUser: (userId) => deleteUser(ctx, userId),
-    },
-    register: (body, request) => register(ctx, body, request),
-    login: (body, request) => login(ctx, body, request),
-    refresh: (token, body, request) => refresh(ctx, token, body, request),
-    logout: (tokens) => logout(ctx, tokens),
-    authenticate: (token) => authenticate(ctx, token),
-    getCurrentUser: withPrincipal((principal) => getCurrentUser(ctx, principal)),
-    listSessions: sessions.list,
-    revokeSession: sessions.revoke,
-    revokeAllSessions: sessions.revokeAll,
-    requestPasswordReset: (body, request) => requestPasswordReset(ctx, body, request),
-    getPasswordResetCooldown: (email) => getPasswordResetCooldown(ctx, email),
-    resetPassword: (token, body, request) => resetPassword(ctx, token, body, request),
-    resendVerification: withPrincipal((principal, request?: Parameters<Auth["resendVerification"]>[1]) =>
-      resendVerification(ctx, principal, request),
-    ),
-    getVerificationCooldown: withPrincipal((principal) => getVerificationCooldown(ctx, principal)),
-    verifyEmail: (token, request) => verifyEmail(ctx, token, request),
-    completeTwoFactorLogin: (token, body, request) => completeTwoFactorLogin(ctx, token, body, request),
-    recoverWithRecoveryCode: (token, body, request) => recoverWithRecoveryCode(ctx, token, body, request),
-    stepUp: withPrincipal((principal, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
-      stepUp(ctx, principal, body, request),
-    ),
-    completeTwoFactorStepUp: withPrincipal(
-      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
-        completeTwoFactorStepUp(ctx, principal, token, body, request),
-    ),
-    getTotpSetup: withPrincipal((principal, token: string | undefined) =>
-      getTotpSetup(ctx, principal, token),
-    ),
-    confirmTotpSetup: withPrincipal(
-      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
-        confirmTotpSetup(ctx, principal, token, body, request),
-    ),
-    disableTwoFactorMethod: withPrincipal(
-      (
-        principal,
-        token: string | undefined,
-        method: Parameters<Auth["disableTwoFactorMethod"]>[2],
-        request?: Parameters<Auth["stepUp"]>[2],
-      ) => disableTwoFactorMethod(ctx, principal, token, method, request),
-    ),
-    sendTwoFactorEmailCode: async (who, request) =>
-      sendTwoFactorEmailCode(ctx, "principal" in who ? { principal: p(who.principal) } : who, request),
-    getTwoFactorEmailCooldown: withPrincipal((principal) => getTwoFactorEmailCooldown(ctx, principal)),
-    enableEmailTwoFactor: withPrincipal(
-      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
-        enableEmailTwoFactor(ctx, principal, token, body, request),
-    ),
-    setPreferredTwoFactorMethod: withPrincipal((principal, token: string | undefined, body: unknown) =>
-      setPreferredTwoFactorMethod(ctx, principal, token, body),
-    ),
+    createUser: (body) => createUser(ctx, body),
+    setPassword: (userId, password) => setPassword(ctx, userId, password),
+    markEmailVerified: (userId) => markEmailVerified(ctx, userId),
+    deleteUser: (userId) => deleteUser(ctx, userId),
   };
 }

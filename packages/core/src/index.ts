@@ -1,16 +1,12 @@
+export type * from "./auth.js";
 export {
-  type AdminApi,
-  type Auth,
   type AuthorizationStart,
   createAuth,
-  type IdentityProviderApi,
   type IdentityProviderCallbackResult,
   type LoginResult,
   type RefreshResult,
-  type SessionApi,
   type SignedIn,
   type StepUpResult,
-  type TotpSetup,
   type TwoFactorChallenge,
 } from "./create-auth.js";
 export { isValidEmail, normalizeEmail } from "./email-address.js";
@@ -51,17 +47,4 @@ export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
 export { applyRotation } from "./ports/session-store.js";
 export type { SessionTokens } from "./sessions/start-session.js";
-export type {
-  CodeInput,
-  ConfirmTotpInput,
-  CreateSessionInput,
-  CreateUserInput,
-  EmailInput,
-  LoginInput,
-  PreferredMethodInput,
-  RefreshInput,
-  RegisterInput,
-  ResetPasswordInput,
-  StepUpInput,
-} from "./validation.js";
 export { withTimeout } from "./with-timeout.js";

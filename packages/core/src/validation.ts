@@ -161,27 +161,5 @@ export function parseCodeInput(input: unknown): z.output<typeof codeInput> & { c
   return { ...parsed, code };
 }
 
-/** What `register` takes. */
-export type RegisterInput = z.input<typeof registerInput>;
-/** What `login` takes. */
-export type LoginInput = z.input<typeof loginInput>;
-/** What `refresh` takes besides the token. */
-export type RefreshInput = z.input<typeof refreshInput>;
-/** What `requestPasswordReset` takes. */
-export type EmailInput = z.input<typeof emailInput>;
-/** What `resetPassword` takes besides the token. */
-export type ResetPasswordInput = z.input<typeof resetPasswordInput>;
-/** What the second-factor use cases take. */
-export type CodeInput = z.input<typeof codeInput>;
-/** What `stepUp` takes. */
-export type StepUpInput = z.input<typeof stepUpInput>;
-/** What `confirmTotpSetup` takes. */
-export type ConfirmTotpInput = z.input<typeof confirmTotpInput>;
-/** What `setPreferredTwoFactorMethod` takes. */
-export type PreferredMethodInput = z.input<typeof preferredMethodInput>;
-/** What `sessions.create` takes. */
-export type CreateSessionInput = z.input<typeof createSessionInput>;
 /** What `identityProviders.link` takes besides the provider. */
 export type IdentityLinkInput = z.input<typeof identityLinkInput>;
-/** What `admin.createUser` takes. */
-export type CreateUserInput = z.input<typeof createUserInput>;

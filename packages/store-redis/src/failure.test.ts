@@ -4,11 +4,13 @@ import {
   createAuth,
   createHttpHandler,
   type EmailMessage,
+  type HttpHandler,
   type HttpResponse,
   silentLogger,
 } from "@portcullis/core";
 import { createMemoryUserStore } from "@portcullis/store-memory";
 import { freePort } from "@portcullis/testing";
+import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
@@ -19,6 +21,40 @@ const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const PASSWORD = "correct horse battery staple";
+
+/** An Auth with its cooldowns and sessions on Redis (users in memory); sent emails go to `sent`. */
+const authOnRedis = (client: Redis, sent: EmailMessage[]) =>
+  createAuth({
+    secret: TEST_SECRET,
+    stores: {
+      users: createMemoryUserStore(),
+      ...createRedisStores({ client, keyPrefix: "failure-test:", operationTimeoutMs: 2_000 }),
+    },
+    mailer: { send: async (message) => void sent.push(message) },
+    appOrigin: "https://app.example.test",
+    logger: silentLogger,
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    email: { loginAlerts: false },
+  });
+
+/** Sends JSON requests to the handler's auth routes: status, error code, body, and how long it took. */
+const timedRequests =
+  (handler: HttpHandler) =>
+  async (method: string, path: string, init: { body?: unknown; bearer?: string } = {}) => {
+    const started = Date.now();
+    const response = (await handler.handle({
+      method,
+      url: `/api/auth${path}`,
+      headers: { ...JSON_HEADERS, ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}) },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    })) as HttpResponse;
+    return {
+      status: response.status,
+      code: response.headers["auth-error-code"],
+      body: JSON.parse(response.body ?? "{}"),
+      ms: Date.now() - started,
+    };
+  };
 
 describe("store-redis when Redis goes away", () => {
   it.skipIf(!canStartRedis)(
@@ -32,38 +68,7 @@ describe("store-redis when Redis goes away", () => {
       });
       await once(client, "ready");
       const sent: EmailMessage[] = [];
-      const auth = createAuth({
-        secret: TEST_SECRET,
-        stores: {
-          users: createMemoryUserStore(),
-          ...createRedisStores({ client, keyPrefix: "failure-test:", operationTimeoutMs: 2_000 }),
-        },
-        mailer: { send: async (message) => void sent.push(message) },
-        appOrigin: "https://app.example.test",
-        logger: silentLogger,
-        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-        email: { loginAlerts: false },
-      });
-      const handler = createHttpHandler(auth);
-      const request = async (
-        method: string,
-        path: string,
-        init: { body?: unknown; bearer?: string } = {},
-      ) => {
-        const started = Date.now();
-        const response = (await handler.handle({
-          method,
-          url: `/api/auth${path}`,
-          headers: { ...JSON_HEADERS, ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}) },
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        })) as HttpResponse;
-        return {
-          status: response.status,
-          code: response.headers["auth-error-code"],
-          body: JSON.parse(response.body ?? "{}"),
-          ms: Date.now() - started,
-        };
-      };
+      const request = timedRequests(createHttpHandler(authOnRedis(client, sent)));
       const signIn = async () => {
         const login = await request("POST", "/login", {
           body: { email: "ada@example.test", password: PASSWORD },

@@ -78,21 +78,35 @@ const userTag = (userId: string) =>
  * access-token ids start with the user's tag, so one user's session keys share a cluster slot.
  */
 export function createRedisStores(options: RedisStoresOptions): RedisStores {
-  const prefix = options.keyPrefix ?? "portcullis:";
   const timeoutMs = options.operationTimeoutMs ?? 1_000;
   const client = options.client;
   for (const [name, definition] of Object.entries(SCRIPTS)) {
     if (!(name in client)) client.defineCommand(name, definition);
   }
-  const redis = client as unknown as ScriptedClient & (Redis | Cluster);
+  const redis = client as unknown as ScriptedRedis;
 
   /** Rejects when Redis does not answer in time, whatever the client's settings are. */
   const bounded = <T>(operation: Promise<T>): Promise<T> =>
     withTimeout(operation, timeoutMs, `Redis did not answer within ${timeoutMs} ms`);
+  const keys = redisKeys(options.keyPrefix ?? "portcullis:");
+  return {
+    cooldowns: redisCooldownStore(redis, bounded, keys),
+    sessions: redisSessionStore(redis, bounded, keys),
+  };
+}
 
+type ScriptedRedis = ScriptedClient & (Redis | Cluster);
+/** Rejects when Redis does not answer in time. */
+type Bounded = <T>(operation: Promise<T>) => Promise<T>;
+type RedisKeys = ReturnType<typeof redisKeys>;
+
+const tagOf = (id: string) => id.slice(0, TAG_LENGTH);
+const mintId = (tag: string) => `${tag}${randomBytes(16).toString("base64url")}`;
+
+/** Every key the stores use, under `prefix`. */
+function redisKeys(prefix: string) {
   const cooldownKey = (key: string) => `${prefix}cd:{${key}}`;
   const counterKey = (key: string) => `${prefix}ct:{${key}}`;
-  const tagOf = (id: string) => id.slice(0, TAG_LENGTH);
   const userSpace = (tag: string) => `${prefix}{${tag}}:`;
   const sessionKey = (id: string) => `${userSpace(tagOf(id))}s:${id}`;
   const allowlistKey = (jti: string) => `${userSpace(tagOf(jti))}at:${jti}`;
@@ -101,9 +115,26 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const indexOfSession = (sessionId: string) => `${userSpace(tagOf(sessionId))}sessions`;
   const tokenKey = (purpose: string, hash: string) => `${prefix}tok:{${purpose}:${hash}}`;
   const tokenIndex = (userId: string, purpose: string) => `${userSpace(userTag(userId))}tokens:${purpose}`;
-  const mintId = (tag: string) => `${tag}${randomBytes(16).toString("base64url")}`;
+  return {
+    cooldownKey,
+    counterKey,
+    userSpace,
+    sessionKey,
+    allowlistKey,
+    sessionIndex,
+    indexOfSession,
+    tokenKey,
+    tokenIndex,
+  };
+}
 
-  const cooldowns: CooldownStore = {
+/** Cooldowns as keys with a TTL (SET NX PX), counters as Lua-scripted INCR with an expiry. */
+function redisCooldownStore(
+  redis: ScriptedRedis,
+  bounded: Bounded,
+  { cooldownKey, counterKey }: RedisKeys,
+): CooldownStore {
+  return {
     async acquire(key, ttlMs) {
       const [acquired, remainingMs] = await bounded(
         redis.portcullisAcquire(cooldownKey(key), Math.max(1, Math.ceil(ttlMs))),
@@ -129,10 +160,24 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       await bounded(redis.del(counterKey(key)));
     },
   };
+}
 
+/** Sessions, their allowlisted access tokens and single-use tokens, under the user's slot tag. */
+function redisSessionStore(
+  redis: ScriptedRedis,
+  bounded: Bounded,
+  { userSpace, sessionKey, allowlistKey, sessionIndex, indexOfSession, tokenKey, tokenIndex }: RedisKeys,
+): SessionStore {
   const parseSession = (raw: string): SessionRecord => (JSON.parse(raw) as { record: SessionRecord }).record;
+  /** Deletes every token an index names (token keys live in their own slots: one command each). */
+  async function deleteIndexedTokens(index: string): Promise<number> {
+    const keys = await bounded(redis.smembers(index));
+    const deleted = await Promise.all(keys.map((key) => bounded(redis.del(key))));
+    await bounded(redis.del(index));
+    return deleted.reduce((sum, count) => sum + count, 0);
+  }
 
-  const sessions: SessionStore = {
+  return {
     createSessionId: (userId) => mintId(userTag(userId)),
     createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
     async createSession(session, ttls) {
@@ -226,14 +271,4 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       return deleteIndexedTokens(tokenIndex(userId, purpose));
     },
   };
-
-  /** Deletes every token an index names (token keys live in their own slots: one command each). */
-  async function deleteIndexedTokens(index: string): Promise<number> {
-    const keys = await bounded(redis.smembers(index));
-    const deleted = await Promise.all(keys.map((key) => bounded(redis.del(key))));
-    await bounded(redis.del(index));
-    return deleted.reduce((sum, count) => sum + count, 0);
-  }
-
-  return { cooldowns, sessions };
 }

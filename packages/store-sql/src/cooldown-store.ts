@@ -13,36 +13,7 @@ import { type SqlContext, storedKey, toNumber } from "./context.js";
 export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContext): CooldownStore {
   const cooldowns = tables.cooldowns;
   const counters = tables.counters;
-  const mysql = dialect === "mysql";
-  /** A column of the row already stored, inside the UPSERT's update part. */
-  const stored = (table: string, column: string) => sql.ref(mysql ? column : `${table}.${column}`);
-  /** The value the UPSERT tried to insert. */
-  const incoming = (column: string) =>
-    mysql ? sql`values(${sql.ref(column)})` : sql.ref(`excluded.${column}`);
-  /** `fresh` when the stored row has expired at `now`, else `kept`: evaluated by the database, in the statement. */
-  const ifExpired = (table: string, now: number, fresh: Expression<unknown>, kept: Expression<unknown>) =>
-    mysql
-      ? sql`if(${stored(table, "expires_at")} <= ${now}, ${fresh}, ${kept})`
-      : sql`case when ${stored(table, "expires_at")} <= ${now} then ${fresh} else ${kept} end`;
-
-  async function upsert<Row>(
-    table: string,
-    id: string,
-    values: Record<string, unknown>,
-    set: Record<string, unknown>,
-  ) {
-    const insert = db.insertInto(table).values({ id, ...values });
-    if (!mysql) {
-      return (await insert
-        .onConflict((conflict) => conflict.column("id").doUpdateSet(set))
-        .returningAll()
-        .executeTakeFirstOrThrow()) as Row;
-    }
-    return db.transaction().execute(async (trx) => {
-      await trx.executeQuery(insert.onDuplicateKeyUpdate(set).compile());
-      return (await trx.selectFrom(table).selectAll().where("id", "=", id).executeTakeFirstOrThrow()) as Row;
-    });
-  }
+  const { stored, incoming, ifExpired, upsert } = upserts({ db, dialect });
 
   return {
     async acquire(key, ttlMs) {
@@ -105,4 +76,42 @@ export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContex
       await db.deleteFrom(counters).where("id", "=", storedKey(key)).execute();
     },
   };
+}
+
+/**
+ * An UPSERT that returns the row as stored afterwards, in the dialect's words, and the pieces its
+ * update part is written with.
+ */
+function upserts({ db, dialect }: Pick<SqlContext, "db" | "dialect">) {
+  const mysql = dialect === "mysql";
+  /** A column of the row already stored, inside the UPSERT's update part. */
+  const stored = (table: string, column: string) => sql.ref(mysql ? column : `${table}.${column}`);
+  /** The value the UPSERT tried to insert. */
+  const incoming = (column: string) =>
+    mysql ? sql`values(${sql.ref(column)})` : sql.ref(`excluded.${column}`);
+  /** `fresh` when the stored row has expired at `now`, else `kept`: evaluated by the database, in the statement. */
+  const ifExpired = (table: string, now: number, fresh: Expression<unknown>, kept: Expression<unknown>) =>
+    mysql
+      ? sql`if(${stored(table, "expires_at")} <= ${now}, ${fresh}, ${kept})`
+      : sql`case when ${stored(table, "expires_at")} <= ${now} then ${fresh} else ${kept} end`;
+
+  async function upsert<Row>(
+    table: string,
+    id: string,
+    values: Record<string, unknown>,
+    set: Record<string, unknown>,
+  ) {
+    const insert = db.insertInto(table).values({ id, ...values });
+    if (!mysql) {
+      return (await insert
+        .onConflict((conflict) => conflict.column("id").doUpdateSet(set))
+        .returningAll()
+        .executeTakeFirstOrThrow()) as Row;
+    }
+    return db.transaction().execute(async (trx) => {
+      await trx.executeQuery(insert.onDuplicateKeyUpdate(set).compile());
+      return (await trx.selectFrom(table).selectAll().where("id", "=", id).executeTakeFirstOrThrow()) as Row;
+    });
+  }
+  return { stored, incoming, ifExpired, upsert };
 }

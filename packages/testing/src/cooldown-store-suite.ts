@@ -37,7 +37,14 @@ function cooldownContext(fixture: StoreFixture<CooldownStore>) {
     expect(remainingMs).toBeGreaterThan(0);
     expect(remainingMs).toBeLessThanOrEqual(expected + 50);
   };
-  return { store: fixture.store, fixture, expectWindow, expectLeft };
+  /** The next hit on `key` starts a new counter: count 1 and a whole new window. Returns the hit. */
+  const expectNewCounter = async (key: string, windowMs: number) => {
+    const next = await fixture.store.hit(key, windowMs);
+    expect(next.count).toBe(1);
+    expectWindow(next.remainingMs, windowMs);
+    return next;
+  };
+  return { store: fixture.store, fixture, expectWindow, expectLeft, expectNewCounter };
 }
 
 const cooldownStoreTests: StoreTests<CooldownContext> = {
@@ -132,6 +139,7 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
       fixture,
       expectWindow,
       expectLeft,
+      expectNewCounter,
     }) => {
       const key = uniqueId("counter");
       const first = await store.hit(key, 500);
@@ -143,9 +151,7 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
       expect(second.count).toBe(2);
       expectLeft(second.remainingMs, 250);
       await elapse(fixture, 300);
-      const fresh = await store.hit(key, 500);
-      expect(fresh.count).toBe(1);
-      expectWindow(fresh.remainingMs, 500);
+      await expectNewCounter(key, 500);
     },
     "hit - keys are independent": async ({ store }) => {
       const a = uniqueId("counter");
@@ -173,36 +179,29 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
       expect(next.count).toBe(3);
       expectLeft(next.remainingMs, 300);
     },
-    "refundHit - never lowers the count below 0": async ({ store, expectWindow }) => {
+    "refundHit - never lowers the count below 0": async ({ store, expectNewCounter }) => {
       const key = uniqueId("counter");
       await store.hit(key, 60_000);
       await store.refundHit(key);
       await store.refundHit(key);
       await store.refundHit(key);
-      const next = await store.hit(key, 60_000);
-      expect(next.count).toBe(1);
-      expectWindow(next.remainingMs, 60_000);
+      await expectNewCounter(key, 60_000);
     },
     "refundHit - a no-op when there is no counter, or it expired": async ({
       store,
       fixture,
-      expectWindow,
+      expectNewCounter,
     }) => {
       const absent = uniqueId("counter");
       await expect(store.refundHit(absent)).resolves.toBeUndefined();
-      const first = await store.hit(absent, 60_000);
-      expect(first.count).toBe(1);
-      expectWindow(first.remainingMs, 60_000);
+      await expectNewCounter(absent, 60_000);
 
       const expired = uniqueId("counter");
       await store.hit(expired, 200);
       await store.hit(expired, 200);
       await elapse(fixture, 250);
       await expect(store.refundHit(expired)).resolves.toBeUndefined();
-      const fresh = await store.hit(expired, 60_000);
-      expect(fresh.count).toBe(1);
-      expect(fresh.remainingMs).toBeGreaterThan(55_000);
-      expectWindow(fresh.remainingMs, 60_000);
+      expect((await expectNewCounter(expired, 60_000)).remainingMs).toBeGreaterThan(55_000);
     },
     "hit / refundHit - 50 concurrent hits interleaved with 10 concurrent refunds end at 40": async ({
       store,
@@ -217,16 +216,13 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
     },
     "clearHits - removes the counter, so the next hit counts 1 with a new window": async ({
       store,
-      expectWindow,
+      expectNewCounter,
     }) => {
       const key = uniqueId("counter");
       await store.hit(key, 500);
       await store.hit(key, 500);
       await store.clearHits(key);
-      const next = await store.hit(key, 60_000);
-      expect(next.count).toBe(1);
-      expect(next.remainingMs).toBeGreaterThan(55_000);
-      expectWindow(next.remainingMs, 60_000);
+      expect((await expectNewCounter(key, 60_000)).remainingMs).toBeGreaterThan(55_000);
     },
     "clearHits - a no-op when there is no counter": async ({ store }) => {
       await expect(store.clearHits(uniqueId("counter"))).resolves.toBeUndefined();

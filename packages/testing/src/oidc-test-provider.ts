@@ -49,21 +49,58 @@ export const TEST_ACCOUNT_HEADER = "x-test-account";
  * `oidc-provider` package (an optional peer dependency of @portcullis/testing).
  */
 export async function startTestOidcProvider(options: TestOidcProviderOptions): Promise<TestOidcProvider> {
-  const { default: Provider } = await import("oidc-provider");
   const accounts = new Map<string, TestOidcAccount>();
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = (registered: TestOidcClient) => ({
-    client_id: registered.clientId,
-    client_secret: registered.clientSecret,
-    redirect_uris: registered.redirectUris,
-    grant_types: ["authorization_code"],
-    response_types: ["code" as const],
-    token_endpoint_auth_method: "client_secret_post" as const,
+  const provider = await createProvider(issuer, options, accounts);
+  const interact = scriptedInteraction(provider, accounts);
+  const callback = provider.callback();
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === "GET" && /^\/interaction\/[^/]+$/.test((req.url ?? "").split("?")[0] ?? "")) {
+      interact(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+      return;
+    }
+    callback(req, res);
   });
+
+  return {
+    issuer,
+    setAccount: (id, account) => accounts.set(id, account),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+type OidcProvider = InstanceType<typeof import("oidc-provider").default>;
+
+const clientMetadata = (registered: TestOidcClient) => ({
+  client_id: registered.clientId,
+  client_secret: registered.clientSecret,
+  redirect_uris: registered.redirectUris,
+  grant_types: ["authorization_code"],
+  response_types: ["code" as const],
+  token_endpoint_auth_method: "client_secret_post" as const,
+});
+
+/** The provider at `issuer`: the test clients, the accounts' claims, interactions at `/interaction/:uid`. */
+async function createProvider(
+  issuer: string,
+  options: TestOidcProviderOptions,
+  accounts: ReadonlyMap<string, TestOidcAccount>,
+): Promise<OidcProvider> {
+  const { default: Provider } = await import("oidc-provider");
   const provider = new Provider(issuer, {
-    clients: [client(options.client), ...(options.otherClient ? [client(options.otherClient)] : [])],
+    clients: [
+      clientMetadata(options.client),
+      ...(options.otherClient ? [clientMetadata(options.otherClient)] : []),
+    ],
     pkce: { required: (_ctx, registered) => registered.clientId === options.client.clientId },
     cookies: { keys: [randomBytes(32).toString("base64url")] },
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
@@ -86,8 +123,15 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
   });
   // Quiet: expected failures (a replayed code) are part of the tests.
   provider.on("server_error", () => {});
+  return provider;
+}
 
-  const interact = async (req: IncomingMessage, res: ServerResponse) => {
+/**
+ * `GET /interaction/:uid`: logs in the account the `x-test-account` header names, then grants
+ * the scopes the client asked for.
+ */
+function scriptedInteraction(provider: OidcProvider, accounts: ReadonlyMap<string, TestOidcAccount>) {
+  return async (req: IncomingMessage, res: ServerResponse) => {
     const details = await provider.interactionDetails(req, res);
     if (details.prompt.name === "login") {
       const accountId = String(req.headers[TEST_ACCOUNT_HEADER] ?? "");
@@ -110,27 +154,5 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
     grant.addOIDCScope(String(details.params.scope ?? "openid"));
     const grantId = await grant.save();
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-  };
-
-  const callback = provider.callback();
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === "GET" && /^\/interaction\/[^/]+$/.test((req.url ?? "").split("?")[0] ?? "")) {
-      interact(req, res).catch(() => {
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
-      return;
-    }
-    callback(req, res);
-  });
-
-  return {
-    issuer,
-    setAccount: (id, account) => accounts.set(id, account),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
   };
 }

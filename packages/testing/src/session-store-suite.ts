@@ -68,6 +68,12 @@ function sessionContext(fixture: StoreFixture<SessionStore>) {
       ...overrides,
     };
   };
+  /** A new session, created in the store with `TTLS`. */
+  const storedSession = async (overrides: Partial<SessionRecord> = {}) => {
+    const session = newSession(overrides);
+    await store.createSession(session, TTLS);
+    return session;
+  };
   const rotation = (sessionId: string): SessionRotation => ({
     refreshTokenHash: uniqueId("hash"),
     accessTokenJti: store.createAccessTokenId?.(sessionId) ?? uniqueId("jti"),
@@ -82,15 +88,13 @@ function sessionContext(fixture: StoreFixture<SessionStore>) {
     const userId = uniqueId("user");
     const sessions = {} as Record<N, SessionRecord>;
     for (const name of names) {
-      sessions[name] = newSession({ userId });
-      await store.createSession(sessions[name], TTLS);
+      sessions[name] = await storedSession({ userId });
     }
     return { userId, ...sessions };
   };
   /** Creates a session and rotates it `times` times; returns the session and every rotation in order. */
   const rotatedSession = async (times: number) => {
-    const session = newSession();
-    await store.createSession(session, TTLS);
+    const session = await storedSession();
     const rotations: SessionRotation[] = [];
     let current = session.refreshTokenHash;
     for (let i = 0; i < times; i++) {
@@ -101,7 +105,17 @@ function sessionContext(fixture: StoreFixture<SessionStore>) {
     }
     return { session, rotations };
   };
-  return { store, fixture, newSession, rotation, allowed, present, sessionsOfOneUser, rotatedSession };
+  return {
+    store,
+    fixture,
+    newSession,
+    storedSession,
+    rotation,
+    allowed,
+    present,
+    sessionsOfOneUser,
+    rotatedSession,
+  };
 }
 
 const sessionStoreTests: StoreTests<SessionContext> = {
@@ -191,9 +205,8 @@ const sessionStoreTests: StoreTests<SessionContext> = {
       expect(await store.listSessions(userId)).toEqual([sibling]);
       expect(await store.findAllowedAccessToken(sibling.accessTokenJti)).toEqual(allowed(sibling));
     },
-    "deleteSession - null when absent (also when already deleted)": async ({ store, newSession }) => {
-      const session = newSession();
-      await store.createSession(session, TTLS);
+    "deleteSession - null when absent (also when already deleted)": async ({ store, storedSession }) => {
+      const session = await storedSession();
       await store.deleteSession(session.id);
       expect(await store.deleteSession(session.id)).toBeNull();
       expect(await store.deleteSession(uniqueId("missing"))).toBeNull();
@@ -237,9 +250,8 @@ const sessionStoreTests: StoreTests<SessionContext> = {
   },
   "refresh-token rotation": {
     "rotateRefreshToken - the current hash rotates: new hash and jti current, old jti off the allowlist":
-      async ({ store, newSession, rotation, allowed }) => {
-        const session = newSession();
-        await store.createSession(session, TTLS);
+      async ({ store, storedSession, rotation, allowed }) => {
+        const session = await storedSession();
         const next = { ...rotation(session.id), browser: "Chrome 120", ip: "198.51.100.1" };
         const result = await store.rotateRefreshToken(session.id, session.refreshTokenHash, next, TTLS);
         const expected = { ...session, ...next };
@@ -298,9 +310,8 @@ const sessionStoreTests: StoreTests<SessionContext> = {
         allowed(session),
       );
     },
-    "rotateRefreshToken - an unknown session is invalid": async ({ store, newSession, rotation }) => {
-      const session = newSession();
-      await store.createSession(session, TTLS);
+    "rotateRefreshToken - an unknown session is invalid": async ({ store, storedSession, rotation }) => {
+      const session = await storedSession();
       expect(
         await store.rotateRefreshToken(
           uniqueId("missing"),
@@ -313,15 +324,14 @@ const sessionStoreTests: StoreTests<SessionContext> = {
     },
     "rotateRefreshToken - another session's hashes are invalid and touch neither session": async ({
       store,
-      newSession,
+      storedSession,
       allowed,
       rotatedSession,
       present,
     }) => {
       const userId = uniqueId("user");
       const { session: other, rotations } = await rotatedSession(1);
-      const session = newSession({ userId });
-      await store.createSession(session, TTLS);
+      const session = await storedSession({ userId });
       const otherNow = await store.getSession(other.id);
       for (const hash of [other.refreshTokenHash, rotations[0]?.refreshTokenHash ?? ""]) {
         expect(await present(session.id, hash)).toEqual({ status: "invalid" });
@@ -332,11 +342,10 @@ const sessionStoreTests: StoreTests<SessionContext> = {
     },
     "rotateRefreshToken - 20 concurrent calls with the current hash: exactly one rotates": async ({
       store,
-      newSession,
+      storedSession,
       rotation,
     }) => {
-      const session = newSession();
-      await store.createSession(session, TTLS);
+      const session = await storedSession();
       const nexts = Array.from({ length: 20 }, () => rotation(session.id));
       const results = await concurrently(20, (i) =>
         store.rotateRefreshToken(session.id, session.refreshTokenHash, nexts[i] as SessionRotation, TTLS),
@@ -461,9 +470,8 @@ const sessionStoreTests: StoreTests<SessionContext> = {
   },
   copies: {
     "getSession / listSessions / findAllowedAccessToken / rotateRefreshToken - returned objects are copies":
-      async ({ store, newSession, rotation, allowed }) => {
-        const session = newSession();
-        await store.createSession(session, TTLS);
+      async ({ store, storedSession, rotation, allowed }) => {
+        const session = await storedSession();
         const read = await store.getSession(session.id);
         if (read) read.browser = "changed";
         const [listed] = await store.listSessions(session.userId);
