@@ -1,7 +1,8 @@
 import type { UserRecord } from "../ports/user-store.js";
-import { EMAIL_VERIFICATION_PURPOSE, EXPIRED_TOKEN_GRACE_MS } from "../tokens/purposes.js";
+import { issueLinkToken } from "../tokens/link-token.js";
+import { EMAIL_VERIFICATION_PURPOSE } from "../tokens/purposes.js";
 import { hashToken } from "../tokens/random.js";
-import { issueSingleUseToken, type TokenDeps } from "../tokens/single-use-token.js";
+import type { TokenDeps } from "../tokens/single-use-token.js";
 import { type CooldownSendDeps, sendWithCooldown } from "./send-with-cooldown.js";
 
 export type VerificationEmailDeps = TokenDeps &
@@ -20,12 +21,9 @@ export function sendVerificationEmail(
 ): Promise<{ cooldown: number }> {
   return sendWithCooldown(deps, "email-verification", user.email, async () => {
     const ttlMs = deps.options.emailVerificationTokenTtlSeconds * 1000;
-    const token = await issueSingleUseToken(deps, {
+    const token = await issueLinkToken(deps, user, {
       purpose: EMAIL_VERIFICATION_PURPOSE,
-      userId: user.id,
       ttlMs,
-      data: { email: user.email },
-      graceMs: EXPIRED_TOKEN_GRACE_MS,
       failureCode: "EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE",
     });
     return {

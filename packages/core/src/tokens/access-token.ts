@@ -1,10 +1,9 @@
-import { errors, jwtVerify, SignJWT } from "jose";
+import { errors, jwtVerify } from "jose";
 import { AuthError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
+import { JWT_ALGORITHM, signSessionJwt } from "./jwt.js";
 import type { SigningKeys } from "./keys.js";
 
-/** The pinned algorithm: tokens with any other `alg` (including `none`) are refused. */
-const ALGORITHM = "HS256";
 /** The JWT `typ` of access tokens (RFC 9068); other token kinds can never pass as one. */
 export const ACCESS_TOKEN_TYPE = "at+jwt";
 /** Clock skew tolerated on `exp`/`iat`, in seconds (RFC 8725 / security.md F4: at most 60). */
@@ -63,18 +62,17 @@ export function createAccessTokenCodec(options: {
 
   return {
     cachedCount: () => verified.size,
-    async sign({ userId, sessionId, jti }) {
-      const iat = nowSeconds();
-      return new SignJWT({ sid: sessionId })
-        .setProtectedHeader({ alg: ALGORITHM, typ: ACCESS_TOKEN_TYPE, kid: keys.currentKid })
-        .setSubject(userId)
-        .setJti(jti)
-        .setIssuer(options.issuer)
-        .setAudience(options.audience)
-        .setIssuedAt(iat)
-        .setExpirationTime(iat + options.ttlSeconds)
-        .sign(await keys.current());
-    },
+    sign: ({ userId, sessionId, jti }) =>
+      signSessionJwt(keys, {
+        typ: ACCESS_TOKEN_TYPE,
+        userId,
+        sessionId,
+        jti,
+        issuer: options.issuer,
+        audience: options.audience,
+        issuedAtSeconds: nowSeconds(),
+        ttlSeconds: options.ttlSeconds,
+      }),
     async verify(token) {
       if (token.length > 4096) throw new AuthError("ACCESS_TOKEN_INVALID");
       const hit = verified.get(token);
@@ -88,7 +86,7 @@ export function createAccessTokenCodec(options: {
       }
       try {
         const { payload } = await jwtVerify(token, keys.resolve, {
-          algorithms: [ALGORITHM],
+          algorithms: [JWT_ALGORITHM],
           issuer: options.issuer,
           audience: options.audience,
           typ: ACCESS_TOKEN_TYPE,

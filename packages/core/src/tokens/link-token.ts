@@ -5,7 +5,33 @@ import type { RequestContext } from "../model.js";
 import type { TokenRecord } from "../ports/session-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 import { EXPIRED_TOKEN_GRACE_MS } from "./purposes.js";
-import { consumeSingleUseToken, spendToken, type TokenDeps } from "./single-use-token.js";
+import {
+  consumeSingleUseToken,
+  issueSingleUseToken,
+  spendToken,
+  type TokenDeps,
+} from "./single-use-token.js";
+
+/**
+ * The token of an emailed link (reset, verification): single use, bound to the user and the exact
+ * address it is sent to (a changed address makes it invalid), kept past its expiry for the grace
+ * period so a late click is told "expired" rather than "invalid".
+ */
+export function issueLinkToken(
+  deps: TokenDeps,
+  user: Pick<UserRecord, "id" | "email">,
+  link: { purpose: string; ttlMs: number; failureCode: ErrorCode; replaceOthers?: boolean },
+): Promise<string> {
+  return issueSingleUseToken(deps, {
+    purpose: link.purpose,
+    userId: user.id,
+    ttlMs: link.ttlMs,
+    data: { email: user.email },
+    graceMs: EXPIRED_TOKEN_GRACE_MS,
+    failureCode: link.failureCode,
+    ...(link.replaceOthers ? { replaceOthers: true } : {}),
+  });
+}
 
 export interface LinkTokenFlow<T> {
   purpose: string;

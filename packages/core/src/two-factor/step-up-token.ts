@@ -1,6 +1,7 @@
-import { jwtVerify, SignJWT } from "jose";
+import { jwtVerify } from "jose";
 import { AuthError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
+import { JWT_ALGORITHM, signSessionJwt } from "../tokens/jwt.js";
 import type { SigningKeys } from "../tokens/keys.js";
 
 /** The JWT `typ` of step-up tokens: never accepted as an access token, and the reverse. */
@@ -22,22 +23,21 @@ export function createStepUpTokens(options: {
 }): StepUpTokens {
   const { keys } = options;
   return {
-    async sign(userId, sessionId) {
-      const now = Math.floor(options.clock.now() / 1000);
-      return new SignJWT({ sid: sessionId })
-        .setProtectedHeader({ alg: "HS256", typ: STEP_UP_TYPE, kid: keys.currentKid })
-        .setSubject(userId)
-        .setIssuer(options.issuer)
-        .setAudience(options.audience)
-        .setIssuedAt(now)
-        .setExpirationTime(now + options.ttlSeconds)
-        .sign(await keys.current());
-    },
+    sign: (userId, sessionId) =>
+      signSessionJwt(keys, {
+        typ: STEP_UP_TYPE,
+        userId,
+        sessionId,
+        issuer: options.issuer,
+        audience: options.audience,
+        issuedAtSeconds: Math.floor(options.clock.now() / 1000),
+        ttlSeconds: options.ttlSeconds,
+      }),
     async verify(token, userId, sessionId) {
       if (!token || token.length > 2048) throw new AuthError("STEP_UP_REQUIRED");
       try {
         const { payload } = await jwtVerify(token, keys.resolve, {
-          algorithms: ["HS256"],
+          algorithms: [JWT_ALGORITHM],
           typ: STEP_UP_TYPE,
           issuer: options.issuer,
           audience: options.audience,

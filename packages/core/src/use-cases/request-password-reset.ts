@@ -2,8 +2,8 @@ import type { AuthContext } from "../context.js";
 import { requireEmailEnabled, sendWithCooldown } from "../emails/send-with-cooldown.js";
 import { guardPort } from "../errors.js";
 import type { RequestContext } from "../model.js";
-import { EXPIRED_TOKEN_GRACE_MS, PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
-import { issueSingleUseToken } from "../tokens/single-use-token.js";
+import { issueLinkToken } from "../tokens/link-token.js";
+import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { emailInput, parseInput } from "../validation.js";
 
 /**
@@ -33,14 +33,11 @@ export async function requestPasswordReset(
       };
     }
     const ttlMs = ctx.options.passwordResetTokenTtlSeconds * 1000;
-    const token = await issueSingleUseToken(ctx, {
+    const token = await issueLinkToken(ctx, user, {
       purpose: PASSWORD_RESET_PURPOSE,
-      userId: user.id,
       ttlMs,
-      data: { email: user.email },
-      graceMs: EXPIRED_TOKEN_GRACE_MS,
-      replaceOthers: true,
       failureCode: "DATABASE_FAILURE",
+      replaceOthers: true,
     });
     return {
       kind: "password-reset",

@@ -1,0 +1,33 @@
+import { SignJWT } from "jose";
+import type { SigningKeys } from "./keys.js";
+
+/** The one algorithm Portcullis signs and accepts: any other `alg` (including `none`) is refused. */
+export const JWT_ALGORITHM = "HS256";
+
+/**
+ * Signs a JWT of one of Portcullis's kinds (`typ`) for a user's session: `sub`, `sid`, `iss`,
+ * `aud`, `iat`, `exp` (and `jti` when given), under the current key, named by `kid`.
+ */
+export async function signSessionJwt(
+  keys: SigningKeys,
+  claims: {
+    typ: string;
+    userId: string;
+    sessionId: string;
+    jti?: string;
+    issuer: string;
+    audience: string;
+    issuedAtSeconds: number;
+    ttlSeconds: number;
+  },
+): Promise<string> {
+  const jwt = new SignJWT({ sid: claims.sessionId })
+    .setProtectedHeader({ alg: JWT_ALGORITHM, typ: claims.typ, kid: keys.currentKid })
+    .setSubject(claims.userId)
+    .setIssuer(claims.issuer)
+    .setAudience(claims.audience)
+    .setIssuedAt(claims.issuedAtSeconds)
+    .setExpirationTime(claims.issuedAtSeconds + claims.ttlSeconds);
+  if (claims.jti !== undefined) jwt.setJti(claims.jti);
+  return jwt.sign(await keys.current());
+}
