@@ -25,16 +25,17 @@ describe("security events", () => {
       await auth.login({ email: "ada@example.test", password: "wrong guess!!" }, request).catch(() => {});
     await auth.login({ email: "nobody@example.test", password: "wrong guess!!" }, request).catch(() => {});
     expect(events.map((event) => [event.type, event.reason])).toEqual([
+      ["user.created", "register"],
       ...Array.from({ length: 5 }, () => ["login.failed", "wrong_password"]),
       ["login.throttled", "address"],
       ["login.failed", "unknown_email"],
     ]);
-    expect(events[0]).toMatchObject({
+    expect(events[1]).toMatchObject({
       userId: expect.any(String),
       ip: "203.0.113.7",
       userAgent: "Agent??X-Injected: 1",
     });
-    expect(events[6]).toMatchObject({ userId: null });
+    expect(events[7]).toMatchObject({ userId: null });
     const text = JSON.stringify(events) + lines.join("\n");
     expect(text).not.toContain(PASSWORD);
     expect(text).not.toContain("wrong guess");

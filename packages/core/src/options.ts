@@ -250,7 +250,10 @@ export const authOptionsSchema = z
      * and `github` presets); needs `stores.identities`, `appOrigin` and the `openid-client` package.
      */
     identityProviders: identityProvidersSchema,
-    /** Origins allowed to make cookie-authenticated state changes; defaults to `appOrigin`. */
+    /**
+     * Origins besides the request's own that may make state changes (POST, PUT, PATCH, DELETE)
+     * under the prefix, whatever carries the credentials; defaults to `appOrigin`.
+     */
     trustedOrigins: z.array(originSchema).optional(),
     /** Cookie attributes: `secure` (default false), `sameSite` (default strict), `hostPrefix` (needs secure). */
     cookies: z

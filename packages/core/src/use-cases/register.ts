@@ -33,10 +33,7 @@ export async function register(
     }),
   );
   if (created) {
-    ctx.logger.info(
-      { event: "user.registered", userId: created.id, ip: request.ip ?? null },
-      "user registered",
-    );
+    ctx.events.emit("user.created", { ...request, userId: created.id, reason: "register" });
     if (ctx.emails.enabled) {
       const locale = request.locale ?? ctx.translator.defaultLocale;
       ctx.background.run("email.failed", () => sendVerificationEmail(ctx, created, locale), {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { SecurityEvent } from "../events.js";
 import type { EmailMessage } from "../ports/mailer.js";
 import {
   APP_ORIGIN,
@@ -12,8 +13,11 @@ import {
 
 const NEW_PASSWORD = "a brand new passphrase";
 
-async function setup(options: { emailEnabled?: boolean } = {}) {
-  const env = createTestAuth({ email: { enabled: options.emailEnabled ?? true, loginAlerts: false } });
+async function setup(options: { emailEnabled?: boolean; onEvent?: (event: SecurityEvent) => void } = {}) {
+  const env = createTestAuth({
+    email: { enabled: options.emailEnabled ?? true, loginAlerts: false },
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
   const tokenOf = (message: EmailMessage | undefined) => {
     const link = /href="([^"]+\?token=[^"]+)"/.exec(message?.html ?? "")?.[1]?.replace(/&amp;/g, "&");
     if (!link) throw new Error(`no token link in ${message?.kind}`);
@@ -210,12 +214,19 @@ describe("password reset", () => {
 });
 
 describe("email verification", () => {
-  it("register - sends the first verification email; the link verifies once, then 304", async () => {
-    const { auth, tokenOf, lastOf } = await setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+  it("register - sends the first verification email; the link verifies once, then 304; events for both", async () => {
+    const events: SecurityEvent[] = [];
+    const { auth, tokenOf, lastOf } = await setup({ onEvent: (event) => void events.push(event) });
+    const request = { ip: "203.0.113.7" };
+    await auth.register({ email: "ada@example.test", password: PASSWORD }, request);
     await auth.idle();
     const token = tokenOf(lastOf("email-verification"));
-    expect(await auth.verifyEmail(token)).toMatchObject({ email: "ada@example.test", emailVerified: true });
+    const verified = await auth.verifyEmail(token, request);
+    expect(verified).toMatchObject({ email: "ada@example.test", emailVerified: true });
+    expect(events.map((event) => [event.type, event.reason, event.userId, event.ip])).toEqual([
+      ["user.created", "register", verified.id, "203.0.113.7"],
+      ["email.verified", "link", verified.id, "203.0.113.7"],
+    ]);
     expect(await code(auth.verifyEmail(token))).toBe("EMAIL_ALREADY_VERIFIED");
     expect(await code(auth.verifyEmail(token))).toBe("EMAIL_ALREADY_VERIFIED");
     expect(await code(auth.verifyEmail("A".repeat(43)))).toBe("EMAIL_VERIFICATION_TOKEN_INVALID");

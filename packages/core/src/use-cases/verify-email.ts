@@ -49,7 +49,7 @@ export async function verifyEmail(
             "could not mark a verification token used",
           ),
         );
-      ctx.logger.info({ event: "email.verified", userId: user.id }, "email address verified");
+      ctx.events.emit("email.verified", { ...request, userId: user.id, reason: "link" });
       return toUser(updated);
     },
   });
