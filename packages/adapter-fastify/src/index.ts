@@ -69,15 +69,16 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
       restoreContentType(request);
       done(null, payload);
     });
-    const options = {
-      // Route-level hooks run after the host's, just before Fastify looks at the Content-Type.
-      preParsing(request: FastifyRequest, _reply: FastifyReply, _payload: unknown, done: () => void) {
-        if (!BODYLESS.has(request.method)) {
-          deferred.set(request.raw, request.raw.headers["content-type"]);
-          request.raw.headers["content-type"] = STAND_IN_TYPE;
-        }
-        done();
-      },
+    // Route-level hooks run after the host's, just before Fastify looks at the Content-Type.
+    const preParsing = (
+      request: FastifyRequest,
+      _reply: FastifyReply,
+      _payload: unknown,
+      done: () => void,
+    ) => {
+      deferred.set(request.raw, request.raw.headers["content-type"]);
+      request.raw.headers["content-type"] = STAND_IN_TYPE;
+      done();
     };
     const route = async (request: FastifyRequest, reply: FastifyReply) => {
       restoreContentType(request);
@@ -91,9 +92,14 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
       });
       return response ? send(reply, response) : reply.callNotFound();
     };
-    // Every method Fastify knows, so the core answers 404 NOT_FOUND for the ones it does not serve.
-    scope.all(handler.basePath, options, route);
-    scope.all(`${handler.basePath}/*`, options, route);
+    // Every method Fastify knows, so the core answers 404 NOT_FOUND for the ones it does not serve;
+    // the hook only where a body can come (GET /me is the hot path: no hook to run there).
+    const withBody = scope.supportedMethods.filter((method) => !BODYLESS.has(method));
+    const bodyless = scope.supportedMethods.filter((method) => BODYLESS.has(method));
+    for (const url of [handler.basePath, `${handler.basePath}/*`]) {
+      scope.route({ method: bodyless, url, handler: route });
+      scope.route({ method: withBody, url, preParsing, handler: route });
+    }
   });
 };
 

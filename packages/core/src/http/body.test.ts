@@ -51,6 +51,40 @@ describe("readJsonBody", () => {
     expect(await code(readJsonBody(request("x".repeat(101)), 100))).toBe("PAYLOAD_TOO_LARGE");
   });
 
+  it("readJsonBody - a Node stream is no longer read past the drain limit, fails on an error or an early close", async () => {
+    // Endless: only stopping after 64 x the limit ends the read.
+    let pushed = 0;
+    const endless = new Readable({
+      read() {
+        pushed += 1;
+        this.push(Buffer.alloc(1024, 32));
+      },
+    });
+    expect(await code(readJsonBody(request(endless), 1024))).toBe("PAYLOAD_TOO_LARGE");
+    expect(endless.isPaused()).toBe(true);
+    expect(endless.listenerCount("data")).toBe(0);
+    // 65 read, plus what the stream buffers ahead (its 16 KiB high-water mark).
+    expect(pushed).toBeLessThanOrEqual(65 + 17);
+
+    const failing = new Readable({ read() {} });
+    const failed = readJsonBody(request(failing), 1024);
+    failing.push("{");
+    failing.destroy(new Error("socket hang up"));
+    await expect(failed).rejects.toThrow("socket hang up");
+
+    const cut = new Readable({ read() {} });
+    const closed = readJsonBody(request(cut), 1024);
+    cut.push("{");
+    cut.destroy();
+    await expect(closed).rejects.toThrow("ended before it was complete");
+
+    const ended = Readable.from(["{}"]);
+    await readJsonBody(request(ended), 100);
+    expect(await readJsonBody(request(ended), 100)).toBeUndefined();
+    // Every listener the read added is gone once it is over.
+    expect(ended.listenerCount("data") + ended.listenerCount("close")).toBe(0);
+  });
+
   it("readJsonBody - a body parsed upstream is used, its content type still checked", async () => {
     expect(await readJsonBody({ ...request(undefined), parsedBody: { a: 1 } }, 100)).toEqual({ a: 1 });
     expect(await code(readJsonBody({ ...request(undefined, {}), parsedBody: { a: 1 } }, 100))).toBe(

@@ -38,15 +38,90 @@ async function readText(body: HttpRequest["body"], limitBytes: number): Promise<
     if (bytes.byteLength > limitBytes) throw new AuthError("PAYLOAD_TOO_LARGE");
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
   }
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of body) {
-    const buffer = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk);
-    received += buffer.byteLength;
-    if (received <= limitBytes) chunks.push(buffer);
+  const collected = isNodeReadable(body)
+    ? await collectNodeStream(body, limitBytes)
+    : await collectIterable(body, limitBytes);
+  if (collected.received > limitBytes) throw new AuthError("PAYLOAD_TOO_LARGE");
+  return Buffer.concat(collected.chunks).toString("utf8");
+}
+
+interface Collected {
+  chunks: Buffer[];
+  received: number;
+}
+
+/** Keeps chunks up to the limit; false once so much has come past it that the rest is cut off. */
+function collector(limitBytes: number) {
+  const collected: Collected = { chunks: [], received: 0 };
+  const add = (chunk: Uint8Array | string): boolean => {
+    const buffer =
+      typeof chunk === "string"
+        ? Buffer.from(chunk, "utf8")
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : Buffer.from(chunk);
+    collected.received += buffer.byteLength;
+    if (collected.received <= limitBytes) collected.chunks.push(buffer);
     // Keep draining a little past the limit so the client gets its 413 instead of a reset.
-    else if (received > limitBytes * DRAIN_FACTOR) break;
+    return collected.received <= limitBytes * DRAIN_FACTOR;
+  };
+  return { collected, add };
+}
+
+async function collectIterable(
+  body: AsyncIterable<Uint8Array | string>,
+  limitBytes: number,
+): Promise<Collected> {
+  const { collected, add } = collector(limitBytes);
+  for await (const chunk of body) {
+    if (!add(chunk)) break;
   }
-  if (received > limitBytes) throw new AuthError("PAYLOAD_TOO_LARGE");
-  return Buffer.concat(chunks).toString("utf8");
+  return collected;
+}
+
+/** A Node readable stream, e.g. the adapters' `IncomingMessage`. */
+interface NodeReadable {
+  readonly readableEnded: boolean;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  off(event: string, listener: (...args: never[]) => void): unknown;
+  pause(): unknown;
+}
+
+function isNodeReadable(body: object): body is NodeReadable {
+  const candidate = body as Partial<NodeReadable>;
+  return typeof candidate.readableEnded === "boolean" && typeof candidate.on === "function";
+}
+
+/**
+ * A Node stream read by its events (stop past the drain limit, fail on an error or a close before
+ * the end) instead of `for await`, whose async-iterator machinery was a tenth of a 429 answer's
+ * time in the bench profile.
+ */
+function collectNodeStream(stream: NodeReadable, limitBytes: number): Promise<Collected> {
+  const { collected, add } = collector(limitBytes);
+  if (stream.readableEnded) return Promise.resolve(collected);
+  return new Promise((resolve, reject) => {
+    const settle = (error?: Error) => {
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      stream.off("error", onError);
+      stream.off("close", onClose);
+      if (error) reject(error);
+      else resolve(collected);
+    };
+    // Past the drain limit reading stops; the socket stays open for the 413, sent with
+    // `Connection: close`, so the client reads its answer instead of a reset.
+    const onData = (chunk: Uint8Array | string) => {
+      if (add(chunk)) return;
+      stream.pause();
+      settle();
+    };
+    const onEnd = () => settle();
+    const onError = (error: Error) => settle(error);
+    const onClose = () => settle(new Error("The request body ended before it was complete"));
+    stream.on("data", onData);
+    stream.on("end", onEnd);
+    stream.on("error", onError);
+    stream.on("close", onClose);
+  });
 }

@@ -96,8 +96,18 @@ export function createRequestChecks(options: Options, cookies: Cookies) {
 
 /** Finds the route of a method and path (relative to the mount prefix) and its `:name` params. */
 export function createRouter<R extends { method: string; path: string }>(routes: readonly R[]) {
-  const table = routes.map((route) => ({ route, segments: route.path.split("/").slice(1) }));
+  // Paths without a `:name` segment (all but a few) are found by one map lookup.
+  const fixed = new Map<string, { route: R; params: Record<string, string> }>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (!route.path.includes("/:") && !fixed.has(key)) fixed.set(key, { route, params: {} });
+  }
+  const table = routes
+    .filter((route) => route.path.includes("/:"))
+    .map((route) => ({ route, segments: route.path.split("/").slice(1) }));
   return (method: string, path: string): { route: R; params: Record<string, string> } | null => {
+    const found = fixed.get(`${method} ${path}`);
+    if (found) return { route: found.route, params: {} };
     const parts = path.split("/").slice(1);
     for (const { route, segments } of table) {
       if (route.method !== method || segments.length !== parts.length) continue;
