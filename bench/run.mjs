@@ -59,6 +59,34 @@ function installBetterAuth() {
   return result.status === 0;
 }
 
+/**
+ * The Node the servers run on: BENCH_NODE, else this one when the published packages support it
+ * (engines >= 22), else Node 22 from the npm registry's `node` package, installed once into the
+ * ignored bench/.peer-node. Answers its version.
+ */
+function chooseServerNode() {
+  if (process.env.BENCH_NODE)
+    return execFileSync(process.env.BENCH_NODE, ["--version"], { encoding: "utf8" }).trim();
+  if (Number(process.versions.node.split(".")[0]) >= 22) return process.version;
+  const dir = join(BENCH_DIR, ".peer-node");
+  const binary = join(dir, "node_modules", ".bin", "node");
+  if (!existsSync(binary)) {
+    log("installing node@22 into bench/.peer-node (first run only): the packages declare Node >= 22");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "package.json"), '{ "name": "bench-node", "private": true }\n');
+    const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "node@22"], {
+      cwd: dir,
+      stdio: "inherit",
+    });
+    if (result.status !== 0) {
+      log(`node@22 could not be installed: the servers run on this Node (${process.version})`);
+      return process.version;
+    }
+  }
+  process.env.BENCH_NODE = binary;
+  return execFileSync(binary, ["--version"], { encoding: "utf8" }).trim();
+}
+
 /** Raw argon2id verifies per second: 10 verifies in flight, like 10 connections. */
 async function argon2Throughput(durationS) {
   const hashed = await hash(PASSWORD, ARGON2);
@@ -115,7 +143,14 @@ async function deleteRedisKeys() {
 
 const seedFile = writeSeedFile();
 const withRedis = await redisAvailable();
+const serverNode = chooseServerNode();
+log(`servers run on Node ${serverNode}`);
 const sql = prepareSqlDatabases();
+// better-sqlite3 is a native module built for the Node that installed it.
+if (serverNode.split(".")[0] !== process.version.split(".")[0]) {
+  delete sql.urls.expressSqlite;
+  log(`better-sqlite3 is built for Node ${process.version} here: the SQLite rows are left out`);
+}
 const withBetterAuth = process.env.BENCH_SKIP_BETTER_AUTH !== "1" && installBetterAuth();
 log("starting servers and seeding 1,000 users each (argon2id, takes a while)");
 const servers = {};
@@ -300,7 +335,7 @@ if (!withBetterAuth)
   console.log("Better Auth could not be installed (or BENCH_SKIP_BETTER_AUTH=1): its column is left out.");
 
 const cpu = os.cpus();
-const machine = `${cpu.length} × ${cpu[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, ${os.platform()} ${os.release()}, Node ${process.version}`;
+const machine = `${cpu.length} × ${cpu[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, ${os.platform()} ${os.release()}, servers on Node ${serverNode} (bench and raw argon2id on ${process.version})`;
 const date = new Date().toISOString();
 const header = `| scenario | framework | ours | baseline | ratio | goal | met |\n|---|---|---:|---:|---:|---|---|\n`;
 const table =

@@ -28,7 +28,8 @@ export function writeSeedFile(count = USERS) {
  * (`http://host:port` on its first line) and a `stop()` that ends it with SIGINT.
  */
 export function startProcess(entry, env = {}, nodeArgs = []) {
-  const child = spawn(process.execPath, [...nodeArgs, entry], {
+  // BENCH_NODE: the Node the servers run on (run.mjs picks one the packages support).
+  const child = spawn(process.env.BENCH_NODE || process.execPath, [...nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "development", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
