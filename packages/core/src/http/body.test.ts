@@ -63,8 +63,8 @@ describe("readJsonBody", () => {
     expect(await code(readJsonBody(request(endless), 1024))).toBe("PAYLOAD_TOO_LARGE");
     expect(endless.isPaused()).toBe(true);
     expect(endless.listenerCount("data")).toBe(0);
-    // 65 read, plus what the stream buffers ahead (its 16 KiB high-water mark).
-    expect(pushed).toBeLessThanOrEqual(65 + 17);
+    // 65 read, plus what the stream buffers ahead (its high-water mark: 16 KiB on Node 20, 64 on 22).
+    expect(pushed).toBeLessThanOrEqual(65 + endless.readableHighWaterMark / 1024 + 1);
 
     const failing = new Readable({ read() {} });
     const failed = readJsonBody(request(failing), 1024);
