@@ -8,6 +8,7 @@ import {
   type TokenRecord,
 } from "@portcullis/core";
 import { ExpiringMap, type Sweepable } from "./expiring-map.js";
+import { OwnerIndex } from "./owner-index.js";
 
 /** How many earlier refresh-token hashes a session remembers for reuse detection. */
 const REMEMBERED_HASHES = 32;
@@ -29,22 +30,9 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
   const sessions = new ExpiringMap<StoredSession>(clock);
   const allowlist = new ExpiringMap<AllowlistEntry>(clock);
   const tokens = new ExpiringMap<TokenRecord>(clock);
-  const sessionsByUser = new Map<string, Set<string>>();
-  const tokensByUser = new Map<string, Set<string>>();
+  const sessionsByUser = new OwnerIndex();
+  const tokensByUser = new OwnerIndex();
 
-  const index = (map: Map<string, Set<string>>, owner: string) => {
-    let set = map.get(owner);
-    if (!set) {
-      set = new Set();
-      map.set(owner, set);
-    }
-    return set;
-  };
-  const unindex = (map: Map<string, Set<string>>, owner: string, key: string) => {
-    const set = map.get(owner);
-    set?.delete(key);
-    if (set?.size === 0) map.delete(owner);
-  };
   const tokenKey = (purpose: string, hash: string) => `${purpose}\u0000${hash}`;
   const tokenOwner = (purpose: string, userId: string) => `${purpose}\u0000${userId}`;
 
@@ -53,7 +41,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     if (!stored) return null;
     sessions.delete(id);
     allowlist.delete(stored.record.accessTokenJti);
-    unindex(sessionsByUser, stored.record.userId, id);
+    sessionsByUser.remove(stored.record.userId, id);
     return stored.record;
   };
 
@@ -61,7 +49,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     const token = tokens.get(key);
     tokens.delete(key);
     if (!token) return null;
-    unindex(tokensByUser, tokenOwner(token.purpose, token.userId), key);
+    tokensByUser.remove(tokenOwner(token.purpose, token.userId), key);
     return token;
   };
 
@@ -69,7 +57,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     async createSession(session, ttls) {
       removeSession(session.id);
       sessions.set(session.id, { record: structuredClone(session), previousHashes: [] }, ttls.sessionTtlMs);
-      index(sessionsByUser, session.userId).add(session.id);
+      sessionsByUser.add(session.userId, session.id);
       allowlist.set(
         session.accessTokenJti,
         { userId: session.userId, sessionId: session.id },
@@ -82,10 +70,10 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     },
     async listSessions(userId) {
       const result: SessionRecord[] = [];
-      for (const id of [...(sessionsByUser.get(userId) ?? [])]) {
+      for (const id of sessionsByUser.keys(userId)) {
         const stored = sessions.get(id);
         if (stored) result.push(structuredClone(stored.record));
-        else unindex(sessionsByUser, userId, id);
+        else sessionsByUser.remove(userId, id);
       }
       return result;
     },
@@ -110,10 +98,10 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     },
     async deleteUserSessions(userId, exceptSessionId) {
       let deleted = 0;
-      for (const id of [...(sessionsByUser.get(userId) ?? [])]) {
+      for (const id of sessionsByUser.keys(userId)) {
         if (id === exceptSessionId) continue;
         if (removeSession(id)) deleted += 1;
-        else unindex(sessionsByUser, userId, id);
+        else sessionsByUser.remove(userId, id);
       }
       return deleted;
     },
@@ -124,12 +112,12 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     async saveToken(token, ttlMs, saveOptions) {
       const owner = tokenOwner(token.purpose, token.userId);
       if (saveOptions?.replaceOthers) {
-        for (const key of [...(tokensByUser.get(owner) ?? [])]) removeToken(key);
+        for (const key of tokensByUser.keys(owner)) removeToken(key);
       }
       const key = tokenKey(token.purpose, token.tokenHash);
       removeToken(key);
       tokens.set(key, structuredClone(token), ttlMs);
-      index(tokensByUser, owner).add(key);
+      tokensByUser.add(owner, key);
     },
     async consumeToken(purpose, tokenHash) {
       const token = removeToken(tokenKey(purpose, tokenHash));
@@ -137,22 +125,16 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     },
     async deleteUserTokens(userId, purpose) {
       let deleted = 0;
-      for (const key of [...(tokensByUser.get(tokenOwner(purpose, userId)) ?? [])]) {
+      for (const key of tokensByUser.keys(tokenOwner(purpose, userId))) {
         if (removeToken(key)) deleted += 1;
       }
-      tokensByUser.delete(tokenOwner(purpose, userId));
+      tokensByUser.deleteOwner(tokenOwner(purpose, userId));
       return deleted;
     },
     sweep() {
       const removed = sessions.sweep() + allowlist.sweep() + tokens.sweep();
-      for (const [owner, ids] of sessionsByUser) {
-        for (const id of ids) if (!sessions.get(id)) ids.delete(id);
-        if (ids.size === 0) sessionsByUser.delete(owner);
-      }
-      for (const [owner, keys] of tokensByUser) {
-        for (const key of keys) if (!tokens.get(key)) keys.delete(key);
-        if (keys.size === 0) tokensByUser.delete(owner);
-      }
+      sessionsByUser.prune((id) => sessions.get(id) !== undefined);
+      tokensByUser.prune((key) => tokens.get(key) !== undefined);
       return removed;
     },
     size: () => sessions.size + allowlist.size + tokens.size + sessionsByUser.size + tokensByUser.size,

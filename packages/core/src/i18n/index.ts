@@ -28,7 +28,8 @@ export interface Translator {
   readonly i18next: i18n;
 }
 
-export function createTranslator(defaultLocale: string, resources: LocaleResources = {}): Translator {
+/** An i18next instance of its own (never the global one) with the shipped and the host's strings. */
+function createI18n(defaultLocale: string, resources: LocaleResources): i18n {
   const bundles: Record<string, { translation: Record<string, unknown> }> = {};
   for (const [locale, strings] of Object.entries(SHIPPED_LOCALES)) {
     bundles[locale] = { translation: structuredClone(strings) as unknown as Record<string, unknown> };
@@ -46,7 +47,23 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
   for (const [locale, strings] of Object.entries(resources)) {
     instance.addResourceBundle(locale, "translation", strings, true, true);
   }
+  return instance;
+}
+
+/** The locale of `locales` a language tag names, case-insensitively, falling back to its language. */
+function localeMatcher(locales: readonly string[]): (tag: string) => string | undefined {
+  const byLowercase = new Map(locales.map((locale) => [locale.toLowerCase(), locale]));
+  return (tag) => {
+    const lower = tag.trim().toLowerCase();
+    if (lower === "") return undefined;
+    return byLowercase.get(lower) ?? byLowercase.get(lower.split("-")[0] ?? "");
+  };
+}
+
+export function createTranslator(defaultLocale: string, resources: LocaleResources = {}): Translator {
+  const instance = createI18n(defaultLocale, resources);
   const locales = [...new Set([...Object.keys(SHIPPED_LOCALES), ...Object.keys(resources)])];
+  const match = localeMatcher(locales);
   /**
    * Error messages already translated, by locale, code and values: the 429 paths answer the same
    * few messages thousands of times a second. Bounded (cleared when full) and cleared whenever the
@@ -58,13 +75,6 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
   instance.store.on("removed", forget);
   instance.on("languageChanged", forget);
   instance.on("loaded", forget);
-  const byLowercase = new Map(locales.map((locale) => [locale.toLowerCase(), locale]));
-
-  const match = (tag: string): string | undefined => {
-    const lower = tag.trim().toLowerCase();
-    if (lower === "") return undefined;
-    return byLowercase.get(lower) ?? byLowercase.get(lower.split("-")[0] ?? "");
-  };
 
   return {
     locales,
