@@ -39,7 +39,8 @@ export interface SecurityEvent {
    * Why, for failures and limits: e.g. `wrong_password`, `unknown_email`, `no_password`,
    * `address`, `account`, `ip:failedLogins`, `logout`, `revoked_by_user`, `password_reset`; for
    * sign-ins through an identity provider and for `identity.*` events, `oidc:<provider>`; for a
-   * sign-in finished with a recovery code, `recovery_code`.
+   * sign-in finished with a recovery code, `recovery_code`; for `user.created`, `register`,
+   * `admin` or `oidc:<provider>`; for `email.verified`, `link` or `admin`.
    */
   reason: string | null;
 }
