@@ -87,6 +87,19 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       const ctx = await browser.newContext({ locale: "en-US", ...context });
       return [ctx, await ctx.newPage()];
     };
+    type PageTest = (page: Page, context: BrowserContext) => Promise<void>;
+    /** A test body in a fresh browser context, closed afterwards (also when the test fails). */
+    const inNewPage =
+      (...args: [PageTest] | [BrowserContextOptions, PageTest]) =>
+      async (): Promise<void> => {
+        const [options, test] = args.length === 1 ? [{}, args[0]] : args;
+        const [context, page] = await newPage(options);
+        try {
+          await test(page, context);
+        } finally {
+          await context.close();
+        }
+      };
     const status = (page: Page) => page.locator("#status");
     const visible = (page: Page, selector: string) => page.locator(selector).isVisible();
     const shot = async (page: Page, name: string) => {
@@ -201,6 +214,11 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await page.fill("#two-factor-code [name=code]", code);
       await page.click("#two-factor-code button[type=submit]");
     };
+    /** Enters the code mailed to `email` after outbox entry `before` and lands signed in. */
+    const finishWithEmailedCode = async (page: Page, email: string, before: string) => {
+      await submitTwoFactorCode(page, await emailedCode(email, before));
+      await signedInAs(page, email);
+    };
     /** Signs in (without 2FA) and confirms the password on the security page: the settings show. */
     const openSettings = async (page: Page, email: string) => {
       await signIn(page, email);
@@ -286,418 +304,421 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await other.close();
     };
 
-    it("ui - sign up, verify from the outbox, TOTP from the page's secret, sign out, TOTP sign-in, recovery code, reset password ends the old session", async () => {
-      const [context, page] = await newPage();
-      const email = "ada@example.test";
-      await signUpAndVerify(page, email);
+    it(
+      "ui - sign up, verify from the outbox, TOTP from the page's secret, sign out, TOTP sign-in, recovery code, reset password ends the old session",
+      inNewPage(async (page, context) => {
+        const email = "ada@example.test";
+        await signUpAndVerify(page, email);
 
-      await signIn(page, email);
-      await signedInAs(page, email);
-      expect(await page.locator("#me").textContent()).toContain("Email verified");
-      expect(await page.locator("#sessions li").count()).toBe(1);
-      await shot(page, "account");
-      const { secret, recoveryCodes } = await turnOnTotpInSettings(page);
-
-      await page.click("#logout");
-      await expect.poll(() => visible(page, "#signed-out")).toBe(true);
-
-      await signIn(page, email);
-      await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-      await shot(page, "two-factor");
-      await submitTwoFactorCode(page, referenceTotp(secret, Date.now() + 30_000));
-      await signedInAs(page, email);
-      const cookies = await context.cookies();
-      expect(cookies.find((cookie) => cookie.name === "access_token")).toMatchObject({
-        httpOnly: true,
-        sameSite: "Strict",
-      });
-
-      await page.click("#logout");
-      await signIn(page, email);
-      await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-      await page.fill("#two-factor-recover [name=code]", recoveryCodes[0] ?? "");
-      await page.click("#two-factor-recover button[type=submit]");
-      await signedInAs(page, email);
-      await expect.poll(() => status(page).textContent()).toContain("recovery code");
-
-      // A password reset from another browser ends this session.
-      await resetPasswordElsewhere(email, "a brand new passphrase");
-      await page.reload();
-      await expect.poll(() => visible(page, "#signed-out")).toBe(true);
-      expect(await visible(page, "#signed-in")).toBe(false);
-      await context.close();
-    }, 60_000);
-
-    // ---- One test per UI issue ----------------------------------------------------------------
-    it("ui (a) - /dev/outbox is a clickable list in a browser, and JSON for Accept: application/json", async () => {
-      const [context, page] = await newPage();
-      const email = await createAccount("outbox");
-      await page.goto(`${base}/forgot-password`);
-      await page.fill("#forgot-password [name=email]", email);
-      await page.click("#forgot-password button[type=submit]");
-      const sent = await newestEmail("password-reset", email);
-
-      // From the app's footer link: a page of links, not JSON.
-      const list = page.waitForResponse(`${base}/dev/outbox`);
-      await page.click("#outbox-link");
-      expect((await list).headers()["content-type"]).toMatch(/^text\/html/);
-      expect(await page.locator("h1").textContent()).toBe("Dev outbox");
-      const entry = page.locator("li", { hasText: email });
-      expect(await entry.textContent()).toContain("password-reset");
-      await shot(page, "a-outbox-list");
-      await entry.locator("a").click();
-      await expect.poll(() => new URL(page.url()).pathname).toBe(`/dev/outbox/${sent.id}`);
-      expect(await page.locator("header").textContent()).toContain(sent.subject);
-      expect(
-        await page.frameLocator("iframe").locator('a[href*="/reset-password?token="]').count(),
-      ).toBeGreaterThan(0);
-      await shot(page, "a-outbox-entry");
-      await page.click('a[href="/dev/outbox"]');
-      await expect.poll(() => new URL(page.url()).pathname).toBe("/dev/outbox");
-
-      // The same URL for a script: JSON.
-      const json = await page.request.get(`${base}/dev/outbox`, { headers: { accept: "application/json" } });
-      expect(json.headers()["content-type"]).toMatch(/^application\/json/);
-      const { emails } = (await json.json()) as { emails: { id: string; to: string; url: string }[] };
-      expect(emails.find((e) => e.id === sent.id)).toMatchObject({
-        to: email,
-        url: `/dev/outbox/${sent.id}`,
-      });
-      await context.close();
-    });
-
-    it("ui (b) - the email's “Review security settings” link opens the security page, signed in, on the printed origin", async () => {
-      // The origin the server prints (no APP_ORIGIN set) is the one the emails link to.
-      expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const [context, page] = await newPage();
-      const email = await createAccount("alert");
-      await signIn(page, email);
-      await signedInAs(page, email);
-      // A sign-in to an account older than ten minutes mails a login alert.
-      const alert = await newestEmail("login-alert", email);
-      await page.goto(`${base}/dev/outbox/${alert.id}`);
-      // Its "Review security settings" button (the first link to the page; the plain URL follows).
-      const button = page.frameLocator("iframe").locator(`a[href="${base}/settings/security"]`).first();
-      expect(new URL((await button.getAttribute("href")) ?? "").origin).toBe(base);
-      // The email's link opens a new tab (target=_blank, out of the outbox's sandboxed frame).
-      const [tab] = await Promise.all([context.waitForEvent("page"), button.click()]);
-      await tab.waitForLoadState();
-      expect(new URL(tab.url()).pathname).toBe("/settings/security");
-      await expect.poll(() => visible(tab, "#security")).toBe(true);
-      expect(await visible(tab, "#signed-out")).toBe(false);
-      expect(await visible(tab, "#signed-in")).toBe(false);
-      expect(await visible(tab, "#step-up")).toBe(true);
-      expect(await tab.locator("#security-state").textContent()).toContain("Two-factor");
-      expect(await visible(tab, "#logout")).toBe(true);
-      expect(await status(tab).isVisible()).toBe(false);
-      await shot(tab, "b-security-from-email");
-      await context.close();
-    });
-
-    it("ui (c) - errors read as human messages; resending verification to a verified address says so", async () => {
-      const [context, page] = await newPage();
-      const email = await createAccount("errors", { verified: false });
-
-      await signIn(page, email, "not the password at all");
-      await expect.poll(() => status(page).isVisible()).toBe(true);
-      expect(await status(page).textContent()).toBe("The email address or password is wrong.");
-      expect(await status(page).getAttribute("class")).toBe("error");
-      // A code the page has no words for reads as the API's localized message.
-      await page.goto(`${base}/reset-password?token=not-a-token`);
-      await page.fill("#reset-password [name=newPassword]", "a brand new passphrase");
-      await page.click("#reset-password button[type=submit]");
-      await expect.poll(() => status(page).isVisible()).toBe(true);
-      expectHuman(await status(page).textContent());
-      await page.goto(`${base}/verify-email?token=not-a-token`);
-      await expect.poll(() => page.locator("#verify-result").getAttribute("class")).toBe("error");
-      expectHuman(await page.locator("#verify-result").textContent());
-      await shot(page, "c-error");
-
-      // Resend, verify in another tab, then "Resend" again on the page that still offers it: 304.
-      await signIn(page, email);
-      await signedInAs(page, email);
-      expect(await visible(page, "#resend-verification")).toBe(true);
-      await page.click("#resend-verification");
-      await expect.poll(() => status(page).textContent()).toBe("Verification email sent");
-      const tab = await context.newPage();
-      await tab.goto(await linkFromOutbox(tab, "email-verification", email));
-      await expect
-        .poll(() => tab.locator("#verify-result").textContent())
-        .toBe("Your email address is verified.");
-      await tab.close();
-      await page.click("#resend-verification");
-      await expect.poll(() => status(page).textContent()).toContain("already verified");
-      expectHuman(await status(page).textContent());
-      expect(await status(page).getAttribute("class")).toBe("ok");
-      await expect.poll(() => visible(page, "#resend-verification")).toBe(false);
-      expect(await page.locator("#me").textContent()).toContain("Email verifiedYes");
-      await shot(page, "c-already-verified");
-      await context.close();
-    });
-
-    it("ui (d) - a field error the API returns is shown under its field, in German too", async () => {
-      const [context, page] = await newPage({ locale: "de-DE" });
-      await page.goto(`${base}/signup`);
-      expect(await page.locator("#signup h1").textContent()).toBe("Konto erstellen");
-      await page.fill("#signup [name=email]", "not-an-address");
-      await page.fill("#signup [name=password]", PASSWORD);
-      await page.click("#signup button[type=submit]");
-      const fieldError = page.locator("#signup label:has([name=email]) .field-error");
-      await expect.poll(() => fieldError.count()).toBe(1);
-      expectHuman(await fieldError.textContent());
-      expect(await page.locator("#signup [name=email]").getAttribute("aria-invalid")).toBe("true");
-      expect(await page.locator("#signup label:has([name=password]) .field-error").count()).toBe(0);
-      expectHuman(await status(page).textContent());
-      await shot(page, "d-signup-field-error-de");
-      await page.selectOption("#language", "en");
-      expect(await page.locator("#signup h1").textContent()).toBe("Create an account");
-      await context.close();
-    });
-
-    it("ui (e) - TOTP setup: a QR code, an otpauth URI that fits its card at 375 px, recovery codes to copy and download", async () => {
-      const [context, page] = await newPage({ viewport: { width: 375, height: 800 } });
-      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
-      const email = await createAccount("totp-setup");
-      await openSettings(page, email);
-      await page.click("#totp-setup");
-      await expect.poll(() => visible(page, "#totp-confirm")).toBe(true);
-
-      const qr = page.locator("#totp-qr");
-      await expect
-        .poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
-        .toBeGreaterThan(0);
-      expect(await qr.isVisible()).toBe(true);
-      // The image is the QR code of the URI the page shows.
-      const uri = (await page.locator("#totp-uri").textContent()) ?? "";
-      expect(uri).toMatch(/^otpauth:\/\/totp\//);
-      const drawn = await qr.evaluate(async (img) =>
-        (await fetch((img as unknown as { src: string }).src)).text(),
-      );
-      const expected = await page.request.post(`${base}/ui/qr`, { data: { text: uri } });
-      expect(drawn).toBe(await expected.text());
-
-      // Nothing runs out of its card, the URI opened or not.
-      await page.click("#totp-confirm summary");
-      const fits = (locator: Locator) =>
-        locator.evaluate((node) => {
-          const box = node as unknown as Box & { closest(selector: string): Box };
-          const card = box.closest(".card");
-          const inner = box.getBoundingClientRect();
-          const outer = card.getBoundingClientRect();
-          return {
-            scroll: box.scrollWidth <= box.clientWidth,
-            cardScroll: card.scrollWidth <= card.clientWidth,
-            inside: inner.left >= outer.left && inner.right <= outer.right,
-          };
-        });
-      for (const selector of ["#totp-confirm details", "#totp-uri", "#totp-secret", "#recovery-codes"])
-        expect({ selector, ...(await fits(page.locator(selector))) }).toEqual({
-          selector,
-          scroll: true,
-          cardScroll: true,
-          inside: true,
-        });
-      expect(
-        await page.locator("html").evaluate((html) => (html as unknown as Box).scrollWidth),
-      ).toBeLessThanOrEqual(375);
-      await shot(page, "e-totp-setup");
-
-      // Recovery codes: a list; Copy puts them on the clipboard, Download saves them as a file.
-      expect(
-        await page
-          .locator("#recovery-codes")
-          .evaluate((node) => (node as unknown as { tagName: string }).tagName),
-      ).toMatch(/^[OU]L$/);
-      const codes = await page.locator("#recovery-codes li").allTextContents();
-      expect(codes.length).toBeGreaterThanOrEqual(8);
-      expect(new Set(codes).size).toBe(codes.length);
-      await page.click("#recovery-copy");
-      await expect.poll(() => status(page).textContent()).toBe("Recovery codes copied");
-      const clipboard = () =>
-        (
-          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
-        ).navigator.clipboard.readText();
-      expect(await page.evaluate(clipboard)).toBe(codes.join("\n"));
-      const download = page.waitForEvent("download");
-      await page.click("#recovery-download");
-      expect((await download).suggestedFilename()).toMatch(/^recovery-codes-.+\.txt$/);
-      expect(await readFile(await (await download).path(), "utf8")).toBe(`${codes.join("\n")}\n`);
-
-      const secret = (await page.locator("#totp-secret").textContent()) ?? "";
-      await page.fill("#totp-confirm [name=code]", referenceTotp(secret, Date.now()));
-      await page.click("#totp-confirm button[type=submit]");
-      await expect.poll(() => status(page).textContent()).toBe("Authenticator app turned on");
-      await expect.poll(() => visible(page, "#totp-confirm")).toBe(false);
-      await context.close();
-    });
-
-    it("ui (f) - the 2FA buttons follow the account's state", async () => {
-      const [context, page] = await newPage();
-      const email = await createAccount("buttons");
-      await openSettings(page, email);
-      const state = async () => ({
-        totpSetup: (await visible(page, "#totp-setup")) && (await page.locator("#totp-setup").textContent()),
-        totpOff: await visible(page, "#totp-disable"),
-        emailOn: await visible(page, "#email-send"),
-        emailOff: await visible(page, "#email-disable"),
-        preferred: await visible(page, "#preferred"),
-      });
-      await expect.poll(state).toEqual({
-        totpSetup: "Set up an authenticator app",
-        totpOff: false,
-        emailOn: true,
-        emailOff: false,
-        preferred: false,
-      });
-
-      await page.click("#totp-setup");
-      await expect.poll(() => page.locator("#totp-secret").textContent()).toMatch(/^[A-Z2-7]{32,}$/);
-      const secret = (await page.locator("#totp-secret").textContent()) ?? "";
-      await page.fill("#totp-confirm [name=code]", referenceTotp(secret, Date.now()));
-      await page.click("#totp-confirm button[type=submit]");
-      await expect.poll(() => visible(page, "#totp-disable")).toBe(true);
-      // On: no "set up" offer any more, only a new setup or turning it off.
-      await expect.poll(state).toEqual({
-        totpSetup: "Set up again (new secret and codes)",
-        totpOff: true,
-        emailOn: true,
-        emailOff: false,
-        preferred: false,
-      });
-
-      const before = newestId();
-      await page.click("#email-send");
-      await expect.poll(() => visible(page, "#email-enable")).toBe(true);
-      await page.fill("#email-enable [name=code]", await emailedCode(email, before));
-      await page.click("#email-enable button[type=submit]");
-      await expect.poll(() => status(page).textContent()).toBe("Codes by email turned on");
-      await expect.poll(state).toEqual({
-        totpSetup: "Set up again (new secret and codes)",
-        totpOff: true,
-        emailOn: false,
-        emailOff: true,
-        preferred: true,
-      });
-      expect(await visible(page, "#email-enable")).toBe(false);
-      await shot(page, "f-security-both-on");
-
-      await page.click("#totp-disable");
-      await expect.poll(() => status(page).textContent()).toBe("Authenticator app turned off");
-      await expect.poll(state).toEqual({
-        totpSetup: "Set up an authenticator app",
-        totpOff: false,
-        emailOn: false,
-        emailOff: true,
-        preferred: false,
-      });
-      await context.close();
-    });
-
-    it("ui (f) - the sign-in's second step offers only the account's methods", async () => {
-      const [context, page] = await newPage();
-      const totpOnly = await createAccount("totp-only");
-      const emailOnly = await createAccount("email-only");
-      await enableTwoFactor(totpOnly, { totp: true });
-      await enableTwoFactor(emailOnly, { email: true });
-
-      await signIn(page, totpOnly);
-      await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-      expect(await visible(page, "#two-factor-email")).toBe(false);
-      expect(await visible(page, "#two-factor-methods")).toBe(false);
-      expect(await page.locator("#two-factor-hint").textContent()).toContain("authenticator app");
-      await shot(page, "f-two-factor-totp-only");
-
-      const before = newestId();
-      await page.reload();
-      await signIn(page, emailOnly);
-      await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-      expect(await visible(page, "#two-factor-methods")).toBe(false);
-      // Email is its only (so preferred) method: the sign-in mailed a code already.
-      expect(await page.locator("#two-factor-hint").textContent()).toContain("We emailed you a code");
-      expect(await visible(page, "#two-factor-email")).toBe(true);
-      await submitTwoFactorCode(page, await emailedCode(emailOnly, before));
-      await signedInAs(page, emailOnly);
-      await context.close();
-    });
-
-    it("ui (f) - an emailed code works with the method left at the preferred one", async () => {
-      const [context, page] = await newPage();
-      const email = await createAccount("preferred");
-      await enableTwoFactor(email, { totp: true, email: true, preferred: "totp" });
-      await signIn(page, email);
-      await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-      const checked = () => page.locator("#two-factor-methods input:checked").getAttribute("value");
-      expect(await checked()).toBe("totp");
-      expect(await visible(page, "#two-factor-email")).toBe(true);
-      const before = newestId();
-      await page.click("#two-factor-email");
-      await expect.poll(() => status(page).textContent()).toBe("A code is on its way to your inbox");
-      await shot(page, "f-two-factor-email");
-      // The method choice is not touched: the code is sent as the emailed one all the same.
-      await submitTwoFactorCode(page, await emailedCode(email, before));
-      await signedInAs(page, email);
-      await context.close();
-    });
-
-    it("ui (f) - signing out hides the settings; signing in again without a reload shows that account's", async () => {
-      const [context, page] = await newPage();
-      const first = await createAccount("first");
-      const second = await createAccount("second");
-      const secret = await enableTwoFactor(second, { totp: true });
-      await openSettings(page, first);
-      expect(await visible(page, "#totp-disable")).toBe(false);
-
-      await page.click("#logout");
-      await expect.poll(() => visible(page, "#signed-out")).toBe(true);
-      for (const hidden of ["#settings", "#security", "#signed-in", "#logout", 'nav a[href="/account"]'])
-        expect({ hidden, visible: await visible(page, hidden) }).toEqual({ hidden, visible: false });
-      expect(await page.locator("#me").textContent()).toBe("");
-      expect(await page.locator("#security-state").textContent()).toBe("");
-
-      // The other account, on the same page: the second step, then its own (locked) settings.
-      await page.fill("#login [name=email]", second);
-      await page.fill("#login [name=password]", PASSWORD);
-      await page.click("#login button[type=submit]");
-      await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-      await submitTwoFactorCode(page, referenceTotp(secret, Date.now()));
-      await signedInAs(page, second);
-      await page.click('nav a[href="/settings/security"]');
-      await expect.poll(() => visible(page, "#security")).toBe(true);
-      expect(await visible(page, "#settings")).toBe(false);
-      expect(await visible(page, "#step-up")).toBe(true);
-      expect(await page.locator("#security-state").textContent()).toContain("Authenticator app");
-      await page.fill("#step-up [name=password]", PASSWORD);
-      await page.click("#step-up button[type=submit]");
-      await expect.poll(() => visible(page, "#step-up-code")).toBe(true);
-      await page.fill("#step-up-code [name=code]", referenceTotp(secret, Date.now() + 30_000));
-      await page.click("#step-up-code button[type=submit]");
-      await expect.poll(() => visible(page, "#settings")).toBe(true);
-      expect(await visible(page, "#totp-disable")).toBe(true);
-      expect(await page.locator("#totp-setup").textContent()).toBe("Set up again (new secret and codes)");
-      await shot(page, "f-security-second-account");
-      await context.close();
-    });
-
-    it("ui (f) - a TOTP code used again within its 30-second step is explained", async () => {
-      const [context, page] = await newPage();
-      const email = await createAccount("reused");
-      const secret = await enableTwoFactor(email, { totp: true });
-      const code = referenceTotp(secret, Date.now());
-      for (const attempt of [1, 2]) {
         await signIn(page, email);
-        await expect.poll(() => visible(page, "#two-factor")).toBe(true);
-        await submitTwoFactorCode(page, code);
-        if (attempt === 2) break;
         await signedInAs(page, email);
+        expect(await page.locator("#me").textContent()).toContain("Email verified");
+        expect(await page.locator("#sessions li").count()).toBe(1);
+        await shot(page, "account");
+        const { secret, recoveryCodes } = await turnOnTotpInSettings(page);
+
         await page.click("#logout");
         await expect.poll(() => visible(page, "#signed-out")).toBe(true);
-      }
-      await expect.poll(() => status(page).textContent()).toContain("Each code works once");
-      expectHuman(await status(page).textContent());
-      expect(await visible(page, "#two-factor")).toBe(true);
-      await shot(page, "f-reused-code");
-      await context.close();
-    });
+
+        await signIn(page, email);
+        await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+        await shot(page, "two-factor");
+        await submitTwoFactorCode(page, referenceTotp(secret, Date.now() + 30_000));
+        await signedInAs(page, email);
+        const cookies = await context.cookies();
+        expect(cookies.find((cookie) => cookie.name === "access_token")).toMatchObject({
+          httpOnly: true,
+          sameSite: "Strict",
+        });
+
+        await page.click("#logout");
+        await signIn(page, email);
+        await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+        await page.fill("#two-factor-recover [name=code]", recoveryCodes[0] ?? "");
+        await page.click("#two-factor-recover button[type=submit]");
+        await signedInAs(page, email);
+        await expect.poll(() => status(page).textContent()).toContain("recovery code");
+
+        // A password reset from another browser ends this session.
+        await resetPasswordElsewhere(email, "a brand new passphrase");
+        await page.reload();
+        await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+        expect(await visible(page, "#signed-in")).toBe(false);
+      }),
+      60_000,
+    );
+
+    // ---- One test per UI issue ----------------------------------------------------------------
+    it(
+      "ui (a) - /dev/outbox is a clickable list in a browser, and JSON for Accept: application/json",
+      inNewPage(async (page) => {
+        const email = await createAccount("outbox");
+        await page.goto(`${base}/forgot-password`);
+        await page.fill("#forgot-password [name=email]", email);
+        await page.click("#forgot-password button[type=submit]");
+        const sent = await newestEmail("password-reset", email);
+
+        // From the app's footer link: a page of links, not JSON.
+        const list = page.waitForResponse(`${base}/dev/outbox`);
+        await page.click("#outbox-link");
+        expect((await list).headers()["content-type"]).toMatch(/^text\/html/);
+        expect(await page.locator("h1").textContent()).toBe("Dev outbox");
+        const entry = page.locator("li", { hasText: email });
+        expect(await entry.textContent()).toContain("password-reset");
+        await shot(page, "a-outbox-list");
+        await entry.locator("a").click();
+        await expect.poll(() => new URL(page.url()).pathname).toBe(`/dev/outbox/${sent.id}`);
+        expect(await page.locator("header").textContent()).toContain(sent.subject);
+        expect(
+          await page.frameLocator("iframe").locator('a[href*="/reset-password?token="]').count(),
+        ).toBeGreaterThan(0);
+        await shot(page, "a-outbox-entry");
+        await page.click('a[href="/dev/outbox"]');
+        await expect.poll(() => new URL(page.url()).pathname).toBe("/dev/outbox");
+
+        // The same URL for a script: JSON.
+        const json = await page.request.get(`${base}/dev/outbox`, {
+          headers: { accept: "application/json" },
+        });
+        expect(json.headers()["content-type"]).toMatch(/^application\/json/);
+        const { emails } = (await json.json()) as { emails: { id: string; to: string; url: string }[] };
+        expect(emails.find((e) => e.id === sent.id)).toMatchObject({
+          to: email,
+          url: `/dev/outbox/${sent.id}`,
+        });
+      }),
+    );
+
+    it(
+      "ui (b) - the email's “Review security settings” link opens the security page, signed in, on the printed origin",
+      inNewPage(async (page, context) => {
+        // The origin the server prints (no APP_ORIGIN set) is the one the emails link to.
+        expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        const email = await createAccount("alert");
+        await signIn(page, email);
+        await signedInAs(page, email);
+        // A sign-in to an account older than ten minutes mails a login alert.
+        const alert = await newestEmail("login-alert", email);
+        await page.goto(`${base}/dev/outbox/${alert.id}`);
+        // Its "Review security settings" button (the first link to the page; the plain URL follows).
+        const button = page.frameLocator("iframe").locator(`a[href="${base}/settings/security"]`).first();
+        expect(new URL((await button.getAttribute("href")) ?? "").origin).toBe(base);
+        // The email's link opens a new tab (target=_blank, out of the outbox's sandboxed frame).
+        const [tab] = await Promise.all([context.waitForEvent("page"), button.click()]);
+        await tab.waitForLoadState();
+        expect(new URL(tab.url()).pathname).toBe("/settings/security");
+        await expect.poll(() => visible(tab, "#security")).toBe(true);
+        expect(await visible(tab, "#signed-out")).toBe(false);
+        expect(await visible(tab, "#signed-in")).toBe(false);
+        expect(await visible(tab, "#step-up")).toBe(true);
+        expect(await tab.locator("#security-state").textContent()).toContain("Two-factor");
+        expect(await visible(tab, "#logout")).toBe(true);
+        expect(await status(tab).isVisible()).toBe(false);
+        await shot(tab, "b-security-from-email");
+      }),
+    );
+
+    it(
+      "ui (c) - errors read as human messages; resending verification to a verified address says so",
+      inNewPage(async (page, context) => {
+        const email = await createAccount("errors", { verified: false });
+
+        await signIn(page, email, "not the password at all");
+        await expect.poll(() => status(page).isVisible()).toBe(true);
+        expect(await status(page).textContent()).toBe("The email address or password is wrong.");
+        expect(await status(page).getAttribute("class")).toBe("error");
+        // A code the page has no words for reads as the API's localized message.
+        await page.goto(`${base}/reset-password?token=not-a-token`);
+        await page.fill("#reset-password [name=newPassword]", "a brand new passphrase");
+        await page.click("#reset-password button[type=submit]");
+        await expect.poll(() => status(page).isVisible()).toBe(true);
+        expectHuman(await status(page).textContent());
+        await page.goto(`${base}/verify-email?token=not-a-token`);
+        await expect.poll(() => page.locator("#verify-result").getAttribute("class")).toBe("error");
+        expectHuman(await page.locator("#verify-result").textContent());
+        await shot(page, "c-error");
+
+        // Resend, verify in another tab, then "Resend" again on the page that still offers it: 304.
+        await signIn(page, email);
+        await signedInAs(page, email);
+        expect(await visible(page, "#resend-verification")).toBe(true);
+        await page.click("#resend-verification");
+        await expect.poll(() => status(page).textContent()).toBe("Verification email sent");
+        const tab = await context.newPage();
+        await tab.goto(await linkFromOutbox(tab, "email-verification", email));
+        await expect
+          .poll(() => tab.locator("#verify-result").textContent())
+          .toBe("Your email address is verified.");
+        await tab.close();
+        await page.click("#resend-verification");
+        await expect.poll(() => status(page).textContent()).toContain("already verified");
+        expectHuman(await status(page).textContent());
+        expect(await status(page).getAttribute("class")).toBe("ok");
+        await expect.poll(() => visible(page, "#resend-verification")).toBe(false);
+        expect(await page.locator("#me").textContent()).toContain("Email verifiedYes");
+        await shot(page, "c-already-verified");
+      }),
+    );
+
+    it(
+      "ui (d) - a field error the API returns is shown under its field, in German too",
+      inNewPage({ locale: "de-DE" }, async (page) => {
+        await page.goto(`${base}/signup`);
+        expect(await page.locator("#signup h1").textContent()).toBe("Konto erstellen");
+        await page.fill("#signup [name=email]", "not-an-address");
+        await page.fill("#signup [name=password]", PASSWORD);
+        await page.click("#signup button[type=submit]");
+        const fieldError = page.locator("#signup label:has([name=email]) .field-error");
+        await expect.poll(() => fieldError.count()).toBe(1);
+        expectHuman(await fieldError.textContent());
+        expect(await page.locator("#signup [name=email]").getAttribute("aria-invalid")).toBe("true");
+        expect(await page.locator("#signup label:has([name=password]) .field-error").count()).toBe(0);
+        expectHuman(await status(page).textContent());
+        await shot(page, "d-signup-field-error-de");
+        await page.selectOption("#language", "en");
+        expect(await page.locator("#signup h1").textContent()).toBe("Create an account");
+      }),
+    );
+
+    it(
+      "ui (e) - TOTP setup: a QR code, an otpauth URI that fits its card at 375 px, recovery codes to copy and download",
+      inNewPage({ viewport: { width: 375, height: 800 } }, async (page, context) => {
+        await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+        const email = await createAccount("totp-setup");
+        await openSettings(page, email);
+        await page.click("#totp-setup");
+        await expect.poll(() => visible(page, "#totp-confirm")).toBe(true);
+
+        const qr = page.locator("#totp-qr");
+        await expect
+          .poll(() => qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+          .toBeGreaterThan(0);
+        expect(await qr.isVisible()).toBe(true);
+        // The image is the QR code of the URI the page shows.
+        const uri = (await page.locator("#totp-uri").textContent()) ?? "";
+        expect(uri).toMatch(/^otpauth:\/\/totp\//);
+        const drawn = await qr.evaluate(async (img) =>
+          (await fetch((img as unknown as { src: string }).src)).text(),
+        );
+        const expected = await page.request.post(`${base}/ui/qr`, { data: { text: uri } });
+        expect(drawn).toBe(await expected.text());
+
+        // Nothing runs out of its card, the URI opened or not.
+        await page.click("#totp-confirm summary");
+        const fits = (locator: Locator) =>
+          locator.evaluate((node) => {
+            const box = node as unknown as Box & { closest(selector: string): Box };
+            const card = box.closest(".card");
+            const inner = box.getBoundingClientRect();
+            const outer = card.getBoundingClientRect();
+            return {
+              scroll: box.scrollWidth <= box.clientWidth,
+              cardScroll: card.scrollWidth <= card.clientWidth,
+              inside: inner.left >= outer.left && inner.right <= outer.right,
+            };
+          });
+        for (const selector of ["#totp-confirm details", "#totp-uri", "#totp-secret", "#recovery-codes"])
+          expect({ selector, ...(await fits(page.locator(selector))) }).toEqual({
+            selector,
+            scroll: true,
+            cardScroll: true,
+            inside: true,
+          });
+        expect(
+          await page.locator("html").evaluate((html) => (html as unknown as Box).scrollWidth),
+        ).toBeLessThanOrEqual(375);
+        await shot(page, "e-totp-setup");
+
+        // Recovery codes: a list; Copy puts them on the clipboard, Download saves them as a file.
+        expect(
+          await page
+            .locator("#recovery-codes")
+            .evaluate((node) => (node as unknown as { tagName: string }).tagName),
+        ).toMatch(/^[OU]L$/);
+        const codes = await page.locator("#recovery-codes li").allTextContents();
+        expect(codes.length).toBeGreaterThanOrEqual(8);
+        expect(new Set(codes).size).toBe(codes.length);
+        await page.click("#recovery-copy");
+        await expect.poll(() => status(page).textContent()).toBe("Recovery codes copied");
+        const clipboard = () =>
+          (
+            globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+          ).navigator.clipboard.readText();
+        expect(await page.evaluate(clipboard)).toBe(codes.join("\n"));
+        const download = page.waitForEvent("download");
+        await page.click("#recovery-download");
+        expect((await download).suggestedFilename()).toMatch(/^recovery-codes-.+\.txt$/);
+        expect(await readFile(await (await download).path(), "utf8")).toBe(`${codes.join("\n")}\n`);
+
+        const secret = (await page.locator("#totp-secret").textContent()) ?? "";
+        await page.fill("#totp-confirm [name=code]", referenceTotp(secret, Date.now()));
+        await page.click("#totp-confirm button[type=submit]");
+        await expect.poll(() => status(page).textContent()).toBe("Authenticator app turned on");
+        await expect.poll(() => visible(page, "#totp-confirm")).toBe(false);
+      }),
+    );
+
+    it(
+      "ui (f) - the 2FA buttons follow the account's state",
+      inNewPage(async (page) => {
+        const email = await createAccount("buttons");
+        await openSettings(page, email);
+        // The settings buttons on show, and the label of the TOTP setup button.
+        const state = async () => {
+          const shown: string[] = [];
+          for (const id of ["totp-setup", "totp-disable", "email-send", "email-disable", "preferred"]) {
+            if (await visible(page, `#${id}`)) shown.push(id);
+          }
+          return { shown, setupLabel: await page.locator("#totp-setup").textContent() };
+        };
+        await expect
+          .poll(state)
+          .toEqual({ shown: ["totp-setup", "email-send"], setupLabel: "Set up an authenticator app" });
+
+        await page.click("#totp-setup");
+        await expect.poll(() => page.locator("#totp-secret").textContent()).toMatch(/^[A-Z2-7]{32,}$/);
+        const secret = (await page.locator("#totp-secret").textContent()) ?? "";
+        await page.fill("#totp-confirm [name=code]", referenceTotp(secret, Date.now()));
+        await page.click("#totp-confirm button[type=submit]");
+        await expect.poll(() => visible(page, "#totp-disable")).toBe(true);
+        // On: no "set up" offer any more, only a new setup or turning it off.
+        await expect
+          .poll(state)
+          .toEqual({
+            shown: ["totp-setup", "totp-disable", "email-send"],
+            setupLabel: "Set up again (new secret and codes)",
+          });
+
+        const before = newestId();
+        await page.click("#email-send");
+        await expect.poll(() => visible(page, "#email-enable")).toBe(true);
+        await page.fill("#email-enable [name=code]", await emailedCode(email, before));
+        await page.click("#email-enable button[type=submit]");
+        await expect.poll(() => status(page).textContent()).toBe("Codes by email turned on");
+        await expect
+          .poll(state)
+          .toEqual({
+            shown: ["totp-setup", "totp-disable", "email-disable", "preferred"],
+            setupLabel: "Set up again (new secret and codes)",
+          });
+        expect(await visible(page, "#email-enable")).toBe(false);
+        await shot(page, "f-security-both-on");
+
+        await page.click("#totp-disable");
+        await expect.poll(() => status(page).textContent()).toBe("Authenticator app turned off");
+        await expect
+          .poll(state)
+          .toEqual({ shown: ["totp-setup", "email-disable"], setupLabel: "Set up an authenticator app" });
+      }),
+    );
+
+    it(
+      "ui (f) - the sign-in's second step offers only the account's methods",
+      inNewPage(async (page) => {
+        const totpOnly = await createAccount("totp-only");
+        const emailOnly = await createAccount("email-only");
+        await enableTwoFactor(totpOnly, { totp: true });
+        await enableTwoFactor(emailOnly, { email: true });
+
+        await signIn(page, totpOnly);
+        await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+        expect(await visible(page, "#two-factor-email")).toBe(false);
+        expect(await visible(page, "#two-factor-methods")).toBe(false);
+        expect(await page.locator("#two-factor-hint").textContent()).toContain("authenticator app");
+        await shot(page, "f-two-factor-totp-only");
+
+        const before = newestId();
+        await page.reload();
+        await signIn(page, emailOnly);
+        await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+        expect(await visible(page, "#two-factor-methods")).toBe(false);
+        // Email is its only (so preferred) method: the sign-in mailed a code already.
+        expect(await page.locator("#two-factor-hint").textContent()).toContain("We emailed you a code");
+        expect(await visible(page, "#two-factor-email")).toBe(true);
+        await finishWithEmailedCode(page, emailOnly, before);
+      }),
+    );
+
+    it(
+      "ui (f) - an emailed code works with the method left at the preferred one",
+      inNewPage(async (page) => {
+        const email = await createAccount("preferred");
+        await enableTwoFactor(email, { totp: true, email: true, preferred: "totp" });
+        await signIn(page, email);
+        await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+        const checked = () => page.locator("#two-factor-methods input:checked").getAttribute("value");
+        expect(await checked()).toBe("totp");
+        expect(await visible(page, "#two-factor-email")).toBe(true);
+        const before = newestId();
+        await page.click("#two-factor-email");
+        await expect.poll(() => status(page).textContent()).toBe("A code is on its way to your inbox");
+        await shot(page, "f-two-factor-email");
+        // The method choice is not touched: the code is sent as the emailed one all the same.
+        await finishWithEmailedCode(page, email, before);
+      }),
+    );
+
+    it(
+      "ui (f) - signing out hides the settings; signing in again without a reload shows that account's",
+      inNewPage(async (page) => {
+        const first = await createAccount("first");
+        const second = await createAccount("second");
+        const secret = await enableTwoFactor(second, { totp: true });
+        await openSettings(page, first);
+        expect(await visible(page, "#totp-disable")).toBe(false);
+
+        await page.click("#logout");
+        await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+        for (const hidden of ["#settings", "#security", "#signed-in", "#logout", 'nav a[href="/account"]'])
+          expect({ hidden, visible: await visible(page, hidden) }).toEqual({ hidden, visible: false });
+        expect(await page.locator("#me").textContent()).toBe("");
+        expect(await page.locator("#security-state").textContent()).toBe("");
+
+        // The other account, on the same page: the second step, then its own (locked) settings.
+        await page.fill("#login [name=email]", second);
+        await page.fill("#login [name=password]", PASSWORD);
+        await page.click("#login button[type=submit]");
+        await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+        await submitTwoFactorCode(page, referenceTotp(secret, Date.now()));
+        await signedInAs(page, second);
+        await page.click('nav a[href="/settings/security"]');
+        await expect.poll(() => visible(page, "#security")).toBe(true);
+        expect(await visible(page, "#settings")).toBe(false);
+        expect(await visible(page, "#step-up")).toBe(true);
+        expect(await page.locator("#security-state").textContent()).toContain("Authenticator app");
+        await page.fill("#step-up [name=password]", PASSWORD);
+        await page.click("#step-up button[type=submit]");
+        await expect.poll(() => visible(page, "#step-up-code")).toBe(true);
+        await page.fill("#step-up-code [name=code]", referenceTotp(secret, Date.now() + 30_000));
+        await page.click("#step-up-code button[type=submit]");
+        await expect.poll(() => visible(page, "#settings")).toBe(true);
+        expect(await visible(page, "#totp-disable")).toBe(true);
+        expect(await page.locator("#totp-setup").textContent()).toBe("Set up again (new secret and codes)");
+        await shot(page, "f-security-second-account");
+      }),
+    );
+
+    it(
+      "ui (f) - a TOTP code used again within its 30-second step is explained",
+      inNewPage(async (page) => {
+        const email = await createAccount("reused");
+        const secret = await enableTwoFactor(email, { totp: true });
+        const code = referenceTotp(secret, Date.now());
+        for (const attempt of [1, 2]) {
+          await signIn(page, email);
+          await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+          await submitTwoFactorCode(page, code);
+          if (attempt === 2) break;
+          await signedInAs(page, email);
+          await page.click("#logout");
+          await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+        }
+        await expect.poll(() => status(page).textContent()).toContain("Each code works once");
+        expectHuman(await status(page).textContent());
+        expect(await visible(page, "#two-factor")).toBe(true);
+        await shot(page, "f-reused-code");
+      }),
+    );
 
     it("ui (g) - the user is a readable profile, times are in the viewer's locale, the favicon loads", async () => {
       const createdAt = Date.UTC(2024, 2, 5, 14, 7);
