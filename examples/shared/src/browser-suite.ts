@@ -582,12 +582,10 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         await page.click("#totp-confirm button[type=submit]");
         await expect.poll(() => visible(page, "#totp-disable")).toBe(true);
         // On: no "set up" offer any more, only a new setup or turning it off.
-        await expect
-          .poll(state)
-          .toEqual({
-            shown: ["totp-setup", "totp-disable", "email-send"],
-            setupLabel: "Set up again (new secret and codes)",
-          });
+        await expect.poll(state).toEqual({
+          shown: ["totp-setup", "totp-disable", "email-send"],
+          setupLabel: "Set up again (new secret and codes)",
+        });
 
         const before = newestId();
         await page.click("#email-send");
@@ -595,12 +593,10 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         await page.fill("#email-enable [name=code]", await emailedCode(email, before));
         await page.click("#email-enable button[type=submit]");
         await expect.poll(() => status(page).textContent()).toBe("Codes by email turned on");
-        await expect
-          .poll(state)
-          .toEqual({
-            shown: ["totp-setup", "totp-disable", "email-disable", "preferred"],
-            setupLabel: "Set up again (new secret and codes)",
-          });
+        await expect.poll(state).toEqual({
+          shown: ["totp-setup", "totp-disable", "email-disable", "preferred"],
+          setupLabel: "Set up again (new secret and codes)",
+        });
         expect(await visible(page, "#email-enable")).toBe(false);
         await shot(page, "f-security-both-on");
 
