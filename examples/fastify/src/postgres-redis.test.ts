@@ -1,11 +1,11 @@
 import { once } from "node:events";
-import type { AddressInfo } from "node:net";
 import type { Auth, Clock } from "@portcullis/core";
 import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
 import { runAdapterSuite } from "@portcullis/testing";
 import { runExampleSuite } from "example-shared/suite";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
+import { addHostRoutes, listenForTests } from "../../../packages/adapter-fastify/src/test-server.js";
 import { deleteKeys, testPrefix, useRedis } from "../../../packages/store-redis/src/test-redis.js";
 import type { AnyKysely } from "../../../packages/store-sql/src/context.js";
 import * as pg from "../../../packages/store-sql/src/test-databases.js";
@@ -36,18 +36,7 @@ afterAll(async () => {
 
 async function listen(auth: Auth, outbox?: Parameters<typeof createApp>[1], hostRoutes = false) {
   const app = await createApp(auth, outbox);
-  if (hostRoutes) {
-    app.get("/host/protected", { preHandler: app.portcullisAuthenticate }, async (request) => ({
-      userId: request.auth?.userId,
-      sessionId: request.auth?.sessionId,
-    }));
-    app.post("/host/echo", async (request) => request.body);
-  }
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return {
-    baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
-    close: () => app.close(),
-  };
+  return listenForTests(hostRoutes ? addHostRoutes(app) : app);
 }
 
 runExampleSuite({

@@ -1,9 +1,9 @@
-import type { AddressInfo } from "node:net";
 import { createArgon2Hasher, createAuth } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import express, { type RequestHandler } from "express";
 import { describe, expect, it } from "vitest";
 import { createAuthRouter } from "./index.js";
+import { listenForTests } from "./test-server.js";
 
 const credentials = { email: "parsed@example.test", password: "correct horse battery staple" };
 
@@ -15,20 +15,16 @@ async function loginBehind(parser: RequestHandler, body: string, contentType: st
     email: { enabled: false },
   });
   await auth.register(credentials);
-  const app = express().use(parser).use(createAuthRouter(auth));
-  const server = await new Promise<ReturnType<typeof app.listen>>((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-  });
+  const server = await listenForTests(express().use(parser).use(createAuthRouter(auth)));
   try {
-    const { port } = server.address() as AddressInfo;
-    const reply = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+    const reply = await fetch(`${server.baseUrl}/api/auth/login`, {
       method: "POST",
       headers: { "content-type": contentType },
       body,
     });
     return { status: reply.status, code: reply.headers.get("auth-error-code") };
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
   }
 }
 

@@ -2,6 +2,7 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import { runIdentityProviderAdapterSuite } from "@portcullis/testing";
 import Fastify from "fastify";
 import { portcullis } from "./index.js";
+import { listenForTests } from "./test-server.js";
 
 runIdentityProviderAdapterSuite({
   name: "fastify",
@@ -9,7 +10,6 @@ runIdentityProviderAdapterSuite({
   async listen(auth, port) {
     const app = Fastify({ forceCloseConnections: true });
     await app.register(portcullis, { auth });
-    await app.listen({ port, host: "127.0.0.1" });
-    return { close: () => app.close() };
+    return listenForTests(app, port);
   },
 });

@@ -1,0 +1,36 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import type { Auth } from "@portcullis/core";
+import express, { type Express } from "express";
+import { requireAuth } from "./index.js";
+
+/**
+ * Test support (not built into the package): `app` listening on 127.0.0.1, on `port` or a free
+ * one; `close` also ends kept-alive connections, so a test never waits for them.
+ */
+export async function listenForTests(
+  app: Express,
+  port = 0,
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const server = app.listen(port, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The two host routes the adapter suite calls: one behind `requireAuth`, one echoing its JSON body. */
+export function addHostRoutes(app: Express, auth: Auth): Express {
+  app.get("/host/protected", requireAuth(auth), (req, res) => {
+    res.json({ userId: req.auth?.userId, sessionId: req.auth?.sessionId });
+  });
+  app.post("/host/echo", express.json(), (req, res) => {
+    res.json(req.body);
+  });
+  return app;
+}

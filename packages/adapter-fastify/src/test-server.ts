@@ -1,0 +1,25 @@
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import "./index.js";
+
+/** Test support (not built into the package): `app` listening on 127.0.0.1, on `port` or a free one. */
+export async function listenForTests(
+  app: FastifyInstance,
+  port = 0,
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  await app.listen({ port, host: "127.0.0.1" });
+  return {
+    baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    close: () => app.close(),
+  };
+}
+
+/** The two host routes the adapter suite calls: one behind `portcullisAuthenticate`, one echoing its body. */
+export function addHostRoutes(app: FastifyInstance): FastifyInstance {
+  app.get("/host/protected", { preHandler: app.portcullisAuthenticate }, async (request) => ({
+    userId: request.auth?.userId,
+    sessionId: request.auth?.sessionId,
+  }));
+  app.post("/host/echo", async (request) => request.body);
+  return app;
+}
