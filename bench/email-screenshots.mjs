@@ -2,25 +2,15 @@
 // 800 px wide, must not overflow horizontally. PNGs go to bench/out/screenshots/ (not in git).
 // Run: pnpm check:email-screenshots   (needs Debian's chromium: apt-get install --no-install-recommends chromium)
 import { mkdir } from "node:fs/promises";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@portcullis/testing";
 import { chromium } from "playwright-core";
 import { createEmailRenderer, createTranslator, EMAIL_KINDS } from "../packages/core/dist/index.js";
 import { BRAND, valuesFor } from "./email-fixtures.mjs";
 
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
 const out = new URL("./out/screenshots/", import.meta.url);
 await mkdir(out, { recursive: true });
 const renderer = createEmailRenderer({ brand: BRAND, translator: createTranslator("en") });
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
 const rows = [];
 try {
   for (const width of [375, 800]) {
