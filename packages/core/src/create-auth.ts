@@ -100,43 +100,43 @@ export function createAuth(input: AuthOptions): Auth {
     getPasswordResetCooldown: (email) => getPasswordResetCooldown(ctx, email),
     resetPassword: (token, body, request) => resetPassword(ctx, token, body, request),
     resendVerification: withPrincipal((principal, request?: Parameters<Auth["resendVerification"]>[1]) =>
-      resendVerification(ctx, principal, request),
+      resendVerification(ctx, { principal, request }),
     ),
     getVerificationCooldown: withPrincipal((principal) => getVerificationCooldown(ctx, principal)),
     verifyEmail: (token, request) => verifyEmail(ctx, token, request),
     completeTwoFactorLogin: (token, body, request) => completeTwoFactorLogin(ctx, token, body, request),
     recoverWithRecoveryCode: (token, body, request) => recoverWithRecoveryCode(ctx, token, body, request),
     stepUp: withPrincipal((principal, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
-      stepUp(ctx, principal, body, request),
+      stepUp(ctx, { principal, request }, body),
     ),
     completeTwoFactorStepUp: withPrincipal(
       (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
-        completeTwoFactorStepUp(ctx, principal, token, body, request),
+        completeTwoFactorStepUp(ctx, { principal, request }, token, body),
     ),
-    getTotpSetup: withPrincipal((principal, token: string | undefined) =>
-      getTotpSetup(ctx, principal, token),
+    getTotpSetup: withPrincipal((principal, stepUpToken: string | undefined) =>
+      getTotpSetup(ctx, { principal, stepUpToken }),
     ),
     confirmTotpSetup: withPrincipal(
-      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
-        confirmTotpSetup(ctx, principal, token, body, request),
+      (principal, stepUpToken: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+        confirmTotpSetup(ctx, { principal, stepUpToken, request }, body),
     ),
     disableTwoFactorMethod: withPrincipal(
       (
         principal,
-        token: string | undefined,
+        stepUpToken: string | undefined,
         method: Parameters<Auth["disableTwoFactorMethod"]>[2],
         request?: Parameters<Auth["stepUp"]>[2],
-      ) => disableTwoFactorMethod(ctx, principal, token, method, request),
+      ) => disableTwoFactorMethod(ctx, { principal, stepUpToken, request }, method),
     ),
     sendTwoFactorEmailCode: async (who, request) =>
       sendTwoFactorEmailCode(ctx, "principal" in who ? { principal: issued(who.principal) } : who, request),
     getTwoFactorEmailCooldown: withPrincipal((principal) => getTwoFactorEmailCooldown(ctx, principal)),
     enableEmailTwoFactor: withPrincipal(
-      (principal, token: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
-        enableEmailTwoFactor(ctx, principal, token, body, request),
+      (principal, stepUpToken: string | undefined, body: unknown, request?: Parameters<Auth["stepUp"]>[2]) =>
+        enableEmailTwoFactor(ctx, { principal, stepUpToken, request }, body),
     ),
-    setPreferredTwoFactorMethod: withPrincipal((principal, token: string | undefined, body: unknown) =>
-      setPreferredTwoFactorMethod(ctx, principal, token, body),
+    setPreferredTwoFactorMethod: withPrincipal((principal, stepUpToken: string | undefined, body: unknown) =>
+      setPreferredTwoFactorMethod(ctx, { principal, stepUpToken }, body),
     ),
   };
 }
@@ -281,7 +281,7 @@ function identityProviderApi(ctx: AuthContext): IdentityProviderApi {
         stepUp: input.stepUp ? issued(input.stepUp) : undefined,
       }),
     link: withPrincipal((principal, stepUpToken: string | undefined, provider: string, input = {}) =>
-      startIdentityProviderLink(ctx, principal, stepUpToken, provider, input),
+      startIdentityProviderLink(ctx, { principal, stepUpToken }, provider, input),
     ),
     callback: (provider, input, request) => finishIdentityProviderSignIn(ctx, provider, input, request),
     unlink: withPrincipal(
@@ -290,7 +290,7 @@ function identityProviderApi(ctx: AuthContext): IdentityProviderApi {
         stepUpToken: string | undefined,
         provider: string,
         request?: Parameters<Auth["stepUp"]>[2],
-      ) => unlinkIdentityProvider(ctx, principal, stepUpToken, provider, request),
+      ) => unlinkIdentityProvider(ctx, { principal, stepUpToken, request }, provider),
     ),
   };
 }

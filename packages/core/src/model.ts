@@ -52,6 +52,12 @@ export function isIssuedPrincipal(value: unknown): value is Principal {
   return typeof value === "object" && value !== null && IssuedPrincipal.isIssued(value);
 }
 
+/** A call of the signed-in user: the principal `authenticate` issued, and what is known about the request. */
+export interface SignedInCall {
+  principal: Principal;
+  request?: RequestContext | undefined;
+}
+
 /** A user as clients see it: never a password hash, TOTP secret or token. */
 export interface User {
   id: string;

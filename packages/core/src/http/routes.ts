@@ -280,31 +280,46 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
   ];
 }
 
+/** Where a 2FA method is turned on (a POST with its code, for the use case `enable`) and off (a DELETE). */
+interface MethodSwitch {
+  enable: "confirmTotpSetup" | "enableEmailTwoFactor";
+  on: Pick<RouteSpec, "path" | "summary" | "body">;
+  off: Pick<RouteSpec, "path" | "summary">;
+}
+
+const METHOD_SWITCHES: Record<TwoFactorMethod, MethodSwitch> = {
+  totp: {
+    enable: "confirmTotpSetup",
+    on: { path: "/2fa/totp/setup", summary: "Confirm TOTP setup with a code", body: confirmTotpInput },
+    off: { path: "/2fa/totp", summary: "Turn TOTP off" },
+  },
+  email: {
+    enable: "enableEmailTwoFactor",
+    on: { path: "/2fa/email/enable", summary: "Turn email 2FA on with a mailed code", body: codeInput },
+    off: { path: "/2fa/email", summary: "Turn email 2FA off" },
+  },
+};
+
 /** The 2FA settings: TOTP and email on and off, the preferred method (access + step-up). */
 function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Route[] {
-  /** A POST that turns a method on: `enable` gets the body (its code) and the request. */
-  const turnOn = (
-    spec: Pick<RouteSpec, "path" | "summary" | "body">,
-    enable: "confirmTotpSetup" | "enableEmailTwoFactor",
-  ) =>
-    settings({ method: "POST", ...spec }, async (principal, stepUp, input) =>
-      auth[enable](principal, stepUp, await input.body(), input.meta),
-    );
-  /** A DELETE that turns `method` off. */
-  const turnOff = (path: string, method: TwoFactorMethod, summary: string) =>
-    settings({ method: "DELETE", path, summary }, (principal, stepUp, input) =>
-      auth.disableTwoFactorMethod(principal, stepUp, method, input.meta),
-    );
+  /** The routes that turn `method` on (the body, its code, and the request go to `enable`) and off. */
+  const onAndOff = (method: TwoFactorMethod): Route[] => {
+    const { enable, on, off } = METHOD_SWITCHES[method];
+    return [
+      settings({ method: "POST", ...on }, async (principal, stepUp, input) =>
+        auth[enable](principal, stepUp, await input.body(), input.meta),
+      ),
+      settings({ method: "DELETE", ...off }, (principal, stepUp, input) =>
+        auth.disableTwoFactorMethod(principal, stepUp, method, input.meta),
+      ),
+    ];
+  };
   return [
     settings(
       { method: "GET", path: "/2fa/totp/setup", summary: "Start TOTP setup: secret, URI, recovery codes" },
       (principal, stepUp) => auth.getTotpSetup(principal, stepUp),
     ),
-    turnOn(
-      { path: "/2fa/totp/setup", summary: "Confirm TOTP setup with a code", body: confirmTotpInput },
-      "confirmTotpSetup",
-    ),
-    turnOff("/2fa/totp", "totp", "Turn TOTP off"),
+    ...onAndOff("totp"),
     json(
       {
         method: "POST",
@@ -330,11 +345,7 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
       },
       async (input) => auth.getTwoFactorEmailCooldown(await input.principal()),
     ),
-    turnOn(
-      { path: "/2fa/email/enable", summary: "Turn email 2FA on with a mailed code", body: codeInput },
-      "enableEmailTwoFactor",
-    ),
-    turnOff("/2fa/email", "email", "Turn email 2FA off"),
+    ...onAndOff("email"),
     settings(
       {
         method: "POST",

@@ -3,7 +3,7 @@ import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents } from "../events.js";
 import type { RequestContext } from "../model.js";
 import type { Clock } from "../ports/clock.js";
-import type { IdentityStore } from "../ports/identity-store.js";
+import type { IdentityRecord, IdentityStore } from "../ports/identity-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 import type { ProviderIdentity } from "./relying-party.js";
 
@@ -23,6 +23,15 @@ export function identityStoreOf(deps: { identities: IdentityStore | undefined })
 
 /** The event reason of everything an identity provider did: `oidc:<provider>`. */
 export const providerReason = (provider: string) => `oidc:${provider}`;
+
+/** The stored link of the identity (matched by issuer and subject), or null. */
+export async function findLink(
+  deps: Pick<LinkDeps, "identities">,
+  identity: ProviderIdentity,
+): Promise<IdentityRecord | null> {
+  const identities = identityStoreOf(deps);
+  return guardPort("DATABASE_FAILURE", () => identities.findBySubject(identity.issuer, identity.subject));
+}
 
 /** The providers an account signs in with: its `identityProviders` and its stored links. */
 export async function linkedProviders(

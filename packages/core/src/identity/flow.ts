@@ -1,4 +1,5 @@
 import { AuthError, guardPort, ValidationError } from "../errors.js";
+import type { Principal } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { TokenRecord } from "../ports/session-store.js";
 import { OAUTH_STATE_PURPOSE } from "../tokens/purposes.js";
@@ -76,12 +77,13 @@ export function appUrl(appOrigin: string | undefined, returnTo: string, extra: R
 
 /**
  * Starts an authorization: a single-use state record (PKCE verifier, nonce, mode, where to
- * return) kept in the SessionStore, and the provider's URL carrying its token as `state`.
+ * return, and for a step-up or link the signed-in `principal`) kept in the SessionStore, and the
+ * provider's URL carrying its token as `state`.
  */
 export async function startAuthorization(
   deps: FlowDeps,
   provider: string,
-  input: { mode: AuthorizationMode; returnTo: string; userId?: string; sessionId?: string },
+  input: { mode: AuthorizationMode; returnTo: string; principal?: Principal },
 ): Promise<AuthorizationStart> {
   const party = relyingParty(deps.relyingParties, provider);
   const state = randomToken(32);
@@ -94,13 +96,13 @@ export async function startAuthorization(
   const record: TokenRecord = {
     purpose: OAUTH_STATE_PURPOSE,
     tokenHash: hashToken(state),
-    userId: input.userId ?? "",
+    userId: input.principal?.userId ?? "",
     expiresAt: deps.clock.now() + ttlMs,
     data: {
       provider,
       mode: input.mode,
       returnTo: input.returnTo,
-      sessionId: input.sessionId ?? null,
+      sessionId: input.principal?.sessionId ?? null,
       codeVerifier: request.codeVerifier,
       nonce: request.nonce,
     },

@@ -1,6 +1,6 @@
 import type { EmailService } from "../emails/email-service.js";
 import { AuthError, guardPort } from "../errors.js";
-import { type Principal, type RequestContext, toUser, type User } from "../model.js";
+import { type RequestContext, type SignedInCall, toUser, type User } from "../model.js";
 import type { Logger } from "../ports/logger.js";
 import type { TwoFactorMethod, TwoFactorSettings, UserRecord, UserStore } from "../ports/user-store.js";
 import { currentUser } from "../sessions/current-user.js";
@@ -24,11 +24,15 @@ export function requireVerifiedAddress(user: UserRecord): void {
   if (!user.emailVerified) throw new AuthError("EMAIL_NOT_VERIFIED");
 }
 
+/** A signed-in call that changes the account's security settings, with the step-up token it brings. */
+export interface StepUpCall extends SignedInCall {
+  stepUpToken: string | undefined;
+}
+
 /** Every change to 2FA needs a live step-up token of this user and session (`STEP_UP_REQUIRED`). */
 export async function requireStepUp(
   ctx: Pick<SettingsDeps, "users" | "stepUpTokens">,
-  principal: Principal,
-  stepUpToken: string | undefined,
+  { principal, stepUpToken }: StepUpCall,
 ): Promise<UserRecord> {
   await ctx.stepUpTokens.verify(stepUpToken, principal.userId, principal.sessionId);
   return currentUser(ctx, principal);
@@ -41,11 +45,10 @@ export async function requireStepUp(
  */
 export async function checkEnabling<I>(
   ctx: Pick<SettingsDeps, "users" | "stepUpTokens">,
-  principal: Principal,
-  stepUpToken: string | undefined,
+  call: StepUpCall,
   parse: () => I,
 ): Promise<{ user: UserRecord; input: I }> {
-  const user = await requireStepUp(ctx, principal, stepUpToken);
+  const user = await requireStepUp(ctx, call);
   const input = parse();
   requireVerifiedAddress(user);
   return { user, input };

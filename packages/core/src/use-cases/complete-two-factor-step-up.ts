@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
-import type { Principal, RequestContext } from "../model.js";
+import type { SignedInCall } from "../model.js";
 import { takeChallenge } from "../two-factor/challenge.js";
 import { checkSecondFactor } from "../two-factor/check.js";
 import { parseCodeInput } from "../validation.js";
@@ -8,10 +8,9 @@ import { parseCodeInput } from "../validation.js";
 /** The second factor of a step-up: the 2FA token must come from `stepUp` in this same session. */
 export async function completeTwoFactorStepUp(
   ctx: AuthContext,
-  principal: Principal,
+  { principal, request = {} }: SignedInCall,
   token: string | undefined,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<{ twoFactorRequired: false; stepUpToken: string }> {
   const { code, method } = parseCodeInput(input);
   const { record, user, restore } = await takeChallenge(ctx, token, "step-up");

@@ -1,25 +1,20 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
-import type { Principal, RequestContext, User } from "../model.js";
+import type { User } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
 import { TOTP_SETUP_PURPOSE } from "../tokens/purposes.js";
 import { consumeSingleUseToken, restoreToken, spendToken } from "../tokens/single-use-token.js";
 import { checkCounted, totpMatches } from "../two-factor/check.js";
-import { checkEnabling, saveTwoFactor } from "../two-factor/settings.js";
+import { checkEnabling, type StepUpCall, saveTwoFactor } from "../two-factor/settings.js";
 import { confirmTotpInput, parseInput } from "../validation.js";
 
 /** Turns TOTP on with a code from the new secret; it becomes preferred, and every other session ends. */
-export async function confirmTotpSetup(
-  ctx: AuthContext,
-  principal: Principal,
-  stepUpToken: string | undefined,
-  input: unknown,
-  request: RequestContext = {},
-): Promise<User> {
+export async function confirmTotpSetup(ctx: AuthContext, call: StepUpCall, input: unknown): Promise<User> {
+  const { principal, request = {} } = call;
   const {
     user,
     input: { setupToken, code },
-  } = await checkEnabling(ctx, principal, stepUpToken, () => parseInput(confirmTotpInput, input));
+  } = await checkEnabling(ctx, call, () => parseInput(confirmTotpInput, input));
   const taken = await consumeSingleUseToken(ctx, TOTP_SETUP_PURPOSE, setupToken);
   if (!taken || taken.expired || taken.record.userId !== user.id)
     throw new AuthError("TWO_FACTOR_TOKEN_INVALID");

@@ -1,22 +1,21 @@
 import type { AuthContext } from "../context.js";
-import { type Principal, type RequestContext, toUser, type User } from "../model.js";
+import { toUser, type User } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { checkSecondFactor } from "../two-factor/check.js";
-import { checkEnabling, saveTwoFactor } from "../two-factor/settings.js";
+import { checkEnabling, type StepUpCall, saveTwoFactor } from "../two-factor/settings.js";
 import { parseCodeInput } from "../validation.js";
 
 /** Turns email 2FA on with a code from `sendTwoFactorEmailCode` (needs step-up). */
 export async function enableEmailTwoFactor(
   ctx: AuthContext,
-  principal: Principal,
-  stepUpToken: string | undefined,
+  call: StepUpCall,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<User> {
+  const { request = {} } = call;
   const {
     user,
     input: { code },
-  } = await checkEnabling(ctx, principal, stepUpToken, () => parseCodeInput(input));
+  } = await checkEnabling(ctx, call, () => parseCodeInput(input));
   const withEmail: UserRecord = {
     ...user,
     twoFactor: { ...user.twoFactor, methods: [...user.twoFactor.methods, "email"] },

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { isValidEmail, normalizeEmail } from "../email-address.js";
 import { AuthError, guardPort } from "../errors.js";
-import { identityStoreOf, linkIdentity, providerReason } from "../identity/accounts.js";
+import { findLink, identityStoreOf, linkIdentity, providerReason } from "../identity/accounts.js";
 import { redirectUriOf, relyingParty, type TakenAuthorization, takeAuthorization } from "../identity/flow.js";
 import type { ProviderIdentity } from "../identity/relying-party.js";
 import { type RequestContext, toUser, type User } from "../model.js";
@@ -73,9 +73,7 @@ export async function finishIdentityProviderSignIn(
   }
 
   const { user, sessionId } = await startedBy(ctx, taken);
-  const linked = await guardPort("DATABASE_FAILURE", () =>
-    identityStoreOf(ctx).findBySubject(identity.issuer, identity.subject),
-  );
+  const linked = await findLink(ctx, identity);
   if (taken.mode === "step-up") {
     if (!linked || linked.userId !== user.id || linked.provider !== provider)
       throw new AuthError("IDENTITY_PROVIDER_MISMATCH");
@@ -121,15 +119,12 @@ async function accountFor(
   identity: ProviderIdentity,
   request: RequestContext,
 ): Promise<UserRecord> {
-  const identities = identityStoreOf(ctx);
-  const linked = await guardPort("DATABASE_FAILURE", () =>
-    identities.findBySubject(identity.issuer, identity.subject),
-  );
+  const linked = await findLink(ctx, identity);
   if (linked) {
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(linked.userId));
     if (user) return user;
     // The account was deleted without its link: the identity is free again.
-    await guardPort("DATABASE_FAILURE", () => identities.unlink(linked.userId, linked.provider));
+    await guardPort("DATABASE_FAILURE", () => identityStoreOf(ctx).unlink(linked.userId, linked.provider));
   }
   const email = identity.email === null ? "" : normalizeEmail(identity.email);
   if (!identity.emailVerified || !isValidEmail(email))

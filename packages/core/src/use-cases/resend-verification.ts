@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import { requireEmailEnabled } from "../emails/send-with-cooldown.js";
 import { sendVerificationEmail } from "../emails/verification-email.js";
 import { AuthError } from "../errors.js";
-import type { Principal, RequestContext } from "../model.js";
+import type { SignedInCall } from "../model.js";
 import { currentUser } from "../sessions/current-user.js";
 
 /**
@@ -12,8 +12,7 @@ import { currentUser } from "../sessions/current-user.js";
  */
 export async function resendVerification(
   ctx: AuthContext,
-  principal: Principal,
-  request: RequestContext = {},
+  { principal, request = {} }: SignedInCall,
 ): Promise<{ cooldown: number }> {
   requireEmailEnabled(ctx);
   const user = await currentUser(ctx, principal);

@@ -1,17 +1,16 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { type Principal, toUser, type User } from "../model.js";
-import { requireStepUp } from "../two-factor/settings.js";
+import { toUser, type User } from "../model.js";
+import { requireStepUp, type StepUpCall } from "../two-factor/settings.js";
 import { parseInput, preferredMethodInput } from "../validation.js";
 
 /** Chooses which enabled method login offers first (needs step-up). */
 export async function setPreferredTwoFactorMethod(
   ctx: AuthContext,
-  principal: Principal,
-  stepUpToken: string | undefined,
+  call: StepUpCall,
   input: unknown,
 ): Promise<User> {
-  const user = await requireStepUp(ctx, principal, stepUpToken);
+  const user = await requireStepUp(ctx, call);
   const { method } = parseInput(preferredMethodInput, input);
   if (!user.twoFactor.methods.includes(method)) throw new AuthError("TWO_FACTOR_DISABLED");
   const updated = await guardPort("DATABASE_FAILURE", () =>

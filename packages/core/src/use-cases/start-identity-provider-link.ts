@@ -7,8 +7,7 @@ import {
   relyingParty,
   startAuthorization,
 } from "../identity/flow.js";
-import type { Principal } from "../model.js";
-import { requireStepUp } from "../two-factor/settings.js";
+import { requireStepUp, type StepUpCall } from "../two-factor/settings.js";
 
 /**
  * Starts linking a provider to the signed-in account (needs step-up): the authorization URL to
@@ -17,20 +16,14 @@ import { requireStepUp } from "../two-factor/settings.js";
  */
 export async function startIdentityProviderLink(
   ctx: AuthContext,
-  principal: Principal,
-  stepUpToken: string | undefined,
+  call: StepUpCall,
   provider: string,
   input: { returnTo?: string | undefined } = {},
 ): Promise<AuthorizationStart> {
   relyingParty(ctx.relyingParties, provider);
   const returnTo = parseReturnTo(ctx.options.appOrigin, input.returnTo);
-  const user = await requireStepUp(ctx, principal, stepUpToken);
+  const user = await requireStepUp(ctx, call);
   if ((await linkedProviders(ctx, user)).includes(provider))
     throw new AuthError("IDENTITY_PROVIDER_ALREADY_LINKED");
-  return startAuthorization(ctx, provider, {
-    mode: "link",
-    returnTo,
-    userId: user.id,
-    sessionId: principal.sessionId,
-  });
+  return startAuthorization(ctx, provider, { mode: "link", returnTo, principal: call.principal });
 }

@@ -27,10 +27,5 @@ export async function startIdentityProviderSignIn(
   const user = await currentUser(ctx, input.stepUp);
   if (!(await linkedProviders(ctx, user)).includes(provider))
     throw new AuthError("IDENTITY_PROVIDER_MISMATCH");
-  return startAuthorization(ctx, provider, {
-    mode: "step-up",
-    returnTo,
-    userId: user.id,
-    sessionId: input.stepUp.sessionId,
-  });
+  return startAuthorization(ctx, provider, { mode: "step-up", returnTo, principal: input.stepUp });
 }

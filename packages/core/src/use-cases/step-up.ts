@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
-import type { Principal, RequestContext } from "../model.js";
+import type { SignedInCall } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import { currentUser } from "../sessions/current-user.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
@@ -17,9 +17,8 @@ export type StepUpResult =
  */
 export async function stepUp(
   ctx: AuthContext,
-  principal: Principal,
+  { principal, request = {} }: SignedInCall,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<StepUpResult> {
   const { password } = parseInput(stepUpInput, input);
   const user = await currentUser(ctx, principal);

@@ -1,8 +1,8 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { identityStoreOf, providerReason } from "../identity/accounts.js";
-import { type Principal, type RequestContext, toUser, type User } from "../model.js";
-import { requireStepUp } from "../two-factor/settings.js";
+import { toUser, type User } from "../model.js";
+import { requireStepUp, type StepUpCall } from "../two-factor/settings.js";
 
 /**
  * Removes a provider from the signed-in account (needs step-up). The last way to sign in (no
@@ -12,13 +12,11 @@ import { requireStepUp } from "../two-factor/settings.js";
  */
 export async function unlinkIdentityProvider(
   ctx: AuthContext,
-  principal: Principal,
-  stepUpToken: string | undefined,
+  call: StepUpCall,
   provider: string,
-  request: RequestContext = {},
 ): Promise<User> {
   const identities = identityStoreOf(ctx);
-  const user = await requireStepUp(ctx, principal, stepUpToken);
+  const user = await requireStepUp(ctx, call);
   const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(user.id));
   const stored = new Set(links.map((link) => link.provider));
   if (!stored.has(provider) && !user.identityProviders.includes(provider)) throw new AuthError("NOT_FOUND");
@@ -51,9 +49,9 @@ export async function unlinkIdentityProvider(
   );
   if (!updated) throw new AuthError("USER_NOT_FOUND");
   ctx.events.emit("identity.unlinked", {
-    ...request,
+    ...call.request,
     userId: user.id,
-    sessionId: principal.sessionId,
+    sessionId: call.principal.sessionId,
     reason: providerReason(provider),
   });
   return toUser(updated);
