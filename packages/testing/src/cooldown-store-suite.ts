@@ -1,24 +1,6 @@
 import type { CooldownStore } from "@portcullis/core";
 import { expect } from "vitest";
-import {
-  concurrently,
-  elapse,
-  runStoreTests,
-  type StoreFixture,
-  type StoreSuiteOptions,
-  type StoreTests,
-  uniqueId,
-} from "./store-fixture.js";
-
-/**
- * The executable contract of `CooldownStore` (see its TSDoc in @portcullis/core). Time-dependent
- * tests use TTLs of about half a second, so a store without a movable clock waits about 2 s in all.
- */
-export function runCooldownStoreSuite(options: StoreSuiteOptions<CooldownStore>): void {
-  runStoreTests("CooldownStore", options, cooldownStoreTests, cooldownContext);
-}
-
-type CooldownContext = ReturnType<typeof cooldownContext>;
+import { concurrently, defineStoreSuite, elapse, type StoreFixture, uniqueId } from "./store-fixture.js";
 
 /** The store of one test, and checks of the windows it answers. */
 function cooldownContext(fixture: StoreFixture<CooldownStore>) {
@@ -44,10 +26,34 @@ function cooldownContext(fixture: StoreFixture<CooldownStore>) {
     expectWindow(next.remainingMs, windowMs);
     return next;
   };
-  return { store: fixture.store, fixture, expectWindow, expectLeft, expectNewCounter };
+  /** A new key with a cooldown of `ttlMs` just acquired on it. */
+  const acquiredCooldown = async (ttlMs: number) => {
+    const key = uniqueId("cooldown");
+    await fixture.store.acquire(key, ttlMs);
+    return key;
+  };
+  /** A new counter key, hit `times` times one after the other with `windowMs`. */
+  const hitCounter = async (times: number, windowMs: number) => {
+    const key = uniqueId("counter");
+    for (let i = 0; i < times; i++) await fixture.store.hit(key, windowMs);
+    return key;
+  };
+  return {
+    store: fixture.store,
+    fixture,
+    expectWindow,
+    expectLeft,
+    expectNewCounter,
+    acquiredCooldown,
+    hitCounter,
+  };
 }
 
-const cooldownStoreTests: StoreTests<CooldownContext> = {
+/**
+ * The executable contract of `CooldownStore` (see its TSDoc in @portcullis/core). Time-dependent
+ * tests use TTLs of about half a second, so a store without a movable clock waits about 2 s in all.
+ */
+export const runCooldownStoreSuite = defineStoreSuite("CooldownStore", cooldownContext, {
   cooldowns: {
     "acquire - the first call acquires with remainingMs = ttlMs; a second is refused with what remains":
       async ({ store }) => {
@@ -58,9 +64,8 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
         expect(second.remainingMs).toBeGreaterThan(55_000);
         expect(second.remainingMs).toBeLessThanOrEqual(60_000);
       },
-    "acquire - a refused call does not restart the running cooldown": async ({ store }) => {
-      const key = uniqueId("cooldown");
-      await store.acquire(key, 60_000);
+    "acquire - a refused call does not restart the running cooldown": async ({ store, acquiredCooldown }) => {
+      const key = await acquiredCooldown(60_000);
       expect((await store.acquire(key, 600_000)).acquired).toBe(false);
       expect(await store.remainingMs(key)).toBeLessThanOrEqual(60_000);
     },
@@ -85,9 +90,9 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
     "remainingMs - counts down, reaches 0 at expiry, and the key can be acquired again": async ({
       store,
       fixture,
+      acquiredCooldown,
     }) => {
-      const key = uniqueId("cooldown");
-      await store.acquire(key, 500);
+      const key = await acquiredCooldown(500);
       const before = await store.remainingMs(key);
       expect(before).toBeGreaterThan(0);
       expect(before).toBeLessThanOrEqual(500);
@@ -103,9 +108,11 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
       expect(await store.remainingMs(key)).toBe(0);
       expect(await store.acquire(key, 500)).toEqual({ acquired: true, remainingMs: 500 });
     },
-    "release - ends the cooldown at once, so the key can be acquired again": async ({ store }) => {
-      const key = uniqueId("cooldown");
-      await store.acquire(key, 60_000);
+    "release - ends the cooldown at once, so the key can be acquired again": async ({
+      store,
+      acquiredCooldown,
+    }) => {
+      const key = await acquiredCooldown(60_000);
       await store.release(key);
       expect(await store.remainingMs(key)).toBe(0);
       expect((await store.acquire(key, 60_000)).acquired).toBe(true);
@@ -153,11 +160,9 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
       await elapse(fixture, 300);
       await expectNewCounter(key, 500);
     },
-    "hit - keys are independent": async ({ store }) => {
-      const a = uniqueId("counter");
+    "hit - keys are independent": async ({ store, hitCounter }) => {
+      const a = await hitCounter(2, 60_000);
       const b = uniqueId("counter");
-      await store.hit(a, 60_000);
-      await store.hit(a, 60_000);
       expect((await store.hit(b, 60_000)).count).toBe(1);
       await store.refundHit(b);
       await store.clearHits(b);
@@ -168,20 +173,17 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
       store,
       fixture,
       expectLeft,
+      hitCounter,
     }) => {
-      const key = uniqueId("counter");
-      await store.hit(key, 500);
-      await store.hit(key, 500);
-      await store.hit(key, 500);
+      const key = await hitCounter(3, 500);
       await elapse(fixture, 200);
       await store.refundHit(key);
       const next = await store.hit(key, 500);
       expect(next.count).toBe(3);
       expectLeft(next.remainingMs, 300);
     },
-    "refundHit - never lowers the count below 0": async ({ store, expectNewCounter }) => {
-      const key = uniqueId("counter");
-      await store.hit(key, 60_000);
+    "refundHit - never lowers the count below 0": async ({ store, expectNewCounter, hitCounter }) => {
+      const key = await hitCounter(1, 60_000);
       await store.refundHit(key);
       await store.refundHit(key);
       await store.refundHit(key);
@@ -191,14 +193,13 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
       store,
       fixture,
       expectNewCounter,
+      hitCounter,
     }) => {
       const absent = uniqueId("counter");
       await expect(store.refundHit(absent)).resolves.toBeUndefined();
       await expectNewCounter(absent, 60_000);
 
-      const expired = uniqueId("counter");
-      await store.hit(expired, 200);
-      await store.hit(expired, 200);
+      const expired = await hitCounter(2, 200);
       await elapse(fixture, 250);
       await expect(store.refundHit(expired)).resolves.toBeUndefined();
       expect((await expectNewCounter(expired, 60_000)).remainingMs).toBeGreaterThan(55_000);
@@ -217,10 +218,9 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
     "clearHits - removes the counter, so the next hit counts 1 with a new window": async ({
       store,
       expectNewCounter,
+      hitCounter,
     }) => {
-      const key = uniqueId("counter");
-      await store.hit(key, 500);
-      await store.hit(key, 500);
+      const key = await hitCounter(2, 500);
       await store.clearHits(key);
       expect((await expectNewCounter(key, 60_000)).remainingMs).toBeGreaterThan(55_000);
     },
@@ -246,4 +246,4 @@ const cooldownStoreTests: StoreTests<CooldownContext> = {
       expect((await store.acquire(key, 60_000)).acquired).toBe(true);
     },
   },
-};
+});

@@ -1,13 +1,6 @@
 import type { IdentityRecord, IdentityStore } from "@portcullis/core";
 import { expect } from "vitest";
-import {
-  concurrently,
-  runStoreTests,
-  type StoreContext,
-  type StoreSuiteOptions,
-  type StoreTests,
-  uniqueId,
-} from "./store-fixture.js";
+import { concurrently, defineStoreSuite, storeContext, uniqueId } from "./store-fixture.js";
 
 const ISSUER = "https://issuer.example.test";
 
@@ -22,11 +15,7 @@ const newIdentity = (overrides: Partial<IdentityRecord> = {}): IdentityRecord =>
 });
 
 /** The executable contract of `IdentityStore` (see its TSDoc in @portcullis/core). */
-export function runIdentityStoreSuite(options: StoreSuiteOptions<IdentityStore>): void {
-  runStoreTests("IdentityStore", options, identityStoreTests);
-}
-
-const identityStoreTests: StoreTests<StoreContext<IdentityStore>> = {
+export const runIdentityStoreSuite = defineStoreSuite("IdentityStore", storeContext<IdentityStore>, {
   "": {
     "link - stores the identity and returns it; findBySubject and listByUser read it back": async ({
       store,
@@ -193,4 +182,4 @@ const identityStoreTests: StoreTests<StoreContext<IdentityStore>> = {
       expect(await store.findBySubject(ISSUER, identity.subject)).toEqual(identity);
     },
   },
-};
+});

@@ -33,7 +33,7 @@ export {
   type TestOidcProviderOptions,
 } from "./oidc-test-provider.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
-export type { StoreFixture, StoreSuiteOptions } from "./store-fixture.js";
+export type { StoreFixture, StoreSuite, StoreSuiteOptions } from "./store-fixture.js";
 export {
   GOLDEN_TRANSCRIPTS_DIR,
   normalizeTranscript,

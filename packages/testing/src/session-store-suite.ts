@@ -6,15 +6,7 @@ import type {
   TokenRecord,
 } from "@portcullis/core";
 import { expect } from "vitest";
-import {
-  concurrently,
-  elapse,
-  runStoreTests,
-  type StoreFixture,
-  type StoreSuiteOptions,
-  type StoreTests,
-  uniqueId,
-} from "./store-fixture.js";
+import { concurrently, defineStoreSuite, elapse, type StoreFixture, uniqueId } from "./store-fixture.js";
 
 const TTLS: SessionTtls = { sessionTtlMs: 3_600_000, accessTokenTtlMs: 900_000 };
 
@@ -36,17 +28,6 @@ async function longLivedFirst(store: SessionStore, fixture: StoreFixture<Session
   await elapse(fixture, 260);
   return { userId, long };
 }
-
-/**
- * The executable contract of `SessionStore` (see its TSDoc in @portcullis/core). Time-dependent
- * tests use TTLs of a few hundred milliseconds, so a store without a movable clock waits about
- * 2 s in all.
- */
-export function runSessionStoreSuite(options: StoreSuiteOptions<SessionStore>): void {
-  runStoreTests("SessionStore", options, sessionStoreTests, sessionContext);
-}
-
-type SessionContext = ReturnType<typeof sessionContext>;
 
 /** The store of one test, and helpers that make records for it. */
 function sessionContext(fixture: StoreFixture<SessionStore>) {
@@ -118,7 +99,12 @@ function sessionContext(fixture: StoreFixture<SessionStore>) {
   };
 }
 
-const sessionStoreTests: StoreTests<SessionContext> = {
+/**
+ * The executable contract of `SessionStore` (see its TSDoc in @portcullis/core). Time-dependent
+ * tests use TTLs of a few hundred milliseconds, so a store without a movable clock waits about
+ * 2 s in all.
+ */
+export const runSessionStoreSuite = defineStoreSuite("SessionStore", sessionContext, {
   "": {
     "createSessionId / createAccessTokenId - when a store mints ids, they are unique base64url of 16-64 characters":
       ({ store }) => {
@@ -505,4 +491,4 @@ const sessionStoreTests: StoreTests<SessionContext> = {
       expect(await store.consumeToken(original.purpose, original.tokenHash)).toEqual(original);
     },
   },
-};
+});

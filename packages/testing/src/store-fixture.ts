@@ -48,46 +48,40 @@ export const storeContext = <S>(fixture: StoreFixture<S>): StoreContext<S> => ({
   fixture,
 });
 
+/** A store's conformance suite, run with the caller's options (`runUserStoreSuite` and the others). */
+export type StoreSuite<S> = (options: StoreSuiteOptions<S>) => void;
+
 /**
- * Runs `groups` as the conformance suite of `port` ("UserStore conformance: memory"): each test
- * gets a fresh fixture (cleaned up after it) and `context` of it, by default `storeContext`.
+ * The conformance suite of `port` ("UserStore conformance: memory"): `groups` of tests, each with
+ * a fresh fixture (cleaned up after it) and `context` of it (`storeContext` when the store is all
+ * a test needs).
  */
-export function runStoreTests<S>(
+export function defineStoreSuite<S, C>(
   port: string,
-  options: StoreSuiteOptions<S>,
-  groups: StoreTests<StoreContext<S>>,
-): void;
-export function runStoreTests<S, C>(
-  port: string,
-  options: StoreSuiteOptions<S>,
-  groups: StoreTests<C>,
   context: (fixture: StoreFixture<S>) => C,
-): void;
-export function runStoreTests<S, C>(
-  port: string,
-  options: StoreSuiteOptions<S>,
   groups: StoreTests<C>,
-  context = storeContext as (fixture: StoreFixture<S>) => C,
-): void {
-  describe(`${port} conformance: ${options.name ?? "store"}`, () => {
-    let fixture: StoreFixture<S> | undefined;
-    beforeEach(async () => {
-      fixture = await options.create();
-    });
-    afterEach(async () => {
-      await fixture?.cleanup?.();
-    });
-    const define = (tests: StoreTests<C>[string]) => () => {
-      for (const [name, test] of Object.entries(tests)) {
-        it(name, async () => {
-          if (!fixture) throw new Error("no fixture: options.create failed");
-          await test(context(fixture));
-        });
+): StoreSuite<S> {
+  return (options) => {
+    describe(`${port} conformance: ${options.name ?? "store"}`, () => {
+      let fixture: StoreFixture<S> | undefined;
+      beforeEach(async () => {
+        fixture = await options.create();
+      });
+      afterEach(async () => {
+        await fixture?.cleanup?.();
+      });
+      const define = (tests: StoreTests<C>[string]) => () => {
+        for (const [name, test] of Object.entries(tests)) {
+          it(name, async () => {
+            if (!fixture) throw new Error("no fixture: options.create failed");
+            await test(context(fixture));
+          });
+        }
+      };
+      for (const [group, tests] of Object.entries(groups)) {
+        if (group) describe(group, define(tests));
+        else define(tests)();
       }
-    };
-    for (const [group, tests] of Object.entries(groups)) {
-      if (group) describe(group, define(tests));
-      else define(tests)();
-    }
-  });
+    });
+  };
 }

@@ -1,13 +1,6 @@
 import type { TwoFactorSettings, UserRecord, UserStore } from "@portcullis/core";
 import { expect } from "vitest";
-import {
-  concurrently,
-  runStoreTests,
-  type StoreContext,
-  type StoreSuiteOptions,
-  type StoreTests,
-  uniqueId,
-} from "./store-fixture.js";
+import { concurrently, defineStoreSuite, storeContext, uniqueId } from "./store-fixture.js";
 
 const newUser = (overrides: Partial<UserRecord> = {}): UserRecord => {
   const id = uniqueId("user");
@@ -38,11 +31,7 @@ async function expectLookups(store: UserStore, user: UserRecord, expected: UserR
 }
 
 /** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
-export function runUserStoreSuite(options: StoreSuiteOptions<UserStore>): void {
-  runStoreTests("UserStore", options, userStoreTests);
-}
-
-const userStoreTests: StoreTests<StoreContext<UserStore>> = {
+export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<UserStore>, {
   "": {
     "create - stores the user and returns it; findById and findByEmail read it back": async ({ store }) => {
       const user = newUser({ identityProviders: ["github"], passwordHash: null, twoFactor: totp() });
@@ -169,4 +158,4 @@ const userStoreTests: StoreTests<StoreContext<UserStore>> = {
       });
     },
   },
-};
+});
