@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type ColumnBuilderCallback, type ColumnDataType, type CreateTableBuilder, sql } from "kysely";
 import { type Migration, type MigrationResult, Migrator } from "kysely/migration";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 
@@ -14,123 +14,156 @@ export interface MigrateOptions {
  * version of the schema is a new entry here. The names sort in the order they run.
  */
 export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<string, Migration> {
-  const mysql = dialect === "mysql";
-  // MySQL compares strings case-insensitively by default: ids and token hashes must not be.
-  const finishTable = mysql ? sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin` : sql``;
   return {
-    "0001_initial": {
-      async up(db: AnyKysely) {
-        await db.schema
-          .createTable(tables.users)
-          .addColumn("id", "varchar(255)", (col) => col.primaryKey())
-          .addColumn("email", "varchar(320)", (col) => col.notNull())
-          .addColumn("email_verified", "boolean", (col) => col.notNull())
-          .addColumn("name", "text")
-          .addColumn("password_hash", "text")
-          .addColumn("identity_providers", "text", (col) => col.notNull())
-          .addColumn("two_factor_methods", "text", (col) => col.notNull())
-          .addColumn("two_factor_preferred_method", "varchar(16)")
-          .addColumn("totp_secret_encrypted", "text")
-          .addColumn("recovery_code_hashes", "text", (col) => col.notNull())
-          .addColumn("created_at", "bigint", (col) => col.notNull())
-          .addUniqueConstraint(`${tables.users}_email_key`, ["email"])
-          .modifyEnd(finishTable)
-          .execute();
+    "0001_initial": initialSchema(tables, dialect),
+    "0002_identities": identitiesTable(tables, dialect),
+  };
+}
 
-        await db.schema
-          .createTable(tables.sessions)
-          .addColumn("id", "varchar(255)", (col) => col.primaryKey())
-          .addColumn("user_id", "varchar(255)", (col) => col.notNull())
-          .addColumn("browser", "text")
-          .addColumn("os", "text")
-          .addColumn("ip", "text")
-          .addColumn("created_at", "bigint", (col) => col.notNull())
-          .addColumn("last_active_at", "bigint", (col) => col.notNull())
-          .addColumn("refresh_token_hash", "varchar(255)", (col) => col.notNull())
-          .addColumn("previous_refresh_token_hashes", "text", (col) => col.notNull())
-          .addColumn("access_token_jti", "varchar(255)", (col) => col.notNull())
-          .addColumn("access_token_expires_at", "bigint", (col) => col.notNull())
-          .addColumn("expires_at", "bigint", (col) => col.notNull())
-          .addUniqueConstraint(`${tables.sessions}_access_token_jti_key`, ["access_token_jti"])
-          .modifyEnd(finishTable)
-          .execute();
-        await db.schema
-          .createIndex(`${tables.sessions}_user_id_idx`)
-          .on(tables.sessions)
-          .column("user_id")
-          .execute();
-        await db.schema
-          .createIndex(`${tables.sessions}_expires_at_idx`)
-          .on(tables.sessions)
-          .column("expires_at")
-          .execute();
+/** A column: its SQL type, then `primary key` or `not null` (nullable without either). */
+type Column = readonly [type: ColumnDataType, constraint?: "primary key" | "not null"];
 
-        await db.schema
-          .createTable(tables.tokens)
-          .addColumn("purpose", "varchar(64)", (col) => col.notNull())
-          .addColumn("token_hash", "varchar(255)", (col) => col.notNull())
-          .addColumn("user_id", "varchar(255)", (col) => col.notNull())
-          .addColumn("expires_at", "bigint", (col) => col.notNull())
-          .addColumn("data", "text")
-          .addColumn("delete_at", "bigint", (col) => col.notNull())
-          .addPrimaryKeyConstraint(`${tables.tokens}_pkey`, ["purpose", "token_hash"])
-          .modifyEnd(finishTable)
-          .execute();
-        await db.schema
-          .createIndex(`${tables.tokens}_user_id_purpose_idx`)
-          .on(tables.tokens)
-          .columns(["user_id", "purpose"])
-          .execute();
-        await db.schema
-          .createIndex(`${tables.tokens}_delete_at_idx`)
-          .on(tables.tokens)
-          .column("delete_at")
-          .execute();
+const required = (type: ColumnDataType): Column => [type, "not null"];
+const PRIMARY_ID: Column = ["varchar(255)", "primary key"];
+/** Ids, hashes and provider subjects: compared byte for byte (binary collation on MySQL). */
+const ID = required("varchar(255)");
+/** An instant, in milliseconds since the epoch. */
+const EPOCH_MS = required("bigint");
 
-        for (const [table, extra] of [
-          [tables.cooldowns, "holder"],
-          [tables.counters, "hits"],
-        ] as const) {
-          await db.schema
-            .createTable(table)
-            .addColumn("id", "varchar(255)", (col) => col.primaryKey())
-            .addColumn(extra, extra === "hits" ? "integer" : "varchar(64)", (col) => col.notNull())
-            .addColumn("expires_at", "bigint", (col) => col.notNull())
-            .modifyEnd(finishTable)
-            .execute();
-          await db.schema.createIndex(`${table}_expires_at_idx`).on(table).column("expires_at").execute();
-        }
-      },
-      async down(db: AnyKysely) {
-        for (const table of [
-          tables.counters,
-          tables.cooldowns,
-          tables.tokens,
-          tables.sessions,
-          tables.users,
-        ]) {
-          await db.schema.dropTable(table).ifExists().execute();
-        }
-      },
+const CONSTRAINTS: Record<NonNullable<Column[1]>, ColumnBuilderCallback> = {
+  "primary key": (col) => col.primaryKey(),
+  "not null": (col) => col.notNull(),
+};
+
+/** The statements the migrations are made of, on `db` in `dialect`. */
+function schemaSteps(db: AnyKysely, dialect: SqlDialect) {
+  // MySQL compares strings case-insensitively by default: ids and token hashes must not be.
+  const finishTable =
+    dialect === "mysql" ? sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin` : sql``;
+  return {
+    /**
+     * A table of `columns` in order, with the primary key `<table>_pkey` and the unique key
+     * `<table>_<columns>_key` when `keys` names them.
+     */
+    async createTable(
+      table: string,
+      columns: Record<string, Column>,
+      keys: { primaryKey?: string[]; unique?: string[] } = {},
+    ): Promise<void> {
+      let builder: CreateTableBuilder<string, string> = db.schema.createTable(table);
+      for (const [name, [type, constraint]] of Object.entries(columns)) {
+        builder = builder.addColumn(name, type, constraint && CONSTRAINTS[constraint]);
+      }
+      if (keys.primaryKey) builder = builder.addPrimaryKeyConstraint(`${table}_pkey`, keys.primaryKey);
+      if (keys.unique)
+        builder = builder.addUniqueConstraint(`${table}_${keys.unique.join("_")}_key`, keys.unique);
+      await builder.modifyEnd(finishTable).execute();
     },
-    "0002_identities": {
-      async up(db: AnyKysely) {
+    /** One index `<table>_<columns>_idx` for each list of columns. */
+    async createIndexes(table: string, ...indexes: string[][]): Promise<void> {
+      for (const columns of indexes) {
         await db.schema
-          .createTable(tables.identities)
-          .addColumn("issuer", "varchar(255)", (col) => col.notNull())
-          .addColumn("subject", "varchar(255)", (col) => col.notNull())
-          .addColumn("user_id", "varchar(255)", (col) => col.notNull())
-          .addColumn("provider", "varchar(64)", (col) => col.notNull())
-          .addColumn("email", "varchar(320)")
-          .addColumn("created_at", "bigint", (col) => col.notNull())
-          .addPrimaryKeyConstraint(`${tables.identities}_pkey`, ["issuer", "subject"])
-          .addUniqueConstraint(`${tables.identities}_user_id_provider_key`, ["user_id", "provider"])
-          .modifyEnd(finishTable)
+          .createIndex(`${table}_${columns.join("_")}_idx`)
+          .on(table)
+          .columns(columns)
           .execute();
-      },
-      async down(db: AnyKysely) {
-        await db.schema.dropTable(tables.identities).ifExists().execute();
-      },
+      }
+    },
+  };
+}
+
+/** Users, sessions, single-use tokens, cooldowns and counters. */
+function initialSchema(tables: SqlTables, dialect: SqlDialect): Migration {
+  return {
+    async up(db: AnyKysely) {
+      const { createTable, createIndexes } = schemaSteps(db, dialect);
+      await createTable(
+        tables.users,
+        {
+          id: PRIMARY_ID,
+          email: required("varchar(320)"),
+          email_verified: required("boolean"),
+          name: ["text"],
+          password_hash: ["text"],
+          identity_providers: required("text"),
+          two_factor_methods: required("text"),
+          two_factor_preferred_method: ["varchar(16)"],
+          totp_secret_encrypted: ["text"],
+          recovery_code_hashes: required("text"),
+          created_at: EPOCH_MS,
+        },
+        { unique: ["email"] },
+      );
+
+      await createTable(
+        tables.sessions,
+        {
+          id: PRIMARY_ID,
+          user_id: ID,
+          browser: ["text"],
+          os: ["text"],
+          ip: ["text"],
+          created_at: EPOCH_MS,
+          last_active_at: EPOCH_MS,
+          refresh_token_hash: ID,
+          previous_refresh_token_hashes: required("text"),
+          access_token_jti: ID,
+          access_token_expires_at: EPOCH_MS,
+          expires_at: EPOCH_MS,
+        },
+        { unique: ["access_token_jti"] },
+      );
+      await createIndexes(tables.sessions, ["user_id"], ["expires_at"]);
+
+      await createTable(
+        tables.tokens,
+        {
+          purpose: required("varchar(64)"),
+          token_hash: ID,
+          user_id: ID,
+          expires_at: EPOCH_MS,
+          data: ["text"],
+          delete_at: EPOCH_MS,
+        },
+        { primaryKey: ["purpose", "token_hash"] },
+      );
+      await createIndexes(tables.tokens, ["user_id", "purpose"], ["delete_at"]);
+
+      for (const [table, column, type] of [
+        [tables.cooldowns, "holder", "varchar(64)"],
+        [tables.counters, "hits", "integer"],
+      ] as const) {
+        await createTable(table, { id: PRIMARY_ID, [column]: required(type), expires_at: EPOCH_MS });
+        await createIndexes(table, ["expires_at"]);
+      }
+    },
+    async down(db: AnyKysely) {
+      for (const table of [tables.counters, tables.cooldowns, tables.tokens, tables.sessions, tables.users]) {
+        await db.schema.dropTable(table).ifExists().execute();
+      }
+    },
+  };
+}
+
+/** The identities that providers vouch for, linked to accounts. */
+function identitiesTable(tables: SqlTables, dialect: SqlDialect): Migration {
+  return {
+    async up(db: AnyKysely) {
+      await schemaSteps(db, dialect).createTable(
+        tables.identities,
+        {
+          issuer: ID,
+          subject: ID,
+          user_id: ID,
+          provider: required("varchar(64)"),
+          email: ["varchar(320)"],
+          created_at: EPOCH_MS,
+        },
+        { primaryKey: ["issuer", "subject"], unique: ["user_id", "provider"] },
+      );
+    },
+    async down(db: AnyKysely) {
+      await db.schema.dropTable(tables.identities).ifExists().execute();
     },
   };
 }
