@@ -70,8 +70,10 @@ export interface ValidationIssue {
  * error, kept for logs and never sent to a client.
  */
 export class AuthError<C extends ErrorCode = ErrorCode> extends Error {
-  override readonly name: string = "AuthError";
-  readonly code: C;
+  // `name` lives on each class's prototype and the other fields are only declared here: class
+  // fields are defined on every instance one by one, a cost each 429 of a cooldown paid.
+  declare readonly name: string;
+  declare readonly code: C;
 
   constructor(code: C, options?: { cause?: unknown; message?: string }) {
     // An answer about the caller's input (a 4xx, e.g. every 429 of a cooldown) is control flow:
@@ -99,8 +101,7 @@ export type CooldownCode =
 
 /** Bad input: carries the list of what was wrong (sent as `errors` in the body). */
 export class ValidationError extends AuthError<ValidationCode> {
-  override readonly name = "ValidationError";
-  readonly issues: readonly ValidationIssue[];
+  declare readonly issues: readonly ValidationIssue[];
 
   constructor(issues: readonly ValidationIssue[], code: ValidationCode = "VALIDATION_FAILED") {
     super(code);
@@ -113,13 +114,20 @@ export const wholeSeconds = (ms: number) => Math.ceil(ms / 1000);
 
 /** A cooldown (email, throttling) is running: carries the whole seconds left. */
 export class CooldownError extends AuthError<CooldownCode> {
-  override readonly name = "CooldownError";
-  readonly remainingSeconds: number;
+  declare readonly remainingSeconds: number;
 
   constructor(code: CooldownCode, remainingSeconds: number) {
     super(code);
     this.remainingSeconds = remainingSeconds;
   }
+}
+
+for (const [type, name] of [
+  [AuthError, "AuthError"],
+  [ValidationError, "ValidationError"],
+  [CooldownError, "CooldownError"],
+] as const) {
+  Object.defineProperty(type.prototype, "name", { value: name, writable: true, configurable: true });
 }
 
 /**
