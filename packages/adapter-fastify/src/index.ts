@@ -65,10 +65,18 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
   // the core (which applies its 415/413/400 rules) and leaves the host's parsers untouched.
   await fastify.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", (request, payload, done) => {
+    const handOver = (
+      request: FastifyRequest,
+      payload: unknown,
+      done: (error: null, body: unknown) => void,
+    ) => {
       restoreContentType(request);
       done(null, payload);
-    });
+    };
+    // Registered by its exact type, the stand-in's parser is found in Fastify's parser cache; a
+    // catch-all alone is looked up by parsing the Content-Type anew on every request.
+    scope.addContentTypeParser(STAND_IN_TYPE, handOver);
+    scope.addContentTypeParser("*", handOver);
     // Route-level hooks run after the host's, just before Fastify looks at the Content-Type.
     const preParsing = (
       request: FastifyRequest,
