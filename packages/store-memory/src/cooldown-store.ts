@@ -1,5 +1,5 @@
 import { type Clock, type CooldownStore, systemClock } from "@portcullis/core";
-import { ExpiringMap, type Sweepable } from "./expiring-map.js";
+import { ExpiringKeys, ExpiringMap, type Sweepable } from "./expiring-map.js";
 
 export type MemoryCooldownStore = CooldownStore & Sweepable;
 
@@ -10,17 +10,17 @@ export type MemoryCooldownStore = CooldownStore & Sweepable;
  */
 export function createMemoryCooldownStore(options: { clock?: Clock } = {}): MemoryCooldownStore {
   const clock = options.clock ?? systemClock;
-  const cooldowns = new ExpiringMap<true>(clock);
+  const cooldowns = new ExpiringKeys(clock);
   const counters = new ExpiringMap<number>(clock);
   return {
     async acquire(key, ttlMs) {
-      const remainingMs = cooldowns.get(key) ? cooldowns.ttlMs(key) : 0;
+      const remainingMs = cooldowns.ttlMs(key);
       if (remainingMs > 0) return { acquired: false, remainingMs };
-      cooldowns.set(key, true, ttlMs);
+      cooldowns.add(key, ttlMs);
       return { acquired: true, remainingMs: ttlMs };
     },
     async remainingMs(key) {
-      return cooldowns.get(key) ? cooldowns.ttlMs(key) : 0;
+      return cooldowns.ttlMs(key);
     },
     async release(key) {
       cooldowns.delete(key);
