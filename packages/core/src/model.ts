@@ -1,3 +1,4 @@
+import { boundedMemo } from "./bounded-memo.js";
 import type { TwoFactorMethod, UserRecord } from "./ports/user-store.js";
 
 /** What the caller knows about the request a use case runs for; all optional. */
@@ -82,9 +83,12 @@ export function toUser(record: UserRecord): User {
     identityProviders: [...record.identityProviders],
     twoFactorMethods: [...record.twoFactor.methods],
     preferredTwoFactorMethod: record.twoFactor.preferredMethod,
-    createdAt: new Date(record.createdAt).toISOString(),
+    createdAt: isoDate(record.createdAt),
   };
 }
+
+/** Milliseconds as ISO 8601, remembered per value: GET /me formats the same few users' dates all day. */
+const isoDate = boundedMemo(10_000, (ms: number) => new Date(ms).toISOString());
 
 /** A session as its user sees it in the sessions list. */
 export interface SessionInfo {

@@ -42,7 +42,8 @@ async function readText(body: HttpRequest["body"], limitBytes: number): Promise<
     ? await collectNodeStream(body, limitBytes)
     : await collectIterable(body, limitBytes);
   if (collected.received > limitBytes) throw new AuthError("PAYLOAD_TOO_LARGE");
-  return Buffer.concat(collected.chunks).toString("utf8");
+  const [only] = collected.chunks;
+  return (collected.chunks.length === 1 && only ? only : Buffer.concat(collected.chunks)).toString("utf8");
 }
 
 interface Collected {

@@ -1,9 +1,9 @@
 import type { Auth } from "../create-auth.js";
 import { AuthError } from "../errors.js";
-import type { Principal } from "../model.js";
+import type { Principal, RequestContext } from "../model.js";
 import { readJsonBody } from "./body.js";
-import { createCookies } from "./cookies.js";
-import { createRequestChecks, createRouter, header } from "./request-checks.js";
+import { type CookieKind, type Cookies, createCookies, type TokenKind } from "./cookies.js";
+import { createRequestChecks, createRouter, header, type RequestChecks } from "./request-checks.js";
 import { errorResponse } from "./respond.js";
 import type { Route, RouteInput } from "./route.js";
 import { buildRoutes } from "./routes.js";
@@ -31,13 +31,63 @@ export interface HttpHandler {
   sessionCookies(tokens: { accessToken: string; refreshToken: string }): string[];
 }
 
-/** Path and query of a request URL. */
-function splitUrl(url: string): { path: string; query: URLSearchParams } {
+/** Path and query string of a request URL. */
+function splitUrl(url: string): { path: string; search: string } {
   const queryStart = url.indexOf("?");
-  return {
-    path: queryStart === -1 ? url : url.slice(0, queryStart),
-    query: new URLSearchParams(queryStart === -1 ? "" : url.slice(queryStart + 1)),
-  };
+  return queryStart === -1
+    ? { path: url, search: "" }
+    : { path: url.slice(0, queryStart), search: url.slice(queryStart + 1) };
+}
+
+/** What a call needs from its handler: the same for every request. */
+interface CallDeps {
+  auth: Auth;
+  bodyLimitBytes: number;
+  cookies: Cookies;
+  readToken: RequestChecks["readToken"];
+}
+
+/**
+ * One request as a route sees it. A class, not an object of closures: its helpers cost nothing
+ * until a route calls them, and the query and cookies are parsed only when read.
+ */
+class Call implements RouteInput {
+  #query: URLSearchParams | undefined;
+  #jar: Record<string, string | undefined> | undefined;
+
+  constructor(
+    readonly request: HttpRequest,
+    readonly params: Readonly<Record<string, string>>,
+    readonly meta: RequestContext,
+    private readonly search: string,
+    private readonly deps: CallDeps,
+  ) {}
+
+  get query(): URLSearchParams {
+    this.#query ??= new URLSearchParams(this.search);
+    return this.#query;
+  }
+
+  private get jar(): Record<string, string | undefined> {
+    this.#jar ??= this.deps.cookies.parse(header(this.request, "cookie"));
+    return this.#jar;
+  }
+
+  body<T>(): Promise<T> {
+    return readJsonBody(this.request, this.deps.bodyLimitBytes) as Promise<T>;
+  }
+
+  token(kind: TokenKind): string | undefined {
+    return this.deps.readToken(this.request, this.jar, kind);
+  }
+
+  cookie(kind: CookieKind): string | undefined {
+    return this.jar[this.deps.cookies.names[kind]] || undefined;
+  }
+
+  principal(): Promise<Principal> {
+    return this.deps.auth.authenticate(this.token("access"));
+  }
 }
 
 export function createHttpHandler(auth: Auth): HttpHandler {
@@ -46,35 +96,29 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   const cookies = createCookies(options);
   const match = createRouter(buildRoutes(auth, cookies));
   const { clientIp, checkOrigin, readToken } = createRequestChecks(options, cookies);
-  const localeOf = (request: Pick<HttpRequest, "headers">, query: URLSearchParams) =>
-    translator.resolveLocale(query.get("locale") ?? undefined, header(request, "accept-language"));
+  const deps: CallDeps = { auth, bodyLimitBytes: options.bodyLimitBytes, cookies, readToken };
+  const localeOf = (request: Pick<HttpRequest, "headers">, search: string) =>
+    translator.resolveLocale(
+      search === "" ? undefined : (new URLSearchParams(search).get("locale") ?? undefined),
+      header(request, "accept-language"),
+    );
   const fail = (error: unknown, path: string, locale: string, cookiesOnError: string[] = []) =>
     errorResponse(error, { path, locale, now: clock.now(), translator, logger, cookies: cookiesOnError });
 
   return {
     basePath,
     async handle(request) {
-      const { path, query } = splitUrl(request.url);
+      const { path, search } = splitUrl(request.url);
       if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
-      const locale = localeOf(request, query);
+      const locale = localeOf(request, search);
       let route: Route | undefined;
       try {
         const found = match(request.method.toUpperCase(), path.slice(basePath.length) || "/");
         if (!found) throw new AuthError("NOT_FOUND");
         route = found.route;
         checkOrigin(request);
-        const jar = cookies.parse(header(request, "cookie"));
-        const input: RouteInput = {
-          request,
-          params: found.params,
-          query,
-          meta: { ip: clientIp(request), userAgent: header(request, "user-agent"), locale },
-          body: <T>() => readJsonBody(request, options.bodyLimitBytes) as Promise<T>,
-          token: (kind) => readToken(request, jar, kind),
-          cookie: (kind) => jar[cookies.names[kind]] || undefined,
-          principal: () => auth.authenticate(readToken(request, jar, "access")),
-        };
-        return await found.route.handle(input);
+        const meta = { ip: clientIp(request), userAgent: header(request, "user-agent"), locale };
+        return await found.route.handle(new Call(request, found.params, meta, search, deps));
       } catch (error) {
         const clear = route?.clearOnError;
         const matches = clear && error instanceof AuthError && error.code === clear.code;
@@ -87,12 +131,12 @@ export function createHttpHandler(auth: Auth): HttpHandler {
       cookies.clear("twoFactor"),
     ],
     async authenticate(request) {
-      const { path, query } = splitUrl(request.url);
+      const { path, search } = splitUrl(request.url);
       try {
         const jar = cookies.parse(header(request, "cookie"));
         return { principal: await auth.authenticate(readToken(request, jar, "access")) };
       } catch (error) {
-        return { response: fail(error, path, localeOf(request, query)) };
+        return { response: fail(error, path, localeOf(request, search)) };
       }
     },
   };

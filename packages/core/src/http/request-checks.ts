@@ -94,6 +94,8 @@ export function createRequestChecks(options: Options, cookies: Cookies) {
   };
 }
 
+export type RequestChecks = ReturnType<typeof createRequestChecks>;
+
 /** Finds the route of a method and path (relative to the mount prefix) and its `:name` params. */
 export function createRouter<R extends { method: string; path: string }>(routes: readonly R[]) {
   // Paths without a `:name` segment (all but a few) are found by one map lookup.

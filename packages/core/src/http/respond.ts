@@ -63,26 +63,45 @@ export function errorResponse(
   }
 
   const remaining = error instanceof CooldownError ? error.remainingSeconds : undefined;
-  const body: Record<string, unknown> = {
+  const body = {
     status,
     code: error.code,
-    message: context.translator.errorMessage(error.code, context.locale, { remaining }),
+    message: context.translator.errorMessage(
+      error.code,
+      context.locale,
+      remaining === undefined ? undefined : { remaining },
+    ),
     path: context.path,
-    timestamp: new Date(context.now).toISOString(),
+    timestamp: isoTimestamp(context.now),
+    remaining,
+    errors:
+      error instanceof ValidationError
+        ? error.issues.map((issue) => ({
+            path: issue.path,
+            message: context.translator.fieldMessage(issue, context.locale),
+          }))
+        : undefined,
   };
-  if (remaining !== undefined) body.remaining = remaining;
-  if (error instanceof ValidationError) {
-    body.errors = error.issues.map((issue) => ({
-      path: issue.path,
-      message: context.translator.fieldMessage(issue, context.locale),
-    }));
-  }
-  const response = jsonResponse(status, body, context.cookies);
-  response.headers["auth-error-code"] = error.code;
-  if (remaining !== undefined) response.headers["retry-after"] = String(remaining);
+  // JSON.stringify leaves out the undefined `remaining` and `errors`.
+  const text = JSON.stringify(body);
+  const headers: Record<string, string> = {
+    "cache-control": NO_STORE,
+    "content-type": "application/json; charset=utf-8",
+    "content-length": String(Buffer.byteLength(text)),
+    "auth-error-code": error.code,
+  };
+  if (remaining !== undefined) headers["retry-after"] = String(remaining);
   // After a body that was too large, close the connection: the unread rest of it is not drained.
-  if (status === 413) response.headers.connection = "close";
-  return response;
+  if (status === 413) headers.connection = "close";
+  return { status, headers, cookies: context.cookies ?? [], body: text };
+}
+
+/** The last timestamp written, by its millisecond: a busy server answers many in the same one. */
+let lastTimestamp = { ms: Number.NaN, iso: "" };
+
+function isoTimestamp(ms: number): string {
+  if (ms !== lastTimestamp.ms) lastTimestamp = { ms, iso: new Date(ms).toISOString() };
+  return lastTimestamp.iso;
 }
 
 function describe(cause: unknown): string | undefined {

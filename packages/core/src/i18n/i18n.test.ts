@@ -46,6 +46,21 @@ describe("i18n", () => {
     );
   });
 
+  it("resolveLocale - remembered headers answer as before, past the memo's bound and for long headers", () => {
+    const translator = createTranslator("en");
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 2_500; i++) {
+        const german = i % 2 === 0;
+        const header = german ? `x-${i}, de;q=0.${(i % 9) + 1}` : `x-${i}, fr;q=0.5`;
+        expect(translator.resolveLocale(undefined, header)).toBe(german ? "de" : "en");
+      }
+    }
+    const long = `${"xx-yyyyyyyy;q=0.9, ".repeat(15)}de`;
+    expect(long.length).toBeGreaterThan(256);
+    expect(translator.resolveLocale(undefined, long)).toBe("de");
+    expect(translator.resolveLocale(undefined, long)).toBe("de");
+  });
+
   it("errorMessage - remembered per locale, code and values; strings added later win at once", () => {
     const translator = createTranslator("en");
     const first = translator.errorMessage("EMAIL_COOLDOWN_ACTIVE", "en", { remaining: 42 });

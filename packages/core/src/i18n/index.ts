@@ -1,4 +1,5 @@
 import { createInstance, type i18n } from "i18next";
+import { boundedMemo } from "../bounded-memo.js";
 import type { ErrorCode, ValidationIssue } from "../errors.js";
 import { de } from "./de.js";
 import { en, type Strings } from "./en.js";
@@ -9,6 +10,9 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]>
 
 /** Translated error messages remembered per translator (see `errorMessage`). */
 const MAX_CACHED_MESSAGES = 2_000;
+/** `Accept-Language` headers whose negotiated locale is remembered per translator. */
+const MAX_CACHED_HEADERS = 1_000;
+const MAX_CACHED_HEADER_LENGTH = 256;
 
 export const SHIPPED_LOCALES: Readonly<Record<string, Strings>> = { en, de };
 
@@ -70,6 +74,9 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
    * instance's strings or language change, so `translator.i18next` stays the source of truth.
    */
   const messages = new Map<string, string>();
+  /** The locale an `Accept-Language` header comes to: browsers send a few of them, again and again. */
+  const negotiate = (header: string) => parseAcceptLanguage(header).map(match).find(Boolean) ?? defaultLocale;
+  const negotiateRemembered = boundedMemo(MAX_CACHED_HEADERS, negotiate);
   const forget = () => messages.clear();
   instance.store.on("added", forget);
   instance.store.on("removed", forget);
@@ -85,13 +92,11 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
         const found = match(requested);
         if (found) return found;
       }
-      if (acceptLanguage) {
-        for (const tag of parseAcceptLanguage(acceptLanguage)) {
-          const found = match(tag);
-          if (found) return found;
-        }
-      }
-      return defaultLocale;
+      if (!acceptLanguage) return defaultLocale;
+      // Only headers of a browser's usual length are remembered, so the memo stays small.
+      return acceptLanguage.length <= MAX_CACHED_HEADER_LENGTH
+        ? negotiateRemembered(acceptLanguage)
+        : negotiate(acceptLanguage);
     },
     errorMessage(code, locale, values) {
       const key =
