@@ -20,6 +20,9 @@ interface StoredSession {
 
 export type MemorySessionStore = SessionStore & Sweepable;
 
+const tokenKey = (purpose: string, hash: string) => `${purpose}\u0000${hash}`;
+const tokenOwner = (purpose: string, userId: string) => `${purpose}\u0000${userId}`;
+
 /**
  * Sessions, the access-token allowlist and single-use tokens in memory, with per-user indexes
  * so revoking a user's sessions never scans everything. Every check-and-set completes before any
@@ -33,9 +36,32 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
   const sessionsByUser = new OwnerIndex();
   const tokensByUser = new OwnerIndex();
 
-  const tokenKey = (purpose: string, hash: string) => `${purpose}\u0000${hash}`;
-  const tokenOwner = (purpose: string, userId: string) => `${purpose}\u0000${userId}`;
+  return {
+    ...sessionMethods(sessions, allowlist, sessionsByUser),
+    async findAllowedAccessToken(jti) {
+      const entry = allowlist.get(jti);
+      return entry ? { ...entry } : null;
+    },
+    ...tokenMethods(tokens, tokensByUser),
+    sweep() {
+      const removed = sessions.sweep() + allowlist.sweep() + tokens.sweep();
+      sessionsByUser.prune((id) => sessions.get(id) !== undefined);
+      tokensByUser.prune((key) => tokens.get(key) !== undefined);
+      return removed;
+    },
+    size: () => sessions.size + allowlist.size + tokens.size + sessionsByUser.size + tokensByUser.size,
+  };
+}
 
+/**
+ * Sessions, indexed by user; writing or deleting one also puts its access token on or takes it off
+ * the allowlist. Rotation checks the presented hash and stores the new one with no await between.
+ */
+function sessionMethods(
+  sessions: ExpiringMap<StoredSession>,
+  allowlist: ExpiringMap<AllowlistEntry>,
+  sessionsByUser: OwnerIndex,
+): Omit<SessionStore, "findAllowedAccessToken" | "saveToken" | "consumeToken" | "deleteUserTokens"> {
   const removeSession = (id: string): SessionRecord | null => {
     const stored = sessions.get(id);
     if (!stored) return null;
@@ -43,14 +69,6 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     allowlist.delete(stored.record.accessTokenJti);
     sessionsByUser.remove(stored.record.userId, id);
     return stored.record;
-  };
-
-  const removeToken = (key: string): TokenRecord | null => {
-    const token = tokens.get(key);
-    tokens.delete(key);
-    if (!token) return null;
-    tokensByUser.remove(tokenOwner(token.purpose, token.userId), key);
-    return token;
   };
 
   return {
@@ -105,10 +123,23 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
       }
       return deleted;
     },
-    async findAllowedAccessToken(jti) {
-      const entry = allowlist.get(jti);
-      return entry ? { ...entry } : null;
-    },
+  };
+}
+
+/** Single-use tokens, keyed by purpose and hash and indexed by purpose and user. */
+function tokenMethods(
+  tokens: ExpiringMap<TokenRecord>,
+  tokensByUser: OwnerIndex,
+): Pick<SessionStore, "saveToken" | "consumeToken" | "deleteUserTokens"> {
+  const removeToken = (key: string): TokenRecord | null => {
+    const token = tokens.get(key);
+    tokens.delete(key);
+    if (!token) return null;
+    tokensByUser.remove(tokenOwner(token.purpose, token.userId), key);
+    return token;
+  };
+
+  return {
     async saveToken(token, ttlMs, saveOptions) {
       const owner = tokenOwner(token.purpose, token.userId);
       if (saveOptions?.replaceOthers) {
@@ -131,12 +162,5 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
       tokensByUser.deleteOwner(tokenOwner(purpose, userId));
       return deleted;
     },
-    sweep() {
-      const removed = sessions.sweep() + allowlist.sweep() + tokens.sweep();
-      sessionsByUser.prune((id) => sessions.get(id) !== undefined);
-      tokensByUser.prune((key) => tokens.get(key) !== undefined);
-      return removed;
-    },
-    size: () => sessions.size + allowlist.size + tokens.size + sessionsByUser.size + tokensByUser.size,
   };
 }

@@ -162,24 +162,40 @@ function redisCooldownStore(
   };
 }
 
-/** Sessions, their allowlisted access tokens and single-use tokens, under the user's slot tag. */
-function redisSessionStore(
-  redis: ScriptedRedis,
-  bounded: Bounded,
-  { userSpace, sessionKey, allowlistKey, sessionIndex, indexOfSession, tokenKey, tokenIndex }: RedisKeys,
-): SessionStore {
-  const parseSession = (raw: string): SessionRecord => (JSON.parse(raw) as { record: SessionRecord }).record;
-  /** Deletes every token an index names (token keys live in their own slots: one command each). */
-  async function deleteIndexedTokens(index: string): Promise<number> {
-    const keys = await bounded(redis.smembers(index));
-    const deleted = await Promise.all(keys.map((key) => bounded(redis.del(key))));
-    await bounded(redis.del(index));
-    return deleted.reduce((sum, count) => sum + count, 0);
-  }
+/** What a session store does with sessions themselves (the rest is the allowlist and single-use tokens). */
+type SessionMethods = Pick<
+  SessionStore,
+  | "createSession"
+  | "getSession"
+  | "listSessions"
+  | "rotateRefreshToken"
+  | "deleteSession"
+  | "deleteUserSessions"
+>;
 
+const parseSession = (raw: string): SessionRecord => (JSON.parse(raw) as { record: SessionRecord }).record;
+
+/** Sessions, their allowlisted access tokens and single-use tokens, under the user's slot tag. */
+function redisSessionStore(redis: ScriptedRedis, bounded: Bounded, keys: RedisKeys): SessionStore {
   return {
     createSessionId: (userId) => mintId(userTag(userId)),
     createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
+    ...sessionMethods(redis, bounded, keys),
+    async findAllowedAccessToken(jti) {
+      const raw = await bounded(redis.get(keys.allowlistKey(jti)));
+      return raw ? (JSON.parse(raw) as AllowlistEntry) : null;
+    },
+    ...tokenMethods(redis, bounded, keys),
+  };
+}
+
+/** Sessions and their allowlisted access tokens: every write to both is one Lua script. */
+function sessionMethods(
+  redis: ScriptedRedis,
+  bounded: Bounded,
+  { userSpace, sessionKey, allowlistKey, sessionIndex, indexOfSession }: RedisKeys,
+): SessionMethods {
+  return {
     async createSession(session, ttls) {
       if (
         tagOf(session.id) !== userTag(session.userId) ||
@@ -247,10 +263,24 @@ function redisSessionStore(
         ),
       );
     },
-    async findAllowedAccessToken(jti) {
-      const raw = await bounded(redis.get(allowlistKey(jti)));
-      return raw ? (JSON.parse(raw) as AllowlistEntry) : null;
-    },
+  };
+}
+
+/** Single-use tokens, each under its own key, listed in a per-user, per-purpose index set. */
+function tokenMethods(
+  redis: ScriptedRedis,
+  bounded: Bounded,
+  { tokenKey, tokenIndex }: RedisKeys,
+): Pick<SessionStore, "saveToken" | "consumeToken" | "deleteUserTokens"> {
+  /** Deletes every token an index names (token keys live in their own slots: one command each). */
+  async function deleteIndexedTokens(index: string): Promise<number> {
+    const keys = await bounded(redis.smembers(index));
+    const deleted = await Promise.all(keys.map((key) => bounded(redis.del(key))));
+    await bounded(redis.del(index));
+    return deleted.reduce((sum, count) => sum + count, 0);
+  }
+
+  return {
     async saveToken(token, ttlMs, saveOptions) {
       const index = tokenIndex(token.userId, token.purpose);
       if (saveOptions?.replaceOthers) await deleteIndexedTokens(index);

@@ -62,41 +62,56 @@ const fromTokenRow = (row: TokenRow): TokenRecord => ({
   ...(row.data === null ? {} : { data: JSON.parse(row.data) as TokenRecord["data"] }),
 });
 
+/** A live session's row, or undefined when absent or expired at `now`. */
+const liveSession = ({ db, tables }: SqlContext, id: string, now: number) =>
+  db
+    .selectFrom(tables.sessions)
+    .selectAll()
+    .where("id", "=", id)
+    .where("expires_at", ">", now)
+    .executeTakeFirst() as Promise<SessionRow | undefined>;
+
+/** Deletes one row and returns it as it was: `DELETE … RETURNING`, or (MySQL) read, then delete and count. */
+async function deleteReturning<Row>(
+  { db, dialect }: SqlContext,
+  table: string,
+  where: Record<string, string>,
+): Promise<Row | undefined> {
+  let remove = db.deleteFrom(table);
+  for (const [column, value] of Object.entries(where)) remove = remove.where(column, "=", value);
+  if (dialect !== "mysql") return (await remove.returningAll().executeTakeFirst()) as Row | undefined;
+  let read = db.selectFrom(table).selectAll();
+  for (const [column, value] of Object.entries(where)) read = read.where(column, "=", value);
+  const row = (await read.executeTakeFirst()) as Row | undefined;
+  if (!row) return undefined;
+  // Of concurrent deletes, only the one that removed the row gets it.
+  const { numDeletedRows } = await remove.executeTakeFirst();
+  return Number(numDeletedRows) === 1 ? row : undefined;
+}
+
 /**
  * Sessions, the access-token allowlist and single-use tokens in SQL. Expired rows read as absent
  * in every query (the time comes from the injected clock, never the database's), whether or not
  * `sweep` has removed them yet.
  */
-export function createSqlSessionStore({ db, dialect, tables, clock }: SqlContext): SessionStore {
+export function createSqlSessionStore(context: SqlContext): SessionStore {
+  return {
+    ...sessionMethods(context),
+    ...rotationMethods(context),
+    ...allowlistMethods(context),
+    ...tokenMethods(context),
+  };
+}
+
+/** Creating, reading and deleting session rows. */
+function sessionMethods(
+  context: SqlContext,
+): Pick<
+  SessionStore,
+  "createSession" | "getSession" | "listSessions" | "deleteSession" | "deleteUserSessions"
+> {
+  const { db, dialect, tables, clock } = context;
   const sessions = tables.sessions;
-  const tokens = tables.tokens;
-  const returning = dialect !== "mysql";
-
-  const liveSession = (id: string, now: number) =>
-    db
-      .selectFrom(sessions)
-      .selectAll()
-      .where("id", "=", id)
-      .where("expires_at", ">", now)
-      .executeTakeFirst() as Promise<SessionRow | undefined>;
-
-  /** Deletes one row and returns it as it was: `DELETE … RETURNING`, or (MySQL) read, then delete and count. */
-  async function deleteReturning<Row>(
-    table: string,
-    where: Record<string, string>,
-  ): Promise<Row | undefined> {
-    let remove = db.deleteFrom(table);
-    for (const [column, value] of Object.entries(where)) remove = remove.where(column, "=", value);
-    if (returning) return (await remove.returningAll().executeTakeFirst()) as Row | undefined;
-    let read = db.selectFrom(table).selectAll();
-    for (const [column, value] of Object.entries(where)) read = read.where(column, "=", value);
-    const row = (await read.executeTakeFirst()) as Row | undefined;
-    if (!row) return undefined;
-    // Of concurrent deletes, only the one that removed the row gets it.
-    const { numDeletedRows } = await remove.executeTakeFirst();
-    return Number(numDeletedRows) === 1 ? row : undefined;
-  }
-
   return {
     async createSession(session, ttls) {
       const now = clock.now();
@@ -123,7 +138,7 @@ export function createSqlSessionStore({ db, dialect, tables, clock }: SqlContext
     },
 
     async getSession(id) {
-      const row = await liveSession(id, clock.now());
+      const row = await liveSession(context, id, clock.now());
       return row ? fromSessionRow(row) : null;
     },
 
@@ -137,10 +152,28 @@ export function createSqlSessionStore({ db, dialect, tables, clock }: SqlContext
       return rows.map(fromSessionRow);
     },
 
+    async deleteSession(id) {
+      const row = await deleteReturning<SessionRow>(context, sessions, { id });
+      return row && toNumber(row.expires_at) > clock.now() ? fromSessionRow(row) : null;
+    },
+
+    async deleteUserSessions(userId, exceptSessionId) {
+      let query = db.deleteFrom(sessions).where("user_id", "=", userId).where("expires_at", ">", clock.now());
+      if (exceptSessionId !== undefined) query = query.where("id", "<>", exceptSessionId);
+      return Number((await query.executeTakeFirst()).numDeletedRows);
+    },
+  };
+}
+
+/** Refresh-token rotation with reuse detection, as a conditional update retried on lost races. */
+function rotationMethods(context: SqlContext): Pick<SessionStore, "rotateRefreshToken"> {
+  const { db, tables, clock } = context;
+  const sessions = tables.sessions;
+  return {
     async rotateRefreshToken(sessionId, presentedHash, next, ttls): Promise<RotationResult> {
       for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt++) {
         const now = clock.now();
-        const row = await liveSession(sessionId, now);
+        const row = await liveSession(context, sessionId, now);
         if (!row) return { status: "invalid" };
         const current = fromSessionRow(row);
         if (row.refresh_token_hash !== presentedHash) {
@@ -174,22 +207,16 @@ export function createSqlSessionStore({ db, dialect, tables, clock }: SqlContext
       }
       throw new Error(`rotateRefreshToken lost ${ROTATION_ATTEMPTS} races in a row on one session`);
     },
+  };
+}
 
-    async deleteSession(id) {
-      const row = await deleteReturning<SessionRow>(sessions, { id });
-      return row && toNumber(row.expires_at) > clock.now() ? fromSessionRow(row) : null;
-    },
-
-    async deleteUserSessions(userId, exceptSessionId) {
-      let query = db.deleteFrom(sessions).where("user_id", "=", userId).where("expires_at", ">", clock.now());
-      if (exceptSessionId !== undefined) query = query.where("id", "<>", exceptSessionId);
-      return Number((await query.executeTakeFirst()).numDeletedRows);
-    },
-
+/** The allowlist: a session row's current access token, live while both it and the session are. */
+function allowlistMethods({ db, tables, clock }: SqlContext): Pick<SessionStore, "findAllowedAccessToken"> {
+  return {
     async findAllowedAccessToken(jti) {
       const now = clock.now();
       const row = await db
-        .selectFrom(sessions)
+        .selectFrom(tables.sessions)
         .select(["id", "user_id"])
         .where("access_token_jti", "=", jti)
         .where("access_token_expires_at", ">", now)
@@ -197,7 +224,16 @@ export function createSqlSessionStore({ db, dialect, tables, clock }: SqlContext
         .executeTakeFirst();
       return row ? { userId: row.user_id as string, sessionId: row.id as string } : null;
     },
+  };
+}
 
+/** Single-use tokens in `<prefix>tokens`, keyed by purpose and hash. */
+function tokenMethods(
+  context: SqlContext,
+): Pick<SessionStore, "saveToken" | "consumeToken" | "deleteUserTokens"> {
+  const { db, tables, clock } = context;
+  const tokens = tables.tokens;
+  return {
     async saveToken(token, ttlMs, options) {
       const row: TokenRow = {
         purpose: token.purpose,
@@ -225,7 +261,7 @@ export function createSqlSessionStore({ db, dialect, tables, clock }: SqlContext
     },
 
     async consumeToken(purpose, tokenHash) {
-      const row = await deleteReturning<TokenRow>(tokens, { purpose, token_hash: tokenHash });
+      const row = await deleteReturning<TokenRow>(context, tokens, { purpose, token_hash: tokenHash });
       return row && toNumber(row.delete_at) > clock.now() ? fromTokenRow(row) : null;
     },
 
