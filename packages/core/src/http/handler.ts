@@ -31,12 +31,12 @@ export interface HttpHandler {
   sessionCookies(tokens: { accessToken: string; refreshToken: string }): string[];
 }
 
-/** Path and query string of a request URL. */
-function splitUrl(url: string): { path: string; search: string } {
+/** Path and query of a request URL; no query is parsed when the URL has none. */
+function splitUrl(url: string): { path: string; query: URLSearchParams | undefined } {
   const queryStart = url.indexOf("?");
   return queryStart === -1
-    ? { path: url, search: "" }
-    : { path: url.slice(0, queryStart), search: url.slice(queryStart + 1) };
+    ? { path: url, query: undefined }
+    : { path: url.slice(0, queryStart), query: new URLSearchParams(url.slice(queryStart + 1)) };
 }
 
 /** What a call needs from its handler: the same for every request. */
@@ -49,7 +49,7 @@ interface CallDeps {
 
 /**
  * One request as a route sees it. A class, not an object of closures: its helpers cost nothing
- * until a route calls them, and the query and cookies are parsed only when read.
+ * until a route calls them, and the cookies are parsed only when read.
  */
 class Call implements RouteInput {
   #query: URLSearchParams | undefined;
@@ -59,12 +59,14 @@ class Call implements RouteInput {
     readonly request: HttpRequest,
     readonly params: Readonly<Record<string, string>>,
     readonly meta: RequestContext,
-    private readonly search: string,
+    query: URLSearchParams | undefined,
     private readonly deps: CallDeps,
-  ) {}
+  ) {
+    this.#query = query;
+  }
 
   get query(): URLSearchParams {
-    this.#query ??= new URLSearchParams(this.search);
+    this.#query ??= new URLSearchParams();
     return this.#query;
   }
 
@@ -97,20 +99,17 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   const match = createRouter(buildRoutes(auth, cookies));
   const { clientIp, checkOrigin, readToken } = createRequestChecks(options, cookies);
   const deps: CallDeps = { auth, bodyLimitBytes: options.bodyLimitBytes, cookies, readToken };
-  const localeOf = (request: Pick<HttpRequest, "headers">, search: string) =>
-    translator.resolveLocale(
-      search === "" ? undefined : (new URLSearchParams(search).get("locale") ?? undefined),
-      header(request, "accept-language"),
-    );
+  const localeOf = (request: Pick<HttpRequest, "headers">, query: URLSearchParams | undefined) =>
+    translator.resolveLocale(query?.get("locale") ?? undefined, header(request, "accept-language"));
   const fail = (error: unknown, path: string, locale: string, cookiesOnError: string[] = []) =>
     errorResponse(error, { path, locale, now: clock.now(), translator, logger, cookies: cookiesOnError });
 
   return {
     basePath,
     async handle(request) {
-      const { path, search } = splitUrl(request.url);
+      const { path, query } = splitUrl(request.url);
       if (path !== basePath && !path.startsWith(`${basePath}/`)) return null;
-      const locale = localeOf(request, search);
+      const locale = localeOf(request, query);
       let route: Route | undefined;
       try {
         const found = match(request.method.toUpperCase(), path.slice(basePath.length) || "/");
@@ -118,7 +117,7 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         route = found.route;
         checkOrigin(request);
         const meta = { ip: clientIp(request), userAgent: header(request, "user-agent"), locale };
-        return await found.route.handle(new Call(request, found.params, meta, search, deps));
+        return await found.route.handle(new Call(request, found.params, meta, query, deps));
       } catch (error) {
         const clear = route?.clearOnError;
         const matches = clear && error instanceof AuthError && error.code === clear.code;
@@ -131,12 +130,12 @@ export function createHttpHandler(auth: Auth): HttpHandler {
       cookies.clear("twoFactor"),
     ],
     async authenticate(request) {
-      const { path, search } = splitUrl(request.url);
+      const { path, query } = splitUrl(request.url);
       try {
         const jar = cookies.parse(header(request, "cookie"));
         return { principal: await auth.authenticate(readToken(request, jar, "access")) };
       } catch (error) {
-        return { response: fail(error, path, localeOf(request, search)) };
+        return { response: fail(error, path, localeOf(request, query)) };
       }
     },
   };

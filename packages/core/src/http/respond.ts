@@ -83,17 +83,12 @@ export function errorResponse(
         : undefined,
   };
   // JSON.stringify leaves out the undefined `remaining` and `errors`.
-  const text = JSON.stringify(body);
-  const headers: Record<string, string> = {
-    "cache-control": NO_STORE,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": String(Buffer.byteLength(text)),
-    "auth-error-code": error.code,
-  };
-  if (remaining !== undefined) headers["retry-after"] = String(remaining);
+  const response = jsonResponse(status, body, context.cookies);
+  response.headers["auth-error-code"] = error.code;
+  if (remaining !== undefined) response.headers["retry-after"] = String(remaining);
   // After a body that was too large, close the connection: the unread rest of it is not drained.
-  if (status === 413) headers.connection = "close";
-  return { status, headers, cookies: context.cookies ?? [], body: text };
+  if (status === 413) response.headers.connection = "close";
+  return response;
 }
 
 /** The last timestamp written, by its millisecond: a busy server answers many in the same one. */
