@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isValidEmail, normalizeEmail } from "./email-address.js";
+import { emailField } from "./validation.js";
 
 describe("email addresses", () => {
   it("normalizeEmail - trims, lower-cases and NFC-normalizes so variants share one key", () => {
@@ -47,5 +48,34 @@ describe("email addresses", () => {
     "",
   ])("isValidEmail - refuses %j (one strict parser, never a second recipient)", (email) => {
     expect(isValidEmail(normalizeEmail(email))).toBe(false);
+  });
+
+  it("the email field (which remembers 10,000 addresses) answers as the pure functions do: again, past its bound, and for long input", () => {
+    const direct = (typed: string) => {
+      const normalized = normalizeEmail(typed);
+      return isValidEmail(normalized) ? { success: true, data: normalized } : { success: false };
+    };
+    const viaField = (typed: string) => {
+      const result = emailField.safeParse(typed);
+      return result.success ? { success: true, data: result.data } : { success: false };
+    };
+    const samples = [
+      " User@X.test ",
+      "ＥＲＩＮ＠ｘ．ｔｅｓｔ",
+      "zoë@Bücher.test",
+      "a@b@x.test",
+      "a@x.test\r\nbcc: b@y.test",
+      `${"a".repeat(64)}@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(58)}.test`,
+      `${"a".repeat(64)}@${"ｂ".repeat(63)}.test`,
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (const typed of samples) expect(viaField(typed), typed).toEqual(direct(typed));
+    }
+    // 12,000 distinct addresses: the memo empties itself and every answer stays right.
+    for (let i = 0; i < 12_000; i++) {
+      const typed = i % 3 === 0 ? `User${i}@X.test` : i % 3 === 1 ? `bad ${i}@x.test` : `u${i}@x.${i}`;
+      expect(viaField(typed)).toEqual(direct(typed));
+    }
+    expect(emailField.safeParse(`${"a".repeat(310)}@x.test`).success).toBe(false);
   });
 });

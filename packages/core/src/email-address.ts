@@ -23,9 +23,12 @@ export function normalizeEmail(email: string): string {
   return `${folded.slice(0, at)}@${ascii}`;
 }
 
+/** The longest address `isValidEmail` accepts (RFC 5321's path limit less the angle brackets). */
+export const MAX_EMAIL_LENGTH = 254;
+
 /** True when the normalized address is one plain mailbox we will send to. */
 export function isValidEmail(normalized: string): boolean {
-  if (normalized.length > 254) return false;
+  if (normalized.length > MAX_EMAIL_LENGTH) return false;
   const at = normalized.lastIndexOf("@");
   if (at <= 0 || at !== normalized.indexOf("@")) return false;
   const local = normalized.slice(0, at);

@@ -1,16 +1,31 @@
 import { z } from "zod";
-import { isValidEmail, normalizeEmail } from "./email-address.js";
+import { boundedMemo } from "./bounded-memo.js";
+import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from "./email-address.js";
 import { AuthError, ValidationError, type ValidationIssue } from "./errors.js";
 import { en } from "./i18n/en.js";
 
 /** No control or format characters (CR/LF, NUL, bidi overrides) in short text fields. */
 const PLAIN_TEXT = /^[^\p{Cc}\p{Cf}]*$/u;
 
+/** The longest address the email field takes as typed (before normalizing). */
+const MAX_TYPED_EMAIL = 320;
+/**
+ * `normalizeEmail` and `isValidEmail` remembered for 10,000 addresses each (emptied when full), so
+ * a flood of requests for one address (a reset or a login under attack) pays for NFKC, IDNA and
+ * the address rules once. Only short strings are kept: the memos hold at most ~6 MB.
+ */
+const rememberedNormalize = boundedMemo(10_000, normalizeEmail);
+const rememberedValid = boundedMemo(10_000, isValidEmail);
+
 export const emailField = z
   .string()
-  .max(320)
-  .transform(normalizeEmail)
-  .refine(isValidEmail, { params: { rule: "email" } });
+  .max(MAX_TYPED_EMAIL)
+  .transform((typed) =>
+    typed.length <= MAX_TYPED_EMAIL ? rememberedNormalize(typed) : normalizeEmail(typed),
+  )
+  .refine((normalized) => normalized.length <= MAX_EMAIL_LENGTH && rememberedValid(normalized), {
+    params: { rule: "email" },
+  });
 
 /** A password as typed; length and blocklist rules are checked separately (PASSWORD_POLICY_VIOLATION). */
 export const passwordField = z.string().min(1).max(4096);

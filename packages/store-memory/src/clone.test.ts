@@ -21,4 +21,17 @@ describe("clonePlain", () => {
     expect(copy.bytes).toEqual(bytes);
     expect(copy.bytes).not.toBe(bytes);
   });
+
+  it("clonePlain - a `__proto__` key stays an own key of the copy, at any depth, and never becomes its prototype", () => {
+    const original = JSON.parse('{"__proto__": {"admin": true}, "inner": {"__proto__": {"admin": true}}}');
+    const copy = clonePlain(original);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(copy.inner)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(["__proto__", "inner"]);
+    expect(copy.admin).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")?.value).toEqual({ admin: true });
+    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")?.value).not.toBe(
+      Object.getOwnPropertyDescriptor(original, "__proto__")?.value,
+    );
+  });
 });
