@@ -3,7 +3,7 @@
 // the same JSON, Better Auth on Express (installed on first run into bench/.peer, never a
 // workspace dependency), raw argon2id verifies, and the store-memory footprint. Prints every ratio
 // with its goal, writes the table to bench/results/ and the latest figures into bench/README.md.
-// BENCH_QUICK=1: 3 s per figure after 1 s of warm-up instead of 10 s after 2 s.
+// BENCH_QUICK=1: one pair of 3 s windows per ratio instead of BENCH_ROUNDS (default 3) pairs of 5 s.
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -27,7 +27,7 @@ const QUICK = process.env.BENCH_QUICK === "1";
 // Each ratio is the median of ROUNDS pairs of windows, ours and its baseline back to back: one
 // window alone moved by ±20 % between runs on a shared 2-core VM.
 const TIMING = { connections: 10, durationS: QUICK ? 3 : 5, warmupS: 1 };
-const ROUNDS = QUICK ? 1 : 3;
+const ROUNDS = QUICK ? 1 : Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1, algorithm: 2 };
 const BETTER_AUTH = "1.7.25";
 const PEER = join(BENCH_DIR, ".peer");
