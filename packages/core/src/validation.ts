@@ -12,16 +12,21 @@ const MAX_TYPED_EMAIL = 320;
 /**
  * `normalizeEmail` and `isValidEmail` remembered for 10,000 addresses each (emptied when full), so
  * a flood of requests for one address (a reset or a login under attack) pays for NFKC, IDNA and
- * the address rules once. Only short strings are kept: the memos hold at most ~6 MB.
+ * the address rules once. Only strings that can be valid are kept (at most 320 characters typed,
+ * 254 normalized; NFKC can make a typed string 18 times longer, and those are computed each time),
+ * so the memos hold at most ~17 MB even of two-byte strings.
  */
-const rememberedNormalize = boundedMemo(10_000, normalizeEmail);
+const rememberedNormalize = boundedMemo(10_000, (typed: string): string | null => {
+  const normalized = normalizeEmail(typed);
+  return normalized.length <= MAX_EMAIL_LENGTH ? normalized : null;
+});
 const rememberedValid = boundedMemo(10_000, isValidEmail);
 
 export const emailField = z
   .string()
   .max(MAX_TYPED_EMAIL)
-  .transform((typed) =>
-    typed.length <= MAX_TYPED_EMAIL ? rememberedNormalize(typed) : normalizeEmail(typed),
+  .transform(
+    (typed) => (typed.length <= MAX_TYPED_EMAIL ? rememberedNormalize(typed) : null) ?? normalizeEmail(typed),
   )
   .refine((normalized) => normalized.length <= MAX_EMAIL_LENGTH && rememberedValid(normalized), {
     params: { rule: "email" },
