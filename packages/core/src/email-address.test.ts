@@ -69,6 +69,8 @@ describe("email addresses", () => {
       `${"a".repeat(64)}@${"ｂ".repeat(63)}.test`,
       // NFKC makes each of these 18 characters: 300 typed, 5,400 normalized (not remembered).
       `${"\ufdfa".repeat(300)}@x.test`,
+      // Over the field's 320 characters: refused before any normalizing.
+      `${"a".repeat(64)}@${"b".repeat(252)}.test`,
     ];
     for (let round = 0; round < 3; round++) {
       for (const typed of samples) expect(viaField(typed), typed).toEqual(direct(typed));

@@ -25,9 +25,8 @@ const rememberedValid = boundedMemo(10_000, isValidEmail);
 export const emailField = z
   .string()
   .max(MAX_TYPED_EMAIL)
-  .transform(
-    (typed) => (typed.length <= MAX_TYPED_EMAIL ? rememberedNormalize(typed) : null) ?? normalizeEmail(typed),
-  )
+  // zod runs the transform only once `max` has passed, so no key is longer than 320 characters.
+  .transform((typed) => rememberedNormalize(typed) ?? normalizeEmail(typed))
   .refine((normalized) => normalized.length <= MAX_EMAIL_LENGTH && rememberedValid(normalized), {
     params: { rule: "email" },
   });
