@@ -78,14 +78,26 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
     scope.addContentTypeParser(STAND_IN_TYPE, handOver);
     scope.addContentTypeParser("*", handOver);
     // Route-level hooks run after the host's, just before Fastify looks at the Content-Type.
+    // A request Fastify sees as bodiless (no Content-Type, no length or `0`, not chunked) goes
+    // straight to the handler, so it needs no stand-in; with one it would pass through the
+    // parser machinery (an AsyncResource per request), the larger part of a bodiless POST's cost.
     const preParsing = (
       request: FastifyRequest,
       _reply: FastifyReply,
       _payload: unknown,
       done: () => void,
     ) => {
-      deferred.set(request.raw, request.raw.headers["content-type"]);
-      request.raw.headers["content-type"] = STAND_IN_TYPE;
+      const { headers } = request.raw;
+      const type = headers["content-type"];
+      const bodiless =
+        type === undefined &&
+        headers["transfer-encoding"] === undefined &&
+        (headers["content-length"] === undefined || headers["content-length"] === "0") &&
+        request.method !== "QUERY";
+      if (!bodiless) {
+        deferred.set(request.raw, type);
+        headers["content-type"] = STAND_IN_TYPE;
+      }
       done();
     };
     const route = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -29,6 +29,13 @@ export const csrfAndInputTests: AppTests = {
           "UNSUPPORTED_MEDIA_TYPE",
         ],
         ["empty body", {}, 400, "VALIDATION_FAILED"],
+        ["empty body, length 0", { raw: new Uint8Array(0) }, 400, "VALIDATION_FAILED"],
+        [
+          "a body without a content type",
+          { raw: new TextEncoder().encode('{"email":"a@example.test"}') },
+          415,
+          "UNSUPPORTED_MEDIA_TYPE",
+        ],
         ["array", { body: [] }, 400, "VALIDATION_FAILED"],
         ["null", { body: null }, 400, "VALIDATION_FAILED"],
         ["number types", { body: { email: 1, password: 2 } }, 400, "VALIDATION_FAILED"],
