@@ -4,7 +4,7 @@ import type { Principal, RequestContext } from "../model.js";
 import { readJsonBody } from "./body.js";
 import { type CookieKind, type Cookies, createCookies, type TokenKind } from "./cookies.js";
 import { createRequestChecks, createRouter, header, type RequestChecks } from "./request-checks.js";
-import { errorResponse } from "./respond.js";
+import { createErrorResponder } from "./respond.js";
 import type { Route, RouteInput } from "./route.js";
 import { buildRoutes } from "./routes.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
@@ -101,8 +101,9 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   const deps: CallDeps = { auth, bodyLimitBytes: options.bodyLimitBytes, cookies, readToken };
   const localeOf = (request: Pick<HttpRequest, "headers">, query: URLSearchParams | undefined) =>
     translator.resolveLocale(query?.get("locale") ?? undefined, header(request, "accept-language"));
+  const errorResponse = createErrorResponder(translator, logger);
   const fail = (error: unknown, path: string, locale: string, cookiesOnError: string[] = []) =>
-    errorResponse(error, { path, locale, now: clock.now(), translator, logger, cookies: cookiesOnError });
+    errorResponse(error, { path, locale, now: clock.now(), cookies: cookiesOnError });
 
   return {
     basePath,

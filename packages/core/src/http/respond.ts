@@ -1,4 +1,4 @@
-import { AuthError, CooldownError, ValidationError } from "../errors.js";
+import { AuthError, CooldownError, type ErrorCode, ValidationError } from "../errors.js";
 import type { Translator } from "../i18n/index.js";
 import type { Logger } from "../ports/logger.js";
 import { statusForCode } from "./status.js";
@@ -7,6 +7,7 @@ import type { HttpResponse } from "./types.js";
 // Header objects are written out as literals: on Node 20's V8, a spread followed by more keys
 // (`{ ...base, key }`) takes a slow path of about 2 µs per object (the bench profile's `jsonResponse`).
 const NO_STORE = "no-store";
+const JSON_TYPE = "application/json; charset=utf-8";
 
 export function jsonResponse(status: number, body: unknown, cookies: string[] = []): HttpResponse {
   const text = JSON.stringify(body);
@@ -14,7 +15,7 @@ export function jsonResponse(status: number, body: unknown, cookies: string[] = 
     status,
     headers: {
       "cache-control": NO_STORE,
-      "content-type": "application/json; charset=utf-8",
+      "content-type": JSON_TYPE,
       "content-length": String(Buffer.byteLength(text)),
     },
     cookies,
@@ -32,63 +33,120 @@ export function redirectResponse(location: string, cookies: string[] = []): Http
   };
 }
 
-/**
- * The error response of docs/errors.md: `{ status, code, message, path, timestamp }` (plus
- * `remaining` or `errors`), the `Auth-Error-Code` header, `Retry-After` on 429, no body on 304.
- * Anything that is not an `AuthError` becomes `INTERNAL_ERROR`; 500s log their cause, never send it.
- */
-export function errorResponse(
-  caught: unknown,
-  context: {
-    path: string;
-    locale: string;
-    now: number;
-    translator: Translator;
-    logger: Logger;
-    cookies?: string[];
-  },
-): HttpResponse {
-  const error = caught instanceof AuthError ? caught : new AuthError("INTERNAL_ERROR", { cause: caught });
-  const status = statusForCode(error.code);
-  if (status >= 500) {
-    const cause = error.cause ?? (caught instanceof AuthError ? undefined : caught);
-    context.logger.error(
-      { event: "request.failed", code: error.code, path: context.path, err: describe(cause) },
-      "request failed",
-    );
-  }
-  if (status === 304) {
-    const headers = { "cache-control": NO_STORE, "auth-error-code": error.code };
-    return { status, headers, cookies: context.cookies ?? [], body: null };
-  }
+/** Error bodies remembered per responder: each answer differs from the last only by its timestamp. */
+const MAX_REMEMBERED_BODIES = 1_000;
+/** Only paths of a usual length are remembered (a 404's path is whatever the client sent). */
+const MAX_REMEMBERED_PATH_LENGTH = 256;
 
-  const remaining = error instanceof CooldownError ? error.remainingSeconds : undefined;
-  const body = {
-    status,
-    code: error.code,
-    message: context.translator.errorMessage(
-      error.code,
-      context.locale,
+/** An error body without its timestamp: `head` + ISO timestamp + `tail` is the JSON text. */
+interface BodyParts {
+  head: string;
+  tail: string;
+  /** UTF-8 bytes of head and tail (a timestamp is 24 ASCII characters). */
+  bytes: number;
+}
+
+export interface ErrorResponder {
+  /**
+   * The error response of docs/errors.md: `{ status, code, message, path, timestamp }` (plus
+   * `remaining` or `errors`), the `Auth-Error-Code` header, `Retry-After` on 429, no body on 304.
+   * Anything that is not an `AuthError` becomes `INTERNAL_ERROR`; 500s log their cause, never send it.
+   */
+  (caught: unknown, context: { path: string; locale: string; now: number; cookies?: string[] }): HttpResponse;
+  /** How many bodies are remembered now (at most 1,000). */
+  rememberedBodies(): number;
+}
+
+/**
+ * The error responses of one handler. A flood of one refusal (a 429 of a cooldown under attack)
+ * is the same body each time but for its timestamp, so the translated message and the JSON around
+ * the timestamp are built once per status, code, locale, path and `remaining`, and the memo is
+ * emptied when full. Bodies with field `errors` are built each time.
+ */
+export function createErrorResponder(translator: Translator, logger: Logger): ErrorResponder {
+  const remembered = new Map<string, BodyParts>();
+  const bodyParts = (status: number, code: ErrorCode, locale: string, path: string, remaining?: number) => {
+    const message = translator.errorMessage(
+      code,
+      locale,
       remaining === undefined ? undefined : { remaining },
-    ),
-    path: context.path,
-    timestamp: isoTimestamp(context.now),
-    remaining,
-    errors:
-      error instanceof ValidationError
-        ? error.issues.map((issue) => ({
-            path: issue.path,
-            message: context.translator.fieldMessage(issue, context.locale),
-          }))
-        : undefined,
+    );
+    const head = `${JSON.stringify({ status, code, message, path }).slice(0, -1)},"timestamp":"`;
+    const tail = remaining === undefined ? `"}` : `","remaining":${remaining}}`;
+    return { head, tail, bytes: Buffer.byteLength(head) + Buffer.byteLength(tail) };
   };
-  // JSON.stringify leaves out the undefined `remaining` and `errors`.
-  const response = jsonResponse(status, body, context.cookies);
-  response.headers["auth-error-code"] = error.code;
-  if (remaining !== undefined) response.headers["retry-after"] = String(remaining);
-  // After a body that was too large, close the connection: the unread rest of it is not drained.
-  if (status === 413) response.headers.connection = "close";
-  return response;
+  const rememberedParts = (
+    status: number,
+    code: ErrorCode,
+    locale: string,
+    path: string,
+    remaining?: number,
+  ) => {
+    if (path.length > MAX_REMEMBERED_PATH_LENGTH) return bodyParts(status, code, locale, path, remaining);
+    const key = `${code}\u0000${locale}\u0000${remaining}\u0000${path}`;
+    let parts = remembered.get(key);
+    if (parts === undefined) {
+      parts = bodyParts(status, code, locale, path, remaining);
+      if (remembered.size >= MAX_REMEMBERED_BODIES) remembered.clear();
+      remembered.set(key, parts);
+    }
+    return parts;
+  };
+
+  const respond = (
+    caught: unknown,
+    context: { path: string; locale: string; now: number; cookies?: string[] },
+  ): HttpResponse => {
+    const error = caught instanceof AuthError ? caught : new AuthError("INTERNAL_ERROR", { cause: caught });
+    const status = statusForCode(error.code);
+    if (status >= 500) {
+      const cause = error.cause ?? (caught instanceof AuthError ? undefined : caught);
+      logger.error(
+        { event: "request.failed", code: error.code, path: context.path, err: describe(cause) },
+        "request failed",
+      );
+    }
+    const cookies = context.cookies ?? [];
+    if (status === 304) {
+      const headers = { "cache-control": NO_STORE, "auth-error-code": error.code };
+      return { status, headers, cookies, body: null };
+    }
+    const timestamp = isoTimestamp(context.now);
+    let response: HttpResponse;
+    if (error instanceof ValidationError) {
+      const body = {
+        status,
+        code: error.code,
+        message: translator.errorMessage(error.code, context.locale),
+        path: context.path,
+        timestamp,
+        errors: error.issues.map((issue) => ({
+          path: issue.path,
+          message: translator.fieldMessage(issue, context.locale),
+        })),
+      };
+      response = jsonResponse(status, body, cookies);
+    } else {
+      const remaining = error instanceof CooldownError ? error.remainingSeconds : undefined;
+      const parts = rememberedParts(status, error.code, context.locale, context.path, remaining);
+      response = {
+        status,
+        headers: {
+          "cache-control": NO_STORE,
+          "content-type": JSON_TYPE,
+          "content-length": String(parts.bytes + timestamp.length),
+        },
+        cookies,
+        body: parts.head + timestamp + parts.tail,
+      };
+      if (remaining !== undefined) response.headers["retry-after"] = String(remaining);
+    }
+    response.headers["auth-error-code"] = error.code;
+    // After a body that was too large, close the connection: the unread rest of it is not drained.
+    if (status === 413) response.headers.connection = "close";
+    return response;
+  };
+  return Object.assign(respond, { rememberedBodies: () => remembered.size });
 }
 
 /** The last timestamp written, by its millisecond: a busy server answers many in the same one. */

@@ -11,7 +11,7 @@ export const csrfAndInputTests: AppTests = {
       const app = await boot();
       const cases: [
         string,
-        { raw?: string; body?: unknown; headers?: Record<string, string> },
+        { raw?: CallInit["raw"]; body?: unknown; headers?: Record<string, string> },
         number,
         string,
       ][] = [
