@@ -11,13 +11,14 @@ const JSON_TYPE = "application/json; charset=utf-8";
 
 export function jsonResponse(status: number, body: unknown, cookies: string[] = []): HttpResponse {
   const text = JSON.stringify(body);
+  return jsonTextResponse(status, text, Buffer.byteLength(text), cookies);
+}
+
+/** A JSON answer whose text (of `bytes` UTF-8 bytes) is already written. */
+function jsonTextResponse(status: number, text: string, bytes: number, cookies: string[]): HttpResponse {
   return {
     status,
-    headers: {
-      "cache-control": NO_STORE,
-      "content-type": JSON_TYPE,
-      "content-length": String(Buffer.byteLength(text)),
-    },
+    headers: { "cache-control": NO_STORE, "content-type": JSON_TYPE, "content-length": String(bytes) },
     cookies,
     body: text,
   };
@@ -60,12 +61,13 @@ export interface ErrorResponder {
 /**
  * The error responses of one handler. A flood of one refusal (a 429 of a cooldown under attack)
  * is the same body each time but for its timestamp, so the translated message and the JSON around
- * the timestamp are built once per status, code, locale, path and `remaining`, and the memo is
+ * the timestamp are built once per code (and so status), locale, path and `remaining`, and the memo is
  * emptied when full. Bodies with field `errors` are built each time.
  */
 export function createErrorResponder(translator: Translator, logger: Logger): ErrorResponder {
   const remembered = new Map<string, BodyParts>();
-  const bodyParts = (status: number, code: ErrorCode, locale: string, path: string, remaining?: number) => {
+  const bodyParts = (code: ErrorCode, locale: string, path: string, remaining?: number) => {
+    const status = statusForCode(code);
     const message = translator.errorMessage(
       code,
       locale,
@@ -75,18 +77,12 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
     const tail = remaining === undefined ? `"}` : `","remaining":${remaining}}`;
     return { head, tail, bytes: Buffer.byteLength(head) + Buffer.byteLength(tail) };
   };
-  const rememberedParts = (
-    status: number,
-    code: ErrorCode,
-    locale: string,
-    path: string,
-    remaining?: number,
-  ) => {
-    if (path.length > MAX_REMEMBERED_PATH_LENGTH) return bodyParts(status, code, locale, path, remaining);
+  const rememberedParts = (code: ErrorCode, locale: string, path: string, remaining?: number) => {
+    if (path.length > MAX_REMEMBERED_PATH_LENGTH) return bodyParts(code, locale, path, remaining);
     const key = `${code}\u0000${locale}\u0000${remaining}\u0000${path}`;
     let parts = remembered.get(key);
     if (parts === undefined) {
-      parts = bodyParts(status, code, locale, path, remaining);
+      parts = bodyParts(code, locale, path, remaining);
       if (remembered.size >= MAX_REMEMBERED_BODIES) remembered.clear();
       remembered.set(key, parts);
     }
@@ -128,17 +124,9 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
       response = jsonResponse(status, body, cookies);
     } else {
       const remaining = error instanceof CooldownError ? error.remainingSeconds : undefined;
-      const parts = rememberedParts(status, error.code, context.locale, context.path, remaining);
-      response = {
-        status,
-        headers: {
-          "cache-control": NO_STORE,
-          "content-type": JSON_TYPE,
-          "content-length": String(parts.bytes + timestamp.length),
-        },
-        cookies,
-        body: parts.head + timestamp + parts.tail,
-      };
+      const parts = rememberedParts(error.code, context.locale, context.path, remaining);
+      const text = parts.head + timestamp + parts.tail;
+      response = jsonTextResponse(status, text, parts.bytes + timestamp.length, cookies);
       if (remaining !== undefined) response.headers["retry-after"] = String(remaining);
     }
     response.headers["auth-error-code"] = error.code;
