@@ -7,6 +7,7 @@ import {
   systemClock,
   type TokenRecord,
 } from "@portcullis/core";
+import { clonePlain } from "./clone.js";
 import { ExpiringMap, type Sweepable } from "./expiring-map.js";
 import { OwnerIndex } from "./owner-index.js";
 
@@ -74,7 +75,7 @@ function sessionMethods(
   return {
     async createSession(session, ttls) {
       removeSession(session.id);
-      sessions.set(session.id, { record: structuredClone(session), previousHashes: [] }, ttls.sessionTtlMs);
+      sessions.set(session.id, { record: clonePlain(session), previousHashes: [] }, ttls.sessionTtlMs);
       sessionsByUser.add(session.userId, session.id);
       allowlist.set(
         session.accessTokenJti,
@@ -84,13 +85,13 @@ function sessionMethods(
     },
     async getSession(id) {
       const stored = sessions.get(id);
-      return stored ? structuredClone(stored.record) : null;
+      return stored ? clonePlain(stored.record) : null;
     },
     async listSessions(userId) {
       const result: SessionRecord[] = [];
       for (const id of sessionsByUser.keys(userId)) {
         const stored = sessions.get(id);
-        if (stored) result.push(structuredClone(stored.record));
+        if (stored) result.push(clonePlain(stored.record));
         else sessionsByUser.remove(userId, id);
       }
       return result;
@@ -102,14 +103,14 @@ function sessionMethods(
       if (record.refreshTokenHash !== presentedHash) {
         if (!stored.previousHashes.includes(presentedHash)) return { status: "invalid" };
         removeSession(sessionId);
-        return { status: "reused", session: structuredClone(record) };
+        return { status: "reused", session: clonePlain(record) };
       }
       allowlist.delete(record.accessTokenJti);
       const updated = applyRotation(record, next);
       const previousHashes = [presentedHash, ...stored.previousHashes].slice(0, REMEMBERED_HASHES);
       sessions.set(sessionId, { record: updated, previousHashes }, ttls.sessionTtlMs);
       allowlist.set(next.accessTokenJti, { userId: record.userId, sessionId }, ttls.accessTokenTtlMs);
-      return { status: "rotated", session: structuredClone(updated) };
+      return { status: "rotated", session: clonePlain(updated) };
     },
     async deleteSession(id) {
       return removeSession(id);
@@ -147,12 +148,12 @@ function tokenMethods(
       }
       const key = tokenKey(token.purpose, token.tokenHash);
       removeToken(key);
-      tokens.set(key, structuredClone(token), ttlMs);
+      tokens.set(key, clonePlain(token), ttlMs);
       tokensByUser.add(owner, key);
     },
     async consumeToken(purpose, tokenHash) {
       const token = removeToken(tokenKey(purpose, tokenHash));
-      return token ? structuredClone(token) : null;
+      return token ? clonePlain(token) : null;
     },
     async deleteUserTokens(userId, purpose) {
       let deleted = 0;

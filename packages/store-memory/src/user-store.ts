@@ -16,18 +16,18 @@ export function createMemoryUserStore(): UserStore & { size(): number } {
     },
     async create(user) {
       if (idByEmail.has(user.email) || byId.has(user.id)) return null;
-      const stored = structuredClone(user);
+      const stored = clonePlain(user);
       byId.set(stored.id, stored);
       idByEmail.set(stored.email, stored.id);
-      return structuredClone(stored);
+      return clonePlain(stored);
     },
     async update(id, patch) {
       const current = byId.get(id);
       if (!current) return null;
       const { id: _id, email: _email, createdAt: _createdAt, ...allowed } = patch as Partial<UserRecord>;
-      const next = { ...current, ...structuredClone(allowed) };
+      const next = { ...current, ...clonePlain(allowed) };
       byId.set(id, next);
-      return structuredClone(next);
+      return clonePlain(next);
     },
     async delete(id) {
       const current = byId.get(id);
