@@ -1,11 +1,21 @@
 import { hash, parseOptions, verify } from "@node-rs/argon2";
 import type { PasswordHasher } from "../ports/password-hasher.js";
+import { createConcurrencyLimit } from "./concurrency-limit.js";
 
 /** argon2id parameters; the defaults are OWASP's minimum (m=19456 KiB, t=2, p=1). */
 export interface Argon2Options {
   memoryCostKiB?: number;
   timeCost?: number;
   parallelism?: number;
+  /**
+   * At most this many hashes and verifies of this hasher run at once; the others wait their turn
+   * in arrival order. Default: no limit, each goes straight to libuv's thread pool and waits in
+   * its queue. That pool (`UV_THREADPOOL_SIZE`, 4 unless set) also runs WebCrypto, so every JWT
+   * signature and check, and the host's file system and DNS work: while logins keep every thread
+   * hashing, those wait behind all the hashes queued before them. A limit below the pool's size
+   * keeps a thread free for them, at a cost in logins per second (docs/deploying.md has figures).
+   */
+  maxConcurrent?: number;
 }
 
 /** `Algorithm.Argon2id` of @node-rs/argon2 (a const enum, so spelled out here). */
@@ -23,14 +33,20 @@ export function createArgon2Hasher(options: Argon2Options = {}): PasswordHasher 
     parallelism: options.parallelism ?? 1,
   };
   const hashOptions = { ...params, algorithm: ARGON2ID };
+  const limit =
+    options.maxConcurrent === undefined
+      ? <T>(task: () => Promise<T>) => task()
+      : createConcurrencyLimit(options.maxConcurrent);
   return {
-    hash: (password) => hash(password, hashOptions),
-    async verify(hashed, password) {
-      try {
-        return await verify(hashed, password);
-      } catch {
-        return false;
-      }
+    hash: (password) => limit(() => hash(password, hashOptions)),
+    verify(hashed, password) {
+      return limit(async () => {
+        try {
+          return await verify(hashed, password);
+        } catch {
+          return false;
+        }
+      });
     },
     needsRehash(hashed) {
       try {
