@@ -22,9 +22,12 @@ const DOCS = fileURLToPath(new URL("../../../docs/", import.meta.url));
 const AUTH_TEXT: Record<RouteAuth, string> = {
   none: "none",
   optional: "access token if any",
+  "sign-out": "access or refresh token if any",
   access: "access token",
   "step-up": "access + step-up token",
   "two-factor": "2FA token",
+  "access-and-two-factor": "access + 2FA token",
+  "access-or-two-factor": "access token, or a login's 2FA token",
   refresh: "refresh token",
 };
 

@@ -1,12 +1,13 @@
 import type { Auth } from "../create-auth.js";
-import { AuthError } from "../errors.js";
+import { AuthError, type ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import { readJsonBody } from "./body.js";
 import { type CookieKind, type Cookies, createCookies, type TokenKind } from "./cookies.js";
 import { createRequestChecks, createRouter, header, type RequestChecks } from "./request-checks.js";
 import { createErrorResponder } from "./respond.js";
-import type { Route, RouteInput } from "./route.js";
+import type { RequestInput, Route, RouteAuth } from "./route.js";
 import { buildRoutes } from "./routes.js";
+import { statusForCode } from "./status.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /** Maps neutral requests to use cases; what every adapter wraps. */
@@ -49,18 +50,25 @@ interface CallDeps {
 
 /**
  * One request as a route sees it. A class, not an object of closures: its helpers cost nothing
- * until a route calls them, and the cookies are parsed only when read.
+ * until a route calls them, and the cookies are parsed only when read. The credential fields are
+ * filled by `RESOLVE[route.auth]` before the route runs, and only those of the route's `auth`.
  */
-class Call implements RouteInput {
+class Call implements RequestInput {
   #query: URLSearchParams | undefined;
   #jar: Record<string, string | undefined> | undefined;
+  principal: Principal | undefined = undefined;
+  refusal: AuthError | undefined = undefined;
+  accessToken: string | undefined = undefined;
+  refreshToken: string | undefined = undefined;
+  stepUpToken: string | undefined = undefined;
+  twoFactorToken: string | undefined = undefined;
 
   constructor(
     readonly request: HttpRequest,
     readonly params: Readonly<Record<string, string>>,
     readonly meta: RequestContext,
     query: URLSearchParams | undefined,
-    private readonly deps: CallDeps,
+    readonly deps: CallDeps,
   ) {
     this.#query = query;
   }
@@ -79,6 +87,7 @@ class Call implements RouteInput {
     return readJsonBody(this.request, this.deps.bodyLimitBytes) as Promise<T>;
   }
 
+  /** A token by the header/cookie rules of `allowHeaderAuthentication` and `preferHeaderAuthentication`. */
   token(kind: TokenKind): string | undefined {
     return this.deps.readToken(this.request, this.jar, kind);
   }
@@ -86,11 +95,80 @@ class Call implements RouteInput {
   cookie(kind: CookieKind): string | undefined {
     return this.jar[this.deps.cookies.names[kind]] || undefined;
   }
-
-  principal(): Promise<Principal> {
-    return this.deps.auth.authenticate(this.token("access"));
-  }
 }
+
+/** The principal of the call's access token; throws its 401 (or the allowlist's 500). */
+async function authenticateAccess(call: Call): Promise<Principal> {
+  const principal = await call.deps.auth.authenticate(call.token("access"));
+  call.principal = principal;
+  return principal;
+}
+
+function requireToken(call: Call, kind: "stepUp" | "twoFactor" | "refresh", code: ErrorCode): string {
+  const token = call.token(kind);
+  if (token === undefined) throw new AuthError(code);
+  return token;
+}
+
+/**
+ * How the credentials of each kind of route are resolved onto the call, before the route runs:
+ * one function per kind, chosen by the route's `auth` (no function is made per request).
+ */
+const RESOLVE: Record<Exclude<RouteAuth, "none">, (call: Call) => Promise<unknown> | undefined> = {
+  async optional(call) {
+    const token = call.token("access");
+    if (token === undefined) {
+      call.refusal = new AuthError("AUTHENTICATION_REQUIRED");
+      return;
+    }
+    try {
+      await authenticateAccess(call);
+    } catch (error) {
+      if (!(error instanceof AuthError)) throw error;
+      call.refusal = error;
+    }
+  },
+  "sign-out"(call) {
+    call.accessToken = call.token("access");
+    call.refreshToken = call.token("refresh");
+    return undefined;
+  },
+  access: authenticateAccess,
+  async "step-up"(call) {
+    await authenticateAccess(call);
+    call.stepUpToken = requireToken(call, "stepUp", "STEP_UP_REQUIRED");
+  },
+  "two-factor"(call) {
+    call.twoFactorToken = requireToken(call, "twoFactor", "TWO_FACTOR_TOKEN_INVALID");
+    return undefined;
+  },
+  async "access-and-two-factor"(call) {
+    await authenticateAccess(call);
+    call.twoFactorToken = requireToken(call, "twoFactor", "TWO_FACTOR_TOKEN_INVALID");
+  },
+  async "access-or-two-factor"(call) {
+    const twoFactorToken = call.token("twoFactor");
+    if (twoFactorToken === undefined || call.token("access") !== undefined) {
+      try {
+        return await authenticateAccess(call);
+      } catch (error) {
+        // A stale access cookie beside a login's 2FA token: the 2FA token is what counts.
+        if (
+          twoFactorToken === undefined ||
+          !(error instanceof AuthError) ||
+          statusForCode(error.code) !== 401
+        )
+          throw error;
+      }
+    }
+    call.twoFactorToken = twoFactorToken;
+    return undefined;
+  },
+  refresh(call) {
+    call.refreshToken = requireToken(call, "refresh", "REFRESH_TOKEN_INVALID");
+    return undefined;
+  },
+};
 
 export function createHttpHandler(auth: Auth): HttpHandler {
   const { options, translator, clock, logger } = auth;
@@ -118,7 +196,10 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         route = found.route;
         checkOrigin(request);
         const meta = { ip: clientIp(request), userAgent: header(request, "user-agent"), locale };
-        return await found.route.handle(new Call(request, found.params, meta, query, deps));
+        const call = new Call(request, found.params, meta, query, deps);
+        if (route.auth !== "none") await RESOLVE[route.auth](call);
+        // The call carries the credentials of `route.auth`, resolved just above.
+        return await (route as { handle(input: Call): Promise<HttpResponse> }).handle(call);
       } catch (error) {
         const clear = route?.clearOnError;
         const matches = clear && error instanceof AuthError && error.code === clear.code;

@@ -3,16 +3,50 @@ import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { Route, RouteAuth } from "./route.js";
 import { STATUS_BY_CODE } from "./status.js";
 
-const SECURITY: Record<RouteAuth, Record<string, string[]>[] | undefined> = {
+type Requirement = Record<string, string[]>;
+const ACCESS: Requirement[] = [{ bearer: [] }, { accessCookie: [] }];
+const TWO_FACTOR: Requirement[] = [{ twoFactorHeader: [] }, { twoFactorCookie: [] }];
+
+const SECURITY: Record<RouteAuth, Requirement[]> = {
   none: [],
-  optional: [{}, { bearer: [] }, { accessCookie: [] }],
-  access: [{ bearer: [] }, { accessCookie: [] }],
+  optional: [{}, ...ACCESS],
+  "sign-out": [{}, ...ACCESS, { refreshCookie: [] }],
+  access: ACCESS,
   "step-up": [
     { bearer: [], stepUpHeader: [] },
     { accessCookie: [], stepUpCookie: [] },
   ],
-  "two-factor": [{ twoFactorHeader: [] }, { twoFactorCookie: [] }],
+  "two-factor": TWO_FACTOR,
+  "access-and-two-factor": [
+    { bearer: [], twoFactorHeader: [] },
+    { accessCookie: [], twoFactorCookie: [] },
+  ],
+  "access-or-two-factor": [...ACCESS, ...TWO_FACTOR],
   refresh: [{ bearer: [] }, { refreshCookie: [] }],
+};
+
+const ACCESS_ERRORS: readonly ErrorCode[] = [
+  "AUTHENTICATION_REQUIRED",
+  "ACCESS_TOKEN_INVALID",
+  "ACCESS_TOKEN_EXPIRED",
+  "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE",
+];
+
+/**
+ * The answers the HTTP layer gives before a route runs when its credentials are missing or do
+ * not authenticate (handler.ts). An optional access token is never refused by the layer: the
+ * identity-provider authorize route answers its refusal for a step-up itself.
+ */
+const AUTH_ERRORS: Record<RouteAuth, readonly ErrorCode[]> = {
+  none: [],
+  optional: ACCESS_ERRORS,
+  "sign-out": [],
+  access: ACCESS_ERRORS,
+  "step-up": [...ACCESS_ERRORS, "STEP_UP_REQUIRED"],
+  "two-factor": ["TWO_FACTOR_TOKEN_INVALID"],
+  "access-and-two-factor": [...ACCESS_ERRORS, "TWO_FACTOR_TOKEN_INVALID"],
+  "access-or-two-factor": [...ACCESS_ERRORS, "TWO_FACTOR_TOKEN_INVALID"],
+  refresh: ["REFRESH_TOKEN_INVALID"],
 };
 
 const ERROR_SCHEMA = {
@@ -51,14 +85,6 @@ const STATUS_TEXT: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-/** Every error status of `STATUS_BY_CODE`, ascending, with its codes. */
-const CODES_BY_STATUS = new Map<number, ErrorCode[]>();
-for (const code of ERROR_CODES) {
-  const status = STATUS_BY_CODE[code];
-  CODES_BY_STATUS.set(status, [...(CODES_BY_STATUS.get(status) ?? []), code]);
-}
-const ERROR_STATUSES = [...CODES_BY_STATUS.keys()].sort((a, b) => a - b);
-
 /**
  * The routes that succeed with a 302 (the browser goes to the identity provider and back), not
  * JSON; openapi.test.ts sends every route requests and fails on an answer the document lacks.
@@ -66,41 +92,60 @@ const ERROR_STATUSES = [...CODES_BY_STATUS.keys()].sort((a, b) => a - b);
 const REDIRECTS = new Set(["GET /oauth/:provider/authorize", "GET /oauth/:provider/callback"]);
 
 /**
- * The error statuses the HTTP layer itself may answer a route with, read off the route's data:
- * a JSON body (400 validation, 413, 415) or query parameters (400), a state change (403 CSRF),
- * a credential or a link token (401), a path parameter (404 for an unknown one), anything (500).
- * The other codes a use case may answer with are under `default` (every code of docs/errors.md).
+ * Every error code a route can answer with: its use case's (`route.errors`) and the HTTP layer's
+ * around it, read off the route's data: its credentials (`AUTH_ERRORS`), a JSON body (400
+ * `VALIDATION_FAILED`, 413, 415), a state change (403 `CSRF_REJECTED`), anything (500 `INTERNAL_ERROR`).
  */
-function errorStatusesOf(route: Route): number[] {
-  const statuses = new Set([500]);
-  if (route.body) for (const status of [413, 415]) statuses.add(status);
-  if (route.body || route.query?.length) statuses.add(400);
-  if (route.method !== "GET") statuses.add(403);
-  if (route.auth !== "none" || route.query?.includes("token")) statuses.add(401);
-  if (route.path.includes("/:")) statuses.add(404);
-  return [...statuses].sort((a, b) => a - b);
+export function errorCodesOf(route: Route): Set<ErrorCode> {
+  const codes = new Set<ErrorCode>(AUTH_ERRORS[route.auth]);
+  if (route.body) for (const code of BODY_ERRORS) codes.add(code);
+  if (route.method !== "GET") codes.add("CSRF_REJECTED");
+  for (const code of route.errors) codes.add(code);
+  codes.add("INTERNAL_ERROR");
+  return codes;
 }
 
-/** `components.responses`: one error response per status, its schema narrowed to that status's codes. */
-function errorResponses(): Record<string, unknown> {
+const BODY_ERRORS: readonly ErrorCode[] = [
+  "VALIDATION_FAILED",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+];
+
+/**
+ * One response per error status of the route: its schema's `code` is the enum of the route's codes
+ * of that status (in the order of docs/errors.md), also in the `Auth-Error-Code` header; a 429 has
+ * `Retry-After`; a 304 has no body, its code is in the header alone.
+ */
+function errorResponsesOf(route: Route): Record<string, unknown> {
+  const routeCodes = errorCodesOf(route);
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of ERROR_CODES) {
+    if (!routeCodes.has(code)) continue;
+    const status = STATUS_BY_CODE[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
   return Object.fromEntries(
-    ERROR_STATUSES.map((status) => {
-      const codes = CODES_BY_STATUS.get(status) ?? [];
-      const description = `${STATUS_TEXT[status] ?? "Error"}: ${codes.map((code) => `\`${code}\``).join(", ")}.`;
-      const headers: Record<string, unknown> = {
-        "Auth-Error-Code": { $ref: "#/components/headers/AuthErrorCode" },
-      };
-      if (status === 429) headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };
-      // A 304 has no body: the code is in the header alone.
-      if (status === 304) return [`Error${status}`, { description, headers }];
-      const schema = {
-        allOf: [
-          { $ref: "#/components/schemas/Error" },
-          { type: "object", properties: { status: { const: status }, code: { enum: codes } } },
-        ],
-      };
-      return [`Error${status}`, { description, headers, content: { "application/json": { schema } } }];
-    }),
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, codes]) => {
+        const description = `${STATUS_TEXT[status] ?? "Error"}: ${codes.map((code) => `\`${code}\``).join(", ")}.`;
+        const headers: Record<string, unknown> = {
+          "Auth-Error-Code": {
+            description: "The error's code (the same as the body's `code`).",
+            required: true,
+            schema: { type: "string", enum: codes },
+          },
+        };
+        if (status === 429) headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };
+        if (status === 304) return [String(status), { description, headers }];
+        const schema = {
+          allOf: [
+            { $ref: "#/components/schemas/Error" },
+            { type: "object", properties: { status: { const: status }, code: { enum: codes } } },
+          ],
+        };
+        return [String(status), { description, headers, content: { "application/json": { schema } } }];
+      }),
   );
 }
 
@@ -115,21 +160,7 @@ function responsesOf(route: Route): Record<string, unknown> {
         },
       }
     : { "200": { description: "Success", content: { "application/json": { schema: { type: "object" } } } } };
-  return {
-    ...success,
-    ...Object.fromEntries(
-      errorStatusesOf(route).map((status) => [
-        String(status),
-        { $ref: `#/components/responses/Error${status}` },
-      ]),
-    ),
-    default: {
-      description:
-        "Any other error of the contract's table (docs/errors.md); the code is also in the `Auth-Error-Code` header.",
-      headers: { "Auth-Error-Code": { $ref: "#/components/headers/AuthErrorCode" } },
-      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-    },
-  };
+  return { ...success, ...errorResponsesOf(route) };
 }
 
 /** The OpenAPI 3.1 document of every route under `basePath`, read from the route table itself. */
@@ -155,6 +186,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string)
       summary: route.summary,
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c = "") => c.toUpperCase())}`,
       security: SECURITY[route.auth],
+      "x-portcullis-auth": route.auth,
       parameters: [...pathParams, ...queryParams],
       ...(route.body
         ? {
@@ -181,12 +213,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string)
     paths,
     components: {
       schemas: { Error: ERROR_SCHEMA },
-      responses: errorResponses(),
       headers: {
-        AuthErrorCode: {
-          description: "The error's code (the same as the body's `code`).",
-          schema: { type: "string", enum: [...ERROR_CODES] },
-        },
         RetryAfter: {
           description: "Seconds until the limit lets the request through.",
           schema: { type: "integer" },

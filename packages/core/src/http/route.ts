@@ -1,17 +1,51 @@
 import type { z } from "zod";
-import type { ErrorCode } from "../errors.js";
+import type { AuthError, ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
-import type { CookieKind, TokenKind } from "./cookies.js";
+import type { CookieKind } from "./cookies.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /**
- * What a route needs from the caller: nothing, an access token, an access token plus a step-up
- * token (security settings), a 2FA token, a refresh token, or an access token if there is one.
+ * What the HTTP layer gives a route's handler from the request's credentials, by the route's
+ * `auth`. The layer resolves them before the handler runs and answers 401 itself when a required
+ * one is missing or (for the access token) does not authenticate, so a handler cannot forget to.
  */
-export type RouteAuth = "none" | "access" | "step-up" | "two-factor" | "refresh" | "optional";
+export interface Credentials {
+  /** Public. */
+  none: object;
+  /**
+   * The access token's principal if one comes and authenticates; never refused. Without a
+   * principal, `refusal` is why (`AUTHENTICATION_REQUIRED` when no token came).
+   */
+  optional: { principal: Principal; refusal?: undefined } | { principal?: undefined; refusal: AuthError };
+  /** The session's tokens as they come, unchecked: the sign-out ends whichever session they name. */
+  "sign-out": { accessToken: string | undefined; refreshToken: string | undefined };
+  /** The access token's principal (401 `AUTHENTICATION_REQUIRED`, `ACCESS_TOKEN_*` without). */
+  access: { principal: Principal };
+  /**
+   * The principal and a step-up token (401 `STEP_UP_REQUIRED` without one); the use case checks
+   * that the token is live and bound to this user and session.
+   */
+  "step-up": { principal: Principal; stepUpToken: string };
+  /** A 2FA token (401 `TWO_FACTOR_TOKEN_INVALID` without one); the use case checks it. */
+  "two-factor": { twoFactorToken: string };
+  /** The principal and a 2FA token from a step-up of this session (the second factor of a step-up). */
+  "access-and-two-factor": { principal: Principal; twoFactorToken: string };
+  /**
+   * The principal when the access token authenticates, else a login's 2FA token when one comes
+   * (a stale access cookie does not hide it), else the access token's 401.
+   */
+  "access-or-two-factor":
+    | { principal: Principal; twoFactorToken?: undefined }
+    | { principal?: undefined; twoFactorToken: string };
+  /** A refresh token (401 `REFRESH_TOKEN_INVALID` without one); the use case checks it. */
+  refresh: { refreshToken: string };
+}
 
-/** What a route handler gets: the parsed request plus lazy helpers for body and credentials. */
-export interface RouteInput {
+/** What a route needs from the caller: a key of `Credentials`. */
+export type RouteAuth = keyof Credentials;
+
+/** What every route handler gets: the parsed request, plus the body and cookies on demand. */
+export interface RequestInput {
   request: HttpRequest;
   params: Readonly<Record<string, string>>;
   query: URLSearchParams;
@@ -21,26 +55,38 @@ export interface RouteInput {
    * the use case validates it (anything else is `VALIDATION_FAILED`).
    */
   body<T>(): Promise<T>;
-  /** A token by the header/cookie rules of `allowHeaderAuthentication` and `preferHeaderAuthentication`. */
-  token(kind: TokenKind): string | undefined;
   /** A cookie's value alone (e.g. the identity-provider state cookie), or undefined. */
   cookie(kind: CookieKind): string | undefined;
-  /** The access token's principal; throws the 401 codes. */
-  principal(): Promise<Principal>;
 }
 
-/** One route of docs/http-api.md, as data: the route table, the handler and the docs read it. */
-export interface Route {
+/** What the handler of a route with `auth: A` gets: the request and the credentials of `A`. */
+export type RouteInput<A extends RouteAuth = RouteAuth> = RequestInput & Credentials[A];
+
+/** A route's data: what the route table, the handler, the docs and the OpenAPI document read. */
+export interface RouteSpec<A extends RouteAuth = RouteAuth> {
   method: "GET" | "POST" | "DELETE";
   /** Relative to the mount prefix; `:name` matches one path segment. */
   path: string;
   summary: string;
-  auth: RouteAuth;
+  auth: A;
   /** The JSON body it reads: the same schema the use case parses. */
   body?: z.ZodType;
   /** The query parameters it reads (besides `locale`). */
   query?: readonly string[];
+  /**
+   * The error codes its use case can answer with. The HTTP layer's own (the credentials of
+   * `auth`, the body's 400/413/415, CSRF on a POST or DELETE, `INTERNAL_ERROR`) are added to
+   * them in the OpenAPI document (openapi.ts), so they are not repeated here.
+   */
+  errors: readonly ErrorCode[];
   /** Cookies cleared when the route fails with `code` (a dead refresh token clears the session's). */
   clearOnError?: { code: ErrorCode; cookies: readonly CookieKind[] };
-  handle(input: RouteInput): Promise<HttpResponse>;
 }
+
+/** One route of docs/http-api.md with `auth: A`: its data and what it does. */
+export interface RouteOf<A extends RouteAuth> extends RouteSpec<A> {
+  handle(input: RouteInput<A>): Promise<HttpResponse>;
+}
+
+/** One route of any kind of `auth`: the route table is a list of these. */
+export type Route = { [A in RouteAuth]: RouteOf<A> }[RouteAuth];

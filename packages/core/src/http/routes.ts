@@ -17,11 +17,10 @@ import {
 import type { CookieKind, Cookies } from "./cookies.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { jsonResponse, redirectResponse } from "./respond.js";
-import type { Route, RouteInput } from "./route.js";
+import type { Route, RouteAuth, RouteInput, RouteOf, RouteSpec } from "./route.js";
 import { statusForCode } from "./status.js";
 import type { HttpResponse } from "./types.js";
 
-type RouteSpec = Omit<Route, "handle">;
 const SUCCESS = { success: true } as const;
 const SIGN_OUT: CookieKind[] = ["access", "refresh", "twoFactor", "stepUp"];
 
@@ -72,20 +71,19 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
       [cookies.set("stepUp", result.stepUpToken, options.stepUpTokenTtlSeconds), cookies.clear("twoFactor")],
     );
   };
-  const route = (spec: RouteSpec, handle: Route["handle"]): Route => ({ ...spec, handle });
+  /** A route: its data and its handler, which gets the credentials its `auth` names. */
+  const route = <A extends RouteAuth>(spec: RouteSpec<A>, handle: RouteOf<A>["handle"]): Route =>
+    ({ ...spec, handle }) as RouteOf<A> as Route;
   /** A route that answers 200 with the use case's result as JSON. */
-  const json = (spec: RouteSpec, run: (input: RouteInput) => Promise<unknown>): Route => ({
-    ...spec,
-    handle: async (input) => jsonResponse(200, await run(input)),
-  });
+  const json = <A extends RouteAuth>(
+    spec: RouteSpec<A>,
+    run: (input: RouteInput<A>) => Promise<unknown>,
+  ): Route => route(spec, async (input) => jsonResponse(200, await run(input)));
   /** A security-settings route: the principal and the step-up token (header or cookie). */
   const settings = (
-    spec: Omit<RouteSpec, "auth">,
-    run: (principal: Principal, stepUpToken: string | undefined, input: RouteInput) => Promise<unknown>,
-  ): Route =>
-    json({ ...spec, auth: "step-up" }, async (input) =>
-      run(await input.principal(), input.token("stepUp"), input),
-    );
+    spec: Omit<RouteSpec<"step-up">, "auth">,
+    run: (input: RouteInput<"step-up">) => Promise<unknown>,
+  ): Route => json({ ...spec, auth: "step-up" }, run);
   const tokenParam = (input: RouteInput) => input.query.get("token") ?? undefined;
 
   return {
@@ -116,7 +114,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
   ];
   let document: Record<string, unknown> | undefined;
   const openApi: Route = kit.json(
-    { method: "GET", path: "/openapi.json", summary: "This OpenAPI 3.1 document", auth: "none" },
+    { method: "GET", path: "/openapi.json", summary: "This OpenAPI 3.1 document", auth: "none", errors: [] },
     async () => {
       document ??= buildOpenApiDocument([...routes, openApi], auth.options.basePath);
       return document;
@@ -124,6 +122,27 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
   );
   return [...routes, openApi];
 }
+
+/** The 500s of a route that reads or writes the stores. */
+const DB = ["DATABASE_FAILURE"] as const;
+/** The 500s of a send: the mailer, the templates, and the cooldown store. */
+const MAIL = [
+  "EMAIL_SEND_FAILURE",
+  "EMAIL_AUTHENTICATION_FAILURE",
+  "EMAIL_TEMPLATE_FAILURE",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+] as const;
+/** A second-factor check: its answers, its counters (in the cooldown store), the sealed TOTP secret. */
+const CODE_CHECK = [
+  "TWO_FACTOR_CODE_MISSING",
+  "WRONG_TWO_FACTOR_CODE",
+  "TWO_FACTOR_THROTTLED",
+  "TWO_FACTOR_DISABLED",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  "DATABASE_ENCRYPTION_FAILURE",
+] as const;
+/** A security setting: the signed-in user's record must still exist. */
+const SETTING = ["USER_NOT_FOUND", ...DB] as const;
 
 /** Sign-up, sign-in, refresh and sign-out. */
 function accountRoutes(
@@ -138,6 +157,7 @@ function accountRoutes(
         summary: "Create a password account",
         auth: "none",
         body: registerInput,
+        errors: ["PASSWORD_POLICY_VIOLATION", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
       async (input) => auth.register(await input.body(), input.meta),
     ),
@@ -148,6 +168,7 @@ function accountRoutes(
         summary: "Sign in with email and password",
         auth: "none",
         body: loginInput,
+        errors: ["INVALID_CREDENTIALS", "LOGIN_THROTTLED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
       async (input) => loginResponse(await auth.login(await input.body(), input.meta)),
     ),
@@ -158,10 +179,11 @@ function accountRoutes(
         summary: "Rotate the refresh token",
         auth: "refresh",
         body: refreshInput,
+        errors: [...DB],
         clearOnError: { code: "REFRESH_TOKEN_INVALID", cookies: ["access", "refresh"] },
       },
       async (input) => {
-        const result = await auth.refresh(input.token("refresh"), await input.body(), input.meta);
+        const result = await auth.refresh(input.refreshToken, await input.body(), input.meta);
         const body = {
           user: result.user,
           accessToken: exposeTokens ? result.accessToken : null,
@@ -175,10 +197,11 @@ function accountRoutes(
         method: "POST",
         path: "/logout",
         summary: "End the current session and clear the cookies",
-        auth: "optional",
+        auth: "sign-out",
+        errors: [...DB],
       },
       async (input) => {
-        await auth.logout({ accessToken: input.token("access"), refreshToken: input.token("refresh") });
+        await auth.logout({ accessToken: input.accessToken, refreshToken: input.refreshToken });
         return jsonResponse(200, SUCCESS, signOutCookies());
       },
     ),
@@ -188,19 +211,29 @@ function accountRoutes(
 /** The signed-in user and their sessions. */
 function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): Route[] {
   return [
-    json({ method: "GET", path: "/me", summary: "The signed-in user", auth: "access" }, async (input) =>
-      auth.getCurrentUser(await input.principal()),
+    json(
+      {
+        method: "GET",
+        path: "/me",
+        summary: "The signed-in user",
+        auth: "access",
+        errors: ["USER_NOT_FOUND", ...DB],
+      },
+      async (input) => auth.getCurrentUser(input.principal),
     ),
     json(
-      { method: "GET", path: "/sessions", summary: "The user's sessions", auth: "access" },
-      async (input) => ({
-        sessions: await auth.listSessions(await input.principal()),
-      }),
+      { method: "GET", path: "/sessions", summary: "The user's sessions", auth: "access", errors: [...DB] },
+      async (input) => ({ sessions: await auth.listSessions(input.principal) }),
     ),
     route(
-      { method: "DELETE", path: "/sessions", summary: "Revoke every session of the user", auth: "access" },
-      async (input) =>
-        jsonResponse(200, await auth.revokeAllSessions(await input.principal()), signOutCookies()),
+      {
+        method: "DELETE",
+        path: "/sessions",
+        summary: "Revoke every session of the user",
+        auth: "access",
+        errors: [...DB],
+      },
+      async (input) => jsonResponse(200, await auth.revokeAllSessions(input.principal), signOutCookies()),
     ),
     route(
       {
@@ -208,9 +241,10 @@ function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): R
         path: "/sessions/:id",
         summary: "Revoke one of the user's sessions",
         auth: "access",
+        errors: ["NOT_FOUND", ...DB],
       },
       async (input) => {
-        const principal = await input.principal();
+        const { principal } = input;
         const sessionId = input.params.id ?? "";
         await auth.revokeSession(principal, sessionId);
         return jsonResponse(200, SUCCESS, sessionId === principal.sessionId ? signOutCookies() : []);
@@ -229,10 +263,11 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "Finish a sign-in with a TOTP or emailed code",
         auth: "two-factor",
         body: codeInput,
+        errors: [...CODE_CHECK, ...DB],
       },
       async (input) =>
         loginResponse(
-          await auth.completeTwoFactorLogin(input.token("twoFactor"), await input.body(), input.meta),
+          await auth.completeTwoFactorLogin(input.twoFactorToken, await input.body(), input.meta),
         ),
     ),
     route(
@@ -242,10 +277,17 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "Finish a sign-in with a recovery code",
         auth: "two-factor",
         body: codeInput,
+        errors: [
+          "TWO_FACTOR_CODE_MISSING",
+          "WRONG_TWO_FACTOR_CODE",
+          "TWO_FACTOR_THROTTLED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
       },
       async (input) =>
         loginResponse(
-          await auth.recoverWithRecoveryCode(input.token("twoFactor"), await input.body(), input.meta),
+          await auth.recoverWithRecoveryCode(input.twoFactorToken, await input.body(), input.meta),
         ),
     ),
     route(
@@ -255,23 +297,24 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "Confirm the password before a settings change",
         auth: "access",
         body: stepUpInput,
+        errors: ["INVALID_CREDENTIALS", "LOGIN_THROTTLED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
       },
-      async (input) =>
-        stepUpResponse(await auth.stepUp(await input.principal(), await input.body(), input.meta)),
+      async (input) => stepUpResponse(await auth.stepUp(input.principal, await input.body(), input.meta)),
     ),
     route(
       {
         method: "POST",
         path: "/2fa/step-up",
         summary: "The second factor of a step-up",
-        auth: "two-factor",
+        auth: "access-and-two-factor",
         body: codeInput,
+        errors: [...CODE_CHECK, ...DB],
       },
       async (input) =>
         stepUpResponse(
           await auth.completeTwoFactorStepUp(
-            await input.principal(),
-            input.token("twoFactor"),
+            input.principal,
+            input.twoFactorToken,
             await input.body(),
             input.meta,
           ),
@@ -283,19 +326,33 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
 /** Where a 2FA method is turned on (a POST with its code, for the use case `enable`) and off (a DELETE). */
 interface MethodSwitch {
   enable: "confirmTotpSetup" | "enableEmailTwoFactor";
-  on: Pick<RouteSpec, "path" | "summary" | "body">;
+  on: Pick<RouteSpec, "path" | "summary" | "body" | "errors">;
   off: Pick<RouteSpec, "path" | "summary">;
 }
+
+/** Turning a method on: a verified address, then its first code. */
+const ENABLING = ["EMAIL_NOT_VERIFIED", ...CODE_CHECK, ...SETTING] as const;
 
 const METHOD_SWITCHES: Record<TwoFactorMethod, MethodSwitch> = {
   totp: {
     enable: "confirmTotpSetup",
-    on: { path: "/2fa/totp/setup", summary: "Confirm TOTP setup with a code", body: confirmTotpInput },
+    on: {
+      path: "/2fa/totp/setup",
+      summary: "Confirm TOTP setup with a code",
+      body: confirmTotpInput,
+      // The setup token of `GET /2fa/totp/setup` is refused like a 2FA token.
+      errors: ["TWO_FACTOR_TOKEN_INVALID", ...ENABLING],
+    },
     off: { path: "/2fa/totp", summary: "Turn TOTP off" },
   },
   email: {
     enable: "enableEmailTwoFactor",
-    on: { path: "/2fa/email/enable", summary: "Turn email 2FA on with a mailed code", body: codeInput },
+    on: {
+      path: "/2fa/email/enable",
+      summary: "Turn email 2FA on with a mailed code",
+      body: codeInput,
+      errors: ENABLING,
+    },
     off: { path: "/2fa/email", summary: "Turn email 2FA off" },
   },
 };
@@ -306,18 +363,23 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
   const onAndOff = (method: TwoFactorMethod): Route[] => {
     const { enable, on, off } = METHOD_SWITCHES[method];
     return [
-      settings({ method: "POST", ...on }, async (principal, stepUp, input) =>
-        auth[enable](principal, stepUp, await input.body(), input.meta),
+      settings({ method: "POST", ...on }, async (input) =>
+        auth[enable](input.principal, input.stepUpToken, await input.body(), input.meta),
       ),
-      settings({ method: "DELETE", ...off }, (principal, stepUp, input) =>
-        auth.disableTwoFactorMethod(principal, stepUp, method, input.meta),
+      settings({ method: "DELETE", ...off, errors: ["TWO_FACTOR_DISABLED", ...SETTING] }, (input) =>
+        auth.disableTwoFactorMethod(input.principal, input.stepUpToken, method, input.meta),
       ),
     ];
   };
   return [
     settings(
-      { method: "GET", path: "/2fa/totp/setup", summary: "Start TOTP setup: secret, URI, recovery codes" },
-      (principal, stepUp) => auth.getTotpSetup(principal, stepUp),
+      {
+        method: "GET",
+        path: "/2fa/totp/setup",
+        summary: "Start TOTP setup: secret, URI, recovery codes",
+        errors: ["EMAIL_NOT_VERIFIED", "DATABASE_ENCRYPTION_FAILURE", ...SETTING],
+      },
+      (input) => auth.getTotpSetup(input.principal, input.stepUpToken),
     ),
     ...onAndOff("totp"),
     json(
@@ -325,16 +387,22 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
         method: "POST",
         path: "/2fa/email/send",
         summary: "Mail a 2FA code (access token, or a login's 2FA token)",
-        auth: "optional",
+        auth: "access-or-two-factor",
+        errors: [
+          "EMAIL_DISABLED",
+          "EMAIL_NOT_VERIFIED",
+          "TWO_FACTOR_DISABLED",
+          "EMAIL_COOLDOWN_ACTIVE",
+          "USER_NOT_FOUND",
+          ...MAIL,
+          ...DB,
+        ],
       },
-      async (input) => {
-        const twoFactorToken = input.token("twoFactor");
-        const useChallenge = input.token("access") === undefined && twoFactorToken !== undefined;
-        return auth.sendTwoFactorEmailCode(
-          useChallenge ? { twoFactorToken } : { principal: await input.principal() },
+      async (input) =>
+        auth.sendTwoFactorEmailCode(
+          input.principal ? { principal: input.principal } : { twoFactorToken: input.twoFactorToken },
           input.meta,
-        );
-      },
+        ),
     ),
     json(
       {
@@ -342,8 +410,9 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
         path: "/2fa/email/cooldown",
         summary: "Seconds until another 2FA code can be mailed",
         auth: "access",
+        errors: ["EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
       },
-      async (input) => auth.getTwoFactorEmailCooldown(await input.principal()),
+      async (input) => auth.getTwoFactorEmailCooldown(input.principal),
     ),
     ...onAndOff("email"),
     settings(
@@ -352,9 +421,10 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
         path: "/2fa/preferred-method",
         summary: "Choose the method login offers first",
         body: preferredMethodInput,
+        errors: ["TWO_FACTOR_DISABLED", ...SETTING],
       },
-      async (principal, stepUp, input) =>
-        auth.setPreferredTwoFactorMethod(principal, stepUp, await input.body()),
+      async (input) =>
+        auth.setPreferredTwoFactorMethod(input.principal, input.stepUpToken, await input.body()),
     ),
   ];
 }
@@ -369,6 +439,7 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         summary: "Mail a reset link",
         auth: "none",
         body: emailInput,
+        errors: ["EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", "RATE_LIMITED", ...MAIL, ...DB],
       },
       async (input) => auth.requestPasswordReset(await input.body(), input.meta),
     ),
@@ -379,6 +450,7 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         summary: "Seconds until another reset email",
         auth: "none",
         query: ["email"],
+        errors: ["VALIDATION_FAILED", "EMAIL_COOLDOWN_CACHE_FAILURE"],
       },
       async (input) => auth.getPasswordResetCooldown(input.query.get("email") ?? undefined),
     ),
@@ -390,6 +462,14 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         auth: "none",
         body: resetPasswordInput,
         query: ["token"],
+        errors: [
+          "PASSWORD_RESET_TOKEN_INVALID",
+          "PASSWORD_RESET_TOKEN_EXPIRED",
+          "PASSWORD_POLICY_VIOLATION",
+          "RATE_LIMITED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
       },
       async (input) =>
         jsonResponse(
@@ -404,8 +484,18 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         path: "/email/verification/send",
         summary: "Mail a verification link",
         auth: "access",
+        errors: [
+          "EMAIL_ALREADY_VERIFIED",
+          "USER_NOT_FOUND",
+          "EMAIL_COOLDOWN_ACTIVE",
+          "RATE_LIMITED",
+          "EMAIL_DISABLED",
+          "EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE",
+          ...MAIL,
+          ...DB,
+        ],
       },
-      async (input) => auth.resendVerification(await input.principal(), input.meta),
+      async (input) => auth.resendVerification(input.principal, input.meta),
     ),
     json(
       {
@@ -413,8 +503,9 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         path: "/email/verification/cooldown",
         summary: "Seconds until another verification email",
         auth: "access",
+        errors: ["USER_NOT_FOUND", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
-      async (input) => auth.getVerificationCooldown(await input.principal()),
+      async (input) => auth.getVerificationCooldown(input.principal),
     ),
     json(
       {
@@ -423,6 +514,15 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         summary: "Verify the address with a token",
         auth: "none",
         query: ["token"],
+        errors: [
+          "EMAIL_ALREADY_VERIFIED",
+          "EMAIL_VERIFICATION_TOKEN_INVALID",
+          "EMAIL_VERIFICATION_TOKEN_EXPIRED",
+          "RATE_LIMITED",
+          "USER_NOT_FOUND",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
       },
       (input) => auth.verifyEmail(tokenParam(input), input.meta),
     ),
@@ -450,7 +550,13 @@ function oauthRoutes(
   };
   return [
     json(
-      { method: "GET", path: "/oauth/providers", summary: "The configured identity providers", auth: "none" },
+      {
+        method: "GET",
+        path: "/oauth/providers",
+        summary: "The configured identity providers",
+        auth: "none",
+        errors: [],
+      },
       async () => ({ providers: auth.identityProviders.list() }),
     ),
     route(
@@ -460,9 +566,22 @@ function oauthRoutes(
         summary: "Sign in at an identity provider (stepUp=1: a fresh login for a step-up): 302 to it",
         auth: "optional",
         query: ["returnTo", "stepUp"],
+        errors: [
+          "NOT_FOUND",
+          "VALIDATION_FAILED",
+          "IDENTITY_PROVIDER_MISMATCH",
+          "IDENTITY_PROVIDER_FAILURE",
+          "USER_NOT_FOUND",
+          ...DB,
+        ],
       },
       async (input) => {
-        const stepUp = input.query.get("stepUp") === "1" ? await input.principal() : undefined;
+        // A step-up needs the signed-in user (its refusal is the answer); a sign-in ignores a stale access cookie.
+        let stepUp: Principal | undefined;
+        if (input.query.get("stepUp") === "1") {
+          if (input.refusal) throw input.refusal;
+          stepUp = input.principal;
+        }
         const start = await auth.identityProviders.authorize(provider(input), {
           returnTo: input.query.get("returnTo") ?? undefined,
           stepUp,
@@ -477,6 +596,8 @@ function oauthRoutes(
         summary: "The identity provider's redirect back: sign in, step up or link, then 302 to returnTo",
         auth: "none",
         query: ["code", "state"],
+        // Every failure is a 302 back to the app with `?error=<code>`.
+        errors: [],
       },
       async (input) => {
         const clearState = cookies.clear("oauthState");
@@ -512,12 +633,12 @@ function oauthRoutes(
         summary: "Start linking an identity provider to the account: its authorization URL",
         auth: "step-up",
         body: identityLinkInput,
+        errors: ["NOT_FOUND", "IDENTITY_PROVIDER_ALREADY_LINKED", "IDENTITY_PROVIDER_FAILURE", ...SETTING],
       },
       async (input) => {
-        const principal = await input.principal();
         const start = await auth.identityProviders.link(
-          principal,
-          input.token("stepUp"),
+          input.principal,
+          input.stepUpToken,
           provider(input),
           (await input.body()) ?? {},
         );
@@ -525,9 +646,14 @@ function oauthRoutes(
       },
     ),
     settings(
-      { method: "DELETE", path: "/oauth/:provider", summary: "Unlink an identity provider from the account" },
-      (principal, stepUp, input) =>
-        auth.identityProviders.unlink(principal, stepUp, provider(input), input.meta),
+      {
+        method: "DELETE",
+        path: "/oauth/:provider",
+        summary: "Unlink an identity provider from the account",
+        errors: ["NOT_FOUND", "IDENTITY_PROVIDER_LAST_METHOD", ...SETTING],
+      },
+      (input) =>
+        auth.identityProviders.unlink(input.principal, input.stepUpToken, provider(input), input.meta),
     ),
   ];
 }
