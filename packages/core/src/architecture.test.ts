@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import type { RouteInput } from "./http/route.js";
+import type { Principal } from "./model.js";
 
 /**
  * The one-way import rule of STYLE.md over the core's source, as a test: each file sits in a
@@ -198,5 +200,29 @@ describe("architecture", () => {
       }
     }
     expect(deep).toEqual([]);
+  });
+  it("routes - no route handler authenticates or reads a credential itself: the HTTP layer resolves what `auth` declares", () => {
+    const tree = readTree(SRC);
+    const handlers = [...tree].filter(([file]) => file.startsWith("http/") && file !== "http/handler.ts");
+    expect(handlers.map(([file]) => file)).toContain("http/routes.ts");
+    const fetching: string[] = [];
+    for (const [file, source] of handlers) {
+      for (const call of source.matchAll(/\.(principal|authenticate|token)\(/g))
+        fetching.push(`${file}: .${call[1]}(`);
+    }
+    expect(fetching).toEqual([]);
+  });
+
+  it("routes - a handler's input has the credentials of its route's auth and no other (types)", () => {
+    const publicRoute: RouteInput<"none"> = {} as RouteInput<"none">;
+    const signedIn = {} as RouteInput<"access">;
+    const settings = {} as RouteInput<"step-up">;
+    // @ts-expect-error a public route gets no principal
+    expect(publicRoute.principal).toBeUndefined();
+    // @ts-expect-error nor a way to fetch one
+    expect(publicRoute.token).toBeUndefined();
+    const principal: Principal = signedIn.principal;
+    const stepUpToken: string = settings.stepUpToken;
+    expect([principal, stepUpToken]).toEqual([undefined, undefined]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe } from "vitest";
 import { cookiesTests } from "./adapter-suite/cookies.js";
+import { credentialsTests } from "./adapter-suite/credentials.js";
 import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
 import { emailsTests } from "./adapter-suite/emails.js";
 import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-suite/fixture.js";
@@ -27,6 +28,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   reset: resetTests,
   verification: verificationTests,
   "host-api": hostApiTests,
+  credentials: credentialsTests,
 };
 
 /**

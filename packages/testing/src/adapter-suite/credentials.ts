@@ -1,0 +1,117 @@
+import { expect } from "vitest";
+import { type App, type AppTests, expectError } from "./fixture.js";
+
+/** What the route table says a route needs (the OpenAPI document's `x-portcullis-auth`). */
+type RouteAuth =
+  | "none"
+  | "optional"
+  | "sign-out"
+  | "access"
+  | "step-up"
+  | "two-factor"
+  | "access-and-two-factor"
+  | "access-or-two-factor"
+  | "refresh";
+
+/** The 401 of each kind of route when the request brings no credential at all. */
+const WITHOUT_ANY: Partial<Record<RouteAuth, string>> = {
+  access: "AUTHENTICATION_REQUIRED",
+  "step-up": "AUTHENTICATION_REQUIRED",
+  "access-and-two-factor": "AUTHENTICATION_REQUIRED",
+  "access-or-two-factor": "AUTHENTICATION_REQUIRED",
+  "two-factor": "TWO_FACTOR_TOKEN_INVALID",
+  refresh: "REFRESH_TOKEN_INVALID",
+};
+
+/** The 401 of a route needing an access token and one more, when it brings a live access token alone. */
+const WITH_ACCESS_ALONE: Partial<Record<RouteAuth, string>> = {
+  "step-up": "STEP_UP_REQUIRED",
+  "access-and-two-factor": "TWO_FACTOR_TOKEN_INVALID",
+};
+
+interface Operation {
+  method: string;
+  /** Under the prefix, `{name}` segments filled in. */
+  path: string;
+  auth: RouteAuth;
+}
+
+/** Every route of the table, read from the mounted OpenAPI document (written from the table). */
+async function routeTable(app: App): Promise<Operation[]> {
+  const reply = await app.call("openapi", "GET", "/api/auth/openapi.json", { record: false });
+  expect(reply.status).toBe(200);
+  const paths = reply.body.paths as Record<string, Record<string, { "x-portcullis-auth": RouteAuth }>>;
+  const operations = Object.entries(paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({
+      method: method.toUpperCase(),
+      path: path.replace(/^\/api\/auth/, "").replace(/\{\w+\}/g, "unknown"),
+      auth: operation["x-portcullis-auth"],
+    })),
+  );
+  expect(operations.length).toBeGreaterThan(20);
+  return operations;
+}
+
+/** A body that is not JSON (for the methods that have one): the credentials are checked first, never a 415. */
+const notJson = (route: Operation) => (route.method === "GET" ? {} : { raw: "not json" });
+
+const needs = (auth: RouteAuth, table: Partial<Record<RouteAuth, string>>) => table[auth] !== undefined;
+
+/**
+ * Every route's declared credential is enforced by the HTTP layer before the route runs: the tests
+ * are generated from the route table, so a new route is covered the day it is added.
+ */
+export const credentialsTests: AppTests = {
+  "routes - every route that declares a credential answers 401 with its code without one, before its body is read":
+    async (boot) => {
+      const app = await boot();
+      const routes = (await routeTable(app)).filter((route) => needs(route.auth, WITHOUT_ANY));
+      expect(routes.map((route) => route.auth)).toEqual(
+        expect.arrayContaining(["access", "step-up", "two-factor", "refresh", "access-or-two-factor"]),
+      );
+      for (const route of routes) {
+        const reply = await app.api(route.method, route.path, {
+          label: `${route.auth}: no credential`,
+          ...notJson(route),
+        });
+        expectError(reply, 401, WITHOUT_ANY[route.auth] ?? "");
+      }
+    },
+
+  "routes - every route that needs an access token answers 401 ACCESS_TOKEN_INVALID with a revoked one":
+    async (boot) => {
+      const app = await boot();
+      const { accessToken } = await app.signUp("revoked@example.test");
+      const routes = (await routeTable(app)).filter(
+        (route) => WITHOUT_ANY[route.auth] === "AUTHENTICATION_REQUIRED",
+      );
+      const revoke = await app.api("DELETE", "/sessions", {
+        label: "revoke every session",
+        bearer: accessToken,
+      });
+      expect(revoke.status).toBe(200);
+      for (const route of routes) {
+        const reply = await app.api(route.method, route.path, {
+          label: `${route.auth}: revoked`,
+          bearer: accessToken,
+        });
+        expectError(reply, 401, "ACCESS_TOKEN_INVALID");
+      }
+    },
+
+  "routes - every route that needs a step-up or 2FA token besides the access token answers 401 with a live access token alone":
+    async (boot) => {
+      const app = await boot();
+      const { accessToken } = await app.signUp("stepup@example.test");
+      const routes = (await routeTable(app)).filter((route) => needs(route.auth, WITH_ACCESS_ALONE));
+      expect(routes.filter((route) => route.auth === "step-up").length).toBeGreaterThan(5);
+      for (const route of routes) {
+        const reply = await app.api(route.method, route.path, {
+          label: `${route.auth}: access token alone`,
+          bearer: accessToken,
+          ...notJson(route),
+        });
+        expectError(reply, 401, WITH_ACCESS_ALONE[route.auth] ?? "");
+      }
+    },
+};
