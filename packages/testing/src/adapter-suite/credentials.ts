@@ -1,5 +1,11 @@
 import { expect } from "vitest";
-import { type App, type AppTests, expectError } from "./fixture.js";
+import { type App, type AppTests, cookieHeader, cookieValue, expectError, PASSWORD } from "./fixture.js";
+
+/** The 6-digit code of the newest 2FA email. */
+const latestCode = (app: App) =>
+  /(\d{6})/.exec(
+    app.emails.filter((message) => message.kind === "two-factor-code").at(-1)?.text ?? "",
+  )?.[1] ?? "";
 
 /** What the route table says a route needs (the OpenAPI document's `x-portcullis-auth`). */
 type RouteAuth =
@@ -113,5 +119,61 @@ export const credentialsTests: AppTests = {
         });
         expectError(reply, 401, WITH_ACCESS_ALONE[route.auth] ?? "");
       }
+    },
+  "POST /2fa/email/send - a login's 2FA token counts beside a stale access cookie; a live access token beside a spent one is the signed-in user's":
+    async (boot) => {
+      const app = await boot({ email: { loginAlerts: false } });
+      const email = "mailed@example.test";
+      const first = await app.signUp(email);
+      await app.auth.idle();
+      const verified = await app.api(
+        "POST",
+        `/email/verification?token=${app.tokenFrom("email-verification")}`,
+        {
+          label: "verify",
+        },
+      );
+      expect(verified.status).toBe(200);
+      // Email 2FA on: step-up, a setup code, the code.
+      const bearer = first.accessToken;
+      const stepUp = await app.api("POST", "/step-up", {
+        label: "step-up",
+        bearer,
+        body: { password: PASSWORD },
+      });
+      const stepUpHeader = { "x-step-up-token": String(stepUp.body.stepUpToken) };
+      expect((await app.api("POST", "/2fa/email/send", { label: "setup code", bearer })).status).toBe(200);
+      const enabled = await app.api("POST", "/2fa/email/enable", {
+        label: "enable",
+        bearer,
+        headers: stepUpHeader,
+        body: { code: latestCode(app) },
+      });
+      expect(enabled.body).toMatchObject({ twoFactorMethods: ["email"] });
+      // The session ends elsewhere; the browser keeps its access cookie. A new login's 2FA step:
+      await app.api("DELETE", "/sessions", { label: "revoke every session", bearer });
+      const login = await app.api("POST", "/login", { label: "login", body: { email, password: PASSWORD } });
+      expect(login.body.twoFactorRequired).toBe(true);
+      app.clock.advance(61_000);
+      const stale = `access_token=${cookieValue(first.cookies, "access_token")}`;
+      const resend = await app.api("POST", "/2fa/email/send", {
+        label: "resend: stale access cookie and the login's 2FA cookie",
+        cookie: `${stale}; ${cookieHeader(login.cookies)}`,
+      });
+      expect(resend.status, resend.text).toBe(200);
+      expect(resend.body).toEqual({ cooldown: 60 });
+      // Signed in again: a live access token counts, whatever 2FA cookie (here the spent one) is beside it.
+      const done = await app.api("POST", "/2fa/login", {
+        label: "2fa login",
+        cookie: cookieHeader(login.cookies),
+        body: { code: latestCode(app) },
+      });
+      expect(done.status).toBe(200);
+      app.clock.advance(61_000);
+      const signedIn = await app.api("POST", "/2fa/email/send", {
+        label: "send: live access cookie and a spent 2FA cookie",
+        cookie: `${cookieHeader(done.cookies.filter((line) => line.startsWith("access_token=")))}; ${cookieHeader(login.cookies)}`,
+      });
+      expect(signedIn.status, signedIn.text).toBe(200);
     },
 };
