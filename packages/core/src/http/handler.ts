@@ -197,7 +197,9 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         checkOrigin(request);
         const meta = { ip: clientIp(request), userAgent: header(request, "user-agent"), locale };
         const call = new Call(request, found.params, meta, query, deps);
-        if (route.auth !== "none") await RESOLVE[route.auth](call);
+        // Only the kinds that read a store return a promise: the others cost no extra await.
+        const resolving = route.auth === "none" ? undefined : RESOLVE[route.auth](call);
+        if (resolving) await resolving;
         // The call carries the credentials of `route.auth`, resolved just above.
         return await (route as { handle(input: Call): Promise<HttpResponse> }).handle(call);
       } catch (error) {
