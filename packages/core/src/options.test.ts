@@ -58,10 +58,16 @@ describe("parseAuthOptions", () => {
   });
 
   it("parseAuthOptions - takes random secrets as openssl makes them", () => {
-    for (const secret of [randomBytes(32).toString("hex"), randomBytes(48).toString("base64"), randomBytes(32)])
+    for (const secret of [
+      randomBytes(32).toString("hex"),
+      randomBytes(48).toString("base64"),
+      randomBytes(32),
+    ])
       expect(parseAuthOptions({ ...valid, secret }).secret).toEqual([secret]);
     const key = randomBytes(32).toString("base64url");
-    expect(parseAuthOptions({ ...valid, twoFactor: { encryptionKey: key } }).twoFactor.encryptionKey).toEqual([key]);
+    expect(parseAuthOptions({ ...valid, twoFactor: { encryptionKey: key } }).twoFactor.encryptionKey).toEqual(
+      [key],
+    );
     expect(() => parseAuthOptions({ ...valid, twoFactor: { encryptionKey: "changeme".repeat(4) } })).toThrow(
       '"twoFactor.encryptionKey"',
     );

@@ -21,12 +21,16 @@ describe("estimateSecretBits", () => {
     ["base64url of 32 bytes", 10_000, () => randomBytes(32).toString("base64url")],
     ["openssl rand -base64 48", 2_000, () => randomBytes(48).toString("base64")],
     ["32 raw bytes", 2_000, () => new Uint8Array(randomBytes(32))],
-  ])("isWeakSecret - accepts every random secret (%s, %i samples), with margin", (_, samples, generate) => {
-    const { worst, refused } = worstOf(generate, samples);
-    expect(refused).toBe(0);
-    // The chance patterns of a random secret cost it far less than the room the rule leaves.
-    expect(worst).toBeGreaterThan(MIN_SECRET_BITS + 48);
-  }, 60_000);
+  ])(
+    "isWeakSecret - accepts every random secret (%s, %i samples), with margin",
+    (_, samples, generate) => {
+      const { worst, refused } = worstOf(generate, samples);
+      expect(refused).toBe(0);
+      // The chance patterns of a random secret cost it far less than the room the rule leaves.
+      expect(worst).toBeGreaterThan(MIN_SECRET_BITS + 48);
+    },
+    60_000,
+  );
 
   it.each([
     ["0123456789abcdef0123456789abcdef"],

@@ -82,7 +82,10 @@ const ROWS = [
 ];
 const COLUMNS = ["1qaz", "2wsx", "3edc", "4rfv", "5tgb", "6yhn", "7ujm", "8ik,", "9ol.", "0p;/"];
 const SHIFTED_COLUMNS = ["!qaz", "@wsx", "#edc", "$rfv", "%tgb", "^yhn", "&ujm", "*ik<", "(ol>", ")p:?"];
-const WALKS = [...ROWS, ...COLUMNS, ...SHIFTED_COLUMNS].flatMap((walk) => [walk, [...walk].reverse().join("")]);
+const WALKS = [...ROWS, ...COLUMNS, ...SHIFTED_COLUMNS].flatMap((walk) => [
+  walk,
+  [...walk].reverse().join(""),
+]);
 const WALK_BITS = Math.log2(WALKS.reduce((sum, walk) => sum + walk.length, 0));
 
 const WORDS = [
@@ -228,9 +231,9 @@ function walkLengths(folded: readonly string[], i: number): number[] {
   const lengths: number[] = [];
   for (const walk of WALKS) {
     let length = 0;
-    let at = walk.indexOf(folded[i] ?? "");
+    const at = walk.indexOf(folded[i] ?? "");
     if (at === -1) continue;
-    // Follow the walk from every place the first key occurs in it (each key occurs once per walk).
+    // Each key occurs once in a walk: follow it from there.
     while (at + length < walk.length && walk[at + length] === folded[i + length]) length++;
     if (length >= MIN_PATTERN) lengths.push(length);
   }

@@ -118,6 +118,9 @@ describe("identity providers", () => {
       "/a b",
       "/x\u0000",
       "/%0d%0a",
+      "/.//evil.test",
+      "/a/..//evil.test/x?y=1",
+      "/%2e%2e//evil.test",
     ]) {
       if (bad === "/%0d%0a") expect(parseReturnTo(origin, bad)).toBe("/%0d%0a");
       else expect(() => parseReturnTo(origin, bad), bad).toThrow(AuthError);
