@@ -121,7 +121,7 @@ describe("returnTo", () => {
       // The value used is the value checked: normalizing it again changes nothing.
       expect(parseReturnTo(APP, path), value).toBe(path);
       expect(path.startsWith("/") && !path.startsWith("//"), value).toBe(true);
-      for (const extra of [{}, { stepUp: "1" }, { linked: "github" }])
+      for (const extra of [{}, { stepUp: "1" }, { linked: "github" }] as Record<string, string>[])
         expect(new URL(appUrlFor(APP, path, extra)).origin, value).toBe(ORIGIN);
       // A browser resolves the Location header the same way.
       expect(new URL(appUrlFor(APP, path), "https://other.test").origin, value).toBe(ORIGIN);

@@ -10,7 +10,7 @@ export function appUrlFor(
   extra: Readonly<Record<string, string>> = {},
 ): string {
   const base = new URL(appOrigin ?? "http://localhost");
-  const resolved = URL.canParse(path, base) ? new URL(path, base) : base;
+  const resolved = URL.canParse(path, base.href) ? new URL(path, base) : base;
   const url = resolved.origin === base.origin ? resolved : base;
   for (const [key, value] of Object.entries(extra)) url.searchParams.set(key, value);
   return url.href;
