@@ -101,7 +101,8 @@ export const authOptionsSchema = z
   .object({
     /**
      * The HMAC secret that signs access and step-up tokens: at least 32 bytes and more than 128
-     * bits of estimated entropy (no placeholder, repeat or sequence; `estimateSecretBits`). A list rotates keys: the first signs, every one verifies (tokens carry `kid`).
+     * bits of estimated entropy (no placeholder, repeat or sequence; `estimateSecretBits`). A
+     * list rotates keys: the first signs, every one verifies (tokens carry `kid`).
      */
     secret: secretSchema,
     /** The JWT `iss` of access and step-up tokens (checked on every verify). Default `portcullis`. */
