@@ -16,7 +16,7 @@ const PASSWORD = "correct horse battery staple";
 
 const makeAuth = async () => {
   const auth = createAuth({
-    secret: "http-bench-secret-0123456789-abcdefghijkl",
+    secret: "http-bench-secret-pHFopsAWn44QuNBpC_I-heE60NnP-LtWbnyQG0j3l-w",
     stores: createMemoryStores({ sweepIntervalMs: 0 }),
     logger: silentLogger,
     email: { enabled: false },

@@ -10,7 +10,7 @@ const ROUNDS = 300;
 const stores = createMemoryStores({ sweepIntervalMs: 0 });
 const hasher = createArgon2Hasher();
 const auth = createAuth({
-  secret: "timing-bench-secret-0123456789-abcdefghij",
+  secret: "timing-bench-secret-b7_VG6IOX1vJbj9oysmuAZZphwdJ3T6u7S301d-gsU8",
   stores,
   passwordHasher: hasher,
   logger: silentLogger,
@@ -62,7 +62,7 @@ console.log(
 
 // A throttled attempt: the default budget (5), spent by a burst; then 300 timed refusals.
 const throttled = createAuth({
-  secret: "timing-bench-secret-0123456789-abcdefghij",
+  secret: "timing-bench-secret-b7_VG6IOX1vJbj9oysmuAZZphwdJ3T6u7S301d-gsU8",
   stores,
   passwordHasher: hasher,
   logger: silentLogger,

@@ -53,7 +53,7 @@ const opsPerSecond = async (run, { total = 20_000, concurrency = 50 } = {}) => {
 
 const makeAuth = (stores) =>
   createAuth({
-    secret: "bench-secret-0123456789-abcdefghijklmnop",
+    secret: "bench-secret-BXxwyWEK8C2hRsytFMDjfGkRCy75Tcpix15e6koVF7Y",
     stores,
     email: { enabled: false },
     logger: silentLogger,

@@ -10,7 +10,7 @@ export const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 export const ROOT = dirname(BENCH_DIR);
 export const TMP = join(BENCH_DIR, ".tmp");
 export const PASSWORD = "correct horse battery staple";
-export const SECRET = "bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz";
+export const SECRET = "bench-secret-yAEoUyHUyQNxa_NIrlTvpITTjFXcXZF8WX0iqYtPlFY";
 export const USERS = 1000;
 export const email = (index) => `user${index}@example.test`;
 

@@ -101,7 +101,7 @@ async function startQuickStart(dir: string, file: string, port: number) {
       ...process.env,
       NODE_ENV: "production",
       PORT: String(port),
-      AUTH_SECRET: "packaging-test-secret-0123456789-abcdefghij",
+      AUTH_SECRET: "packaging-test-secret-fTI991ANzUxflzDFj6m-NTn8M8HuqRuZNFk75vs5IcI",
       SMTP_URL: "smtp://127.0.0.1:1",
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -21,7 +21,7 @@ describe.skipIf(!existsSync(CHROMIUM_PATH))("example API reference in a real bro
   beforeAll(async () => {
     example = await createExampleAuth(
       readConfig({
-        AUTH_SECRET: "api-reference-secret-0123456789abcdef",
+        AUTH_SECRET: "api-reference-secret-K7wZ8BkdYHtdiL6IqJJhSTgPxk40qXfAjAO7mX5J3Bg",
         APP_ORIGIN: "http://localhost:3000",
       }),
     );

@@ -23,7 +23,7 @@ describe.skipIf(!canStartPostgres)("example: express + postgres outage", () => {
   beforeAll(async () => {
     pg = await startPostgresServer();
     const env = {
-      AUTH_SECRET: "outage-secret-0123456789abcdef-0123",
+      AUTH_SECRET: "outage-secret-PDmDfWDH7NSICwFw80OMKHhTjloDsL8NTb3WYqbl2mc",
       DATABASE_URL: pg.url,
       LOGIN_ALERTS: "false",
     };

@@ -65,7 +65,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       // No APP_ORIGIN: the origin follows from HOST and PORT, i.e. the URL the server prints.
       const config = readConfig({
         PORT: String(port),
-        AUTH_SECRET: "browser-test-secret-0123456789abcdef",
+        AUTH_SECRET: "browser-test-secret-YVt0_5Gi80viRL3zW2SMQ_8FUEkbfGmZuCKl4LKq1Pw",
         EMAIL_COOLDOWN_SECONDS: "1",
       });
       base = config.appOrigin;

@@ -47,7 +47,7 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
       await writeFile(seedFile, JSON.stringify(SEED));
       const config = readConfig({
         SEED_FILE: seedFile,
-        AUTH_SECRET: "example-suite-secret-0123456789abcdef",
+        AUTH_SECRET: "example-suite-secret-Yksyq5mdQI5Y6ZiHw75wji4SovKgMvgDOJIchAW0JjM",
         APP_ORIGIN: "http://localhost:3000",
         ...options.env?.(),
       });

@@ -66,7 +66,7 @@ export function runTwoInstanceTests(name: string, stores: SharedStores): void {
             PORT: String(port),
             HOST: "127.0.0.1",
             NODE_ENV: "development",
-            AUTH_SECRET: "multi-instance-secret-0123456789abcdef",
+            AUTH_SECRET: "multi-instance-secret-OX_XOKfiJNoLIzQphN0jYb9Hbovc4e08qSgHj03K15Y",
             SEED_FILE: seedFile,
             LOGIN_ALERTS: "false",
             ...env,

@@ -9,7 +9,7 @@ const credentials = { email: "parsed@example.test", password: "correct horse bat
 
 async function loginBehind(parser: RequestHandler, body: string, contentType: string) {
   const auth = createAuth({
-    secret: "parsed-body-secret-0123456789-abcdefghij",
+    secret: "parsed-body-secret-I4u4QgbeIjsa-zye0WR3cavDSKUQ4DiYcytrWH4K4do",
     stores: createMemoryStores(),
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     email: { enabled: false },

@@ -15,7 +15,7 @@ const LAYERS: { name: string; members: RegExp }[] = [
   {
     name: "foundation",
     members:
-      /^(ports\/|i18n\/|(errors|model|events|background|bounded-memo|with-timeout|email-address|user-agent|password-policy|validation)\.ts$)/,
+      /^(ports\/|i18n\/|(errors|model|events|background|bounded-memo|with-timeout|email-address|user-agent|password-policy|secret-strength|validation)\.ts$)/,
   },
   {
     name: "mechanisms",

@@ -33,7 +33,7 @@ const AUTH_TEXT: Record<RouteAuth, string> = {
 
 function routeTable(): string {
   const auth = createAuth({
-    secret: "docs-secret-0123456789-abcdefghijklmnopq",
+    secret: "docs-secret-fBE0_iJ5EXsO9qEsWBXXviX3fL9UgoiDP_R9hTIIx-k",
     stores: createMemoryStores({ sweepIntervalMs: 0 }),
     email: { enabled: false },
   });

@@ -9,7 +9,7 @@ describe("security events", () => {
     const events: SecurityEvent[] = [];
     const { logger, lines } = createLineLogger();
     const auth = createAuth({
-      secret: "events-secret-0123456789-abcdefghijklmnop",
+      secret: "events-secret-lzthzZpHhoDtsD9XYEK-9LGJc16Z1QWTMqquOJVbQbU",
       stores: createMemoryStores({ sweepIntervalMs: 0 }),
       logger,
       passwordHasher: fastHasher(),

@@ -1,8 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { parseAuthOptions, STORE_METHODS } from "./options.js";
 
-/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
-const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+/** Random (`createAuth` refuses placeholders, repeats and sequences): a made-up one would not start. */
+const TEST_SECRET = "test-secret--Xqhj7KKuQIZYk1ZmwEfIcFYTaXSOki1lZ3AYb8Kqlg";
 
 const fakePort = (methods: readonly string[]) => Object.fromEntries(methods.map((name) => [name, () => {}]));
 const stores = {
@@ -37,7 +38,7 @@ describe("parseAuthOptions", () => {
   });
 
   it("parseAuthOptions - secret may be a list for rotation; each one must be strong", () => {
-    const next = "next-secret-9876543210-zyxwvutsrqponmlkj";
+    const next = "next-secret-UR5YYHAG0P7WSt1ppTIKkWegJKdp__VUsK_kkQOYmrA";
     expect(parseAuthOptions({ ...valid, secret: [next, TEST_SECRET] }).secret).toEqual([next, TEST_SECRET]);
     expect(() => parseAuthOptions({ ...valid, secret: [next, "a".repeat(40)] })).toThrow('"secret.1"');
     expect(() => parseAuthOptions({ ...valid, secret: [] })).toThrow('"secret"');
@@ -45,11 +46,31 @@ describe("parseAuthOptions", () => {
 
   it.each([
     ["one repeated character", "x".repeat(64)],
-    ["fewer than 16 distinct bytes", "abcdabcdabcdabcdabcdabcdabcdabcdabcd"],
+    ["a repeated stretch", "abcdabcdabcdabcdabcdabcdabcdabcdabcd"],
+    ["a sequence", "0123456789abcdef0123456789abcdef"],
+    ["sequences of letters and digits", "abcdefghijklmnopqrstuvwxyz012345"],
+    ["a placeholder word, repeated", "password".repeat(4)],
+    ["32 hex digits (128 bits at best)", "9f86d081884c7d659a2feaa0c55ad015"],
     ["a short one", "0123456789abcdef"],
     ["repeated bytes", new Uint8Array(48).fill(7)],
   ])("parseAuthOptions - refuses a weak secret (%s)", (_, secret) => {
     expect(() => parseAuthOptions({ ...valid, secret })).toThrow('"secret"');
+  });
+
+  it("parseAuthOptions - takes random secrets as openssl makes them", () => {
+    for (const secret of [
+      randomBytes(32).toString("hex"),
+      randomBytes(48).toString("base64"),
+      randomBytes(32),
+    ])
+      expect(parseAuthOptions({ ...valid, secret }).secret).toEqual([secret]);
+    const key = randomBytes(32).toString("base64url");
+    expect(parseAuthOptions({ ...valid, twoFactor: { encryptionKey: key } }).twoFactor.encryptionKey).toEqual(
+      [key],
+    );
+    expect(() => parseAuthOptions({ ...valid, twoFactor: { encryptionKey: "changeme".repeat(4) } })).toThrow(
+      '"twoFactor.encryptionKey"',
+    );
   });
 
   it.each([

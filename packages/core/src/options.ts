@@ -11,6 +11,7 @@ import type { EmailKind, Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { UserStore } from "./ports/user-store.js";
+import { isWeakSecret, MIN_SECRET_BITS } from "./secret-strength.js";
 import { toIssues } from "./validation.js";
 
 const EMAIL_KIND_NAMES = EMAIL_KINDS as [EmailKind, ...EmailKind[]];
@@ -51,11 +52,6 @@ const seconds = (fallback: number) =>
     .max(10 * 365 * 24 * 3600)
     .default(fallback);
 
-/** One repeated byte, or fewer than 16 distinct bytes: a placeholder, not a secret (security.md F3). */
-function isWeakSecret(bytes: Uint8Array): boolean {
-  return new Set(bytes).size < 16;
-}
-
 const secretBytes = (secret: string | Uint8Array) =>
   typeof secret === "string" ? new TextEncoder().encode(secret) : secret;
 
@@ -64,8 +60,8 @@ const oneSecret = z
   .refine((secret) => secretBytes(secret).byteLength >= 32, {
     message: "must be at least 32 bytes (256 bits); generate one with `openssl rand -base64 48`",
   })
-  .refine((secret) => !isWeakSecret(secretBytes(secret)), {
-    message: "is too weak (fewer than 16 distinct bytes); generate one with `openssl rand -base64 48`",
+  .refine((secret) => !isWeakSecret(secret), {
+    message: `is too predictable (more than ${MIN_SECRET_BITS} bits of entropy needed: repeats, sequences, keyboard walks and placeholder words count for little); generate one with \`openssl rand -base64 48\``,
   });
 
 /** A secret, or a list of them for rotation: the first signs (and seals), every one verifies. */
@@ -104,8 +100,9 @@ const originSchema = z.string().refine(
 export const authOptionsSchema = z
   .object({
     /**
-     * The HMAC secret that signs access and step-up tokens: at least 32 bytes, not a repeated
-     * character. A list rotates keys: the first signs, every one verifies (tokens carry `kid`).
+     * The HMAC secret that signs access and step-up tokens: at least 32 bytes and more than 128
+     * bits of estimated entropy (no placeholder, repeat or sequence; `estimateSecretBits`). A
+     * list rotates keys: the first signs, every one verifies (tokens carry `kid`).
      */
     secret: secretSchema,
     /** The JWT `iss` of access and step-up tokens (checked on every verify). Default `portcullis`. */

@@ -11,8 +11,8 @@ import { type Logger, silentLogger } from "./ports/logger.js";
 import type { EmailMessage, Mailer } from "./ports/mailer.js";
 import type { TwoFactorSettings, UserRecord } from "./ports/user-store.js";
 
-/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
-export const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+/** Random (`createAuth` refuses placeholders, repeats and sequences): a made-up one would not start. */
+export const TEST_SECRET = "test-secret--Xqhj7KKuQIZYk1ZmwEfIcFYTaXSOki1lZ3AYb8Kqlg";
 
 export const PASSWORD = "correct horse battery staple";
 

@@ -30,18 +30,20 @@ export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContex
         },
       );
       if (row.holder === holder) return { acquired: true, remainingMs: ttlMs };
-      return { acquired: false, remainingMs: Math.max(0, toNumber(row.expires_at) - now) };
+      // The row was live at `now`. What remains is measured on the clock as read after the
+      // statement: the holder's `now` may be later than ours (concurrent calls reach the database
+      // in any order), and no later reading can put the end more than its ttl away.
+      return { acquired: false, remainingMs: Math.max(1, toNumber(row.expires_at) - clock.now()) };
     },
 
     async remainingMs(key) {
-      const now = clock.now();
       const row = await db
         .selectFrom(cooldowns)
         .select("expires_at")
         .where("id", "=", storedKey(key))
-        .where("expires_at", ">", now)
         .executeTakeFirst();
-      return row ? Math.max(0, toNumber(row.expires_at) - now) : 0;
+      // Read after the row, for the same reason as in `acquire`.
+      return row ? Math.max(0, toNumber(row.expires_at) - clock.now()) : 0;
     },
 
     async release(key) {
@@ -59,7 +61,8 @@ export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContex
           expires_at: ifExpired(counters, now, incoming("expires_at"), stored(counters, "expires_at")),
         },
       );
-      return { count: toNumber(row.hits), remainingMs: toNumber(row.expires_at) - now };
+      // The window was live at `now`; what remains is measured after the statement, as in `acquire`.
+      return { count: toNumber(row.hits), remainingMs: Math.max(1, toNumber(row.expires_at) - clock.now()) };
     },
 
     async refundHit(key) {

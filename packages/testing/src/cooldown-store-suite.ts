@@ -75,6 +75,61 @@ export const runCooldownStoreSuite = defineStoreSuite("CooldownStore", cooldownC
       expect(results.filter((result) => result.acquired)).toHaveLength(1);
       for (const result of results.filter((r) => !r.acquired)) expect(result.remainingMs).toBeGreaterThan(0);
     },
+    "acquire - 30 concurrent acquires and remaining reads while the clock moves: every answer within (0, ttlMs]":
+      async ({ store, fixture }) => {
+        const key = uniqueId("cooldown");
+        const ttlMs = 60_000;
+        // A real clock moves between the calls; a movable one is moved 1 ms before each call
+        // starts, so each call reads another time, and their statements may still run in any order.
+        const answers = await concurrently<{ acquired: boolean | null; remainingMs: number }>(30, (index) => {
+          void fixture.advance?.(1);
+          return index % 3 === 2
+            ? store.remainingMs(key).then((remainingMs) => ({ acquired: null, remainingMs }))
+            : store.acquire(key, ttlMs);
+        });
+        const acquires = answers.filter((answer) => answer.acquired !== null);
+        expect(acquires.filter((answer) => answer.acquired)).toHaveLength(1);
+        for (const { remainingMs } of acquires) {
+          expect(Number.isInteger(remainingMs)).toBe(true);
+          expect(remainingMs).toBeGreaterThan(0);
+          expect(remainingMs).toBeLessThanOrEqual(ttlMs);
+        }
+        // A read that ran before the acquire may see no cooldown; none sees more than the cooldown.
+        for (const { remainingMs } of answers) expect(remainingMs).toBeLessThanOrEqual(ttlMs);
+        const reads = await concurrently(25, () => {
+          void fixture.advance?.(1);
+          return store.remainingMs(key);
+        });
+        for (const remainingMs of reads) {
+          expect(Number.isInteger(remainingMs)).toBe(true);
+          expect(remainingMs).toBeGreaterThan(0);
+          expect(remainingMs).toBeLessThanOrEqual(ttlMs);
+        }
+        // As the contract's whole seconds: in (0, 60] for a 60-second cooldown.
+        for (const remainingMs of [...acquires.map((answer) => answer.remainingMs), ...reads]) {
+          expect(Math.ceil(remainingMs / 1000)).toBeGreaterThanOrEqual(1);
+          expect(Math.ceil(remainingMs / 1000)).toBeLessThanOrEqual(60);
+        }
+      },
+    "hit - 30 concurrent hits while the clock moves: every remainingMs within (0, windowMs]": async ({
+      store,
+      fixture,
+    }) => {
+      const key = uniqueId("counter");
+      const windowMs = 60_000;
+      const hits = await concurrently(30, () => {
+        void fixture.advance?.(1);
+        return store.hit(key, windowMs);
+      });
+      expect(hits.map((hit) => hit.count).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 30 }, (_, i) => i + 1),
+      );
+      for (const { remainingMs } of hits) {
+        expect(Number.isInteger(remainingMs)).toBe(true);
+        expect(remainingMs).toBeGreaterThan(0);
+        expect(remainingMs).toBeLessThanOrEqual(windowMs);
+      }
+    },
     "acquire - keys are independent": async ({ store }) => {
       const a = uniqueId("cooldown");
       const b = uniqueId("cooldown");

@@ -30,6 +30,68 @@ const OTHER_REDIRECT = "http://127.0.0.1:9/other/callback";
 /** ID tokens live a minute: the expiry test moves the app's clock past it (and openid-client's 30 s tolerance). */
 const ID_TOKEN_TTL_SECONDS = 60;
 
+/** `returnTo` values whose raw form looks like a path but which resolve to `//evil.test` (issue 24). */
+const NORMALIZING_TO_ANOTHER_ORIGIN = ["/.//evil.test", "/a/..//evil.test/x?y=1", "/%2e%2e//evil.test"];
+
+/** Pieces a hostile `returnTo` is made of: dot segments, encoded dots and slashes, backslashes, controls, schemes. */
+const RETURN_TO_PIECES = [
+  "/",
+  "//",
+  "\\",
+  "/\\",
+  ".",
+  "..",
+  "/.",
+  "/..",
+  "./",
+  "../",
+  "%2e",
+  "%2E",
+  "%2e%2e",
+  ".%2e",
+  "%2f",
+  "%5c",
+  "\t",
+  "\n",
+  "\r",
+  "%09",
+  "%0a",
+  "%00",
+  " ",
+  "evil.test",
+  "@evil.test",
+  "http:",
+  "https:",
+  "javascript:",
+  "//evil.test",
+  "http://evil.test",
+  "a",
+  "settings",
+  "x?y=1",
+  "?next=//evil.test",
+  "#//evil.test",
+  ";",
+  ":",
+];
+
+/** `count` generated `returnTo` values from a seeded generator (mulberry32), the same on every run. */
+function generatedReturnTos(seed: number, count: number): string[] {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = () => RETURN_TO_PIECES[Math.floor(random() * RETURN_TO_PIECES.length)] ?? "";
+  return Array.from({ length: count }, () => {
+    let value = "/";
+    for (let i = Math.floor(random() * 6); i >= 0; i--) value += pick();
+    return value;
+  });
+}
+
 /**
  * A browser without a browser: one cookie jar per origin (paths and SameSite are not modelled:
  * the core's attributes are asserted on the Set-Cookie headers instead), redirects by hand, and
@@ -532,6 +594,93 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
           expect(reply.status).toBe(400);
           expect(JSON.parse(reply.body).code).toBe("VALIDATION_FAILED");
           expect(reply.location).toBeNull();
+        }
+      });
+
+      it("returnTo - property: every redirect of sign-in, step-up and link stays on appOrigin, or authorize is a 400", async () => {
+        const values = [...NORMALIZING_TO_ANOTHER_ORIGIN, ...generatedReturnTos(20_250_601, 36)];
+        const onAppOrigin = (location: string | null, returnTo: string) => {
+          // `location` is resolved against the callback URL, as a browser does.
+          expect(new URL(location ?? "about:blank").origin, returnTo).toBe(appOrigin);
+          expect(new URL(location ?? "about:blank").pathname.startsWith("//"), returnTo).toBe(false);
+        };
+        const refused = (
+          reply: { status: number; body: string; location: string | null },
+          returnTo: string,
+        ) => {
+          expect(reply.status, returnTo).toBe(400);
+          expect(JSON.parse(reply.body).code, returnTo).toBe("VALIDATION_FAILED");
+          expect(reply.location, returnTo).toBeNull();
+        };
+        let followed = 0;
+        const { browser } = newAccount();
+        for (const returnTo of values) {
+          const query = `?returnTo=${encodeURIComponent(returnTo)}`;
+          const start = await browser.request(api(`/oauth/oidc/authorize${query}`));
+          if (start.status !== 302) {
+            refused(start, returnTo);
+            continue;
+          }
+          followed++;
+          const done = await browser.request(await browser.followUntil(start.location ?? "", isCallback));
+          expect(done.status, returnTo).toBe(302);
+          expect(hasSession(done.setCookies), returnTo).toBe(true);
+          onAppOrigin(done.location, returnTo);
+          // The same browser, now signed in, steps up with the same returnTo.
+          const stepUp = await browser.request(api(`/oauth/oidc/authorize${query}&stepUp=1`));
+          expect(stepUp.status, returnTo).toBe(302);
+          const steppedUp = await browser.request(
+            await browser.followUntil(stepUp.location ?? "", isCallback),
+          );
+          expect(new URL(steppedUp.location ?? "about:blank").searchParams.get("stepUp"), returnTo).toBe("1");
+          onAppOrigin(steppedUp.location, returnTo);
+        }
+        for (const returnTo of NORMALIZING_TO_ANOTHER_ORIGIN) {
+          const refusedStart = await browser.request(
+            api(`/oauth/oidc/authorize?returnTo=${encodeURIComponent(returnTo)}&stepUp=1`),
+          );
+          refused(refusedStart, returnTo);
+        }
+        // Some generated values get through, so the callback's redirect is exercised.
+        expect(followed).toBeGreaterThan(5);
+
+        // Link: a password account with a step-up starts it with the returnTo in the body.
+        const linked = [...NORMALIZING_TO_ANOTHER_ORIGIN, "/settings/./../settings/%2e/x?tab=1#top"];
+        for (const returnTo of linked) {
+          const email = `link-return-${randomBytes(4).toString("hex")}@example.test`;
+          await passwordAccount(email, true);
+          const login = await fetch(api("/login"), {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ email, password: PASSWORD }),
+          });
+          const { accessToken } = (await login.json()) as { accessToken: string };
+          const bearer = { authorization: `Bearer ${accessToken}`, "content-type": "application/json" };
+          const stepUp = await fetch(api("/step-up"), {
+            method: "POST",
+            headers: bearer,
+            body: JSON.stringify({ password: PASSWORD }),
+          });
+          const { stepUpToken } = (await stepUp.json()) as { stepUpToken: string };
+          const link = await fetch(api("/oauth/oidc/link"), {
+            method: "POST",
+            headers: { ...bearer, "x-step-up-token": stepUpToken },
+            body: JSON.stringify({ returnTo }),
+          });
+          if (link.status !== 200) {
+            expect(link.status, returnTo).toBe(400);
+            expect(((await link.json()) as { code: string }).code, returnTo).toBe("VALIDATION_FAILED");
+            continue;
+          }
+          const { authorizationUrl } = (await link.json()) as { authorizationUrl: string };
+          const state = link.headers.getSetCookie().find((line) => line.startsWith("oauth_state=")) ?? "";
+          const linker = newAccount().browser;
+          linker
+            .cookies(appOrigin)
+            .set("oauth_state", state.slice("oauth_state=".length, state.indexOf(";")));
+          const done = await linker.request(await linker.followUntil(authorizationUrl, isCallback));
+          expect(done.location, returnTo).toBe(`${appOrigin}/settings/x?tab=1&linked=oidc#top`);
+          onAppOrigin(done.location, returnTo);
         }
       });
 

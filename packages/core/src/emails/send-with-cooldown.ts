@@ -46,7 +46,7 @@ export async function sendWithCooldown(
   const { acquired, remainingMs } = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
     deps.cooldowns.acquire(key, ttlMs),
   );
-  if (!acquired) throw new CooldownError("EMAIL_COOLDOWN_ACTIVE", wholeSeconds(remainingMs));
+  if (!acquired) throw new CooldownError("EMAIL_COOLDOWN_ACTIVE", withinCooldown(remainingMs, ttlMs));
   let undo: (() => Promise<unknown>) | undefined;
   try {
     const email = await prepare();
@@ -86,14 +86,23 @@ export function sendNoticeOncePerCooldown(deps: CooldownSendDeps, email: Prepare
 
 /** `{ remaining }` of the cooldown for (kind, address); 0 when none runs. */
 export async function cooldownRemaining(
-  deps: { cooldowns: CooldownStore },
+  deps: { cooldowns: CooldownStore; options: { email: { cooldownSeconds: number } } },
   kind: EmailKind,
   address: string,
 ): Promise<{ remaining: number }> {
   const ms = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
     deps.cooldowns.remainingMs(emailCooldownKey(kind, address)),
   );
-  return { remaining: wholeSeconds(ms) };
+  return { remaining: ms > 0 ? withinCooldown(ms, deps.options.email.cooldownSeconds * 1000) : 0 };
+}
+
+/**
+ * A running cooldown's remaining time as the contract answers it: whole seconds in
+ * (0, cooldown]. The stores measure on one clock, but instances whose clocks disagree can share a
+ * store, so the answer is held to the cooldown.
+ */
+function withinCooldown(remainingMs: number, ttlMs: number): number {
+  return Math.min(wholeSeconds(ttlMs), Math.max(1, wholeSeconds(remainingMs)));
 }
 
 export function requireEmailEnabled(deps: { emails: EmailService }): void {

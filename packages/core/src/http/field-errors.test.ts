@@ -16,8 +16,8 @@ import {
 } from "../validation.js";
 import { createHttpHandler } from "./handler.js";
 
-/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
-const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+/** Random (`createAuth` refuses placeholders, repeats and sequences): a made-up one would not start. */
+const TEST_SECRET = "test-secret--Xqhj7KKuQIZYk1ZmwEfIcFYTaXSOki1lZ3AYb8Kqlg";
 
 function handler() {
   const auth = createAuth({

@@ -6,8 +6,8 @@ import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { silentLogger } from "../ports/logger.js";
 import { createHttpHandler } from "./handler.js";
 
-/** At least 32 bytes and 16 distinct ones: `createAuth` refuses weaker secrets. */
-const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
+/** Random (`createAuth` refuses placeholders, repeats and sequences): a made-up one would not start. */
+const TEST_SECRET = "test-secret--Xqhj7KKuQIZYk1ZmwEfIcFYTaXSOki1lZ3AYb8Kqlg";
 
 /** Any JSON a client could send, with the awkward keys and strings mixed in. */
 const anyJson = fc.letrec((tie) => ({

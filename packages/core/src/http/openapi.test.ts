@@ -15,7 +15,7 @@ import { STATUS_BY_CODE } from "./status.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 const auth = createAuth({
-  secret: "openapi-secret-0123456789-abcdefghijklmnop",
+  secret: "openapi-secret-QdKO2MbACHwhxhd14u7C8mARlFNKVWQQI_t4p6MbqwM",
   stores: createMemoryStores({ sweepIntervalMs: 0 }),
   email: { enabled: false },
 });
@@ -241,7 +241,7 @@ const ACCOUNT = { email: "openapi@example.test", password: "a long enough passph
 
 function build(overrides: Partial<AuthOptions>) {
   return createAuth({
-    secret: "openapi-secret-0123456789-abcdefghijklmnop",
+    secret: "openapi-secret-QdKO2MbACHwhxhd14u7C8mARlFNKVWQQI_t4p6MbqwM",
     stores: createMemoryStores({ sweepIntervalMs: 0 }),
     email: { enabled: false },
     // Quiet: the probes' 503 EMAIL_DISABLED answers are logged as errors.

@@ -14,6 +14,7 @@ import {
   resetPasswordInput,
   stepUpInput,
 } from "../validation.js";
+import { appUrlFor } from "./app-url.js";
 import type { CookieKind, Cookies } from "./cookies.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { jsonResponse, redirectResponse } from "./respond.js";
@@ -544,9 +545,7 @@ function oauthRoutes(
   const stateCookie = (start: { state: string; stateTtlSeconds: number }) =>
     cookies.set("oauthState", start.state, start.stateTtlSeconds);
   const appUrl = (path: string, extra: Record<string, string> = {}) => {
-    const url = new URL(path, options.appOrigin ?? "http://localhost");
-    for (const [key, value] of Object.entries(extra)) url.searchParams.set(key, value);
-    return url.href;
+    return appUrlFor(options.appOrigin, path, extra);
   };
   return [
     json(

@@ -54,25 +54,28 @@ export function redirectUriOf(options: FlowDeps["options"], provider: string): s
   return `${origin}${options.basePath}/oauth/${encodeURIComponent(provider)}/callback`;
 }
 
+/** A path as a redirect may carry it: one leading `/` (not `//` or `/\\`), no space, backslash or control character. */
+const PLAIN_PATH = /^\/(?![/\\])[^\s\\\p{Cc}\p{Cf}]*$/u;
+
 /**
- * A `returnTo` as given: a path on `appOrigin` (`/settings?tab=security`), never another origin,
- * a scheme-relative `//host` or a backslash trick. Default `/`. `VALIDATION_FAILED` otherwise.
+ * A `returnTo` as given, normalized once: a path on `appOrigin` (`/settings?tab=security`),
+ * never another origin, a scheme-relative `//host` or a backslash trick. The value is resolved
+ * against `appOrigin` (dot segments, `%2e`), and the normalized path, query and fragment are
+ * checked again and returned: what the callback redirects to is exactly what was checked, so
+ * `/.//evil.test` (which resolves to `//evil.test`) is refused. Default `/`. `VALIDATION_FAILED` otherwise.
  */
 export function parseReturnTo(appOrigin: string | undefined, value: string | undefined): string {
   if (value === undefined || value === "") return "/";
   const invalid = () => new ValidationError([fieldIssue("returnTo", "return_to")]);
-  if (value.length > 1024 || !/^\/(?![/\\])[^\s\\\p{Cc}\p{Cf}]*$/u.test(value)) throw invalid();
+  if (value.length > 1024 || !PLAIN_PATH.test(value)) throw invalid();
   const base = new URL(appOrigin ?? "http://localhost");
   const target = new URL(value, base);
   if (target.origin !== base.origin) throw invalid();
-  return `${target.pathname}${target.search}${target.hash}`;
-}
-
-/** An absolute URL on `appOrigin` for a checked `returnTo`, with extra query parameters. */
-export function appUrl(appOrigin: string | undefined, returnTo: string, extra: Record<string, string> = {}) {
-  const url = new URL(returnTo, appOrigin ?? "http://localhost");
-  for (const [key, value] of Object.entries(extra)) url.searchParams.set(key, value);
-  return url.href;
+  const normalized = `${target.pathname}${target.search}${target.hash}`;
+  if (normalized.length > 1024 || !PLAIN_PATH.test(normalized)) throw invalid();
+  // A fixed point: resolving the normalized value again lands on the same URL.
+  if (new URL(normalized, base).href !== target.href) throw invalid();
+  return normalized;
 }
 
 /**

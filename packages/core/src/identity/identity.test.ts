@@ -7,7 +7,7 @@ import { parseReturnTo, redirectUriOf } from "./flow.js";
 import { identityProviderSchema } from "./provider-options.js";
 import { createRelyingParty } from "./relying-party.js";
 
-const SECRET = "identity-secret-0123456789-abcdefghijklmnop";
+const SECRET = "identity-secret-DxJl18Vn5lnNDIkmnuZtmWQwv9rWpETJ7a_XQcFO3y4";
 const clock = { now: () => Date.now() };
 const github = { type: "github", clientId: "gh-client", clientSecret: "gh-secret" } as const;
 
@@ -118,6 +118,9 @@ describe("identity providers", () => {
       "/a b",
       "/x\u0000",
       "/%0d%0a",
+      "/.//evil.test",
+      "/a/..//evil.test/x?y=1",
+      "/%2e%2e//evil.test",
     ]) {
       if (bad === "/%0d%0a") expect(parseReturnTo(origin, bad)).toBe("/%0d%0a");
       else expect(() => parseReturnTo(origin, bad), bad).toThrow(AuthError);

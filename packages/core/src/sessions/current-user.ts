@@ -14,7 +14,7 @@ export async function currentUser(deps: { users: UserStore }, principal: Princip
 
 /** `{ remaining }` seconds until another email of `kind` can go to the signed-in user's address (0: now). */
 export async function currentUserCooldown(
-  deps: { users: UserStore; cooldowns: CooldownStore },
+  deps: { users: UserStore; cooldowns: CooldownStore; options: { email: { cooldownSeconds: number } } },
   principal: Principal,
   kind: EmailKind,
 ): Promise<{ remaining: number }> {

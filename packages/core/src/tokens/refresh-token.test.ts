@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { isSessionId, randomId } from "./random.js";
 import { issueRefreshToken, parseRefreshToken } from "./refresh-token.js";
 
 describe("refresh tokens", () => {
@@ -17,5 +18,25 @@ describe("refresh tokens", () => {
     "session-id-123456.short",
     `x.${"a".repeat(43)}`,
     `${"s".repeat(20)}.${"a".repeat(43)}\n`,
+    `${"s".repeat(20)}\u0000.${"a".repeat(43)}`,
+    `${"s".repeat(65)}.${"a".repeat(43)}`,
   ])("parseRefreshToken - refuses malformed %j", (token) => expect(parseRefreshToken(token)).toBeNull());
+
+  it("isSessionId - every id randomId makes; nothing of another shape (NUL, spaces, non-ASCII, too short or long)", () => {
+    for (let i = 0; i < 1_000; i++) expect(isSessionId(randomId())).toBe(true);
+    // A store's own ids (store-redis puts an 11-character user tag in front).
+    expect(isSessionId(`Xy7_-Q2a0bC${randomId()}`)).toBe(true);
+    for (const id of [
+      "",
+      "\u0000",
+      `${"A".repeat(21)}\u0000`,
+      "A".repeat(15),
+      "A".repeat(65),
+      `${"A".repeat(20)} `,
+      "é".repeat(22),
+      "\ud800".repeat(22),
+      "a".repeat(10_240),
+    ])
+      expect(isSessionId(id), JSON.stringify(id.slice(0, 30))).toBe(false);
+  });
 });

@@ -1,4 +1,4 @@
-import { hashToken, randomToken } from "./random.js";
+import { hashToken, isSessionId, randomToken } from "./random.js";
 
 /**
  * Refresh tokens are opaque: `<sessionId>.<256 random bits>`. The session id lets the store find
@@ -17,7 +17,7 @@ export function issueRefreshToken(sessionId: string): IssuedRefreshToken {
 /** Splits a presented refresh token; null when it does not have the shape of one. */
 export function parseRefreshToken(token: string): { sessionId: string; hash: string } | null {
   if (token.length > 200) return null;
-  const match = /^([A-Za-z0-9_-]{16,64})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!match?.[1]) return null;
+  const match = /^([^.]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!match?.[1] || !isSessionId(match[1])) return null;
   return { sessionId: match[1], hash: hashToken(token) };
 }

@@ -16,7 +16,7 @@ async function signedIn() {
     },
   };
   const auth = createAuth({
-    secret: "authenticate-test-secret-0123456789-abcdef",
+    secret: "authenticate-test-secret-2X5nFNa1GlKAhRjcflxpS5ny38t8VhkZEkHLBYziZbE",
     stores: createMemoryStores({ clock, sweepIntervalMs: 0 }),
     clock,
     logger: silentLogger,

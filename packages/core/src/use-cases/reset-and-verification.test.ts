@@ -45,6 +45,21 @@ describe("password reset", () => {
     expect(sent[1]?.html).toContain(`${APP_ORIGIN}/signup`);
   });
 
+  it("requestPasswordReset - remaining stays within (0, cooldown] when a store's clock is ahead (instances that disagree)", async () => {
+    const { auth, stores } = await setup();
+    await auth.requestPasswordReset({ email: "skew@x.test" });
+    // Another instance, 1.5 s ahead, wrote the cooldown: the store answers more than the cooldown.
+    const { acquire, remainingMs } = stores.cooldowns;
+    stores.cooldowns.acquire = async (key, ttlMs) => ({
+      ...(await acquire.call(stores.cooldowns, key, ttlMs)),
+      remainingMs: ttlMs + 1_500,
+    });
+    stores.cooldowns.remainingMs = async (key) => (await remainingMs.call(stores.cooldowns, key)) + 1_500;
+    const blocked = await auth.requestPasswordReset({ email: "skew@x.test" }).catch((error) => error);
+    expect(blocked).toMatchObject({ code: "EMAIL_COOLDOWN_ACTIVE", remainingSeconds: 60 });
+    expect(await auth.getPasswordResetCooldown("skew@x.test")).toEqual({ remaining: 60 });
+  });
+
   it("requestPasswordReset - address variants share one cooldown: 429 with remaining, counting down", async () => {
     const { auth, clock, sent } = await setup();
     await auth.requestPasswordReset({ email: "User@X.test" });

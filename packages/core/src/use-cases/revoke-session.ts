@@ -1,13 +1,18 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Principal } from "../model.js";
+import { isSessionId } from "../tokens/random.js";
 
-/** Ends one of the user's sessions (its refresh and access token stop working at once); `NOT_FOUND` for another user's. */
+/**
+ * Ends one of the user's sessions (its refresh and access token stop working at once);
+ * `NOT_FOUND` for another user's, and for an id that cannot be a session id (not asked of the store).
+ */
 export async function revokeSession(
   ctx: AuthContext,
   principal: Principal,
   sessionId: string,
 ): Promise<{ success: true }> {
+  if (!isSessionId(sessionId)) throw new AuthError("NOT_FOUND");
   const session = await guardPort("DATABASE_FAILURE", () => ctx.sessions.getSession(sessionId));
   if (!session || session.userId !== principal.userId) throw new AuthError("NOT_FOUND");
   await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));

@@ -112,7 +112,7 @@ export function createBoot(options: AdapterSuiteOptions, record?: ExchangeRecord
     const mailerControl = { failures: 0 };
     const logLines: string[] = [];
     const auth = createAuth({
-      secret: "adapter-suite-secret-0123456789-abcdefghij",
+      secret: "adapter-suite-secret-yRoBaYyJRXBp6a-YqxktwBnOleaom8qQEaUli8-oBtc",
       stores,
       passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
       clock,

@@ -52,6 +52,43 @@ export const sessionsTests: AppTests = {
     expect((await app.call("me b", "GET", "/api/auth/me", { bearer: b.accessToken })).status).toBe(200);
   },
 
+  "sessions - revoke with an id that cannot exist (NUL, invalid UTF-8, 10 kB) is 404, never asked of the store":
+    async (boot) => {
+      const app = await boot();
+      const a = await app.signUp("session-ids@example.test");
+      for (const [label, id] of [
+        ["nul", "%00"],
+        ["nul inside", `${"A".repeat(11)}%00${"A".repeat(10)}`],
+        ["not base64url", "aaaaaaaaaaaaaaaaaaaaa%20"],
+        ["too short", "AAAAAAAAAAAAAAA"],
+        ["well formed, unknown", "A".repeat(22)],
+      ]) {
+        expectError(
+          await app.call(`revoke ${label}`, "DELETE", `/api/auth/sessions/${id}`, { bearer: a.accessToken }),
+          404,
+          "NOT_FOUND",
+        );
+      }
+      // Not recorded: long lines stay out of the transcript, and a framework may refuse a path that
+      // is not UTF-8 itself (Fastify: 400 FST_ERR_BAD_URL, see the adapter's README) before any adapter code.
+      const revoke = async (id: string) => {
+        const reply = await fetch(`${app.server.baseUrl}/api/auth/sessions/${id}`, {
+          method: "DELETE",
+          headers: { authorization: `Bearer ${a.accessToken}` },
+        });
+        return { status: reply.status, code: ((await reply.json()) as { code?: string }).code };
+      };
+      for (const id of ["a".repeat(10_240), "%00".repeat(3_000), `${"A".repeat(22)}%00`.repeat(200)])
+        expect(await revoke(id), id.slice(0, 20)).toEqual({ status: 404, code: "NOT_FOUND" });
+      for (const id of ["%C3%28", "%FF%FE%FD", "%ED%A0%80", `${"A".repeat(20)}%C0%AF`]) {
+        const answer = await revoke(id);
+        if (answer.code !== "FST_ERR_BAD_URL") expect(answer, id).toEqual({ status: 404, code: "NOT_FOUND" });
+        else expect(answer.status, id).toBe(400);
+      }
+      // The session itself is untouched.
+      expect((await app.call("me after", "GET", "/api/auth/me", { bearer: a.accessToken })).status).toBe(200);
+    },
+
   "tokens - missing, malformed and forged access tokens are 401 with their codes, never 500": async (
     boot,
   ) => {
