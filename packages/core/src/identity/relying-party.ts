@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { AuthError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
 import type { ResolvedIdentityProvider } from "./provider-options.js";
@@ -64,6 +65,25 @@ const PRESET_NAMES: Record<ResolvedIdentityProvider["type"], string> = {
   entra: "Microsoft",
   github: "GitHub",
 };
+
+/**
+ * Throws at start-up (synchronously, from `createAuth`) when `openid-client`, the optional peer
+ * dependency every identity provider needs, cannot be found from here: without this check the
+ * server would start and answer each sign-in with 502 `IDENTITY_PROVIDER_FAILURE`.
+ */
+export function assertOpenIdClientInstalled(
+  resolve: (specifier: string) => string = createRequire(import.meta.url).resolve,
+): void {
+  try {
+    // The package.json is in openid-client's exports map, whatever conditions resolve it.
+    resolve("openid-client/package.json");
+  } catch (error) {
+    throw new TypeError(
+      'Invalid Portcullis option "identityProviders" needs the openid-client package, which cannot be found: install it next to @portcullis/core (npm install openid-client)',
+      { cause: error },
+    );
+  }
+}
 
 let loading: Promise<OpenIdClient> | undefined;
 
