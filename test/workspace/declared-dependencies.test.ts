@@ -86,4 +86,37 @@ describe("declared dependencies", () => {
     expect(packageOf("fs/promises")).toBeNull();
     expect(packageOf("./x.js")).toBeNull();
   });
+
+  it("workspace - the only dependency cycle is the core's dev dependencies on the packages its tests use", () => {
+    const manifests = [ROOT, ...packageDirs].map(manifest);
+    const names = new Set(manifests.map((pkg) => pkg.name));
+    const graph = new Map(
+      manifests.map((pkg) => {
+        const ownTests = pkg.name === "@portcullis/core" ? {} : pkg.devDependencies;
+        const edges = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...ownTests });
+        return [pkg.name, edges.filter((name) => names.has(name))] as const;
+      }),
+    );
+    const done = new Set<string>();
+    const visiting: string[] = [];
+    const cycles: string[] = [];
+    const visit = (name: string) => {
+      if (visiting.includes(name)) return void cycles.push([...visiting, name].join(" → "));
+      if (done.has(name)) return;
+      visiting.push(name);
+      for (const next of graph.get(name) ?? []) visit(next);
+      visiting.pop();
+      done.add(name);
+    };
+    for (const name of graph.keys()) visit(name);
+    expect(cycles).toEqual([]);
+    // The cycle that pnpm-workspace.yaml's ignoreWorkspaceCycles allows is there, and only in devDependencies.
+    const core = manifests.find((pkg) => pkg.name === "@portcullis/core");
+    expect(Object.keys(core?.devDependencies ?? {})).toEqual(
+      expect.arrayContaining(["@portcullis/store-memory", "@portcullis/testing"]),
+    );
+    expect(
+      Object.keys({ ...core?.dependencies, ...core?.peerDependencies }).some((name) => names.has(name)),
+    ).toBe(false);
+  });
 });
