@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import { AuthError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
 import type { ResolvedIdentityProvider } from "./provider-options.js";
@@ -72,11 +71,11 @@ const PRESET_NAMES: Record<ResolvedIdentityProvider["type"], string> = {
  * server would start and answer each sign-in with 502 `IDENTITY_PROVIDER_FAILURE`.
  */
 export function assertOpenIdClientInstalled(
-  resolve: (specifier: string) => string = createRequire(import.meta.url).resolve,
+  // ESM resolution, as `import("openid-client")` will do it (it ignores NODE_PATH, unlike require).
+  resolve: (specifier: string) => string = (specifier) => import.meta.resolve(specifier),
 ): void {
   try {
-    // The package.json is in openid-client's exports map, whatever conditions resolve it.
-    resolve("openid-client/package.json");
+    resolve("openid-client");
   } catch (error) {
     throw new TypeError(
       'Invalid Portcullis option "identityProviders" needs the openid-client package, which cannot be found: install it next to @portcullis/core (npm install openid-client)',

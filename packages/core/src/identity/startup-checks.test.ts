@@ -2,23 +2,17 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AuthOptions } from "../options.js";
 
-/** Whether the mocked `createRequire(…).resolve` finds openid-client (it is a dev dependency here). */
+/** Whether openid-client (a dev dependency here) counts as installed for `createAuth`'s check. */
 const openIdClient = vi.hoisted(() => ({ installed: true }));
-vi.mock("node:module", async (importOriginal) => {
-  const original = await importOriginal<typeof import("node:module")>();
+vi.mock("./relying-party.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("./relying-party.js")>();
+  const missing = (specifier: string): string => {
+    throw Object.assign(new Error(`Cannot find package '${specifier}'`), { code: "ERR_MODULE_NOT_FOUND" });
+  };
   return {
     ...original,
-    createRequire: (from: string | URL) => {
-      const require = original.createRequire(from);
-      const resolve = require.resolve;
-      return Object.assign(require, {
-        resolve: (specifier: string) => {
-          if (!openIdClient.installed && specifier.startsWith("openid-client"))
-            throw Object.assign(new Error(`Cannot find module '${specifier}'`), { code: "MODULE_NOT_FOUND" });
-          return resolve(specifier);
-        },
-      });
-    },
+    assertOpenIdClientInstalled: () =>
+      original.assertOpenIdClientInstalled(openIdClient.installed ? undefined : missing),
   };
 });
 const { createAuth } = await import("../create-auth.js");
@@ -38,6 +32,15 @@ afterEach(() => {
 });
 
 describe("identity providers at start-up", () => {
+  it("assertOpenIdClientInstalled - finds openid-client where it is installed, throws naming it where not", async () => {
+    const { assertOpenIdClientInstalled } =
+      await vi.importActual<typeof import("./relying-party.js")>("./relying-party.js");
+    expect(() => assertOpenIdClientInstalled()).not.toThrow();
+    expect(() =>
+      assertOpenIdClientInstalled((specifier) => import.meta.resolve(`${specifier}-not-installed`)),
+    ).toThrow(/npm install openid-client/);
+  });
+
   it("createAuth - providers without openid-client installed: throws naming the option and the package to install", () => {
     openIdClient.installed = false;
     expect(() => build({ identityProviders: [github] })).toThrow(TypeError);
