@@ -217,6 +217,32 @@ describe("packaging", () => {
         { cwd: dir },
       );
       expect(imported.stdout.trim()).toBe("function");
+      // openid-client is an optional peer: identity providers without it are refused at createAuth.
+      const withoutOpenIdClient = await run(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `const { createAuth } = await import("@portcullis/core");
+           const port = (names) => Object.fromEntries(names.map((name) => [name, async () => null]));
+           const stores = {
+             users: port(["findById", "findByEmail", "create", "update", "delete"]),
+             cooldowns: port(["acquire", "remainingMs", "release", "hit", "refundHit", "clearHits"]),
+             sessions: port(["createSession", "getSession", "listSessions", "rotateRefreshToken", "deleteSession",
+               "deleteUserSessions", "findAllowedAccessToken", "saveToken", "consumeToken", "deleteUserTokens"]),
+             identities: port(["link", "findBySubject", "listByUser", "unlink"]),
+           };
+           try {
+             createAuth({ secret: "packaging-test-secret-u52_5EuwD8y1uA1WHLRRNEQhpYdii5m5_I8MDwY86MY", stores, email: { enabled: false },
+               appOrigin: "https://app.example.test",
+               identityProviders: [{ type: "github", clientId: "a", clientSecret: "b" }] });
+             console.log("started");
+           } catch (error) { console.log(error.name, error.message); }`,
+        ],
+        { cwd: dir },
+      );
+      expect(withoutOpenIdClient.stdout).toContain('TypeError Invalid Portcullis option "identityProviders"');
+      expect(withoutOpenIdClient.stdout).toContain("npm install openid-client");
     },
     5 * MINUTES,
   );

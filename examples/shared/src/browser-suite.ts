@@ -119,7 +119,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     /** A user created through the store (older than a day unless told): quicker than signing up. */
     const createAccount = async (
       label: string,
-      account: { verified?: boolean; name?: string; createdAt?: number } = {},
+      account: { verified?: boolean; name?: string; createdAt?: number; lastSignInAt?: number } = {},
     ): Promise<string> => {
       accounts += 1;
       const email = `${label}-${accounts}@example.test`;
@@ -132,6 +132,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         identityProviders: [],
         twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
         createdAt: account.createdAt ?? Date.now() - DAY,
+        ...(account.lastSignInAt === undefined ? {} : { lastSignInAt: account.lastSignInAt }),
       });
       return email;
     };
@@ -394,10 +395,10 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       inNewPage(async (page, context) => {
         // The origin the server prints (no APP_ORIGIN set) is the one the emails link to.
         expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-        const email = await createAccount("alert");
+        const email = await createAccount("alert", { lastSignInAt: Date.now() - DAY });
         await signIn(page, email);
         await signedInAs(page, email);
-        // A sign-in to an account older than ten minutes mails a login alert.
+        // A sign-in to an account that has signed in before mails a login alert.
         const alert = await newestEmail("login-alert", email);
         await page.goto(`${base}/dev/outbox/${alert.id}`);
         // Its "Review security settings" button (the first link to the page; the plain URL follows).

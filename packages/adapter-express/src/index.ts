@@ -84,15 +84,41 @@ export function setSessionCookies(
   for (const cookie of handlerOf(auth).sessionCookies(tokens)) res.append("set-cookie", cookie);
 }
 
+/** Express's default route parameters (`core.ParamsDictionary`). */
+type ParamsDictionary = Request["params"];
+
+/** A request after `requireAuth`: `auth` is set (with Express's own generics for params, body and query). */
+export type AuthenticatedRequest<
+  P = ParamsDictionary,
+  ResBody = unknown,
+  ReqBody = unknown,
+  ReqQuery = unknown,
+> = Request<P, ResBody, ReqBody, ReqQuery> & { auth: Principal };
+
 /**
- * Middleware for the host's own routes: sets `req.auth` from the access token (bearer header or
- * cookie, by the same rules as the auth routes) or answers with the same 401 codes.
+ * For the host's own routes: sets `req.auth` from the access token (bearer header or cookie, by
+ * the same rules as the auth routes) or answers with the same 401 codes. As middleware,
+ * `requireAuth(auth)`, `req.auth` stays optional in the types of the handlers after it; given the
+ * handler, `requireAuth(auth, (req, res) => …)`, the handler runs only when signed in and its
+ * `req.auth` is a `Principal`.
  */
-export function requireAuth(auth: Auth): RequestHandler {
-  const handler = createHttpHandler(auth);
+export function requireAuth(auth: Auth): RequestHandler;
+export function requireAuth<P = ParamsDictionary, ResBody = unknown, ReqBody = unknown, ReqQuery = unknown>(
+  auth: Auth,
+  handler: (
+    req: AuthenticatedRequest<P, ResBody, ReqBody, ReqQuery>,
+    res: Response<ResBody>,
+    next: NextFunction,
+  ) => unknown,
+): RequestHandler<P, ResBody, ReqBody, ReqQuery>;
+export function requireAuth(
+  auth: Auth,
+  handler?: (req: AuthenticatedRequest, res: Response, next: NextFunction) => unknown,
+): RequestHandler {
+  const http = createHttpHandler(auth);
   return async (req, res, next) => {
     try {
-      const result = await handler.authenticate({
+      const result = await http.authenticate({
         method: req.method,
         url: req.originalUrl,
         headers: req.headers,
@@ -101,7 +127,8 @@ export function requireAuth(auth: Auth): RequestHandler {
       });
       if (result.response) return send(res, result.response);
       req.auth = result.principal;
-      next();
+      if (!handler) return next();
+      await handler(req as AuthenticatedRequest, res, next);
     } catch (error) {
       next(error);
     }

@@ -6,9 +6,9 @@ import type { RouteInput } from "./http/route.js";
 import type { Principal } from "./model.js";
 
 /**
- * The one-way import rule of STYLE.md over the core's source, as a test: each file sits in a
- * layer, and imports may only point to its own layer or one below. Within a layer neither files
- * nor folders may form a cycle. Use cases never import each other; the HTTP layer sees the `Auth`
+ * The one-way import rule of docs/architecture.md over the core's source, as a test: each file
+ * sits in a layer, and imports may only point to its own layer or one below. Within a layer
+ * neither files nor folders may form a cycle. Use cases never import each other; the HTTP layer sees the `Auth`
  * object, never a use case.
  */
 const LAYERS: { name: string; members: RegExp }[] = [

@@ -8,7 +8,7 @@ import { createSecurityEvents } from "./events.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
 import { createTranslator, type Translator } from "./i18n/index.js";
 import { createRelyingParties } from "./identity/flow.js";
-import { loadOpenIdClient } from "./identity/relying-party.js";
+import { assertOpenIdClientInstalled, loadOpenIdClient } from "./identity/relying-party.js";
 import { createLimits } from "./limits/limits.js";
 import { isIssuedPrincipal, type Principal } from "./model.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
@@ -65,9 +65,14 @@ export type { LoginResult } from "./use-cases/login.js";
 export type { RefreshResult } from "./use-cases/refresh.js";
 export type { StepUpResult } from "./use-cases/step-up.js";
 
-/** Validates the options (throwing on a bad one, naming it) and wires the use cases to the ports. */
+/**
+ * Validates the options (throwing a `TypeError` on a bad one, or on a configuration that cannot
+ * work, such as identity providers without `openid-client` installed, naming the option) and
+ * wires the use cases to the ports.
+ */
 export function createAuth(input: AuthOptions): Auth {
   const options = parseAuthOptions(input);
+  if (options.identityProviders.length > 0) assertOpenIdClientInstalled();
   const translator = createTranslator(options.defaultLocale, input.locales);
   const renderer = createEmailRenderer({
     brand: options.email.brand,

@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createMemoryStores } from "@portcullis/store-memory";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAuth } from "./create-auth.js";
@@ -12,6 +11,7 @@ import { buildRoutes } from "./http/routes.js";
 import { STATUS_BY_CODE } from "./http/status.js";
 import { en } from "./i18n/en.js";
 import { authOptionsSchema } from "./options.js";
+import { optionDocs } from "./test-support.js";
 
 /**
  * The generated parts of the docs (route table, error table) are written from the code, so the
@@ -63,33 +63,6 @@ function errorTable(): string {
   return ["| Status | Code | Message (en) |", "|---|---|---|", ...rows].join("\n");
 }
 
-/** The JSDoc of every property in `authOptionsSchema`'s source, by dotted path (`email.cooldownSeconds`). */
-function optionComments(): Map<string, string> {
-  const file = fileURLToPath(new URL("./options.ts", import.meta.url));
-  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-  const comments = new Map<string, string>();
-  const visit = (node: ts.Node, path: string[]) => {
-    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name)) {
-      const here = [...path, node.name.text];
-      const doc = ts
-        .getJSDocCommentsAndTags(node)
-        .map((jsDoc) => ts.getTextOfJSDocComment(jsDoc.comment) ?? "")
-        .join(" ")
-        .replace(/\s+/g, " ")
-        .trim();
-      if (doc) comments.set(here.join("."), doc);
-      ts.forEachChild(node.initializer, (child) => visit(child, here));
-      return;
-    }
-    ts.forEachChild(node, (child) => visit(child, path));
-  };
-  source.forEachChild((statement) => {
-    if (ts.isVariableStatement(statement) && statement.getText().includes("authOptionsSchema ="))
-      visit(statement, []);
-  });
-  return comments;
-}
-
 interface JsonSchema {
   type?: string | string[];
   default?: unknown;
@@ -110,7 +83,7 @@ const typeOf = (schema: JsonSchema): string => {
 
 /** Every option and its first-level fields: type and default from the schema, meaning from its TSDoc. */
 function optionTable(): { table: string; undocumented: string[] } {
-  const comments = optionComments();
+  const comments = optionDocs(fileURLToPath(new URL("./options.ts", import.meta.url)));
   const schema = z.toJSONSchema(authOptionsSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   const rows: string[] = [];
   const undocumented: string[] = [];

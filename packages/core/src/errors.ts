@@ -1,6 +1,6 @@
 /**
  * Every stable error code of docs/errors.md. The code is part of the public API: it never
- * changes with the locale, and the HTTP layer maps it to a status through `http/status.ts`.
+ * changes with the locale, and `STATUS_BY_CODE` below maps it to the HTTP status (also `AuthError.status`).
  */
 export const ERROR_CODES = [
   "EMAIL_ALREADY_VERIFIED",
@@ -52,6 +52,64 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The one table that maps every error code to its HTTP status (docs/errors.md). It lives here,
+ * beside the codes, so that `AuthError.status` can read it; the HTTP layer (`http/status.ts`)
+ * answers with the same table.
+ */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  EMAIL_ALREADY_VERIFIED: 304,
+  VALIDATION_FAILED: 400,
+  PASSWORD_POLICY_VIOLATION: 400,
+  TWO_FACTOR_DISABLED: 400,
+  TWO_FACTOR_CODE_MISSING: 400,
+  ACCESS_TOKEN_EXPIRED: 401,
+  ACCESS_TOKEN_INVALID: 401,
+  AUTHENTICATION_REQUIRED: 401,
+  INVALID_CREDENTIALS: 401,
+  REFRESH_TOKEN_INVALID: 401,
+  TWO_FACTOR_TOKEN_INVALID: 401,
+  WRONG_TWO_FACTOR_CODE: 401,
+  PASSWORD_RESET_TOKEN_INVALID: 401,
+  PASSWORD_RESET_TOKEN_EXPIRED: 401,
+  EMAIL_VERIFICATION_TOKEN_INVALID: 401,
+  EMAIL_VERIFICATION_TOKEN_EXPIRED: 401,
+  STEP_UP_REQUIRED: 401,
+  CSRF_REJECTED: 403,
+  EMAIL_NOT_VERIFIED: 403,
+  USER_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  EMAIL_COOLDOWN_ACTIVE: 429,
+  LOGIN_THROTTLED: 429,
+  TWO_FACTOR_THROTTLED: 429,
+  RATE_LIMITED: 429,
+  ACCESS_TOKEN_ALLOWLIST_READING_FAILURE: 500,
+  DATABASE_FAILURE: 500,
+  DATABASE_ENCRYPTION_FAILURE: 500,
+  EMAIL_COOLDOWN_CACHE_FAILURE: 500,
+  EMAIL_AUTHENTICATION_FAILURE: 500,
+  EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE: 500,
+  EMAIL_SEND_FAILURE: 500,
+  EMAIL_TEMPLATE_FAILURE: 500,
+  INTERNAL_ERROR: 500,
+  EMAIL_DISABLED: 503,
+  IDENTITY_PROVIDER_STATE_INVALID: 401,
+  IDENTITY_PROVIDER_REJECTED: 401,
+  IDENTITY_PROVIDER_MISMATCH: 401,
+  IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED: 403,
+  IDENTITY_PROVIDER_ACCOUNT_EXISTS: 409,
+  IDENTITY_PROVIDER_ALREADY_LINKED: 409,
+  IDENTITY_PROVIDER_LAST_METHOD: 409,
+  IDENTITY_PROVIDER_FAILURE: 502,
+};
+
+/** The HTTP status of an error code, from `STATUS_BY_CODE`. */
+export function statusForCode(code: ErrorCode): number {
+  return STATUS_BY_CODE[code];
+}
+
 /** The 500 codes: they end in `_FAILURE`, plus `INTERNAL_ERROR`. */
 const isFailureCode = (code: ErrorCode) => code.endsWith("_FAILURE") || code === "INTERNAL_ERROR";
 
@@ -66,8 +124,9 @@ export interface ValidationIssue {
 }
 
 /**
- * The base of every expected failure. `code` is stable; `cause` (when set) is the underlying
- * error, kept for logs and never sent to a client.
+ * The base of every expected failure. `code` is stable; `status` is the HTTP status the HTTP
+ * layer answers it with; `cause` (when set) is the underlying error, kept for logs and never
+ * sent to a client.
  */
 export class AuthError<C extends ErrorCode = ErrorCode> extends Error {
   // `name` lives on each class's prototype and the other fields are only declared here: class
@@ -87,6 +146,11 @@ export class AuthError<C extends ErrorCode = ErrorCode> extends Error {
       Error.stackTraceLimit = stackTraceLimit;
     }
     this.code = code;
+  }
+
+  /** The HTTP status an answer with this error carries (`STATUS_BY_CODE`), e.g. 429 for `LOGIN_THROTTLED`. */
+  get status(): number {
+    return STATUS_BY_CODE[this.code];
   }
 }
 

@@ -39,8 +39,10 @@ export interface SecurityEvent {
    * Why, for failures and limits: e.g. `wrong_password`, `unknown_email`, `no_password`,
    * `address`, `account`, `ip:failedLogins`, `logout`, `revoked_by_user`, `password_reset`; for
    * sign-ins through an identity provider and for `identity.*` events, `oidc:<provider>`; for a
-   * sign-in finished with a recovery code, `recovery_code`; for `user.created`, `register`,
-   * `admin` or `oidc:<provider>`; for `email.verified`, `link` or `admin`.
+   * sign-in finished with a recovery code, `recovery_code`; for a sign-in through
+   * `sessions.create`, `api` (a password sign-in has none; every sign-in emits `login.succeeded`
+   * and `session.created` with the same reason); for `user.created`, `register`, `admin` or
+   * `oidc:<provider>`; for `email.verified`, `link` or `admin`.
    */
   reason: string | null;
 }
@@ -68,7 +70,7 @@ const WARN: ReadonlySet<SecurityEventType> = new Set([
  * and to the host's `onEvent` hook, which is not awaited and whose failures are only logged.
  */
 export function createSecurityEvents(options: {
-  onEvent: ((event: SecurityEvent) => void | Promise<void>) | undefined;
+  onEvent: ((event: SecurityEvent) => unknown) | undefined;
   logger: Logger;
   clock: Clock;
 }): SecurityEvents {

@@ -41,7 +41,20 @@ export {
   type ResolvedIdentityProvider,
 } from "./identity/provider-options.js";
 export type { Principal, RequestContext, SessionInfo, User } from "./model.js";
-export type { AuthOptions, ResolvedAuthOptions } from "./options.js";
+export type {
+  AuthOptions,
+  AuthStores,
+  CookieOptions,
+  EmailBrandOptions,
+  EmailLinkOptions,
+  EmailOptions,
+  IpLimitOptions,
+  IpLimitsOptions,
+  LoginThrottleOptions,
+  PasswordOptions,
+  ResolvedAuthOptions,
+  TwoFactorOptions,
+} from "./options.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";

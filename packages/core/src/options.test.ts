@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
-import { parseAuthOptions, STORE_METHODS } from "./options.js";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { z } from "zod";
+import type { SecurityEvent } from "./events.js";
+import type { LocaleResources } from "./i18n/index.js";
+import { type AuthOptions, type authOptionsSchema, parseAuthOptions, STORE_METHODS } from "./options.js";
+
+/** What the schema accepts, as zod infers it (`locales` aside: the interface types its strings). */
+type SchemaInput = Omit<z.input<typeof authOptionsSchema>, "locales">;
 
 /** Random (`createAuth` refuses placeholders, repeats and sequences): a made-up one would not start. */
 const TEST_SECRET = "test-secret--Xqhj7KKuQIZYk1ZmwEfIcFYTaXSOki1lZ3AYb8Kqlg";
@@ -90,5 +96,23 @@ describe("parseAuthOptions", () => {
     [{ stores: { ...(stores as object), users: {} } }, '"stores.users"'],
   ])("parseAuthOptions - a bad option throws naming it (%j)", (patch, name) => {
     expect(() => parseAuthOptions({ ...valid, ...patch } as never)).toThrow(name);
+  });
+
+  // Checked by `pnpm typecheck` (tsc): the documented interface and the validation cannot drift.
+  it("AuthOptions - the documented interface and the schema's input type agree both ways", () => {
+    expectTypeOf<Omit<AuthOptions, "locales">>().toEqualTypeOf<SchemaInput>();
+    expectTypeOf<LocaleResources>().toExtend<NonNullable<z.input<typeof authOptionsSchema>["locales"]>>();
+    expectTypeOf<keyof AuthOptions>().toEqualTypeOf<keyof z.input<typeof authOptionsSchema>>();
+  });
+
+  it("onEvent - a hook that returns anything type-checks: (e) => events.push(e), an async function", () => {
+    const events: SecurityEvent[] = [];
+    const pushing: AuthOptions["onEvent"] = (event) => events.push(event);
+    const asynchronous: AuthOptions["onEvent"] = async (event) => {
+      events.push(event);
+    };
+    const parsed = parseAuthOptions({ ...valid, onEvent: pushing });
+    expect(parsed.onEvent).toBe(pushing);
+    expect(parseAuthOptions({ ...valid, onEvent: asynchronous }).onEvent).toBe(asynchronous);
   });
 });

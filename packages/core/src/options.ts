@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EMAIL_KINDS } from "./emails/templates.js";
 import type { SecurityEvent } from "./events.js";
 import type { LocaleResources } from "./i18n/index.js";
-import { identityProvidersSchema } from "./identity/provider-options.js";
+import { type IdentityProviderOptions, identityProvidersSchema } from "./identity/provider-options.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
@@ -97,116 +97,72 @@ const originSchema = z.string().refine(
   { message: "must be an http(s) URL like https://app.example.com, without query, fragment or credentials" },
 );
 
+/** A secret option as `AuthOptions` types it: any `Uint8Array` (a Node `Buffer` too), which `z.instanceof` would narrow to `Uint8Array<ArrayBuffer>`. */
+type SecretInput = string | Uint8Array | (string | Uint8Array)[];
+const secretOption = secretSchema as unknown as z.ZodType<(string | Uint8Array)[], SecretInput>;
+
+/**
+ * The validation of `AuthOptions`, with the defaults. The options' documentation is on the
+ * `AuthOptions` interface below (what an editor shows on hover); options.test.ts checks that the
+ * interface and this schema's input type agree both ways.
+ */
 export const authOptionsSchema = z
   .object({
-    /**
-     * The HMAC secret that signs access and step-up tokens: at least 32 bytes and more than 128
-     * bits of estimated entropy (no placeholder, repeat or sequence; `estimateSecretBits`). A
-     * list rotates keys: the first signs, every one verifies (tokens carry `kid`).
-     */
-    secret: secretSchema,
-    /** The JWT `iss` of access and step-up tokens (checked on every verify). Default `portcullis`. */
+    secret: secretOption,
     issuer: z.string().min(1).default("portcullis"),
-    /** The JWT `aud` of access and step-up tokens (checked on every verify). Default `portcullis`. */
     audience: z.string().min(1).default("portcullis"),
-    /** Where the adapters mount the routes. */
     basePath: z
       .string()
       .regex(/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/, "must start with / and not end with /")
       .default("/api/auth"),
-    /** The ports: `createMemoryStores()`, `createRedisStores()` (with your users), `createSqlStores()` or your own. */
     stores: z.object({
       users: port<UserStore>("UserStore", STORE_METHODS.users),
       cooldowns: port<CooldownStore>("CooldownStore", STORE_METHODS.cooldowns),
       sessions: port<SessionStore>("SessionStore", STORE_METHODS.sessions),
-      /** Links to identity providers; required only with `identityProviders`. */
       identities: port<IdentityStore>("IdentityStore", STORE_METHODS.identities).optional(),
     }),
-    /** Sends rendered emails: `createSmtpMailer()`, `createOutboxMailer()` or your own. Required while `email.enabled`. */
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
-    /**
-     * Makes the id of a new user (register, `admin.createUser`, identity-provider sign-ups); for
-     * hosts whose users table has its own key format (a UUID, a number as text). Default: 128
-     * random bits, base64url. Must return a string unique across users.
-     */
     generateId: z
       .custom<() => string>((value) => typeof value === "function", { message: "must be a function" })
       .optional(),
-    /** Default: argon2id with m=19456 KiB, t=2, p=1 (`createArgon2Hasher()`). */
     passwordHasher: port<PasswordHasher>("PasswordHasher", ["hash", "verify", "needsRehash"]).optional(),
-    /** Default: the system clock. Tests pass a fake one. */
     clock: port<Clock>("Clock", ["now"]).optional(),
-    /** A pino-compatible logger. Default: warnings and errors as JSON lines on stderr. */
     logger: port<Logger>("Logger", ["debug", "info", "warn", "error"]).optional(),
-    /** Lifetime of an access token and its cookie, in seconds. Default 900. */
     accessTokenTtlSeconds: seconds(900),
-    /** Idle lifetime of a session (each refresh extends it), in seconds. Default 30 days. */
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
-    /**
-     * Password checks per normalized address (login and step-up share it; unknown addresses
-     * alike, so it tells nothing): each is counted before it is checked. `freeAttempts` in
-     * `windowSeconds`, then the address is locked for `baseLockSeconds`, and each lock lets one
-     * attempt through when it ends, doubling up to `maxLockSeconds`. A right password clears it.
-     */
     loginThrottle: z
       .object({
-        /** Password checks of an address let through per window. Default 5. */
         freeAttempts: z.number().int().min(1).max(100).default(5),
-        /** The first lock after the free attempts, in seconds; each later one doubles. Default 30. */
         baseLockSeconds: seconds(30),
-        /** The longest lock, in seconds. Default 900. */
         maxLockSeconds: seconds(15 * 60),
-        /** The counting window from the first attempt, in seconds. Default 3600. */
         windowSeconds: seconds(3600),
       })
       .prefault({}),
-    /** Lifetime of the 2FA token between the password step and the second factor (at most 5 minutes). */
     twoFactorTokenTtlSeconds: z.number().int().min(30).max(300).default(300),
-    /** Lifetime of a step-up token (and its cookie). */
     stepUpTokenTtlSeconds: z.number().int().min(30).max(3600).default(300),
-    /** Two-factor authentication: encryption key, authenticator issuer name, code budget, emailed-code lifetime. */
     twoFactor: z
       .object({
-        /**
-         * Key material for encrypting TOTP secrets and keying recovery-code hashes (32+ bytes, or
-         * a list: the first seals, every one opens). Default: `secret`, which then cannot be
-         * rotated away without losing 2FA; set it explicitly in production.
-         */
-        encryptionKey: secretSchema.optional(),
-        /** The issuer shown in authenticator apps; default: the email brand name. */
+        encryptionKey: secretOption.optional(),
         issuer: z.string().min(1).max(100).optional(),
-        /** Codes checked per account (counted before checking) before 2FA locks for `lockoutSeconds`. */
         maxFailedAttempts: z.number().int().min(1).max(100).default(5),
-        /** How long 2FA stays locked once the code budget is spent, in seconds (also the counting window). Default 900. */
         lockoutSeconds: seconds(15 * 60),
-        /** Lifetime of an emailed 2FA code. */
         emailCodeTtlSeconds: z.number().int().min(60).max(3600).default(600),
       })
       .prefault({}),
-    /** Lifetime of a reset link, in seconds. Default 1800. */
     passwordResetTokenTtlSeconds: seconds(30 * 60),
-    /** Lifetime of a verification link, in seconds. Default 86400. */
     emailVerificationTokenTtlSeconds: seconds(24 * 3600),
-    /** Password length in code points after NFKC: default 8 to 256 (15 is recommended for password-only accounts). */
     password: z
       .object({
-        /** The shortest password, in code points after NFKC. Default 8 (15 recommended without 2FA). */
         minLength: z.number().int().min(1).max(256).default(8),
-        /** The longest password, in code points after NFKC. Default 256. */
         maxLength: z.number().int().min(64).max(4096).default(256),
       })
       .prefault({})
       .refine((p) => p.minLength <= p.maxLength, { message: "minLength must not exceed maxLength" }),
-    /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */
     email: z
       .object({
-        /** `false` turns email off: reset and verification answer 503 `EMAIL_DISABLED`, side-effect emails are skipped. Default true. */
         enabled: z.boolean().default(true),
-        /** Cooldown per normalized address and kind after each email. */
         cooldownSeconds: seconds(60),
-        /** An email after each sign-in (not the first one within 10 minutes of signing up). Default true. */
         loginAlerts: z.boolean().default(true),
-        /** How long a send may take before it counts as failed (`EMAIL_SEND_FAILURE`). */
         sendTimeoutMs: z.number().int().min(100).max(120_000).default(15_000),
         brand: z
           .object({
@@ -220,7 +176,6 @@ export const authOptionsSchema = z
               .default(null),
           })
           .prefault({}),
-        /** Frontend pages that email links open, as paths below `appOrigin`. */
         links: z
           .object({
             verifyEmail: pagePath.default("/verify-email"),
@@ -231,35 +186,17 @@ export const authOptionsSchema = z
             securitySettings: pagePath.default("/settings/security"),
           })
           .prefault({}),
-        /** MJML sources replacing shipped templates, by email kind; same `{{slot}}` placeholders. */
         templates: z.partialRecord(z.enum(EMAIL_KIND_NAMES), z.string().min(1)).optional(),
       })
       .prefault({}),
-    /** The frontend's base URL: every link in an email starts with it. */
     appOrigin: originSchema.optional(),
-    /**
-     * Where the API is served when it is not on `appOrigin`: the redirect URI registered at an
-     * identity provider is `<apiOrigin or appOrigin><basePath>/oauth/<name>/callback`.
-     */
     apiOrigin: originSchema.optional(),
-    /**
-     * Sign-in with identity providers (OpenID Connect by discovery, or the `google`, `entra`
-     * and `github` presets); needs `stores.identities`, `appOrigin` and the `openid-client` package.
-     */
     identityProviders: identityProvidersSchema,
-    /**
-     * Origins besides the request's own that may make state changes (POST, PUT, PATCH, DELETE)
-     * under the prefix, whatever carries the credentials; defaults to `appOrigin`.
-     */
     trustedOrigins: z.array(originSchema).optional(),
-    /** Cookie attributes: `secure` (default false), `sameSite` (default strict), `hostPrefix` (needs secure). */
     cookies: z
       .object({
-        /** The `Secure` attribute; turn it on in production (HTTPS). Default false. */
         secure: z.boolean().default(false),
-        /** The `SameSite` attribute of the auth cookies. Default `strict`. */
         sameSite: z.enum(["strict", "lax", "none"]).default("strict"),
-        /** Name cookies `__Host-…` (refresh: `__Secure-…`, as it is scoped to `basePath`). Requires `secure`. */
         hostPrefix: z.boolean().default(false),
       })
       .prefault({})
@@ -271,20 +208,9 @@ export const authOptionsSchema = z
         message: "sameSite 'none' requires secure: true",
         path: ["sameSite"],
       }),
-    /**
-     * How many reverse proxies in front of the app are trusted: the client IP is then read that
-     * many entries from the right of `X-Forwarded-For`, and the scheme from `X-Forwarded-Proto`.
-     * 0 (default): the socket's address and the adapter's scheme.
-     */
     trustProxy: z.number().int().min(0).max(10).default(0),
-    /**
-     * Limits per client IP (loopback clients are exempt): failed logins (`LOGIN_THROTTLED`), wrong
-     * 2FA codes (`TWO_FACTOR_THROTTLED`), registrations, reset requests, verification sends and
-     * invalid reset/verification tokens (`RATE_LIMITED`).
-     */
     ipLimits: z
       .object({
-        /** `false` turns every per-IP limit off. Default true. */
         enabled: z.boolean().default(true),
         failedLogins: ipLimit(100, 15 * 60),
         wrongTwoFactorCodes: ipLimit(50, 15 * 60),
@@ -294,29 +220,20 @@ export const authOptionsSchema = z
         invalidTokens: ipLimit(50, 15 * 60),
       })
       .prefault({}),
-    /**
-     * Called with every security event (sign-ins, failures, throttling, resets, token reuse,
-     * revocations); never with a secret. Not awaited: errors are logged, never fail a request.
-     */
     onEvent: z
-      .custom<(event: SecurityEvent) => void | Promise<void>>((value) => typeof value === "function", {
+      .custom<(event: SecurityEvent) => unknown>((value) => typeof value === "function", {
         message: "must be a function",
       })
       .optional(),
-    /** Accept tokens in headers (`Authorization`, `X-Two-Factor-Authentication-Token`, `X-Step-Up-Token`) and return them in bodies. Default true. */
     allowHeaderAuthentication: z.boolean().default(true),
-    /** When a header and a cookie both carry a token, the header alone decides. Default true. */
     preferHeaderAuthentication: z.boolean().default(true),
-    /** Larger request bodies are 413 `PAYLOAD_TOO_LARGE`. Default 16 KiB. */
     bodyLimitBytes: z
       .number()
       .int()
       .min(1024)
       .max(1024 * 1024)
       .default(16 * 1024),
-    /** The locale of emails and messages when a request names none we have. Default `en`. */
     defaultLocale: z.string().min(2).default("en"),
-    /** More locales, or string overrides of shipped ones: `{ fr: { errors: { … } } }`. */
     locales: z.record(z.string().min(2), z.record(z.string(), z.unknown())).optional(),
   })
   .refine((o) => !o.email.enabled || o.mailer !== undefined, {
@@ -337,8 +254,260 @@ export const authOptionsSchema = z
     path: ["appOrigin"],
   });
 
-/** What `createAuth` accepts. */
-export type AuthOptions = z.input<typeof authOptionsSchema> & { locales?: LocaleResources };
+/** The ports `createAuth` works with. */
+export interface AuthStores {
+  /** Where users live: `createMemoryStores().users`, `createSqlStores().users`, or your own `UserStore`. */
+  users: UserStore;
+  /** Cooldowns and counters (email cooldowns, throttles, per-IP limits). */
+  cooldowns: CooldownStore;
+  /** Sessions, the access-token allowlist and single-use tokens. */
+  sessions: SessionStore;
+  /** Links to identity providers; required only with `identityProviders`. */
+  identities?: IdentityStore;
+}
+
+/**
+ * Password checks per normalized address (login and step-up share it; unknown addresses alike,
+ * so it tells nothing): each is counted before it is checked. `freeAttempts` in `windowSeconds`,
+ * then the address is locked for `baseLockSeconds`, and each lock lets one attempt through when it
+ * ends, doubling up to `maxLockSeconds`. A right password clears it.
+ */
+export interface LoginThrottleOptions {
+  /** Password checks of an address let through per window. Default 5. */
+  freeAttempts?: number;
+  /** The first lock after the free attempts, in seconds; each later one doubles. Default 30. */
+  baseLockSeconds?: number;
+  /** The longest lock, in seconds. Default 900. */
+  maxLockSeconds?: number;
+  /** The counting window from the first attempt, in seconds. Default 3600. */
+  windowSeconds?: number;
+}
+
+/** Two-factor authentication: encryption key, authenticator issuer name, code budget, emailed-code lifetime. */
+export interface TwoFactorOptions {
+  /**
+   * Key material for encrypting TOTP secrets and keying recovery-code hashes (32+ bytes, or
+   * a list: the first seals, every one opens). Default: `secret`, which then cannot be
+   * rotated away without losing 2FA; set it explicitly in production.
+   */
+  encryptionKey?: SecretInput;
+  /** The issuer shown in authenticator apps; default: the email brand name. */
+  issuer?: string;
+  /** Codes checked per account (counted before checking) before 2FA locks for `lockoutSeconds`. Default 5. */
+  maxFailedAttempts?: number;
+  /** How long 2FA stays locked once the code budget is spent, in seconds (also the counting window). Default 900. */
+  lockoutSeconds?: number;
+  /** Lifetime of an emailed 2FA code, in seconds (60 to 3600). Default 600. */
+  emailCodeTtlSeconds?: number;
+}
+
+/** Password length in code points after NFKC. */
+export interface PasswordOptions {
+  /** The shortest password, in code points after NFKC. Default 8 (15 recommended without 2FA). */
+  minLength?: number;
+  /** The longest password, in code points after NFKC (64 to 4096). Default 256. */
+  maxLength?: number;
+}
+
+/** The look of every email. */
+export interface EmailBrandOptions {
+  /** The product name in subjects and bodies (and the default authenticator issuer). Default `Portcullis`. */
+  name?: string;
+  /** Buttons and links, as a hex colour. Default `#4f46e5`. */
+  primaryColor?: string;
+  /** Body text, as a hex colour. Default `#111827`. */
+  textColor?: string;
+  /** The page around the message, as a hex colour. Default `#f3f4f6`. */
+  backgroundColor?: string;
+  /** An http(s) URL of a logo shown at the top; null (default): the name instead. */
+  logoUrl?: string | null;
+}
+
+/** Frontend pages that email links open, as paths below `appOrigin`. */
+export interface EmailLinkOptions {
+  /** Where the verification link goes (with `?token=`). Default `/verify-email`. */
+  verifyEmail?: string;
+  /** Where the reset link goes (with `?token=`). Default `/reset-password`. */
+  resetPassword?: string;
+  /** The "forgot password" page. Default `/forgot-password`. */
+  forgotPassword?: string;
+  /** The sign-in page. Default `/login`. */
+  signIn?: string;
+  /** The sign-up page. Default `/signup`. */
+  signUp?: string;
+  /** The security settings page, linked from login alerts and security notices. Default `/settings/security`. */
+  securitySettings?: string;
+}
+
+/** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */
+export interface EmailOptions {
+  /** `false` turns email off: reset and verification answer 503 `EMAIL_DISABLED`, side-effect emails are skipped. Default true. */
+  enabled?: boolean;
+  /** Cooldown per normalized address and kind after each email, in seconds. Default 60. */
+  cooldownSeconds?: number;
+  /**
+   * An email after each sign-in, except the account's first one (any sign-in method: password,
+   * second factor, identity provider, `sessions.create`). Default true.
+   */
+  loginAlerts?: boolean;
+  /** How long a send may take before it counts as failed (`EMAIL_SEND_FAILURE`), in milliseconds. Default 15000. */
+  sendTimeoutMs?: number;
+  /** Brand name, colours and logo of every email. */
+  brand?: EmailBrandOptions;
+  /** Frontend pages that email links open, as paths below `appOrigin`. */
+  links?: EmailLinkOptions;
+  /** MJML sources replacing shipped templates, by email kind; same `{{slot}}` placeholders. */
+  templates?: Partial<Record<EmailKind, string>>;
+}
+
+/** Cookie attributes of the auth cookies. */
+export interface CookieOptions {
+  /** The `Secure` attribute; turn it on in production (HTTPS). Default false. */
+  secure?: boolean;
+  /** The `SameSite` attribute of the auth cookies. Default `strict`. */
+  sameSite?: "strict" | "lax" | "none";
+  /** Name cookies `__Host-…` (refresh: `__Secure-…`, as it is scoped to `basePath`). Requires `secure`. */
+  hostPrefix?: boolean;
+}
+
+/** A per-IP limit: at most `max` in `windowSeconds`. */
+export interface IpLimitOptions {
+  /** How many in one window. */
+  max?: number;
+  /** The window, in seconds. */
+  windowSeconds?: number;
+}
+
+/**
+ * Limits per client IP (loopback clients are exempt): failed logins (`LOGIN_THROTTLED`), wrong
+ * 2FA codes (`TWO_FACTOR_THROTTLED`), registrations, reset requests, verification sends and
+ * invalid reset/verification tokens (`RATE_LIMITED`).
+ */
+export interface IpLimitsOptions {
+  /** `false` turns every per-IP limit off. Default true. */
+  enabled?: boolean;
+  /** Failed password checks per IP. Default 100 in 900 seconds. */
+  failedLogins?: IpLimitOptions;
+  /** Wrong 2FA codes per IP. Default 50 in 900 seconds. */
+  wrongTwoFactorCodes?: IpLimitOptions;
+  /** Registrations per IP. Default 20 in 3600 seconds. */
+  registrations?: IpLimitOptions;
+  /** Password reset requests per IP. Default 20 in 3600 seconds. */
+  passwordResetRequests?: IpLimitOptions;
+  /** Verification emails sent per IP. Default 20 in 3600 seconds. */
+  verificationSends?: IpLimitOptions;
+  /** Invalid reset and verification tokens per IP. Default 50 in 900 seconds. */
+  invalidTokens?: IpLimitOptions;
+}
+
+/**
+ * What `createAuth` accepts. Every option is checked once, at start-up: a bad one (or a
+ * combination that cannot work) throws a `TypeError` naming it.
+ */
+export interface AuthOptions {
+  /**
+   * The HMAC secret that signs access and step-up tokens: at least 32 bytes and more than 128
+   * bits of estimated entropy (no placeholder, repeat, sequence or keyboard walk: generate it
+   * with `openssl rand -base64 48`). A list rotates keys: the first signs, every one verifies
+   * (tokens carry `kid`).
+   */
+  secret: SecretInput;
+  /** The JWT `iss` of access and step-up tokens (checked on every verify). Default `portcullis`. */
+  issuer?: string;
+  /** The JWT `aud` of access and step-up tokens (checked on every verify). Default `portcullis`. */
+  audience?: string;
+  /** Where the adapters mount the routes. Default `/api/auth`. */
+  basePath?: string;
+  /** The ports: `createMemoryStores()`, `createRedisStores()` (with your users), `createSqlStores()` or your own. */
+  stores: AuthStores;
+  /** Sends rendered emails: `createSmtpMailer()`, `createOutboxMailer()` or your own. Required while `email.enabled`. */
+  mailer?: Mailer;
+  /**
+   * Makes the id of a new user (register, `admin.createUser`, identity-provider sign-ups); for
+   * hosts whose users table has its own key format (a UUID, a number as text). Default: 128
+   * random bits, base64url. Must return a string unique across users.
+   */
+  generateId?: () => string;
+  /** Default: argon2id with m=19456 KiB, t=2, p=1 (`createArgon2Hasher()`). */
+  passwordHasher?: PasswordHasher;
+  /** Default: the system clock. Tests pass a fake one. */
+  clock?: Clock;
+  /** A pino-compatible logger. Default: warnings and errors as JSON lines on stderr. */
+  logger?: Logger;
+  /** Lifetime of an access token and its cookie, in seconds. Default 900. */
+  accessTokenTtlSeconds?: number;
+  /** Idle lifetime of a session (each refresh extends it), in seconds. Default 30 days. */
+  refreshTokenTtlSeconds?: number;
+  /**
+   * Password checks per normalized address (login and step-up share it; unknown addresses
+   * alike, so it tells nothing): each is counted before it is checked. `freeAttempts` in
+   * `windowSeconds`, then the address is locked for `baseLockSeconds`, and each lock lets one
+   * attempt through when it ends, doubling up to `maxLockSeconds`. A right password clears it.
+   */
+  loginThrottle?: LoginThrottleOptions;
+  /** Lifetime of the 2FA token between the password step and the second factor, in seconds (30 to 300). Default 300. */
+  twoFactorTokenTtlSeconds?: number;
+  /** Lifetime of a step-up token (and its cookie), in seconds (30 to 3600). Default 300. */
+  stepUpTokenTtlSeconds?: number;
+  /** Two-factor authentication: encryption key, authenticator issuer name, code budget, emailed-code lifetime. */
+  twoFactor?: TwoFactorOptions;
+  /** Lifetime of a reset link, in seconds. Default 1800. */
+  passwordResetTokenTtlSeconds?: number;
+  /** Lifetime of a verification link, in seconds. Default 86400. */
+  emailVerificationTokenTtlSeconds?: number;
+  /** Password length in code points after NFKC: default 8 to 256 (15 is recommended for password-only accounts). */
+  password?: PasswordOptions;
+  /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */
+  email?: EmailOptions;
+  /** The frontend's base URL: every link in an email starts with it. */
+  appOrigin?: string;
+  /**
+   * Where the API is served when it is not on `appOrigin`: the redirect URI registered at an
+   * identity provider is `<apiOrigin or appOrigin><basePath>/oauth/<name>/callback`.
+   */
+  apiOrigin?: string;
+  /**
+   * Sign-in with identity providers (OpenID Connect by discovery, or the `google`, `entra`
+   * and `github` presets); needs `stores.identities`, `appOrigin` and the `openid-client` package
+   * (`createAuth` throws when it cannot be found, or when an issuer is not a usable URL).
+   */
+  identityProviders?: IdentityProviderOptions[];
+  /**
+   * Origins besides the request's own that may make state changes (POST, PUT, PATCH, DELETE)
+   * under the prefix, whatever carries the credentials; defaults to `appOrigin`.
+   */
+  trustedOrigins?: string[];
+  /** Cookie attributes: `secure` (default false), `sameSite` (default strict), `hostPrefix` (needs secure). */
+  cookies?: CookieOptions;
+  /**
+   * How many reverse proxies in front of the app are trusted: the client IP is then read that
+   * many entries from the right of `X-Forwarded-For`, and the scheme from `X-Forwarded-Proto`.
+   * 0 (default): the socket's address and the adapter's scheme.
+   */
+  trustProxy?: number;
+  /**
+   * Limits per client IP (loopback clients are exempt): failed logins (`LOGIN_THROTTLED`), wrong
+   * 2FA codes (`TWO_FACTOR_THROTTLED`), registrations, reset requests, verification sends and
+   * invalid reset/verification tokens (`RATE_LIMITED`).
+   */
+  ipLimits?: IpLimitsOptions;
+  /**
+   * Called with every security event (sign-ins, failures, throttling, resets, token reuse,
+   * revocations); never with a secret. Not awaited, and whatever it returns is ignored (so
+   * `(e) => events.push(e)` is fine); a throw or a rejected promise is logged, never fails a request.
+   */
+  onEvent?: (event: SecurityEvent) => unknown;
+  /** Accept tokens in headers (`Authorization`, `X-Two-Factor-Authentication-Token`, `X-Step-Up-Token`) and return them in bodies. Default true. */
+  allowHeaderAuthentication?: boolean;
+  /** When a header and a cookie both carry a token, the header alone decides. Default true. */
+  preferHeaderAuthentication?: boolean;
+  /** Larger request bodies are 413 `PAYLOAD_TOO_LARGE`. Default 16 KiB. */
+  bodyLimitBytes?: number;
+  /** The locale of emails and messages when a request names none we have. Default `en`. */
+  defaultLocale?: string;
+  /** More locales, or string overrides of shipped ones: `{ fr: { errors: { … } } }`. */
+  locales?: LocaleResources;
+}
 /** The options after validation, with every default filled in. */
 export type ResolvedAuthOptions = z.output<typeof authOptionsSchema>;
 

@@ -2,8 +2,10 @@
  * Setup shared by the core's own tests. Not part of the package: only `index.ts` is built, and
  * nothing but `*.test.ts` files imports this one.
  */
+import { readFileSync } from "node:fs";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
+import ts from "typescript";
 import { type Auth, createAuth } from "./create-auth.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
 import type { AuthOptions } from "./options.js";
@@ -117,4 +119,35 @@ export function createTestAuth({ start = Date.UTC(2026, 0, 1), ...options }: Tes
     ...options,
   });
   return { auth, stores, clock, sent, mailer };
+}
+
+/**
+ * The TSDoc of every property of the `AuthOptions` interface in `file` (source or built `.d.ts`)
+ * and of the option interfaces it refers to (`EmailOptions`…), by dotted path
+ * (`email.cooldownSeconds`); "" for an undocumented one.
+ */
+export function optionDocs(file: string): Map<string, string> {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const interfaces = new Map<string, ts.InterfaceDeclaration>();
+  source.forEachChild((statement) => {
+    if (ts.isInterfaceDeclaration(statement)) interfaces.set(statement.name.text, statement);
+  });
+  const docs = new Map<string, string>();
+  const visit = (declaration: ts.InterfaceDeclaration | undefined, path: string[]) => {
+    for (const member of declaration?.members ?? []) {
+      if (!ts.isPropertySignature(member) || !ts.isIdentifier(member.name)) continue;
+      const here = [...path, member.name.text];
+      const doc = ts
+        .getJSDocCommentsAndTags(member)
+        .map((jsDoc) => ts.getTextOfJSDocComment(jsDoc.comment) ?? "")
+        .join(" ")
+        .replace(/\s+/g, " ")
+        .trim();
+      docs.set(here.join("."), doc);
+      if (member.type && ts.isTypeReferenceNode(member.type) && ts.isIdentifier(member.type.typeName))
+        visit(interfaces.get(member.type.typeName.text), here);
+    }
+  };
+  visit(interfaces.get("AuthOptions"), []);
+  return docs;
 }

@@ -29,6 +29,12 @@ export function createMemoryUserStore(): UserStore & { size(): number } {
       byId.set(id, next);
       return clonePlain(next);
     },
+    async recordSignIn(id, at) {
+      const current = byId.get(id);
+      if (!current) return false;
+      byId.set(id, { ...current, lastSignInAt: at });
+      return current.lastSignInAt == null;
+    },
     async delete(id) {
       const current = byId.get(id);
       if (!current) return false;

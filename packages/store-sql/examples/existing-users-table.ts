@@ -3,8 +3,9 @@ import type { Generated, Kysely, Selectable, Updateable } from "kysely";
 
 /**
  * The host's own table, as its Kysely `Database` type describes it: an integer id it assigns
- * itself, its own column names, and three columns added for Portcullis (`auth_id`,
- * `auth_identity_providers`, `auth_two_factor`). See docs/existing-users-table.md.
+ * itself, its own column names, and four columns added for Portcullis (`auth_id`,
+ * `auth_identity_providers`, `auth_two_factor`, `auth_last_sign_in_at`). See
+ * docs/existing-users-table.md.
  */
 export interface MembersTable {
   member_id: Generated<number>;
@@ -19,6 +20,8 @@ export interface MembersTable {
   auth_identity_providers: string;
   /** JSON of the `twoFactor` settings. */
   auth_two_factor: string;
+  /** Milliseconds of the last sign-in; null until the first (no login alert for that one). */
+  auth_last_sign_in_at: number | string | null;
 }
 
 export interface HostDatabase {
@@ -42,6 +45,7 @@ function toUser(row: Selectable<MembersTable>): UserRecord {
     identityProviders: JSON.parse(row.auth_identity_providers) as string[],
     twoFactor: { ...NO_TWO_FACTOR, ...(JSON.parse(row.auth_two_factor) as Partial<TwoFactorSettings>) },
     createdAt: Number(row.joined_at_ms),
+    ...(row.auth_last_sign_in_at != null && { lastSignInAt: Number(row.auth_last_sign_in_at) }),
   };
 }
 
@@ -54,6 +58,7 @@ function toColumns(patch: UserPatch): Updateable<MembersTable> {
       auth_identity_providers: JSON.stringify(patch.identityProviders),
     }),
     ...(patch.twoFactor !== undefined && { auth_two_factor: JSON.stringify(patch.twoFactor) }),
+    ...(patch.lastSignInAt !== undefined && { auth_last_sign_in_at: patch.lastSignInAt }),
   };
 }
 
@@ -79,6 +84,7 @@ export function createMembersUserStore(db: Kysely<HostDatabase>): UserStore {
           password_digest: user.passwordHash,
           auth_identity_providers: JSON.stringify(user.identityProviders),
           auth_two_factor: JSON.stringify(user.twoFactor),
+          auth_last_sign_in_at: user.lastSignInAt ?? null,
         })
         .onConflict((conflict) => conflict.doNothing())
         .returningAll()
@@ -95,6 +101,14 @@ export function createMembersUserStore(db: Kysely<HostDatabase>): UserStore {
         .returningAll()
         .executeTakeFirst();
       return row ? toUser(row) : null;
+    },
+    async recordSignIn(id, at) {
+      // Compare-and-set: only the update that finds the column null records the first sign-in.
+      const set = () => db.updateTable("members").set({ auth_last_sign_in_at: at }).where("auth_id", "=", id);
+      const later = await set().where("auth_last_sign_in_at", "is not", null).executeTakeFirst();
+      if (Number(later.numUpdatedRows) > 0) return false;
+      const first = await set().where("auth_last_sign_in_at", "is", null).executeTakeFirst();
+      return Number(first.numUpdatedRows) > 0;
     },
     async delete(id) {
       const result = await db.deleteFrom("members").where("auth_id", "=", id).executeTakeFirst();

@@ -17,6 +17,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
   return {
     "0001_initial": initialSchema(tables, dialect),
     "0002_identities": identitiesTable(tables, dialect),
+    "0003_last_sign_in": lastSignIn(tables),
   };
 }
 
@@ -164,6 +165,22 @@ function identitiesTable(tables: SqlTables, dialect: SqlDialect): Migration {
     },
     async down(db: AnyKysely) {
       await db.schema.dropTable(tables.identities).ifExists().execute();
+    },
+  };
+}
+
+/**
+ * `last_sign_in_at` on users (milliseconds, null until the first sign-in): the login alert is
+ * not sent for an account's first sign-in. Existing users start at null, so each one's next
+ * sign-in after the upgrade sends no alert.
+ */
+function lastSignIn(tables: SqlTables): Migration {
+  return {
+    async up(db: AnyKysely) {
+      await db.schema.alterTable(tables.users).addColumn("last_sign_in_at", "bigint").execute();
+    },
+    async down(db: AnyKysely) {
+      await db.schema.alterTable(tables.users).dropColumn("last_sign_in_at").execute();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { migrate } from "./migrations.js";
+import { createSqlMigrator, migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
 import { fakeClock, sqliteDb } from "./test-databases.js";
 
@@ -18,8 +18,21 @@ const session = { id: "s1", userId: "u1", browser: null, os: null, ip: null, cre
 describe("createSqlStores", () => {
   it("migrate - creates the tables once; a second run applies nothing", async () => {
     const db = sqliteDb();
-    expect(await migrate(db)).toEqual(["0001_initial", "0002_identities"]);
+    expect(await migrate(db)).toEqual(["0001_initial", "0002_identities", "0003_last_sign_in"]);
     expect(await migrate(db)).toEqual([]);
+    await db.destroy();
+  });
+
+  it("migrate - 0003 adds last_sign_in_at to a database at 0002: existing users read as never signed in", async () => {
+    const db = sqliteDb();
+    const stores = createSqlStores({ db });
+    await createSqlMigrator(db).migrateTo("0002_identities");
+    expect(await stores.users.create(user("u1"))).toEqual(user("u1"));
+    expect(await migrate(db)).toEqual(["0003_last_sign_in"]);
+    expect(await stores.users.findById("u1")).toEqual(user("u1"));
+    expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
+    expect(await stores.users.recordSignIn?.("u1", 6)).toBe(false);
+    expect(await stores.users.findById("u1")).toEqual({ ...user("u1"), lastSignInAt: 6 });
     await db.destroy();
   });
 

@@ -14,6 +14,8 @@ export interface UserRow {
   totp_secret_encrypted: string | null;
   recovery_code_hashes: string;
   created_at: number | string;
+  /** Null until the account's first sign-in (migration `0003_last_sign_in`). */
+  last_sign_in_at?: number | string | null;
 }
 
 const list = (json: string): string[] => JSON.parse(json) as string[];
@@ -33,6 +35,7 @@ export function fromUserRow(row: UserRow): UserRecord {
       recoveryCodeHashes: list(row.recovery_code_hashes),
     },
     createdAt: toNumber(row.created_at),
+    ...(row.last_sign_in_at == null ? {} : { lastSignInAt: toNumber(row.last_sign_in_at) }),
   };
 }
 
@@ -44,6 +47,7 @@ function patchColumns(patch: UserPatch): Partial<UserRow> {
   if (patch.passwordHash !== undefined) columns.password_hash = patch.passwordHash;
   if (patch.identityProviders !== undefined)
     columns.identity_providers = JSON.stringify(patch.identityProviders);
+  if (patch.lastSignInAt !== undefined) columns.last_sign_in_at = patch.lastSignInAt;
   if (patch.twoFactor !== undefined) {
     columns.two_factor_methods = JSON.stringify(patch.twoFactor.methods);
     columns.two_factor_preferred_method = patch.twoFactor.preferredMethod;
@@ -62,7 +66,10 @@ export function toUserRow(user: UserRecord): UserRow {
   };
 }
 
-/** Users in `<prefix>users`; the unique index on the normalized email makes `create` atomic. */
+/**
+ * Users in `<prefix>users`; the unique index on the normalized email makes `create` atomic, and
+ * `recordSignIn`'s `is null` condition makes exactly one of concurrent first sign-ins the first.
+ */
 export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserStore {
   const table = tables.users;
   const findBy = async (column: "id" | "email", value: string) => {
@@ -88,6 +95,15 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
       }
       const row = await query.returningAll().executeTakeFirst();
       return row ? fromUserRow(row as UserRow) : null;
+    },
+    async recordSignIn(id, at) {
+      // A later sign-in (the common case) is one statement; the first is the compare-and-set
+      // `where last_sign_in_at is null`, which only one of concurrent first sign-ins can win.
+      const set = () => db.updateTable(table).set({ last_sign_in_at: at }).where("id", "=", id);
+      const later = await set().where("last_sign_in_at", "is not", null).executeTakeFirst();
+      if (Number(later.numUpdatedRows) > 0) return false;
+      const first = await set().where("last_sign_in_at", "is", null).executeTakeFirst();
+      return Number(first.numUpdatedRows) > 0;
     },
     async delete(id) {
       const result = await db.deleteFrom(table).where("id", "=", id).executeTakeFirst();

@@ -302,18 +302,27 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
           "user.created oidc:oidc",
           "identity.linked oidc:oidc",
           "login.succeeded oidc:oidc",
+          "session.created oidc:oidc",
         ]),
       );
     });
 
-    it("second sign-in - finds the same account by issuer and subject", async () => {
-      const { browser } = newAccount();
+    it("second sign-in - finds the same account by issuer and subject; only it sends a login alert", async () => {
+      const { email, browser } = newAccount();
+      const alerts = async () => {
+        await auth.idle();
+        return outbox.list().filter((entry) => entry.to === email && entry.kind === "login-alert").length;
+      };
       await signIn(browser);
       const first = JSON.parse((await me(browser)).body).id;
+      expect(await alerts()).toBe(0);
       const again = await signIn(browser);
       expect(again.location).toBe(`${appOrigin}/`);
       expect(hasSession(again.setCookies)).toBe(true);
       expect(JSON.parse((await me(browser)).body).id).toBe(first);
+      expect(await alerts()).toBe(1);
+      const created = events.filter((event) => event.userId === first && event.type === "session.created");
+      expect(created.map((event) => event.reason)).toEqual(["oidc:oidc", "oidc:oidc"]);
     });
 
     it("password login - to a provider account: 401 INVALID_CREDENTIALS and the Identity Provider Information email", async () => {

@@ -30,6 +30,18 @@ async function expectLookups(store: UserStore, user: UserRecord, expected: UserR
   expect(await store.findByEmail(user.email)).toEqual(expected);
 }
 
+/**
+ * The store's `recordSignIn`. Optional in the type (so older stores compile), but a store that
+ * passes this suite has it: without it, login alerts fall back to a read-then-update.
+ */
+function recordSignIn(store: UserStore): (id: string, at: number) => Promise<boolean> {
+  if (!store.recordSignIn)
+    throw new Error(
+      "this UserStore has no recordSignIn(id, at): see UserStore.recordSignIn in @portcullis/core",
+    );
+  return store.recordSignIn.bind(store);
+}
+
 /** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
 export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<UserStore>, {
   "": {
@@ -124,6 +136,52 @@ export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<User
       await store.create(b);
       await store.update(a.id, { name: "Grace", identityProviders: ["github"] });
       expect(await store.findById(b.id)).toEqual(b);
+    },
+    "recordSignIn - true for the account's first sign-in, false for every later one; lastSignInAt reads the latest":
+      async ({ store }) => {
+        const user = newUser();
+        await store.create(user);
+        expect((await store.findById(user.id))?.lastSignInAt ?? null).toBeNull();
+        expect(await recordSignIn(store)(user.id, 1_700_000_100_000)).toBe(true);
+        expect(await store.findById(user.id)).toEqual({ ...user, lastSignInAt: 1_700_000_100_000 });
+        expect(await recordSignIn(store)(user.id, 1_700_000_200_000)).toBe(false);
+        expect(await recordSignIn(store)(user.id, 1_700_000_300_000)).toBe(false);
+        await expectLookups(store, user, { ...user, lastSignInAt: 1_700_000_300_000 });
+      },
+    "recordSignIn - false for an unknown id, and nothing is created": async ({ store }) => {
+      const id = uniqueId("missing");
+      expect(await recordSignIn(store)(id, 1_700_000_100_000)).toBe(false);
+      expect(await store.findById(id)).toBeNull();
+    },
+    "recordSignIn - 20 concurrent first sign-ins: exactly one is the first": async ({ store }) => {
+      const user = newUser();
+      await store.create(user);
+      const results = await concurrently(20, (i) => recordSignIn(store)(user.id, 1_700_000_100_000 + i));
+      expect(results.filter((first) => first)).toHaveLength(1);
+      expect((await store.findById(user.id))?.lastSignInAt).toBeGreaterThanOrEqual(1_700_000_100_000);
+      expect(await recordSignIn(store)(user.id, 1_700_000_200_000)).toBe(false);
+    },
+    "recordSignIn - changes only that user; a user created with lastSignInAt has signed in before": async ({
+      store,
+    }) => {
+      const a = newUser();
+      const b = newUser();
+      const c = newUser({ lastSignInAt: 1_600_000_000_000 });
+      for (const user of [a, b, c]) await store.create(user);
+      await recordSignIn(store)(a.id, 1_700_000_100_000);
+      expect(await store.findById(b.id)).toEqual(b);
+      expect(await store.findById(c.id)).toEqual(c);
+      expect(await recordSignIn(store)(c.id, 1_700_000_100_000)).toBe(false);
+      expect(await recordSignIn(store)(b.id, 1_700_000_100_000)).toBe(true);
+    },
+    "update - sets lastSignInAt like any other field": async ({ store }) => {
+      const user = newUser();
+      await store.create(user);
+      expect(await store.update(user.id, { lastSignInAt: 1_700_000_100_000 })).toEqual({
+        ...user,
+        lastSignInAt: 1_700_000_100_000,
+      });
+      expect(await recordSignIn(store)(user.id, 1_700_000_200_000)).toBe(false);
     },
     "records - returned objects are copies: mutating them does not change the store": async ({ store }) => {
       const user = newUser();

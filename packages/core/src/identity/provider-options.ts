@@ -22,9 +22,24 @@ const httpUrl = z.string().refine(
   (value) => {
     if (!URL.canParse(value)) return false;
     const url = new URL(value);
-    return (url.protocol === "https:" || url.protocol === "http:") && url.search === "" && url.hash === "";
+    return (
+      (url.protocol === "https:" || url.protocol === "http:") &&
+      url.search === "" &&
+      url.hash === "" &&
+      url.username === "" &&
+      url.password === ""
+    );
   },
-  { message: "must be an http(s) URL without query or fragment" },
+  { message: "must be an http(s) URL without query, fragment or credentials, like https://idp.example.com" },
+);
+
+/** The issuer identifier, from which discovery finds `<issuer>/.well-known/openid-configuration`. */
+const issuerUrl = httpUrl.refine(
+  (value) => !URL.canParse(value) || !new URL(value).pathname.includes("/.well-known/"),
+  {
+    message:
+      "must be the issuer, not its discovery document: drop /.well-known/openid-configuration (discovery adds it)",
+  },
 );
 
 const common = {
@@ -49,7 +64,8 @@ const oidcProvider = z
     type: z.literal("oidc"),
     /** The name in routes (`/oauth/<name>/…`) and in `identityProviders` of users. Default `oidc`. */
     name: name.default("oidc"),
-    issuer: httpUrl,
+    /** The issuer URL (`https://idp.example.com/realms/acme`), without `/.well-known/openid-configuration`. */
+    issuer: issuerUrl,
     scopes: scopes(DEFAULT_OIDC_SCOPES),
     /**
      * Allows an http (not https) issuer and endpoints: for a provider on the developer's machine or

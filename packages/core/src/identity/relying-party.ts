@@ -65,6 +65,25 @@ const PRESET_NAMES: Record<ResolvedIdentityProvider["type"], string> = {
   github: "GitHub",
 };
 
+/**
+ * Throws at start-up (synchronously, from `createAuth`) when `openid-client`, the optional peer
+ * dependency every identity provider needs, cannot be found from here: without this check the
+ * server would start and answer each sign-in with 502 `IDENTITY_PROVIDER_FAILURE`.
+ */
+export function assertOpenIdClientInstalled(
+  // ESM resolution, as `import("openid-client")` will do it (it ignores NODE_PATH, unlike require).
+  resolve: (specifier: string) => string = (specifier) => import.meta.resolve(specifier),
+): void {
+  try {
+    resolve("openid-client");
+  } catch (error) {
+    throw new TypeError(
+      'Invalid Portcullis option "identityProviders" needs the openid-client package, which cannot be found: install it next to @portcullis/core (npm install openid-client)',
+      { cause: error },
+    );
+  }
+}
+
 let loading: Promise<OpenIdClient> | undefined;
 
 /** `openid-client`, an optional peer dependency, loaded on first use only. */

@@ -36,6 +36,12 @@ export interface UserRecord {
   twoFactor: TwoFactorSettings;
   /** Milliseconds since the Unix epoch. */
   createdAt: number;
+  /**
+   * When the account last completed a sign-in, in milliseconds since the Unix epoch. Absent or
+   * null: it has never signed in (a new account, or one created before stores kept this). Set by
+   * `recordSignIn`; the core sends no login alert for the sign-in that finds it unset.
+   */
+  lastSignInAt?: number | null;
 }
 
 /** The fields `update` may change; `id`, `email` and `createdAt` never change through it. */
@@ -65,4 +71,19 @@ export interface UserStore {
    * removed, false when there was none.
    */
   delete(id: string): Promise<boolean>;
+  /**
+   * Records a completed sign-in at `at` (milliseconds since the Unix epoch): sets `lastSignInAt`
+   * to `at`. Resolves true when, and only when, this call found `lastSignInAt` unset (absent or
+   * null), i.e. it recorded the account's first sign-in; false otherwise, and for an unknown id.
+   * Must be atomic on that check, like a compare-and-set (`… set last_sign_in_at = ? where id = ?
+   * and last_sign_in_at is null`): of concurrent calls on an account that never signed in,
+   * exactly one resolves true.
+   *
+   * Optional so that a store written before it keeps compiling; the conformance suite expects it.
+   * Without it the core falls back to `update(id, { lastSignInAt })` after reading the record,
+   * which is not atomic (two simultaneous first sign-ins may both count as the first), and, if
+   * the store does not keep `lastSignInAt` either, sends the alert for every sign-in and logs a
+   * warning (`users.sign_in_untracked`) once.
+   */
+  recordSignIn?(id: string, at: number): Promise<boolean>;
 }

@@ -7,7 +7,7 @@ import { createSessionInput, parseInput } from "../validation.js";
 /**
  * Starts a session for a user who proved who they are some other way (an identity provider, a
  * magic link, a test): the same tokens a login gives, the login alert and the `login.succeeded`
- * event, and the principal of the new session. No password is checked and no second factor asked:
+ * and `session.created` events (reason `api`), and the principal of the new session. No password is checked and no second factor asked:
  * the caller vouches for the user. `USER_NOT_FOUND` for an unknown id.
  */
 export async function createSession(
@@ -18,7 +18,6 @@ export async function createSession(
   const { userId, session } = parseInput(createSessionInput, input);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(userId));
   if (!user) throw new AuthError("USER_NOT_FOUND");
-  const signedIn = await finishLogin(ctx, user, session, request);
-  ctx.events.emit("session.created", { ...request, userId, sessionId: signedIn.sessionId, reason: "api" });
+  const signedIn = await finishLogin(ctx, user, session, request, "api");
   return { ...signedIn, principal: issuePrincipal(user.id, signedIn.sessionId) };
 }

@@ -1,0 +1,171 @@
+import { createMemoryStores } from "@portcullis/store-memory";
+import { describe, expect, it } from "vitest";
+import type { SecurityEvent } from "../events.js";
+import type { UserStore } from "../ports/user-store.js";
+import {
+  createLineLogger,
+  createTestAuth,
+  EMAIL_TWO_FACTOR,
+  PASSWORD,
+  signIn,
+  type TestAuthOptions,
+} from "../test-support.js";
+
+const ADA = "ada@example.test";
+
+/** A test auth whose `onEvent` keeps every event, and a count of the login alerts sent to Ada. */
+function setup(options: TestAuthOptions = {}) {
+  const events: SecurityEvent[] = [];
+  const env = createTestAuth({ onEvent: (event) => events.push(event), ...options });
+  const alerts = async (to = ADA) => {
+    await env.auth.idle();
+    return env.sent.filter((message) => message.kind === "login-alert" && message.to === to).length;
+  };
+  return { ...env, events, alerts };
+}
+
+/** A user store as a host might have written it before `recordSignIn`: the memory store without it. */
+function withoutRecordSignIn(users: UserStore, keepsLastSignIn: boolean): UserStore {
+  return {
+    findById: (id) => users.findById(id),
+    findByEmail: (email) => users.findByEmail(email),
+    create: (user) => users.create(user),
+    update: async (id, patch) => {
+      const { lastSignInAt, ...rest } = patch;
+      const updated = await users.update(id, keepsLastSignIn ? patch : rest);
+      if (!updated || keepsLastSignIn) return updated;
+      const { lastSignInAt: _dropped, ...record } = updated;
+      return record;
+    },
+    delete: (id) => users.delete(id),
+  };
+}
+
+describe("login alerts", () => {
+  it("login - the first sign-in of an account sends no alert; the second, right after, sends one; every later one too", async () => {
+    const { auth, clock, alerts, stores } = setup();
+    await auth.register({ email: ADA, password: PASSWORD });
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(0);
+    expect((await stores.users.findByEmail(ADA))?.lastSignInAt).toBe(clock.now());
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(1);
+    clock.advance(24 * 3600 * 1000);
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(2);
+  });
+
+  it("login - an account created long before its first sign-in (a seeded user) gets no alert for it, and one for the next", async () => {
+    const { auth, clock, alerts } = setup();
+    const user = await auth.admin.createUser({ email: ADA, emailVerified: true });
+    await auth.admin.setPassword(user.id, PASSWORD);
+    clock.advance(30 * 24 * 3600 * 1000);
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(0);
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(1);
+  });
+
+  it("login - 10 concurrent first sign-ins of a new account send 9 alerts: exactly one is the first", async () => {
+    // Password checks are counted before they are checked: let 10 through at once.
+    const { auth, alerts } = setup({ loginThrottle: { freeAttempts: 20 } });
+    await auth.register({ email: ADA, password: PASSWORD });
+    await Promise.all(Array.from({ length: 10 }, () => signIn(auth, { email: ADA, password: PASSWORD })));
+    expect(await alerts()).toBe(9);
+  });
+
+  it("completeTwoFactorLogin - finishing with the second factor counts: no alert the first time, one the second", async () => {
+    const { auth, clock, alerts, sent, stores } = setup();
+    const user = await auth.admin.createUser({ email: ADA, emailVerified: true });
+    await auth.admin.setPassword(user.id, PASSWORD);
+    await stores.users.update(user.id, { twoFactor: EMAIL_TWO_FACTOR });
+    for (const expected of [0, 1]) {
+      const login = await auth.login({ email: ADA, password: PASSWORD });
+      if (!login.twoFactorRequired) throw new Error("expected 2FA");
+      await auth.idle();
+      const mailed = /(\d{6})/.exec(sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1];
+      await auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: mailed });
+      expect(await alerts()).toBe(expected);
+      clock.advance(61_000);
+    }
+  });
+
+  it("sessions.create - counts as a sign-in: no alert the first time, one the second", async () => {
+    const { auth, alerts } = setup();
+    const user = await auth.admin.createUser({ email: ADA, emailVerified: true });
+    await auth.sessions.create({ userId: user.id });
+    expect(await alerts()).toBe(0);
+    await auth.sessions.create({ userId: user.id });
+    expect(await alerts()).toBe(1);
+  });
+
+  it("email.loginAlerts false - no alert for any sign-in, and the sign-ins are still recorded", async () => {
+    const { auth, alerts, stores, clock } = setup({ email: { loginAlerts: false } });
+    await auth.register({ email: ADA, password: PASSWORD });
+    for (let i = 0; i < 3; i++) await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(0);
+    expect((await stores.users.findByEmail(ADA))?.lastSignInAt).toBe(clock.now());
+  });
+
+  it("a store without recordSignIn - the first sign-in is found through update and lastSignInAt", async () => {
+    const memory = createMemoryStores({ sweepIntervalMs: 0 });
+    const { auth, alerts } = setup({ stores: { ...memory, users: withoutRecordSignIn(memory.users, true) } });
+    await auth.register({ email: ADA, password: PASSWORD });
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(0);
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(1);
+  });
+
+  it("a store that keeps no lastSignInAt - every sign-in alerts, the first too, and one warning says why", async () => {
+    const memory = createMemoryStores({ sweepIntervalMs: 0 });
+    const { logger, lines } = createLineLogger();
+    const { auth, alerts } = setup({
+      logger,
+      stores: { ...memory, users: withoutRecordSignIn(memory.users, false) },
+    });
+    await auth.register({ email: ADA, password: PASSWORD });
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(2);
+    const warnings = lines.filter((line) => line.includes('"event":"users.sign_in_untracked"'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] ?? "{}")).toMatchObject({ level: "warn" });
+  });
+
+  it("a failing recordSignIn - the sign-in still succeeds, counts as a later one (alert) and is logged", async () => {
+    const memory = createMemoryStores({ sweepIntervalMs: 0 });
+    const { logger, lines } = createLineLogger();
+    const users: UserStore = {
+      ...memory.users,
+      recordSignIn: () => Promise.reject(new Error("connection lost")),
+    };
+    const { auth, alerts } = setup({ logger, stores: { ...memory, users } });
+    await auth.register({ email: ADA, password: PASSWORD });
+    await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(1);
+    expect(lines.some((line) => line.includes('"event":"users.record_sign_in_failed"'))).toBe(true);
+  });
+});
+
+describe("session.created", () => {
+  it("login - a password sign-in emits login.succeeded and session.created for the new session", async () => {
+    const { auth, events } = setup();
+    await auth.register({ email: ADA, password: PASSWORD });
+    const { sessionId, user } = await signIn(auth, { email: ADA, password: PASSWORD }, { ip: "203.0.113.7" });
+    for (const type of ["login.succeeded", "session.created"] as const) {
+      expect(events.filter((event) => event.type === type)).toEqual([
+        expect.objectContaining({ userId: user.id, sessionId, ip: "203.0.113.7", reason: null }),
+      ]);
+    }
+  });
+
+  it("sessions.create - emits session.created once, with reason api", async () => {
+    const { auth, events } = setup();
+    const user = await auth.admin.createUser({ email: ADA, emailVerified: true });
+    const { sessionId } = await auth.sessions.create({ userId: user.id });
+    expect(events.filter((event) => event.type === "session.created")).toEqual([
+      expect.objectContaining({ userId: user.id, sessionId, reason: "api" }),
+    ]);
+  });
+});
