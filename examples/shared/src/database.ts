@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { createSqlStores, type SqlStores } from "@portcullis/store-sql";
-import Database from "better-sqlite3";
+import Database from "libsql";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { ConfigError } from "./config.js";

@@ -1,5 +1,5 @@
 import { type ColumnBuilderCallback, type ColumnDataType, type CreateTableBuilder, sql } from "kysely";
-import { type Migration, type MigrationResult, Migrator } from "kysely/migration";
+import { type Migration, type MigrationResult, Migrator } from "./kysely-migration.js";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 
 export interface MigrateOptions {

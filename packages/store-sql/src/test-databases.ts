@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Clock } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
-import Database from "better-sqlite3";
+import Database from "libsql";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
 import { createPool } from "mysql2";
 import pg from "pg";
