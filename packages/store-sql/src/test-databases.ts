@@ -28,8 +28,9 @@ export function fakeClock(start = 1_700_000_000_000) {
   };
 }
 
+/** SQLite through libsql, with better-sqlite3's 5 s busy timeout (libsql's default is 0: fail at once). */
 export const sqliteDb = (file = ":memory:"): AnyKysely =>
-  new Kysely({ dialect: new SqliteDialect({ database: new Database(file) }) });
+  new Kysely({ dialect: new SqliteDialect({ database: new Database(file, { timeout: 5_000 }) }) });
 
 /** A pg-backed Kysely that fails fast when the server is gone (the outage tests rely on it). */
 export function postgresDb(url: string, searchPath?: string, max = 10): AnyKysely {
