@@ -17,8 +17,17 @@ import { postgresDatabase, usePostgres } from "../../packages/store-sql/src/test
 import { packPackages, plainEnv, run } from "./pack.js";
 
 const PACKAGES = ["core", "adapter-express", "store-sql", "store-memory"] as const;
-/** What the docs list besides our packages; kysely is chosen per Node (see the legs). */
-const APP_DEPENDENCIES = ["express@5.3.0", "libsql@0.5.29", "pg@8.23.1"];
+/**
+ * What the docs list besides our packages (kysely is chosen per Node, see the legs), and what a
+ * TypeScript host adds.
+ */
+const APP_DEPENDENCIES = [
+  "express@5.3.0",
+  "libsql@0.5.29",
+  "pg@8.23.1",
+  "typescript@5.9.3",
+  "@types/node@22",
+];
 const MINUTES = 60_000;
 
 /** The server a host writes (README, docs/stores.md): createAuth on store-sql, the Express router. */
@@ -59,6 +68,23 @@ const app = express();
 app.use(createAuthRouter(auth));
 const server = app.listen(port, "127.0.0.1", () => console.log("listening"));
 process.on("SIGTERM", () => server.close(() => (db ? db.destroy() : Promise.resolve()).then(() => process.exit(0))));
+`;
+
+/**
+ * store-sql's declarations with the leg's kysely, strict: they must resolve (kysely 0.28 has no
+ * `kysely/migration`), and not to any (which is what skipLibCheck, on in most hosts' tsconfig, makes
+ * of a declaration that imports a module that is not there).
+ */
+const TYPES = `import { createSqlMigrator, createSqlStores } from "@portcullis/store-sql";
+import { Kysely, SqliteDialect } from "kysely";
+import Database from "libsql";
+
+const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
+const { results } = await createSqlMigrator(db).migrateToLatest();
+export const names: string[] = (results ?? []).map((result) => result.migrationName);
+// @ts-expect-error: a number is not a list of results (were the types \`any\`, this would compile)
+export const wrong: number = results;
+export const stores = createSqlStores({ db });
 `;
 
 interface Leg {
@@ -185,6 +211,7 @@ describe.each(LEGS)("fresh app on $name", (leg) => {
       JSON.stringify({ name: "host-app", private: true, type: "module" }),
     );
     await writeFile(join(dir, "server.mjs"), SERVER);
+    await writeFile(join(dir, "types.ts"), TYPES);
   }, 5 * MINUTES);
 
   it(
@@ -223,6 +250,37 @@ describe.each(LEGS)("fresh app on $name", (leg) => {
       if (stderr.trim()) console.log(`${leg.name}: npm's warnings:\n${stderr.trim()}`);
     },
     5 * MINUTES,
+  );
+
+  it(
+    `tsc - store-sql's declarations type-check with kysely ${leg.kysely}, strict, and are not any`,
+    async () => {
+      const tsc = await run(
+        node,
+        [
+          join(dir, "node_modules", "typescript", "bin", "tsc"),
+          "--noEmit",
+          "--strict",
+          "--skipLibCheck",
+          "--module",
+          "nodenext",
+          "--moduleResolution",
+          "nodenext",
+          "--target",
+          "es2023",
+          "--types",
+          "node",
+          "types.ts",
+        ],
+        { cwd: dir },
+      ).then(
+        ({ stdout, stderr }) => `${stdout}${stderr}`,
+        (error: { stdout?: string; stderr?: string; message?: string }) =>
+          `${error.stdout ?? ""}${error.stderr ?? ""}` || String(error.message),
+      );
+      expect(tsc).toBe("");
+    },
+    2 * MINUTES,
   );
 
   it.each(["sqlite", "postgres", "memory"] as const)(
