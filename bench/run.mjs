@@ -63,8 +63,8 @@ function installBetterAuth() {
 }
 
 /**
- * The Node the servers run on: BENCH_NODE, else this one when the published packages support it
- * (engines >= 22), else Node 22 from the npm registry's `node` package, installed once into the
+ * The Node the servers run on: BENCH_NODE, else this one when it is 22 or newer (what hosts run;
+ * Node 20 is past its end of life and slower on the core's hot paths), else Node 22 from the npm registry's `node` package, installed once into the
  * ignored bench/.peer-node. Answers its version.
  */
 function chooseServerNode() {
@@ -74,7 +74,7 @@ function chooseServerNode() {
   const dir = join(BENCH_DIR, ".peer-node");
   const binary = join(dir, "node_modules", ".bin", "node");
   if (!existsSync(binary)) {
-    log("installing node@22 into bench/.peer-node (first run only): the packages declare Node >= 22");
+    log("installing node@22 into bench/.peer-node (first run only): the servers run on Node 22 or newer");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "package.json"), '{ "name": "bench-node", "private": true }\n');
     const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "node@22"], {
@@ -148,12 +148,8 @@ const seedFile = writeSeedFile();
 const withRedis = await redisAvailable();
 const serverNode = chooseServerNode();
 log(`servers run on Node ${serverNode}`);
+// libsql (SQLite) is an N-API module: it loads on the servers' Node whatever Node installed it.
 const sql = prepareSqlDatabases();
-// better-sqlite3 is a native module built for the Node that installed it.
-if (serverNode.split(".")[0] !== process.version.split(".")[0]) {
-  delete sql.urls.expressSqlite;
-  log(`better-sqlite3 is built for Node ${process.version} here: the SQLite rows are left out`);
-}
 const withBetterAuth = process.env.BENCH_SKIP_BETTER_AUTH !== "1" && installBetterAuth();
 log("starting servers and seeding 1,000 users each (argon2id, takes a while)");
 const servers = {};

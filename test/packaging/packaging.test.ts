@@ -2,18 +2,15 @@
 // tarballs with npm into empty directories, measure what `@portcullis/core` alone installs, and
 // type-check (strict, NodeNext) and start the README's own quick starts, so the README cannot drift.
 // Needs the packages built (`pnpm test` builds first) and the npm registry.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { join, posix } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packPackages, plainEnv, ROOT, run } from "./pack.js";
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PACKAGES = [
   "core",
   "adapter-express",
@@ -50,7 +47,7 @@ async function npm(cwd: string, args: string[]) {
   return run("npm", args, {
     cwd,
     maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, npm_config_nodedir: "" },
+    env: plainEnv(),
   });
 }
 
@@ -79,6 +76,20 @@ function snippetAfter(markdown: string, heading: string): string {
   const match = /```ts\n([\s\S]*?)```/.exec(markdown.slice(start));
   if (!match?.[1]) throw new Error(`README.md: no ts block after "${heading}"`);
   return match[1];
+}
+
+/**
+ * The relative link targets of a markdown file: inline links and images `[text](target)` and
+ * reference definitions `[label]: target`, outside fenced code blocks; URLs with a scheme,
+ * protocol-relative ones and same-page anchors are left out.
+ */
+function relativeLinks(markdown: string): string[] {
+  const prose = markdown.replace(/^```[\s\S]*?^```/gm, "");
+  const targets = [
+    ...[...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] ?? ""),
+    ...[...prose.matchAll(/^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm)].map((m) => m[1] ?? ""),
+  ];
+  return targets.filter((target) => target !== "" && !/^([a-z][a-z\d+.-]*:|\/\/|#)/i.test(target));
 }
 
 /** Every ```ts block of a markdown file. */
@@ -134,21 +145,10 @@ async function startQuickStart(dir: string, file: string, port: number) {
 }
 
 beforeAll(async () => {
-  const missing = PACKAGES.filter((dir) => !existsSync(join(ROOT, "packages", dir, "dist", "index.js")));
-  if (missing.length > 0) {
-    throw new Error(`build first (pnpm -r build): no dist in ${missing.join(", ")}`);
-  }
   work = await mkdtemp(join(tmpdir(), "portcullis-packaging-"));
   const packed = join(work, "tarballs");
   await mkdir(packed);
-  for (const dir of PACKAGES) {
-    const { stdout } = await run("pnpm", ["pack", "--pack-destination", packed], {
-      cwd: join(ROOT, "packages", dir),
-    });
-    const tarball = stdout.trim().split("\n").at(-1) ?? "";
-    expect(tarball).toMatch(/\.tgz$/);
-    tarballs[dir] = tarball;
-  }
+  Object.assign(tarballs, await packPackages(PACKAGES, packed));
 }, 2 * MINUTES);
 
 afterAll(async () => {
@@ -186,6 +186,35 @@ describe("packaging", () => {
         expect(JSON.stringify(manifest)).not.toContain("workspace:");
         if (dir !== "core") expect(manifest.peerDependencies?.["@portcullis/core"]).toBe(">=0.0.0 <1.0.0");
       }
+    },
+    MINUTES,
+  );
+
+  it(
+    "tarballs - every relative link in a shipped markdown file points to a file in the same tarball",
+    async () => {
+      let checked = 0;
+      for (const dir of PACKAGES) {
+        const files = (await run("tar", ["tzf", tarballs[dir] ?? ""])).stdout.split("\n").filter(Boolean);
+        const shipped = new Set(files);
+        for (const file of files.filter((name) => name.endsWith(".md"))) {
+          const markdown = (await run("tar", ["xzf", tarballs[dir] ?? "", "-O", file])).stdout;
+          for (const target of relativeLinks(markdown)) {
+            const path = decodeURI(target.split("#")[0] ?? "");
+            const resolved = posix.normalize(posix.join(posix.dirname(file), path));
+            const found =
+              shipped.has(resolved) ||
+              files.some((name) => name.startsWith(`${resolved.replace(/\/$/, "")}/`));
+            expect(
+              found,
+              `${dir}: ${file.slice("package/".length)} links to ${target}, not in the tarball`,
+            ).toBe(true);
+            checked += 1;
+          }
+        }
+      }
+      // The store-sql README links to its docs/existing-users-table.md: the check ran on something.
+      expect(checked).toBeGreaterThan(0);
     },
     MINUTES,
   );

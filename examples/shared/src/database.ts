@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { createSqlStores, type SqlStores } from "@portcullis/store-sql";
-import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import Database from "libsql";
 import pg from "pg";
 import { ConfigError } from "./config.js";
 

@@ -1,6 +1,6 @@
 import { type ColumnBuilderCallback, type ColumnDataType, type CreateTableBuilder, sql } from "kysely";
-import { type Migration, type MigrationResult, Migrator } from "kysely/migration";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
+import { type Migration, type MigrationResult, Migrator } from "./kysely-migration.js";
 
 export interface MigrateOptions {
   /** The prefix of every table (the same one given to `createSqlStores`). Default `portcullis_`. */

@@ -21,7 +21,7 @@ import { createSqlSessionStore } from "./session-store.js";
 import { createSqlUserStore } from "./user-store.js";
 
 export interface SqlStoresOptions {
-  /** The host's Kysely instance (SQLite through better-sqlite3, PostgreSQL through pg, or MySQL through mysql2). The host owns it. */
+  /** The host's Kysely instance (SQLite through libsql or better-sqlite3, PostgreSQL through pg, or MySQL through mysql2). The host owns it. */
   db: AnyKysely;
   /** Prefix of every table, letters, digits and underscores. Default `portcullis_`. */
   tablePrefix?: string;

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Clock } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
-import Database from "better-sqlite3";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
+import Database from "libsql";
 import { createPool } from "mysql2";
 import pg from "pg";
 import type { AnyKysely } from "./context.js";
@@ -28,8 +28,9 @@ export function fakeClock(start = 1_700_000_000_000) {
   };
 }
 
+/** SQLite through libsql, with better-sqlite3's 5 s busy timeout (libsql's default is 0: fail at once). */
 export const sqliteDb = (file = ":memory:"): AnyKysely =>
-  new Kysely({ dialect: new SqliteDialect({ database: new Database(file) }) });
+  new Kysely({ dialect: new SqliteDialect({ database: new Database(file, { timeout: 5_000 }) }) });
 
 /** A pg-backed Kysely that fails fast when the server is gone (the outage tests rely on it). */
 export function postgresDb(url: string, searchPath?: string, max = 10): AnyKysely {
