@@ -143,7 +143,7 @@ async function startServer(node: string, dir: string, env: Record<string, string
     env: plainEnv({
       ...env,
       PORT: String(port),
-      AUTH_SECRET: "install-test-secret-0123456789-abcdefghijklmn",
+      AUTH_SECRET: "install-test-secret-hBKrzSpwEgJzleEj30gYV21G28DZNr79lWWAI6DloAA",
     }),
     stdio: ["ignore", "pipe", "pipe"],
   });
