@@ -11,6 +11,7 @@ import {
 } from "@portcullis/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "./free-port.js";
+import { hostileReturnTos, RETURN_TOS_TO_ANOTHER_ORIGIN } from "./hostile-return-to.js";
 import { startTestOidcProvider, TEST_ACCOUNT_HEADER, type TestOidcProvider } from "./oidc-test-provider.js";
 
 export interface IdentityProviderSuiteOptions {
@@ -29,68 +30,6 @@ const OTHER = { clientId: "other-app", clientSecret: randomBytes(24).toString("b
 const OTHER_REDIRECT = "http://127.0.0.1:9/other/callback";
 /** ID tokens live a minute: the expiry test moves the app's clock past it (and openid-client's 30 s tolerance). */
 const ID_TOKEN_TTL_SECONDS = 60;
-
-/** `returnTo` values whose raw form looks like a path but which resolve to `//evil.test` (issue 24). */
-const NORMALIZING_TO_ANOTHER_ORIGIN = ["/.//evil.test", "/a/..//evil.test/x?y=1", "/%2e%2e//evil.test"];
-
-/** Pieces a hostile `returnTo` is made of: dot segments, encoded dots and slashes, backslashes, controls, schemes. */
-const RETURN_TO_PIECES = [
-  "/",
-  "//",
-  "\\",
-  "/\\",
-  ".",
-  "..",
-  "/.",
-  "/..",
-  "./",
-  "../",
-  "%2e",
-  "%2E",
-  "%2e%2e",
-  ".%2e",
-  "%2f",
-  "%5c",
-  "\t",
-  "\n",
-  "\r",
-  "%09",
-  "%0a",
-  "%00",
-  " ",
-  "evil.test",
-  "@evil.test",
-  "http:",
-  "https:",
-  "javascript:",
-  "//evil.test",
-  "http://evil.test",
-  "a",
-  "settings",
-  "x?y=1",
-  "?next=//evil.test",
-  "#//evil.test",
-  ";",
-  ":",
-];
-
-/** `count` generated `returnTo` values from a seeded generator (mulberry32), the same on every run. */
-function generatedReturnTos(seed: number, count: number): string[] {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = () => RETURN_TO_PIECES[Math.floor(random() * RETURN_TO_PIECES.length)] ?? "";
-  return Array.from({ length: count }, () => {
-    let value = "/";
-    for (let i = Math.floor(random() * 6); i >= 0; i--) value += pick();
-    return value;
-  });
-}
 
 /**
  * A browser without a browser: one cookie jar per origin (paths and SameSite are not modelled:
@@ -253,6 +192,30 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
       setCookies.some((line) => /^access_token=[^;]/.test(line) || /^refresh_token=[^;]/.test(line));
     const passwordAccount = async (email: string, emailVerified: boolean) =>
       auth.admin.createUser({ email, password: PASSWORD, emailVerified });
+    /** The bearer and JSON headers of a password login to `email`. */
+    const passwordLogin = async (email: string) => {
+      const login = await fetch(api("/login"), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password: PASSWORD }),
+      });
+      const { accessToken } = (await login.json()) as { accessToken: string };
+      return { authorization: `Bearer ${accessToken}`, "content-type": "application/json" };
+    };
+    /** POST /oauth/oidc/link after a password step-up of the session of `bearer`. */
+    const steppedUpLink = async (bearer: Record<string, string>, returnTo: string) => {
+      const stepUp = await fetch(api("/step-up"), {
+        method: "POST",
+        headers: bearer,
+        body: JSON.stringify({ password: PASSWORD }),
+      });
+      const { stepUpToken } = (await stepUp.json()) as { stepUpToken: string };
+      return fetch(api("/oauth/oidc/link"), {
+        method: "POST",
+        headers: { ...bearer, "x-step-up-token": stepUpToken },
+        body: JSON.stringify({ returnTo }),
+      });
+    };
 
     it("authorize - 302 to the provider with state, nonce and PKCE S256; the state in an HttpOnly Lax cookie", async () => {
       const { browser } = newAccount();
@@ -346,13 +309,7 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
       const ownEmail = `owner-${randomBytes(4).toString("hex")}@example.test`;
       await passwordAccount(ownEmail, false);
       const { browser } = account;
-      const login = await fetch(api("/login"), {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: ownEmail, password: PASSWORD }),
-      });
-      const { accessToken } = (await login.json()) as { accessToken: string };
-      const bearer = { authorization: `Bearer ${accessToken}`, "content-type": "application/json" };
+      const bearer = await passwordLogin(ownEmail);
       const withoutStepUp = await fetch(api("/oauth/oidc/link"), {
         method: "POST",
         headers: bearer,
@@ -360,17 +317,7 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
       });
       expect(withoutStepUp.status).toBe(401);
       expect(((await withoutStepUp.json()) as { code: string }).code).toBe("STEP_UP_REQUIRED");
-      const stepUp = await fetch(api("/step-up"), {
-        method: "POST",
-        headers: bearer,
-        body: JSON.stringify({ password: PASSWORD }),
-      });
-      const { stepUpToken } = (await stepUp.json()) as { stepUpToken: string };
-      const link = await fetch(api("/oauth/oidc/link"), {
-        method: "POST",
-        headers: { ...bearer, "x-step-up-token": stepUpToken },
-        body: JSON.stringify({ returnTo: "/settings" }),
-      });
+      const link = await steppedUpLink(bearer, "/settings");
       expect(link.status).toBe(200);
       const { authorizationUrl } = (await link.json()) as { authorizationUrl: string };
       const state = link.headers.getSetCookie().find((line) => line.startsWith("oauth_state=")) ?? "";
@@ -607,7 +554,7 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
       });
 
       it("returnTo - property: every redirect of sign-in, step-up and link stays on appOrigin, or authorize is a 400", async () => {
-        const values = [...NORMALIZING_TO_ANOTHER_ORIGIN, ...generatedReturnTos(20_250_601, 36)];
+        const values = [...RETURN_TOS_TO_ANOTHER_ORIGIN, ...hostileReturnTos(20_250_601, 36)];
         const onAppOrigin = (location: string | null, returnTo: string) => {
           // `location` is resolved against the callback URL, as a browser does.
           expect(new URL(location ?? "about:blank").origin, returnTo).toBe(appOrigin);
@@ -644,7 +591,7 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
           expect(new URL(steppedUp.location ?? "about:blank").searchParams.get("stepUp"), returnTo).toBe("1");
           onAppOrigin(steppedUp.location, returnTo);
         }
-        for (const returnTo of NORMALIZING_TO_ANOTHER_ORIGIN) {
+        for (const returnTo of RETURN_TOS_TO_ANOTHER_ORIGIN) {
           const refusedStart = await browser.request(
             api(`/oauth/oidc/authorize?returnTo=${encodeURIComponent(returnTo)}&stepUp=1`),
           );
@@ -654,28 +601,11 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
         expect(followed).toBeGreaterThan(5);
 
         // Link: a password account with a step-up starts it with the returnTo in the body.
-        const linked = [...NORMALIZING_TO_ANOTHER_ORIGIN, "/settings/./../settings/%2e/x?tab=1#top"];
+        const linked = [...RETURN_TOS_TO_ANOTHER_ORIGIN, "/settings/./../settings/%2e/x?tab=1#top"];
         for (const returnTo of linked) {
           const email = `link-return-${randomBytes(4).toString("hex")}@example.test`;
           await passwordAccount(email, true);
-          const login = await fetch(api("/login"), {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ email, password: PASSWORD }),
-          });
-          const { accessToken } = (await login.json()) as { accessToken: string };
-          const bearer = { authorization: `Bearer ${accessToken}`, "content-type": "application/json" };
-          const stepUp = await fetch(api("/step-up"), {
-            method: "POST",
-            headers: bearer,
-            body: JSON.stringify({ password: PASSWORD }),
-          });
-          const { stepUpToken } = (await stepUp.json()) as { stepUpToken: string };
-          const link = await fetch(api("/oauth/oidc/link"), {
-            method: "POST",
-            headers: { ...bearer, "x-step-up-token": stepUpToken },
-            body: JSON.stringify({ returnTo }),
-          });
+          const link = await steppedUpLink(await passwordLogin(email), returnTo);
           if (link.status !== 200) {
             expect(link.status, returnTo).toBe(400);
             expect(((await link.json()) as { code: string }).code, returnTo).toBe("VALIDATION_FAILED");

@@ -11,6 +11,12 @@ export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";
 export { freePort } from "./free-port.js";
 export {
+  HOSTILE_RETURN_TO_PIECES,
+  hostileReturnTos,
+  RETURN_TOS_TO_ANOTHER_ORIGIN,
+  seededRandom,
+} from "./hostile-return-to.js";
+export {
   type CallInit,
   createHttpClient,
   type ExchangeRecorder,
