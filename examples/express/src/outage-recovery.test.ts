@@ -96,8 +96,10 @@ for (const withRedis of [true, false]) {
       let app: Awaited<ReturnType<typeof startExample>> | undefined;
       afterAll(async () => {
         await app?.close();
-        example?.close();
+        // The server goes first: its pool's idle connections then end while the pool still
+        // listens for their errors (`close` ends the pool without waiting for it).
         await pg?.destroy();
+        example?.close();
         if (redis) await stopRedisServer(redis);
       });
 
