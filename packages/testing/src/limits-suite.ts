@@ -69,6 +69,28 @@ const limitsTests: Record<string, (start: StartLimits) => Promise<void>> = {
       expect(app.events.some((event) => event.type === "login.throttled")).toBe(true);
     },
 
+  "outage - 5 concurrent logins failed by the users store are given back: afterwards the address's whole budget is checked, then 429":
+    async (start) => {
+      const app = await start();
+      const email = "outage@example.test";
+      await app.api("POST", "/register", { body: { email, password: PASSWORD } });
+      const findByEmail = app.stores.users.findByEmail;
+      app.stores.users.findByEmail = () => Promise.reject(new Error("connect ECONNREFUSED"));
+      const during = await Promise.all(
+        Array.from({ length: FREE_ATTEMPTS }, () =>
+          app.api("POST", "/login", { body: { email, password: "wrong password" } }),
+        ),
+      );
+      for (const reply of during) expectCode(reply, 500, "DATABASE_FAILURE");
+      app.stores.users.findByEmail = findByEmail;
+      const before = app.verifies();
+      const after: HttpReply[] = [];
+      for (let index = 0; index <= FREE_ATTEMPTS; index++)
+        after.push(await app.api("POST", "/login", { body: { email, password: `wrong password ${index}` } }));
+      expect(after.map((reply) => reply.status)).toEqual([...Array(FREE_ATTEMPTS).fill(401), 429]);
+      expect(app.verifies() - before).toBe(FREE_ATTEMPTS);
+    },
+
   "2fa - 35 concurrent wrong codes over 35 2FA tokens check at most the budget; a new password step and the right code stay 429":
     async (start) => {
       const app = await start();

@@ -1,6 +1,7 @@
 import { AuthError, CooldownError, type ErrorCode, ValidationError } from "../errors.js";
 import type { Translator } from "../i18n/index.js";
 import type { Logger } from "../ports/logger.js";
+import { createFailureLog } from "./failure-log.js";
 import { statusForCode } from "./status.js";
 import type { HttpResponse } from "./types.js";
 
@@ -51,7 +52,8 @@ export interface ErrorResponder {
   /**
    * The error response of docs/errors.md: `{ status, code, message, path, timestamp }` (plus
    * `remaining` or `errors`), the `Auth-Error-Code` header, `Retry-After` on 429, no body on 304.
-   * Anything that is not an `AuthError` becomes `INTERNAL_ERROR`; 500s log their cause, never send it.
+   * Anything that is not an `AuthError` becomes `INTERNAL_ERROR`; 500s log their cause, never send it
+   * (once per cause and interval, with a count: `createFailureLog`).
    */
   (caught: unknown, context: { path: string; locale: string; now: number; cookies?: string[] }): HttpResponse;
   /** How many bodies are remembered now (at most 1,000). */
@@ -65,6 +67,7 @@ export interface ErrorResponder {
  * emptied when full. Bodies with field `errors` are built each time.
  */
 export function createErrorResponder(translator: Translator, logger: Logger): ErrorResponder {
+  const logFailure = createFailureLog(logger);
   const remembered = new Map<string, BodyParts>();
   const bodyParts = (code: ErrorCode, locale: string, path: string, remaining?: number) => {
     const status = statusForCode(code);
@@ -97,10 +100,7 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
     const status = statusForCode(error.code);
     if (status >= 500) {
       const cause = error.cause ?? (caught instanceof AuthError ? undefined : caught);
-      logger.error(
-        { event: "request.failed", code: error.code, path: context.path, err: describe(cause) },
-        "request failed",
-      );
+      logFailure({ code: error.code, path: context.path, err: describe(cause) });
     }
     const cookies = context.cookies ?? [];
     if (status === 304) {

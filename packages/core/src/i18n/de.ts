@@ -38,8 +38,7 @@ export const de: Strings = {
       "Deine Sitzung konnte nicht geprüft werden. Bitte versuche es später erneut.",
     DATABASE_FAILURE: "Ein Speicherfehler ist aufgetreten. Bitte versuche es später erneut.",
     DATABASE_ENCRYPTION_FAILURE: "Ein Speicherfehler ist aufgetreten. Bitte versuche es später erneut.",
-    EMAIL_COOLDOWN_CACHE_FAILURE:
-      "Die E-Mail kann gerade nicht gesendet werden. Bitte versuche es später erneut.",
+    EMAIL_COOLDOWN_CACHE_FAILURE: "Ein Speicherfehler ist aufgetreten. Bitte versuche es später erneut.",
     EMAIL_AUTHENTICATION_FAILURE:
       "Die E-Mail kann gerade nicht gesendet werden. Bitte versuche es später erneut.",
     EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE:

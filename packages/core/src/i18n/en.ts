@@ -32,7 +32,7 @@ export const en = {
     ACCESS_TOKEN_ALLOWLIST_READING_FAILURE: "Your session could not be checked. Please try again later.",
     DATABASE_FAILURE: "A storage error occurred. Please try again later.",
     DATABASE_ENCRYPTION_FAILURE: "A storage error occurred. Please try again later.",
-    EMAIL_COOLDOWN_CACHE_FAILURE: "The email could not be sent right now. Please try again later.",
+    EMAIL_COOLDOWN_CACHE_FAILURE: "A storage error occurred. Please try again later.",
     EMAIL_AUTHENTICATION_FAILURE: "The email could not be sent right now. Please try again later.",
     EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE:
       "The verification email could not be prepared. Please try again later.",

@@ -2,7 +2,13 @@ import { CooldownError } from "../errors.js";
 import type { SecurityEvents, SecurityEventType } from "../events.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import { ipBucket } from "./client-ip.js";
-import { createThrottle, type Throttle, type ThrottleAttempt, type ThrottleCode } from "./throttle.js";
+import {
+  createThrottle,
+  type Throttle,
+  type ThrottleAttempt,
+  type ThrottleCode,
+  UNCOUNTED,
+} from "./throttle.js";
 
 /** The per-IP limits of the `ipLimits` option. */
 export type IpLimitName =
@@ -62,8 +68,6 @@ export interface Limits {
    */
   ip(name: IpLimitName, who: AttemptContext): Promise<ThrottleAttempt>;
 }
-
-const UNCOUNTED: ThrottleAttempt = { succeeded: async () => undefined };
 
 /** A throttle that locks a subject after its free attempts in the window; a success clears it. */
 const lockingThrottle = (

@@ -41,7 +41,7 @@ function setup(policy: Partial<ThrottlePolicy> = {}) {
       else expect(await attempt(), `step ${index}`).toBe(step);
     }
   };
-  return { throttle, clock, attempt, play };
+  return { throttle, clock, attempt, play, cooldowns };
 }
 
 describe("throttle", () => {
@@ -114,5 +114,38 @@ describe("throttle", () => {
     expect(await keep.attempt("ip", true)).toBe("ok");
     expect(await keep.attempt("ip", true)).toBe("ok");
     expect(await keep.attempt("ip", true)).toMatch(/^RATE_LIMITED/);
+  });
+
+  it("abandoned - gives the attempt back with every policy, never below zero", async () => {
+    for (const onSuccess of ["clear", "refund", "keep"] as const) {
+      const { throttle, attempt } = setup({
+        lock: undefined,
+        freeAttempts: 2,
+        onSuccess,
+        code: "RATE_LIMITED",
+      });
+      for (let i = 0; i < 10; i++) await (await throttle.attempt("ada")).abandoned();
+      expect(await attempt("ada"), onSuccess).toBe("ok");
+      expect(await attempt("ada"), onSuccess).toBe("ok");
+      expect(await attempt("ada"), onSuccess).toMatch(/^RATE_LIMITED/);
+    }
+  });
+
+  it("attempt - counted, then the lock cannot be read: the store's failure, and the hit given back", async () => {
+    const { throttle, attempt, cooldowns, play } = setup();
+    for (let i = 0; i < 5; i++) await attempt();
+    const acquire = cooldowns.acquire;
+    cooldowns.acquire = () => Promise.reject(new Error("store gone"));
+    for (let i = 0; i < 10; i++) {
+      const failed = await throttle.attempt("ada").then(
+        () => "ok",
+        (error: { code?: string }) => error.code,
+      );
+      expect(failed).toBe("EMAIL_COOLDOWN_CACHE_FAILURE");
+    }
+    cooldowns.acquire = acquire;
+    // The sixth attempt is still the first past the budget: it starts the first lock, 30 s,
+    // which lets one attempt through when it ends.
+    await play(["LOGIN_THROTTLED 30", 30_000, "ok"]);
   });
 });

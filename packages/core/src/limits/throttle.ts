@@ -1,4 +1,4 @@
-import { CooldownError, guardPort, wholeSeconds } from "../errors.js";
+import { CooldownError, guardPort, isInfrastructureFailure, wholeSeconds } from "../errors.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 
 /** The 429 codes a throttle answers with. */
@@ -31,6 +31,13 @@ export interface ThrottlePolicy {
 export interface ThrottleAttempt {
   /** The attempt proved the subject (see `ThrottlePolicy.onSuccess`). */
   succeeded(): Promise<void>;
+  /**
+   * The attempt could not be checked: a store or the hasher failed before the guess was
+   * evaluated (an outage). Gives its hit back with one atomic `refundHit` (the count never goes
+   * below zero), so an outage never counts against the subject. A lock the attempt took stays.
+   * Never rejects: when the store is still down, the hit stays counted.
+   */
+  abandoned(): Promise<void>;
 }
 
 export interface Throttle {
@@ -45,7 +52,32 @@ export interface Throttle {
   clear(subject: string): Promise<void>;
 }
 
-const LET_THROUGH: ThrottleAttempt = { succeeded: async () => undefined };
+/** What an attempt that was never counted reports to: nothing to keep right. */
+export const UNCOUNTED: ThrottleAttempt = {
+  succeeded: async () => undefined,
+  abandoned: async () => undefined,
+};
+
+/**
+ * Runs the part of a check that comes before the guess is evaluated (a user lookup, a hash
+ * verification) under counted `attempts`: when it fails with an infrastructure failure
+ * (`isInfrastructureFailure`), every attempt is given back (`abandoned`) and the failure rethrown.
+ * `evaluated` tells, at the time of the failure, whether a guess was already evaluated anyway
+ * (e.g. one of several 2FA methods said no): then the attempts stay counted.
+ */
+export async function giveBackOnFailure<T>(
+  attempts: readonly ThrottleAttempt[],
+  check: () => Promise<T>,
+  evaluated: () => boolean = () => false,
+): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (isInfrastructureFailure(error) && !evaluated())
+      await Promise.all(attempts.map((attempt) => attempt.abandoned()));
+    throw error;
+  }
+}
 
 /**
  * The one throttle mechanism of the core: failed logins per address, wrong 2FA codes per
@@ -92,11 +124,23 @@ export function createThrottle(store: CooldownStore, policy: ThrottlePolicy): Th
     async attempt(subject) {
       const { count, remainingMs } = await guard(() => store.hit(counterKey(subject), policy.windowMs));
       const over = count - policy.freeAttempts;
-      if (over > 0) await enforceLock(subject, over, remainingMs);
-      if (policy.onSuccess === "keep") return LET_THROUGH;
+      // Best effort: a store that just failed is likely to fail this too (then the hit stays).
+      const giveBack = () => store.refundHit(counterKey(subject)).catch(() => undefined);
+      if (over > 0) {
+        try {
+          await enforceLock(subject, over, remainingMs);
+        } catch (error) {
+          // Counted, then the lock could not be read or taken: the attempt was never let through.
+          if (!(error instanceof CooldownError)) await giveBack();
+          throw error;
+        }
+      }
       return {
-        succeeded: () =>
-          policy.onSuccess === "clear" ? clear(subject) : guard(() => store.refundHit(counterKey(subject))),
+        succeeded: async () => {
+          if (policy.onSuccess === "clear") await clear(subject);
+          else if (policy.onSuccess === "refund") await guard(() => store.refundHit(counterKey(subject)));
+        },
+        abandoned: giveBack,
       };
     },
   };

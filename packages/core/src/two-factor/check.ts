@@ -1,6 +1,7 @@
 import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents } from "../events.js";
 import type { Limits } from "../limits/limits.js";
+import { giveBackOnFailure } from "../limits/throttle.js";
 import type { RequestContext } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
@@ -47,27 +48,40 @@ export async function checkSecondFactor(
     chosen === "totp"
       ? totpMatches(deps, user.id, user.twoFactor.totpSecretEncrypted, code)
       : emailCodeMatches(deps, user.id, code);
-  await checkCounted(deps, user.id, request, async () => {
-    for (const chosen of candidates) if (await matches(chosen)) return true;
-    return false;
-  });
+  let evaluated = false;
+  await checkCounted(
+    deps,
+    user.id,
+    request,
+    async () => {
+      for (const chosen of candidates) {
+        if (await matches(chosen)) return true;
+        evaluated = true;
+      }
+      return false;
+    },
+    () => evaluated,
+  );
 }
 
 /**
  * Runs one second-factor check under the account's and the IP's budgets: counted first, then
  * `matches`; `WRONG_TWO_FACTOR_CODE` when it does not, the counts cleared (account) and given
- * back (IP) when it does.
+ * back (IP) when it does. When `matches` fails on the machinery (a store, decryption) before any
+ * code was evaluated (`evaluated`, false by default), both counts are given back: an outage never
+ * counts against the account.
  */
 export async function checkCounted(
   deps: Pick<CheckDeps, "limits" | "events">,
   userId: string,
   request: RequestContext,
   matches: () => Promise<boolean>,
+  evaluated?: () => boolean,
 ): Promise<void> {
   const who = { ...request, userId };
   const fromIp = await deps.limits.ip("wrongTwoFactorCodes", who);
-  const forAccount = await deps.limits.twoFactor(userId, who);
-  if (!(await matches())) {
+  const forAccount = await giveBackOnFailure([fromIp], () => deps.limits.twoFactor(userId, who));
+  if (!(await giveBackOnFailure([forAccount, fromIp], matches, evaluated))) {
     deps.events.emit("two_factor.failed", who);
     throw new AuthError("WRONG_TWO_FACTOR_CODE");
   }

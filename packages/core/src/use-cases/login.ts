@@ -1,6 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
-import { AuthError, guardPort } from "../errors.js";
+import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
+import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
 import type { RequestContext } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import type { UserRecord } from "../ports/user-store.js";
@@ -27,13 +28,20 @@ export async function login(
   const { email, password, session } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;
-  // Both limits count this attempt before anything is checked (docs/limits.md).
-  const fromIp = await ctx.limits.ip("failedLogins", request);
-  const forAddress = await ctx.limits.password(email, request);
-  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+  // Both limits count this attempt before anything is checked (docs/limits.md); an attempt that
+  // a store or the hasher kept from being checked is given back (an outage never locks anyone out).
+  const [fromIp, forAddress] = await countAttempt(ctx, email, request);
+  const outcome = await giveBackOnFailure([fromIp, forAddress], async () => {
+    const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+    if (user === null || user.passwordHash === null) {
+      await ctx.hasher.verify(await ctx.dummyHash(), candidate);
+      return { user, ok: false } as const;
+    }
+    return { user, ok: await ctx.hasher.verify(user.passwordHash, candidate) } as const;
+  });
+  const { user } = outcome;
 
   if (user === null || user.passwordHash === null) {
-    await ctx.hasher.verify(await ctx.dummyHash(), candidate);
     if (user !== null) {
       sendNoticeOncePerCooldown(ctx, {
         kind: "identity-provider-information",
@@ -53,7 +61,7 @@ export async function login(
     });
     throw new AuthError("INVALID_CREDENTIALS");
   }
-  if (!(await ctx.hasher.verify(user.passwordHash, candidate))) {
+  if (!outcome.ok) {
     ctx.events.emit("login.failed", { ...request, userId: user.id, reason: "wrong_password" });
     throw new AuthError("INVALID_CREDENTIALS");
   }
@@ -70,6 +78,28 @@ export async function login(
     return { twoFactorRequired: true, ...challenge };
   }
   return finishLogin(ctx, user, session, request);
+}
+
+/**
+ * Counts the attempt per IP and per address. When the counters' store fails, the users store is
+ * asked too: if it fails as well (one database holds both, and it is down), the answer is
+ * `DATABASE_FAILURE`, the store a login needs, rather than the cooldown store's code.
+ */
+async function countAttempt(
+  ctx: AuthContext,
+  email: string,
+  request: RequestContext,
+): Promise<[ThrottleAttempt, ThrottleAttempt]> {
+  let fromIp: ThrottleAttempt | undefined;
+  try {
+    fromIp = await ctx.limits.ip("failedLogins", request);
+    return [fromIp, await ctx.limits.password(email, request)];
+  } catch (error) {
+    if (!isInfrastructureFailure(error)) throw error;
+    await fromIp?.abandoned();
+    await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+    throw error;
+  }
 }
 
 /** Replaces a hash made with outdated parameters; a failure here never fails the login. */

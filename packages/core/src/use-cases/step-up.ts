@@ -1,5 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
+import { giveBackOnFailure } from "../limits/throttle.js";
 import type { SignedInCall } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import { currentUser } from "../sessions/current-user.js";
@@ -24,8 +25,12 @@ export async function stepUp(
   const user = await currentUser(ctx, principal);
   // The account's login budget: a stolen access token is no unlimited password oracle.
   const attempt = await ctx.limits.password(user.email, { ...request, userId: user.id });
-  const ok =
-    user.passwordHash !== null && (await ctx.hasher.verify(user.passwordHash, normalizePassword(password)));
+  // A hasher that fails before the password is evaluated gives the attempt back.
+  const ok = await giveBackOnFailure(
+    [attempt],
+    async () =>
+      user.passwordHash !== null && (await ctx.hasher.verify(user.passwordHash, normalizePassword(password))),
+  );
   if (!ok) {
     ctx.events.emit("step_up.failed", { ...request, userId: user.id, sessionId: principal.sessionId });
     throw new AuthError("INVALID_CREDENTIALS");
