@@ -7,12 +7,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Clock } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, MysqlDialect, PostgresDialect, sql } from "kysely";
 import Database from "libsql";
 import { createPool } from "mysql2";
 import pg from "pg";
 import type { AnyKysely } from "./context.js";
+import { discardTimedOutConnections, postgresPoolOptions } from "./postgres-pool.js";
 import { createSqlStores } from "./sql-stores.js";
+import { createSqliteDialect } from "./sqlite-dialect.js";
 
 /** Test support (not part of the package's exports): databases for the tests, each test's own. */
 
@@ -28,22 +30,33 @@ export function fakeClock(start = 1_700_000_000_000) {
   };
 }
 
-/** SQLite through libsql, with better-sqlite3's 5 s busy timeout (libsql's default is 0: fail at once). */
-export const sqliteDb = (file = ":memory:"): AnyKysely =>
-  new Kysely({ dialect: new SqliteDialect({ database: new Database(file, { timeout: 5_000 }) }) });
+/** SQLite through libsql and store-sql's dialect (a locked file is waited for asynchronously, up to 5 s); files in WAL mode. */
+export function sqliteDb(file = ":memory:"): AnyKysely {
+  const database = new Database(file);
+  if (file !== ":memory:") database.pragma("journal_mode = WAL");
+  return new Kysely({ dialect: createSqliteDialect({ database }) });
+}
 
-/** A pg-backed Kysely that fails fast when the server is gone (the outage tests rely on it). */
+/** A pg-backed Kysely with the recommended timeouts (`postgresPoolOptions`): it fails fast when the server is gone. */
 export function postgresDb(url: string, searchPath?: string, max = 10): AnyKysely {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    connectionTimeoutMillis: 1_000,
-    query_timeout: 5_000,
-    ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}),
-  });
+  const pool = discardTimedOutConnections(
+    new pg.Pool({
+      connectionString: url,
+      max,
+      ...postgresPoolOptions(),
+      ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}),
+    }),
+  );
   // An idle client whose server went away emits "error"; unhandled, it would end the process.
   pool.on("error", () => {});
   return new Kysely({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** One plain connection (no timeouts) for a test's own statements: locks, counts, pg_stat_activity. */
+export async function postgresClient(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  await client.connect();
+  return client;
 }
 
 async function answers(url: string): Promise<boolean> {
