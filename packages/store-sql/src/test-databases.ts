@@ -1,7 +1,8 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -35,6 +36,28 @@ export function sqliteDb(file = ":memory:"): AnyKysely {
   const database = new Database(file);
   if (file !== ":memory:") database.pragma("journal_mode = WAL");
   return new Kysely({ dialect: createSqliteDialect({ database }) });
+}
+
+/**
+ * Another process holding the write lock of the SQLite file (`BEGIN IMMEDIATE`) for `ms`, as a
+ * second app process would: resolves once it holds the lock; `released` resolves when it let go.
+ */
+export async function lockSqliteFile(file: string, ms: number): Promise<{ released: Promise<void> }> {
+  const libsql = createRequire(import.meta.url).resolve("libsql");
+  const script = `const Database = require(${JSON.stringify(libsql)});
+const db = new Database(${JSON.stringify(file)});
+db.exec("begin immediate");
+process.stdout.write("locked\\n");
+setTimeout(() => { db.exec("commit"); db.close(); }, ${ms});`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const released = new Promise<void>((resolve, reject) =>
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`lock holder exited ${code}`)))),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once("data", () => resolve());
+    released.catch(reject);
+  });
+  return { released };
 }
 
 /** A pg-backed Kysely with the recommended timeouts (`postgresPoolOptions`): it fails fast when the server is gone. */
