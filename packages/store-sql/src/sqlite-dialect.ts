@@ -58,7 +58,7 @@ class RetryingSqliteDialect extends SqliteDialect {
 
 class RetryingSqliteDriver extends SqliteDriver {
   readonly #busyTimeoutMs: number;
-  #connection: DatabaseConnection | undefined;
+  #connection: (DatabaseConnection & { inner: DatabaseConnection }) | undefined;
 
   constructor(config: SqliteDialectConfig, busyTimeoutMs: number) {
     super({
@@ -71,11 +71,13 @@ class RetryingSqliteDriver extends SqliteDriver {
     this.#busyTimeoutMs = busyTimeoutMs;
   }
 
+  /** Kysely 0.28's driver takes its connection lock here (0.29's runtime does): always ask it. */
   override async acquireConnection(): Promise<DatabaseConnection> {
-    if (!this.#connection) {
-      const inner = await super.acquireConnection();
+    const inner = await super.acquireConnection();
+    if (this.#connection?.inner !== inner) {
       const busyTimeoutMs = this.#busyTimeoutMs;
       this.#connection = {
+        inner,
         executeQuery: <R>(query: CompiledQuery) =>
           retryWhileBusy(() => inner.executeQuery<R>(query), busyTimeoutMs),
         streamQuery: (query, chunkSize) => inner.streamQuery(query, chunkSize),
