@@ -34,9 +34,9 @@ const MINUTES = 60_000;
 const SERVER = `import { createAuthRouter } from "@portcullis/adapter-express";
 import { createArgon2Hasher, createAuth } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
-import { createSqlStores } from "@portcullis/store-sql";
+import { createSqliteDialect, createSqlStores, discardTimedOutConnections, postgresPoolOptions } from "@portcullis/store-sql";
 import express from "express";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import Database from "libsql";
 import pg from "pg";
 
@@ -44,9 +44,12 @@ const url = process.env.DATABASE_URL ?? "";
 const port = Number(process.env.PORT);
 let db;
 if (url.startsWith("sqlite:")) {
-  db = new Kysely({ dialect: new SqliteDialect({ database: new Database(url.slice("sqlite:".length), { timeout: 5000 }) }) });
+  const database = new Database(url.slice("sqlite:".length));
+  database.pragma("journal_mode = WAL");
+  db = new Kysely({ dialect: createSqliteDialect({ database }) });
 } else if (url.startsWith("postgres")) {
-  db = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) });
+  const pool = discardTimedOutConnections(new pg.Pool({ connectionString: url, ...postgresPoolOptions() }));
+  db = new Kysely({ dialect: new PostgresDialect({ pool }) });
 }
 let stores = createMemoryStores();
 if (db) {

@@ -1,7 +1,13 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { createSqlStores, type SqlStores } from "@portcullis/store-sql";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import {
+  createSqliteDialect,
+  createSqlStores,
+  discardTimedOutConnections,
+  postgresPoolOptions,
+  type SqlStores,
+} from "@portcullis/store-sql";
+import { Kysely, PostgresDialect } from "kysely";
 import Database from "libsql";
 import pg from "pg";
 import { ConfigError } from "./config.js";
@@ -16,8 +22,11 @@ export interface ExampleDatabase {
 
 /**
  * Opens DATABASE_URL (`sqlite:<file>`, `sqlite::memory:` or `postgres://…`) through Kysely, runs
- * store-sql's migrations and sweeps expired rows every few minutes. PostgreSQL connections fail
- * fast (1 s to connect, 2 s per query), so an outage answers 500 codes instead of hanging.
+ * store-sql's migrations and sweeps expired rows every few minutes. PostgreSQL cancels a statement
+ * that waits for a lock over 2 s or runs over 5 s (store-sql's `postgresPoolOptions`), so a locked
+ * table answers 500 codes, its connections come back clean and no write lands after its 500; a
+ * connection takes at most 1 s to open, so an outage answers 500 codes instead of hanging. SQLite
+ * waits for another process's lock asynchronously (store-sql's `createSqliteDialect`), up to 5 s.
  */
 export async function openDatabase(url: string): Promise<ExampleDatabase> {
   // biome-ignore lint/suspicious/noExplicitAny: store-sql's tables are not part of a host database type here.
@@ -26,17 +35,13 @@ export async function openDatabase(url: string): Promise<ExampleDatabase> {
     const file = url.slice("sqlite:".length);
     if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
     const database = new Database(file);
-    // WAL and a busy timeout let several processes share one file.
+    // WAL: reads never wait for a writer; writes wait for another process's lock without blocking.
     database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 5000");
-    db = new Kysely({ dialect: new SqliteDialect({ database }) });
+    db = new Kysely({ dialect: createSqliteDialect({ database, busyTimeoutMs: 5_000 }) });
   } else {
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: 10,
-      connectionTimeoutMillis: 1_000,
-      query_timeout: 2_000,
-    });
+    const pool = discardTimedOutConnections(
+      new pg.Pool({ connectionString: url, max: 10, ...postgresPoolOptions() }),
+    );
     // An idle connection that the server dropped emits "error": log it, never crash the process.
     pool.on("error", (error) => console.error(`PostgreSQL connection lost: ${error.message}`));
     db = new Kysely({ dialect: new PostgresDialect({ pool }) });

@@ -29,6 +29,9 @@ export interface RedisStoresOptions {
   /**
    * Upper bound for one store operation, in milliseconds, on top of the client's own command
    * timeout: a slow or unreachable Redis fails the request instead of hanging it. Default 1000.
+   * Creating a session and rotating a refresh token carry a deadline (the shorter of this and
+   * the client's `commandTimeout`, less a margin): if Redis only runs them after it, they write
+   * nothing, so a request that answered 500 leaves no session or rotation behind.
    */
   operationTimeoutMs?: number;
 }
@@ -42,6 +45,10 @@ export interface RedisStores {
 const REMEMBERED_HASHES = 32;
 /** Length of the user tag that session ids and access-token ids start with. */
 const TAG_LENGTH = 11;
+/** How often the offset between this process's clock and Redis's is measured again. */
+const CLOCK_REFRESH_MS = 60_000;
+/** Longest margin between a guarded write's deadline and the moment the caller gives up (the reply's way back). */
+const DEADLINE_MARGIN_MS = 100;
 
 interface ScriptedClient {
   portcullisAcquire(key: string, ttlMs: number): Promise<[number, number]>;
@@ -89,9 +96,48 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const bounded = <T>(operation: Promise<T>): Promise<T> =>
     withTimeout(operation, timeoutMs, `Redis did not answer within ${timeoutMs} ms`);
   const keys = redisKeys(options.keyPrefix ?? "portcullis:");
+  const deadline = redisDeadline(redis, bounded, Math.min(timeoutMs, commandTimeoutOf(client) ?? timeoutMs));
   return {
     cooldowns: redisCooldownStore(redis, bounded, keys),
-    sessions: redisSessionStore(redis, bounded, keys),
+    sessions: redisSessionStore(redis, bounded, keys, deadline),
+  };
+}
+
+/** The client's own `commandTimeout` (ioredis rejects a command after it), if it has one. */
+function commandTimeoutOf(client: Redis | Cluster): number | undefined {
+  const options = client.options as { commandTimeout?: number; redisOptions?: { commandTimeout?: number } };
+  return options.commandTimeout ?? options.redisOptions?.commandTimeout;
+}
+
+/** Resolves to the deadline, on Redis's clock (ms), for a write starting now. */
+type Deadline = () => Promise<number>;
+
+/**
+ * Deadlines on Redis's clock, so a clock difference between hosts does not move them: the offset
+ * is measured with TIME (to within half a round trip) on first use and again every minute.
+ */
+function redisDeadline(redis: ScriptedRedis, bounded: Bounded, budgetMs: number): Deadline {
+  const guardedMs = budgetMs - Math.min(DEADLINE_MARGIN_MS, budgetMs / 4);
+  let offsetMs: number | undefined;
+  let measuredAt = 0;
+  let measuring: Promise<void> | undefined;
+  const measure = () => {
+    measuring ??= (async () => {
+      const sent = Date.now();
+      const [seconds, micros] = await bounded(redis.time());
+      const received = Date.now();
+      offsetMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (sent + received) / 2;
+      measuredAt = received;
+    })().finally(() => {
+      measuring = undefined;
+    });
+    return measuring;
+  };
+  return async () => {
+    const started = Date.now();
+    if (offsetMs === undefined) await measure();
+    else if (started - measuredAt > CLOCK_REFRESH_MS) measure().catch(() => {});
+    return Math.floor(started + (offsetMs ?? 0) + guardedMs);
   };
 }
 
@@ -176,11 +222,16 @@ type SessionMethods = Pick<
 const parseSession = (raw: string): SessionRecord => (JSON.parse(raw) as { record: SessionRecord }).record;
 
 /** Sessions, their allowlisted access tokens and single-use tokens, under the user's slot tag. */
-function redisSessionStore(redis: ScriptedRedis, bounded: Bounded, keys: RedisKeys): SessionStore {
+function redisSessionStore(
+  redis: ScriptedRedis,
+  bounded: Bounded,
+  keys: RedisKeys,
+  deadline: Deadline,
+): SessionStore {
   return {
     createSessionId: (userId) => mintId(userTag(userId)),
     createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
-    ...sessionMethods(redis, bounded, keys),
+    ...sessionMethods(redis, bounded, keys, deadline),
     async findAllowedAccessToken(jti) {
       const raw = await bounded(redis.get(keys.allowlistKey(jti)));
       return raw ? (JSON.parse(raw) as AllowlistEntry) : null;
@@ -189,11 +240,16 @@ function redisSessionStore(redis: ScriptedRedis, bounded: Bounded, keys: RedisKe
   };
 }
 
-/** Sessions and their allowlisted access tokens: every write to both is one Lua script. */
+/**
+ * Sessions and their allowlisted access tokens: every write to both is one Lua script. Creating
+ * and rotating carry a deadline: run later, they change nothing (a session the client never
+ * received, or a rotation whose new token it never received, would outlive the 500).
+ */
 function sessionMethods(
   redis: ScriptedRedis,
   bounded: Bounded,
   { userSpace, sessionKey, allowlistKey, sessionIndex, indexOfSession }: RedisKeys,
+  deadline: Deadline,
 ): SessionMethods {
   return {
     async createSession(session, ttls) {
@@ -206,7 +262,8 @@ function sessionMethods(
         );
       }
       const entry: AllowlistEntry = { userId: session.userId, sessionId: session.id };
-      await bounded(
+      const by = await deadline();
+      const created = await bounded(
         redis.portcullisCreateSession(
           sessionKey(session.id),
           sessionIndex(session.userId),
@@ -216,8 +273,10 @@ function sessionMethods(
           Math.ceil(ttls.sessionTtlMs),
           JSON.stringify(entry),
           Math.ceil(ttls.accessTokenTtlMs),
+          by,
         ),
       );
+      if (created !== 1) throw new Error("Redis ran createSession past its deadline: nothing was written");
     },
     async getSession(id) {
       const raw = await bounded(redis.get(sessionKey(id)));
@@ -230,6 +289,7 @@ function sessionMethods(
       return raws.map(parseSession);
     },
     async rotateRefreshToken(sessionId, presentedHash, next, ttls): Promise<RotationResult> {
+      const by = await deadline();
       const [status, json] = await bounded(
         redis.portcullisRotate(
           sessionKey(sessionId),
@@ -240,8 +300,10 @@ function sessionMethods(
           Math.ceil(ttls.accessTokenTtlMs),
           `${userSpace(tagOf(sessionId))}at:`,
           REMEMBERED_HASHES,
+          by,
         ),
       );
+      if (status === "late") throw new Error("Redis ran the rotation past its deadline: nothing was changed");
       if (status === "rotated" || status === "reused")
         return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
       return { status: "invalid" };

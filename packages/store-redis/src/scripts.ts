@@ -36,6 +36,19 @@ if count and count > 0 then
 end
 return 0`;
 
+/**
+ * True once Redis's clock has passed ARGV deadline (ms since the epoch, on Redis's clock): the
+ * caller has given up by then, so a write that would only now run is refused instead of landing
+ * after the request answered 500. (TIME before writes needs effects replication: Redis 5+ does it
+ * by default, older ones when asked.)
+ */
+const PAST_DEADLINE = `
+if redis.replicate_commands then pcall(redis.replicate_commands) end
+local function past_deadline(deadline)
+  local now = redis.call('TIME')
+  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(deadline)
+end`;
+
 /** Keeps the user's index alive at least as long as its longest-lived member. */
 const TOUCH_INDEX = `
 local function touch_index(index, ttl)
@@ -46,8 +59,10 @@ end`;
 /**
  * KEYS[1] session · KEYS[2] user's session index · KEYS[3] allowlist entry
  * ARGV[1] stored session JSON · ARGV[2] session id · ARGV[3] session ttl · ARGV[4] allowlist JSON · ARGV[5] access ttl
+ * ARGV[6] deadline → 1, or 0 (nothing written) when it runs past the deadline
  */
-export const CREATE_SESSION = `${TOUCH_INDEX}
+export const CREATE_SESSION = `${TOUCH_INDEX}${PAST_DEADLINE}
+if past_deadline(ARGV[6]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SADD', KEYS[2], ARGV[2])
 touch_index(KEYS[2], ARGV[3])
@@ -57,9 +72,10 @@ return 1`;
 /**
  * KEYS[1] session · KEYS[2] user's session index · ARGV[1] presented hash · ARGV[2] next fields JSON
  * ARGV[3] session ttl · ARGV[4] access ttl · ARGV[5] prefix of the user's allowlist keys · ARGV[6] remembered hashes
- * → {'rotated', json} | {'reused', json} | {'invalid'}
+ * ARGV[7] deadline → {'rotated', json} | {'reused', json} | {'invalid'} | {'late'} (nothing changed: past the deadline)
  */
-export const ROTATE_REFRESH_TOKEN = `${TOUCH_INDEX}
+export const ROTATE_REFRESH_TOKEN = `${TOUCH_INDEX}${PAST_DEADLINE}
+if past_deadline(ARGV[7]) then return {'late'} end
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {'invalid'} end
 local stored = cjson.decode(raw)

@@ -1,3 +1,12 @@
 export { type SqlDialect, type SqlTables, tableNames } from "./context.js";
 export { createSqlMigrator, type MigrateOptions, migrate, sqlMigrations } from "./migrations.js";
+export {
+  discardTimedOutConnections,
+  type PgClientLike,
+  type PgPoolLike,
+  type PostgresPoolTimeoutOptions,
+  type PostgresTimeouts,
+  postgresPoolOptions,
+} from "./postgres-pool.js";
 export { createSqlStores, type SqlStores, type SqlStoresOptions } from "./sql-stores.js";
+export { createSqliteDialect, SQLITE_ATTEMPT_BUSY_MS, type SqliteDialectOptions } from "./sqlite-dialect.js";

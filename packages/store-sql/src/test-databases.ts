@@ -1,18 +1,21 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { chown, mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Clock } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, MysqlDialect, PostgresDialect, sql } from "kysely";
 import Database from "libsql";
 import { createPool } from "mysql2";
 import pg from "pg";
 import type { AnyKysely } from "./context.js";
+import { discardTimedOutConnections, postgresPoolOptions } from "./postgres-pool.js";
 import { createSqlStores } from "./sql-stores.js";
+import { createSqliteDialect } from "./sqlite-dialect.js";
 
 /** Test support (not part of the package's exports): databases for the tests, each test's own. */
 
@@ -28,22 +31,55 @@ export function fakeClock(start = 1_700_000_000_000) {
   };
 }
 
-/** SQLite through libsql, with better-sqlite3's 5 s busy timeout (libsql's default is 0: fail at once). */
-export const sqliteDb = (file = ":memory:"): AnyKysely =>
-  new Kysely({ dialect: new SqliteDialect({ database: new Database(file, { timeout: 5_000 }) }) });
+/** SQLite through libsql and store-sql's dialect (a locked file is waited for asynchronously, up to 5 s); files in WAL mode. */
+export function sqliteDb(file = ":memory:"): AnyKysely {
+  const database = new Database(file);
+  if (file !== ":memory:") database.pragma("journal_mode = WAL");
+  return new Kysely({ dialect: createSqliteDialect({ database }) });
+}
 
-/** A pg-backed Kysely that fails fast when the server is gone (the outage tests rely on it). */
-export function postgresDb(url: string, searchPath?: string, max = 10): AnyKysely {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max,
-    connectionTimeoutMillis: 1_000,
-    query_timeout: 5_000,
-    ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}),
+/**
+ * Another process holding the write lock of the SQLite file (`BEGIN IMMEDIATE`) for `ms`, as a
+ * second app process would: resolves once it holds the lock; `released` resolves when it let go.
+ */
+export async function lockSqliteFile(file: string, ms: number): Promise<{ released: Promise<void> }> {
+  const libsql = createRequire(import.meta.url).resolve("libsql");
+  const script = `const Database = require(${JSON.stringify(libsql)});
+const db = new Database(${JSON.stringify(file)});
+db.exec("begin immediate");
+process.stdout.write("locked\\n");
+setTimeout(() => { db.exec("commit"); db.close(); }, ${ms});`;
+  const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const released = new Promise<void>((resolve, reject) =>
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`lock holder exited ${code}`)))),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once("data", () => resolve());
+    released.catch(reject);
   });
+  return { released };
+}
+
+/** A pg-backed Kysely with the recommended timeouts (`postgresPoolOptions`): it fails fast when the server is gone. */
+export function postgresDb(url: string, searchPath?: string, max = 10): AnyKysely {
+  const pool = discardTimedOutConnections(
+    new pg.Pool({
+      connectionString: url,
+      max,
+      ...postgresPoolOptions(),
+      ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}),
+    }),
+  );
   // An idle client whose server went away emits "error"; unhandled, it would end the process.
   pool.on("error", () => {});
   return new Kysely({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** One plain connection (no timeouts) for a test's own statements: locks, counts, pg_stat_activity. */
+export async function postgresClient(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  await client.connect();
+  return client;
 }
 
 async function answers(url: string): Promise<boolean> {

@@ -1,0 +1,112 @@
+import { once } from "node:events";
+import type { SessionRecord, SessionStore } from "@portcullis/core";
+import { freePort } from "@portcullis/testing";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisClient } from "./client.js";
+import { createRedisStores } from "./redis-stores.js";
+import { canStartRedis, startRedisServer, stopRedisServer } from "./test-redis.js";
+
+// A Redis of the test's own, busy for 1.5 s (a long script from another client) while a store
+// write is queued behind it: the caller gives up at 500 ms, Redis runs the write at ~1.5 s. A
+// session creation or a refresh-token rotation that runs past its deadline must change nothing.
+const BUSY_MS = 1_500;
+const TTLS = { sessionTtlMs: 60_000, accessTokenTtlMs: 60_000 };
+
+describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the caller gave up", () => {
+  let server: Awaited<ReturnType<typeof startRedisServer>>;
+  let client: Redis;
+  let blocker: Redis;
+  let sessions: SessionStore;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    server = await startRedisServer(port);
+    const url = `redis://127.0.0.1:${port}`;
+    client = createRedisClient(url, { commandTimeout: 500 });
+    blocker = createRedisClient(url, { commandTimeout: 10_000 });
+    await Promise.all([once(client, "ready"), once(blocker, "ready")]);
+    sessions = createRedisStores({ client, keyPrefix: "late:", operationTimeoutMs: 500 }).sessions;
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    blocker?.disconnect();
+    if (server) await stopRedisServer(server);
+  });
+
+  /** Keeps Redis busy for BUSY_MS (a script loops on TIME), resolving once it is done. */
+  const keepRedisBusy = () =>
+    blocker.eval(
+      `local start = redis.call('TIME')
+       local from = start[1] * 1000000 + start[2]
+       repeat local now = redis.call('TIME') until now[1] * 1000000 + now[2] - from > tonumber(ARGV[1])`,
+      0,
+      BUSY_MS * 1000,
+    );
+
+  const newSession = (userId: string, hash: string): SessionRecord => {
+    const id = sessions.createSessionId?.(userId) ?? "";
+    return {
+      id,
+      userId,
+      browser: null,
+      os: null,
+      ip: null,
+      createdAt: Date.now(),
+      lastActiveAt: Date.now(),
+      refreshTokenHash: hash,
+      accessTokenJti: sessions.createAccessTokenId?.(id) ?? "",
+    };
+  };
+
+  it("rotateRefreshToken - run past its deadline, it rotates nothing: the presented token still rotates afterwards", async () => {
+    const session = newSession("user-rotate", "hash-0");
+    await sessions.createSession(session, TTLS);
+    const busy = keepRedisBusy();
+    const started = Date.now();
+    await expect(
+      sessions.rotateRefreshToken(
+        session.id,
+        "hash-0",
+        {
+          refreshTokenHash: "hash-1",
+          accessTokenJti: sessions.createAccessTokenId?.(session.id) ?? "",
+          lastActiveAt: Date.now(),
+        },
+        TTLS,
+      ),
+    ).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await busy;
+    // Had the late rotation landed, "hash-0" would now read as a reused token and revoke the session.
+    expect((await sessions.getSession(session.id))?.refreshTokenHash).toBe("hash-0");
+    const retried = await sessions.rotateRefreshToken(
+      session.id,
+      "hash-0",
+      {
+        refreshTokenHash: "hash-2",
+        accessTokenJti: sessions.createAccessTokenId?.(session.id) ?? "",
+        lastActiveAt: Date.now(),
+      },
+      TTLS,
+    );
+    expect(retried.status).toBe("rotated");
+  });
+
+  it("createSession - run past its deadline, it writes nothing: no session the client never received", async () => {
+    await sessions.createSession(newSession("user-create", "hash-a"), TTLS);
+    const late = newSession("user-create", "hash-b");
+    const busy = keepRedisBusy();
+    await expect(sessions.createSession(late, TTLS)).rejects.toThrow();
+    await busy;
+    expect(await sessions.getSession(late.id)).toBeNull();
+    expect(await sessions.findAllowedAccessToken(late.accessTokenJti)).toBeNull();
+    expect((await sessions.listSessions("user-create")).map((s) => s.refreshTokenHash)).toEqual(["hash-a"]);
+  });
+
+  it("createSession - one that runs in time is written as before", async () => {
+    const session = newSession("user-in-time", "hash-x");
+    await sessions.createSession(session, TTLS);
+    expect((await sessions.getSession(session.id))?.refreshTokenHash).toBe("hash-x");
+  });
+});

@@ -1,0 +1,67 @@
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { discardTimedOutConnections, postgresPoolOptions } from "./postgres-pool.js";
+import { usePostgres } from "./test-databases.js";
+
+// The recommended pool settings on a real server: the timeouts reach each session, and a
+// connection whose query hit the client-side timeout leaves the pool instead of going back busy.
+let server: Awaited<ReturnType<typeof usePostgres>>;
+beforeAll(async () => {
+  server = await usePostgres();
+}, 60_000);
+afterAll(() => server?.stop());
+
+describe("postgresPoolOptions", () => {
+  it("postgresPoolOptions - sets the server's statement, lock and idle-in-transaction timeouts on every connection", async () => {
+    const pool = new pg.Pool({
+      connectionString: server.url,
+      ...postgresPoolOptions({ lockTimeoutMs: 1_500 }),
+    });
+    try {
+      const show = async (name: string) => (await pool.query(`show ${name}`)).rows[0][name];
+      expect(await show("statement_timeout")).toBe("5s");
+      expect(await show("lock_timeout")).toBe("1500ms");
+      expect(await show("idle_in_transaction_session_timeout")).toBe("10s");
+      await expect(pool.query("select pg_sleep(6)")).rejects.toMatchObject({ code: "57014" });
+    } finally {
+      await pool.end();
+    }
+  }, 15_000);
+
+  it("postgresPoolOptions - the client's query timeout fires only after the server's statement timeout", () => {
+    const options = postgresPoolOptions({ statementTimeoutMs: 3_000 });
+    expect(options.query_timeout).toBeGreaterThan(options.statement_timeout);
+    expect(() => postgresPoolOptions({ statementTimeoutMs: 1_000, lockTimeoutMs: 2_000 })).toThrow(
+      RangeError,
+    );
+    expect(() => postgresPoolOptions({ statementTimeoutMs: 0 })).toThrow(RangeError);
+  });
+});
+
+describe("discardTimedOutConnections", () => {
+  for (const discard of [true, false]) {
+    it(`discardTimedOutConnections - ${discard ? "a timed-out connection is closed: the next query succeeds" : "without it, the connection goes back busy: the next query times out behind the old one"}`, async () => {
+      // One connection, and a client-side timeout shorter than the statement: a server that stops answering.
+      const created = new pg.Pool({
+        connectionString: server.url,
+        max: 1,
+        ...postgresPoolOptions(),
+        query_timeout: 300,
+      });
+      const pool = discard ? discardTimedOutConnections(created) : created;
+      pool.on("error", () => {});
+      // Through Kysely, as the stores run: it checks a connection out and releases it without an error.
+      const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+      try {
+        await expect(sql`select pg_sleep(2)`.execute(db)).rejects.toThrow("Query read timeout");
+        // The abandoned statement still runs on the connection for ~2 s: a query queued behind it times out too.
+        const next = sql<{ one: number }>`select 1 as one`.execute(db);
+        if (discard) expect((await next).rows).toEqual([{ one: 1 }]);
+        else await expect(next).rejects.toThrow("Query read timeout");
+      } finally {
+        await db.destroy().catch(() => {});
+      }
+    }, 15_000);
+  }
+});
