@@ -11,7 +11,9 @@ const config = JSON.parse(process.argv[2] ?? "{}");
 const db =
   config.dialect === "sqlite"
     ? new Kysely({ dialect: new SqliteDialect({ database: new Database(config.file, { timeout: 5_000 }) }) })
-    : new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }) });
+    : new Kysely({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }),
+      });
 const stores = createSqlStores({ db, tablePrefix: config.prefix });
 const auth = createAuth({
   secret: config.secret,

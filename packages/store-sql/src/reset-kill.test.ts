@@ -10,13 +10,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
-import {
-  canStartPostgres,
-  fakeClock,
-  postgresDb,
-  sqliteDb,
-  startPostgresServer,
-} from "./test-databases.js";
+import { canStartPostgres, fakeClock, postgresDb, sqliteDb, startPostgresServer } from "./test-databases.js";
 import { NEW_PASSWORD, resetState, resettingUsers } from "./test-reset.js";
 
 // kill -9 during 50 concurrent resets (issue 34): a child process (the built packages, default
@@ -48,8 +42,7 @@ function runAndKill(config: Record<string, unknown>, killAfterMs: number): Promi
     let timer: NodeJS.Timeout | undefined;
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      if (!timer && output.includes("fired\n"))
-        timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+      if (!timer && output.includes("fired\n")) timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
     });
     child.on("error", reject);
     child.on("exit", (_code, signal) => {
