@@ -116,7 +116,22 @@ async function scenario(options: { claims: boolean }) {
     expect(await code(signIn(checker, { email: EMAIL, password: NEW_PASSWORD }))).toBe("OK");
     return "old";
   }
-  return { auth, build, clock, fault, token, check };
+  /** After `setPassword` (no link): the new password and no session from before, or the old password. */
+  async function checkSetPassword(checker: ReturnType<typeof build>): Promise<"old" | "new"> {
+    const oldAccess = await code(checker.authenticate(before.accessToken));
+    const oldRefresh = await code(checker.refresh(before.refreshToken));
+    const hash = (await memory.users.findById(userId))?.passwordHash ?? "";
+    if (await hasher.verify(hash, NEW_PASSWORD)) {
+      expect({ oldAccess, oldRefresh }).toEqual({
+        oldAccess: "ACCESS_TOKEN_INVALID",
+        oldRefresh: "REFRESH_TOKEN_INVALID",
+      });
+      return "new";
+    }
+    expect(await hasher.verify(hash, PASSWORD)).toBe(true);
+    return "old";
+  }
+  return { auth, build, clock, fault, token, userId, check, checkSetPassword };
 }
 
 /** The store and hasher calls of a reset that runs without a fault. */
@@ -183,6 +198,27 @@ describe("resetPassword under faults", () => {
       const restarted = build();
       await restarted.ready();
       states[await check(restarted)] += 1;
+    }
+    expect(states.old).toBeGreaterThan(0);
+    expect(states.new).toBeGreaterThan(0);
+  });
+
+  it("setPassword - a failure at any step leaves the old password or the new one without old sessions", async () => {
+    const clean = await scenario({ claims: true });
+    Object.assign(clean.fault, { armed: true, at: 0 });
+    await clean.auth.admin.setPassword(clean.userId, NEW_PASSWORD);
+    clean.fault.armed = false;
+    const steps = clean.fault.calls;
+    expect(steps.indexOf("sessions.deleteUserSessions")).toBeLessThan(steps.indexOf("users.update"));
+    const states = { old: 0, new: 0 };
+    for (let at = 1; at <= steps.length; at++) {
+      const { auth, fault, userId, checkSetPassword } = await scenario({ claims: true });
+      Object.assign(fault, { armed: true, at, mode: "fail", calls: [] });
+      const answer = await code(auth.admin.setPassword(userId, NEW_PASSWORD));
+      fault.armed = false;
+      const state = await checkSetPassword(auth);
+      if (answer === "OK") expect(state).toBe("new");
+      states[state] += 1;
     }
     expect(states.old).toBeGreaterThan(0);
     expect(states.new).toBeGreaterThan(0);
