@@ -1,5 +1,5 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import { createFakeClock } from "@portcullis/testing";
+import { createFakeClock, referenceTotp } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth.js";
 import { silentLogger } from "../ports/logger.js";
@@ -9,7 +9,7 @@ import { APP_ORIGIN, code, fastHasher, PASSWORD, signIn, TEST_SECRET } from "../
 import { TOKEN_CLAIM_LEASE_MS } from "../tokens/purposes.js";
 
 /**
- * Fault injection over every step of a password reset (docs/security.md, "Fail-safe order of
+ * Fault injection over every step of a password reset (and of `setPassword` and TOTP setup) (docs/security.md, "Fail-safe order of
  * multi-step changes"): each store and hasher call the reset makes is, in turn, made to fail (a
  * store error, a cancelled statement) or to never return (the process dies there: kill -9), and the
  * stores are then checked: either the old password with a link that still works, or the new
@@ -131,7 +131,7 @@ async function scenario(options: { claims: boolean }) {
     expect(await hasher.verify(hash, PASSWORD)).toBe(true);
     return "old";
   }
-  return { auth, build, clock, fault, token, userId, check, checkSetPassword };
+  return { auth, build, clock, fault, token, userId, memory, before, check, checkSetPassword };
 }
 
 /** The store and hasher calls of a reset that runs without a fault. */
@@ -219,6 +219,68 @@ describe("resetPassword under faults", () => {
       const state = await checkSetPassword(auth);
       if (answer === "OK") expect(state).toBe("new");
       states[state] += 1;
+    }
+    expect(states.old).toBeGreaterThan(0);
+    expect(states.new).toBeGreaterThan(0);
+  });
+
+  /** A user with a second session (the one that must end), in TOTP setup from the current one. */
+  async function totpScenario() {
+    const base = await scenario({ claims: true });
+    const { auth, memory, userId } = base;
+    await memory.users.update(userId, { emailVerified: true });
+    const current = await signIn(auth, { email: EMAIL, password: PASSWORD });
+    const principal = await auth.authenticate(current.accessToken);
+    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
+    const setup = await auth.getTotpSetup(principal, stepUp.stepUpToken);
+    const confirm = (checker: typeof auth) =>
+      checker.confirmTotpSetup(principal, stepUp.stepUpToken, {
+        setupToken: setup.setupToken,
+        code: referenceTotp(setup.secret, base.clock.now()),
+      });
+    /** TOTP on and the other session gone, or TOTP off and the setup still usable (used now). */
+    async function checkTotp(checker: typeof auth): Promise<"old" | "new"> {
+      const other = await code(checker.authenticate(base.before.accessToken));
+      const user = await memory.users.findById(userId);
+      if (user?.twoFactor.methods.includes("totp")) {
+        expect(other).toBe("ACCESS_TOKEN_INVALID");
+        return "new";
+      }
+      base.clock.advance(30_000);
+      expect(await code(confirm(checker))).toBe("OK");
+      expect(await code(checker.authenticate(base.before.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+      return "old";
+    }
+    return { ...base, confirm, checkTotp };
+  }
+
+  it("confirmTotpSetup - a failure or a crash at any step leaves 2FA as it was with the setup usable, or TOTP on without the other sessions", async () => {
+    const clean = await totpScenario();
+    Object.assign(clean.fault, { armed: true, at: 0 });
+    expect(await code(clean.confirm(clean.auth))).toBe("OK");
+    clean.fault.armed = false;
+    const steps = clean.fault.calls;
+    expect(steps.indexOf("sessions.deleteUserSessions")).toBeLessThan(steps.indexOf("users.update"));
+    const states = { old: 0, new: 0 };
+    for (const mode of ["fail", "crash"] as const) {
+      for (let at = 1; at <= steps.length; at++) {
+        const { auth, build, clock, fault, confirm, checkTotp } = await totpScenario();
+        Object.assign(fault, { armed: true, at, mode, calls: [] });
+        const answer = code(confirm(auth));
+        if (mode === "fail") await answer;
+        else
+          for (let waited = 0; fault.calls.length < at && waited < 2_000; waited += 5)
+            await new Promise((resolve) => setTimeout(resolve, 5));
+        fault.armed = false;
+        let checker = auth;
+        if (mode === "crash") {
+          clock.advance(TOKEN_CLAIM_LEASE_MS + 1_000);
+          checker = build();
+          await checker.ready();
+        }
+        states[await checkTotp(checker)] += 1;
+      }
     }
     expect(states.old).toBeGreaterThan(0);
     expect(states.new).toBeGreaterThan(0);
