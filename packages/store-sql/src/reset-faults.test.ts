@@ -32,7 +32,7 @@ describe.skipIf(!canStartPostgres)("resetPassword on PostgreSQL: a blocked state
     const deadline = Date.now() + 5_000;
     while (Date.now() < deadline) {
       const { rows } = await admin.query<{ pid: number }>(
-        "select pid from pg_stat_activity where wait_event_type = 'Lock' and pid <> $1",
+        "select pid from pg_stat_activity where wait_event_type = 'Lock' and backend_type = 'client backend' and pid <> $1",
         [lockerPid],
       );
       const pid = rows[0]?.pid;

@@ -5,7 +5,15 @@ import { createAuth } from "../create-auth.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
 import type { SessionStore } from "../ports/session-store.js";
-import { APP_ORIGIN, code, fastHasher, PASSWORD, signIn, TEST_SECRET } from "../test-support.js";
+import {
+  APP_ORIGIN,
+  code,
+  createLineLogger,
+  fastHasher,
+  PASSWORD,
+  signIn,
+  TEST_SECRET,
+} from "../test-support.js";
 import { TOKEN_CLAIM_LEASE_MS } from "../tokens/purposes.js";
 
 /**
@@ -284,5 +292,40 @@ describe("resetPassword under faults", () => {
     }
     expect(states.old).toBeGreaterThan(0);
     expect(states.new).toBeGreaterThan(0);
+  });
+
+  it("resetPassword - a store without claimToken still resets, and the core warns once that links are consumed first", async () => {
+    const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
+    const memory = createMemoryStores({ clock, sweepIntervalMs: 0 });
+    const { logger, lines } = createLineLogger();
+    const sent: EmailMessage[] = [];
+    const auth = createAuth({
+      secret: TEST_SECRET,
+      stores: { ...memory, sessions: withoutClaims(memory.sessions) },
+      clock,
+      appOrigin: APP_ORIGIN,
+      logger,
+      passwordHasher: fastHasher(),
+      mailer: { send: async (message) => void sent.push(message) },
+      email: { enabled: true, loginAlerts: false },
+    });
+    for (const email of ["ada@example.test", "bob@example.test"]) {
+      await auth.register({ email, password: PASSWORD });
+      await auth.requestPasswordReset({ email });
+      await auth.idle();
+      const html = sent
+        .filter((message) => message.to === email && message.kind === "password-reset")
+        .at(-1)?.html;
+      const token = /token=([A-Za-z0-9_-]+)/.exec(html ?? "")?.[1] ?? "";
+      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe(
+        "PASSWORD_RESET_TOKEN_INVALID",
+      );
+    }
+    const warnings = lines
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.event === "token.claims_unsupported");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.level).toBe("warn");
   });
 });
