@@ -1,6 +1,7 @@
 // The child process of reset-kill.test.ts: the built packages, default argon2 parameters, and
-// every reset of `tokens` fired at once; the test SIGKILLs it mid-way. Prints "fired" when all
-// resets are started and "done <index> <OK|code>" as each one answers.
+// every reset of `tokens` fired at once, then SIGKILL `killAfterMs` later on its own clock (so a
+// busy test runner reading its output late does not move the kill point). Prints "fired" when all
+// resets are started and "done <index> <OK|code>" as each one answers; never exits by itself.
 import { createAuth, silentLogger } from "@portcullis/core";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import Database from "libsql";
@@ -32,7 +33,9 @@ const resets = config.tokens.map((token, index) =>
     (error) => process.stdout.write(`done ${index} ${error.code ?? error}\n`),
   ),
 );
+setTimeout(() => process.kill(process.pid, "SIGKILL"), config.killAfterMs);
 process.stdout.write("fired\n");
 await Promise.all(resets);
 process.stdout.write("all done\n");
-await db.destroy();
+// Stay up until the kill, like a server would.
+setInterval(() => {}, 1_000);

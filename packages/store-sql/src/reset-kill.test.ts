@@ -32,22 +32,23 @@ interface Target {
   child: Record<string, string>;
 }
 
-/** Runs the child on `tokens` and SIGKILLs it `killAfterMs` after it fired the resets; how many had answered. */
-function runAndKill(config: Record<string, unknown>, killAfterMs: number): Promise<number> {
+/** Runs the child, which SIGKILLs itself `killAfterMs` after it fired the resets; how many had answered. */
+function runUntilKilled(config: Record<string, unknown>): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, JSON.stringify(config)], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let output = "";
-    let timer: NodeJS.Timeout | undefined;
+    // A child stuck before its own kill is killed from here.
+    const fallback = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      if (!timer && output.includes("fired\n")) timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
     });
     child.on("error", reject);
-    child.on("exit", (_code, signal) => {
-      clearTimeout(timer);
-      if (signal !== "SIGKILL") reject(new Error(`the child was not killed (exit ${_code}): ${output}`));
+    child.on("exit", (code, signal) => {
+      clearTimeout(fallback);
+      if (signal !== "SIGKILL" || !output.includes("fired\n"))
+        reject(new Error(`the child did not die by SIGKILL after firing (exit ${code}): ${output}`));
       else resolve(output.split("\n").filter((line) => line.startsWith("done ")).length);
     });
   });
@@ -75,16 +76,14 @@ async function killDuringResets(target: Target, killAfterMs: number) {
   try {
     const setupStarted = Date.now();
     const users = await resettingUsers(auth, sent, USERS, `kill-${killAfterMs}`);
-    const answered = await runAndKill(
-      {
-        ...target.child,
-        prefix,
-        secret: SECRET,
-        newPassword: NEW_PASSWORD,
-        tokens: users.map((user) => user.token),
-      },
+    const answered = await runUntilKilled({
+      ...target.child,
+      prefix,
+      secret: SECRET,
+      newPassword: NEW_PASSWORD,
+      tokens: users.map((user) => user.token),
       killAfterMs,
-    );
+    });
     // Past the lease of the claims the dead process held (it ran on the real clock).
     clock.advance(Date.now() - clock.now() + LEASE_MS + 1_000);
     const started = Date.now();
