@@ -34,6 +34,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
   const sessions = new ExpiringMap<StoredSession>(clock);
   const allowlist = new ExpiringMap<AllowlistEntry>(clock);
   const tokens = new ExpiringMap<TokenRecord>(clock);
+  const claims = new ExpiringMap<true>(clock);
   const sessionsByUser = new OwnerIndex();
   const tokensByUser = new OwnerIndex();
 
@@ -43,14 +44,15 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
       const entry = allowlist.get(jti);
       return entry ? { ...entry } : null;
     },
-    ...tokenMethods(tokens, tokensByUser),
+    ...tokenMethods(tokens, claims, tokensByUser),
     sweep() {
-      const removed = sessions.sweep() + allowlist.sweep() + tokens.sweep();
+      const removed = sessions.sweep() + allowlist.sweep() + tokens.sweep() + claims.sweep();
       sessionsByUser.prune((id) => sessions.get(id) !== undefined);
       tokensByUser.prune((key) => tokens.get(key) !== undefined);
       return removed;
     },
-    size: () => sessions.size + allowlist.size + tokens.size + sessionsByUser.size + tokensByUser.size,
+    size: () =>
+      sessions.size + allowlist.size + tokens.size + claims.size + sessionsByUser.size + tokensByUser.size,
   };
 }
 
@@ -127,14 +129,16 @@ function sessionMethods(
   };
 }
 
-/** Single-use tokens, keyed by purpose and hash and indexed by purpose and user. */
+/** Single-use tokens, keyed by purpose and hash and indexed by purpose and user; claims beside them. */
 function tokenMethods(
   tokens: ExpiringMap<TokenRecord>,
+  claims: ExpiringMap<true>,
   tokensByUser: OwnerIndex,
-): Pick<SessionStore, "saveToken" | "consumeToken" | "deleteUserTokens"> {
+): Pick<SessionStore, "saveToken" | "consumeToken" | "claimToken" | "releaseToken" | "deleteUserTokens"> {
   const removeToken = (key: string): TokenRecord | null => {
     const token = tokens.get(key);
     tokens.delete(key);
+    claims.delete(key);
     if (!token) return null;
     tokensByUser.remove(tokenOwner(token.purpose, token.userId), key);
     return token;
@@ -154,6 +158,16 @@ function tokenMethods(
     async consumeToken(purpose, tokenHash) {
       const token = removeToken(tokenKey(purpose, tokenHash));
       return token ? clonePlain(token) : null;
+    },
+    async claimToken(purpose, tokenHash, leaseMs) {
+      const key = tokenKey(purpose, tokenHash);
+      const token = tokens.get(key);
+      if (!token || claims.get(key)) return null;
+      claims.set(key, true, leaseMs);
+      return clonePlain(token);
+    },
+    async releaseToken(purpose, tokenHash) {
+      claims.delete(tokenKey(purpose, tokenHash));
     },
     async deleteUserTokens(userId, purpose) {
       let deleted = 0;

@@ -11,6 +11,7 @@ import {
 import type { Cluster, Redis } from "ioredis";
 import {
   ACQUIRE_COOLDOWN,
+  CLAIM_TOKEN,
   CREATE_SESSION,
   DELETE_SESSION,
   DELETE_USER_SESSIONS,
@@ -60,6 +61,7 @@ interface ScriptedClient {
   portcullisDeleteUserSessions(...args: string[]): Promise<number>;
   portcullisListSessions(...args: string[]): Promise<string[]>;
   portcullisIndexToken(index: string, key: string, ttlMs: number): Promise<number>;
+  portcullisClaimToken(key: string, claim: string, leaseMs: number): Promise<string | null>;
 }
 
 const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string }> = {
@@ -72,6 +74,7 @@ const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string 
   portcullisDeleteUserSessions: { numberOfKeys: 1, lua: DELETE_USER_SESSIONS },
   portcullisListSessions: { numberOfKeys: 1, lua: LIST_SESSIONS },
   portcullisIndexToken: { numberOfKeys: 1, lua: INDEX_TOKEN },
+  portcullisClaimToken: { numberOfKeys: 2, lua: CLAIM_TOKEN },
 };
 
 /** A user's hash tag: the same for every key of that user, so their keys share one cluster slot. */
@@ -161,6 +164,8 @@ function redisKeys(prefix: string) {
   const indexOfSession = (sessionId: string) => `${userSpace(tagOf(sessionId))}sessions`;
   const tokenKey = (purpose: string, hash: string) => `${prefix}tok:{${purpose}:${hash}}`;
   const tokenIndex = (userId: string, purpose: string) => `${userSpace(userTag(userId))}tokens:${purpose}`;
+  /** A token's claim (`claimToken`), in the token's slot. */
+  const tokenClaim = (purpose: string, hash: string) => `${tokenKey(purpose, hash)}:claim`;
   return {
     cooldownKey,
     counterKey,
@@ -171,6 +176,7 @@ function redisKeys(prefix: string) {
     indexOfSession,
     tokenKey,
     tokenIndex,
+    tokenClaim,
   };
 }
 
@@ -332,8 +338,8 @@ function sessionMethods(
 function tokenMethods(
   redis: ScriptedRedis,
   bounded: Bounded,
-  { tokenKey, tokenIndex }: RedisKeys,
-): Pick<SessionStore, "saveToken" | "consumeToken" | "deleteUserTokens"> {
+  { tokenKey, tokenIndex, tokenClaim }: RedisKeys,
+): Pick<SessionStore, "saveToken" | "consumeToken" | "claimToken" | "releaseToken" | "deleteUserTokens"> {
   /** Deletes every token an index names (token keys live in their own slots: one command each). */
   async function deleteIndexedTokens(index: string): Promise<number> {
     const keys = await bounded(redis.smembers(index));
@@ -348,16 +354,35 @@ function tokenMethods(
       if (saveOptions?.replaceOthers) await deleteIndexedTokens(index);
       const key = tokenKey(token.purpose, token.tokenHash);
       const ttl = Math.max(1, Math.ceil(ttlMs));
-      await bounded(redis.set(key, JSON.stringify(token), "PX", ttl));
+      await Promise.all([
+        bounded(redis.set(key, JSON.stringify(token), "PX", ttl)),
+        bounded(redis.del(tokenClaim(token.purpose, token.tokenHash))),
+      ]);
       // The index lives as long as its longest-lived token: a shorter-lived newer token never shortens it.
       await bounded(redis.portcullisIndexToken(index, key, ttl));
     },
     async consumeToken(purpose, tokenHash) {
-      const raw = await bounded(redis.getdel(tokenKey(purpose, tokenHash)));
+      const [raw] = await Promise.all([
+        bounded(redis.getdel(tokenKey(purpose, tokenHash))),
+        bounded(redis.del(tokenClaim(purpose, tokenHash))),
+      ]);
       if (!raw) return null;
       const token = JSON.parse(raw) as TokenRecord;
       await bounded(redis.srem(tokenIndex(token.userId, token.purpose), tokenKey(purpose, tokenHash)));
       return token;
+    },
+    async claimToken(purpose, tokenHash, leaseMs) {
+      const raw = await bounded(
+        redis.portcullisClaimToken(
+          tokenKey(purpose, tokenHash),
+          tokenClaim(purpose, tokenHash),
+          Math.max(1, Math.ceil(leaseMs)),
+        ),
+      );
+      return raw ? (JSON.parse(raw) as TokenRecord) : null;
+    },
+    async releaseToken(purpose, tokenHash) {
+      await bounded(redis.del(tokenClaim(purpose, tokenHash)));
     },
     async deleteUserTokens(userId, purpose) {
       return deleteIndexedTokens(tokenIndex(userId, purpose));

@@ -143,3 +143,13 @@ export const INDEX_TOKEN = `${TOUCH_INDEX}
 redis.call('SADD', KEYS[1], ARGV[1])
 touch_index(KEYS[1], ARGV[2])
 return 1`;
+
+/**
+ * KEYS[1] token · KEYS[2] its claim · ARGV[1] lease ms → the token's JSON when it exists and was
+ * not claimed (the claim is set for the lease, on Redis's clock), nil otherwise.
+ */
+export const CLAIM_TOKEN = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return false end
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return raw end
+return false`;

@@ -18,6 +18,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0001_initial": initialSchema(tables, dialect),
     "0002_identities": identitiesTable(tables, dialect),
     "0003_last_sign_in": lastSignIn(tables),
+    "0004_token_claims": tokenClaims(tables),
   };
 }
 
@@ -181,6 +182,22 @@ function lastSignIn(tables: SqlTables): Migration {
     },
     async down(db: AnyKysely) {
       await db.schema.alterTable(tables.users).dropColumn("last_sign_in_at").execute();
+    },
+  };
+}
+
+/**
+ * `claimed_until` on tokens (milliseconds, null when unclaimed): `claimToken` holds a link token
+ * while its work runs, so the token is consumed only once its effect is complete. Existing tokens
+ * start unclaimed.
+ */
+function tokenClaims(tables: SqlTables): Migration {
+  return {
+    async up(db: AnyKysely) {
+      await db.schema.alterTable(tables.tokens).addColumn("claimed_until", "bigint").execute();
+    },
+    async down(db: AnyKysely) {
+      await db.schema.alterTable(tables.tokens).dropColumn("claimed_until").execute();
     },
   };
 }

@@ -230,7 +230,7 @@ function allowlistMethods({ db, tables, clock }: SqlContext): Pick<SessionStore,
 /** Single-use tokens in `<prefix>tokens`, keyed by purpose and hash. */
 function tokenMethods(
   context: SqlContext,
-): Pick<SessionStore, "saveToken" | "consumeToken" | "deleteUserTokens"> {
+): Pick<SessionStore, "saveToken" | "consumeToken" | "claimToken" | "releaseToken" | "deleteUserTokens"> {
   const { db, tables, clock } = context;
   const tokens = tables.tokens;
   return {
@@ -263,6 +263,36 @@ function tokenMethods(
     async consumeToken(purpose, tokenHash) {
       const row = await deleteReturning<TokenRow>(context, tokens, { purpose, token_hash: tokenHash });
       return row && toNumber(row.delete_at) > clock.now() ? fromTokenRow(row) : null;
+    },
+
+    async claimToken(purpose, tokenHash, leaseMs) {
+      const now = clock.now();
+      // One conditional UPDATE: of concurrent claims, the database lets exactly one match.
+      const { numUpdatedRows } = await db
+        .updateTable(tokens)
+        .set({ claimed_until: now + Math.max(1, Math.ceil(leaseMs)) })
+        .where("purpose", "=", purpose)
+        .where("token_hash", "=", tokenHash)
+        .where("delete_at", ">", now)
+        .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
+        .executeTakeFirst();
+      if (Number(numUpdatedRows) !== 1) return null;
+      const row = (await db
+        .selectFrom(tokens)
+        .selectAll()
+        .where("purpose", "=", purpose)
+        .where("token_hash", "=", tokenHash)
+        .executeTakeFirst()) as TokenRow | undefined;
+      return row ? fromTokenRow(row) : null;
+    },
+
+    async releaseToken(purpose, tokenHash) {
+      await db
+        .updateTable(tokens)
+        .set({ claimed_until: null })
+        .where("purpose", "=", purpose)
+        .where("token_hash", "=", tokenHash)
+        .execute();
     },
 
     async deleteUserTokens(userId, purpose) {

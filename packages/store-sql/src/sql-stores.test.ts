@@ -18,7 +18,12 @@ const session = { id: "s1", userId: "u1", browser: null, os: null, ip: null, cre
 describe("createSqlStores", () => {
   it("migrate - creates the tables once; a second run applies nothing", async () => {
     const db = sqliteDb();
-    expect(await migrate(db)).toEqual(["0001_initial", "0002_identities", "0003_last_sign_in"]);
+    expect(await migrate(db)).toEqual([
+      "0001_initial",
+      "0002_identities",
+      "0003_last_sign_in",
+      "0004_token_claims",
+    ]);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
   });
@@ -28,11 +33,38 @@ describe("createSqlStores", () => {
     const stores = createSqlStores({ db });
     await createSqlMigrator(db).migrateTo("0002_identities");
     expect(await stores.users.create(user("u1"))).toEqual(user("u1"));
-    expect(await migrate(db)).toEqual(["0003_last_sign_in"]);
+    expect(await migrate(db)).toEqual(["0003_last_sign_in", "0004_token_claims"]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
     expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
     expect(await stores.users.recordSignIn?.("u1", 6)).toBe(false);
     expect(await stores.users.findById("u1")).toEqual({ ...user("u1"), lastSignInAt: 6 });
+    await db.destroy();
+  });
+
+  it("migrate - 0004 adds claimed_until to tokens at 0003: a token saved before can be claimed once", async () => {
+    const db = sqliteDb();
+    const stores = createSqlStores({ db });
+    await createSqlMigrator(db).migrateTo("0003_last_sign_in");
+    const token = {
+      purpose: "password-reset",
+      tokenHash: "h1",
+      userId: "u1",
+      expiresAt: Date.now() + 60_000,
+    };
+    await db
+      .insertInto("portcullis_tokens")
+      .values({
+        purpose: token.purpose,
+        token_hash: token.tokenHash,
+        user_id: token.userId,
+        expires_at: token.expiresAt,
+        data: null,
+        delete_at: token.expiresAt,
+      })
+      .execute();
+    expect(await migrate(db)).toEqual(["0004_token_claims"]);
+    expect(await stores.sessions.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
+    expect(await stores.sessions.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();
     await db.destroy();
   });
 

@@ -19,6 +19,13 @@ const newToken = (overrides: Partial<TokenRecord> = {}): TokenRecord => ({
   ...overrides,
 });
 
+/** The store's claim methods: optional in the port, required of a store this suite passes. */
+function claims(store: SessionStore) {
+  const { claimToken, releaseToken } = store;
+  if (!claimToken || !releaseToken) throw new Error("the store must implement claimToken and releaseToken");
+  return { claimToken: claimToken.bind(store), releaseToken: releaseToken.bind(store) };
+}
+
 /** Saves a long-lived token, then a short-lived one for the same user, and lets the short one expire. */
 async function longLivedFirst(store: SessionStore, fixture: StoreFixture<SessionStore>) {
   const userId = uniqueId("user");
@@ -382,6 +389,73 @@ export const runSessionStoreSuite = defineStoreSuite("SessionStore", sessionCont
       const results = await concurrently(20, () => store.consumeToken(token.purpose, token.tokenHash));
       expect(results.filter((result) => result !== null)).toEqual([token]);
     },
+    "claimToken - 20 concurrent claims: exactly one gets the record; the token stays stored": async ({
+      store,
+    }) => {
+      const { claimToken } = claims(store);
+      const token = newToken();
+      await store.saveToken(token, 60_000);
+      const results = await concurrently(20, () => claimToken(token.purpose, token.tokenHash, 60_000));
+      expect(results.filter((result) => result !== null)).toEqual([token]);
+      expect(await store.consumeToken(token.purpose, token.tokenHash)).toEqual(token);
+      expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toBeNull();
+    },
+    "claimToken - null for an unknown hash, another purpose and an expired token": async ({
+      store,
+      fixture,
+    }) => {
+      const { claimToken } = claims(store);
+      const token = newToken();
+      const short = newToken();
+      await store.saveToken(token, 60_000);
+      await store.saveToken(short, 200);
+      expect(await claimToken(token.purpose, uniqueId("token"), 60_000)).toBeNull();
+      expect(await claimToken("email-verification", token.tokenHash, 60_000)).toBeNull();
+      await elapse(fixture, 260);
+      expect(await claimToken(short.purpose, short.tokenHash, 60_000)).toBeNull();
+      expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toEqual(token);
+    },
+    "claimToken - the claim ends after leaseMs: the token can be claimed again": async ({
+      store,
+      fixture,
+    }) => {
+      const { claimToken } = claims(store);
+      const token = newToken();
+      await store.saveToken(token, 60_000);
+      expect(await claimToken(token.purpose, token.tokenHash, 300)).toEqual(token);
+      await elapse(fixture, 100);
+      expect(await claimToken(token.purpose, token.tokenHash, 300)).toBeNull();
+      await elapse(fixture, 300);
+      expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toEqual(token);
+      expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toBeNull();
+    },
+    "releaseToken - the token can be claimed again at once; a no-op for an unknown token": async ({
+      store,
+    }) => {
+      const { claimToken, releaseToken } = claims(store);
+      const token = newToken();
+      await store.saveToken(token, 60_000);
+      expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toEqual(token);
+      await releaseToken(token.purpose, token.tokenHash);
+      expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toEqual(token);
+      await releaseToken(token.purpose, uniqueId("token"));
+      await releaseToken(token.purpose, token.tokenHash);
+      expect(await store.consumeToken(token.purpose, token.tokenHash)).toEqual(token);
+      await releaseToken(token.purpose, token.tokenHash);
+      expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toBeNull();
+    },
+    "saveToken - saving a claimed token again drops the claim; deleteUserTokens deletes claimed ones":
+      async ({ store }) => {
+        const { claimToken } = claims(store);
+        const token = newToken();
+        await store.saveToken(token, 60_000);
+        expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toEqual(token);
+        await store.saveToken(token, 60_000);
+        expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toEqual(token);
+        expect(await store.deleteUserTokens(token.userId, token.purpose)).toBe(1);
+        expect(await claimToken(token.purpose, token.tokenHash, 60_000)).toBeNull();
+        expect(await store.consumeToken(token.purpose, token.tokenHash)).toBeNull();
+      },
     "saveToken - the record reads as absent after ttlMs; longer-lived ones stay": async ({
       store,
       fixture,

@@ -125,8 +125,24 @@ export interface SessionStore {
    * other token of the same user and purpose (a newer email invalidates older links).
    */
   saveToken(token: TokenRecord, ttlMs: number, options?: { replaceOthers?: boolean }): Promise<void>;
-  /** Atomically reads and deletes the token: of concurrent calls, exactly one gets the record; null when absent. */
+  /**
+   * Atomically reads and deletes the token: of concurrent calls, exactly one gets the record; null
+   * when absent. It also deletes a token that `claimToken` holds (that is how a claim finishes).
+   */
   consumeToken(purpose: string, tokenHash: string): Promise<TokenRecord | null>;
+  /**
+   * Optional (a store without it makes the core consume the token first and save it back when a
+   * later step fails, as before; it logs a warning once). Atomically claims the token for
+   * `leaseMs` milliseconds without deleting it: of concurrent calls, exactly one gets the record;
+   * the others, and every later call until the lease ends or `releaseToken` is called, get null,
+   * as for an absent token. When the lease ends the token can be claimed again, so a process that
+   * dies between the claim and `consumeToken` leaves the link working. Null when absent.
+   * A store implementing it must implement `releaseToken` too, and `saveToken` of the same
+   * purpose and hash must drop an existing claim.
+   */
+  claimToken?(purpose: string, tokenHash: string, leaseMs: number): Promise<TokenRecord | null>;
+  /** Optional, with `claimToken`: ends a claim at once, so the token can be claimed again; no-op when absent. */
+  releaseToken?(purpose: string, tokenHash: string): Promise<void>;
   /** Deletes every token of the user with this purpose; returns how many. */
   deleteUserTokens(userId: string, purpose: string): Promise<number>;
 }

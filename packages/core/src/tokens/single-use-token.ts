@@ -3,6 +3,7 @@ import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
 import type { SessionStore, TokenRecord } from "../ports/session-store.js";
 import { opaqueToken } from "../validation.js";
+import { TOKEN_CLAIM_LEASE_MS } from "./purposes.js";
 import { hashToken, randomToken } from "./random.js";
 
 /** What single-use tokens need: where they are kept, the time, and a logger for give-back failures. */
@@ -93,4 +94,72 @@ export async function spendToken<T>(
     if (isInfrastructureFailure(error)) await restoreToken(ctx, record, graceMs);
     throw error;
   }
+}
+
+/**
+ * A token held by one request while it does the work the token authorizes: claimed in the store
+ * (`SessionStore.claimToken`), or, on a store without claims, consumed at once (the behaviour
+ * before claims existed).
+ */
+export interface HeldToken {
+  record: TokenRecord;
+  expired: boolean;
+  /** Deletes the token for good; a no-op when the store had no claims (it is gone already). */
+  consume(): Promise<void>;
+  /** Makes the token usable again at once (best effort: a failure is logged; the lease still ends). */
+  release(): Promise<void>;
+}
+
+const warnedStores = new WeakSet<SessionStore>();
+
+/**
+ * Holds a presented token for the work it authorizes: of concurrent calls, one gets it; the others
+ * read it as unknown until the holder consumes or releases it or `leaseMs` passes. Null when it is
+ * malformed, unknown, used or held; `expired` when it was found past its expiry.
+ */
+export async function holdSingleUseToken(
+  ctx: TokenDeps,
+  purpose: string,
+  token: string | undefined,
+  options: { graceMs?: number; leaseMs?: number } = {},
+): Promise<HeldToken | null> {
+  if (!opaqueToken.safeParse(token).success) return null;
+  const tokenHash = hashToken(token as string);
+  const { sessions } = ctx;
+  if (!sessions.claimToken || !sessions.releaseToken) {
+    if (!warnedStores.has(sessions)) {
+      warnedStores.add(sessions);
+      ctx.logger.warn(
+        { event: "token.claims_unsupported" },
+        "the SessionStore has no claimToken/releaseToken: a link token is consumed before its work, so a crash mid-way can spend it (docs/stores.md)",
+      );
+    }
+    const taken = await consumeSingleUseToken(ctx, purpose, token);
+    if (!taken) return null;
+    return {
+      ...taken,
+      consume: async () => {},
+      release: () => restoreToken(ctx, taken.record, options.graceMs ?? 0),
+    };
+  }
+  const claim = sessions.claimToken.bind(sessions);
+  const releaseToken = sessions.releaseToken.bind(sessions);
+  const record = await guardPort("DATABASE_FAILURE", () =>
+    claim(purpose, tokenHash, options.leaseMs ?? TOKEN_CLAIM_LEASE_MS),
+  );
+  if (!record) return null;
+  return {
+    record,
+    expired: record.expiresAt <= ctx.clock.now(),
+    consume: async () => {
+      await guardPort("DATABASE_FAILURE", () => sessions.consumeToken(purpose, tokenHash));
+    },
+    release: () =>
+      releaseToken(purpose, tokenHash).catch((error: unknown) =>
+        ctx.logger.error(
+          { event: "token.release_failed", purpose, err: String(error) },
+          "could not release a claimed token (it is usable again when the lease ends)",
+        ),
+      ),
+  };
 }

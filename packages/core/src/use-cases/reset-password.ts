@@ -8,13 +8,19 @@ import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { parseInput, resetPasswordInput } from "../validation.js";
 
 /**
- * Sets a new password with a reset token. The policy is checked before the token is consumed;
- * the token works once (and is given back if a later step fails in a store); afterwards every
- * session, refresh token and allowlisted access token of the user is revoked, the address's
- * failed-login lock is lifted, nobody is signed in, and a password-changed email goes out.
- * Accounts without a password set their first one this way. 2FA stays as it was, except on an
- * address that was never verified: the emailed link proves it now, so 2FA set up before by
- * whoever registered it is removed (docs/limits.md).
+ * Sets a new password with a reset token. The policy is checked before the token is touched; the
+ * token works once. Afterwards every session, refresh token and allowlisted access token of the
+ * user is revoked, the address's failed-login lock is lifted, nobody is signed in, and a
+ * password-changed email goes out. Accounts without a password set their first one this way. 2FA
+ * stays as it was, except on an address that was never verified: the emailed link proves it now,
+ * so 2FA set up before by whoever registered it is removed (docs/limits.md).
+ *
+ * Fail-safe order (docs/security.md): claim the token → hash → end every session → set the
+ * password → end every session again (one signed in with the old password meanwhile) → delete the
+ * user's reset tokens, this one among them. A failure (or a crash) before the password is set
+ * leaves the old password and a link that works again (released at once, or when the claim's
+ * lease ends); after it, the new password with every earlier session gone, and the link working
+ * until it is consumed (a retry repeats the same steps).
  */
 export async function resetPassword(
   ctx: AuthContext,
@@ -30,9 +36,10 @@ export async function resetPassword(
     request,
     invalid: "PASSWORD_RESET_TOKEN_INVALID",
     expired: "PASSWORD_RESET_TOKEN_EXPIRED",
-    async use(user) {
+    async use(user, _record, consume) {
       const passwordHash = await ctx.hasher.hash(password);
       const firstProof = !user.emailVerified;
+      const ended = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id));
       const updated = await guardPort("DATABASE_FAILURE", () =>
         ctx.users.update(user.id, {
           passwordHash,
@@ -40,10 +47,10 @@ export async function resetPassword(
         }),
       );
       if (!updated) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-      const revoked = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id));
-      await guardPort("DATABASE_FAILURE", () =>
-        ctx.sessions.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
-      );
+      const revoked =
+        ended + (await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id)));
+      // The user's reset tokens, this one among them: every open link dies with this one.
+      await consume(() => ctx.sessions.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE));
       await ctx.limits.clearPassword(user.email);
       if (firstProof && user.twoFactor.methods.length > 0) {
         ctx.logger.warn(

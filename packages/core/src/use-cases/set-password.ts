@@ -14,6 +14,9 @@ export async function setPassword(ctx: AuthContext, userId: string, password: st
   const id = parseInput(userIdField, userId);
   const normalized = checkPasswordPolicy(parseInput(passwordField, password), ctx.options.password);
   const passwordHash = await ctx.hasher.hash(normalized);
+  // Fail-safe order (docs/security.md): sessions end before and after the new password is set,
+  // so a failure at any step never leaves the new password beside a session from before it.
+  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(id));
   const updated = await guardPort("DATABASE_FAILURE", () => ctx.users.update(id, { passwordHash }));
   if (!updated) throw new AuthError("USER_NOT_FOUND");
   await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(id));

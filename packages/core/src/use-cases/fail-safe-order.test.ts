@@ -1,0 +1,331 @@
+import { createMemoryStores } from "@portcullis/store-memory";
+import { createFakeClock, referenceTotp } from "@portcullis/testing";
+import { describe, expect, it } from "vitest";
+import { createAuth } from "../create-auth.js";
+import { silentLogger } from "../ports/logger.js";
+import type { EmailMessage } from "../ports/mailer.js";
+import type { SessionStore } from "../ports/session-store.js";
+import {
+  APP_ORIGIN,
+  code,
+  createLineLogger,
+  fastHasher,
+  PASSWORD,
+  signIn,
+  TEST_SECRET,
+} from "../test-support.js";
+import { TOKEN_CLAIM_LEASE_MS } from "../tokens/purposes.js";
+
+/**
+ * Fault injection over every step of a password reset (and of `setPassword` and TOTP setup) (docs/security.md, "Fail-safe order of
+ * multi-step changes"): each store and hasher call the reset makes is, in turn, made to fail (a
+ * store error, a cancelled statement) or to never return (the process dies there: kill -9), and the
+ * stores are then checked: either the old password with a link that still works, or the new
+ * password with no session from before the reset. The steps are counted from a clean run, so a
+ * step added to the reset is covered without changing this test.
+ */
+
+const EMAIL = "ada@example.test";
+const NEW_PASSWORD = "a brand new passphrase";
+/** Calls that are not steps: synchronous helpers and the memory store's housekeeping. */
+const NOT_STEPS = new Set(["needsRehash", "createSessionId", "createAccessTokenId", "sweep", "size"]);
+
+type Mode = "fail" | "crash";
+
+interface Fault {
+  armed: boolean;
+  at: number;
+  mode: Mode;
+  calls: string[];
+}
+
+/** Counts each call of `target`'s methods while the fault is armed, and fails or hangs the `at`-th. */
+function instrument<T extends object>(name: string, target: T, fault: Fault): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver);
+      if (typeof value !== "function" || NOT_STEPS.has(String(property))) return value;
+      return (...args: unknown[]) => {
+        if (fault.armed) {
+          fault.calls.push(`${name}.${String(property)}`);
+          if (fault.calls.length === fault.at) {
+            return fault.mode === "fail"
+              ? Promise.reject(new Error(`injected failure in ${name}.${String(property)}`))
+              : new Promise(() => {});
+          }
+        }
+        return value.apply(object, args);
+      };
+    },
+  });
+}
+
+/** A store without the optional claim methods: the core falls back to consuming the token first. */
+function withoutClaims(store: SessionStore): SessionStore {
+  return new Proxy(store, {
+    get(object, property, receiver) {
+      if (property === "claimToken" || property === "releaseToken") return undefined;
+      return Reflect.get(object, property, receiver);
+    },
+  });
+}
+
+/** One user signed in (the session from before the reset) and holding a reset link. */
+async function scenario(options: { claims: boolean }) {
+  const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
+  const memory = createMemoryStores({ clock, sweepIntervalMs: 0 });
+  const fault: Fault = { armed: false, at: 0, mode: "fail", calls: [] };
+  const sessions = options.claims ? memory.sessions : withoutClaims(memory.sessions);
+  const stores = {
+    users: instrument("users", memory.users, fault),
+    cooldowns: instrument("cooldowns", memory.cooldowns, fault),
+    sessions: instrument("sessions", sessions, fault),
+  };
+  const hasher = fastHasher();
+  const sent: EmailMessage[] = [];
+  const build = () =>
+    createAuth({
+      secret: TEST_SECRET,
+      stores,
+      clock,
+      appOrigin: APP_ORIGIN,
+      logger: silentLogger,
+      passwordHasher: instrument("hasher", hasher, fault),
+      mailer: { send: async (message) => void sent.push(message) },
+      email: { enabled: true, loginAlerts: false },
+    });
+  const auth = build();
+  await auth.ready();
+  await auth.register({ email: EMAIL, password: PASSWORD });
+  const before = await signIn(auth, { email: EMAIL, password: PASSWORD });
+  await auth.requestPasswordReset({ email: EMAIL });
+  await auth.idle();
+  const html = sent.filter((message) => message.kind === "password-reset").at(-1)?.html ?? "";
+  const token = /token=([A-Za-z0-9_-]+)/.exec(html)?.[1] ?? "";
+  expect(token).not.toBe("");
+  const userId = (await memory.users.findByEmail(EMAIL))?.id ?? "";
+
+  /** The invariant, checked through `checker` (the same process after a failure, a new one after a crash). */
+  async function check(checker: ReturnType<typeof build>): Promise<"old" | "new"> {
+    const oldAccess = await code(checker.authenticate(before.accessToken));
+    const oldRefresh = await code(checker.refresh(before.refreshToken));
+    const hash = (await memory.users.findById(userId))?.passwordHash ?? "";
+    if (await hasher.verify(hash, NEW_PASSWORD)) {
+      expect({ oldAccess, oldRefresh }).toEqual({
+        oldAccess: "ACCESS_TOKEN_INVALID",
+        oldRefresh: "REFRESH_TOKEN_INVALID",
+      });
+      return "new";
+    }
+    expect(await hasher.verify(hash, PASSWORD)).toBe(true);
+    // The old state: the link works, and using it now completes the reset.
+    expect(await code(checker.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+    expect(await code(checker.authenticate(before.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(signIn(checker, { email: EMAIL, password: NEW_PASSWORD }))).toBe("OK");
+    return "old";
+  }
+  /** After `setPassword` (no link): the new password and no session from before, or the old password. */
+  async function checkSetPassword(checker: ReturnType<typeof build>): Promise<"old" | "new"> {
+    const oldAccess = await code(checker.authenticate(before.accessToken));
+    const oldRefresh = await code(checker.refresh(before.refreshToken));
+    const hash = (await memory.users.findById(userId))?.passwordHash ?? "";
+    if (await hasher.verify(hash, NEW_PASSWORD)) {
+      expect({ oldAccess, oldRefresh }).toEqual({
+        oldAccess: "ACCESS_TOKEN_INVALID",
+        oldRefresh: "REFRESH_TOKEN_INVALID",
+      });
+      return "new";
+    }
+    expect(await hasher.verify(hash, PASSWORD)).toBe(true);
+    return "old";
+  }
+  return { auth, build, clock, fault, token, userId, memory, before, check, checkSetPassword };
+}
+
+/** The store and hasher calls of a reset that runs without a fault. */
+async function stepsOfCleanReset(claims: boolean): Promise<string[]> {
+  const { auth, fault, token, check } = await scenario({ claims });
+  Object.assign(fault, { armed: true, at: 0 });
+  expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+  fault.armed = false;
+  expect(await check(auth)).toBe("new");
+  return fault.calls;
+}
+
+describe("resetPassword under faults", () => {
+  it("resetPassword - runs its steps in the fail-safe order", async () => {
+    const steps = await stepsOfCleanReset(true);
+    const first = (call: string) => steps.indexOf(call);
+    const order = [
+      first("sessions.claimToken"),
+      first("hasher.hash"),
+      first("sessions.deleteUserSessions"),
+      first("users.update"),
+      steps.lastIndexOf("sessions.deleteUserSessions"),
+      first("sessions.deleteUserTokens"),
+    ];
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(first("users.update")).toBeLessThan(steps.lastIndexOf("sessions.deleteUserSessions"));
+  });
+
+  for (const claims of [true, false]) {
+    it(`resetPassword - a failure at any step leaves the old password with a working link or the new one without old sessions (${claims ? "claims" : "store without claims"})`, async () => {
+      const steps = await stepsOfCleanReset(claims);
+      const outcomes: Record<string, number> = {};
+      for (let at = 1; at <= steps.length; at++) {
+        const { auth, fault, token, check } = await scenario({ claims });
+        Object.assign(fault, { armed: true, at, mode: "fail", calls: [] });
+        const answer = await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }));
+        fault.armed = false;
+        expect(fault.calls[at - 1], `step ${at}`).toBe(steps[at - 1]);
+        const state = await check(auth);
+        if (answer === "OK") expect(state, `step ${at}: ${steps[at - 1]}`).toBe("new");
+        const key = `${state}:${answer}`;
+        outcomes[key] = (outcomes[key] ?? 0) + 1;
+      }
+      // Both sides of the line are reached: failures before the password is set and after it.
+      expect(Object.keys(outcomes).some((key) => key.startsWith("old:"))).toBe(true);
+      expect(Object.keys(outcomes).some((key) => key.startsWith("new:") && key !== "new:OK")).toBe(true);
+    });
+  }
+
+  it("resetPassword - the process dying at any step (the call never returns) leaves the old password with a link that works after the lease, or the new one without old sessions", async () => {
+    const steps = await stepsOfCleanReset(true);
+    const states = { old: 0, new: 0 };
+    for (let at = 1; at <= steps.length; at++) {
+      const { auth, build, clock, fault, token, check } = await scenario({ claims: true });
+      Object.assign(fault, { armed: true, at, mode: "crash", calls: [] });
+      void auth.resetPassword(token, { newPassword: NEW_PASSWORD });
+      for (let waited = 0; fault.calls.length < at && waited < 2_000; waited += 5)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      fault.armed = false;
+      expect(fault.calls.length, `stopped at step ${at}`).toBe(at);
+      // A new process over the same stores, once the dead request's claim has run out.
+      clock.advance(TOKEN_CLAIM_LEASE_MS + 1_000);
+      const restarted = build();
+      await restarted.ready();
+      states[await check(restarted)] += 1;
+    }
+    expect(states.old).toBeGreaterThan(0);
+    expect(states.new).toBeGreaterThan(0);
+  });
+
+  it("setPassword - a failure at any step leaves the old password or the new one without old sessions", async () => {
+    const clean = await scenario({ claims: true });
+    Object.assign(clean.fault, { armed: true, at: 0 });
+    await clean.auth.admin.setPassword(clean.userId, NEW_PASSWORD);
+    clean.fault.armed = false;
+    const steps = clean.fault.calls;
+    expect(steps.indexOf("sessions.deleteUserSessions")).toBeLessThan(steps.indexOf("users.update"));
+    const states = { old: 0, new: 0 };
+    for (let at = 1; at <= steps.length; at++) {
+      const { auth, fault, userId, checkSetPassword } = await scenario({ claims: true });
+      Object.assign(fault, { armed: true, at, mode: "fail", calls: [] });
+      const answer = await code(auth.admin.setPassword(userId, NEW_PASSWORD));
+      fault.armed = false;
+      const state = await checkSetPassword(auth);
+      if (answer === "OK") expect(state).toBe("new");
+      states[state] += 1;
+    }
+    expect(states.old).toBeGreaterThan(0);
+    expect(states.new).toBeGreaterThan(0);
+  });
+
+  /** A user with a second session (the one that must end), in TOTP setup from the current one. */
+  async function totpScenario() {
+    const base = await scenario({ claims: true });
+    const { auth, memory, userId } = base;
+    await memory.users.update(userId, { emailVerified: true });
+    const current = await signIn(auth, { email: EMAIL, password: PASSWORD });
+    const principal = await auth.authenticate(current.accessToken);
+    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
+    const setup = await auth.getTotpSetup(principal, stepUp.stepUpToken);
+    const confirm = (checker: typeof auth) =>
+      checker.confirmTotpSetup(principal, stepUp.stepUpToken, {
+        setupToken: setup.setupToken,
+        code: referenceTotp(setup.secret, base.clock.now()),
+      });
+    /** TOTP on and the other session gone, or TOTP off and the setup still usable (used now). */
+    async function checkTotp(checker: typeof auth): Promise<"old" | "new"> {
+      const other = await code(checker.authenticate(base.before.accessToken));
+      const user = await memory.users.findById(userId);
+      if (user?.twoFactor.methods.includes("totp")) {
+        expect(other).toBe("ACCESS_TOKEN_INVALID");
+        return "new";
+      }
+      base.clock.advance(30_000);
+      expect(await code(confirm(checker))).toBe("OK");
+      expect(await code(checker.authenticate(base.before.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+      return "old";
+    }
+    return { ...base, confirm, checkTotp };
+  }
+
+  it("confirmTotpSetup - a failure or a crash at any step leaves 2FA as it was with the setup usable, or TOTP on without the other sessions", async () => {
+    const clean = await totpScenario();
+    Object.assign(clean.fault, { armed: true, at: 0 });
+    expect(await code(clean.confirm(clean.auth))).toBe("OK");
+    clean.fault.armed = false;
+    const steps = clean.fault.calls;
+    expect(steps.indexOf("sessions.deleteUserSessions")).toBeLessThan(steps.indexOf("users.update"));
+    const states = { old: 0, new: 0 };
+    for (const mode of ["fail", "crash"] as const) {
+      for (let at = 1; at <= steps.length; at++) {
+        const { auth, build, clock, fault, confirm, checkTotp } = await totpScenario();
+        Object.assign(fault, { armed: true, at, mode, calls: [] });
+        const answer = code(confirm(auth));
+        if (mode === "fail") await answer;
+        else
+          for (let waited = 0; fault.calls.length < at && waited < 2_000; waited += 5)
+            await new Promise((resolve) => setTimeout(resolve, 5));
+        fault.armed = false;
+        let checker = auth;
+        if (mode === "crash") {
+          clock.advance(TOKEN_CLAIM_LEASE_MS + 1_000);
+          checker = build();
+          await checker.ready();
+        }
+        states[await checkTotp(checker)] += 1;
+      }
+    }
+    expect(states.old).toBeGreaterThan(0);
+    expect(states.new).toBeGreaterThan(0);
+  });
+
+  it("resetPassword - a store without claimToken still resets, and the core warns once that links are consumed first", async () => {
+    const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
+    const memory = createMemoryStores({ clock, sweepIntervalMs: 0 });
+    const { logger, lines } = createLineLogger();
+    const sent: EmailMessage[] = [];
+    const auth = createAuth({
+      secret: TEST_SECRET,
+      stores: { ...memory, sessions: withoutClaims(memory.sessions) },
+      clock,
+      appOrigin: APP_ORIGIN,
+      logger,
+      passwordHasher: fastHasher(),
+      mailer: { send: async (message) => void sent.push(message) },
+      email: { enabled: true, loginAlerts: false },
+    });
+    for (const email of ["ada@example.test", "bob@example.test"]) {
+      await auth.register({ email, password: PASSWORD });
+      await auth.requestPasswordReset({ email });
+      await auth.idle();
+      const html = sent
+        .filter((message) => message.to === email && message.kind === "password-reset")
+        .at(-1)?.html;
+      const token = /token=([A-Za-z0-9_-]+)/.exec(html ?? "")?.[1] ?? "";
+      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe(
+        "PASSWORD_RESET_TOKEN_INVALID",
+      );
+    }
+    const warnings = lines
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.event === "token.claims_unsupported");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.level).toBe("warn");
+  });
+});

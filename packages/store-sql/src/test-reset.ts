@@ -1,0 +1,82 @@
+import type { Auth, EmailMessage, PasswordHasher, UserStore } from "@portcullis/core";
+import { expect } from "vitest";
+
+/** Test support (not part of the package's exports): users holding a reset link, and the reset invariant. */
+
+export const OLD_PASSWORD = "correct horse battery staple";
+export const NEW_PASSWORD = "a brand new passphrase";
+
+/** A user signed in before the reset (the session that must not outlive a new password), holding a reset link. */
+export interface ResettingUser {
+  email: string;
+  token: string;
+  accessToken: string;
+  refreshToken: string;
+}
+
+const code = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "OK",
+    (error: { code?: string }) => error.code ?? String(error),
+  );
+
+/** The token of the last reset email sent to `email`. */
+export function resetTokenOf(sent: EmailMessage[], email: string): string {
+  const message = sent.filter((m) => m.kind === "password-reset" && m.to === email).at(-1);
+  const token = /token=([A-Za-z0-9_-]+)/.exec(message?.html ?? "")?.[1];
+  if (!token) throw new Error(`no reset link for ${email}`);
+  return token;
+}
+
+/** Registers `count` users, signs each in once and sends each a reset link (emails land in `sent`). */
+export async function resettingUsers(
+  auth: Auth,
+  sent: EmailMessage[],
+  count: number,
+  label = "user",
+): Promise<ResettingUser[]> {
+  const users: ResettingUser[] = [];
+  for (let i = 0; i < count; i++) {
+    const email = `${label}-${i}@example.test`;
+    await auth.register({ email, password: OLD_PASSWORD });
+    const login = await auth.login({ email, password: OLD_PASSWORD });
+    if (login.twoFactorRequired) throw new Error("unexpected 2FA");
+    await auth.requestPasswordReset({ email });
+    users.push({ email, token: "", accessToken: login.accessToken, refreshToken: login.refreshToken });
+  }
+  await auth.idle();
+  for (const user of users) user.token = resetTokenOf(sent, user.email);
+  return users;
+}
+
+/**
+ * The state a reset left, checked through `auth` (after any claim's lease ended): `new` when the
+ * new password is set, which requires that the session from before answers neither /me nor
+ * refresh; `old` when the old password is unchanged, which requires that the link still works:
+ * it is used now, and must complete the reset. A mix fails the test.
+ */
+export async function resetState(
+  auth: Auth,
+  users: UserStore,
+  hasher: PasswordHasher,
+  user: ResettingUser,
+): Promise<"old" | "new"> {
+  const oldAccess = await code(auth.authenticate(user.accessToken));
+  const oldRefresh = await code(auth.refresh(user.refreshToken));
+  const hash = (await users.findByEmail(user.email))?.passwordHash ?? "";
+  if (await hasher.verify(hash, NEW_PASSWORD)) {
+    expect({ email: user.email, oldAccess, oldRefresh }).toEqual({
+      email: user.email,
+      oldAccess: "ACCESS_TOKEN_INVALID",
+      oldRefresh: "REFRESH_TOKEN_INVALID",
+    });
+    return "new";
+  }
+  expect(await hasher.verify(hash, OLD_PASSWORD)).toBe(true);
+  expect({
+    email: user.email,
+    link: await code(auth.resetPassword(user.token, { newPassword: NEW_PASSWORD })),
+  }).toEqual({ email: user.email, link: "OK" });
+  expect(await code(auth.authenticate(user.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+  return "old";
+}
