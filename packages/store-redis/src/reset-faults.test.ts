@@ -3,17 +3,17 @@ import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createArgon2Hasher,
-  createAuth,
-  type EmailMessage,
-  silentLogger,
-  type UserStore,
-} from "@portcullis/core";
+import { silentLogger } from "@portcullis/core";
 import { createMemoryUserStore } from "@portcullis/store-memory";
 import { freePort } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NEW_PASSWORD, resetState, resettingUsers } from "../../store-sql/src/test-reset.js";
+import {
+  authWithResetSteps,
+  NEW_PASSWORD,
+  type ResetStep,
+  resetState,
+  resettingUsers,
+} from "../../store-sql/src/test-reset.js";
 import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
 import { canStartRedis, startRedisServer, stopRedisServer, testPrefix } from "./test-redis.js";
@@ -75,40 +75,14 @@ describe.skipIf(!canStartRedis)("resetPassword with Redis frozen mid-reset", () 
       if (client.status !== "ready") await once(client, "ready");
       const keyPrefix = testPrefix();
       const redisStores = createRedisStores({ client, keyPrefix, operationTimeoutMs: 300 });
-      const memoryUsers = createMemoryUserStore();
-      let freezeAt: "hash" | "update" | null = null;
-      const freeze = (step: "hash" | "update") => {
-        if (freezeAt !== step) return;
-        freezeAt = null;
-        server.kill("SIGSTOP");
-      };
-      const users: UserStore = {
-        ...memoryUsers,
-        findById: (id) => memoryUsers.findById(id),
-        findByEmail: (email) => memoryUsers.findByEmail(email),
-        create: (user) => memoryUsers.create(user),
-        delete: (id) => memoryUsers.delete(id),
-        async update(id, patch) {
-          const updated = await memoryUsers.update(id, patch);
-          if (patch.passwordHash) freeze("update");
-          return updated;
-        },
-      };
-      const real = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
-      const sent: EmailMessage[] = [];
-      const auth = createAuth({
+      let freezeAt: ResetStep | null = null;
+      const { auth, users, hasher, sent } = authWithResetSteps({
         secret: SECRET,
-        stores: { users, ...redisStores },
-        appOrigin: "https://app.example.test",
-        logger: silentLogger,
-        mailer: { send: async (message) => void sent.push(message) },
-        email: { enabled: true, loginAlerts: false },
-        passwordHasher: {
-          ...real,
-          async hash(password) {
-            freeze("hash");
-            return real.hash(password);
-          },
+        stores: { users: createMemoryUserStore(), ...redisStores },
+        at(step) {
+          if (freezeAt !== step) return;
+          freezeAt = null;
+          server.kill("SIGSTOP");
         },
       });
       try {
@@ -126,7 +100,7 @@ describe.skipIf(!canStartRedis)("resetPassword with Redis frozen mid-reset", () 
         // The release timed out with Redis: the claim ends with its lease (on Redis's clock; moved here).
         for (const key of await client.keys(`${keyPrefix}tok:*:claim`)) await client.pexpire(key, 1);
         await new Promise((resolve) => setTimeout(resolve, 10));
-        expect(await resetState(auth, users, real, user)).toBe(expected);
+        expect(await resetState(auth, users, hasher, user)).toBe(expected);
       } finally {
         server.kill("SIGCONT");
         const keys = await client.keys(`${keyPrefix}*`);
@@ -153,41 +127,15 @@ describe.skipIf(!canStartRedis)("resetPassword with Redis stopped mid-reset", ()
       if (client.status !== "ready") await once(client, "ready");
       const keyPrefix = testPrefix();
       const redisStores = createRedisStores({ client, keyPrefix, operationTimeoutMs: 300 });
-      const memoryUsers = createMemoryUserStore();
-      let stopAt: "hash" | "update" | null = null;
-      const stop = async (step: "hash" | "update") => {
-        if (stopAt !== step) return;
-        stopAt = null;
-        server.kill("SIGKILL");
-        await once(server, "exit");
-      };
-      const users: UserStore = {
-        ...memoryUsers,
-        findById: (id) => memoryUsers.findById(id),
-        findByEmail: (email) => memoryUsers.findByEmail(email),
-        create: (user) => memoryUsers.create(user),
-        delete: (id) => memoryUsers.delete(id),
-        async update(id, patch) {
-          const updated = await memoryUsers.update(id, patch);
-          if (patch.passwordHash) await stop("update");
-          return updated;
-        },
-      };
-      const real = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
-      const sent: EmailMessage[] = [];
-      const auth = createAuth({
+      let stopAt: ResetStep | null = null;
+      const { auth, users, hasher, sent } = authWithResetSteps({
         secret: SECRET,
-        stores: { users, ...redisStores },
-        appOrigin: "https://app.example.test",
-        logger: silentLogger,
-        mailer: { send: async (message) => void sent.push(message) },
-        email: { enabled: true, loginAlerts: false },
-        passwordHasher: {
-          ...real,
-          async hash(password) {
-            await stop("hash");
-            return real.hash(password);
-          },
+        stores: { users: createMemoryUserStore(), ...redisStores },
+        async at(step) {
+          if (stopAt !== step) return;
+          stopAt = null;
+          server.kill("SIGKILL");
+          await once(server, "exit");
         },
       });
       try {
@@ -206,7 +154,7 @@ describe.skipIf(!canStartRedis)("resetPassword with Redis stopped mid-reset", ()
         // The release could not reach Redis: the claim ends with its lease (on Redis's clock; moved here).
         for (const key of await client.keys(`${keyPrefix}tok:*:claim`)) await client.pexpire(key, 1);
         await new Promise((resolve) => setTimeout(resolve, 10));
-        expect(await resetState(auth, users, real, user)).toBe(expected);
+        expect(await resetState(auth, users, hasher, user)).toBe(expected);
       } finally {
         client.disconnect();
         server.kill("SIGKILL");

@@ -2,21 +2,20 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createArgon2Hasher,
-  createAuth,
-  type EmailMessage,
-  silentLogger,
-  TOKEN_CLAIM_LEASE_MS,
-  type UserStore,
-} from "@portcullis/core";
+import { TOKEN_CLAIM_LEASE_MS } from "@portcullis/core";
 import { Kysely, SqliteDialect } from "kysely";
 import Database from "libsql";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStores } from "./sql-stores.js";
 import { canStartPostgres, fakeClock, postgresDb, startPostgresServer } from "./test-databases.js";
-import { NEW_PASSWORD, resetState, resettingUsers } from "./test-reset.js";
+import {
+  authWithResetSteps,
+  NEW_PASSWORD,
+  type ResetStep,
+  resetState,
+  resettingUsers,
+} from "./test-reset.js";
 
 // The half-written reset of issue 34 on a PostgreSQL server of the test's own: a table the reset
 // writes is locked (ACCESS EXCLUSIVE, from another connection) while the reset hashes, the
@@ -68,28 +67,17 @@ describe.skipIf(!canStartPostgres)("resetPassword on PostgreSQL: a blocked state
       const db = postgresDb(server.url);
       const stores = createSqlStores({ db, tablePrefix: prefix });
       await stores.migrate();
-      const real = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
       const locker = new pg.Client({ connectionString: server.url });
       await locker.connect();
       let lockDuringHash = false;
-      const sent: EmailMessage[] = [];
-      const auth = createAuth({
+      const { auth, hasher, sent } = authWithResetSteps({
         secret: SECRET,
         stores: { users: stores.users, sessions: stores.sessions, cooldowns: stores.cooldowns },
-        appOrigin: "https://app.example.test",
-        logger: silentLogger,
-        mailer: { send: async (message) => void sent.push(message) },
-        email: { enabled: true, loginAlerts: false },
-        passwordHasher: {
-          ...real,
-          async hash(password) {
-            if (lockDuringHash) {
-              lockDuringHash = false;
-              await locker.query("begin");
-              await locker.query(`lock table ${prefix}${table} in access exclusive mode`);
-            }
-            return real.hash(password);
-          },
+        async at(step) {
+          if (step !== "hash" || !lockDuringHash) return;
+          lockDuringHash = false;
+          await locker.query("begin");
+          await locker.query(`lock table ${prefix}${table} in access exclusive mode`);
         },
       });
       try {
@@ -104,7 +92,7 @@ describe.skipIf(!canStartPostgres)("resetPassword on PostgreSQL: a blocked state
         await cancelBlocked(lockerPid);
         await locker.query("commit");
         expect(await answer).toBe("DATABASE_FAILURE");
-        expect(await resetState(auth, stores.users, real, user)).toBe(expected);
+        expect(await resetState(auth, stores.users, hasher, user)).toBe(expected);
       } finally {
         await locker.end();
         await db.destroy();
@@ -138,40 +126,15 @@ describe("resetPassword on SQLite: the database locked by another connection", (
       const clock = fakeClock(Date.now());
       const stores = createSqlStores({ db, clock });
       await stores.migrate();
-      let lockAt: "hash" | "update" | null = null;
-      const lock = (step: "hash" | "update") => {
-        if (lockAt !== step) return;
-        lockAt = null;
-        locker.exec("begin immediate");
-      };
-      const users: UserStore = {
-        ...stores.users,
-        findById: (id) => stores.users.findById(id),
-        findByEmail: (email) => stores.users.findByEmail(email),
-        create: (user) => stores.users.create(user),
-        delete: (id) => stores.users.delete(id),
-        async update(id, patch) {
-          const updated = await stores.users.update(id, patch);
-          if (patch.passwordHash) lock("update");
-          return updated;
-        },
-      };
-      const real = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
-      const sent: EmailMessage[] = [];
-      const auth = createAuth({
+      let lockAt: ResetStep | null = null;
+      const { auth, users, hasher, sent } = authWithResetSteps({
         secret: SECRET,
-        stores: { users, sessions: stores.sessions, cooldowns: stores.cooldowns },
+        stores: { users: stores.users, sessions: stores.sessions, cooldowns: stores.cooldowns },
         clock,
-        appOrigin: "https://app.example.test",
-        logger: silentLogger,
-        mailer: { send: async (message) => void sent.push(message) },
-        email: { enabled: true, loginAlerts: false },
-        passwordHasher: {
-          ...real,
-          async hash(password) {
-            lock("hash");
-            return real.hash(password);
-          },
+        at(step) {
+          if (lockAt !== step) return;
+          lockAt = null;
+          locker.exec("begin immediate");
         },
       });
       try {
@@ -186,7 +149,7 @@ describe("resetPassword on SQLite: the database locked by another connection", (
         expect(answer).toBe("DATABASE_FAILURE");
         // The release failed on the lock too: the claim ends with its lease.
         clock.advance(TOKEN_CLAIM_LEASE_MS + 1_000);
-        expect(await resetState(auth, users, real, user)).toBe(expected);
+        expect(await resetState(auth, users, hasher, user)).toBe(expected);
       } finally {
         locker.close();
         await db.destroy();

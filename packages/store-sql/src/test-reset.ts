@@ -1,4 +1,14 @@
-import type { Auth, EmailMessage, PasswordHasher, UserStore } from "@portcullis/core";
+import {
+  type Auth,
+  type AuthOptions,
+  type Clock,
+  createArgon2Hasher,
+  createAuth,
+  type EmailMessage,
+  type PasswordHasher,
+  silentLogger,
+  type UserStore,
+} from "@portcullis/core";
 import { expect } from "vitest";
 
 /** Test support (not part of the package's exports): users holding a reset link, and the reset invariant. */
@@ -79,4 +89,53 @@ export async function resetState(
   }).toEqual({ email: user.email, link: "OK" });
   expect(await code(auth.authenticate(user.accessToken))).toBe("ACCESS_TOKEN_INVALID");
   return "old";
+}
+
+/** A step of the reset where a fault test breaks the store: the hash, or right after the new password is saved. */
+export type ResetStep = "hash" | "update";
+
+/**
+ * An auth over `stores` for the reset fault tests, whose `at(step)` runs when the reset reaches a
+ * `ResetStep`: before the hash, and after the users store saved a new password hash. Cheap
+ * argon2 parameters; emails land in `sent`.
+ */
+export function authWithResetSteps(options: {
+  secret: string;
+  stores: AuthOptions["stores"];
+  clock?: Clock;
+  at(step: ResetStep): void | Promise<void>;
+}): { auth: Auth; users: UserStore; hasher: PasswordHasher; sent: EmailMessage[] } {
+  const base = options.stores.users;
+  const update: UserStore["update"] = async (id, patch) => {
+    const updated = await base.update(id, patch);
+    if (patch.passwordHash) await options.at("update");
+    return updated;
+  };
+  // Every other method of the store as it is (bound, so a class-based store keeps its `this`).
+  const users = new Proxy(base, {
+    get: (target, key) => {
+      if (key === "update") return update;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
+  const sent: EmailMessage[] = [];
+  const auth = createAuth({
+    secret: options.secret,
+    stores: { ...options.stores, users },
+    ...(options.clock ? { clock: options.clock } : {}),
+    appOrigin: "https://app.example.test",
+    logger: silentLogger,
+    mailer: { send: async (message) => void sent.push(message) },
+    email: { enabled: true, loginAlerts: false },
+    passwordHasher: {
+      ...hasher,
+      async hash(password) {
+        await options.at("hash");
+        return hasher.hash(password);
+      },
+    },
+  });
+  return { auth, users, hasher, sent };
 }
