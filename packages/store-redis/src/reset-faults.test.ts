@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,29 +15,13 @@ import {
 } from "../../store-sql/src/test-reset.js";
 import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
-import { canStartRedis, startRedisServer, stopRedisServer, testPrefix } from "./test-redis.js";
-
-/** A redis-server that writes every command to its append-only file before answering, in `dir`. */
-async function startDurableRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes"],
-    { stdio: "ignore" },
-  );
-  child.unref();
-  const probe = createRedisClient(`redis://127.0.0.1:${port}`, { logger: silentLogger });
-  try {
-    const deadline = Date.now() + 5_000;
-    while (probe.status !== "ready") {
-      if (Date.now() > deadline) throw new Error("redis-server did not start");
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await probe.config("SET", "appendfsync", "always");
-  } finally {
-    probe.disconnect();
-  }
-  return child;
-}
+import {
+  canStartRedis,
+  startDurableRedis,
+  startRedisServer,
+  stopRedisServer,
+  testPrefix,
+} from "./test-redis.js";
 
 // The half-written reset of issue 34 with the sessions and tokens on Redis (the examples'
 // REDIS_URL shape; users elsewhere, here in memory): a redis-server of the test's own is frozen

@@ -3,8 +3,10 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { silentLogger } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
 import { Redis } from "ioredis";
+import { createRedisClient } from "./client.js";
 
 /** Test support (not part of the package's exports): find or start a Redis for the tests. */
 
@@ -126,6 +128,28 @@ export async function startRedisServer(port: number): Promise<ChildProcess> {
   }
   child.kill();
   throw new Error(`redis-server on port ${port} did not start`);
+}
+
+/** A redis-server that writes every command to its append-only file before answering, in `dir`. */
+export async function startDurableRedis(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes"],
+    { stdio: "ignore" },
+  );
+  child.unref();
+  const probe = createRedisClient(`redis://127.0.0.1:${port}`, { logger: silentLogger });
+  try {
+    const deadline = Date.now() + 5_000;
+    while (probe.status !== "ready") {
+      if (Date.now() > deadline) throw new Error("redis-server did not start");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await probe.config("SET", "appendfsync", "always");
+  } finally {
+    probe.disconnect();
+  }
+  return child;
 }
 
 export async function stopRedisServer(child: ChildProcess): Promise<void> {
