@@ -2,6 +2,8 @@
 // every reset of `tokens` fired at once, then SIGKILL `killAfterMs` later on its own clock (so a
 // busy test runner reading its output late does not move the kill point). Prints "fired" when all
 // resets are started and "done <index> <OK|code>" as each one answers; never exits by itself.
+// With `redis` ({ url, keyPrefix }), the sessions, single-use tokens and cooldowns are on Redis
+// (the built @portcullis/store-redis) and only the users in SQL: the examples' REDIS_URL shape.
 import { createAuth, silentLogger } from "@portcullis/core";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import Database from "libsql";
@@ -16,9 +18,18 @@ const db =
         dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }),
       });
 const stores = createSqlStores({ db, tablePrefix: config.prefix });
+let redisStores;
+if (config.redis) {
+  const { createRedisClient, createRedisStores } = await import("../../store-redis/dist/index.js");
+  const client = createRedisClient(config.redis.url, { logger: silentLogger });
+  await new Promise((resolve) => client.once("ready", resolve));
+  redisStores = createRedisStores({ client, keyPrefix: config.redis.keyPrefix });
+}
 const auth = createAuth({
   secret: config.secret,
-  stores: { users: stores.users, sessions: stores.sessions, cooldowns: stores.cooldowns },
+  stores: redisStores
+    ? { users: stores.users, ...redisStores }
+    : { users: stores.users, sessions: stores.sessions, cooldowns: stores.cooldowns },
   appOrigin: "https://app.example.test",
   logger: silentLogger,
   mailer: { send: async () => {} },
@@ -27,6 +38,7 @@ const auth = createAuth({
 await auth.ready();
 // One statement first, so the pool is connected before the clock of the test starts.
 await stores.users.findById("warm-up");
+if (redisStores) await redisStores.sessions.listSessions("warm-up");
 const resets = config.tokens.map((token, index) =>
   auth.resetPassword(token, { newPassword: config.newPassword }).then(
     () => process.stdout.write(`done ${index} OK\n`),
