@@ -20,8 +20,12 @@ const OUTAGE_MS = 10_000;
 const RETRY_MS = 2_000;
 /** The longest a login may take while the store's connections are made again. */
 const REQUEST_MS = 1_000;
-/** The longest wait between ioredis's reconnection attempts with createRedisClient's defaults. */
-const REDIS_RECONNECT_MS = 1_000;
+/**
+ * The longest time from Redis answering again to the example's client being ready: the wait
+ * between ioredis's reconnection attempts with createRedisClient's defaults (250 ms), and the
+ * connect and ready check with room for a busy machine.
+ */
+const REDIS_RECONNECT_MS = 500;
 const HASHER = () => createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
 
 interface Store {
@@ -138,7 +142,7 @@ describe.skipIf(!canStartRedis)("example: express + redis outage recovery", () =
     if (redis) await stopRedisServer(redis);
   });
 
-  it("login - a client retrying every 2 s through a 10 s Redis outage signs in at its first attempt after the reconnection (<= 1 s); every failure is EMAIL_COOLDOWN_CACHE_FAILURE", async () => {
+  it("login - a client retrying every 2 s through a 10 s Redis outage signs in within 2 s of recovery; every failure is EMAIL_COOLDOWN_CACHE_FAILURE", async () => {
     const port = await freePort();
     redis = await startRedisServer(port);
     const env = {
@@ -164,9 +168,10 @@ describe.skipIf(!canStartRedis)("example: express + redis outage recovery", () =
     console.info("redis outage", { failures, recoveryMs, lastFailureMs, attemptsFromRecoveryMs });
     expect(failures.length).toBeGreaterThanOrEqual(4);
     expect(new Set(failures)).toEqual(new Set(["500 EMAIL_COOLDOWN_CACHE_FAILURE"]));
-    // ioredis reconnects at most 1 s after the server is back (createRedisClient's retry
-    // strategy): an attempt in that second may still fail, the next one signs in.
+    // ioredis reconnects within 250 ms of the server being back (createRedisClient's retry
+    // strategy): an attempt in that time may still fail, the next one (2 s later) signs in, so the
+    // client signs in within 2 s of recovery, as with PostgreSQL, plus the request's own time.
     expect(lastFailureMs).toBeLessThan(REDIS_RECONNECT_MS);
-    expect(recoveryMs).toBeLessThanOrEqual(REDIS_RECONNECT_MS + RETRY_MS + REQUEST_MS);
+    expect(recoveryMs).toBeLessThanOrEqual(RETRY_MS + REQUEST_MS);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import type { EmailService } from "../emails/email-service.js";
+import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents } from "../events.js";
 import type { RequestContext } from "../model.js";
 import type { Logger } from "../ports/logger.js";
@@ -18,6 +19,24 @@ export interface FinishLoginDeps extends SessionDeps {
   options: SessionDeps["options"] & { email: { loginAlerts: boolean } };
 }
 
+/** How the user signed in, for `finishLogin`. */
+export interface SignInDetails {
+  /** Says how the user signed in, in the `login.succeeded` and `session.created` events (e.g. `oidc:github`). */
+  reason?: string | undefined;
+  /**
+   * Set when a recovery code stood in for the second factor: the codes left. The owner then gets
+   * the `recovery-code-used` notice instead of the login alert, whatever `email.loginAlerts` says.
+   */
+  recoveryCodesLeft?: number | undefined;
+  /**
+   * Set by a password sign-in: the password hash the password was checked against (as stored
+   * after a rehash). Once the session is written the user is read again; when the hash differs
+   * (a reset or `setPassword` landed between the check and the session, after its session purge)
+   * or the user is gone, the session is deleted and the sign-in fails with `INVALID_CREDENTIALS`.
+   */
+  verifiedPasswordHash?: string | undefined;
+}
+
 /**
  * The end of every successful sign-in (password alone, password and second factor or recovery
  * code, identity provider, `sessions.create`): a new session with fresh tokens, the sign-in
@@ -29,16 +48,13 @@ export async function finishLogin(
   user: UserRecord,
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
-  /** Says how the user signed in, in the `login.succeeded` and `session.created` events (e.g. `oidc:github`). */
-  reason?: string,
-  /**
-   * Set when a recovery code stood in for the second factor: the codes left. The owner then gets
-   * the `recovery-code-used` notice instead of the login alert, whatever `email.loginAlerts` says.
-   */
-  recoveryCodesLeft?: number,
+  { reason, recoveryCodesLeft, verifiedPasswordHash }: SignInDetails = {},
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
   const { record, ...tokens } = await startSession(ctx, user, stated, request);
+  if (verifiedPasswordHash !== undefined) {
+    await endIfPasswordChanged(ctx, user.id, tokens.sessionId, verifiedPasswordHash, request);
+  }
   // The account's first sign-in is the new user themselves (or the seeded account's owner): no alert.
   const first = await recordSignIn(ctx, user, record.createdAt);
   const notice = (kind: "login-alert" | "recovery-code-used") =>
@@ -59,6 +75,38 @@ export async function finishLogin(
   ctx.events.emit("login.succeeded", details);
   ctx.events.emit("session.created", details);
   return { twoFactorRequired: false, ...tokens };
+}
+
+/**
+ * Closes the window between a password check and its session: a password set meanwhile ran its
+ * second session purge before this session was written, so this sign-in ends the session itself
+ * (with its allowlisted access token) and fails as a sign-in with a password that no longer
+ * holds. Not a wrong guess: the login limits already counted the attempt as a success. When the
+ * re-read fails, the session is deleted (best effort: no one holds its tokens) and the failure
+ * is answered.
+ */
+async function endIfPasswordChanged(
+  ctx: FinishLoginDeps,
+  userId: string,
+  sessionId: string,
+  verifiedPasswordHash: string,
+  request: RequestContext,
+): Promise<void> {
+  let current: UserRecord | null;
+  try {
+    current = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(userId));
+  } catch (error) {
+    await ctx.sessions.deleteSession(sessionId).catch(() => null);
+    throw error;
+  }
+  if (current !== null && current.passwordHash === verifiedPasswordHash) return;
+  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));
+  ctx.logger.info(
+    { event: "login.password_changed", userId, ip: request.ip ?? null },
+    "the password changed while signing in; the new session was ended",
+  );
+  ctx.events.emit("login.failed", { ...request, userId, reason: "password_changed" });
+  throw new AuthError("INVALID_CREDENTIALS");
 }
 
 /** User stores already warned about not keeping `lastSignInAt`, so the warning is logged once. */

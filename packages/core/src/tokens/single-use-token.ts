@@ -124,7 +124,16 @@ export async function holdSingleUseToken(
   options: { graceMs?: number; leaseMs?: number } = {},
 ): Promise<HeldToken | null> {
   if (!opaqueToken.safeParse(token).success) return null;
-  const tokenHash = hashToken(token as string);
+  return holdTokenHash(ctx, purpose, hashToken(token as string), options);
+}
+
+/** `holdSingleUseToken` for a token stored under `tokenHash` (e.g. an emailed 2FA code, keyed by user and code). */
+export async function holdTokenHash(
+  ctx: TokenDeps,
+  purpose: string,
+  tokenHash: string,
+  options: { graceMs?: number; leaseMs?: number } = {},
+): Promise<HeldToken | null> {
   const { sessions } = ctx;
   if (!sessions.claimToken || !sessions.releaseToken) {
     if (!warnedStores.has(sessions)) {
@@ -134,12 +143,13 @@ export async function holdSingleUseToken(
         "the SessionStore has no claimToken/releaseToken: a link token is consumed before its work, so a crash mid-way can spend it (docs/stores.md)",
       );
     }
-    const taken = await consumeSingleUseToken(ctx, purpose, token);
-    if (!taken) return null;
+    const record = await guardPort("DATABASE_FAILURE", () => sessions.consumeToken(purpose, tokenHash));
+    if (!record) return null;
     return {
-      ...taken,
+      record,
+      expired: record.expiresAt <= ctx.clock.now(),
       consume: async () => {},
-      release: () => restoreToken(ctx, taken.record, options.graceMs ?? 0),
+      release: () => restoreToken(ctx, record, options.graceMs ?? 0),
     };
   }
   const claim = sessions.claimToken.bind(sessions);

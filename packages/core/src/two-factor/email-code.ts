@@ -5,6 +5,7 @@ import type { SessionStore } from "../ports/session-store.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { EMAIL_CODE_PURPOSE } from "../tokens/purposes.js";
 import { hashToken } from "../tokens/random.js";
+import { type HeldToken, holdTokenHash, type TokenDeps } from "../tokens/single-use-token.js";
 
 /** What emailed 2FA codes need. */
 export type EmailCodeDeps = Omit<CooldownSendDeps, "background" | "options"> & {
@@ -66,4 +67,24 @@ export async function emailCodeMatches(
     deps.sessions.consumeToken(EMAIL_CODE_PURPOSE, emailCodeHash(userId, code)),
   );
   return record !== null && record.expiresAt > deps.clock.now();
+}
+
+/**
+ * Holds an emailed code for work it authorizes (turning email 2FA on), so that a failed step can
+ * give it back: of concurrent calls with one code, one holds it; it is spent by `consume` once the
+ * work is done, usable again after `release` (or when the claim's lease ends). Null when the code
+ * is malformed, unknown, used, held or expired (an expired code is released, it stays useless).
+ */
+export async function holdEmailCode(
+  deps: TokenDeps,
+  userId: string,
+  code: string,
+): Promise<HeldToken | null> {
+  if (!/^\d{6}$/.test(code)) return null;
+  const held = await holdTokenHash(deps, EMAIL_CODE_PURPOSE, emailCodeHash(userId, code));
+  if (held?.expired) {
+    await held.release();
+    return null;
+  }
+  return held;
 }

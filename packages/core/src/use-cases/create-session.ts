@@ -18,6 +18,6 @@ export async function createSession(
   const { userId, session } = parseInput(createSessionInput, input);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(userId));
   if (!user) throw new AuthError("USER_NOT_FOUND");
-  const signedIn = await finishLogin(ctx, user, session, request, "api");
+  const signedIn = await finishLogin(ctx, user, session, request, { reason: "api" });
   return { ...signedIn, principal: issuePrincipal(user.id, signedIn.sessionId) };
 }

@@ -17,8 +17,8 @@ import {
 import { TOKEN_CLAIM_LEASE_MS } from "../tokens/purposes.js";
 
 /**
- * Fault injection over every step of a password reset (and of `setPassword` and TOTP setup) (docs/security.md, "Fail-safe order of
- * multi-step changes"): each store and hasher call the reset makes is, in turn, made to fail (a
+ * Fault injection over every step of a password reset (and of `setPassword`, TOTP setup and
+ * turning email 2FA on) (docs/security.md, "Fail-safe order of multi-step changes"): each store and hasher call the reset makes is, in turn, made to fail (a
  * store error, a cancelled statement) or to never return (the process dies there: kill -9), and the
  * stores are then checked: either the old password with a link that still works, or the new
  * password with no session from before the reset. The steps are counted from a clean run, so a
@@ -129,7 +129,7 @@ async function scenario(options: { claims: boolean }) {
     expect(await code(signIn(checker, { email: EMAIL, password: NEW_PASSWORD }))).toBe("OK");
     return "old";
   }
-  return { auth, build, clock, fault, token, userId, memory, before, check, checkSetPassword };
+  return { auth, build, clock, fault, token, userId, memory, before, sent, check, checkSetPassword };
 }
 
 /** The store and hasher calls of a reset that runs without a fault. */
@@ -282,6 +282,115 @@ describe("resetPassword under faults", () => {
     }
     expect(states.old).toBeGreaterThan(0);
     expect(states.new).toBeGreaterThan(0);
+  });
+
+  /** A signed-in, stepped-up user (address verified) holding an emailed code to turn email 2FA on. */
+  async function emailScenario(options: { claims: boolean } = { claims: true }) {
+    const base = await scenario(options);
+    const { auth, memory, userId, sent } = base;
+    await memory.users.update(userId, { emailVerified: true });
+    const current = await signIn(auth, { email: EMAIL, password: PASSWORD });
+    const principal = await auth.authenticate(current.accessToken);
+    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
+    await auth.sendTwoFactorEmailCode({ principal });
+    await auth.idle();
+    const mailed =
+      /(\d{6})/.exec(sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
+    expect(mailed).not.toBe("");
+    const enable = (checker: typeof auth, emailed = mailed) =>
+      checker.enableEmailTwoFactor(principal, stepUp.stepUpToken, { code: emailed });
+    const emailOn = async () =>
+      (await memory.users.findById(userId))?.twoFactor.methods.includes("email") ?? false;
+    /** Email 2FA on, or off with the mailed code still turning it on (used now). */
+    async function checkEmail(checker: typeof auth): Promise<"old" | "new"> {
+      if (await emailOn()) return "new";
+      expect(await code(enable(checker))).toBe("OK");
+      expect(await emailOn()).toBe(true);
+      return "old";
+    }
+    return { ...base, mailed, enable, emailOn, checkEmail };
+  }
+
+  for (const claims of [true, false]) {
+    it(`enableEmailTwoFactor - a failure or a crash at any step leaves email 2FA off with the code usable, or on (${claims ? "claims" : "store without claims"})`, async () => {
+      const clean = await emailScenario({ claims });
+      Object.assign(clean.fault, { armed: true, at: 0 });
+      expect(await code(clean.enable(clean.auth))).toBe("OK");
+      clean.fault.armed = false;
+      const steps = clean.fault.calls;
+      // With claims the code is spent only after the method is saved; without, it is taken first.
+      const spent = steps.lastIndexOf("sessions.consumeToken");
+      if (claims) expect(spent).toBeGreaterThan(steps.indexOf("users.update"));
+      else expect(spent).toBeLessThan(steps.indexOf("users.update"));
+      expect(await code(clean.enable(clean.auth))).toBe("WRONG_TWO_FACTOR_CODE");
+      const states = { old: 0, new: 0 };
+      // Without claims the code is taken at once, so only a store failure can be given back.
+      for (const mode of claims ? (["fail", "crash"] as const) : (["fail"] as const)) {
+        for (let at = 1; at <= steps.length; at++) {
+          const { auth, build, clock, fault, enable, checkEmail } = await emailScenario({ claims });
+          Object.assign(fault, { armed: true, at, mode, calls: [] });
+          const answer = code(enable(auth));
+          if (mode === "fail") await answer;
+          else
+            for (let waited = 0; fault.calls.length < at && waited < 2_000; waited += 5)
+              await new Promise((resolve) => setTimeout(resolve, 5));
+          fault.armed = false;
+          expect(fault.calls[at - 1], `${mode} at step ${at}`).toBe(steps[at - 1]);
+          let checker = auth;
+          if (mode === "crash") {
+            clock.advance(TOKEN_CLAIM_LEASE_MS + 1_000);
+            checker = build();
+            await checker.ready();
+          }
+          try {
+            states[await checkEmail(checker)] += 1;
+          } catch (error) {
+            throw new Error(`${mode} at step ${at} (${steps[at - 1]}): ${await answer}: ${error}`);
+          }
+        }
+      }
+      expect(states.old).toBeGreaterThan(0);
+      // With claims a failure after the save (spending the code) leaves email 2FA on; without, the save is the last step.
+      if (claims) expect(states.new).toBeGreaterThan(0);
+    });
+  }
+
+  it("enableEmailTwoFactor - a failed save keeps the code: the same code turns email 2FA on afterwards", async () => {
+    const { auth, memory, enable, emailOn } = await emailScenario();
+    const update = memory.users.update.bind(memory.users);
+    memory.users.update = async () => {
+      throw new Error("injected users.update failure");
+    };
+    expect(await code(enable(auth))).toBe("DATABASE_FAILURE");
+    memory.users.update = update;
+    expect(await emailOn()).toBe(false);
+    expect(await code(enable(auth))).toBe("OK");
+    expect(await emailOn()).toBe(true);
+  });
+
+  for (const claims of [true, false]) {
+    it(`enableEmailTwoFactor - of 8 concurrent enables with one code exactly one succeeds (${claims ? "claims" : "store without claims"})`, async () => {
+      const { auth, enable, emailOn } = await emailScenario({ claims });
+      const answers = await Promise.all(Array.from({ length: 8 }, () => code(enable(auth))));
+      expect(answers.filter((answer) => answer === "OK")).toHaveLength(1);
+      // The others read the held code as a wrong one, each counted: past the budget they are throttled.
+      for (const answer of answers.filter((answer) => answer !== "OK")) {
+        expect(["WRONG_TWO_FACTOR_CODE", "TWO_FACTOR_THROTTLED"]).toContain(answer);
+      }
+      expect(await emailOn()).toBe(true);
+      expect(await code(enable(auth))).not.toBe("OK");
+    });
+  }
+
+  it("enableEmailTwoFactor - wrong codes count against the 2FA budget; then the right code is refused too", async () => {
+    const { auth, mailed, enable, emailOn } = await emailScenario();
+    const wrong = String((Number(mailed) + 1) % 1_000_000).padStart(6, "0");
+    const answers: string[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await code(enable(auth, wrong)));
+    expect(answers).toEqual(Array(5).fill("WRONG_TWO_FACTOR_CODE"));
+    expect(await code(enable(auth))).toBe("TWO_FACTOR_THROTTLED");
+    expect(await emailOn()).toBe(false);
   });
 
   it("resetPassword - a store without claimToken still resets, and the core warns once that links are consumed first", async () => {

@@ -68,7 +68,7 @@ export async function finishIdentityProviderSignIn(
       const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);
       return { outcome: "two-factor", purpose: "login", challenge, returnTo };
     }
-    const signedIn = await finishLogin(ctx, user, undefined, request, providerReason(provider));
+    const signedIn = await finishLogin(ctx, user, undefined, request, { reason: providerReason(provider) });
     return { outcome: "signed-in", signedIn, returnTo };
   }
 

@@ -66,7 +66,7 @@ export async function login(
     throw new AuthError("INVALID_CREDENTIALS");
   }
   await Promise.all([forAddress.succeeded(), fromIp.succeeded()]);
-  await rehashIfOutdated(ctx, user, candidate);
+  const verifiedPasswordHash = await rehashIfOutdated(ctx, user, user.passwordHash, candidate);
 
   if (user.twoFactor.methods.length > 0) {
     const device = describeDevice(session, request.userAgent);
@@ -77,7 +77,8 @@ export async function login(
     );
     return { twoFactorRequired: true, ...challenge };
   }
-  return finishLogin(ctx, user, session, request);
+  // The session is checked against the hash verified here: a reset that lands meanwhile ends it.
+  return finishLogin(ctx, user, session, request, { verifiedPasswordHash });
 }
 
 /**
@@ -102,15 +103,26 @@ async function countAttempt(
   }
 }
 
-/** Replaces a hash made with outdated parameters; a failure here never fails the login. */
-async function rehashIfOutdated(ctx: AuthContext, user: UserRecord, password: string): Promise<void> {
-  if (user.passwordHash === null || !ctx.hasher.needsRehash(user.passwordHash)) return;
+/**
+ * Replaces a hash made with outdated parameters; a failure here never fails the login. Returns the
+ * hash stored now: the new one, or `passwordHash` when there was nothing to do or the update failed.
+ */
+async function rehashIfOutdated(
+  ctx: AuthContext,
+  user: UserRecord,
+  passwordHash: string,
+  password: string,
+): Promise<string> {
+  if (!ctx.hasher.needsRehash(passwordHash)) return passwordHash;
   try {
-    await ctx.users.update(user.id, { passwordHash: await ctx.hasher.hash(password) });
+    const rehashed = await ctx.hasher.hash(password);
+    const updated = await ctx.users.update(user.id, { passwordHash: rehashed });
+    return updated?.passwordHash ?? passwordHash;
   } catch (error) {
     ctx.logger.warn(
       { event: "password.rehash_failed", userId: user.id, err: String(error) },
       "could not rehash password",
     );
+    return passwordHash;
   }
 }

@@ -44,6 +44,9 @@ export async function recoverWithRecoveryCode(
       "recovery code used",
     );
     const device = session ?? statedDevice(record.data);
-    return finishLogin(ctx, user, device, request, "recovery_code", left.length);
+    return finishLogin(ctx, user, device, request, {
+      reason: "recovery_code",
+      recoveryCodesLeft: left.length,
+    });
   });
 }
