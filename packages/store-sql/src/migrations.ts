@@ -7,6 +7,12 @@ export interface MigrateOptions {
   tablePrefix?: string;
   /** Only needed when the dialect cannot be told from the Kysely instance. */
   dialect?: SqlDialect;
+  /**
+   * PostgreSQL: the schema of the migration bookkeeping tables. `migrate` uses the connection's
+   * `current_schema()`; without one, Kysely's Migrator looks for its tables in every schema of the
+   * database and, when another schema has them, skips creating its own.
+   */
+  migrationTableSchema?: string;
 }
 
 /**
@@ -211,6 +217,7 @@ export function createSqlMigrator(db: AnyKysely, options: MigrateOptions = {}): 
     provider: { getMigrations: async () => migrations },
     migrationTableName: tables.migrations,
     migrationLockTableName: tables.migrationLock,
+    ...(options.migrationTableSchema ? { migrationTableSchema: options.migrationTableSchema } : {}),
   });
 }
 
@@ -220,7 +227,14 @@ export function createSqlMigrator(db: AnyKysely, options: MigrateOptions = {}): 
  * the migration's error when one fails. Resolves to the names of the migrations it applied.
  */
 export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Promise<string[]> {
-  const { error, results } = await createSqlMigrator(db, options).migrateToLatest();
+  const dialect = options.dialect ?? detectDialect(db);
+  let migrationTableSchema = options.migrationTableSchema;
+  if (dialect === "postgres" && migrationTableSchema === undefined) {
+    const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+    migrationTableSchema = rows[0]?.schema ?? undefined;
+  }
+  const migrator = createSqlMigrator(db, { ...options, dialect, migrationTableSchema });
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result: MigrationResult) => result.status === "Error");
     throw new Error(

@@ -4,8 +4,9 @@ import {
   runSessionStoreSuite,
   runUserStoreSuite,
 } from "@portcullis/testing";
-import { afterAll, beforeAll } from "vitest";
-import { migrate } from "./migrations.js";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSqlMigrator, migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
 import { fakeClock, postgresSchema, usePostgres } from "./test-databases.js";
 
@@ -34,3 +35,20 @@ runUserStoreSuite({ name: "postgres", create: fixture("users") });
 runSessionStoreSuite({ name: "postgres", create: fixture("sessions") });
 runCooldownStoreSuite({ name: "postgres", create: fixture("cooldowns") });
 runIdentityStoreSuite({ name: "postgres", create: fixture("identities") });
+
+describe("migrate on postgres", () => {
+  it("migrate - a schema gets its own tables while another schema of the database has them", async () => {
+    // Kysely's Migrator, without a schema, finds its bookkeeping tables in any schema: it then
+    // skipped creating this schema's and failed ("relation ... does not exist").
+    const other = await postgresSchema(server.url);
+    try {
+      expect((await migrate(other.db)).length).toBeGreaterThan(0);
+      const plain = await createSqlMigrator(other.db).getMigrations();
+      expect(plain.every((migration) => migration.executedAt !== undefined)).toBe(true);
+      const { rows } = await sql<{ n: string }>`select count(*) as n from portcullis_users`.execute(other.db);
+      expect(Number(rows[0]?.n)).toBe(0);
+    } finally {
+      await other.drop();
+    }
+  });
+});
