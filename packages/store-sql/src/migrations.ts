@@ -23,8 +23,8 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
   return {
     "0001_initial": initialSchema(tables, dialect),
     "0002_identities": identitiesTable(tables, dialect),
-    "0003_last_sign_in": lastSignIn(tables),
-    "0004_token_claims": tokenClaims(tables),
+    "0003_last_sign_in": addedTimeColumn(tables.users, "last_sign_in_at"),
+    "0004_token_claims": addedTimeColumn(tables.tokens, "claimed_until"),
   };
 }
 
@@ -177,33 +177,21 @@ function identitiesTable(tables: SqlTables, dialect: SqlDialect): Migration {
 }
 
 /**
- * `last_sign_in_at` on users (milliseconds, null until the first sign-in): the login alert is
- * not sent for an account's first sign-in. Existing users start at null, so each one's next
- * sign-in after the upgrade sends no alert.
+ * A migration that adds one nullable `bigint` column (milliseconds, null until set) to `table`,
+ * so existing rows start without a value. Used by:
+ * - `0003_last_sign_in`: `last_sign_in_at` on users: the login alert is not sent for an
+ *   account's first sign-in; existing users start at null, so each one's next sign-in after the
+ *   upgrade sends no alert.
+ * - `0004_token_claims`: `claimed_until` on tokens: `claimToken` holds a link token while its work
+ *   runs, so the token is consumed only once its effect is complete; existing tokens start unclaimed.
  */
-function lastSignIn(tables: SqlTables): Migration {
+function addedTimeColumn(table: string, column: string): Migration {
   return {
     async up(db: AnyKysely) {
-      await db.schema.alterTable(tables.users).addColumn("last_sign_in_at", "bigint").execute();
+      await db.schema.alterTable(table).addColumn(column, "bigint").execute();
     },
     async down(db: AnyKysely) {
-      await db.schema.alterTable(tables.users).dropColumn("last_sign_in_at").execute();
-    },
-  };
-}
-
-/**
- * `claimed_until` on tokens (milliseconds, null when unclaimed): `claimToken` holds a link token
- * while its work runs, so the token is consumed only once its effect is complete. Existing tokens
- * start unclaimed.
- */
-function tokenClaims(tables: SqlTables): Migration {
-  return {
-    async up(db: AnyKysely) {
-      await db.schema.alterTable(tables.tokens).addColumn("claimed_until", "bigint").execute();
-    },
-    async down(db: AnyKysely) {
-      await db.schema.alterTable(tables.tokens).dropColumn("claimed_until").execute();
+      await db.schema.alterTable(table).dropColumn(column).execute();
     },
   };
 }
