@@ -134,24 +134,38 @@ describe("outages", () => {
     expect(new Set(others)).toEqual(new Set(["INVALID_CREDENTIALS"]));
   });
 
-  it("completeTwoFactorLogin - 20 codes failed by a session-store outage count nothing: 5 wrong codes, then the lock", async () => {
+  /**
+   * An account with email 2FA at its login's 2FA step: the 2FA token, the emailed code, and
+   * `storeDown()`, which makes the emailed code's store fail until the function it returns is called.
+   */
+  async function emailTwoFactorStep() {
     const { auth, stores, sent } = setup();
     await auth.register({ email: "ada@example.test", password: PASSWORD });
     const user = await stores.users.findByEmail("ada@example.test");
     await stores.users.update(user?.id ?? "", { emailVerified: true, twoFactor: EMAIL_TWO_FACTOR });
     const login = await auth.login({ email: "ada@example.test", password: PASSWORD }, REQUEST);
     if (!login.twoFactorRequired) throw new Error("expected 2FA");
-    const token = login.twoFactorAuthenticationToken;
-    const emailed = sent.at(-1)?.text.match(/\b\d{6}\b/)?.[0];
+    const emailed = sent.at(-1)?.text.match(/\b\d{6}\b/)?.[0] ?? "";
     expect(emailed).toMatch(/^\d{6}$/);
-    const consumeToken = stores.sessions.consumeToken;
-    stores.sessions.consumeToken = (purpose, hash) =>
-      purpose === EMAIL_CODE_PURPOSE ? down() : consumeToken.call(stores.sessions, purpose, hash);
+    const storeDown = () => {
+      const consumeToken = stores.sessions.consumeToken;
+      stores.sessions.consumeToken = (purpose, hash) =>
+        purpose === EMAIL_CODE_PURPOSE ? down() : consumeToken.call(stores.sessions, purpose, hash);
+      return () => {
+        stores.sessions.consumeToken = consumeToken;
+      };
+    };
+    return { auth, token: login.twoFactorAuthenticationToken, emailed, storeDown };
+  }
+
+  it("completeTwoFactorLogin - 20 codes failed by a session-store outage count nothing: 5 wrong codes, then the lock", async () => {
+    const { auth, token, emailed, storeDown } = await emailTwoFactorStep();
+    const back = storeDown();
     for (let i = 0; i < 20; i++)
-      expect(await code(auth.completeTwoFactorLogin(token, { code: emailed ?? "" }, REQUEST))).toBe(
+      expect(await code(auth.completeTwoFactorLogin(token, { code: emailed }, REQUEST))).toBe(
         "DATABASE_FAILURE",
       );
-    stores.sessions.consumeToken = consumeToken;
+    back();
     const wrong = emailed === "000000" ? "000001" : "000000";
     const codes: string[] = [];
     for (let i = 0; i < 6; i++)
@@ -160,20 +174,11 @@ describe("outages", () => {
   });
 
   it("completeTwoFactorLogin - after 10 codes failed by an outage, the emailed code signs in", async () => {
-    const { auth, stores, sent } = setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
-    const user = await stores.users.findByEmail("ada@example.test");
-    await stores.users.update(user?.id ?? "", { emailVerified: true, twoFactor: EMAIL_TWO_FACTOR });
-    const login = await auth.login({ email: "ada@example.test", password: PASSWORD }, REQUEST);
-    if (!login.twoFactorRequired) throw new Error("expected 2FA");
-    const emailed = sent.at(-1)?.text.match(/\b\d{6}\b/)?.[0] ?? "";
-    const complete = () =>
-      code(auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: emailed }, REQUEST));
-    const consumeToken = stores.sessions.consumeToken;
-    stores.sessions.consumeToken = (purpose, hash) =>
-      purpose === EMAIL_CODE_PURPOSE ? down() : consumeToken.call(stores.sessions, purpose, hash);
+    const { auth, token, emailed, storeDown } = await emailTwoFactorStep();
+    const complete = () => code(auth.completeTwoFactorLogin(token, { code: emailed }, REQUEST));
+    const back = storeDown();
     for (let i = 0; i < 10; i++) expect(await complete()).toBe("DATABASE_FAILURE");
-    stores.sessions.consumeToken = consumeToken;
+    back();
     expect(await complete()).toBe("OK");
   });
 
