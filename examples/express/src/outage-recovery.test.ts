@@ -10,7 +10,7 @@ import {
 import { canStartPostgres, startPostgresServer } from "../../../packages/store-sql/src/test-databases.js";
 import { startExample } from "./test-servers.js";
 
-// SECURITY.md R4: an outage never counts against a user. A store of the test's own (PostgreSQL
+// docs/limits.md, "Outages": an outage never counts against a user. A store of the test's own (PostgreSQL
 // through DATABASE_URL, or Redis through REDIS_URL) is stopped for 10 s while a client retries its
 // login every 2 s; it must sign in within 2 s of the store being back, and every failing answer
 // must carry the failing store's 500 code. docs/deploying.md ("Outages") quotes the figures.

@@ -8,7 +8,7 @@ import { code, createTestAuth, EMAIL_TWO_FACTOR, fastHasher, PASSWORD, signIn } 
 import { EMAIL_CODE_PURPOSE } from "../tokens/purposes.js";
 import { checkCounted } from "../two-factor/check.js";
 
-// SECURITY.md R4: an outage never counts against a user. Every attempt a store (or the hasher)
+// docs/limits.md, "Outages": an outage never counts against a user. Every attempt a store (or the hasher)
 // kept from being checked is given back; a guess that was evaluated stays counted. The IP is a
 // public one, so the per-IP budgets count too (loopback is not limited per IP).
 const REQUEST = { ip: "203.0.113.7" };
