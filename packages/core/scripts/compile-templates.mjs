@@ -38,7 +38,7 @@ const SENTINELS = {
 const source = ts.transpileModule(readFileSync(templatesPath, "utf8"), {
   compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
 }).outputText;
-const { defaultTemplate, EMAIL_KINDS } = await import(
+const { defaultTemplate, KIND_LAYOUT } = await import(
   `data:text/javascript;base64,${Buffer.from(source).toString("base64")}`
 );
 
@@ -74,7 +74,7 @@ const lines = [
   "type Compiled = { readonly text: string; readonly logo: string };",
   "export const COMPILED_TEMPLATES: Readonly<Record<EmailKind, Compiled>> = {",
 ];
-for (const kind of EMAIL_KINDS) {
+for (const kind of Object.keys(KIND_LAYOUT)) {
   const text = await compile(defaultTemplate(kind, { ...SENTINELS, logoUrl: null }));
   const logo = await compile(defaultTemplate(kind, SENTINELS));
   for (const [key, value] of Object.entries(SENTINELS)) {

@@ -15,11 +15,11 @@ const LAYERS: { name: string; members: RegExp }[] = [
   {
     name: "foundation",
     members:
-      /^(ports\/|i18n\/|(errors|model|events|background|bounded-memo|with-timeout|email-address|user-agent|password-policy|secret-strength|validation)\.ts$)/,
+      /^(ports\/|i18n\/|(errors|model|events|background|bounded-memo|with-timeout|email-address|user-agent|password-policy|secret-strength|validation|options|email-kinds|identity-provider-options)\.ts$)/,
   },
   {
     name: "mechanisms",
-    members: /^(tokens|emails|limits|two-factor|sessions|hashing|identity)\/|^options\.ts$/,
+    members: /^(tokens|emails|limits|two-factor|sessions|hashing|identity)\//,
   },
   { name: "context", members: /^context\.ts$/ },
   { name: "use cases", members: /^use-cases\// },

@@ -10,6 +10,7 @@ export {
   type TwoFactorChallenge,
 } from "./create-auth.js";
 export { isValidEmail, normalizeEmail } from "./email-address.js";
+export { EMAIL_KINDS } from "./email-kinds.js";
 export { createOutboxMailer, type OutboxEntry, type OutboxMailer } from "./emails/outbox-mailer.js";
 export {
   createEmailRenderer,
@@ -19,7 +20,7 @@ export {
   type RenderedEmail,
 } from "./emails/renderer.js";
 export { createSmtpMailer, type SmtpMailerOptions, type SmtpTransportOptions } from "./emails/smtp-mailer.js";
-export { type Brand, defaultTemplate, EMAIL_KINDS } from "./emails/templates.js";
+export { type Brand, defaultTemplate } from "./emails/templates.js";
 export type {
   CooldownCode,
   ErrorClassByCode,
@@ -39,7 +40,7 @@ export {
   DEFAULT_OIDC_SCOPES,
   type IdentityProviderOptions,
   type ResolvedIdentityProvider,
-} from "./identity/provider-options.js";
+} from "./identity-provider-options.js";
 export type { Principal, RequestContext, SessionInfo, User } from "./model.js";
 export type {
   AuthOptions,

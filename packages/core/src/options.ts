@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { EMAIL_KINDS } from "./emails/templates.js";
+import { EMAIL_KINDS } from "./email-kinds.js";
 import type { SecurityEvent } from "./events.js";
 import type { LocaleResources } from "./i18n/index.js";
-import { type IdentityProviderOptions, identityProvidersSchema } from "./identity/provider-options.js";
+import { type IdentityProviderOptions, identityProvidersSchema } from "./identity-provider-options.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";

@@ -1,13 +1,14 @@
 import mjml2html from "mjml";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createBackgroundTasks } from "../background.js";
+import { EMAIL_KINDS } from "../email-kinds.js";
 import { createTranslator } from "../i18n/index.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
 import { BRAND, LINKS } from "../test-support.js";
 import { createEmailService } from "./email-service.js";
 import { brandedTemplate, createEmailRenderer } from "./renderer.js";
-import { type Brand, defaultTemplate, EMAIL_KINDS } from "./templates.js";
+import { type Brand, defaultTemplate } from "./templates.js";
 
 describe("email renderer", () => {
   it("render - values are HTML-escaped in the HTML part and left readable in the text part", async () => {

@@ -1,8 +1,9 @@
+import { EMAIL_KINDS } from "../email-kinds.js";
 import { AuthError } from "../errors.js";
 import type { Translator } from "../i18n/index.js";
 import type { EmailKind } from "../ports/mailer.js";
 import { BRAND_SENTINELS, COMPILED_TEMPLATES } from "./compiled-templates.js";
-import { type Brand, EMAIL_KINDS, escapeAttribute, KIND_LAYOUT } from "./templates.js";
+import { type Brand, escapeAttribute, KIND_LAYOUT } from "./templates.js";
 
 /** What a send knows; each kind uses the fields its strings and layout need. */
 export interface EmailValues {

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@portcullis/testing";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { EMAIL_KINDS } from "../email-kinds.js";
 import { createTranslator } from "../i18n/index.js";
 import { createEmailRenderer } from "./renderer.js";
-import { EMAIL_KINDS } from "./templates.js";
 
 const CHROMIUM = CHROMIUM_PATH;
 const ARGS = [...CHROMIUM_ARGS];

@@ -5,6 +5,7 @@ import { SMTPServer } from "smtp-server";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createBackgroundTasks } from "../background.js";
 import { createAuth } from "../create-auth.js";
+import { EMAIL_KINDS } from "../email-kinds.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { createHttpHandler } from "../http/handler.js";
 import { createTranslator } from "../i18n/index.js";
@@ -14,7 +15,7 @@ import { BRAND, LINKS } from "../test-support.js";
 import { createEmailService } from "./email-service.js";
 import { createEmailRenderer } from "./renderer.js";
 import { createSmtpMailer } from "./smtp-mailer.js";
-import { EMAIL_KINDS, KIND_LAYOUT } from "./templates.js";
+import { KIND_LAYOUT } from "./templates.js";
 
 /** Random (`createAuth` refuses placeholders, repeats and sequences): a made-up one would not start. */
 const TEST_SECRET = "test-secret--Xqhj7KKuQIZYk1ZmwEfIcFYTaXSOki1lZ3AYb8Kqlg";

@@ -29,8 +29,6 @@ export const KIND_LAYOUT: Readonly<
   "recovery-code-used": { button: true, details: true },
 };
 
-export const EMAIL_KINDS = Object.keys(KIND_LAYOUT) as EmailKind[];
-
 /** Escapes a brand value for an MJML attribute or text (the compiled templates use the same). */
 export const escapeAttribute = (value: string) =>
   value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

@@ -1,4 +1,5 @@
 import { AuthError, guardPort, ValidationError } from "../errors.js";
+import type { ResolvedIdentityProvider } from "../identity-provider-options.js";
 import type { Principal } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { TokenRecord } from "../ports/session-store.js";
@@ -6,7 +7,6 @@ import { OAUTH_STATE_PURPOSE } from "../tokens/purposes.js";
 import { hashToken, randomToken } from "../tokens/random.js";
 import { consumeSingleUseToken, type TokenDeps } from "../tokens/single-use-token.js";
 import { fieldIssue } from "../validation.js";
-import type { ResolvedIdentityProvider } from "./provider-options.js";
 import { createRelyingParty, type RelyingParty } from "./relying-party.js";
 
 /** How long a browser has at the provider between authorize and callback. */

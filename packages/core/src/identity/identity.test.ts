@@ -2,9 +2,9 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth.js";
 import { AuthError } from "../errors.js";
+import { identityProviderSchema } from "../identity-provider-options.js";
 import type { AuthOptions } from "../options.js";
 import { parseReturnTo, redirectUriOf } from "./flow.js";
-import { identityProviderSchema } from "./provider-options.js";
 import { createRelyingParty } from "./relying-party.js";
 
 const SECRET = "identity-secret-DxJl18Vn5lnNDIkmnuZtmWQwv9rWpETJ7a_XQcFO3y4";

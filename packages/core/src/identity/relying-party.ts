@@ -1,6 +1,6 @@
 import { AuthError } from "../errors.js";
+import type { ResolvedIdentityProvider } from "../identity-provider-options.js";
 import type { Clock } from "../ports/clock.js";
-import type { ResolvedIdentityProvider } from "./provider-options.js";
 
 type OpenIdClient = typeof import("openid-client");
 type Configuration = import("openid-client").Configuration;

@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
+import { EMAIL_KINDS } from "../email-kinds.js";
 import { emailCooldownKey } from "../emails/send-with-cooldown.js";
-import { EMAIL_KINDS } from "../emails/templates.js";
 import { AuthError, guardPort } from "../errors.js";
 import {
   CHALLENGE_PURPOSE,
