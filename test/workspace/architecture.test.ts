@@ -1,38 +1,21 @@
 // The one-way rules and the placement of docs/architecture.md, checked against the code. The
 // layers and the packages are read from the doc's own tables, so the doc cannot drift from what
 // is checked; each rule is shown catching a violation planted in a copy of the source.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { posix } from "node:path";
-import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { foldersOf, ROOT, readSourceFiles } from "./source-files.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DOC = readFileSync(`${ROOT}docs/architecture.md`, "utf8");
 const CORE = "packages/core/src/";
 
 /** Source files by path from the repository root. */
 type Files = ReadonlyMap<string, string>;
 
-/** Every source file below `dir` (a path from the root), tests included, but not in node_modules or dist. */
-function readFiles(dir: string, files = new Map<string, string>()): Map<string, string> {
-  for (const entry of readdirSync(`${ROOT}${dir}`, { withFileTypes: true })) {
-    const path = posix.join(dir, entry.name);
-    if (entry.name === "node_modules" || entry.name === "dist") continue;
-    if (entry.isDirectory()) readFiles(path, files);
-    else if (/\.(ts|mts|mjs)$/.test(entry.name)) files.set(path, readFileSync(`${ROOT}${path}`, "utf8"));
-  }
-  return files;
-}
-
-const dirsOf = (group: string) =>
-  readdirSync(`${ROOT}${group}`, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => `${group}/${entry.name}`);
-
 /** Workspace package names by folder (`packages/core` → `@portcullis/core`). */
 const WORKSPACE: ReadonlyMap<string, string> = new Map(
-  [...dirsOf("packages"), ...dirsOf("examples")].map((dir) => [
+  [...foldersOf("packages"), ...foldersOf("examples")].map((dir) => [
     dir,
     (JSON.parse(readFileSync(`${ROOT}${dir}/package.json`, "utf8")) as { name: string }).name,
   ]),
@@ -40,7 +23,7 @@ const WORKSPACE: ReadonlyMap<string, string> = new Map(
 
 const readWorkspace = () => {
   const files = new Map<string, string>();
-  for (const dir of WORKSPACE.keys()) readFiles(dir, files);
+  for (const dir of WORKSPACE.keys()) readSourceFiles(dir, files);
   return files;
 };
 
@@ -297,16 +280,206 @@ function packageTable(doc: string): string[] {
 // --- The tests ---
 
 const FILES = readWorkspace();
-const LAYERS = layersOf(DOC);
 
-/** A copy of `files` with `line` added at the top of `path` (which may be new). */
-const planted = (files: Files, path: string, line: string) =>
-  new Map(files).set(path, `${line}\n${files.get(path) ?? ""}`);
-const plantedInCore = (path: string, line: string) => coreOf(planted(FILES, `${CORE}${path}`, line));
+/** A copy of the workspace with a line added at the top of each path given (which may be new). */
+function planted(lines: Record<string, string>): Files {
+  const files = new Map(FILES);
+  for (const [path, line] of Object.entries(lines)) files.set(path, `${line}\n${FILES.get(path) ?? ""}`);
+  return files;
+}
+
+/** One rule of the doc: its check over the workspace and the doc, and planted violations it must catch. */
+interface Rule {
+  name: string;
+  rules: string;
+  check: (files: Files, doc: string) => string[];
+  violations: {
+    what: string;
+    /** A line to add at the top of each path (with `core:` for `packages/core/src/`). */
+    plant?: Record<string, string>;
+    /** The doc as edited for this violation. */
+    doc?: (doc: string) => string;
+    caught: unknown[];
+  }[];
+}
+
+const withCore = (plant: Record<string, string> = {}) =>
+  Object.fromEntries(Object.entries(plant).map(([path, line]) => [path.replace(/^core:/, CORE), line]));
+
+const RULES: Rule[] = [
+  {
+    name: "placement",
+    rules: "every source file of the core is in exactly one row of the layer table (rule 10)",
+    check: (files, doc) => placement(coreOf(files), layersOf(doc)),
+    violations: [
+      {
+        what: "a file in no row",
+        plant: { "core:planted.ts": "" },
+        caught: ["planted.ts: named by 0 rows of the layer table ()"],
+      },
+      {
+        what: "a file in two rows",
+        doc: (doc) => doc.replace("`identity/` |", "`identity/`, `identity-provider-options.ts` |"),
+        caught: ["identity-provider-options.ts: named by 2 rows of the layer table (mechanisms,foundation)"],
+      },
+      {
+        what: "a row naming a file that is not there",
+        doc: (doc) => doc.replace("`options.ts`,", "`options.ts`, `gone.ts`,"),
+        caught: ["foundation: names `gone.ts`, which holds no source file"],
+      },
+    ],
+  },
+  {
+    name: "upwardImports",
+    rules: "every import of the core points to its own layer or one below (rule 1)",
+    check: (files, doc) => upwardImports(coreOf(files), layersOf(doc)),
+    violations: [
+      {
+        what: "a port importing the HTTP layer",
+        plant: { "core:ports/clock.ts": `import "../http/handler.js";` },
+        caught: ["ports/clock.ts → http/handler.ts: foundation may not import HTTP"],
+      },
+      {
+        what: "the options importing a mechanism",
+        plant: { "core:options.ts": `import { KIND_LAYOUT } from "./emails/templates.js";` },
+        caught: ["options.ts → emails/templates.ts: foundation may not import mechanisms"],
+      },
+    ],
+  },
+  {
+    name: "cycles",
+    rules: "no files and no folders of the core import each other in a circle (rules 2 and 3)",
+    check: (files) => cycles(coreOf(files)),
+    violations: [
+      {
+        what: "a file cycle",
+        plant: {
+          "core:tokens/random.ts": `import { keyId } from "./keys.js";`,
+          "core:tokens/keys.ts": `import { randomToken } from "./random.js";`,
+        },
+        caught: [expect.stringMatching(/^file cycle: .*tokens\/(keys|random)\.ts/)],
+      },
+      {
+        what: "a folder cycle without a file cycle",
+        plant: { "core:tokens/planted.ts": `import "../two-factor/email-code.js";` },
+        caught: [expect.stringMatching(/^folder cycle: .*tokens\/ → .*two-factor\//)],
+      },
+    ],
+  },
+  {
+    name: "forbiddenImports",
+    rules: "no use case imports another, and HTTP imports no use case nor the context (rules 4 and 5)",
+    check: (files) => forbiddenImports(coreOf(files)),
+    violations: [
+      {
+        what: "a use case importing another, HTTP importing a use case and the context",
+        plant: {
+          "core:use-cases/logout.ts": `import { login } from "./login.js";`,
+          "core:http/respond.ts": `import type { LoginResult } from "../use-cases/login.js";\nimport type { AuthContext } from "../context.js";`,
+        },
+        caught: [
+          "http/respond.ts → use-cases/login.ts: the HTTP layer knows only the Auth object",
+          "http/respond.ts → context.ts: the HTTP layer knows only the Auth object",
+          "use-cases/logout.ts → use-cases/login.ts: use cases do not import each other",
+        ],
+      },
+    ],
+  },
+  {
+    name: "publishedImports",
+    rules:
+      "the core publishes nothing of the workspace; adapters, stores and testing only @portcullis/core (rules 6 and 8)",
+    check: (files) => PACKAGE_RULES().flatMap(({ dir, allowed }) => publishedImports(files, dir, allowed)),
+    violations: [
+      {
+        what: "the core importing the testing package",
+        plant: { "core:errors.ts": `import { createFakeClock } from "@portcullis/testing";` },
+        caught: [
+          `${CORE}errors.ts: imports @portcullis/testing (published code may import only no workspace package)`,
+        ],
+      },
+      {
+        what: "a store importing an adapter, testing a path inside the core",
+        plant: {
+          "packages/store-redis/src/redis-stores.ts": `import "@portcullis/adapter-express";`,
+          "packages/testing/src/index.ts": `import "@portcullis/core/src/errors.js";`,
+        },
+        caught: [
+          "packages/store-redis/src/redis-stores.ts: imports @portcullis/adapter-express (published code may import only @portcullis/core)",
+          "packages/testing/src/index.ts: imports @portcullis/core/src/errors.js (published code may import only @portcullis/core)",
+        ],
+      },
+      {
+        what: "an adapter reaching into a store's folder",
+        plant: { "packages/adapter-fastify/src/index.ts": `import "../../store-memory/src/index.js";` },
+        caught: [
+          "packages/adapter-fastify/src/index.ts: reaches outside its package (../../store-memory/src/index.js)",
+        ],
+      },
+    ],
+  },
+  {
+    name: "deepCoreImports",
+    rules: "outside the core, no file imports a path inside it, tests included (rule 7)",
+    check: (files) => deepCoreImports(files),
+    violations: [
+      {
+        what: "a deep import by package path, and one by relative path from a test",
+        plant: {
+          "packages/adapter-express/src/index.ts": `import "@portcullis/core/dist/index.js";`,
+          "packages/store-sql/src/planted.test.ts": `import { ERROR_CODES } from "../../core/src/errors.js";`,
+        },
+        caught: [
+          "packages/adapter-express/src/index.ts: imports @portcullis/core/dist/index.js, a path inside the core",
+          "packages/store-sql/src/planted.test.ts: imports ../../core/src/errors.js, a path inside the core",
+        ],
+      },
+    ],
+  },
+  {
+    name: "exampleImports",
+    rules: "no file under packages/ imports an example (rule 9)",
+    check: (files) => exampleImports(files),
+    violations: [
+      {
+        what: "an import of an example by name, and one by relative path",
+        plant: {
+          "packages/testing/src/planted.test.ts": `import "example-shared/suite";`,
+          "packages/store-memory/src/planted.ts": `import "../../../examples/shared/src/index.js";`,
+        },
+        caught: [
+          "packages/testing/src/planted.test.ts: imports example-shared/suite, an example",
+          "packages/store-memory/src/planted.ts: imports ../../../examples/shared/src/index.js, an example",
+        ],
+      },
+    ],
+  },
+  {
+    name: "packageTable",
+    rules: "every package under packages/ is in the Packages table of docs/architecture.md (rule 11)",
+    check: (_files, doc) => packageTable(doc),
+    violations: [
+      {
+        what: "a package left out of the table",
+        doc: (doc) => doc.replace(", `@portcullis/store-sql`", ""),
+        caught: ["@portcullis/store-sql: not in the Packages table"],
+      },
+      {
+        what: "a row naming no package",
+        doc: (doc) => doc.replace("`@portcullis/testing`", "`@portcullis/testkit`"),
+        caught: [
+          "@portcullis/testing: not in the Packages table",
+          "`@portcullis/testkit` in the Packages table: no such package under packages/",
+        ],
+      },
+    ],
+  },
+];
 
 describe("architecture", () => {
   it("layersOf - reads the layer table of docs/architecture.md, top to bottom", () => {
-    expect(LAYERS.map((layer) => layer.name)).toEqual([
+    const layers = layersOf(DOC);
+    expect(layers.map((layer) => layer.name)).toEqual([
       "test support",
       "public index",
       "HTTP",
@@ -316,159 +489,26 @@ describe("architecture", () => {
       "mechanisms",
       "foundation",
     ]);
-    expect(LAYERS.at(-1)?.where).toContain("options.ts");
+    expect(layers.at(-1)?.where).toContain("options.ts");
     expect(coreOf(FILES).size).toBeGreaterThan(100);
   });
 
-  it("placement - every source file of the core is in exactly one row of the layer table (rule 10)", () => {
-    expect(placement(coreOf(FILES), LAYERS)).toEqual([]);
-  });
-
-  it("placement - a file in no row, a file in two rows and a row naming nothing are caught", () => {
-    expect(placement(plantedInCore("planted.ts", ""), LAYERS)).toEqual([
-      "planted.ts: named by 0 rows of the layer table ()",
-    ]);
-    const twice = layersOf(DOC.replace("`identity/` |", "`identity/`, `identity-provider-options.ts` |"));
-    expect(placement(coreOf(FILES), twice)).toEqual([
-      "identity-provider-options.ts: named by 2 rows of the layer table (mechanisms,foundation)",
-    ]);
-    const stale = layersOf(DOC.replace("`options.ts`,", "`options.ts`, `gone.ts`,"));
-    expect(placement(coreOf(FILES), stale)).toEqual([
-      "foundation: names `gone.ts`, which holds no source file",
-    ]);
-  });
-
-  it("upwardImports - every import of the core points to its own layer or one below (rule 1)", () => {
-    expect(upwardImports(coreOf(FILES), LAYERS)).toEqual([]);
-  });
-
-  it("upwardImports - a planted upward import is caught (a port importing HTTP, the options a mechanism)", () => {
-    expect(upwardImports(plantedInCore("ports/clock.ts", `import "../http/handler.js";`), LAYERS)).toEqual([
-      "ports/clock.ts → http/handler.ts: foundation may not import HTTP",
-    ]);
-    expect(
-      upwardImports(
-        plantedInCore("options.ts", `import { KIND_LAYOUT } from "./emails/templates.js";`),
-        LAYERS,
-      ),
-    ).toEqual(["options.ts → emails/templates.ts: foundation may not import mechanisms"]);
-  });
-
-  it("cycles - no files and no folders of the core import each other in a circle (rules 2 and 3)", () => {
-    expect(cycles(coreOf(FILES))).toEqual([]);
-  });
-
-  it("cycles - a planted file cycle, and a folder cycle without a file cycle, are caught", () => {
-    const files = planted(
-      planted(FILES, `${CORE}tokens/random.ts`, `import { keyId } from "./keys.js";`),
-      `${CORE}tokens/keys.ts`,
-      `import { randomToken } from "./random.js";`,
-    );
-    expect(cycles(coreOf(files))).toEqual([
-      expect.stringMatching(/^file cycle: .*tokens\/(keys|random)\.ts/),
-    ]);
-    const folders = plantedInCore("tokens/planted.ts", `import "../two-factor/email-code.js";`);
-    expect(cycles(folders)).toEqual([expect.stringMatching(/^folder cycle: .*tokens\/ → .*two-factor\//)]);
-  });
-
-  it("forbiddenImports - no use case imports another, and HTTP imports no use case nor the context (rules 4 and 5)", () => {
-    expect(forbiddenImports(coreOf(FILES))).toEqual([]);
-  });
-
-  it("forbiddenImports - a planted use case importing another, and HTTP importing a use case and the context, are caught", () => {
-    const files = planted(
-      planted(FILES, `${CORE}use-cases/logout.ts`, `import { login } from "./login.js";`),
-      `${CORE}http/respond.ts`,
-      `import type { LoginResult } from "../use-cases/login.js";\nimport type { AuthContext } from "../context.js";`,
-    );
-    expect(forbiddenImports(coreOf(files))).toEqual([
-      "http/respond.ts → use-cases/login.ts: the HTTP layer knows only the Auth object",
-      "http/respond.ts → context.ts: the HTTP layer knows only the Auth object",
-      "use-cases/logout.ts → use-cases/login.ts: use cases do not import each other",
-    ]);
-  });
-
-  it("publishedImports - the core publishes nothing of the workspace; adapters, stores and testing only @portcullis/core (rules 6 and 8)", () => {
-    const rules = PACKAGE_RULES();
-    expect(rules.length).toBeGreaterThan(6);
-    for (const { dir } of rules) expect(FILES.has(`${dir}/src/index.ts`)).toBe(true);
+  it("published - follows each package's imports from src/index.ts, and no test support", () => {
+    for (const { dir } of PACKAGE_RULES()) expect(FILES.has(`${dir}/src/index.ts`)).toBe(true);
     expect(published(FILES, "packages/core").length).toBeGreaterThan(50);
-    expect(rules.flatMap(({ dir, allowed }) => publishedImports(FILES, dir, allowed))).toEqual([]);
-    // What tests and test helpers import does not count: the core's test support uses the testing package.
+    expect(published(FILES, "packages/store-memory")).toContain("packages/store-memory/src/memory-stores.ts");
+    // What tests and their helpers import does not count: the core's test support uses the testing package.
     expect(published(FILES, "packages/core")).not.toContain(`${CORE}test-support.ts`);
     expect(FILES.get(`${CORE}test-support.ts`)).toContain('from "@portcullis/testing"');
   });
 
-  it("publishedImports - a planted import of a workspace package, a deep one and a reach into another folder are caught", () => {
-    const core = planted(FILES, `${CORE}errors.ts`, `import { createFakeClock } from "@portcullis/testing";`);
-    expect(publishedImports(core, "packages/core", [])).toEqual([
-      `${CORE}errors.ts: imports @portcullis/testing (published code may import only no workspace package)`,
-    ]);
-    const store = planted(
-      FILES,
-      "packages/store-redis/src/redis-stores.ts",
-      `import "@portcullis/adapter-express";`,
-    );
-    expect(publishedImports(store, "packages/store-redis", ["@portcullis/core"])).toEqual([
-      "packages/store-redis/src/redis-stores.ts: imports @portcullis/adapter-express (published code may import only @portcullis/core)",
-    ]);
-    const deep = planted(FILES, "packages/testing/src/index.ts", `import "@portcullis/core/src/errors.js";`);
-    expect(publishedImports(deep, "packages/testing", ["@portcullis/core"])).toEqual([
-      "packages/testing/src/index.ts: imports @portcullis/core/src/errors.js (published code may import only @portcullis/core)",
-    ]);
-    const reach = planted(
-      FILES,
-      "packages/adapter-fastify/src/index.ts",
-      `import "../../store-memory/src/index.js";`,
-    );
-    expect(publishedImports(reach, "packages/adapter-fastify", ["@portcullis/core"])).toEqual([
-      "packages/adapter-fastify/src/index.ts: reaches outside its package (../../store-memory/src/index.js)",
-    ]);
-  });
-
-  it("deepCoreImports - outside the core, no file imports a path inside it, tests included (rule 7)", () => {
-    expect(deepCoreImports(FILES)).toEqual([]);
-  });
-
-  it("deepCoreImports - a planted deep import, by package path and by relative path from a test, is caught", () => {
-    const files = planted(
-      planted(FILES, "packages/adapter-express/src/index.ts", `import "@portcullis/core/dist/index.js";`),
-      "packages/store-sql/src/planted.test.ts",
-      `import { ERROR_CODES } from "../../core/src/errors.js";`,
-    );
-    expect(deepCoreImports(files)).toEqual([
-      "packages/adapter-express/src/index.ts: imports @portcullis/core/dist/index.js, a path inside the core",
-      "packages/store-sql/src/planted.test.ts: imports ../../core/src/errors.js, a path inside the core",
-    ]);
-  });
-
-  it("exampleImports - no file under packages/ imports an example (rule 9)", () => {
-    expect(exampleImports(FILES)).toEqual([]);
-  });
-
-  it("exampleImports - a planted import of an example, by name and by relative path, is caught", () => {
-    const files = planted(
-      planted(FILES, "packages/testing/src/planted.test.ts", `import "example-shared/suite";`),
-      "packages/store-memory/src/planted.ts",
-      `import "../../../examples/shared/src/index.js";`,
-    );
-    expect(exampleImports(files)).toEqual([
-      "packages/testing/src/planted.test.ts: imports example-shared/suite, an example",
-      "packages/store-memory/src/planted.ts: imports ../../../examples/shared/src/index.js, an example",
-    ]);
-  });
-
-  it("packageTable - every package under packages/ is in the Packages table of docs/architecture.md (rule 11)", () => {
-    expect(packageTable(DOC)).toEqual([]);
-  });
-
-  it("packageTable - a package left out of the table, and a table row naming no package, are caught", () => {
-    expect(packageTable(DOC.replace(", `@portcullis/store-sql`", ""))).toEqual([
-      "@portcullis/store-sql: not in the Packages table",
-    ]);
-    expect(packageTable(DOC.replace("`@portcullis/testing`", "`@portcullis/testkit`"))).toEqual([
-      "@portcullis/testing: not in the Packages table",
-      "`@portcullis/testkit` in the Packages table: no such package under packages/",
-    ]);
-  });
+  for (const { name, rules, check, violations } of RULES) {
+    it(`${name} - ${rules}`, () => {
+      expect(check(FILES, DOC)).toEqual([]);
+    });
+    for (const { what, plant, doc, caught } of violations)
+      it(`${name} - catches a planted violation: ${what}`, () => {
+        expect(check(planted(withCore(plant)), doc ? doc(DOC) : DOC)).toEqual(caught);
+      });
+  }
 });

@@ -2,13 +2,10 @@
 // steps, or a test suite into records of named tests. Measured with the TypeScript parser, from
 // the first line of a function (its name or first parameter) to its closing brace, nested
 // functions counted inside their parents too.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { foldersOf, readSourceFiles } from "./source-files.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAX_LINES = 80;
 
 /** A function's name as a reader finds it: its own, the variable or property it is assigned to, or the call it is passed to. */
@@ -41,19 +38,13 @@ function longFunctions(path: string, source: string): string[] {
 }
 
 /** Every non-test `.ts` file under `packages/<name>/src`, by path from the repository root. */
-function packageSource(): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts"))
-        files.set(relative(ROOT, path), readFileSync(path, "utf8"));
-    }
-  };
-  for (const pkg of readdirSync(join(ROOT, "packages"))) walk(join(ROOT, "packages", pkg, "src"));
-  return files;
-}
+const packageSource = () =>
+  [
+    ...foldersOf("packages").reduce(
+      (files, dir) => readSourceFiles(`${dir}/src`, files),
+      new Map<string, string>(),
+    ),
+  ].filter(([path]) => path.endsWith(".ts") && !path.endsWith(".test.ts"));
 
 /** `(n lines)` dropped: an offender is named by file and function, whatever its length. */
 const withoutLength = (line: string) => line.replace(/ \(\d+ lines\)$/, "");
@@ -79,8 +70,8 @@ const functionOf = (bodyLines: number) =>
 describe("function length", () => {
   it("longFunctions - no function in package source is over 80 lines (but the known ones being split)", () => {
     const source = packageSource();
-    expect(source.size).toBeGreaterThan(100);
-    const found = [...source].flatMap(([path, text]) => longFunctions(path, text));
+    expect(source.length).toBeGreaterThan(100);
+    const found = source.flatMap(([path, text]) => longFunctions(path, text));
     expect(found.map(withoutLength).sort()).toEqual([...KNOWN_OFFENDERS].sort());
   });
 

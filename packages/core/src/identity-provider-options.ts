@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isBareHttpUrl } from "./http-url.js";
 
 /** The scopes an OpenID Connect provider is asked for unless configured otherwise. */
 export const DEFAULT_OIDC_SCOPES = ["openid", "email", "profile"] as const;
@@ -18,20 +19,9 @@ const scopes = (fallback: readonly string[]) =>
     .default(() => [...fallback]);
 
 /** An issuer or endpoint URL: https, or http only with `allowInsecureRequests`. */
-const httpUrl = z.string().refine(
-  (value) => {
-    if (!URL.canParse(value)) return false;
-    const url = new URL(value);
-    return (
-      (url.protocol === "https:" || url.protocol === "http:") &&
-      url.search === "" &&
-      url.hash === "" &&
-      url.username === "" &&
-      url.password === ""
-    );
-  },
-  { message: "must be an http(s) URL without query, fragment or credentials, like https://idp.example.com" },
-);
+const httpUrl = z.string().refine(isBareHttpUrl, {
+  message: "must be an http(s) URL without query, fragment or credentials, like https://idp.example.com",
+});
 
 /** The issuer identifier, from which discovery finds `<issuer>/.well-known/openid-configuration`. */
 const issuerUrl = httpUrl.refine(

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EMAIL_KINDS } from "./email-kinds.js";
 import type { SecurityEvent } from "./events.js";
+import { isBareHttpUrl } from "./http-url.js";
 import type { LocaleResources } from "./i18n/index.js";
 import { type IdentityProviderOptions, identityProvidersSchema } from "./identity-provider-options.js";
 import type { Clock } from "./ports/clock.js";
@@ -82,20 +83,9 @@ const hexColor = z.string().regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, "must be
 const pagePath = z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, "must be a path starting with /");
 
 /** A base URL as configured: `https://acme.test` or `https://acme.test/app` (no query, fragment or credentials). */
-const originSchema = z.string().refine(
-  (value) => {
-    if (!URL.canParse(value)) return false;
-    const url = new URL(value);
-    return (
-      (url.protocol === "http:" || url.protocol === "https:") &&
-      url.search === "" &&
-      url.hash === "" &&
-      url.username === "" &&
-      url.password === ""
-    );
-  },
-  { message: "must be an http(s) URL like https://app.example.com, without query, fragment or credentials" },
-);
+const originSchema = z.string().refine(isBareHttpUrl, {
+  message: "must be an http(s) URL like https://app.example.com, without query, fragment or credentials",
+});
 
 /** A secret option as `AuthOptions` types it: any `Uint8Array` (a Node `Buffer` too), which `z.instanceof` would narrow to `Uint8Array<ArrayBuffer>`. */
 type SecretInput = string | Uint8Array | (string | Uint8Array)[];
