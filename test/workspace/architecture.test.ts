@@ -227,7 +227,7 @@ function publishedImports(files: Files, dir: string, allowed: readonly string[])
         problems.push(`${file}: reaches outside its package (${specifier})`);
       else if (pkg && (pkg.deep || !allowed.includes(pkg.name)))
         problems.push(
-          `${file}: imports ${specifier} (published code may import only ${allowed.join(", ") || "no workspace package"})`,
+          `${file}: imports ${specifier} (published code may import ${allowed.length > 0 ? `only ${allowed.join(", ")}` : "no workspace package"})`,
         );
     }
   return problems;
@@ -395,7 +395,7 @@ const RULES: Rule[] = [
         what: "the core importing the testing package",
         plant: { "core:errors.ts": `import { createFakeClock } from "@portcullis/testing";` },
         caught: [
-          `${CORE}errors.ts: imports @portcullis/testing (published code may import only no workspace package)`,
+          `${CORE}errors.ts: imports @portcullis/testing (published code may import no workspace package)`,
         ],
       },
       {
