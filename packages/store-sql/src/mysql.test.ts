@@ -1,4 +1,5 @@
 import {
+  createFakeClock,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -7,7 +8,7 @@ import {
 import { afterAll, beforeAll, describe } from "vitest";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { fakeClock, mysqlDatabase } from "./test-databases.js";
+import { mysqlDatabase } from "./test-databases.js";
 
 // The conformance suites on MariaDB/MySQL (MYSQL_URL, or root on 127.0.0.1:3306), in a database of
 // this file's own that is dropped afterwards. Skipped on a machine without a server.
@@ -21,7 +22,7 @@ afterAll(async () => {
 
 const fixture = <K extends "users" | "sessions" | "cooldowns" | "identities">(kind: K) => {
   return () => {
-    const clock = fakeClock();
+    const clock = createFakeClock();
     if (!database) throw new Error("unreachable: skipped without a server");
     return { store: createSqlStores({ db: database.db, clock })[kind], advance: clock.advance };
   };

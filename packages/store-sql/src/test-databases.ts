@@ -21,16 +21,6 @@ import { createSqliteDialect } from "./sqlite-dialect.js";
 
 const run = promisify(execFile);
 
-export function fakeClock(start = 1_700_000_000_000) {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
-
 /** SQLite through libsql and store-sql's dialect (a locked file is waited for asynchronously, up to 5 s); files in WAL mode. */
 export function sqliteDb(file = ":memory:"): AnyKysely {
   const database = new Database(file);
