@@ -99,6 +99,17 @@ function postgresBinDir(): string | null {
 export const canStartPostgres = postgresBinDir() !== null;
 
 /**
+ * A temporary folder for a database server of the test's own, and its data folder inside: owned
+ * by `nobody` when running as root (`asRoot`), since the servers run as an unprivileged user.
+ */
+async function serverFolder(prefix: string): Promise<{ dir: string; data: string; asRoot: boolean }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await chown(dir, 65534, 65534);
+  return { dir, data: join(dir, "data"), asRoot };
+}
+
+/**
  * A PostgreSQL server of the test's own: `initdb` into a temporary folder (as `nobody` when
  * running as root, since PostgreSQL refuses root), trust auth, on a free port of 127.0.0.1.
  * `stop` and `start` stop and restart it on the same port (the outage tests); `destroy` stops it
@@ -107,10 +118,7 @@ export const canStartPostgres = postgresBinDir() !== null;
 export async function startPostgresServer() {
   const bin = postgresBinDir();
   if (!bin) throw new Error("No PostgreSQL server binaries: install Debian's postgresql package");
-  const dir = await mkdtemp(join(tmpdir(), "portcullis-pg-"));
-  const data = join(dir, "data");
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chown(dir, 65534, 65534);
+  const { dir, data, asRoot } = await serverFolder("portcullis-pg-");
   const pgRun = (command: string, args: string[]) =>
     asRoot
       ? run("runuser", ["-u", "nobody", "--", join(bin, command), ...args], { cwd: dir })
@@ -194,10 +202,7 @@ async function mysqlAnswers(url: string): Promise<boolean> {
 export async function startMariadbServer(): Promise<{ url: string; destroy(): Promise<void> }> {
   const bin = mariadbBinaries();
   if (!bin) throw new Error("No MariaDB server binaries: install Debian's mariadb-server package");
-  const dir = await mkdtemp(join(tmpdir(), "portcullis-mariadb-"));
-  const data = join(dir, "data");
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chown(dir, 65534, 65534);
+  const { dir, data, asRoot } = await serverFolder("portcullis-mariadb-");
   const common = ["--no-defaults", `--datadir=${data}`, ...(asRoot ? ["--user=nobody"] : [])];
   await run(bin.installDb, [...common, "--auth-root-authentication-method=normal", "--skip-test-db"], {
     cwd: dir,
