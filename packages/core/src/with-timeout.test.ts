@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { withTimeout } from "./with-timeout.js";
 
@@ -31,6 +32,7 @@ describe("withTimeout", () => {
   });
 
   it("withTimeout - a rejection after the time has passed is not left unhandled", async () => {
+    vi.useFakeTimers();
     const unhandled = vi.fn();
     process.on("unhandledRejection", unhandled);
     try {
@@ -38,9 +40,13 @@ describe("withTimeout", () => {
       const slow = new Promise<never>((_, reject) => {
         fail = reject;
       });
-      await expect(withTimeout(slow, 5, "late")).rejects.toThrow("late");
+      const outcome = expect(withTimeout(slow, 5, "late")).rejects.toThrow("late");
+      await vi.advanceTimersByTimeAsync(5);
+      await outcome;
       fail(new Error("after the timeout"));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Node reports an unhandled rejection once the microtasks of the current turn have run:
+      // by the next turn of the event loop (a real one: node:timers is not faked) it has.
+      await nextTurn();
       expect(unhandled).not.toHaveBeenCalled();
     } finally {
       process.off("unhandledRejection", unhandled);

@@ -1,4 +1,5 @@
 import {
+  createFakeClock,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -6,20 +7,10 @@ import {
 } from "@portcullis/testing";
 import { createMemoryStores } from "./memory-stores.js";
 
-function fakeClock(start = 1_700_000_000_000) {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
-
 /** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
 const withFakeClock = <K extends "users" | "cooldowns" | "sessions" | "identities">(kind: K) => {
   return () => {
-    const clock = fakeClock();
+    const clock = createFakeClock();
     const stores = createMemoryStores({ clock });
     return { store: stores[kind], advance: clock.advance, cleanup: stores.close };
   };

@@ -1,16 +1,7 @@
 import type { Logger } from "@portcullis/core";
+import { createFakeClock } from "@portcullis/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStores } from "./memory-stores.js";
-
-function fakeClock() {
-  let now = 1_700_000_000_000;
-  return {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
 
 const TTLS = { sessionTtlMs: 1_000, accessTokenTtlMs: 1_000 };
 
@@ -39,7 +30,7 @@ describe("createMemoryStores", () => {
   });
 
   it("sweep - removes every expired entry and index, so memory stays bounded", async () => {
-    const clock = fakeClock();
+    const clock = createFakeClock();
     const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
     await fill(stores, 10_000);
     expect(stores.cooldowns.size()).toBe(20_000);
@@ -53,7 +44,7 @@ describe("createMemoryStores", () => {
 
   it("sweepIntervalMs - the timer sweeps on its own until close()", async () => {
     vi.useFakeTimers();
-    const clock = fakeClock();
+    const clock = createFakeClock();
     const stores = createMemoryStores({ clock, sweepIntervalMs: 5_000 });
     await fill(stores, 100);
     clock.advance(1_000);
@@ -67,7 +58,7 @@ describe("createMemoryStores", () => {
   });
 
   it("remainingMs / hit - expired entries are also dropped when read", async () => {
-    const clock = fakeClock();
+    const clock = createFakeClock();
     const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
     await stores.cooldowns.acquire("k", 1_000);
     await stores.cooldowns.hit("c", 1_000);

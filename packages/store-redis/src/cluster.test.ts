@@ -2,7 +2,7 @@ import { runCooldownStoreSuite, runSessionStoreSuite } from "@portcullis/testing
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe } from "vitest";
 import { createRedisStores } from "./redis-stores.js";
-import { canStartRedis, startRedisCluster, testPrefix } from "./test-redis.js";
+import { canStartRedis, serverTime, startRedisCluster, testPrefix } from "./test-redis.js";
 
 /** The same conformance suites on a real three-node Redis Cluster: every script stays on one slot. */
 describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
@@ -25,6 +25,7 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
     <K extends "cooldowns" | "sessions">(kind: K) =>
     () => ({
       store: createRedisStores({ client, keyPrefix: testPrefix(), operationTimeoutMs: 2_000 })[kind],
+      now: () => serverTime(client),
     });
   runCooldownStoreSuite({ name: "redis cluster", create: fixture("cooldowns") });
   runSessionStoreSuite({ name: "redis cluster", create: fixture("sessions") });

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
-import { deleteKeys, testPrefix, useRedis } from "./test-redis.js";
+import { deleteKeys, serverTime, testPrefix, useRedis } from "./test-redis.js";
 
 let redis: Awaited<ReturnType<typeof useRedis>>;
 let client: Redis;
@@ -24,6 +24,7 @@ function fixture<K extends "cooldowns" | "sessions">(kind: K) {
     const keyPrefix = testPrefix();
     return {
       store: createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 })[kind],
+      now: () => serverTime(client),
       cleanup: () => deleteKeys(client, keyPrefix),
     };
   };

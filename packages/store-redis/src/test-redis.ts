@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
-import { Redis } from "ioredis";
+import { type Cluster, Redis } from "ioredis";
 import { createRedisClient } from "./client.js";
 
 /** Test support (not part of the package's exports): find or start a Redis for the tests. */
@@ -173,6 +173,15 @@ export async function useRedis(): Promise<{ url: string; stop(): Promise<void> }
   const port = await freePort();
   const child = await startRedisServer(port);
   return { url: `redis://127.0.0.1:${port}`, stop: () => stopRedisServer(child) };
+}
+
+/**
+ * The server's clock (`TIME`) in milliseconds, the clock its key expiries run on: the store
+ * suites wait on it (the fixture's `now`) instead of sleeping on the test process's clock.
+ */
+export async function serverTime(client: Redis | Cluster): Promise<number> {
+  const [seconds, micros] = await client.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
 export const testPrefix = () => `portcullis-test:${randomUUID()}:`;

@@ -1,4 +1,5 @@
 import {
+  createFakeClock,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -7,21 +8,24 @@ import {
 import { afterAll, beforeAll, describe } from "vitest";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { fakeClock, mysqlDatabase } from "./test-databases.js";
+import { mysqlDatabase, useMysql } from "./test-databases.js";
 
-// The conformance suites on MariaDB/MySQL (MYSQL_URL, or root on 127.0.0.1:3306), in a database of
-// this file's own that is dropped afterwards. Skipped on a machine without a server.
-const database = await mysqlDatabase();
+// The conformance suites on MariaDB/MySQL (`useMysql`: MYSQL_URL, root on 127.0.0.1:3306, or a
+// server started for this file), in a database of this file's own that is dropped afterwards.
+// Skipped, with a loud line, only outside CI on a machine without any MariaDB.
+const server = await useMysql();
+const database = server ? await mysqlDatabase(server.url) : null;
 beforeAll(async () => {
   if (database) await migrate(database.db);
 });
 afterAll(async () => {
   await database?.drop();
+  await server?.stop();
 });
 
 const fixture = <K extends "users" | "sessions" | "cooldowns" | "identities">(kind: K) => {
   return () => {
-    const clock = fakeClock();
+    const clock = createFakeClock();
     if (!database) throw new Error("unreachable: skipped without a server");
     return { store: createSqlStores({ db: database.db, clock })[kind], advance: clock.advance };
   };

@@ -1,4 +1,5 @@
 import {
+  createFakeClock,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -8,7 +9,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { fakeClock, postgresSchema, usePostgres } from "./test-databases.js";
+import { postgresSchema, usePostgres } from "./test-databases.js";
 
 // The conformance suites on a real PostgreSQL (PG_URL, the machine's, or one started here), in a
 // schema of this file's own that is dropped afterwards.
@@ -27,7 +28,7 @@ afterAll(async () => {
 const fixture =
   <K extends "users" | "sessions" | "cooldowns" | "identities">(kind: K) =>
   () => {
-    const clock = fakeClock();
+    const clock = createFakeClock();
     return { store: createSqlStores({ db: schema.db, clock })[kind], advance: clock.advance };
   };
 

@@ -3,12 +3,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TOKEN_CLAIM_LEASE_MS } from "@portcullis/core";
+import { createFakeClock } from "@portcullis/testing";
 import { Kysely, SqliteDialect } from "kysely";
 import Database from "libsql";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStores } from "./sql-stores.js";
-import { canStartPostgres, fakeClock, postgresDb, startPostgresServer } from "./test-databases.js";
+import { canStartPostgres, postgresDb, startPostgresServer } from "./test-databases.js";
 import {
   authWithResetSteps,
   NEW_PASSWORD,
@@ -123,7 +124,7 @@ describe("resetPassword on SQLite: the database locked by another connection", (
         dialect: new SqliteDialect({ database: new Database(file, { timeout: 200 }) }),
       });
       const locker = new Database(file, { timeout: 200 });
-      const clock = fakeClock(Date.now());
+      const clock = createFakeClock({ start: Date.now() });
       const stores = createSqlStores({ db, clock });
       await stores.migrate();
       let lockAt: ResetStep | null = null;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createArgon2Hasher, createAuth, type EmailMessage, silentLogger } from "@portcullis/core";
-import { freePort } from "@portcullis/testing";
+import { createFakeClock, freePort } from "@portcullis/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisClient, createRedisStores } from "../../store-redis/src/index.js";
@@ -20,7 +20,7 @@ import {
 } from "../../store-redis/src/test-redis.js";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
-import { canStartPostgres, fakeClock, postgresDb, sqliteDb, startPostgresServer } from "./test-databases.js";
+import { canStartPostgres, postgresDb, sqliteDb, startPostgresServer } from "./test-databases.js";
 import { NEW_PASSWORD, resetState, resettingUsers } from "./test-reset.js";
 
 // kill -9 during 50 concurrent resets (issue 34): a child process (the built packages, default
@@ -73,7 +73,7 @@ function runUntilKilled(config: Record<string, unknown>): Promise<number> {
 
 async function killDuringResets(target: Target, killAfterMs: number) {
   const prefix = `k${randomBytes(5).toString("hex")}_`;
-  const clock = fakeClock(Date.now());
+  const clock = createFakeClock({ start: Date.now() });
   const db = target.db();
   const stores = createSqlStores({ db, clock, tablePrefix: prefix });
   await stores.migrate();

@@ -1,7 +1,8 @@
+import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { fakeClock, sqliteDb } from "./test-databases.js";
+import { sqliteDb } from "./test-databases.js";
 
 const user = (id: string) => ({
   id,
@@ -81,7 +82,7 @@ describe("createSqlStores", () => {
 
   it("sweep - deletes every expired row, and only those; a missing table rejects", async () => {
     const db = sqliteDb();
-    const clock = fakeClock();
+    const clock = createFakeClock();
     const stores = createSqlStores({ db, clock });
     await expect(stores.sweep()).rejects.toThrow();
     await stores.migrate();

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  createFakeClock,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -11,7 +12,7 @@ import { afterAll, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { fakeClock, sqliteDb } from "./test-databases.js";
+import { sqliteDb } from "./test-databases.js";
 
 // The conformance suites on SQLite, in memory and in a file; one database each, migrated once.
 let memory: AnyKysely;
@@ -33,7 +34,7 @@ afterAll(async () => {
 const fixture =
   <K extends "users" | "sessions" | "cooldowns" | "identities">(db: () => AnyKysely, kind: K) =>
   () => {
-    const clock = fakeClock();
+    const clock = createFakeClock();
     return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance };
   };
 

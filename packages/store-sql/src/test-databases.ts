@@ -1,7 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { freePort } from "@portcullis/testing";
 import { Kysely, MysqlDialect, PostgresDialect, sql } from "kysely";
 import Database from "libsql";
 import { createPool } from "mysql2";
+import { createConnection } from "mysql2/promise";
 import pg from "pg";
 import type { AnyKysely } from "./context.js";
 import { discardTimedOutConnections, postgresPoolOptions } from "./postgres-pool.js";
@@ -20,16 +21,6 @@ import { createSqliteDialect } from "./sqlite-dialect.js";
 /** Test support (not part of the package's exports): databases for the tests, each test's own. */
 
 const run = promisify(execFile);
-
-export function fakeClock(start = 1_700_000_000_000) {
-  let now = start;
-  return {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
 
 /** SQLite through libsql and store-sql's dialect (a locked file is waited for asynchronously, up to 5 s); files in WAL mode. */
 export function sqliteDb(file = ":memory:"): AnyKysely {
@@ -108,6 +99,17 @@ function postgresBinDir(): string | null {
 export const canStartPostgres = postgresBinDir() !== null;
 
 /**
+ * A temporary folder for a database server of the test's own, and its data folder inside: owned
+ * by `nobody` when running as root (`asRoot`), since the servers run as an unprivileged user.
+ */
+async function serverFolder(prefix: string): Promise<{ dir: string; data: string; asRoot: boolean }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await chown(dir, 65534, 65534);
+  return { dir, data: join(dir, "data"), asRoot };
+}
+
+/**
  * A PostgreSQL server of the test's own: `initdb` into a temporary folder (as `nobody` when
  * running as root, since PostgreSQL refuses root), trust auth, on a free port of 127.0.0.1.
  * `stop` and `start` stop and restart it on the same port (the outage tests); `destroy` stops it
@@ -116,10 +118,7 @@ export const canStartPostgres = postgresBinDir() !== null;
 export async function startPostgresServer() {
   const bin = postgresBinDir();
   if (!bin) throw new Error("No PostgreSQL server binaries: install Debian's postgresql package");
-  const dir = await mkdtemp(join(tmpdir(), "portcullis-pg-"));
-  const data = join(dir, "data");
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) await chown(dir, 65534, 65534);
+  const { dir, data, asRoot } = await serverFolder("portcullis-pg-");
   const pgRun = (command: string, args: string[]) =>
     asRoot
       ? run("runuser", ["-u", "nobody", "--", join(bin, command), ...args], { cwd: dir })
@@ -173,18 +172,109 @@ export async function postgresSchema(url: string): Promise<{ db: AnyKysely; drop
   };
 }
 
-/** MariaDB/MySQL: `MYSQL_URL`, else root on 127.0.0.1:3306 when it answers; null when there is none. */
-export async function mysqlDatabase(): Promise<{ db: AnyKysely; drop(): Promise<void> } | null> {
-  const url = process.env.MYSQL_URL ?? "mysql://root@127.0.0.1:3306/test";
+/** Debian's MariaDB server binary and `mariadb-install-db` (package mariadb-server), or null. */
+function mariadbBinaries(): { server: string; installDb: string } | null {
+  const server = ["/usr/sbin/mariadbd", "/usr/sbin/mysqld"].find((path) => existsSync(path));
+  const installDb = ["/usr/bin/mariadb-install-db", "/usr/bin/mysql_install_db"].find((path) =>
+    existsSync(path),
+  );
+  return server && installDb ? { server, installDb } : null;
+}
+
+async function mysqlAnswers(url: string): Promise<boolean> {
+  const connection = await createConnection({ uri: url, connectTimeout: 1_000 }).catch(() => null);
+  if (!connection) return false;
+  try {
+    await connection.query("select 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection.end().catch(() => {});
+  }
+}
+
+/**
+ * A MariaDB server of the test's own: `mariadb-install-db` into a temporary folder (as `nobody`
+ * when running as root, like the PostgreSQL server), root without a password, on a free port of
+ * 127.0.0.1 and a socket in that folder. `destroy` stops it and removes the folder.
+ */
+export async function startMariadbServer(): Promise<{ url: string; destroy(): Promise<void> }> {
+  const bin = mariadbBinaries();
+  if (!bin) throw new Error("No MariaDB server binaries: install Debian's mariadb-server package");
+  const { dir, data, asRoot } = await serverFolder("portcullis-mariadb-");
+  const common = ["--no-defaults", `--datadir=${data}`, ...(asRoot ? ["--user=nobody"] : [])];
+  await run(bin.installDb, [...common, "--auth-root-authentication-method=normal", "--skip-test-db"], {
+    cwd: dir,
+  });
+  const port = await freePort();
+  const server = spawn(
+    bin.server,
+    [
+      ...common,
+      `--port=${port}`,
+      "--bind-address=127.0.0.1",
+      `--socket=${join(dir, "mysqld.sock")}`,
+      `--pid-file=${join(dir, "mysqld.pid")}`,
+      `--log-error=${join(dir, "error.log")}`,
+      "--skip-name-resolve",
+      "--skip-log-bin",
+      "--innodb-buffer-pool-size=32M",
+      "--innodb-flush-log-at-trx-commit=0",
+    ],
+    { cwd: dir, stdio: "ignore" },
+  );
+  const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+  const destroy = async () => {
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGTERM");
+    await exited;
+    await rm(dir, { recursive: true, force: true });
+  };
+  const url = `mysql://root@127.0.0.1:${port}/mysql`;
+  const deadline = Date.now() + 30_000;
+  while (!(await mysqlAnswers(url))) {
+    if (server.exitCode !== null || Date.now() > deadline) {
+      const log = await readFile(join(dir, "error.log"), "utf8").catch(() => "");
+      await destroy();
+      throw new Error(`MariaDB did not start on port ${port}:\n${log.slice(-2_000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, destroy };
+}
+
+/** Whether this is a CI run (`CI=true`), where a database suite must run, never skip. */
+const inCi = () => ["true", "1"].includes(process.env.CI ?? "");
+
+/**
+ * The MariaDB/MySQL for the tests: `MYSQL_URL` when set; else root on 127.0.0.1:3306 when it
+ * answers (not with `PORTCULLIS_OWN_MARIADB=1`, which tests the next path); else a server started
+ * here from Debian's mariadb-server (`stop` removes it). Without any: null after a loud line on
+ * stderr, or an error in CI (`CI=true`), where the MariaDB suites must run.
+ */
+export async function useMysql(): Promise<{ url: string; stop(): Promise<void> } | null> {
+  if (process.env.MYSQL_URL) return { url: process.env.MYSQL_URL, stop: async () => {} };
+  const local = "mysql://root@127.0.0.1:3306/mysql";
+  const own = process.env.PORTCULLIS_OWN_MARIADB === "1";
+  if (!own && (await mysqlAnswers(local))) return { url: local, stop: async () => {} };
+  if (mariadbBinaries()) {
+    const server = await startMariadbServer();
+    return { url: server.url, stop: server.destroy };
+  }
+  const why = `MYSQL_URL is unset, ${own ? "PORTCULLIS_OWN_MARIADB=1 leaves out" : "no server answers on"} 127.0.0.1:3306 and Debian's mariadb-server is not installed (apt-get install mariadb-server)`;
+  if (inCi()) throw new Error(`CI=true: the MariaDB/MySQL suites must run, but ${why}`);
+  process.stderr.write(`\n!!! The MariaDB/MySQL suites did NOT run (skipped): ${why}. !!!\n\n`);
+  return null;
+}
+
+/**
+ * A database of the test's own (`portcullis_test_<random>`) on the MariaDB/MySQL server at `url`,
+ * and a Kysely on it; `drop` drops only that database.
+ */
+export async function mysqlDatabase(url: string): Promise<{ db: AnyKysely; drop(): Promise<void> }> {
   const admin = new Kysely({
     dialect: new MysqlDialect({ pool: createPool({ uri: url, connectTimeout: 1_000 }) }),
   });
-  try {
-    await sql`select 1`.execute(admin);
-  } catch {
-    await admin.destroy();
-    return null;
-  }
   const name = `portcullis_test_${randomBytes(6).toString("hex")}`;
   await sql`create database ${sql.id(name)}`.execute(admin);
   const target = new URL(url);

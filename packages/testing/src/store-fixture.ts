@@ -10,6 +10,13 @@ export interface StoreFixture<S> {
    * is tested as it is.
    */
   advance?: (ms: number) => void | Promise<void>;
+  /**
+   * Reads the clock the store's expiries run on, in milliseconds, when the test cannot move it
+   * (Redis: the server's `TIME`). Without `advance`, the suite waits until this clock has moved
+   * by the time it lets pass, so the wait ends by the store's own measure, not the test
+   * process's. Default: `Date.now`.
+   */
+  now?: () => number | Promise<number>;
   /** Called after each test (close connections, drop keys). */
   cleanup?: () => void | Promise<void>;
 }
@@ -24,10 +31,26 @@ export interface StoreSuiteOptions<S> {
 /** A unique id per test, so suites can share one Redis without colliding. */
 export const uniqueId = (label: string) => `${label}-${randomUUID()}`;
 
-/** Lets `ms` pass on the store's clock: moved when the fixture can, waited for otherwise. */
+/** How long past `ms` a wait for the store's clock may take before the suite gives up. */
+const CLOCK_WAIT_SLACK_MS = 10_000;
+
+/**
+ * Lets `ms` pass on the store's clock: moved when the fixture can; otherwise waited for until the
+ * store's clock (`fixture.now`) reads `ms` later, polling it up to `ms` + 10 s, then failing.
+ */
 export async function elapse(fixture: StoreFixture<unknown>, ms: number): Promise<void> {
-  if (fixture.advance) await fixture.advance(ms);
-  else await new Promise((resolve) => setTimeout(resolve, ms));
+  if (fixture.advance) {
+    await fixture.advance(ms);
+    return;
+  }
+  const now = fixture.now ?? Date.now;
+  const until = (await now()) + ms;
+  const deadline = Date.now() + ms + CLOCK_WAIT_SLACK_MS;
+  for (let left = ms; left > 0; left = until - (await now())) {
+    if (Date.now() > deadline)
+      throw new Error(`the store's clock did not move ${ms} ms within ${ms + CLOCK_WAIT_SLACK_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
+  }
 }
 
 /** `count` calls of `call` started together (in one tick), so a store's atomicity is put to the test. */

@@ -1,5 +1,5 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import { referenceTotp } from "@portcullis/testing";
+import { createFakeClock, referenceTotp } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth.js";
 import type { SecurityEvent } from "../events.js";
@@ -15,13 +15,7 @@ const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefo
 
 /** Login alerts off: the recovery notice is sent whatever `email.loginAlerts` says. */
 function setup() {
-  let now = Date.UTC(2026, 0, 1, 12);
-  const clock = {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
+  const clock = createFakeClock({ start: Date.UTC(2026, 0, 1, 12) });
   const sent: EmailMessage[] = [];
   const events: SecurityEvent[] = [];
   const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });

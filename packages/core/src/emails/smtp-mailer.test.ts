@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { createMemoryStores } from "@portcullis/store-memory";
+import { createFakeClock } from "@portcullis/testing";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -217,7 +218,6 @@ describe("SMTP mailer", () => {
       url: `smtp://127.0.0.1:${smtp.port}`,
       from: "Acme <no-reply@acme.test>",
     });
-    const now = Date.now();
     const auth = createAuth({
       secret: TEST_SECRET,
       stores,
@@ -225,7 +225,7 @@ describe("SMTP mailer", () => {
       appOrigin: APP_ORIGIN,
       logger: silentLogger,
       passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-      clock: { now: () => now },
+      clock: createFakeClock({ start: Date.now() }),
     });
     const handler = createHttpHandler(auth);
     const evil = {

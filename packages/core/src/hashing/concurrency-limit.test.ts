@@ -70,21 +70,19 @@ describe("createConcurrencyLimit", () => {
 
   it("createConcurrencyLimit - 200 tasks in flight never run more than the limit, and all finish", async () => {
     const limit = createConcurrencyLimit(4);
-    let running = 0;
-    let most = 0;
-    const results = await Promise.all(
-      Array.from({ length: 200 }, (_, index) =>
-        limit(async () => {
-          running += 1;
-          most = Math.max(most, running);
-          await new Promise((resolve) => setTimeout(resolve, index % 3));
-          running -= 1;
-          return index;
-        }),
-      ),
-    );
-    expect(results).toEqual(Array.from({ length: 200 }, (_, index) => index));
-    expect(most).toBe(4);
+    const { state, controls } = controlledTasks(200);
+    const results = Promise.all(controls.map(({ task }) => limit(task)));
+    const finished = new Set<number>();
+    while (finished.size < 200) {
+      await settle();
+      // Out of order: the running task at a position that moves with every finish.
+      const running = state.started.filter((index) => !finished.has(index));
+      const next = running[finished.size % running.length] ?? -1;
+      finished.add(next);
+      controls[next]?.finish(next);
+    }
+    await expect(results).resolves.toEqual(Array.from({ length: 200 }, (_, index) => index));
+    expect(state.most).toBe(4);
   });
 
   it("createConcurrencyLimit - refuses a limit that is not a positive integer", () => {

@@ -4,11 +4,11 @@ import { createAuth } from "../create-auth.js";
 import { AuthError } from "../errors.js";
 import { identityProviderSchema } from "../identity-provider-options.js";
 import type { AuthOptions } from "../options.js";
+import { systemClock as clock } from "../ports/clock.js";
 import { parseReturnTo, redirectUriOf } from "./flow.js";
 import { createRelyingParty } from "./relying-party.js";
 
 const SECRET = "identity-secret-DxJl18Vn5lnNDIkmnuZtmWQwv9rWpETJ7a_XQcFO3y4";
-const clock = { now: () => Date.now() };
 const github = { type: "github", clientId: "gh-client", clientSecret: "gh-secret" } as const;
 
 const build = (overrides: Partial<AuthOptions>) =>

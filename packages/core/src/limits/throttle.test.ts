@@ -1,4 +1,5 @@
 import { createMemoryStores } from "@portcullis/store-memory";
+import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { CooldownError } from "../errors.js";
 import { createThrottle, type ThrottlePolicy } from "./throttle.js";
@@ -14,13 +15,7 @@ const POLICY: ThrottlePolicy = {
 };
 
 function setup(policy: Partial<ThrottlePolicy> = {}) {
-  let now = Date.UTC(2026, 0, 1);
-  const clock = {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
+  const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
   const { cooldowns } = createMemoryStores({ clock, sweepIntervalMs: 0 });
   const throttle = createThrottle(cooldowns, { ...POLICY, ...policy });
   /** "ok" (let through, then failed or `succeed`ed), or "429 <seconds>". */
@@ -67,30 +62,43 @@ describe("throttle", () => {
   });
 
   it("attempt - still exactly the budget when the store answers out of order (attempt 7 reaches the lock before 6)", async () => {
-    let now = Date.UTC(2026, 0, 1);
-    const { cooldowns } = createMemoryStores({ clock: { now: () => now }, sweepIntervalMs: 0 });
+    const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
+    const { cooldowns } = createMemoryStores({ clock, sweepIntervalMs: 0 });
+    // The first take of the lock (attempt 6's) is held until every other attempt has settled.
+    let othersSettled: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      othersSettled = resolve;
+    });
     let delayed = false;
     const slow: typeof cooldowns = {
       ...cooldowns,
       async acquire(key, ttlMs) {
         if (!delayed && key.includes(":lock:")) {
           delayed = true;
-          await new Promise((resolve) => setTimeout(resolve, 30));
+          await held;
         }
         return cooldowns.acquire(key, ttlMs);
       },
     };
     const throttle = createThrottle(slow, { ...POLICY, name: "race" });
+    let settled = 0;
     const results = await Promise.all(
       Array.from({ length: 35 }, () =>
-        throttle.attempt("ada").then(
-          () => "ok",
-          (error) => error.code,
-        ),
+        throttle
+          .attempt("ada")
+          .then(
+            () => "ok",
+            (error) => error.code,
+          )
+          .then((result) => {
+            if (++settled === 34) othersSettled();
+            return result;
+          }),
       ),
     );
+    expect(delayed).toBe(true);
     expect(results.filter((result) => result === "ok")).toHaveLength(5);
-    now += 30_000;
+    clock.advance(30_000);
     expect(await throttle.attempt("ada").then(() => "ok")).toBe("ok");
   });
 

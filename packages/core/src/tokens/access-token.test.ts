@@ -1,12 +1,12 @@
 import { generateKeyPairSync } from "node:crypto";
+import { createFakeClock } from "@portcullis/testing";
 import { SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createAccessTokenCodec } from "./access-token.js";
 import { createSigningKeys } from "./keys.js";
 
 const secret = "s".repeat(40);
-let now = Date.UTC(2026, 0, 1);
-const clock = { now: () => now };
+const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
 const keys = (...secrets: string[]) => createSigningKeys(secrets, "ACCESS_TOKEN_INVALID");
 const codec = createAccessTokenCodec({
   keys: keys(secret),
@@ -26,8 +26,8 @@ const forge = (mutate: (jwt: SignJWT) => SignJWT, header: Record<string, unknown
       .setJti("jti-1")
       .setIssuer("iss")
       .setAudience("aud")
-      .setIssuedAt(Math.floor(now / 1000))
-      .setExpirationTime(Math.floor(now / 1000) + 60),
+      .setIssuedAt(Math.floor(clock.now() / 1000))
+      .setExpirationTime(Math.floor(clock.now() / 1000) + 60),
   ).sign(key);
 
 const code = async (token: string) =>
@@ -43,9 +43,9 @@ describe("access tokens", () => {
 
   it("verify - expired after the TTL (plus the small leeway), not before", async () => {
     const token = await codec.sign(claims);
-    now += 899_000;
+    clock.advance(899_000);
     expect(await code(token)).toBe("OK");
-    now += 10_000;
+    clock.advance(10_000);
     expect(await code(token)).toBe("ACCESS_TOKEN_EXPIRED");
   });
 
@@ -189,9 +189,9 @@ describe("access tokens - verified-token cache", () => {
     const { codec: cached } = makeCodec();
     const token = await cached.sign(claims);
     expect(await cached.verify(token)).toEqual(claims);
-    now += 900_000 + 4_000;
+    clock.advance(900_000 + 4_000);
     expect(await cached.verify(token)).toEqual(claims);
-    now += 2_000;
+    clock.advance(2_000);
     await expect(cached.verify(token)).rejects.toMatchObject({ code: "ACCESS_TOKEN_EXPIRED" });
     expect(cached.cachedCount()).toBe(0);
   });

@@ -1,4 +1,5 @@
 import { createMemoryStores } from "@portcullis/store-memory";
+import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
@@ -8,13 +9,7 @@ const PASSWORD = "correct horse battery staple";
 
 /** The verified-token cache must never outlive revocation: every case below uses a token already cached. */
 async function signedIn() {
-  let now = Date.UTC(2026, 0, 1);
-  const clock = {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
+  const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
   const auth = createAuth({
     secret: "authenticate-test-secret-2X5nFNa1GlKAhRjcflxpS5ny38t8VhkZEkHLBYziZbE",
     stores: createMemoryStores({ clock, sweepIntervalMs: 0 }),
