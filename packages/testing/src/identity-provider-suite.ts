@@ -191,7 +191,7 @@ export function runIdentityProviderAdapterSuite(options: IdentityProviderSuiteOp
     const hasSession = (setCookies: string[]) =>
       setCookies.some((line) => /^access_token=[^;]/.test(line) || /^refresh_token=[^;]/.test(line));
     const passwordAccount = async (email: string, emailVerified: boolean) =>
-      auth.admin.createUser({ email, password: PASSWORD, emailVerified });
+      auth.admin.createUser({}, { email, password: PASSWORD, emailVerified });
     /** The bearer and JSON headers of a password login to `email`. */
     const passwordLogin = async (email: string) => {
       const login = await fetch(api("/login"), {
