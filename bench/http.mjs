@@ -23,8 +23,8 @@ const makeAuth = async () => {
     loginThrottle: { freeAttempts: 100 },
   });
   await auth.ready();
-  await auth.register({ email: "bench@example.test", password: PASSWORD });
-  const login = await auth.login({ email: "bench@example.test", password: PASSWORD });
+  await auth.register({}, { email: "bench@example.test", password: PASSWORD });
+  const login = await auth.login({}, { email: "bench@example.test", password: PASSWORD });
   return { auth, accessToken: login.accessToken };
 };
 

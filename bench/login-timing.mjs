@@ -19,7 +19,7 @@ const auth = createAuth({
   loginThrottle: { freeAttempts: 100, windowSeconds: 1 },
 });
 await auth.ready();
-await auth.register({ email: "known@example.test", password: "correct horse battery staple" });
+await auth.register({}, { email: "known@example.test", password: "correct horse battery staple" });
 const known = await stores.users.findByEmail("known@example.test");
 await stores.users.create({
   ...known,
@@ -48,7 +48,7 @@ const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]))
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, email] of Object.entries(cases)) {
     const start = performance.now();
-    await auth.login({ email, password: `wrong password ${round}` }).catch(() => {});
+    await auth.login({}, { email, password: `wrong password ${round}` }).catch(() => {});
     samples[name].push(performance.now() - start);
   }
 }
@@ -70,14 +70,14 @@ const throttled = createAuth({
 });
 await Promise.all(
   Array.from({ length: 10 }, () =>
-    throttled.login({ email: "known@example.test", password: "wrong password" }).catch(() => {}),
+    throttled.login({}, { email: "known@example.test", password: "wrong password" }).catch(() => {}),
   ),
 );
 const refused = [];
 for (let round = 0; round < ROUNDS; round++) {
   const start = performance.now();
   const code = await throttled
-    .login({ email: "known@example.test", password: "correct horse battery staple" })
+    .login({}, { email: "known@example.test", password: "correct horse battery staple" })
     .then(
       () => "OK",
       (error) => error.code,

@@ -69,20 +69,25 @@ try {
     ["redis", redis],
   ]) {
     const auth = makeAuth(stores);
-    await auth.register({ email: `${name}@example.test`, password: "correct horse battery staple" });
-    const { accessToken } = await auth.login({
-      email: `${name}@example.test`,
-      password: "correct horse battery staple",
-    });
+    await auth.register({}, { email: `${name}@example.test`, password: "correct horse battery staple" });
+    const { accessToken } = await auth.login(
+      {},
+      {
+        email: `${name}@example.test`,
+        password: "correct horse battery staple",
+      },
+    );
     if (name === "redis") {
       await commandsPer("cooldown acquire", 1_000, (i) => stores.cooldowns.acquire(`count:${i}`, 60_000));
       await commandsPer("attempt counter hit", 1_000, (i) => stores.cooldowns.hit(`hits:${i % 10}`, 60_000));
-      await commandsPer("authenticated request (authenticate)", 1_000, () => auth.authenticate(accessToken));
+      await commandsPer("authenticated request (authenticate)", 1_000, () =>
+        auth.authenticate({ token: accessToken }),
+      );
     }
     results.push({
       store: name,
       "cooldown acquires/s": await opsPerSecond((i) => stores.cooldowns.acquire(`${name}:${i}`, 60_000)),
-      "authenticate/s": await opsPerSecond(() => auth.authenticate(accessToken)),
+      "authenticate/s": await opsPerSecond(() => auth.authenticate({ token: accessToken })),
     });
   }
   console.table(results);

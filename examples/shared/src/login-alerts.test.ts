@@ -24,7 +24,7 @@ async function alertsAfterSignIns(
     { email: "seeded@example.test", password: PASSWORD, emailVerified: true },
   ]);
   for (let i = 0; i < times; i++) {
-    const result = await example.auth.login({ email: "seeded@example.test", password: PASSWORD });
+    const result = await example.auth.login({}, { email: "seeded@example.test", password: PASSWORD });
     expect(result.twoFactorRequired).toBe(false);
   }
   await example.auth.idle();

@@ -14,7 +14,7 @@ async function loginBehind(parser: RequestHandler, body: string, contentType: st
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     email: { enabled: false },
   });
-  await auth.register(credentials);
+  await auth.register({}, credentials);
   const server = await listenForTests(express().use(parser).use(createAuthRouter(auth)));
   try {
     const reply = await fetch(`${server.baseUrl}/api/auth/login`, {

@@ -19,8 +19,8 @@ async function start() {
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     email: { enabled: false },
   });
-  await auth.register(credentials);
-  const login = await auth.login(credentials);
+  await auth.register({}, credentials);
+  const login = await auth.login({}, credentials);
   if (login.twoFactorRequired) throw new Error("unexpected 2FA");
   const app = express().use(createAuthRouter(auth));
   const ran: string[] = [];

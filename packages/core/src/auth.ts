@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Translator } from "./i18n/index.js";
 import type { AuthorizationStart } from "./identity/flow.js";
-import type { Principal, RequestContext, SessionInfo, User } from "./model.js";
+import type { Call, Principal, SessionInfo, User } from "./model.js";
 import type { ResolvedAuthOptions } from "./options.js";
 import type { Clock } from "./ports/clock.js";
 import type { Logger } from "./ports/logger.js";
@@ -55,15 +55,25 @@ export interface TotpSetup {
  */
 export interface SessionApi {
   /**
+   * Reads `call.request`.
    * @throws `VALIDATION_FAILED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
    */
-  create(input: CreateSessionInput, request?: RequestContext): Promise<SignedIn & { principal: Principal }>;
-  /** @throws `AUTHENTICATION_REQUIRED` (not an issued principal), `DATABASE_FAILURE` */
-  list(principal: Principal): Promise<SessionInfo[]>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `NOT_FOUND` (another user's session), `DATABASE_FAILURE` */
-  revoke(principal: Principal, sessionId: string): Promise<{ success: true }>;
-  /** Every session of the user, the caller's included. @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE` */
-  revokeAll(principal: Principal): Promise<{ success: true; revoked: number }>;
+  create(call: Call, input: CreateSessionInput): Promise<SignedIn & { principal: Principal }>;
+  /**
+   * The user's sessions, most recently active first; `current` marks `call.principal`'s.
+   * @throws `AUTHENTICATION_REQUIRED` (no issued principal), `DATABASE_FAILURE`
+   */
+  list(call: Call): Promise<SessionInfo[]>;
+  /**
+   * Ends one of `call.principal`'s user's sessions.
+   * @throws `AUTHENTICATION_REQUIRED`, `NOT_FOUND` (another user's session), `DATABASE_FAILURE`
+   */
+  revoke(call: Call, sessionId: string): Promise<{ success: true }>;
+  /**
+   * Every session of `call.principal`'s user, the caller's included.
+   * @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE`
+   */
+  revokeAll(call: Call): Promise<{ success: true; revoked: number }>;
 }
 
 /**
@@ -74,74 +84,69 @@ export interface IdentityProviderApi {
   /** The configured providers, in option order: `name` for routes, `displayName` for buttons. */
   list(): { name: string; displayName: string }[];
   /**
-   * The authorization URL (state, nonce, PKCE S256) of a sign-in, or with `stepUp` (the signed-in
-   * user's principal) of a fresh login that gives a step-up token.
-   * @throws `NOT_FOUND` (no such provider), `VALIDATION_FAILED` (`returnTo` not a path on appOrigin), `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
+   * The authorization URL (state, nonce, PKCE S256) of a sign-in, or with `stepUp: true` (and the
+   * signed-in user's `call.principal`) of a fresh login that gives a step-up token.
+   * @throws `NOT_FOUND` (no such provider), `VALIDATION_FAILED` (`returnTo` not a path on appOrigin), `AUTHENTICATION_REQUIRED` (a step-up without a principal), `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
    */
   authorize(
-    provider: string,
-    input?: { returnTo?: string | undefined; stepUp?: Principal | undefined },
+    call: Call,
+    input: { provider: string; returnTo?: string | undefined; stepUp?: boolean | undefined },
   ): Promise<AuthorizationStart>;
   /**
-   * The authorization URL that links the provider to the signed-in account (needs step-up).
+   * The authorization URL that links the provider to `call.principal`'s account (needs
+   * `call.stepUpToken`).
    * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `VALIDATION_FAILED`, `IDENTITY_PROVIDER_ALREADY_LINKED`
    */
-  link(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    provider: string,
-    input?: { returnTo?: string | undefined },
-  ): Promise<AuthorizationStart>;
+  link(call: Call, input: { provider: string; returnTo?: string | undefined }): Promise<AuthorizationStart>;
   /**
    * The provider's redirect back: `query` is the callback's query string, `state` the value of
-   * the browser's state cookie.
+   * the browser's state cookie. Reads `call.request`.
    * @throws `IDENTITY_PROVIDER_STATE_INVALID`, `IDENTITY_PROVIDER_REJECTED`, `IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED`, `IDENTITY_PROVIDER_ACCOUNT_EXISTS`, `IDENTITY_PROVIDER_ALREADY_LINKED`, `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
    */
   callback(
-    provider: string,
-    input: { query: string; state: string | undefined },
-    request?: RequestContext,
+    call: Call,
+    input: { provider: string; query: string; state: string | undefined },
   ): Promise<IdentityProviderCallbackResult>;
   /**
-   * Removes the provider from the signed-in account (needs step-up).
+   * Removes the provider from `call.principal`'s account (needs `call.stepUpToken`).
    * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `IDENTITY_PROVIDER_LAST_METHOD`
    */
-  unlink(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    provider: string,
-    request?: RequestContext,
-  ): Promise<User>;
+  unlink(call: Call, provider: string): Promise<User>;
 }
 
-/** Operations for scripts and back offices; each emits its security event. */
+/**
+ * Operations for scripts and back offices; each emits its security event. They need no
+ * principal: the host decides who may call them.
+ */
 export interface AdminApi {
   /**
    * A verified or unverified user, with a password (policy checked) or without (an identity
    * provider account). Sends no email.
    * @throws `VALIDATION_FAILED` (also a taken address), `PASSWORD_POLICY_VIOLATION`, `DATABASE_FAILURE`
    */
-  createUser(input: CreateUserInput): Promise<User>;
+  createUser(call: Call, input: CreateUserInput): Promise<User>;
   /**
    * Sets the password; every session and open reset link ends; the address's lock is lifted.
    * @throws `USER_NOT_FOUND`, `PASSWORD_POLICY_VIOLATION`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
    */
-  setPassword(userId: string, password: string): Promise<User>;
+  setPassword(call: Call, input: { userId: string; password: string }): Promise<User>;
   /** @throws `USER_NOT_FOUND`, `DATABASE_FAILURE` */
-  markEmailVerified(userId: string): Promise<User>;
+  markEmailVerified(call: Call, userId: string): Promise<User>;
   /**
    * Deletes the user with their sessions, single-use tokens, cooldowns and throttle counters.
    * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
    */
-  deleteUser(userId: string): Promise<{ success: true }>;
+  deleteUser(call: Call, userId: string): Promise<{ success: true }>;
 }
 
 /**
- * The use cases of one configured Portcullis instance; each is a plain async method. Expected
- * failures reject with a `PortcullisError` (`isAuthError(e)` narrows by `e.code`); a store that
- * fails rejects with its 500 code (`DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`, …).
- * Inputs are typed and validated again at run time (`VALIDATION_FAILED` for anything else).
- * Methods that take a `Principal` accept only one `authenticate` or `sessions.create` made.
+ * The use cases of one configured Portcullis instance; each is a plain async method taking a
+ * `Call` (who calls and how: `principal`, `stepUpToken`, `token`, `request`) and, when it has
+ * one, its input. Each method's TSDoc names what it reads of the call. Expected failures reject
+ * with a `PortcullisError` (`isAuthError(e)` narrows by `e.code`); a store that fails rejects with
+ * its 500 code (`DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`, …). Inputs are typed and
+ * validated again at run time (`VALIDATION_FAILED` for anything else). A call's `principal` must
+ * be one `authenticate` or `sessions.create` made (`AUTHENTICATION_REQUIRED` otherwise).
  */
 export interface Auth {
   /** The options after validation, every default filled in. */
@@ -157,135 +162,122 @@ export interface Auth {
   /** Resolves once background work (login alerts, notices) has settled. For tests and shutdown. */
   idle(): Promise<void>;
   /**
-   * Creates a password account; the same answer whether or not the address is taken.
+   * Creates a password account; the same answer whether or not the address is taken. Reads
+   * `call.request`.
    * @throws `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `RATE_LIMITED`, `DATABASE_FAILURE`
    */
-  register(input: RegisterInput, request?: RequestContext): Promise<{ success: true }>;
+  register(call: Call, input: RegisterInput): Promise<{ success: true }>;
   /**
-   * Email and password: signed in, or a second factor is required.
+   * Email and password: signed in, or a second factor is required. Reads `call.request`.
    * @throws `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
    */
-  login(input: LoginInput, request?: RequestContext): Promise<LoginResult>;
+  login(call: Call, input: LoginInput): Promise<LoginResult>;
   /**
-   * Rotates the refresh token (a rotated one presented again revokes its session).
+   * Rotates the refresh token `call.token` (a rotated one presented again revokes its session).
+   * Reads `call.request`.
    * @throws `REFRESH_TOKEN_INVALID`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
    */
-  refresh(
-    refreshToken: string | undefined,
-    input?: RefreshInput,
-    request?: RequestContext,
-  ): Promise<RefreshResult>;
-  /** Ends the session of the access token (or else of the refresh token). @throws `DATABASE_FAILURE` */
-  logout(tokens: { accessToken?: string | undefined; refreshToken?: string | undefined }): Promise<{
-    success: true;
-  }>;
+  refresh(call: Call, input?: RefreshInput): Promise<RefreshResult>;
   /**
-   * Access token → principal: one JWT verify and one allowlist lookup.
+   * Ends the session of the access token (or else of the refresh token), checked only enough to
+   * name a session. @throws `DATABASE_FAILURE`
+   */
+  logout(
+    call: Call,
+    tokens: { accessToken?: string | undefined; refreshToken?: string | undefined },
+  ): Promise<{ success: true }>;
+  /**
+   * The access token `call.token` → principal: one JWT verify and one allowlist lookup.
    * @throws `AUTHENTICATION_REQUIRED`, `ACCESS_TOKEN_INVALID`, `ACCESS_TOKEN_EXPIRED`, `ACCESS_TOKEN_ALLOWLIST_READING_FAILURE`
    */
-  authenticate(accessToken: string | undefined): Promise<Principal>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE` */
-  getCurrentUser(principal: Principal): Promise<User>;
-  /** Same as `sessions.list`. */
-  listSessions(principal: Principal): Promise<SessionInfo[]>;
-  /** Same as `sessions.revoke`. */
-  revokeSession(principal: Principal, sessionId: string): Promise<{ success: true }>;
-  /** Same as `sessions.revokeAll`. */
-  revokeAllSessions(principal: Principal): Promise<{ success: true; revoked: number }>;
+  authenticate(call: Call): Promise<Principal>;
+  /** `call.principal`'s user. @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  getCurrentUser(call: Call): Promise<User>;
   /**
    * Mails a reset link (or a No Principal Information email): the same answer for any address.
+   * Reads `call.request`.
    * @throws `EMAIL_DISABLED`, `VALIDATION_FAILED`, `EMAIL_COOLDOWN_ACTIVE`, `RATE_LIMITED`, `EMAIL_SEND_FAILURE`
    */
-  requestPasswordReset(input: EmailInput, request?: RequestContext): Promise<{ cooldown: number }>;
+  requestPasswordReset(call: Call, input: EmailInput): Promise<{ cooldown: number }>;
   /** @throws `VALIDATION_FAILED`, `EMAIL_COOLDOWN_CACHE_FAILURE` */
-  getPasswordResetCooldown(email: string | undefined): Promise<{ remaining: number }>;
+  getPasswordResetCooldown(call: Call, email: string | undefined): Promise<{ remaining: number }>;
   /**
-   * Sets a new password with a reset token; revokes every session; nobody is signed in.
+   * Sets a new password with the reset token `call.token`; revokes every session; nobody is
+   * signed in. Reads `call.request`.
    * @throws `PASSWORD_RESET_TOKEN_INVALID`, `PASSWORD_RESET_TOKEN_EXPIRED`, `PASSWORD_POLICY_VIOLATION`, `RATE_LIMITED`
    */
-  resetPassword(
-    token: string | undefined,
-    input: ResetPasswordInput,
-    request?: RequestContext,
-  ): Promise<{
-    success: true;
-  }>;
+  resetPassword(call: Call, input: ResetPasswordInput): Promise<{ success: true }>;
   /**
+   * Mails `call.principal`'s user a verification link. Reads `call.request`.
    * @throws `AUTHENTICATION_REQUIRED`, `EMAIL_DISABLED`, `USER_NOT_FOUND`, `EMAIL_ALREADY_VERIFIED`, `EMAIL_COOLDOWN_ACTIVE`, `RATE_LIMITED`
    */
-  resendVerification(principal: Principal, request?: RequestContext): Promise<{ cooldown: number }>;
+  resendVerification(call: Call): Promise<{ cooldown: number }>;
   /** @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND` */
-  getVerificationCooldown(principal: Principal): Promise<{ remaining: number }>;
+  getVerificationCooldown(call: Call): Promise<{ remaining: number }>;
   /**
+   * Verifies the address the link token `call.token` was sent to. Reads `call.request`.
    * @throws `EMAIL_VERIFICATION_TOKEN_INVALID`, `EMAIL_VERIFICATION_TOKEN_EXPIRED`, `EMAIL_ALREADY_VERIFIED`, `RATE_LIMITED`
    */
-  verifyEmail(token: string | undefined, request?: RequestContext): Promise<User>;
+  verifyEmail(call: Call): Promise<User>;
   /**
+   * Finishes a login with a code and the login's 2FA token `call.token`. Reads `call.request`.
    * @throws `TWO_FACTOR_TOKEN_INVALID`, `TWO_FACTOR_CODE_MISSING`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED`, `TWO_FACTOR_DISABLED`
    */
-  completeTwoFactorLogin(
-    twoFactorToken: string | undefined,
-    input: CodeInput,
-    request?: RequestContext,
-  ): Promise<SignedIn>;
-  /** @throws `TWO_FACTOR_TOKEN_INVALID`, `TWO_FACTOR_CODE_MISSING`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED` */
-  recoverWithRecoveryCode(
-    twoFactorToken: string | undefined,
-    input: CodeInput,
-    request?: RequestContext,
-  ): Promise<SignedIn>;
+  completeTwoFactorLogin(call: Call, input: CodeInput): Promise<SignedIn>;
   /**
-   * Confirms the password before a settings change (the address's login budget applies).
+   * Finishes a login with a recovery code and the login's 2FA token `call.token`. Reads `call.request`.
+   * @throws `TWO_FACTOR_TOKEN_INVALID`, `TWO_FACTOR_CODE_MISSING`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED`
+   */
+  recoverWithRecoveryCode(call: Call, input: CodeInput): Promise<SignedIn>;
+  /**
+   * Confirms `call.principal`'s password before a settings change (the address's login budget
+   * applies). Reads `call.request`.
    * @throws `AUTHENTICATION_REQUIRED`, `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `USER_NOT_FOUND`
    */
-  stepUp(principal: Principal, input: StepUpInput, request?: RequestContext): Promise<StepUpResult>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED` */
-  completeTwoFactorStepUp(
-    principal: Principal,
-    twoFactorToken: string | undefined,
-    input: CodeInput,
-    request?: RequestContext,
-  ): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED` */
-  getTotpSetup(principal: Principal, stepUpToken: string | undefined): Promise<TotpSetup>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`, `TWO_FACTOR_TOKEN_INVALID`, `WRONG_TWO_FACTOR_CODE` */
-  confirmTotpSetup(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    input: ConfirmTotpInput,
-    request?: RequestContext,
-  ): Promise<User>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED` */
-  disableTwoFactorMethod(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    method: TwoFactorMethod,
-    request?: RequestContext,
-  ): Promise<User>;
+  stepUp(call: Call, input: StepUpInput): Promise<StepUpResult>;
   /**
-   * Mails a 2FA code: for the signed-in user, or with a login's 2FA token to resend its code.
+   * The second factor of a step-up: `call.token` is the 2FA token `stepUp` gave in
+   * `call.principal`'s session. Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED`
+   */
+  completeTwoFactorStepUp(
+    call: Call,
+    input: CodeInput,
+  ): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
+  /**
+   * Starts TOTP setup for `call.principal` (needs `call.stepUpToken`).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`
+   */
+  getTotpSetup(call: Call): Promise<TotpSetup>;
+  /**
+   * Turns TOTP on (needs `call.stepUpToken`). Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`, `TWO_FACTOR_TOKEN_INVALID`, `WRONG_TWO_FACTOR_CODE`
+   */
+  confirmTotpSetup(call: Call, input: ConfirmTotpInput): Promise<User>;
+  /**
+   * Turns a method off (needs `call.stepUpToken`). Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED`
+   */
+  disableTwoFactorMethod(call: Call, method: TwoFactorMethod): Promise<User>;
+  /**
+   * Mails a 2FA code: for the signed-in user (`call.principal`), or, without a principal, with a
+   * login's 2FA token (`call.token`) to resend its code. Reads `call.request`.
    * @throws `EMAIL_DISABLED`, `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `EMAIL_NOT_VERIFIED`, `EMAIL_COOLDOWN_ACTIVE`
    */
-  sendTwoFactorEmailCode(
-    who: { principal: Principal } | { twoFactorToken: string | undefined },
-    request?: RequestContext,
-  ): Promise<{ cooldown: number }>;
+  sendTwoFactorEmailCode(call: Call): Promise<{ cooldown: number }>;
   /** @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND` */
-  getTwoFactorEmailCooldown(principal: Principal): Promise<{ remaining: number }>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`, `WRONG_TWO_FACTOR_CODE` */
-  enableEmailTwoFactor(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    input: CodeInput,
-    request?: RequestContext,
-  ): Promise<User>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED` */
-  setPreferredTwoFactorMethod(
-    principal: Principal,
-    stepUpToken: string | undefined,
-    input: PreferredMethodInput,
-  ): Promise<User>;
-  /** Host-started sessions and the user's sessions. */
+  getTwoFactorEmailCooldown(call: Call): Promise<{ remaining: number }>;
+  /**
+   * Turns email 2FA on with a mailed code (needs `call.stepUpToken`). Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`, `WRONG_TWO_FACTOR_CODE`
+   */
+  enableEmailTwoFactor(call: Call, input: CodeInput): Promise<User>;
+  /**
+   * Chooses the method login offers first (needs `call.stepUpToken`).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED`
+   */
+  setPreferredTwoFactorMethod(call: Call, input: PreferredMethodInput): Promise<User>;
+  /** Host-started sessions and the user's sessions: the only way to them. */
   readonly sessions: SessionApi;
   /** Operations for scripts and back offices. */
   readonly admin: AdminApi;

@@ -24,14 +24,16 @@ describe("AuthError", () => {
 
   it("status - an error a use case throws says its status: a wrong password is 401, a throttled one 429", async () => {
     const { auth } = createTestAuth();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      await auth.login({ email: "ada@example.test", password: "wrong password, wrong" }).catch((error) => {
-        if (isAuthError(error)) statuses.push(error.status);
-      });
+      await auth
+        .login({}, { email: "ada@example.test", password: "wrong password, wrong" })
+        .catch((error) => {
+          if (isAuthError(error)) statuses.push(error.status);
+        });
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-    expect(await code(auth.login({ email: "nope" } as never))).toBe("VALIDATION_FAILED");
+    expect(await code(auth.login({}, { email: "nope" } as never))).toBe("VALIDATION_FAILED");
   });
 });

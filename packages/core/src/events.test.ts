@@ -20,10 +20,12 @@ describe("security events", () => {
       },
     });
     const request = { ip: "203.0.113.7", userAgent: "Agent\r\nX-Injected: 1" };
-    await auth.register({ email: "ada@example.test", password: PASSWORD }, request);
+    await auth.register({ request }, { email: "ada@example.test", password: PASSWORD });
     for (let i = 0; i < 6; i++)
-      await auth.login({ email: "ada@example.test", password: "wrong guess!!" }, request).catch(() => {});
-    await auth.login({ email: "nobody@example.test", password: "wrong guess!!" }, request).catch(() => {});
+      await auth.login({ request }, { email: "ada@example.test", password: "wrong guess!!" }).catch(() => {});
+    await auth
+      .login({ request }, { email: "nobody@example.test", password: "wrong guess!!" })
+      .catch(() => {});
     expect(events.map((event) => [event.type, event.reason])).toEqual([
       ["user.created", "register"],
       ...Array.from({ length: 5 }, () => ["login.failed", "wrong_password"]),

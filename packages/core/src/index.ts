@@ -41,7 +41,7 @@ export {
   type IdentityProviderOptions,
   type ResolvedIdentityProvider,
 } from "./identity-provider-options.js";
-export type { Principal, RequestContext, SessionInfo, User } from "./model.js";
+export type { Call, Principal, RequestContext, SessionInfo, User } from "./model.js";
 export type {
   AuthOptions,
   AuthStores,

@@ -53,9 +53,21 @@ export function isIssuedPrincipal(value: unknown): value is Principal {
   return typeof value === "object" && value !== null && IssuedPrincipal.isIssued(value);
 }
 
-/** A call of the signed-in user: the principal `authenticate` issued, and what is known about the request. */
-export interface SignedInCall {
-  principal: Principal;
+/**
+ * Who calls a use case and how: the first argument of every `Auth` method. Each method reads
+ * only the fields it names in its TSDoc; the others are ignored.
+ */
+export interface Call {
+  /** The signed-in caller, as `authenticate` or `sessions.create` issued it (no other is accepted). */
+  principal?: Principal | undefined;
+  /** The step-up token a security-settings change brings (`stepUp` gave it). */
+  stepUpToken?: string | undefined;
+  /**
+   * The one credential the operation consumes: the access token (`authenticate`), the refresh
+   * token (`refresh`), a login's or step-up's 2FA token, or an emailed link's token.
+   */
+  token?: string | undefined;
+  /** What is known about the request: IP, user agent, locale. */
   request?: RequestContext | undefined;
 }
 

@@ -6,8 +6,10 @@ import { readFileSync } from "node:fs";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
 import ts from "typescript";
+import type { LoginInput } from "./auth.js";
 import { type Auth, createAuth } from "./create-auth.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
+import type { RequestContext } from "./model.js";
 import type { AuthOptions } from "./options.js";
 import { type Logger, silentLogger } from "./ports/logger.js";
 import type { EmailMessage, Mailer } from "./ports/mailer.js";
@@ -55,8 +57,8 @@ export const code = (promise: Promise<unknown>) =>
   );
 
 /** `auth.login` for accounts without 2FA: the signed-in result, or a thrown error. */
-export async function signIn(auth: Auth, ...args: Parameters<Auth["login"]>) {
-  const result = await auth.login(...args);
+export async function signIn(auth: Auth, input: LoginInput, request?: RequestContext) {
+  const result = await auth.login({ request }, input);
   if (result.twoFactorRequired) throw new Error("second factor required");
   return result;
 }

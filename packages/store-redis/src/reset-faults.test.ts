@@ -73,7 +73,7 @@ describe.skipIf(!canStartRedis)("resetPassword with Redis frozen mid-reset", () 
         if (!user) throw new Error("no user");
         freezeAt = at;
         const started = Date.now();
-        const answer = await auth.resetPassword(user.token, { newPassword: NEW_PASSWORD }).then(
+        const answer = await auth.resetPassword({ token: user.token }, { newPassword: NEW_PASSWORD }).then(
           () => "OK",
           (error: { code?: string }) => error.code,
         );
@@ -125,7 +125,7 @@ describe.skipIf(!canStartRedis)("resetPassword with Redis stopped mid-reset", ()
         const [user] = await resettingUsers(auth, sent, 1, `redis-stop-${at}`);
         if (!user) throw new Error("no user");
         stopAt = at;
-        const answer = await auth.resetPassword(user.token, { newPassword: NEW_PASSWORD }).then(
+        const answer = await auth.resetPassword({ token: user.token }, { newPassword: NEW_PASSWORD }).then(
           () => "OK",
           (error: { code?: string }) => error.code,
         );

@@ -85,7 +85,7 @@ describe.skipIf(!canStartPostgres)("resetPassword on PostgreSQL: a blocked state
         const [user] = await resettingUsers(auth, sent, 1, `pg-${table}`);
         if (!user) throw new Error("no user");
         lockDuringHash = true;
-        const answer = auth.resetPassword(user.token, { newPassword: NEW_PASSWORD }).then(
+        const answer = auth.resetPassword({ token: user.token }, { newPassword: NEW_PASSWORD }).then(
           () => "OK",
           (error: { code?: string }) => error.code,
         );
@@ -142,7 +142,7 @@ describe("resetPassword on SQLite: the database locked by another connection", (
         const [user] = await resettingUsers(auth, sent, 1, `sqlite-${at}`);
         if (!user) throw new Error("no user");
         lockAt = at;
-        const answer = await auth.resetPassword(user.token, { newPassword: NEW_PASSWORD }).then(
+        const answer = await auth.resetPassword({ token: user.token }, { newPassword: NEW_PASSWORD }).then(
           () => "OK",
           (error: { code?: string }) => error.code,
         );

@@ -40,7 +40,7 @@ await auth.ready();
 await stores.users.findById("warm-up");
 if (redisStores) await redisStores.sessions.listSessions("warm-up");
 const resets = config.tokens.map((token, index) =>
-  auth.resetPassword(token, { newPassword: config.newPassword }).then(
+  auth.resetPassword({ token }, { newPassword: config.newPassword }).then(
     () => process.stdout.write(`done ${index} OK\n`),
     (error) => process.stdout.write(`done ${index} ${error.code ?? error}\n`),
   ),

@@ -48,10 +48,10 @@ export async function resettingUsers(
   const users: ResettingUser[] = [];
   for (let i = 0; i < count; i++) {
     const email = `${label}-${i}@example.test`;
-    await auth.register({ email, password: OLD_PASSWORD });
-    const login = await auth.login({ email, password: OLD_PASSWORD });
+    await auth.register({}, { email, password: OLD_PASSWORD });
+    const login = await auth.login({}, { email, password: OLD_PASSWORD });
     if (login.twoFactorRequired) throw new Error("unexpected 2FA");
-    await auth.requestPasswordReset({ email });
+    await auth.requestPasswordReset({}, { email });
     users.push({ email, token: "", accessToken: login.accessToken, refreshToken: login.refreshToken });
   }
   await auth.idle();
@@ -71,8 +71,8 @@ export async function resetState(
   hasher: PasswordHasher,
   user: ResettingUser,
 ): Promise<"old" | "new"> {
-  const oldAccess = await code(auth.authenticate(user.accessToken));
-  const oldRefresh = await code(auth.refresh(user.refreshToken));
+  const oldAccess = await code(auth.authenticate({ token: user.accessToken }));
+  const oldRefresh = await code(auth.refresh({ token: user.refreshToken }));
   const hash = (await users.findByEmail(user.email))?.passwordHash ?? "";
   if (await hasher.verify(hash, NEW_PASSWORD)) {
     expect({ email: user.email, oldAccess, oldRefresh }).toEqual({
@@ -85,9 +85,9 @@ export async function resetState(
   expect(await hasher.verify(hash, OLD_PASSWORD)).toBe(true);
   expect({
     email: user.email,
-    link: await code(auth.resetPassword(user.token, { newPassword: NEW_PASSWORD })),
+    link: await code(auth.resetPassword({ token: user.token }, { newPassword: NEW_PASSWORD })),
   }).toEqual({ email: user.email, link: "OK" });
-  expect(await code(auth.authenticate(user.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+  expect(await code(auth.authenticate({ token: user.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
   return "old";
 }
 

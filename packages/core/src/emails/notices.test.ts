@@ -37,13 +37,13 @@ type Env = ReturnType<typeof setup>;
 
 /** Ada, verified, signed in, as a principal with a step-up token. */
 async function signedInWithStepUp({ auth, stores }: Env) {
-  await auth.register({ email: ADA, password: PASSWORD });
+  await auth.register({}, { email: ADA, password: PASSWORD });
   // 2FA needs a verified address; the verification flow itself is tested elsewhere.
-  await auth.admin.markEmailVerified((await stores.users.findByEmail(ADA))?.id ?? "");
-  const login = await auth.login({ email: ADA, password: PASSWORD });
+  await auth.admin.markEmailVerified({}, (await stores.users.findByEmail(ADA))?.id ?? "");
+  const login = await auth.login({}, { email: ADA, password: PASSWORD });
   if (login.twoFactorRequired) throw new Error("unexpected 2FA");
-  const principal = await auth.authenticate(login.accessToken);
-  const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+  const principal = await auth.authenticate({ token: login.accessToken });
+  const stepUp = await auth.stepUp({ principal }, { password: PASSWORD });
   if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
   return { principal, stepUpToken: stepUp.stepUpToken };
 }
@@ -51,11 +51,14 @@ async function signedInWithStepUp({ auth, stores }: Env) {
 /** Ada with TOTP on: her recovery codes. */
 async function withTotp(env: Env) {
   const { principal, stepUpToken } = await signedInWithStepUp(env);
-  const setupInfo = await env.auth.getTotpSetup(principal, stepUpToken);
-  await env.auth.confirmTotpSetup(principal, stepUpToken, {
-    setupToken: setupInfo.setupToken,
-    code: referenceTotp(setupInfo.secret, env.clock.now()),
-  });
+  const setupInfo = await env.auth.getTotpSetup({ principal, stepUpToken });
+  await env.auth.confirmTotpSetup(
+    { principal, stepUpToken },
+    {
+      setupToken: setupInfo.setupToken,
+      code: referenceTotp(setupInfo.secret, env.clock.now()),
+    },
+  );
   env.clock.advance(30_000);
   await env.auth.idle();
   env.sent.length = 0;
@@ -64,9 +67,9 @@ async function withTotp(env: Env) {
 
 async function recover(env: Env, code: string, locale?: string) {
   const request = { ip: "203.0.113.7", userAgent: FIREFOX, ...(locale ? { locale } : {}) };
-  const login = await env.auth.login({ email: ADA, password: PASSWORD }, request);
+  const login = await env.auth.login({ request }, { email: ADA, password: PASSWORD });
   if (!login.twoFactorRequired) throw new Error("expected 2FA");
-  return env.auth.recoverWithRecoveryCode(login.twoFactorAuthenticationToken, { code }, request);
+  return env.auth.recoverWithRecoveryCode({ token: login.twoFactorAuthenticationToken, request }, { code });
 }
 
 describe("recovery-code notice", () => {
@@ -119,12 +122,15 @@ describe("recovery-code notice", () => {
   it("recoverWithRecoveryCode - escapes what the client sent (the stated browser) in the HTML", async () => {
     const env = setup();
     const codes = await withTotp(env);
-    const login = await env.auth.login({ email: ADA, password: PASSWORD });
+    const login = await env.auth.login({}, { email: ADA, password: PASSWORD });
     if (!login.twoFactorRequired) throw new Error("expected 2FA");
-    await env.auth.recoverWithRecoveryCode(login.twoFactorAuthenticationToken, {
-      code: codes[0],
-      session: { browser: "<b>Evil</b> & co" },
-    });
+    await env.auth.recoverWithRecoveryCode(
+      { token: login.twoFactorAuthenticationToken },
+      {
+        code: codes[0],
+        session: { browser: "<b>Evil</b> & co" },
+      },
+    );
     await env.auth.idle();
     const notice = env.sent.find((message) => message.kind === "recovery-code-used");
     expect(notice?.html).toContain("&lt;b&gt;Evil&lt;/b&gt; &amp; co");
@@ -146,16 +152,16 @@ describe("email 2FA setup code", () => {
     expect(setupEmail.text).not.toContain("finish signing in");
 
     env.clock.advance(61_000);
-    await env.auth.sendTwoFactorEmailCode({ principal }, { locale: "de" });
+    await env.auth.sendTwoFactorEmailCode({ principal, request: { locale: "de" } });
     const german = env.sent.at(-1) as EmailMessage;
     expect(german.subject).toMatch(/^Dein Portcullis-Code zum Aktivieren der Codes per E-Mail: \d{6}$/);
     expect(german.text).toContain("um Anmeldecodes per E-Mail für dein Portcullis-Konto");
     expect(german.text).not.toContain("Anmeldung bei Portcullis abzuschließen");
 
     const code = /(\d{6})/.exec(german.subject)?.[1] ?? "";
-    await env.auth.enableEmailTwoFactor(principal, stepUpToken, { code });
+    await env.auth.enableEmailTwoFactor({ principal, stepUpToken }, { code });
     env.clock.advance(61_000);
-    const login = await env.auth.login({ email: ADA, password: PASSWORD });
+    const login = await env.auth.login({}, { email: ADA, password: PASSWORD });
     if (!login.twoFactorRequired) throw new Error("expected 2FA");
     const signInEmail = env.sent.filter((message) => message.kind === "two-factor-code").at(-1);
     expect(signInEmail?.subject).toMatch(/^Your Portcullis sign-in code: \d{6}$/);

@@ -99,7 +99,7 @@ class Call implements RequestInput {
 
 /** The principal of the call's access token; throws its 401 (or the allowlist's 500). */
 async function authenticateAccess(call: Call): Promise<Principal> {
-  const principal = await call.deps.auth.authenticate(call.token("access"));
+  const principal = await call.deps.auth.authenticate({ token: call.token("access") });
   call.principal = principal;
   return principal;
 }
@@ -217,7 +217,7 @@ export function createHttpHandler(auth: Auth): HttpHandler {
       const { path, query } = splitUrl(request.url);
       try {
         const jar = cookies.parse(header(request, "cookie"));
-        return { principal: await auth.authenticate(readToken(request, jar, "access")) };
+        return { principal: await auth.authenticate({ token: readToken(request, jar, "access") }) };
       } catch (error) {
         return { response: fail(error, path, localeOf(request, query)) };
       }

@@ -1,11 +1,19 @@
-import type { Auth, LoginResult, StepUpResult, TwoFactorChallenge } from "../create-auth.js";
+import type {
+  Auth,
+  AuthorizationStart,
+  IdentityProviderCallbackResult,
+  LoginResult,
+  StepUpResult,
+  TwoFactorChallenge,
+} from "../create-auth.js";
 import { AuthError } from "../errors.js";
-import type { Principal } from "../model.js";
+import type { Call } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
 import {
   codeInput,
   confirmTotpInput,
   emailInput,
+  type IdentityLinkInput,
   identityLinkInput,
   loginInput,
   preferredMethodInput,
@@ -80,12 +88,16 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
     spec: RouteSpec<A>,
     run: (input: RouteInput<A>) => Promise<unknown>,
   ): Route => route(spec, async (input) => jsonResponse(200, await run(input)));
-  /** A security-settings route: the principal and the step-up token (header or cookie). */
+  /** A security-settings route: its use case's call has the principal, the step-up token (header or cookie) and the request. */
   const settings = (
     spec: Omit<RouteSpec<"step-up">, "auth">,
-    run: (input: RouteInput<"step-up">) => Promise<unknown>,
-  ): Route => json({ ...spec, auth: "step-up" }, run);
-  const tokenParam = (input: RouteInput) => input.query.get("token") ?? undefined;
+    run: (call: Call, input: RouteInput<"step-up">) => Promise<unknown>,
+  ): Route => json({ ...spec, auth: "step-up" }, (input) => run(stepUpCall(input), input));
+  /** The call of an emailed link's route: the link's token (`?token=`) and the request. */
+  const linkCall = (input: RouteInput): Call => ({
+    token: input.query.get("token") ?? undefined,
+    request: input.meta,
+  });
 
   return {
     exposeTokens,
@@ -96,11 +108,16 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
     route,
     json,
     settings,
-    tokenParam,
+    linkCall,
   };
 }
 
 type RouteKit = ReturnType<typeof createRouteKit>;
+
+/** The call of a route with `auth: "step-up"`: the principal, the step-up token and the request. */
+function stepUpCall(input: RouteInput<"step-up">): Call {
+  return { principal: input.principal, stepUpToken: input.stepUpToken, request: input.meta };
+}
 
 /** The route table of docs/http-api.md, each entry one use case call and its response. */
 export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
@@ -110,8 +127,10 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...sessionRoutes(auth, kit),
     ...twoFactorRoutes(auth, kit),
     ...twoFactorSettingsRoutes(auth, kit),
-    ...linkRoutes(auth, kit),
-    ...oauthRoutes(auth, kit, cookies),
+    ...passwordResetRoutes(auth, kit),
+    ...verificationRoutes(auth, kit),
+    ...oauthSignInRoutes(auth, kit, cookies),
+    ...oauthAccountRoutes(auth, kit, cookies),
   ];
   let document: Record<string, unknown> | undefined;
   const openApi: Route = kit.json(
@@ -160,7 +179,7 @@ function accountRoutes(
         body: registerInput,
         errors: ["PASSWORD_POLICY_VIOLATION", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
-      async (input) => auth.register(await input.body(), input.meta),
+      async (input) => auth.register({ request: input.meta }, await input.body()),
     ),
     route(
       {
@@ -171,7 +190,7 @@ function accountRoutes(
         body: loginInput,
         errors: ["INVALID_CREDENTIALS", "LOGIN_THROTTLED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
-      async (input) => loginResponse(await auth.login(await input.body(), input.meta)),
+      async (input) => loginResponse(await auth.login({ request: input.meta }, await input.body())),
     ),
     route(
       {
@@ -184,7 +203,10 @@ function accountRoutes(
         clearOnError: { code: "REFRESH_TOKEN_INVALID", cookies: ["access", "refresh"] },
       },
       async (input) => {
-        const result = await auth.refresh(input.refreshToken, await input.body(), input.meta);
+        const result = await auth.refresh(
+          { token: input.refreshToken, request: input.meta },
+          await input.body(),
+        );
         const body = {
           user: result.user,
           accessToken: exposeTokens ? result.accessToken : null,
@@ -202,7 +224,10 @@ function accountRoutes(
         errors: [...DB],
       },
       async (input) => {
-        await auth.logout({ accessToken: input.accessToken, refreshToken: input.refreshToken });
+        await auth.logout(
+          { request: input.meta },
+          { accessToken: input.accessToken, refreshToken: input.refreshToken },
+        );
         return jsonResponse(200, SUCCESS, signOutCookies());
       },
     ),
@@ -220,11 +245,11 @@ function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): R
         auth: "access",
         errors: ["USER_NOT_FOUND", ...DB],
       },
-      async (input) => auth.getCurrentUser(input.principal),
+      async (input) => auth.getCurrentUser({ principal: input.principal }),
     ),
     json(
       { method: "GET", path: "/sessions", summary: "The user's sessions", auth: "access", errors: [...DB] },
-      async (input) => ({ sessions: await auth.listSessions(input.principal) }),
+      async (input) => ({ sessions: await auth.sessions.list({ principal: input.principal }) }),
     ),
     route(
       {
@@ -234,7 +259,8 @@ function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): R
         auth: "access",
         errors: [...DB],
       },
-      async (input) => jsonResponse(200, await auth.revokeAllSessions(input.principal), signOutCookies()),
+      async (input) =>
+        jsonResponse(200, await auth.sessions.revokeAll({ principal: input.principal }), signOutCookies()),
     ),
     route(
       {
@@ -247,7 +273,7 @@ function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): R
       async (input) => {
         const { principal } = input;
         const sessionId = input.params.id ?? "";
-        await auth.revokeSession(principal, sessionId);
+        await auth.sessions.revoke({ principal }, sessionId);
         return jsonResponse(200, SUCCESS, sessionId === principal.sessionId ? signOutCookies() : []);
       },
     ),
@@ -268,7 +294,10 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
       },
       async (input) =>
         loginResponse(
-          await auth.completeTwoFactorLogin(input.twoFactorToken, await input.body(), input.meta),
+          await auth.completeTwoFactorLogin(
+            { token: input.twoFactorToken, request: input.meta },
+            await input.body(),
+          ),
         ),
     ),
     route(
@@ -288,7 +317,10 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
       },
       async (input) =>
         loginResponse(
-          await auth.recoverWithRecoveryCode(input.twoFactorToken, await input.body(), input.meta),
+          await auth.recoverWithRecoveryCode(
+            { token: input.twoFactorToken, request: input.meta },
+            await input.body(),
+          ),
         ),
     ),
     route(
@@ -300,7 +332,10 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         body: stepUpInput,
         errors: ["INVALID_CREDENTIALS", "LOGIN_THROTTLED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
       },
-      async (input) => stepUpResponse(await auth.stepUp(input.principal, await input.body(), input.meta)),
+      async (input) =>
+        stepUpResponse(
+          await auth.stepUp({ principal: input.principal, request: input.meta }, await input.body()),
+        ),
     ),
     route(
       {
@@ -314,10 +349,8 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
       async (input) =>
         stepUpResponse(
           await auth.completeTwoFactorStepUp(
-            input.principal,
-            input.twoFactorToken,
+            { principal: input.principal, token: input.twoFactorToken, request: input.meta },
             await input.body(),
-            input.meta,
           ),
         ),
     ),
@@ -364,11 +397,9 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
   const onAndOff = (method: TwoFactorMethod): Route[] => {
     const { enable, on, off } = METHOD_SWITCHES[method];
     return [
-      settings({ method: "POST", ...on }, async (input) =>
-        auth[enable](input.principal, input.stepUpToken, await input.body(), input.meta),
-      ),
-      settings({ method: "DELETE", ...off, errors: ["TWO_FACTOR_DISABLED", ...SETTING] }, (input) =>
-        auth.disableTwoFactorMethod(input.principal, input.stepUpToken, method, input.meta),
+      settings({ method: "POST", ...on }, async (call, input) => auth[enable](call, await input.body())),
+      settings({ method: "DELETE", ...off, errors: ["TWO_FACTOR_DISABLED", ...SETTING] }, (call) =>
+        auth.disableTwoFactorMethod(call, method),
       ),
     ];
   };
@@ -380,7 +411,7 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
         summary: "Start TOTP setup: secret, URI, recovery codes",
         errors: ["EMAIL_NOT_VERIFIED", "DATABASE_ENCRYPTION_FAILURE", ...SETTING],
       },
-      (input) => auth.getTotpSetup(input.principal, input.stepUpToken),
+      (call) => auth.getTotpSetup(call),
     ),
     ...onAndOff("totp"),
     json(
@@ -400,10 +431,11 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
         ],
       },
       async (input) =>
-        auth.sendTwoFactorEmailCode(
-          input.principal ? { principal: input.principal } : { twoFactorToken: input.twoFactorToken },
-          input.meta,
-        ),
+        auth.sendTwoFactorEmailCode({
+          principal: input.principal,
+          token: input.twoFactorToken,
+          request: input.meta,
+        }),
     ),
     json(
       {
@@ -413,7 +445,7 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
         auth: "access",
         errors: ["EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
       },
-      async (input) => auth.getTwoFactorEmailCooldown(input.principal),
+      async (input) => auth.getTwoFactorEmailCooldown({ principal: input.principal }),
     ),
     ...onAndOff("email"),
     settings(
@@ -424,14 +456,13 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
         body: preferredMethodInput,
         errors: ["TWO_FACTOR_DISABLED", ...SETTING],
       },
-      async (input) =>
-        auth.setPreferredTwoFactorMethod(input.principal, input.stepUpToken, await input.body()),
+      async (call, input) => auth.setPreferredTwoFactorMethod(call, await input.body()),
     ),
   ];
 }
 
-/** The emailed-link flows: password reset and address verification. */
-function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: RouteKit): Route[] {
+/** The emailed-link flow of a forgotten password. */
+function passwordResetRoutes(auth: Auth, { signOutCookies, route, json, linkCall }: RouteKit): Route[] {
   return [
     json(
       {
@@ -442,7 +473,7 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         body: emailInput,
         errors: ["EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", "RATE_LIMITED", ...MAIL, ...DB],
       },
-      async (input) => auth.requestPasswordReset(await input.body(), input.meta),
+      async (input) => auth.requestPasswordReset({ request: input.meta }, await input.body()),
     ),
     json(
       {
@@ -453,7 +484,7 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         query: ["email"],
         errors: ["VALIDATION_FAILED", "EMAIL_COOLDOWN_CACHE_FAILURE"],
       },
-      async (input) => auth.getPasswordResetCooldown(input.query.get("email") ?? undefined),
+      async (input) => auth.getPasswordResetCooldown({}, input.query.get("email") ?? undefined),
     ),
     route(
       {
@@ -473,12 +504,14 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         ],
       },
       async (input) =>
-        jsonResponse(
-          200,
-          await auth.resetPassword(tokenParam(input), await input.body(), input.meta),
-          signOutCookies(),
-        ),
+        jsonResponse(200, await auth.resetPassword(linkCall(input), await input.body()), signOutCookies()),
     ),
+  ];
+}
+
+/** The emailed-link flow of address verification. */
+function verificationRoutes(auth: Auth, { json, linkCall }: RouteKit): Route[] {
+  return [
     json(
       {
         method: "POST",
@@ -496,7 +529,7 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
           ...DB,
         ],
       },
-      async (input) => auth.resendVerification(input.principal, input.meta),
+      async (input) => auth.resendVerification({ principal: input.principal, request: input.meta }),
     ),
     json(
       {
@@ -506,7 +539,7 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
         auth: "access",
         errors: ["USER_NOT_FOUND", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
-      async (input) => auth.getVerificationCooldown(input.principal),
+      async (input) => auth.getVerificationCooldown({ principal: input.principal }),
     ),
     json(
       {
@@ -525,28 +558,28 @@ function linkRoutes(auth: Auth, { signOutCookies, route, json, tokenParam }: Rou
           ...DB,
         ],
       },
-      (input) => auth.verifyEmail(tokenParam(input), input.meta),
+      (input) => auth.verifyEmail(linkCall(input)),
     ),
   ];
 }
 
+/** The provider of an identity-provider route (`:provider`). */
+const providerParam = (input: RouteInput) => input.params.provider ?? "";
+
+/** The state cookie of a started authorization. */
+const stateCookie = (cookies: Cookies, start: AuthorizationStart) =>
+  cookies.set("oauthState", start.state, start.stateTtlSeconds);
+
 /**
- * Identity providers (the "Identity providers" section of packages/core/README.md): sign-in, step-up, link and unlink. The browser goes to the
- * provider and back, so authorize and callback answer with redirects; the state is bound to the
- * browser by an HttpOnly cookie and every callback error is a 302 to `appOrigin` with `?error=<code>`.
+ * Identity providers (the "Identity providers" section of packages/core/README.md): the list,
+ * sign-in and step-up. The browser goes to the provider and back, so authorize and callback
+ * answer with redirects; the state is bound to the browser by an HttpOnly cookie and every
+ * callback error is a 302 to `appOrigin` with `?error=<code>`.
  */
-function oauthRoutes(
-  auth: Auth,
-  { sessionCookies, route, json, settings }: RouteKit,
-  cookies: Cookies,
-): Route[] {
+function oauthSignInRoutes(auth: Auth, { sessionCookies, route, json }: RouteKit, cookies: Cookies): Route[] {
   const { options, logger } = auth;
-  const provider = (input: RouteInput) => input.params.provider ?? "";
-  const stateCookie = (start: { state: string; stateTtlSeconds: number }) =>
-    cookies.set("oauthState", start.state, start.stateTtlSeconds);
-  const appUrl = (path: string, extra: Record<string, string> = {}) => {
-    return appUrlFor(options.appOrigin, path, extra);
-  };
+  const appUrl = (path: string, extra: Record<string, string> = {}) =>
+    appUrlFor(options.appOrigin, path, extra);
   return [
     json(
       {
@@ -576,16 +609,14 @@ function oauthRoutes(
       },
       async (input) => {
         // A step-up needs the signed-in user (its refusal is the answer); a sign-in ignores a stale access cookie.
-        let stepUp: Principal | undefined;
-        if (input.query.get("stepUp") === "1") {
-          if (input.refusal) throw input.refusal;
-          stepUp = input.principal;
-        }
-        const start = await auth.identityProviders.authorize(provider(input), {
+        const stepUp = input.query.get("stepUp") === "1";
+        if (stepUp && input.refusal) throw input.refusal;
+        const start = await auth.identityProviders.authorize(stepUp ? { principal: input.principal } : {}, {
+          provider: providerParam(input),
           returnTo: input.query.get("returnTo") ?? undefined,
           stepUp,
         });
-        return redirectResponse(start.authorizationUrl, [stateCookie(start)]);
+        return redirectResponse(start.authorizationUrl, [stateCookie(cookies, start)]);
       },
     ),
     route(
@@ -600,31 +631,26 @@ function oauthRoutes(
       },
       async (input) => {
         const clearState = cookies.clear("oauthState");
-        let result: Awaited<ReturnType<Auth["identityProviders"]["callback"]>>;
+        const provider = providerParam(input);
+        let result: IdentityProviderCallbackResult;
         try {
           result = await auth.identityProviders.callback(
-            provider(input),
-            { query: input.query.toString(), state: input.cookie("oauthState") },
-            input.meta,
+            { request: input.meta },
+            { provider, query: input.query.toString(), state: input.cookie("oauthState") },
           );
         } catch (error) {
-          return callbackFailure(error, {
-            logger,
-            appUrl,
-            clearState,
-            path: input.request.url.split("?")[0] ?? "",
-          });
+          const path = input.request.url.split("?")[0] ?? "";
+          return callbackFailure(error, { logger, appUrl, clearState, path });
         }
-        return callbackRedirect(result, {
-          cookies,
-          options,
-          sessionCookies,
-          appUrl,
-          clearState,
-          provider: provider(input),
-        });
+        return callbackRedirect(result, { cookies, options, sessionCookies, appUrl, clearState, provider });
       },
     ),
+  ];
+}
+
+/** Linking an identity provider to the signed-in account and unlinking it (access + step-up). */
+function oauthAccountRoutes(auth: Auth, { route, settings }: RouteKit, cookies: Cookies): Route[] {
+  return [
     route(
       {
         method: "POST",
@@ -635,13 +661,12 @@ function oauthRoutes(
         errors: ["NOT_FOUND", "IDENTITY_PROVIDER_ALREADY_LINKED", "IDENTITY_PROVIDER_FAILURE", ...SETTING],
       },
       async (input) => {
-        const start = await auth.identityProviders.link(
-          input.principal,
-          input.stepUpToken,
-          provider(input),
-          (await input.body()) ?? {},
-        );
-        return jsonResponse(200, { authorizationUrl: start.authorizationUrl }, [stateCookie(start)]);
+        const body = (await input.body<IdentityLinkInput>()) ?? {};
+        const start = await auth.identityProviders.link(stepUpCall(input), {
+          provider: providerParam(input),
+          returnTo: body.returnTo,
+        });
+        return jsonResponse(200, { authorizationUrl: start.authorizationUrl }, [stateCookie(cookies, start)]);
       },
     ),
     settings(
@@ -651,15 +676,14 @@ function oauthRoutes(
         summary: "Unlink an identity provider from the account",
         errors: ["NOT_FOUND", "IDENTITY_PROVIDER_LAST_METHOD", ...SETTING],
       },
-      (input) =>
-        auth.identityProviders.unlink(input.principal, input.stepUpToken, provider(input), input.meta),
+      (call, input) => auth.identityProviders.unlink(call, providerParam(input)),
     ),
   ];
 }
 
 /** Where the identity provider's callback sends the browser, with the cookies of its outcome. */
 function callbackRedirect(
-  result: Awaited<ReturnType<Auth["identityProviders"]["callback"]>>,
+  result: IdentityProviderCallbackResult,
   ctx: {
     cookies: Cookies;
     options: Auth["options"];

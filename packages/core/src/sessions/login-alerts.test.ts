@@ -44,7 +44,7 @@ function withoutRecordSignIn(users: UserStore, keepsLastSignIn: boolean): UserSt
 describe("login alerts", () => {
   it("login - the first sign-in of an account sends no alert; the second, right after, sends one; every later one too", async () => {
     const { auth, clock, alerts, stores } = setup();
-    await auth.register({ email: ADA, password: PASSWORD });
+    await auth.register({}, { email: ADA, password: PASSWORD });
     await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(0);
     expect((await stores.users.findByEmail(ADA))?.lastSignInAt).toBe(clock.now());
@@ -57,8 +57,8 @@ describe("login alerts", () => {
 
   it("login - an account created long before its first sign-in (a seeded user) gets no alert for it, and one for the next", async () => {
     const { auth, clock, alerts } = setup();
-    const user = await auth.admin.createUser({ email: ADA, emailVerified: true });
-    await auth.admin.setPassword(user.id, PASSWORD);
+    const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
+    await auth.admin.setPassword({}, { userId: user.id, password: PASSWORD });
     clock.advance(30 * 24 * 3600 * 1000);
     await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(0);
@@ -69,22 +69,22 @@ describe("login alerts", () => {
   it("login - 10 concurrent first sign-ins of a new account send 9 alerts: exactly one is the first", async () => {
     // Password checks are counted before they are checked: let 10 through at once.
     const { auth, alerts } = setup({ loginThrottle: { freeAttempts: 20 } });
-    await auth.register({ email: ADA, password: PASSWORD });
+    await auth.register({}, { email: ADA, password: PASSWORD });
     await Promise.all(Array.from({ length: 10 }, () => signIn(auth, { email: ADA, password: PASSWORD })));
     expect(await alerts()).toBe(9);
   });
 
   it("completeTwoFactorLogin - finishing with the second factor counts: no alert the first time, one the second", async () => {
     const { auth, clock, alerts, sent, stores } = setup();
-    const user = await auth.admin.createUser({ email: ADA, emailVerified: true });
-    await auth.admin.setPassword(user.id, PASSWORD);
+    const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
+    await auth.admin.setPassword({}, { userId: user.id, password: PASSWORD });
     await stores.users.update(user.id, { twoFactor: EMAIL_TWO_FACTOR });
     for (const expected of [0, 1]) {
-      const login = await auth.login({ email: ADA, password: PASSWORD });
+      const login = await auth.login({}, { email: ADA, password: PASSWORD });
       if (!login.twoFactorRequired) throw new Error("expected 2FA");
       await auth.idle();
       const mailed = /(\d{6})/.exec(sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1];
-      await auth.completeTwoFactorLogin(login.twoFactorAuthenticationToken, { code: mailed });
+      await auth.completeTwoFactorLogin({ token: login.twoFactorAuthenticationToken }, { code: mailed });
       expect(await alerts()).toBe(expected);
       clock.advance(61_000);
     }
@@ -92,16 +92,16 @@ describe("login alerts", () => {
 
   it("sessions.create - counts as a sign-in: no alert the first time, one the second", async () => {
     const { auth, alerts } = setup();
-    const user = await auth.admin.createUser({ email: ADA, emailVerified: true });
-    await auth.sessions.create({ userId: user.id });
+    const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
+    await auth.sessions.create({}, { userId: user.id });
     expect(await alerts()).toBe(0);
-    await auth.sessions.create({ userId: user.id });
+    await auth.sessions.create({}, { userId: user.id });
     expect(await alerts()).toBe(1);
   });
 
   it("email.loginAlerts false - no alert for any sign-in, and the sign-ins are still recorded", async () => {
     const { auth, alerts, stores, clock } = setup({ email: { loginAlerts: false } });
-    await auth.register({ email: ADA, password: PASSWORD });
+    await auth.register({}, { email: ADA, password: PASSWORD });
     for (let i = 0; i < 3; i++) await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(0);
     expect((await stores.users.findByEmail(ADA))?.lastSignInAt).toBe(clock.now());
@@ -110,7 +110,7 @@ describe("login alerts", () => {
   it("a store without recordSignIn - the first sign-in is found through update and lastSignInAt", async () => {
     const memory = createMemoryStores({ sweepIntervalMs: 0 });
     const { auth, alerts } = setup({ stores: { ...memory, users: withoutRecordSignIn(memory.users, true) } });
-    await auth.register({ email: ADA, password: PASSWORD });
+    await auth.register({}, { email: ADA, password: PASSWORD });
     await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(0);
     await signIn(auth, { email: ADA, password: PASSWORD });
@@ -124,7 +124,7 @@ describe("login alerts", () => {
       logger,
       stores: { ...memory, users: withoutRecordSignIn(memory.users, false) },
     });
-    await auth.register({ email: ADA, password: PASSWORD });
+    await auth.register({}, { email: ADA, password: PASSWORD });
     await signIn(auth, { email: ADA, password: PASSWORD });
     await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(2);
@@ -141,7 +141,7 @@ describe("login alerts", () => {
       recordSignIn: () => Promise.reject(new Error("connection lost")),
     };
     const { auth, alerts } = setup({ logger, stores: { ...memory, users } });
-    await auth.register({ email: ADA, password: PASSWORD });
+    await auth.register({}, { email: ADA, password: PASSWORD });
     await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(1);
     expect(lines.some((line) => line.includes('"event":"users.record_sign_in_failed"'))).toBe(true);
@@ -151,7 +151,7 @@ describe("login alerts", () => {
 describe("session.created", () => {
   it("login - a password sign-in emits login.succeeded and session.created for the new session", async () => {
     const { auth, events } = setup();
-    await auth.register({ email: ADA, password: PASSWORD });
+    await auth.register({}, { email: ADA, password: PASSWORD });
     const { sessionId, user } = await signIn(auth, { email: ADA, password: PASSWORD }, { ip: "203.0.113.7" });
     for (const type of ["login.succeeded", "session.created"] as const) {
       expect(events.filter((event) => event.type === type)).toEqual([
@@ -162,8 +162,8 @@ describe("session.created", () => {
 
   it("sessions.create - emits session.created once, with reason api", async () => {
     const { auth, events } = setup();
-    const user = await auth.admin.createUser({ email: ADA, emailVerified: true });
-    const { sessionId } = await auth.sessions.create({ userId: user.id });
+    const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
+    const { sessionId } = await auth.sessions.create({}, { userId: user.id });
     expect(events.filter((event) => event.type === "session.created")).toEqual([
       expect.objectContaining({ userId: user.id, sessionId, reason: "api" }),
     ]);

@@ -1,9 +1,10 @@
 import type { EmailService } from "../emails/email-service.js";
 import { AuthError, guardPort } from "../errors.js";
-import { type RequestContext, type SignedInCall, toUser, type User } from "../model.js";
+import { type Call, type Principal, type RequestContext, toUser, type User } from "../model.js";
 import type { Logger } from "../ports/logger.js";
 import type { TwoFactorMethod, TwoFactorSettings, UserRecord, UserStore } from "../ports/user-store.js";
 import { currentUser } from "../sessions/current-user.js";
+import { signedIn } from "../sessions/signed-in.js";
 import type { StepUpTokens } from "./step-up-token.js";
 
 /** What the 2FA settings use cases share. */
@@ -24,34 +25,33 @@ export function requireVerifiedAddress(user: UserRecord): void {
   if (!user.emailVerified) throw new AuthError("EMAIL_NOT_VERIFIED");
 }
 
-/** A signed-in call that changes the account's security settings, with the step-up token it brings. */
-export interface StepUpCall extends SignedInCall {
-  stepUpToken: string | undefined;
-}
-
-/** Every change to 2FA needs a live step-up token of this user and session (`STEP_UP_REQUIRED`). */
+/**
+ * Every change to the account's security settings needs a signed-in call (`AUTHENTICATION_REQUIRED`)
+ * with a live step-up token of this user and session (`STEP_UP_REQUIRED`).
+ */
 export async function requireStepUp(
   ctx: Pick<SettingsDeps, "users" | "stepUpTokens">,
-  { principal, stepUpToken }: StepUpCall,
+  call: Call,
 ): Promise<UserRecord> {
-  await ctx.stepUpTokens.verify(stepUpToken, principal.userId, principal.sessionId);
+  const principal = signedIn(call);
+  await ctx.stepUpTokens.verify(call.stepUpToken, principal.userId, principal.sessionId);
   return currentUser(ctx, principal);
 }
 
 /**
  * The checks before a 2FA method is turned on, in this order: a live step-up token
  * (`STEP_UP_REQUIRED`), the input (`parse`, `VALIDATION_FAILED`), a verified address
- * (`EMAIL_NOT_VERIFIED`). Returns the user's record and the parsed input.
+ * (`EMAIL_NOT_VERIFIED`). Returns the user's record, the call's principal and the parsed input.
  */
 export async function checkEnabling<I>(
   ctx: Pick<SettingsDeps, "users" | "stepUpTokens">,
-  call: StepUpCall,
+  call: Call,
   parse: () => I,
-): Promise<{ user: UserRecord; input: I }> {
+): Promise<{ user: UserRecord; principal: Principal; input: I }> {
   const user = await requireStepUp(ctx, call);
   const input = parse();
   requireVerifiedAddress(user);
-  return { user, input };
+  return { user, principal: signedIn(call), input };
 }
 
 /** Saves new 2FA settings, keeps `preferredMethod` valid, and mails the security alert. */

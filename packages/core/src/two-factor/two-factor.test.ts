@@ -14,30 +14,33 @@ const signedIn = (auth: Auth, email: string) => signIn(auth, { email, password: 
 
 /** A password login of an account with 2FA on: its 2FA token. */
 async function secondFactorToken(auth: Auth, request?: RequestContext) {
-  const login = await auth.login({ email: "ada@example.test", password: PASSWORD }, request);
+  const login = await auth.login({ request }, { email: "ada@example.test", password: PASSWORD });
   if (!login.twoFactorRequired) throw new Error("expected 2FA");
   return login.twoFactorAuthenticationToken;
 }
 
 /** `completeTwoFactorLogin` with `twoFactorCode`: its error's code, or "OK". */
 const completeLogin = (auth: Auth, token: string, twoFactorCode: string) =>
-  code(auth.completeTwoFactorLogin(token, { code: twoFactorCode }));
+  code(auth.completeTwoFactorLogin({ token }, { code: twoFactorCode }));
 
 /** Registers a user, turns TOTP on through the use cases, and returns what the test needs. */
 async function withTotp(env: ReturnType<typeof setup>, email = "ada@example.test") {
   const { auth, clock, stores } = env;
-  await auth.register({ email, password: PASSWORD });
+  await auth.register({}, { email, password: PASSWORD });
   // 2FA needs a verified address; the verification flow itself is tested elsewhere.
   await stores.users.update((await stores.users.findByEmail(email))?.id ?? "", { emailVerified: true });
   const session = await signedIn(auth, email);
-  const principal = await auth.authenticate(session.accessToken);
-  const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+  const principal = await auth.authenticate({ token: session.accessToken });
+  const stepUp = await auth.stepUp({ principal }, { password: PASSWORD });
   if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
-  const setupInfo = await auth.getTotpSetup(principal, stepUp.stepUpToken);
-  const user = await auth.confirmTotpSetup(principal, stepUp.stepUpToken, {
-    setupToken: setupInfo.setupToken,
-    code: referenceTotp(setupInfo.secret, clock.now()),
-  });
+  const setupInfo = await auth.getTotpSetup({ principal, stepUpToken: stepUp.stepUpToken });
+  const user = await auth.confirmTotpSetup(
+    { principal, stepUpToken: stepUp.stepUpToken },
+    {
+      setupToken: setupInfo.setupToken,
+      code: referenceTotp(setupInfo.secret, clock.now()),
+    },
+  );
   clock.advance(30_000);
   return { ...setupInfo, user, session, principal };
 }
@@ -69,7 +72,7 @@ describe("TOTP", () => {
 
   it("setup - the secret has 160+ bits, is stored only encrypted, and enabling revokes other sessions", async () => {
     const env = setup();
-    await env.auth.register({ email: "ada@example.test", password: PASSWORD });
+    await env.auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const other = await signedIn(env.auth, "ada@example.test");
     const { secret, otpauthUri, recoveryCodes, user, session } = await withTotp(env);
     expect(secret.replace(/=+$/, "").length * 5).toBeGreaterThanOrEqual(160);
@@ -80,14 +83,14 @@ describe("TOTP", () => {
     expect(stored?.twoFactor.totpSecretEncrypted).toMatch(/^v1\./);
     expect(JSON.stringify(stored)).not.toContain(secret);
     expect(JSON.stringify(stored)).not.toContain(recoveryCodes[0]);
-    expect(await code(env.auth.authenticate(other.accessToken))).toBe("ACCESS_TOKEN_INVALID");
-    expect(await code(env.auth.authenticate(session.accessToken))).toBe("OK");
+    expect(await code(env.auth.authenticate({ token: other.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(env.auth.authenticate({ token: session.accessToken }))).toBe("OK");
   });
 
   it("login - the password step gives only a 2FA token; the code finishes it; tokens never cross over", async () => {
     const env = setup();
     const { secret } = await withTotp(env);
-    const first = await env.auth.login({ email: "ada@example.test", password: PASSWORD });
+    const first = await env.auth.login({}, { email: "ada@example.test", password: PASSWORD });
     expect(first).toMatchObject({
       twoFactorRequired: true,
       twoFactorMethods: ["totp"],
@@ -96,16 +99,21 @@ describe("TOTP", () => {
     if (!first.twoFactorRequired) throw new Error("expected 2FA");
     expect(first).not.toHaveProperty("accessToken");
     const twoFactorToken = first.twoFactorAuthenticationToken;
-    expect(await code(env.auth.authenticate(twoFactorToken))).toBe("ACCESS_TOKEN_INVALID");
-    expect(await code(env.auth.completeTwoFactorLogin(twoFactorToken, {}))).toBe("TWO_FACTOR_CODE_MISSING");
-    const signed = await env.auth.completeTwoFactorLogin(twoFactorToken, {
-      code: referenceTotp(secret, env.clock.now()),
-    });
-    expect(await code(env.auth.authenticate(signed.accessToken))).toBe("OK");
-    expect(await code(env.auth.completeTwoFactorLogin(signed.accessToken, { code: "123456" }))).toBe(
-      "TWO_FACTOR_TOKEN_INVALID",
+    expect(await code(env.auth.authenticate({ token: twoFactorToken }))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(env.auth.completeTwoFactorLogin({ token: twoFactorToken }, {}))).toBe(
+      "TWO_FACTOR_CODE_MISSING",
     );
-    expect(await code(env.auth.completeTwoFactorLogin(twoFactorToken, { code: "123456" }))).toBe(
+    const signed = await env.auth.completeTwoFactorLogin(
+      { token: twoFactorToken },
+      {
+        code: referenceTotp(secret, env.clock.now()),
+      },
+    );
+    expect(await code(env.auth.authenticate({ token: signed.accessToken }))).toBe("OK");
+    expect(
+      await code(env.auth.completeTwoFactorLogin({ token: signed.accessToken }, { code: "123456" })),
+    ).toBe("TWO_FACTOR_TOKEN_INVALID");
+    expect(await code(env.auth.completeTwoFactorLogin({ token: twoFactorToken }, { code: "123456" }))).toBe(
       "TWO_FACTOR_TOKEN_INVALID",
     );
   });
@@ -138,14 +146,16 @@ describe("TOTP", () => {
     const start = () => secondFactorToken(env.auth);
     const recovery = recoveryCodes[3] ?? "";
     expect(
-      await code(env.auth.recoverWithRecoveryCode(await start(), { code: recovery.toLowerCase() })),
+      await code(
+        env.auth.recoverWithRecoveryCode({ token: await start() }, { code: recovery.toLowerCase() }),
+      ),
     ).toBe("OK");
-    expect(await code(env.auth.recoverWithRecoveryCode(await start(), { code: recovery }))).toBe(
+    expect(await code(env.auth.recoverWithRecoveryCode({ token: await start() }, { code: recovery }))).toBe(
       "WRONG_TWO_FACTOR_CODE",
     );
-    expect(await code(env.auth.recoverWithRecoveryCode(await start(), { code: recoveryCodes[4] }))).toBe(
-      "OK",
-    );
+    expect(
+      await code(env.auth.recoverWithRecoveryCode({ token: await start() }, { code: recoveryCodes[4] })),
+    ).toBe("OK");
   });
 
   it("throttle - wrong codes lock the account; a new password step does not reset the count", async () => {
@@ -158,7 +168,7 @@ describe("TOTP", () => {
     }
     const token = await secondFactorToken(env.auth);
     const right = referenceTotp(secret, env.clock.now());
-    const locked = await env.auth.completeTwoFactorLogin(token, { code: right }).catch((error) => error);
+    const locked = await env.auth.completeTwoFactorLogin({ token }, { code: right }).catch((error) => error);
     expect(locked).toMatchObject({ code: "TWO_FACTOR_THROTTLED", remainingSeconds: 900 });
     env.clock.advance(900_000);
     expect(await completeLogin(env.auth, token, referenceTotp(secret, env.clock.now()))).toBe(
@@ -171,55 +181,68 @@ describe("TOTP", () => {
   it("settings - changes need a step-up token of this session; disabling TOTP with one works", async () => {
     const env = setup();
     const { secret } = await withTotp(env);
-    const signed = await env.auth.completeTwoFactorLogin(await secondFactorToken(env.auth), {
-      code: referenceTotp(secret, env.clock.now()),
-    });
-    const principal = await env.auth.authenticate(signed.accessToken);
-    expect(await code(env.auth.disableTwoFactorMethod(principal, undefined, "totp"))).toBe(
+    const signed = await env.auth.completeTwoFactorLogin(
+      { token: await secondFactorToken(env.auth) },
+      {
+        code: referenceTotp(secret, env.clock.now()),
+      },
+    );
+    const principal = await env.auth.authenticate({ token: signed.accessToken });
+    expect(await code(env.auth.disableTwoFactorMethod({ principal, stepUpToken: undefined }, "totp"))).toBe(
       "STEP_UP_REQUIRED",
     );
-    expect(await code(env.auth.disableTwoFactorMethod(principal, signed.accessToken, "totp"))).toBe(
-      "STEP_UP_REQUIRED",
-    );
-    const step = await env.auth.stepUp(principal, { password: PASSWORD });
+    expect(
+      await code(env.auth.disableTwoFactorMethod({ principal, stepUpToken: signed.accessToken }, "totp")),
+    ).toBe("STEP_UP_REQUIRED");
+    const step = await env.auth.stepUp({ principal }, { password: PASSWORD });
     expect(step).toMatchObject({ twoFactorRequired: true });
     if (!step.twoFactorRequired) throw new Error("expected 2FA step-up");
     env.clock.advance(30_000);
-    const done = await env.auth.completeTwoFactorStepUp(principal, step.twoFactorAuthenticationToken, {
-      code: referenceTotp(secret, env.clock.now()),
-    });
-    const otherSession = await env.auth.authenticate(
-      (
-        await env.auth.completeTwoFactorLogin(await secondFactorToken(env.auth), {
-          code: referenceTotp(secret, env.clock.now() + 30_000),
-        })
+    const done = await env.auth.completeTwoFactorStepUp(
+      { principal, token: step.twoFactorAuthenticationToken },
+      {
+        code: referenceTotp(secret, env.clock.now()),
+      },
+    );
+    const otherSession = await env.auth.authenticate({
+      token: (
+        await env.auth.completeTwoFactorLogin(
+          { token: await secondFactorToken(env.auth) },
+          {
+            code: referenceTotp(secret, env.clock.now() + 30_000),
+          },
+        )
       ).accessToken,
-    );
-    expect(await code(env.auth.disableTwoFactorMethod(otherSession, done.stepUpToken, "totp"))).toBe(
-      "STEP_UP_REQUIRED",
-    );
-    const user = await env.auth.disableTwoFactorMethod(principal, done.stepUpToken, "totp");
+    });
+    expect(
+      await code(
+        env.auth.disableTwoFactorMethod({ principal: otherSession, stepUpToken: done.stepUpToken }, "totp"),
+      ),
+    ).toBe("STEP_UP_REQUIRED");
+    const user = await env.auth.disableTwoFactorMethod({ principal, stepUpToken: done.stepUpToken }, "totp");
     expect(user).toMatchObject({ twoFactorMethods: [], preferredTwoFactorMethod: null });
     await env.auth.idle();
     expect(env.sent.some((message) => message.kind === "two-factor-changed")).toBe(true);
-    expect((await env.auth.login({ email: "ada@example.test", password: PASSWORD })).twoFactorRequired).toBe(
-      false,
-    );
+    expect(
+      (await env.auth.login({}, { email: "ada@example.test", password: PASSWORD })).twoFactorRequired,
+    ).toBe(false);
   });
 
   it("email 2FA - enabled with an emailed code; login mails a code in the request's locale; a blocked send keeps the mailed code", async () => {
     const env = setup();
-    await env.auth.register({ email: "ada@example.test", password: PASSWORD });
+    await env.auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const id = (await env.stores.users.findByEmail("ada@example.test"))?.id ?? "";
     await env.stores.users.update(id, { emailVerified: true });
-    const principal = await env.auth.authenticate((await signedIn(env.auth, "ada@example.test")).accessToken);
-    const step = await env.auth.stepUp(principal, { password: PASSWORD });
+    const principal = await env.auth.authenticate({
+      token: (await signedIn(env.auth, "ada@example.test")).accessToken,
+    });
+    const step = await env.auth.stepUp({ principal }, { password: PASSWORD });
     if (step.twoFactorRequired) throw new Error("unexpected");
     await env.auth.sendTwoFactorEmailCode({ principal });
     const mailed = () =>
       /(\d{6})/.exec(env.sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
     expect(
-      await env.auth.enableEmailTwoFactor(principal, step.stepUpToken, { code: mailed() }),
+      await env.auth.enableEmailTwoFactor({ principal, stepUpToken: step.stepUpToken }, { code: mailed() }),
     ).toMatchObject({ twoFactorMethods: ["email"] });
 
     env.clock.advance(61_000);
@@ -230,9 +253,7 @@ describe("TOTP", () => {
     const first = mailed();
     const again = await secondFactorToken(env.auth);
     expect(env.sent.filter((m) => m.kind === "two-factor-code")).toHaveLength(2);
-    expect(await code(env.auth.sendTwoFactorEmailCode({ twoFactorToken: again }))).toBe(
-      "EMAIL_COOLDOWN_ACTIVE",
-    );
+    expect(await code(env.auth.sendTwoFactorEmailCode({ token: again }))).toBe("EMAIL_COOLDOWN_ACTIVE");
     expect(await completeLogin(env.auth, again, first)).toBe("OK");
     expect(await completeLogin(env.auth, firstLogin, first)).toBe("WRONG_TWO_FACTOR_CODE");
   });
@@ -241,15 +262,21 @@ describe("TOTP", () => {
 describe("2FA hardening", () => {
   it("setup - an address never verified cannot turn 2FA on (EMAIL_NOT_VERIFIED)", async () => {
     const { auth } = setup();
-    await auth.register({ email: "eve@example.test", password: PASSWORD });
-    const principal = await auth.authenticate((await signedIn(auth, "eve@example.test")).accessToken);
-    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    await auth.register({}, { email: "eve@example.test", password: PASSWORD });
+    const principal = await auth.authenticate({
+      token: (await signedIn(auth, "eve@example.test")).accessToken,
+    });
+    const stepUp = await auth.stepUp({ principal }, { password: PASSWORD });
     if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
-    expect(await code(auth.getTotpSetup(principal, stepUp.stepUpToken))).toBe("EMAIL_NOT_VERIFIED");
-    expect(await code(auth.sendTwoFactorEmailCode({ principal }))).toBe("EMAIL_NOT_VERIFIED");
-    expect(await code(auth.enableEmailTwoFactor(principal, stepUp.stepUpToken, { code: "123456" }))).toBe(
+    expect(await code(auth.getTotpSetup({ principal, stepUpToken: stepUp.stepUpToken }))).toBe(
       "EMAIL_NOT_VERIFIED",
     );
+    expect(await code(auth.sendTwoFactorEmailCode({ principal }))).toBe("EMAIL_NOT_VERIFIED");
+    expect(
+      await code(
+        auth.enableEmailTwoFactor({ principal, stepUpToken: stepUp.stepUpToken }, { code: "123456" }),
+      ),
+    ).toBe("EMAIL_NOT_VERIFIED");
   });
 
   it("recovery - codes are stored as an HMAC under a key from encryptionKey, not a plain SHA-256", async () => {
@@ -268,21 +295,26 @@ describe("2FA hardening", () => {
   it("setup - users.update fails on confirm: DATABASE_FAILURE, and the same setup token works on retry", async () => {
     const env = setup();
     const { auth, stores, clock } = env;
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     await stores.users.update((await stores.users.findByEmail("ada@example.test"))?.id ?? "", {
       emailVerified: true,
     });
-    const principal = await auth.authenticate((await signedIn(auth, "ada@example.test")).accessToken);
-    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    const principal = await auth.authenticate({
+      token: (await signedIn(auth, "ada@example.test")).accessToken,
+    });
+    const stepUp = await auth.stepUp({ principal }, { password: PASSWORD });
     if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
-    const info = await auth.getTotpSetup(principal, stepUp.stepUpToken);
+    const info = await auth.getTotpSetup({ principal, stepUpToken: stepUp.stepUpToken });
     const update = stores.users.update;
     stores.users.update = () => Promise.reject(new Error("store down"));
     const confirm = () =>
-      auth.confirmTotpSetup(principal, stepUp.stepUpToken, {
-        setupToken: info.setupToken,
-        code: referenceTotp(info.secret, clock.now()),
-      });
+      auth.confirmTotpSetup(
+        { principal, stepUpToken: stepUp.stepUpToken },
+        {
+          setupToken: info.setupToken,
+          code: referenceTotp(info.secret, clock.now()),
+        },
+      );
     expect(await code(confirm())).toBe("DATABASE_FAILURE");
     stores.users.update = update;
     clock.advance(30_000);
@@ -303,7 +335,7 @@ describe("2FA without a method", () => {
       },
     });
     const token = await secondFactorToken(env.auth);
-    await env.auth.sendTwoFactorEmailCode({ twoFactorToken: token });
+    await env.auth.sendTwoFactorEmailCode({ token });
     const mailed =
       /(\d{6})/.exec(env.sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
     expect(await completeLogin(env.auth, token, mailed)).toBe("OK");

@@ -18,13 +18,13 @@ async function signedIn() {
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     email: { enabled: false },
   });
-  await auth.register({ email: "ada@example.test", password: PASSWORD });
-  const login = await auth.login({ email: "ada@example.test", password: PASSWORD });
+  await auth.register({}, { email: "ada@example.test", password: PASSWORD });
+  const login = await auth.login({}, { email: "ada@example.test", password: PASSWORD });
   if (login.twoFactorRequired) throw new Error("second factor required");
-  const principal = await auth.authenticate(login.accessToken);
-  expect(await auth.authenticate(login.accessToken)).toEqual(principal); // now cached
+  const principal = await auth.authenticate({ token: login.accessToken });
+  expect(await auth.authenticate({ token: login.accessToken })).toEqual(principal); // now cached
   const code = (token: string) =>
-    auth.authenticate(token).then(
+    auth.authenticate({ token }).then(
       () => "OK",
       (error: { code?: string }) => error.code,
     );
@@ -34,19 +34,19 @@ async function signedIn() {
 describe("authenticate", () => {
   it("authenticate - logout revokes a cached access token at once", async () => {
     const { auth, login, code } = await signedIn();
-    await auth.logout({ accessToken: login.accessToken });
+    await auth.logout({}, { accessToken: login.accessToken });
     expect(await code(login.accessToken)).toBe("ACCESS_TOKEN_INVALID");
   });
 
   it("authenticate - revoking every session revokes a cached access token at once", async () => {
     const { auth, principal, login, code } = await signedIn();
-    await auth.revokeAllSessions(principal);
+    await auth.sessions.revokeAll({ principal });
     expect(await code(login.accessToken)).toBe("ACCESS_TOKEN_INVALID");
   });
 
   it("authenticate - refresh rotation retires the cached access token; the new one works", async () => {
     const { auth, login, code } = await signedIn();
-    const rotated = await auth.refresh(login.refreshToken);
+    const rotated = await auth.refresh({ token: login.refreshToken });
     expect(await code(login.accessToken)).toBe("ACCESS_TOKEN_INVALID");
     expect(await code(rotated.accessToken)).toBe("OK");
   });

@@ -1,12 +1,13 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { issuePrincipal, type Principal } from "../model.js";
+import { type Call, issuePrincipal, type Principal } from "../model.js";
 
 /**
  * Access token → principal: one JWT verify and one allowlist lookup, nothing else, because it
- * runs on every request of the host app. A missing token is `AUTHENTICATION_REQUIRED`.
+ * runs on every request of the host app. The call's `token` is the access token; a missing one is
+ * `AUTHENTICATION_REQUIRED`.
  */
-export async function authenticate(ctx: AuthContext, accessToken: string | undefined): Promise<Principal> {
+export async function authenticate(ctx: AuthContext, { token: accessToken }: Call): Promise<Principal> {
   if (!accessToken) throw new AuthError("AUTHENTICATION_REQUIRED");
   const claims = await ctx.accessTokens.verify(accessToken);
   const entry = await guardPort("ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", () =>

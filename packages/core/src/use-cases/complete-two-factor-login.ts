@@ -1,5 +1,5 @@
 import type { AuthContext } from "../context.js";
-import type { RequestContext } from "../model.js";
+import type { Call } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { spendToken } from "../tokens/single-use-token.js";
 import { statedDevice, takeChallenge } from "../two-factor/challenge.js";
@@ -13,9 +13,8 @@ import { parseCodeInput } from "../validation.js";
  */
 export async function completeTwoFactorLogin(
   ctx: AuthContext,
-  token: string | undefined,
+  { token, request = {} }: Call,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<SignedIn> {
   const { code, method, session } = parseCodeInput(input);
   const { record, user, restore } = await takeChallenge(ctx, token, "login");

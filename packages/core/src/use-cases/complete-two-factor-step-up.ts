@@ -1,6 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
-import type { SignedInCall } from "../model.js";
+import type { Call } from "../model.js";
+import { signedIn } from "../sessions/signed-in.js";
 import { takeChallenge } from "../two-factor/challenge.js";
 import { checkSecondFactor } from "../two-factor/check.js";
 import { parseCodeInput } from "../validation.js";
@@ -8,10 +9,11 @@ import { parseCodeInput } from "../validation.js";
 /** The second factor of a step-up: the 2FA token must come from `stepUp` in this same session. */
 export async function completeTwoFactorStepUp(
   ctx: AuthContext,
-  { principal, request = {} }: SignedInCall,
-  token: string | undefined,
+  call: Call,
   input: unknown,
 ): Promise<{ twoFactorRequired: false; stepUpToken: string }> {
+  const principal = signedIn(call);
+  const { token, request = {} } = call;
   const { code, method } = parseCodeInput(input);
   const { record, user, restore } = await takeChallenge(ctx, token, "step-up");
   if (user.id !== principal.userId || record.data?.sessionId !== principal.sessionId)

@@ -1,11 +1,11 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { User } from "../model.js";
+import type { Call, User } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
 import { TOTP_SETUP_PURPOSE } from "../tokens/purposes.js";
 import { holdSingleUseToken } from "../tokens/single-use-token.js";
 import { checkCounted, totpMatches } from "../two-factor/check.js";
-import { checkEnabling, type StepUpCall, saveTwoFactor } from "../two-factor/settings.js";
+import { checkEnabling, saveTwoFactor } from "../two-factor/settings.js";
 import { confirmTotpInput, parseInput } from "../validation.js";
 
 /**
@@ -15,10 +15,11 @@ import { confirmTotpInput, parseInput } from "../validation.js";
  * other sessions end again → the token is consumed. A failure before TOTP is saved leaves 2FA as it
  * was and the setup usable; after it, TOTP on and the other sessions gone.
  */
-export async function confirmTotpSetup(ctx: AuthContext, call: StepUpCall, input: unknown): Promise<User> {
-  const { principal, request = {} } = call;
+export async function confirmTotpSetup(ctx: AuthContext, call: Call, input: unknown): Promise<User> {
+  const { request = {} } = call;
   const {
     user,
+    principal,
     input: { setupToken, code },
   } = await checkEnabling(ctx, call, () => parseInput(confirmTotpInput, input));
   const held = await holdSingleUseToken(ctx, TOTP_SETUP_PURPOSE, setupToken);

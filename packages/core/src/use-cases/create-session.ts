@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { issuePrincipal, type Principal, type RequestContext } from "../model.js";
+import { type Call, issuePrincipal, type Principal } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { createSessionInput, parseInput } from "../validation.js";
 
@@ -12,8 +12,8 @@ import { createSessionInput, parseInput } from "../validation.js";
  */
 export async function createSession(
   ctx: AuthContext,
+  { request = {} }: Call,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<SignedIn & { principal: Principal }> {
   const { userId, session } = parseInput(createSessionInput, input);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(userId));

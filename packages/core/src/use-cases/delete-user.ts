@@ -2,6 +2,7 @@ import type { AuthContext } from "../context.js";
 import { EMAIL_KINDS } from "../email-kinds.js";
 import { emailCooldownKey } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { Call } from "../model.js";
 import {
   CHALLENGE_PURPOSE,
   EMAIL_CODE_PURPOSE,
@@ -28,7 +29,7 @@ const PURPOSES = [
  * tokens stop working at once), single-use tokens of every purpose, email cooldowns and throttle
  * counters, identity-provider links. `USER_NOT_FOUND` for an unknown id.
  */
-export async function deleteUser(ctx: AuthContext, userId: string): Promise<{ success: true }> {
+export async function deleteUser(ctx: AuthContext, _call: Call, userId: string): Promise<{ success: true }> {
   const id = parseInput(userIdField, userId);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
   if (!user) throw new AuthError("USER_NOT_FOUND");

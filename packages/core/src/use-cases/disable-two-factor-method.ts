@@ -1,13 +1,13 @@
 import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
-import type { User } from "../model.js";
+import type { Call, User } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
-import { requireStepUp, type StepUpCall, saveTwoFactor } from "../two-factor/settings.js";
+import { requireStepUp, saveTwoFactor } from "../two-factor/settings.js";
 
 /** Turns a 2FA method off (needs step-up). */
 export async function disableTwoFactorMethod(
   ctx: AuthContext,
-  call: StepUpCall,
+  call: Call,
   method: TwoFactorMethod,
 ): Promise<User> {
   const user = await requireStepUp(ctx, call);

@@ -1,9 +1,9 @@
 import type { AuthContext } from "../context.js";
-import { toUser, type User } from "../model.js";
+import { type Call, toUser, type User } from "../model.js";
 import type { HeldToken } from "../tokens/single-use-token.js";
 import { checkCounted } from "../two-factor/check.js";
 import { holdEmailCode } from "../two-factor/email-code.js";
-import { checkEnabling, type StepUpCall, saveTwoFactor } from "../two-factor/settings.js";
+import { checkEnabling, saveTwoFactor } from "../two-factor/settings.js";
 import { parseCodeInput } from "../validation.js";
 
 /**
@@ -12,11 +12,7 @@ import { parseCodeInput } from "../validation.js";
  * concurrent calls with one code, one goes on; it is spent only once the save is done, and a
  * failed save gives it back, so the user can try again with the same code.
  */
-export async function enableEmailTwoFactor(
-  ctx: AuthContext,
-  call: StepUpCall,
-  input: unknown,
-): Promise<User> {
+export async function enableEmailTwoFactor(ctx: AuthContext, call: Call, input: unknown): Promise<User> {
   const { request = {} } = call;
   const {
     user,

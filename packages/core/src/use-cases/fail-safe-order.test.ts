@@ -96,9 +96,9 @@ async function scenario(options: { claims: boolean }) {
     });
   const auth = build();
   await auth.ready();
-  await auth.register({ email: EMAIL, password: PASSWORD });
+  await auth.register({}, { email: EMAIL, password: PASSWORD });
   const before = await signIn(auth, { email: EMAIL, password: PASSWORD });
-  await auth.requestPasswordReset({ email: EMAIL });
+  await auth.requestPasswordReset({}, { email: EMAIL });
   await auth.idle();
   const html = sent.filter((message) => message.kind === "password-reset").at(-1)?.html ?? "";
   const token = /token=([A-Za-z0-9_-]+)/.exec(html)?.[1] ?? "";
@@ -107,8 +107,8 @@ async function scenario(options: { claims: boolean }) {
 
   /** After `setPassword` (no link): the new password and no session from before, or the old password. */
   async function checkSetPassword(checker: ReturnType<typeof build>): Promise<"old" | "new"> {
-    const oldAccess = await code(checker.authenticate(before.accessToken));
-    const oldRefresh = await code(checker.refresh(before.refreshToken));
+    const oldAccess = await code(checker.authenticate({ token: before.accessToken }));
+    const oldRefresh = await code(checker.refresh({ token: before.refreshToken }));
     const hash = (await memory.users.findById(userId))?.passwordHash ?? "";
     if (await hasher.verify(hash, NEW_PASSWORD)) {
       expect({ oldAccess, oldRefresh }).toEqual({
@@ -124,8 +124,8 @@ async function scenario(options: { claims: boolean }) {
   async function check(checker: ReturnType<typeof build>): Promise<"old" | "new"> {
     if ((await checkSetPassword(checker)) === "new") return "new";
     // The old state: the link works, and using it now completes the reset.
-    expect(await code(checker.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
-    expect(await code(checker.authenticate(before.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(checker.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe("OK");
+    expect(await code(checker.authenticate({ token: before.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
     expect(await code(signIn(checker, { email: EMAIL, password: NEW_PASSWORD }))).toBe("OK");
     return "old";
   }
@@ -136,7 +136,7 @@ async function scenario(options: { claims: boolean }) {
 async function stepsOfCleanReset(claims: boolean): Promise<string[]> {
   const { auth, fault, token, check } = await scenario({ claims });
   Object.assign(fault, { armed: true, at: 0 });
-  expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+  expect(await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe("OK");
   fault.armed = false;
   expect(await check(auth)).toBe("new");
   return fault.calls;
@@ -166,7 +166,7 @@ describe("resetPassword under faults", () => {
       for (let at = 1; at <= steps.length; at++) {
         const { auth, fault, token, check } = await scenario({ claims });
         Object.assign(fault, { armed: true, at, mode: "fail", calls: [] });
-        const answer = await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }));
+        const answer = await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }));
         fault.armed = false;
         expect(fault.calls[at - 1], `step ${at}`).toBe(steps[at - 1]);
         const state = await check(auth);
@@ -186,7 +186,7 @@ describe("resetPassword under faults", () => {
     for (let at = 1; at <= steps.length; at++) {
       const { auth, build, clock, fault, token, check } = await scenario({ claims: true });
       Object.assign(fault, { armed: true, at, mode: "crash", calls: [] });
-      void auth.resetPassword(token, { newPassword: NEW_PASSWORD });
+      void auth.resetPassword({ token }, { newPassword: NEW_PASSWORD });
       for (let waited = 0; fault.calls.length < at && waited < 2_000; waited += 5)
         await new Promise((resolve) => setTimeout(resolve, 5));
       fault.armed = false;
@@ -204,7 +204,7 @@ describe("resetPassword under faults", () => {
   it("setPassword - a failure at any step leaves the old password or the new one without old sessions", async () => {
     const clean = await scenario({ claims: true });
     Object.assign(clean.fault, { armed: true, at: 0 });
-    await clean.auth.admin.setPassword(clean.userId, NEW_PASSWORD);
+    await clean.auth.admin.setPassword({}, { userId: clean.userId, password: NEW_PASSWORD });
     clean.fault.armed = false;
     const steps = clean.fault.calls;
     expect(steps.indexOf("sessions.deleteUserSessions")).toBeLessThan(steps.indexOf("users.update"));
@@ -212,7 +212,7 @@ describe("resetPassword under faults", () => {
     for (let at = 1; at <= steps.length; at++) {
       const { auth, fault, userId, checkSetPassword } = await scenario({ claims: true });
       Object.assign(fault, { armed: true, at, mode: "fail", calls: [] });
-      const answer = await code(auth.admin.setPassword(userId, NEW_PASSWORD));
+      const answer = await code(auth.admin.setPassword({}, { userId, password: NEW_PASSWORD }));
       fault.armed = false;
       const state = await checkSetPassword(auth);
       if (answer === "OK") expect(state).toBe("new");
@@ -228,18 +228,21 @@ describe("resetPassword under faults", () => {
     const { auth, memory, userId } = base;
     await memory.users.update(userId, { emailVerified: true });
     const current = await signIn(auth, { email: EMAIL, password: PASSWORD });
-    const principal = await auth.authenticate(current.accessToken);
-    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    const principal = await auth.authenticate({ token: current.accessToken });
+    const stepUp = await auth.stepUp({ principal }, { password: PASSWORD });
     if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
-    const setup = await auth.getTotpSetup(principal, stepUp.stepUpToken);
+    const setup = await auth.getTotpSetup({ principal, stepUpToken: stepUp.stepUpToken });
     const confirm = (checker: typeof auth) =>
-      checker.confirmTotpSetup(principal, stepUp.stepUpToken, {
-        setupToken: setup.setupToken,
-        code: referenceTotp(setup.secret, base.clock.now()),
-      });
+      checker.confirmTotpSetup(
+        { principal, stepUpToken: stepUp.stepUpToken },
+        {
+          setupToken: setup.setupToken,
+          code: referenceTotp(setup.secret, base.clock.now()),
+        },
+      );
     /** TOTP on and the other session gone, or TOTP off and the setup still usable (used now). */
     async function checkTotp(checker: typeof auth): Promise<"old" | "new"> {
-      const other = await code(checker.authenticate(base.before.accessToken));
+      const other = await code(checker.authenticate({ token: base.before.accessToken }));
       const user = await memory.users.findById(userId);
       if (user?.twoFactor.methods.includes("totp")) {
         expect(other).toBe("ACCESS_TOKEN_INVALID");
@@ -247,7 +250,9 @@ describe("resetPassword under faults", () => {
       }
       base.clock.advance(30_000);
       expect(await code(confirm(checker))).toBe("OK");
-      expect(await code(checker.authenticate(base.before.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+      expect(await code(checker.authenticate({ token: base.before.accessToken }))).toBe(
+        "ACCESS_TOKEN_INVALID",
+      );
       return "old";
     }
     return { ...base, confirm, checkTotp };
@@ -290,8 +295,8 @@ describe("resetPassword under faults", () => {
     const { auth, memory, userId, sent } = base;
     await memory.users.update(userId, { emailVerified: true });
     const current = await signIn(auth, { email: EMAIL, password: PASSWORD });
-    const principal = await auth.authenticate(current.accessToken);
-    const stepUp = await auth.stepUp(principal, { password: PASSWORD });
+    const principal = await auth.authenticate({ token: current.accessToken });
+    const stepUp = await auth.stepUp({ principal }, { password: PASSWORD });
     if (stepUp.twoFactorRequired) throw new Error("unexpected 2FA");
     await auth.sendTwoFactorEmailCode({ principal });
     await auth.idle();
@@ -299,7 +304,7 @@ describe("resetPassword under faults", () => {
       /(\d{6})/.exec(sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
     expect(mailed).not.toBe("");
     const enable = (checker: typeof auth, emailed = mailed) =>
-      checker.enableEmailTwoFactor(principal, stepUp.stepUpToken, { code: emailed });
+      checker.enableEmailTwoFactor({ principal, stepUpToken: stepUp.stepUpToken }, { code: emailed });
     const emailOn = async () =>
       (await memory.users.findById(userId))?.twoFactor.methods.includes("email") ?? false;
     /** Email 2FA on, or off with the mailed code still turning it on (used now). */
@@ -409,15 +414,15 @@ describe("resetPassword under faults", () => {
       email: { enabled: true, loginAlerts: false },
     });
     for (const email of ["ada@example.test", "bob@example.test"]) {
-      await auth.register({ email, password: PASSWORD });
-      await auth.requestPasswordReset({ email });
+      await auth.register({}, { email, password: PASSWORD });
+      await auth.requestPasswordReset({}, { email });
       await auth.idle();
       const html = sent
         .filter((message) => message.to === email && message.kind === "password-reset")
         .at(-1)?.html;
       const token = /token=([A-Za-z0-9_-]+)/.exec(html ?? "")?.[1] ?? "";
-      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
-      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe(
+      expect(await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe("OK");
+      expect(await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe(
         "PASSWORD_RESET_TOKEN_INVALID",
       );
     }

@@ -4,9 +4,10 @@ import { AuthError, guardPort } from "../errors.js";
 import { findLink, identityStoreOf, linkIdentity, providerReason } from "../identity/accounts.js";
 import { redirectUriOf, relyingParty, type TakenAuthorization, takeAuthorization } from "../identity/flow.js";
 import type { ProviderIdentity } from "../identity/relying-party.js";
-import { type RequestContext, toUser, type User } from "../model.js";
-import { NO_TWO_FACTOR, type UserRecord } from "../ports/user-store.js";
+import { type Call, type RequestContext, toUser, type User } from "../model.js";
+import type { UserRecord } from "../ports/user-store.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { createUserRecord } from "../sessions/new-user.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { describeDevice } from "../user-agent.js";
 
@@ -26,9 +27,8 @@ export type IdentityProviderCallbackResult =
  */
 export async function finishIdentityProviderSignIn(
   ctx: AuthContext,
-  provider: string,
-  input: { query: string; state: string | undefined },
-  request: RequestContext = {},
+  { request = {} }: Call,
+  { provider, ...input }: { provider: string; query: string; state: string | undefined },
 ): Promise<IdentityProviderCallbackResult> {
   const party = relyingParty(ctx.relyingParties, provider);
   const params = new URLSearchParams(input.query);
@@ -134,18 +134,12 @@ async function accountFor(
     if (!existing.emailVerified) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
     return linkIdentity(ctx, existing, provider, identity, request);
   }
-  const created = await guardPort("DATABASE_FAILURE", () =>
-    ctx.users.create({
-      id: ctx.generateId(),
-      email,
-      emailVerified: true,
-      name: identity.name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null,
-      passwordHash: null,
-      identityProviders: [],
-      twoFactor: { ...NO_TWO_FACTOR, methods: [], recoveryCodeHashes: [] },
-      createdAt: ctx.clock.now(),
-    }),
-  );
+  const created = await createUserRecord(ctx, {
+    email,
+    emailVerified: true,
+    name: identity.name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null,
+    passwordHash: null,
+  });
   // Created concurrently (a double-clicked callback is refused by its state, another provider is not).
   if (!created) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
   ctx.events.emit("user.created", { ...request, userId: created.id, reason: providerReason(provider) });

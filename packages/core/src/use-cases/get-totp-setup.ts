@@ -1,8 +1,9 @@
 import type { AuthContext } from "../context.js";
+import type { Call } from "../model.js";
 import { TOTP_SETUP_PURPOSE } from "../tokens/purposes.js";
 import { issueSingleUseToken } from "../tokens/single-use-token.js";
 import { newRecoveryCodes, recoveryCodeHash } from "../two-factor/recovery-codes.js";
-import { requireStepUp, requireVerifiedAddress, type StepUpCall } from "../two-factor/settings.js";
+import { requireStepUp, requireVerifiedAddress } from "../two-factor/settings.js";
 import { newTotpSecret, totpUri } from "../two-factor/totp.js";
 
 /** How long a started TOTP setup can be confirmed. */
@@ -14,7 +15,7 @@ const SETUP_TTL_MS = 10 * 60 * 1000;
  */
 export async function getTotpSetup(
   ctx: AuthContext,
-  call: StepUpCall,
+  call: Call,
 ): Promise<{ secret: string; otpauthUri: string; recoveryCodes: string[]; setupToken: string }> {
   const user = await requireStepUp(ctx, call);
   requireVerifiedAddress(user);

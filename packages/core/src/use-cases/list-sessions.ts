@@ -1,9 +1,11 @@
 import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
-import type { Principal, SessionInfo } from "../model.js";
+import type { Call, SessionInfo } from "../model.js";
+import { signedIn } from "../sessions/signed-in.js";
 
 /** The user's live sessions, most recently active first; `current` marks the caller's. */
-export async function listSessions(ctx: AuthContext, principal: Principal): Promise<SessionInfo[]> {
+export async function listSessions(ctx: AuthContext, call: Call): Promise<SessionInfo[]> {
+  const principal = signedIn(call);
   const sessions = await guardPort("DATABASE_FAILURE", () => ctx.sessions.listSessions(principal.userId));
   return sessions
     .sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.createdAt - a.createdAt)

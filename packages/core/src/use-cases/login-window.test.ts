@@ -81,10 +81,10 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
     onEvent: (event) => void events.push(event),
   });
   await auth.ready();
-  const user = await auth.admin.createUser({ email: EMAIL, password: PASSWORD, emailVerified: true });
+  const user = await auth.admin.createUser({}, { email: EMAIL, password: PASSWORD, emailVerified: true });
   /** A reset link for the user, taken from the email. */
   async function resetLink(): Promise<string> {
-    await auth.requestPasswordReset({ email: EMAIL });
+    await auth.requestPasswordReset({}, { email: EMAIL });
     await auth.idle();
     const html = sent.filter((message) => message.kind === "password-reset").at(-1)?.html ?? "";
     return /token=([A-Za-z0-9_-]+)/.exec(html)?.[1] ?? "";
@@ -104,9 +104,9 @@ describe("login - the window between the password check and the session", () => 
     const { auth, hooks, events, resetLink, expectNoSessionLeft, created } = await scenario();
     const token = await resetLink();
     hooks.afterVerify = async () => {
-      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+      expect(await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe("OK");
     };
-    expect(await code(auth.login({ email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
+    expect(await code(auth.login({}, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
     expect(hooks.afterVerify).toBeNull();
     expect(created).toHaveLength(1);
     await expectNoSessionLeft();
@@ -119,8 +119,9 @@ describe("login - the window between the password check and the session", () => 
 
   it("login - setPassword right before the session write ends the session", async () => {
     const { auth, hooks, user, expectNoSessionLeft } = await scenario();
-    hooks.beforeSessionWrite = async () => void (await auth.admin.setPassword(user.id, NEW_PASSWORD));
-    expect(await code(auth.login({ email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
+    hooks.beforeSessionWrite = async () =>
+      void (await auth.admin.setPassword({}, { userId: user.id, password: NEW_PASSWORD }));
+    expect(await code(auth.login({}, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
     await expectNoSessionLeft();
     expect(await code(signIn(auth, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
     expect(await code(signIn(auth, { email: EMAIL, password: NEW_PASSWORD }))).toBe("OK");
@@ -128,8 +129,8 @@ describe("login - the window between the password check and the session", () => 
 
   it("login - a user deleted before the session write leaves no session", async () => {
     const { auth, hooks, user, expectNoSessionLeft } = await scenario();
-    hooks.beforeSessionWrite = async () => void (await auth.admin.deleteUser(user.id));
-    expect(await code(auth.login({ email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
+    hooks.beforeSessionWrite = async () => void (await auth.admin.deleteUser({}, user.id));
+    expect(await code(auth.login({}, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
     await expectNoSessionLeft();
   });
 
@@ -137,8 +138,9 @@ describe("login - the window between the password check and the session", () => 
     const { auth, hooks, user } = await scenario({ freeAttempts: 1 });
     let password = PASSWORD;
     for (const next of ["first new passphrase", "second new passphrase", "third new passphrase"]) {
-      hooks.afterVerify = async () => void (await auth.admin.setPassword(user.id, next));
-      expect(await code(auth.login({ email: EMAIL, password }))).toBe("INVALID_CREDENTIALS");
+      hooks.afterVerify = async () =>
+        void (await auth.admin.setPassword({}, { userId: user.id, password: next }));
+      expect(await code(auth.login({}, { email: EMAIL, password }))).toBe("INVALID_CREDENTIALS");
       password = next;
     }
     expect(await code(signIn(auth, { email: EMAIL, password }))).toBe("OK");
@@ -151,16 +153,16 @@ describe("login - the window between the password check and the session", () => 
     const signedIn = await signIn(auth, { email: EMAIL, password: PASSWORD });
     expect((await memory.users.findById(user.id))?.passwordHash).not.toBe(before);
     expect(userCalls).toEqual(["findByEmail", "update", "findById", "recordSignIn"]);
-    expect(await code(auth.authenticate(signedIn.accessToken))).toBe("OK");
+    expect(await code(auth.authenticate({ token: signedIn.accessToken }))).toBe("OK");
   });
 
   it("login - after a rehash a reset before the session write still ends it", async () => {
     const { auth, hooks, resetLink, expectNoSessionLeft } = await scenario({ rehashOnce: true });
     const token = await resetLink();
     hooks.beforeSessionWrite = async () => {
-      expect(await code(auth.resetPassword(token, { newPassword: NEW_PASSWORD }))).toBe("OK");
+      expect(await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe("OK");
     };
-    expect(await code(auth.login({ email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
+    expect(await code(auth.login({}, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
     await expectNoSessionLeft();
   });
 
@@ -169,9 +171,9 @@ describe("login - the window between the password check and the session", () => 
     userCalls.length = 0;
     const signedIn = await signIn(auth, { email: EMAIL, password: PASSWORD });
     expect(userCalls).toEqual(["findByEmail", "findById", "recordSignIn"]);
-    expect(await code(auth.authenticate(signedIn.accessToken))).toBe("OK");
+    expect(await code(auth.authenticate({ token: signedIn.accessToken }))).toBe("OK");
     userCalls.length = 0;
-    await auth.sessions.create({ userId: user.id });
+    await auth.sessions.create({}, { userId: user.id });
     expect(userCalls.filter((call) => call === "findById")).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
 import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
-import type { RequestContext } from "../model.js";
+import type { Call, RequestContext } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
@@ -20,11 +20,7 @@ export type LoginResult = SignedIn | ({ twoFactorRequired: true } & TwoFactorCha
  * Email + password. Unknown addresses and accounts without a password run a dummy verify with
  * the current parameters and fail exactly like a wrong password (`INVALID_CREDENTIALS`).
  */
-export async function login(
-  ctx: AuthContext,
-  input: unknown,
-  request: RequestContext = {},
-): Promise<LoginResult> {
+export async function login(ctx: AuthContext, { request = {} }: Call, input: unknown): Promise<LoginResult> {
   const { email, password, session } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;

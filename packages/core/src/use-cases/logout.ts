@@ -1,5 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { Call } from "../model.js";
 import { parseRefreshToken } from "../tokens/refresh-token.js";
 
 /**
@@ -8,6 +9,7 @@ import { parseRefreshToken } from "../tokens/refresh-token.js";
  */
 export async function logout(
   ctx: AuthContext,
+  _call: Call,
   tokens: { accessToken?: string | undefined; refreshToken?: string | undefined },
 ): Promise<{ success: true }> {
   const sessionId =

@@ -60,14 +60,15 @@ function setup() {
 /** `n` logins with `password`, one after the other: their codes. */
 async function logins(auth: Auth, n: number, password = WRONG, email = "ada@example.test") {
   const codes: string[] = [];
-  for (let i = 0; i < n; i++) codes.push(await outcome(auth.login({ email, password }, REQUEST)));
+  for (let i = 0; i < n; i++)
+    codes.push(await outcome(auth.login({ request: REQUEST }, { email, password })));
   return codes;
 }
 
 describe("outages", () => {
   it("login - 20 logins failed by a users-store outage are DATABASE_FAILURE and count nothing: the right password signs in", async () => {
     const { auth, stores } = setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const findByEmail = stores.users.findByEmail;
     stores.users.findByEmail = down;
     expect(new Set(await logins(auth, 20, PASSWORD))).toEqual(new Set(["DATABASE_FAILURE"]));
@@ -77,7 +78,7 @@ describe("outages", () => {
 
   it("login - attempts failed by an outage are given back, evaluated wrong passwords stay counted", async () => {
     const { auth, stores, hasher } = setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const findByEmail = stores.users.findByEmail;
     expect(await logins(auth, 3)).toEqual(Array(3).fill("INVALID_CREDENTIALS"));
     stores.users.findByEmail = down;
@@ -92,12 +93,12 @@ describe("outages", () => {
 
   it("login - 5 concurrent logins during an outage, then the address's budget is whole", async () => {
     const { auth, stores } = setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const findByEmail = stores.users.findByEmail;
     stores.users.findByEmail = down;
     const during = await Promise.all(
       Array.from({ length: 5 }, () =>
-        code(auth.login({ email: "ada@example.test", password: WRONG }, REQUEST)),
+        code(auth.login({ request: REQUEST }, { email: "ada@example.test", password: WRONG })),
       ),
     );
     expect(new Set(during)).toEqual(new Set(["DATABASE_FAILURE"]));
@@ -107,7 +108,7 @@ describe("outages", () => {
 
   it("login - the counters' store down names it; with the users store down too, DATABASE_FAILURE names the database", async () => {
     const { auth, stores } = setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const hit = stores.cooldowns.hit;
     stores.cooldowns.hit = down;
     expect(await logins(auth, 1, PASSWORD)).toEqual(["EMAIL_COOLDOWN_CACHE_FAILURE"]);
@@ -118,7 +119,7 @@ describe("outages", () => {
 
   it("login - the IP's count is given back when the address's counter cannot be read", async () => {
     const { auth, stores } = setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const hit = stores.cooldowns.hit;
     // Only the per-address counter fails: the per-IP one counted each attempt first.
     stores.cooldowns.hit = (key, windowMs) =>
@@ -128,7 +129,7 @@ describe("outages", () => {
     // 100 failed logins per IP by default: 120 uncounted attempts leave the IP's budget whole.
     const others = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        code(auth.login({ email: `u${i}@x.test`, password: WRONG }, REQUEST)),
+        code(auth.login({ request: REQUEST }, { email: `u${i}@x.test`, password: WRONG })),
       ),
     );
     expect(new Set(others)).toEqual(new Set(["INVALID_CREDENTIALS"]));
@@ -140,10 +141,10 @@ describe("outages", () => {
    */
   async function emailTwoFactorStep() {
     const { auth, stores, sent } = setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const user = await stores.users.findByEmail("ada@example.test");
     await stores.users.update(user?.id ?? "", { emailVerified: true, twoFactor: EMAIL_TWO_FACTOR });
-    const login = await auth.login({ email: "ada@example.test", password: PASSWORD }, REQUEST);
+    const login = await auth.login({ request: REQUEST }, { email: "ada@example.test", password: PASSWORD });
     if (!login.twoFactorRequired) throw new Error("expected 2FA");
     const emailed = sent.at(-1)?.text.match(/\b\d{6}\b/)?.[0] ?? "";
     expect(emailed).toMatch(/^\d{6}$/);
@@ -162,20 +163,20 @@ describe("outages", () => {
     const { auth, token, emailed, storeDown } = await emailTwoFactorStep();
     const back = storeDown();
     for (let i = 0; i < 20; i++)
-      expect(await code(auth.completeTwoFactorLogin(token, { code: emailed }, REQUEST))).toBe(
+      expect(await code(auth.completeTwoFactorLogin({ token, request: REQUEST }, { code: emailed }))).toBe(
         "DATABASE_FAILURE",
       );
     back();
     const wrong = emailed === "000000" ? "000001" : "000000";
     const codes: string[] = [];
     for (let i = 0; i < 6; i++)
-      codes.push(await code(auth.completeTwoFactorLogin(token, { code: wrong }, REQUEST)));
+      codes.push(await code(auth.completeTwoFactorLogin({ token, request: REQUEST }, { code: wrong })));
     expect(codes).toEqual([...Array(5).fill("WRONG_TWO_FACTOR_CODE"), "TWO_FACTOR_THROTTLED"]);
   });
 
   it("completeTwoFactorLogin - after 10 codes failed by an outage, the emailed code signs in", async () => {
     const { auth, token, emailed, storeDown } = await emailTwoFactorStep();
-    const complete = () => code(auth.completeTwoFactorLogin(token, { code: emailed }, REQUEST));
+    const complete = () => code(auth.completeTwoFactorLogin({ token, request: REQUEST }, { code: emailed }));
     const back = storeDown();
     for (let i = 0; i < 10; i++) expect(await complete()).toBe("DATABASE_FAILURE");
     back();
@@ -199,20 +200,20 @@ describe("outages", () => {
 
   it("stepUp - 20 step-ups failed by the hasher count nothing; 5 concurrent ones neither: the budget is whole", async () => {
     const { auth, hasher } = setup();
-    await auth.register({ email: "ada@example.test", password: PASSWORD });
+    await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     const session = await signIn(auth, { email: "ada@example.test", password: PASSWORD });
-    const principal = await auth.authenticate(session.accessToken);
+    const principal = await auth.authenticate({ token: session.accessToken });
     hasher.broken = true;
     for (let i = 0; i < 20; i++)
-      expect(await outcome(auth.stepUp(principal, { password: WRONG }))).toBe("thrown");
+      expect(await outcome(auth.stepUp({ principal }, { password: WRONG }))).toBe("thrown");
     const concurrent = await Promise.all(
-      Array.from({ length: 5 }, () => outcome(auth.stepUp(principal, { password: WRONG }))),
+      Array.from({ length: 5 }, () => outcome(auth.stepUp({ principal }, { password: WRONG }))),
     );
     expect(new Set(concurrent)).toEqual(new Set(["thrown"]));
     hasher.broken = false;
-    expect(await code(auth.stepUp(principal, { password: PASSWORD }))).toBe("OK");
+    expect(await code(auth.stepUp({ principal }, { password: PASSWORD }))).toBe("OK");
     const codes: string[] = [];
-    for (let i = 0; i < 6; i++) codes.push(await code(auth.stepUp(principal, { password: WRONG })));
+    for (let i = 0; i < 6; i++) codes.push(await code(auth.stepUp({ principal }, { password: WRONG })));
     expect(codes).toEqual([...Array(5).fill("INVALID_CREDENTIALS"), "LOGIN_THROTTLED"]);
   });
 });

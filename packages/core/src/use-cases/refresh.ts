@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { RequestContext } from "../model.js";
+import type { Call } from "../model.js";
 import { toUser } from "../model.js";
 import { type SessionTokens, sessionTtls } from "../sessions/start-session.js";
 import { randomId } from "../tokens/random.js";
@@ -17,9 +17,8 @@ export type RefreshResult = SessionTokens;
  */
 export async function refresh(
   ctx: AuthContext,
-  refreshToken: string | undefined,
+  { token: refreshToken, request = {} }: Call,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<RefreshResult> {
   const body = parseInput(refreshInput, input);
   const parsed = refreshToken ? parseRefreshToken(refreshToken) : null;

@@ -1,10 +1,9 @@
 import type { AuthContext } from "../context.js";
 import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { sendVerificationEmail } from "../emails/verification-email.js";
-import { guardPort } from "../errors.js";
-import type { RequestContext } from "../model.js";
+import type { Call } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
-import { NO_TWO_FACTOR } from "../ports/user-store.js";
+import { createUserRecord } from "../sessions/new-user.js";
 import { parseInput, registerInput } from "../validation.js";
 
 /**
@@ -13,25 +12,19 @@ import { parseInput, registerInput } from "../validation.js";
  */
 export async function register(
   ctx: AuthContext,
+  { request = {} }: Call,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<{ success: true }> {
   const { email, password, name } = parseInput(registerInput, input);
   const normalizedPassword = checkPasswordPolicy(password, ctx.options.password);
   await ctx.limits.ip("registrations", request);
   const passwordHash = await ctx.hasher.hash(normalizedPassword);
-  const created = await guardPort("DATABASE_FAILURE", () =>
-    ctx.users.create({
-      id: ctx.generateId(),
-      email,
-      emailVerified: false,
-      name: name ?? null,
-      passwordHash,
-      identityProviders: [],
-      twoFactor: { ...NO_TWO_FACTOR, methods: [], recoveryCodeHashes: [] },
-      createdAt: ctx.clock.now(),
-    }),
-  );
+  const created = await createUserRecord(ctx, {
+    email,
+    emailVerified: false,
+    name: name ?? null,
+    passwordHash,
+  });
   if (created) {
     ctx.events.emit("user.created", { ...request, userId: created.id, reason: "register" });
     if (ctx.emails.enabled) {

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { requireEmailEnabled, sendWithCooldown } from "../emails/send-with-cooldown.js";
 import { guardPort } from "../errors.js";
-import type { RequestContext } from "../model.js";
+import type { Call } from "../model.js";
 import { issueLinkToken } from "../tokens/link-token.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { emailInput, parseInput } from "../validation.js";
@@ -13,8 +13,8 @@ import { emailInput, parseInput } from "../validation.js";
  */
 export async function requestPasswordReset(
   ctx: AuthContext,
+  { request = {} }: Call,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<{ cooldown: number }> {
   requireEmailEnabled(ctx);
   const { email } = parseInput(emailInput, input);

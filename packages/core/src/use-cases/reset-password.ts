@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { RequestContext } from "../model.js";
+import type { Call } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
 import { useLinkToken } from "../tokens/link-token.js";
@@ -24,9 +24,8 @@ import { parseInput, resetPasswordInput } from "../validation.js";
  */
 export async function resetPassword(
   ctx: AuthContext,
-  token: string | undefined,
+  { token, request = {} }: Call,
   input: unknown,
-  request: RequestContext = {},
 ): Promise<{ success: true }> {
   const { newPassword } = parseInput(resetPasswordInput, input);
   const password = checkPasswordPolicy(newPassword, ctx.options.password, "newPassword");

@@ -1,12 +1,14 @@
 import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
-import type { Principal } from "../model.js";
+import type { Call } from "../model.js";
+import { signedIn } from "../sessions/signed-in.js";
 
 /** Ends every session of the user, the caller's included ("sign out everywhere"). */
 export async function revokeAllSessions(
   ctx: AuthContext,
-  principal: Principal,
+  call: Call,
 ): Promise<{ success: true; revoked: number }> {
+  const principal = signedIn(call);
   const revoked = await guardPort("DATABASE_FAILURE", () =>
     ctx.sessions.deleteUserSessions(principal.userId),
   );

@@ -1,6 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { Principal } from "../model.js";
+import type { Call } from "../model.js";
+import { signedIn } from "../sessions/signed-in.js";
 import { isSessionId } from "../tokens/random.js";
 
 /**
@@ -9,9 +10,10 @@ import { isSessionId } from "../tokens/random.js";
  */
 export async function revokeSession(
   ctx: AuthContext,
-  principal: Principal,
+  call: Call,
   sessionId: string,
 ): Promise<{ success: true }> {
+  const principal = signedIn(call);
   if (!isSessionId(sessionId)) throw new AuthError("NOT_FOUND");
   const session = await guardPort("DATABASE_FAILURE", () => ctx.sessions.getSession(sessionId));
   if (!session || session.userId !== principal.userId) throw new AuthError("NOT_FOUND");

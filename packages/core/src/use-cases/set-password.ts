@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { toUser, type User } from "../model.js";
+import { type Call, toUser, type User } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { parseInput, passwordField, userIdField } from "../validation.js";
@@ -10,7 +10,11 @@ import { parseInput, passwordField, userIdField } from "../validation.js";
  * open reset link of the user ends, the address's failed-login lock is lifted, and the
  * password-changed email goes out (when email is on). `USER_NOT_FOUND` for an unknown id.
  */
-export async function setPassword(ctx: AuthContext, userId: string, password: string): Promise<User> {
+export async function setPassword(
+  ctx: AuthContext,
+  _call: Call,
+  { userId, password }: { userId: string; password: string },
+): Promise<User> {
   const id = parseInput(userIdField, userId);
   const normalized = checkPasswordPolicy(parseInput(passwordField, password), ctx.options.password);
   const passwordHash = await ctx.hasher.hash(normalized);

@@ -1,13 +1,13 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { toUser, type User } from "../model.js";
-import { requireStepUp, type StepUpCall } from "../two-factor/settings.js";
+import { type Call, toUser, type User } from "../model.js";
+import { requireStepUp } from "../two-factor/settings.js";
 import { parseInput, preferredMethodInput } from "../validation.js";
 
 /** Chooses which enabled method login offers first (needs step-up). */
 export async function setPreferredTwoFactorMethod(
   ctx: AuthContext,
-  call: StepUpCall,
+  call: Call,
   input: unknown,
 ): Promise<User> {
   const user = await requireStepUp(ctx, call);

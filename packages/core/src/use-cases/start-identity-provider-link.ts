@@ -7,7 +7,9 @@ import {
   relyingParty,
   startAuthorization,
 } from "../identity/flow.js";
-import { requireStepUp, type StepUpCall } from "../two-factor/settings.js";
+import type { Call } from "../model.js";
+import { signedIn } from "../sessions/signed-in.js";
+import { requireStepUp } from "../two-factor/settings.js";
 
 /**
  * Starts linking a provider to the signed-in account (needs step-up): the authorization URL to
@@ -16,14 +18,14 @@ import { requireStepUp, type StepUpCall } from "../two-factor/settings.js";
  */
 export async function startIdentityProviderLink(
   ctx: AuthContext,
-  call: StepUpCall,
-  provider: string,
-  input: { returnTo?: string | undefined } = {},
+  call: Call,
+  { provider, returnTo: asked }: { provider: string; returnTo?: string | undefined },
 ): Promise<AuthorizationStart> {
+  const principal = signedIn(call);
   relyingParty(ctx.relyingParties, provider);
-  const returnTo = parseReturnTo(ctx.options.appOrigin, input.returnTo);
+  const returnTo = parseReturnTo(ctx.options.appOrigin, asked);
   const user = await requireStepUp(ctx, call);
   if ((await linkedProviders(ctx, user)).includes(provider))
     throw new AuthError("IDENTITY_PROVIDER_ALREADY_LINKED");
-  return startAuthorization(ctx, provider, { mode: "link", returnTo, principal: call.principal });
+  return startAuthorization(ctx, provider, { mode: "link", returnTo, principal });
 }

@@ -7,25 +7,27 @@ import {
   relyingParty,
   startAuthorization,
 } from "../identity/flow.js";
-import type { Principal } from "../model.js";
+import type { Call } from "../model.js";
 import { currentUser } from "../sessions/current-user.js";
+import { signedIn } from "../sessions/signed-in.js";
 
 /**
  * Starts a sign-in with an identity provider: the provider's authorization URL (state, nonce,
- * PKCE S256) and the state to bind to the browser. With `stepUp` (the signed-in user's principal),
- * the provider is asked for a fresh login and the callback gives a step-up token instead of a
+ * PKCE S256) and the state to bind to the browser. With `stepUp` (and the signed-in user's
+ * principal in the call), the provider is asked for a fresh login and the callback gives a step-up token instead of a
  * session; the provider must be linked to that account (`IDENTITY_PROVIDER_MISMATCH`).
  */
 export async function startIdentityProviderSignIn(
   ctx: AuthContext,
-  provider: string,
-  input: { returnTo?: string | undefined; stepUp?: Principal | undefined } = {},
+  call: Call,
+  { provider, ...input }: { provider: string; returnTo?: string | undefined; stepUp?: boolean | undefined },
 ): Promise<AuthorizationStart> {
+  const principal = input.stepUp ? signedIn(call) : undefined;
   relyingParty(ctx.relyingParties, provider);
   const returnTo = parseReturnTo(ctx.options.appOrigin, input.returnTo);
-  if (!input.stepUp) return startAuthorization(ctx, provider, { mode: "sign-in", returnTo });
-  const user = await currentUser(ctx, input.stepUp);
+  if (!principal) return startAuthorization(ctx, provider, { mode: "sign-in", returnTo });
+  const user = await currentUser(ctx, principal);
   if (!(await linkedProviders(ctx, user)).includes(provider))
     throw new AuthError("IDENTITY_PROVIDER_MISMATCH");
-  return startAuthorization(ctx, provider, { mode: "step-up", returnTo, principal: input.stepUp });
+  return startAuthorization(ctx, provider, { mode: "step-up", returnTo, principal });
 }

@@ -1,9 +1,10 @@
 import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
 import { giveBackOnFailure } from "../limits/throttle.js";
-import type { SignedInCall } from "../model.js";
+import type { Call } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import { currentUser } from "../sessions/current-user.js";
+import { signedIn } from "../sessions/signed-in.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { parseInput, stepUpInput } from "../validation.js";
 
@@ -16,11 +17,9 @@ export type StepUpResult =
  * gives a step-up token bound to this user and session; with 2FA it starts a second-factor step
  * like login does, finished by `completeTwoFactorStepUp`. A wrong password is `INVALID_CREDENTIALS`.
  */
-export async function stepUp(
-  ctx: AuthContext,
-  { principal, request = {} }: SignedInCall,
-  input: unknown,
-): Promise<StepUpResult> {
+export async function stepUp(ctx: AuthContext, call: Call, input: unknown): Promise<StepUpResult> {
+  const principal = signedIn(call);
+  const { request = {} } = call;
   const { password } = parseInput(stepUpInput, input);
   const user = await currentUser(ctx, principal);
   // The account's login budget: a stolen access token is no unlimited password oracle.

@@ -1,8 +1,9 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { identityStoreOf, providerReason } from "../identity/accounts.js";
-import { toUser, type User } from "../model.js";
-import { requireStepUp, type StepUpCall } from "../two-factor/settings.js";
+import { type Call, toUser, type User } from "../model.js";
+import { signedIn } from "../sessions/signed-in.js";
+import { requireStepUp } from "../two-factor/settings.js";
 
 /**
  * Removes a provider from the signed-in account (needs step-up). The last way to sign in (no
@@ -10,11 +11,8 @@ import { requireStepUp, type StepUpCall } from "../two-factor/settings.js";
  * unlinks run concurrently (the identity store removes the link only when the account keeps
  * another one, atomically). `NOT_FOUND` when the account does not have this provider.
  */
-export async function unlinkIdentityProvider(
-  ctx: AuthContext,
-  call: StepUpCall,
-  provider: string,
-): Promise<User> {
+export async function unlinkIdentityProvider(ctx: AuthContext, call: Call, provider: string): Promise<User> {
+  const principal = signedIn(call);
   const identities = identityStoreOf(ctx);
   const user = await requireStepUp(ctx, call);
   const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(user.id));
@@ -51,7 +49,7 @@ export async function unlinkIdentityProvider(
   ctx.events.emit("identity.unlinked", {
     ...call.request,
     userId: user.id,
-    sessionId: call.principal.sessionId,
+    sessionId: principal.sessionId,
     reason: providerReason(provider),
   });
   return toUser(updated);

@@ -36,8 +36,8 @@ async function existingUser(users: UserStore, email: string): Promise<UserRecord
 describe("use cases", () => {
   it("register - same answer for a new and an existing address; the password is hashed either way", async () => {
     const { auth, stores } = setup();
-    expect(await auth.register({ email: "A@X.test", password: PASSWORD })).toEqual({ success: true });
-    expect(await auth.register({ email: " a@x.test ", password: "another long password" })).toEqual({
+    expect(await auth.register({}, { email: "A@X.test", password: PASSWORD })).toEqual({ success: true });
+    expect(await auth.register({}, { email: " a@x.test ", password: "another long password" })).toEqual({
       success: true,
     });
     const user = await stores.users.findByEmail("a@x.test");
@@ -49,17 +49,19 @@ describe("use cases", () => {
 
   it("register - bad input is VALIDATION_FAILED, a weak password PASSWORD_POLICY_VIOLATION, nothing stored", async () => {
     const { auth, stores } = setup();
-    expect(await code(auth.register({ email: "not-an-email", password: PASSWORD }))).toBe(
+    expect(await code(auth.register({}, { email: "not-an-email", password: PASSWORD }))).toBe(
       "VALIDATION_FAILED",
     );
     // @ts-expect-error: typed inputs; JavaScript callers still get VALIDATION_FAILED
-    expect(await code(auth.register({ email: "b@x.test", password: 12345678 }))).toBe("VALIDATION_FAILED");
+    expect(await code(auth.register({}, { email: "b@x.test", password: 12345678 }))).toBe(
+      "VALIDATION_FAILED",
+    );
     // @ts-expect-error: the same for null
-    expect(await code(auth.register(null))).toBe("VALIDATION_FAILED");
-    expect(await code(auth.register({ email: "b@x.test", password: "short" }))).toBe(
+    expect(await code(auth.register({}, null))).toBe("VALIDATION_FAILED");
+    expect(await code(auth.register({}, { email: "b@x.test", password: "short" }))).toBe(
       "PASSWORD_POLICY_VIOLATION",
     );
-    expect(await code(auth.register({ email: "b@x.test", password: "password123" }))).toBe(
+    expect(await code(auth.register({}, { email: "b@x.test", password: "password123" }))).toBe(
       "PASSWORD_POLICY_VIOLATION",
     );
     expect(await stores.users.findByEmail("b@x.test")).toBeNull();
@@ -67,7 +69,7 @@ describe("use cases", () => {
 
   it("login - unknown email, wrong password and a password-less account all verify once and fail alike", async () => {
     const { auth, stores, verifies } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const base = await existingUser(stores.users, "a@x.test");
     await stores.users.create({
       ...base,
@@ -86,7 +88,7 @@ describe("use cases", () => {
 
   it("login - records browser and os from the body, else from the User-Agent, with ip and times", async () => {
     const { auth, stores } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const stated = await signIn(
       auth,
       { email: "a@x.test", password: PASSWORD, session: { browser: "App", os: "Linux" } },
@@ -114,7 +116,7 @@ describe("use cases", () => {
   it("login - an outdated hash is replaced after a successful login", async () => {
     const weak = createArgon2Hasher({ memoryCostKiB: 512, timeCost: 1 });
     const { auth, stores } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const user = await existingUser(stores.users, "a@x.test");
     await stores.users.update(user.id, { passwordHash: await weak.hash(PASSWORD) });
     await signIn(auth, { email: "a@x.test", password: PASSWORD });
@@ -123,112 +125,115 @@ describe("use cases", () => {
 
   it("authenticate - a valid token gives the principal; expiry, logout and revocation end it at once", async () => {
     const { auth, clock } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const first = await signIn(auth, { email: "a@x.test", password: PASSWORD });
-    expect(await auth.authenticate(first.accessToken)).toEqual({
+    expect(await auth.authenticate({ token: first.accessToken })).toEqual({
       userId: first.user.id,
       sessionId: first.sessionId,
     });
-    expect(await code(auth.authenticate(undefined))).toBe("AUTHENTICATION_REQUIRED");
+    expect(await code(auth.authenticate({ token: undefined }))).toBe("AUTHENTICATION_REQUIRED");
     clock.advance(901_000 + 5_000);
-    expect(await code(auth.authenticate(first.accessToken))).toBe("ACCESS_TOKEN_EXPIRED");
+    expect(await code(auth.authenticate({ token: first.accessToken }))).toBe("ACCESS_TOKEN_EXPIRED");
 
     const second = await signIn(auth, { email: "a@x.test", password: PASSWORD });
-    await auth.logout({ accessToken: second.accessToken });
-    expect(await code(auth.authenticate(second.accessToken))).toBe("ACCESS_TOKEN_INVALID");
-    expect(await code(auth.refresh(second.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
+    await auth.logout({}, { accessToken: second.accessToken });
+    expect(await code(auth.authenticate({ token: second.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(auth.refresh({ token: second.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
   });
 
   it("refresh - rotates; the old refresh token and the old access token stop working", async () => {
     const { auth } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
-    const rotated = await auth.refresh(login.refreshToken, { session: { browser: "Renamed" } });
+    const rotated = await auth.refresh({ token: login.refreshToken }, { session: { browser: "Renamed" } });
     expect(rotated.refreshToken).not.toBe(login.refreshToken);
     expect(rotated.sessionId).toBe(login.sessionId);
-    expect(await code(auth.authenticate(login.accessToken))).toBe("ACCESS_TOKEN_INVALID");
-    expect(await auth.authenticate(rotated.accessToken)).toEqual({
+    expect(await code(auth.authenticate({ token: login.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await auth.authenticate({ token: rotated.accessToken })).toEqual({
       userId: login.user.id,
       sessionId: login.sessionId,
     });
-    expect((await auth.listSessions(await auth.authenticate(rotated.accessToken)))[0]?.browser).toBe(
-      "Renamed",
-    );
+    expect(
+      (await auth.sessions.list({ principal: await auth.authenticate({ token: rotated.accessToken }) }))[0]
+        ?.browser,
+    ).toBe("Renamed");
   });
 
   it("refresh - presenting a rotated token again revokes the session (reuse detection)", async () => {
     const { auth, lines } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
-    const rotated = await auth.refresh(login.refreshToken);
-    expect(await code(auth.refresh(login.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
-    expect(await code(auth.refresh(rotated.refreshToken))).toBe("REFRESH_TOKEN_INVALID");
-    expect(await code(auth.authenticate(rotated.accessToken))).toBe("ACCESS_TOKEN_INVALID");
+    const rotated = await auth.refresh({ token: login.refreshToken });
+    expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await code(auth.refresh({ token: rotated.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await code(auth.authenticate({ token: rotated.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
     expect(lines.some((line) => line.includes('"refresh_token.reused"'))).toBe(true);
   });
 
   it("refresh - 20 parallel refreshes with one token: exactly one succeeds", async () => {
     const { auth } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => code(auth.refresh(login.refreshToken))),
+      Array.from({ length: 20 }, () => code(auth.refresh({ token: login.refreshToken }))),
     );
     expect(results.filter((result) => result === "OK")).toHaveLength(1);
   });
 
   it("sessions - list marks the current one; revoking another user's session is NOT_FOUND; revoke all ends every one", async () => {
     const { auth } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
-    await auth.register({ email: "b@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "b@x.test", password: PASSWORD });
     const a1 = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const a2 = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const b = await signIn(auth, { email: "b@x.test", password: PASSWORD });
-    const principal = await auth.authenticate(a1.accessToken);
-    const sessions = await auth.listSessions(principal);
+    const principal = await auth.authenticate({ token: a1.accessToken });
+    const sessions = await auth.sessions.list({ principal });
     expect(sessions.map((s) => [s.id, s.current]).sort()).toEqual(
       [
         [a1.sessionId, true],
         [a2.sessionId, false],
       ].sort(),
     );
-    expect(await code(auth.revokeSession(principal, b.sessionId))).toBe("NOT_FOUND");
-    await auth.revokeSession(principal, a2.sessionId);
-    expect(await code(auth.authenticate(a2.accessToken))).toBe("ACCESS_TOKEN_INVALID");
-    expect(await auth.revokeAllSessions(principal)).toEqual({ success: true, revoked: 1 });
-    expect(await code(auth.authenticate(a1.accessToken))).toBe("ACCESS_TOKEN_INVALID");
-    expect(await auth.authenticate(b.accessToken)).toMatchObject({ sessionId: b.sessionId });
+    expect(await code(auth.sessions.revoke({ principal }, b.sessionId))).toBe("NOT_FOUND");
+    await auth.sessions.revoke({ principal }, a2.sessionId);
+    expect(await code(auth.authenticate({ token: a2.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await auth.sessions.revokeAll({ principal })).toEqual({ success: true, revoked: 1 });
+    expect(await code(auth.authenticate({ token: a1.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await auth.authenticate({ token: b.accessToken })).toMatchObject({ sessionId: b.sessionId });
   });
 
   it("getCurrentUser - USER_NOT_FOUND when the account is gone; an invented principal is AUTHENTICATION_REQUIRED", async () => {
     const { auth, stores } = setup();
-    await auth.register({ email: "gone@x.test", password: PASSWORD });
+    await auth.register({}, { email: "gone@x.test", password: PASSWORD });
     const session = await signIn(auth, { email: "gone@x.test", password: PASSWORD });
-    const principal = await auth.authenticate(session.accessToken);
+    const principal = await auth.authenticate({ token: session.accessToken });
     await stores.users.delete(principal.userId);
-    expect(await code(auth.getCurrentUser(principal))).toBe("USER_NOT_FOUND");
+    expect(await code(auth.getCurrentUser({ principal }))).toBe("USER_NOT_FOUND");
     const invented = { userId: principal.userId, sessionId: principal.sessionId };
     // @ts-expect-error: principals come only from authenticate or sessions.create
-    expect(await code(auth.getCurrentUser(invented))).toBe("AUTHENTICATION_REQUIRED");
-    expect(await code(auth.getCurrentUser({ ...principal }))).toBe("AUTHENTICATION_REQUIRED");
+    expect(await code(auth.getCurrentUser({ principal: invented }))).toBe("AUTHENTICATION_REQUIRED");
+    expect(await code(auth.getCurrentUser({ principal: { ...principal } }))).toBe("AUTHENTICATION_REQUIRED");
   });
 
   it("ports - a failing UserStore is DATABASE_FAILURE, a failing allowlist ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", async () => {
     const { auth, stores } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     stores.users.findByEmail = () => Promise.reject(new Error("connection refused"));
     stores.sessions.findAllowedAccessToken = () => Promise.reject(new Error("timeout"));
     expect(await code(signIn(auth, { email: "a@x.test", password: PASSWORD }))).toBe("DATABASE_FAILURE");
-    expect(await code(auth.authenticate(login.accessToken))).toBe("ACCESS_TOKEN_ALLOWLIST_READING_FAILURE");
+    expect(await code(auth.authenticate({ token: login.accessToken }))).toBe(
+      "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE",
+    );
   });
 
   it("logs - no password, hash or token ever reaches a log line", async () => {
     const { auth, lines, stores } = setup();
-    await auth.register({ email: "a@x.test", password: PASSWORD });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
-    const rotated = await auth.refresh(login.refreshToken);
-    await code(auth.refresh(login.refreshToken));
+    const rotated = await auth.refresh({ token: login.refreshToken });
+    await code(auth.refresh({ token: login.refreshToken }));
     await code(signIn(auth, { email: "a@x.test", password: "wrong password!" }));
     const hash = (await stores.users.findByEmail("a@x.test"))?.passwordHash ?? "";
     const log = lines.join("\n");

@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { RequestContext, User } from "../model.js";
+import type { Call, User } from "../model.js";
 import { toUser } from "../model.js";
 import { useLinkToken } from "../tokens/link-token.js";
 import {
@@ -16,11 +16,7 @@ import { consumeSingleUseToken, restoreToken } from "../tokens/single-use-token.
  * garbage is `EMAIL_VERIFICATION_TOKEN_INVALID` (counted per IP); an expired one `…_EXPIRED`.
  * A store failure after the consume gives the token back.
  */
-export async function verifyEmail(
-  ctx: AuthContext,
-  token: string | undefined,
-  request: RequestContext = {},
-): Promise<User> {
+export async function verifyEmail(ctx: AuthContext, { token, request = {} }: Call): Promise<User> {
   return useLinkToken(ctx, {
     purpose: EMAIL_VERIFICATION_PURPOSE,
     token,

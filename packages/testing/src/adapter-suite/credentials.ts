@@ -165,8 +165,8 @@ export const credentialsTests: AppTests = {
       expectError(resend, 429, "EMAIL_COOLDOWN_ACTIVE");
       // Signed in (a host-started session): a live access token counts, whatever 2FA cookie is beside it.
       const started = await app.auth.sessions.create(
+        { request: { ip: "203.0.113.9" } },
         { userId: String(enabled.body.id) },
-        { ip: "203.0.113.9" },
       );
       const signedIn = await app.api("POST", "/2fa/email/send", {
         label: "send: live access cookie and a dead 2FA cookie",

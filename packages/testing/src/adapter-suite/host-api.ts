@@ -32,10 +32,10 @@ export const hostApiTests: AppTests = {
   "sessions.create - a host-started session authenticates, is listed, refreshes and is revoked like any other":
     async (boot) => {
       const app = await boot();
-      const user = await app.auth.admin.createUser({ email: "sso@example.test", emailVerified: true });
+      const user = await app.auth.admin.createUser({}, { email: "sso@example.test", emailVerified: true });
       const started = await app.auth.sessions.create(
+        { request: { ip: "203.0.113.9" } },
         { userId: user.id, session: { browser: "Single sign-on" } },
-        { ip: "203.0.113.9" },
       );
       expect(started.principal).toMatchObject({ userId: user.id, sessionId: started.sessionId });
       expect(started.user).toMatchObject({ email: "sso@example.test", hasPassword: false });
@@ -69,7 +69,7 @@ export const hostApiTests: AppTests = {
         401,
         "ACCESS_TOKEN_INVALID",
       );
-      await expect(app.auth.sessions.create({ userId: "no-such-user" })).rejects.toMatchObject({
+      await expect(app.auth.sessions.create({}, { userId: "no-such-user" })).rejects.toMatchObject({
         code: "USER_NOT_FOUND",
       });
     },
@@ -77,12 +77,15 @@ export const hostApiTests: AppTests = {
   "admin.createUser - a verified password account signs in at once; an address taken is VALIDATION_FAILED":
     async (boot) => {
       const app = await boot();
-      const user = await app.auth.admin.createUser({
-        email: " Back.Office@Example.test ",
-        password: PASSWORD,
-        name: "Back Office",
-        emailVerified: true,
-      });
+      const user = await app.auth.admin.createUser(
+        {},
+        {
+          email: " Back.Office@Example.test ",
+          password: PASSWORD,
+          name: "Back Office",
+          emailVerified: true,
+        },
+      );
       expect(user).toMatchObject({
         email: "back.office@example.test",
         emailVerified: true,
@@ -95,18 +98,20 @@ export const hostApiTests: AppTests = {
         twoFactorRequired: false,
         user: { id: user.id, name: "Back Office" },
       });
-      await expect(app.auth.admin.createUser({ email: "back.office@example.test" })).rejects.toMatchObject({
+      await expect(
+        app.auth.admin.createUser({}, { email: "back.office@example.test" }),
+      ).rejects.toMatchObject({
         code: "VALIDATION_FAILED",
       });
       await expect(
-        app.auth.admin.createUser({ email: "weak@example.test", password: "password" }),
+        app.auth.admin.createUser({}, { email: "weak@example.test", password: "password" }),
       ).rejects.toMatchObject({ code: "PASSWORD_POLICY_VIOLATION" });
     },
 
   "admin.setPassword - ends every session, the new password signs in, the old one does not": async (boot) => {
     const app = await boot();
     const before = await app.signUp("reset-by-admin@example.test");
-    await app.auth.admin.setPassword(before.user.id, NEW_PASSWORD);
+    await app.auth.admin.setPassword({}, { userId: before.user.id, password: NEW_PASSWORD });
     await expectLockedOut(
       app,
       { email: "reset-by-admin@example.test", accessToken: before.accessToken },
@@ -123,7 +128,7 @@ export const hostApiTests: AppTests = {
   "admin.markEmailVerified - the user reads as verified and a verification resend is 304": async (boot) => {
     const app = await boot();
     const signedIn = await app.signUp("verify-by-admin@example.test");
-    await app.auth.admin.markEmailVerified(signedIn.user.id);
+    await app.auth.admin.markEmailVerified({}, signedIn.user.id);
     const me = await app.call("me verified by admin", "GET", "/api/auth/me", {
       bearer: signedIn.accessToken,
     });
@@ -144,7 +149,7 @@ export const hostApiTests: AppTests = {
       await app.call("reset request before delete", "POST", "/api/auth/password/reset-request", {
         body: { email: "leaving@example.test" },
       });
-      await app.auth.admin.deleteUser(signedIn.user.id);
+      await app.auth.admin.deleteUser({}, signedIn.user.id);
       await expectLockedOut(
         app,
         { email: "leaving@example.test", accessToken: signedIn.accessToken },
@@ -159,7 +164,7 @@ export const hostApiTests: AppTests = {
           })
         ).status,
       ).toBe(200);
-      await expect(app.auth.admin.deleteUser(signedIn.user.id)).rejects.toMatchObject({
+      await expect(app.auth.admin.deleteUser({}, signedIn.user.id)).rejects.toMatchObject({
         code: "USER_NOT_FOUND",
       });
     },

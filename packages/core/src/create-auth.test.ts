@@ -1,0 +1,106 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { AdminApi, Auth, IdentityProviderApi, SessionApi } from "./auth.js";
+import {
+  ADMIN_USE_CASES,
+  type BoundUseCases,
+  IDENTITY_PROVIDER_USE_CASES,
+  SESSION_USE_CASES,
+  USE_CASES,
+} from "./create-auth.js";
+import type { Call, Principal } from "./model.js";
+import { code, createTestAuth } from "./test-support.js";
+
+/** The members of `Auth` that are not use cases. */
+type NotUseCases =
+  | "options"
+  | "translator"
+  | "clock"
+  | "logger"
+  | "ready"
+  | "idle"
+  | "sessions"
+  | "admin"
+  | "identityProviders";
+
+/** Use cases that refuse a call without an issued principal. */
+const SIGNED_IN = [
+  "getCurrentUser",
+  "resendVerification",
+  "getVerificationCooldown",
+  "stepUp",
+  "completeTwoFactorStepUp",
+  "getTotpSetup",
+  "confirmTotpSetup",
+  "disableTwoFactorMethod",
+  "getTwoFactorEmailCooldown",
+  "enableEmailTwoFactor",
+  "setPreferredTwoFactorMethod",
+] as const satisfies readonly (keyof typeof USE_CASES)[];
+
+/** Every bound use case of `auth`, by its path (`sessions.list`), called with `call` and an empty object as input. */
+function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] {
+  const group = <T extends object>(prefix: string, api: T, names: readonly (keyof T & string)[]) =>
+    names.map((name): [string, (call: Call) => Promise<unknown>] => [
+      `${prefix}${name}`,
+      (call) => (api[name] as (call: Call, input: object) => Promise<unknown>)(call, {}),
+    ]);
+  return [
+    ...group("", auth, Object.keys(USE_CASES) as (keyof typeof USE_CASES)[]),
+    ...group("sessions.", auth.sessions, Object.keys(SESSION_USE_CASES) as (keyof SessionApi)[]),
+    ...group("admin.", auth.admin, Object.keys(ADMIN_USE_CASES) as (keyof AdminApi)[]),
+    ...group(
+      "identityProviders.",
+      auth.identityProviders,
+      Object.keys(IDENTITY_PROVIDER_USE_CASES) as (keyof typeof IDENTITY_PROVIDER_USE_CASES)[],
+    ),
+  ];
+}
+
+describe("createAuth", () => {
+  it("createAuth - the bound use-case tables are exactly the documented methods of Auth and its APIs", () => {
+    expectTypeOf<keyof typeof USE_CASES>().toEqualTypeOf<Exclude<keyof Auth, NotUseCases>>();
+    expectTypeOf<BoundUseCases<typeof USE_CASES>>().toExtend<Omit<Auth, NotUseCases>>();
+    expectTypeOf<keyof typeof SESSION_USE_CASES>().toEqualTypeOf<keyof SessionApi>();
+    expectTypeOf<BoundUseCases<typeof SESSION_USE_CASES>>().toExtend<SessionApi>();
+    expectTypeOf<keyof typeof ADMIN_USE_CASES>().toEqualTypeOf<keyof AdminApi>();
+    expectTypeOf<BoundUseCases<typeof ADMIN_USE_CASES>>().toExtend<AdminApi>();
+    expectTypeOf<keyof typeof IDENTITY_PROVIDER_USE_CASES>().toEqualTypeOf<
+      Exclude<keyof IdentityProviderApi, "list">
+    >();
+    expectTypeOf<BoundUseCases<typeof IDENTITY_PROVIDER_USE_CASES>>().toExtend<
+      Omit<IdentityProviderApi, "list">
+    >();
+  });
+
+  it("createAuth - every use case refuses a call whose principal was not issued, before it runs: AUTHENTICATION_REQUIRED", async () => {
+    const { auth } = createTestAuth({ email: { enabled: false } });
+    const invented = { userId: "u1", sessionId: "s1" } as unknown as Principal;
+    const answers = await Promise.all(
+      everyUseCase(auth).map(async ([name, run]) => [name, await code(run({ principal: invented }))]),
+    );
+    expect(answers.filter(([, answer]) => answer !== "AUTHENTICATION_REQUIRED")).toEqual([]);
+    expect(answers.length).toBe(
+      Object.keys({ ...USE_CASES, ...SESSION_USE_CASES, ...ADMIN_USE_CASES, ...IDENTITY_PROVIDER_USE_CASES })
+        .length,
+    );
+  });
+
+  it("createAuth - a use case of the signed-in user refuses a call without a principal: AUTHENTICATION_REQUIRED", async () => {
+    const { auth } = createTestAuth({ email: { enabled: false } });
+    const signedIn = new Set<string>([
+      ...SIGNED_IN,
+      "sessions.list",
+      "sessions.revoke",
+      "sessions.revokeAll",
+      "identityProviders.link",
+      "identityProviders.unlink",
+    ]);
+    const answers = await Promise.all(
+      everyUseCase(auth)
+        .filter(([name]) => signedIn.has(name))
+        .map(async ([name, run]) => [name, await code(run({}))]),
+    );
+    expect(answers.length).toBe(signedIn.size);
+    expect(answers.filter(([, answer]) => answer !== "AUTHENTICATION_REQUIRED")).toEqual([]);
+  });
+});

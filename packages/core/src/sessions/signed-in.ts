@@ -1,0 +1,12 @@
+import { AuthError } from "../errors.js";
+import { type Call, isIssuedPrincipal, type Principal } from "../model.js";
+
+/**
+ * The principal of a call that needs a signed-in user: `AUTHENTICATION_REQUIRED` when the call
+ * has none, or one that `authenticate` or `sessions.create` did not issue.
+ */
+export function signedIn(call: Call): Principal {
+  const { principal } = call;
+  if (!isIssuedPrincipal(principal)) throw new AuthError("AUTHENTICATION_REQUIRED");
+  return principal;
+}
