@@ -11,7 +11,8 @@
 // "Without" a cache is a copy of packages/core/dist/index.js with that cache cut out (the edits in
 // CACHES, each of which must match exactly once), loaded beside the unchanged build as a second
 // module instance. Env: CACHE_GAIN_ROUNDS (rounds, default 7), CACHE_GAIN_WINDOW_MS
-// (default 600), CACHE_GAIN_ONLY (comma-separated cache names).
+// (default 600), CACHE_GAIN_ONLY (comma-separated cache names; with --compare: `core handler`,
+// `fastify`, `express`).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -96,6 +97,12 @@ const CACHES = [
     edits: [["const negotiateRemembered = boundedMemo(", "const negotiateRemembered = __cacheGainNoMemo("]],
   },
   {
+    name: "normalized socket address (limits/client-ip.ts, boundedMemo)",
+    key: "client-ip",
+    paths: ["me", "reset429"],
+    edits: [["var normalizeSocketAddress = boundedMemo(", "var normalizeSocketAddress = __cacheGainNoMemo("]],
+  },
+  {
     name: "a user's createdAt as ISO 8601 (model.ts, boundedMemo)",
     key: "iso-date",
     paths: ["me"],
@@ -161,7 +168,8 @@ async function prepare(core, storeMemory) {
     mailer: { send: async () => {} },
     logger: core.silentLogger,
     appOrigin: "http://localhost:3000",
-    email: { loginAlerts: false },
+    // Cooldowns long enough for a whole run: the 429 paths must stay 429s.
+    email: { loginAlerts: false, cooldownSeconds: 3600 },
     loginThrottle: { freeAttempts: 100 },
   });
   const handler = handlerOf(core, auth);
@@ -308,7 +316,9 @@ async function compareTrees(other) {
       express: paths((req) => viaInject((options) => inject(app, options), req), tokens),
     });
   }
+  const only = process.env.CACHE_GAIN_ONLY?.split(",");
   for (const through of ["core handler", "fastify", "express"]) {
+    if (only && !only.includes(through)) continue;
     for (const path of ["me", "reset429", "verification429"]) {
       const { a, b } = await paired(sides[0][through][path], sides[1][through][path], path);
       console.log(`| ${path} | ${through} | ${format(a)} | ${format(b)} | ${(b / a).toFixed(3)} |`);
