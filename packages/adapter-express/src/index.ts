@@ -1,9 +1,12 @@
 import {
   type Auth,
-  createHttpHandler,
   type HttpRequest,
   type HttpResponse,
+  httpHandlerFor,
+  isEncryptedSocket,
   type Principal,
+  type ResponseWriter,
+  writeResponse,
 } from "@portcullis/core";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 
@@ -16,16 +19,15 @@ declare global {
   }
 }
 
-function send(res: Response, response: HttpResponse): void {
-  res.removeHeader("x-powered-by");
-  res.status(response.status);
-  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  if (response.cookies.length > 0) res.setHeader("set-cookie", response.cookies);
-  res.end(response.body ?? undefined);
-}
-
-/** Whether the connection itself is TLS; the core reads forwarded schemes under its own `trustProxy`. */
-const isEncrypted = (req: Request): boolean => "encrypted" in req.socket && req.socket.encrypted === true;
+const writer: ResponseWriter<Response, void> = {
+  status(res, status) {
+    res.removeHeader("x-powered-by");
+    res.status(status);
+  },
+  header: (res, name, value) => res.setHeader(name, value),
+  end: (res, body) => res.end(body),
+};
+const send = (res: Response, response: HttpResponse): void => writeResponse(res, response, writer);
 
 /** The raw stream, unless a body parser consumed it: then its text or bytes, or what it parsed. */
 function bodyOf(req: Request): Pick<HttpRequest, "body" | "parsedBody"> {
@@ -41,7 +43,7 @@ function bodyOf(req: Request): Pick<HttpRequest, "body" | "parsedBody"> {
  * before it, the parsed body is used (its content type is still checked).
  */
 export function createAuthRouter(auth: Auth): Router {
-  const handler = createHttpHandler(auth);
+  const handler = httpHandlerFor(auth);
   const router = Router();
   router.use(handler.basePath, async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -51,7 +53,7 @@ export function createAuthRouter(auth: Auth): Router {
         headers: req.headers,
         ...bodyOf(req),
         remoteAddress: req.socket.remoteAddress,
-        encrypted: isEncrypted(req),
+        encrypted: isEncryptedSocket(req.socket),
       });
       if (response) send(res, response);
       else next();
@@ -62,16 +64,6 @@ export function createAuthRouter(auth: Auth): Router {
   return router;
 }
 
-const handlers = new WeakMap<Auth, ReturnType<typeof createHttpHandler>>();
-const handlerOf = (auth: Auth) => {
-  let handler = handlers.get(auth);
-  if (!handler) {
-    handler = createHttpHandler(auth);
-    handlers.set(auth, handler);
-  }
-  return handler;
-};
-
 /**
  * Sets the cookies a login sets, for a session the host started with `auth.sessions.create`
  * (after its own proof of who the user is: SSO, a magic link).
@@ -81,7 +73,7 @@ export function setSessionCookies(
   res: Response,
   tokens: { accessToken: string; refreshToken: string },
 ): void {
-  for (const cookie of handlerOf(auth).sessionCookies(tokens)) res.append("set-cookie", cookie);
+  for (const cookie of httpHandlerFor(auth).sessionCookies(tokens)) res.append("set-cookie", cookie);
 }
 
 /** Express's default route parameters (`core.ParamsDictionary`). */
@@ -115,7 +107,7 @@ export function requireAuth(
   auth: Auth,
   handler?: (req: AuthenticatedRequest, res: Response, next: NextFunction) => unknown,
 ): RequestHandler {
-  const http = createHttpHandler(auth);
+  const http = httpHandlerFor(auth);
   return async (req, res, next) => {
     try {
       const result = await http.authenticate({
@@ -123,7 +115,7 @@ export function requireAuth(
         url: req.originalUrl,
         headers: req.headers,
         remoteAddress: req.socket.remoteAddress,
-        encrypted: isEncrypted(req),
+        encrypted: isEncryptedSocket(req.socket),
       });
       if (result.response) return send(res, result.response);
       req.auth = result.principal;

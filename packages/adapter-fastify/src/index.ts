@@ -1,4 +1,12 @@
-import { type Auth, createHttpHandler, type HttpResponse, type Principal } from "@portcullis/core";
+import {
+  type Auth,
+  type HttpResponse,
+  httpHandlerFor,
+  isEncryptedSocket,
+  type Principal,
+  type ResponseWriter,
+  writeResponse,
+} from "@portcullis/core";
 import type {
   FastifyInstance,
   FastifyPluginAsync,
@@ -24,15 +32,13 @@ export interface PortcullisPluginOptions {
   auth: Auth;
 }
 
-/** Whether the connection itself is TLS; the core reads forwarded schemes under its own `trustProxy`. */
-const isEncrypted = (request: FastifyRequest): boolean =>
-  "encrypted" in request.raw.socket && request.raw.socket.encrypted === true;
-
-function send(reply: FastifyReply, response: HttpResponse): FastifyReply {
-  reply.code(response.status).headers(response.headers);
-  if (response.cookies.length > 0) reply.header("set-cookie", response.cookies);
-  return reply.send(response.body ?? undefined);
-}
+const writer: ResponseWriter<FastifyReply, FastifyReply> = {
+  status: (reply, status) => reply.code(status),
+  header: (reply, name, value) => reply.header(name, value),
+  end: (reply, body) => reply.send(body),
+};
+const send = (reply: FastifyReply, response: HttpResponse): FastifyReply =>
+  writeResponse(reply, response, writer);
 
 /**
  * Fastify judges the Content-Type itself before any parser runs (415 for one it cannot parse,
@@ -52,7 +58,7 @@ function restoreContentType(request: FastifyRequest): void {
 }
 
 const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { auth }) => {
-  const handler = createHttpHandler(auth);
+  const handler = httpHandlerFor(auth);
 
   fastify.decorateRequest("auth", null);
   fastify.decorate("portcullisAuthenticate", async (request: FastifyRequest, reply: FastifyReply) => {
@@ -61,7 +67,7 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
       url: request.url,
       headers: request.headers,
       remoteAddress: request.raw.socket.remoteAddress,
-      encrypted: isEncrypted(request),
+      encrypted: isEncryptedSocket(request.raw.socket),
     });
     if (result.response) return send(reply, result.response);
     request.auth = result.principal;
@@ -114,7 +120,7 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
         headers: request.headers,
         body: request.body as AsyncIterable<Uint8Array> | undefined,
         remoteAddress: request.raw.socket.remoteAddress,
-        encrypted: isEncrypted(request),
+        encrypted: isEncryptedSocket(request.raw.socket),
       });
       return response ? send(reply, response) : reply.callNotFound();
     };
@@ -129,8 +135,6 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
   });
 };
 
-const handlers = new WeakMap<Auth, ReturnType<typeof createHttpHandler>>();
-
 /**
  * Sets the cookies a login sets, for a session the host started with `auth.sessions.create`
  * (after its own proof of who the user is: SSO, a magic link).
@@ -140,15 +144,10 @@ export function setSessionCookies(
   reply: FastifyReply,
   tokens: { accessToken: string; refreshToken: string },
 ): FastifyReply {
-  let handler = handlers.get(auth);
-  if (!handler) {
-    handler = createHttpHandler(auth);
-    handlers.set(auth, handler);
-  }
   const existing = reply.getHeader("set-cookie");
   const before =
     existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)];
-  return reply.header("set-cookie", [...before, ...handler.sessionCookies(tokens)]);
+  return reply.header("set-cookie", [...before, ...httpHandlerFor(auth).sessionCookies(tokens)]);
 }
 
 /** A request after `portcullisAuthenticate`: `auth` is set. */

@@ -32,7 +32,8 @@ export type {
 export { AuthError, CooldownError, ERROR_CODES, isAuthError, ValidationError } from "./errors.js";
 export type { SecurityEvent, SecurityEventType } from "./events.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";
-export { createHttpHandler, type HttpHandler } from "./http/handler.js";
+export { type HttpHandler, httpHandlerFor } from "./http/handler.js";
+export { isEncryptedSocket, type ResponseWriter, writeResponse } from "./http/response-writer.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";

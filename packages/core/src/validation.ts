@@ -10,7 +10,7 @@ const PLAIN_TEXT = /^[^\p{Cc}\p{Cf}]*$/u;
 /** The longest address the email field takes as typed (before normalizing). */
 const MAX_TYPED_EMAIL = 320;
 /**
- * `normalizeEmail` and `isValidEmail` remembered for 10,000 addresses each (emptied when full), so
+ * `normalizeEmail` and `isValidEmail` remembered for 10,000 addresses each (LRUs), so
  * a flood of requests for one address (a reset or a login under attack) pays for NFKC, IDNA and
  * the address rules once. Only strings that can be valid are kept (at most 320 characters typed,
  * 254 normalized; NFKC can make a typed string 18 times longer, and those are computed each time),

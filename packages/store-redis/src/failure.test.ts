@@ -2,10 +2,10 @@ import { once } from "node:events";
 import {
   createArgon2Hasher,
   createAuth,
-  createHttpHandler,
   type EmailMessage,
   type HttpHandler,
   type HttpResponse,
+  httpHandlerFor,
   silentLogger,
 } from "@portcullis/core";
 import { createMemoryUserStore } from "@portcullis/store-memory";
@@ -68,7 +68,7 @@ describe("store-redis when Redis goes away", () => {
       });
       await once(client, "ready");
       const sent: EmailMessage[] = [];
-      const request = timedRequests(createHttpHandler(authOnRedis(client, sent)));
+      const request = timedRequests(httpHandlerFor(authOnRedis(client, sent)));
       const signIn = async () => {
         const login = await request("POST", "/login", {
           body: { email: "ada@example.test", password: PASSWORD },

@@ -10,6 +10,7 @@ export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";
 export { freePort } from "./free-port.js";
+export { countHandlerBuilds } from "./handler-builds.js";
 export {
   HOSTILE_RETURN_TO_PIECES,
   hostileReturnTos,

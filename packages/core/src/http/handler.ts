@@ -170,6 +170,10 @@ const RESOLVE: Record<Exclude<RouteAuth, "none">, (call: Call) => Promise<unknow
   },
 };
 
+/**
+ * A new handler for `auth`: its route table, cookies, request checks and error responder, built
+ * now. Hosts and adapters take the one of `httpHandlerFor`; tests build their own.
+ */
 export function createHttpHandler(auth: Auth): HttpHandler {
   const { options, translator, clock, logger } = auth;
   const { basePath } = options;
@@ -223,4 +227,20 @@ export function createHttpHandler(auth: Auth): HttpHandler {
       }
     },
   };
+}
+
+const handlers = new WeakMap<Auth, HttpHandler>();
+
+/**
+ * The HTTP handler of `auth`, built on first use and the same object for every later call: an
+ * adapter's router, its guard for the host's own routes and its cookie helper all share one route
+ * table, one set of cookies and one error responder. Held weakly: it goes when `auth` does.
+ */
+export function httpHandlerFor(auth: Auth): HttpHandler {
+  let handler = handlers.get(auth);
+  if (handler === undefined) {
+    handler = createHttpHandler(auth);
+    handlers.set(auth, handler);
+  }
+  return handler;
 }

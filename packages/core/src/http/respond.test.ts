@@ -53,7 +53,7 @@ describe("error responses", () => {
     expect(respond.rememberedBodies()).toBe(5);
   });
 
-  it("errors - the remembered bodies stay bounded: emptied at 1,000, long paths never kept; field errors built each time", () => {
+  it("errors - the remembered bodies stay bounded: at most 1,000 (least recently used dropped), long paths never kept; field errors built each time", () => {
     const respond = createErrorResponder(createTranslator("en"), createLineLogger().logger);
     let largest = 0;
     for (let i = 0; i < 2500; i++) {

@@ -1,5 +1,5 @@
 import { createInstance, type i18n } from "i18next";
-import { boundedMemo } from "../bounded-memo.js";
+import { boundedMemo, createLru } from "../bounded-memo.js";
 import type { ErrorCode, ValidationIssue } from "../errors.js";
 import { de } from "./de.js";
 import { en, type Strings } from "./en.js";
@@ -69,11 +69,12 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
   const locales = [...new Set([...Object.keys(SHIPPED_LOCALES), ...Object.keys(resources)])];
   const match = localeMatcher(locales);
   /**
-   * Error messages already translated, by locale, code and values: the 429 paths answer the same
-   * few messages thousands of times a second. Bounded (cleared when full) and cleared whenever the
-   * instance's strings or language change, so `translator.i18next` stays the source of truth.
+   * Error messages already translated, by locale, code and values, in an LRU: an answer with field
+   * errors asks for its message every time (the error bodies of other answers are remembered
+   * whole, in the HTTP layer). Emptied whenever the instance's strings or language change, so
+   * `translator.i18next` stays the source of truth.
    */
-  const messages = new Map<string, string>();
+  const messages = createLru<string, string>(MAX_CACHED_MESSAGES);
   /** The locale an `Accept-Language` header comes to: browsers send a few of them, again and again. */
   const negotiate = (header: string) => parseAcceptLanguage(header).map(match).find(Boolean) ?? defaultLocale;
   const negotiateRemembered = boundedMemo(MAX_CACHED_HEADERS, negotiate);
@@ -106,7 +107,6 @@ export function createTranslator(defaultLocale: string, resources: LocaleResourc
       let message = messages.get(key);
       if (message === undefined) {
         message = instance.t(`errors.${code}`, { lng: locale, ...values });
-        if (messages.size >= MAX_CACHED_MESSAGES) messages.clear();
         messages.set(key, message);
       }
       return message;
