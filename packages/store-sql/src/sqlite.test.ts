@@ -2,15 +2,18 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  runAccessTokenAllowlistSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
+  runSingleUseTokenStoreSuite,
   runUserStoreSuite,
 } from "@portcullis/testing";
 import { afterAll, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
+import type { StoreKinds } from "./test-databases.js";
 import { fakeClock, sqliteDb } from "./test-databases.js";
 
 // The conformance suites on SQLite, in memory and in a file; one database each, migrated once.
@@ -31,7 +34,7 @@ afterAll(async () => {
 });
 
 const fixture =
-  <K extends "users" | "sessions" | "cooldowns" | "identities">(db: () => AnyKysely, kind: K) =>
+  <K extends keyof StoreKinds>(db: () => AnyKysely, kind: K) =>
   () => {
     const clock = fakeClock();
     return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance };
@@ -43,6 +46,8 @@ for (const [name, db] of [
 ] as const) {
   runUserStoreSuite({ name, create: fixture(db, "users") });
   runSessionStoreSuite({ name, create: fixture(db, "sessions") });
+  runAccessTokenAllowlistSuite({ name, create: fixture(db, "allowlist") });
+  runSingleUseTokenStoreSuite({ name, create: fixture(db, "singleUseTokens") });
   runCooldownStoreSuite({ name, create: fixture(db, "cooldowns") });
   runIdentityStoreSuite({ name, create: fixture(db, "identities") });
 }

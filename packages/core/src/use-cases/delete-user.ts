@@ -2,6 +2,7 @@ import type { AuthContext } from "../context.js";
 import { emailCooldownKey } from "../emails/send-with-cooldown.js";
 import { EMAIL_KINDS } from "../emails/templates.js";
 import { AuthError, guardPort } from "../errors.js";
+import { endUserSessions } from "../sessions/session-lifecycle.js";
 import {
   CHALLENGE_PURPOSE,
   EMAIL_CODE_PURPOSE,
@@ -32,9 +33,9 @@ export async function deleteUser(ctx: AuthContext, userId: string): Promise<{ su
   const id = parseInput(userIdField, userId);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
   if (!user) throw new AuthError("USER_NOT_FOUND");
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(id));
+  await endUserSessions(ctx, id);
   for (const purpose of PURPOSES) {
-    await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserTokens(id, purpose));
+    await guardPort("DATABASE_FAILURE", () => ctx.singleUseTokens.deleteUserTokens(id, purpose));
   }
   for (const kind of EMAIL_KINDS) {
     await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
