@@ -1,17 +1,13 @@
 import type { AccessTokenAllowlist } from "@portcullis/core";
-import type { SqlContext } from "./context.js";
+import { type SqlContext, upsert } from "./context.js";
 
 /**
  * The allowlist in `<prefix>access_tokens` (migration 0005): one row per allowed `jti`, its
  * primary key, so `findAllowedAccessToken` is one lookup by key. Expired rows read as absent
  * (the time comes from the injected clock, never the database's).
  */
-export function createSqlAccessTokenAllowlist({
-  db,
-  dialect,
-  tables,
-  clock,
-}: SqlContext): AccessTokenAllowlist {
+export function createSqlAccessTokenAllowlist(context: SqlContext): AccessTokenAllowlist {
+  const { db, tables, clock } = context;
   const table = tables.accessTokens;
   return {
     async allowAccessToken(jti, entry, ttlMs) {
@@ -21,12 +17,7 @@ export function createSqlAccessTokenAllowlist({
         session_id: entry.sessionId,
         expires_at: clock.now() + ttlMs,
       };
-      const { jti: _jti, ...rest } = row;
-      const insert = db.insertInto(table).values(row);
-      await (dialect === "mysql"
-        ? insert.onDuplicateKeyUpdate(rest)
-        : insert.onConflict((conflict) => conflict.column("jti").doUpdateSet(rest))
-      ).execute();
+      await upsert(context, table, "jti", row);
     },
     async findAllowedAccessToken(jti) {
       const row = await db

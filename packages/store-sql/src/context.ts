@@ -120,3 +120,18 @@ export async function deleteReturning<Row>(
   const { numDeletedRows } = await remove.executeTakeFirst();
   return Number(numDeletedRows) === 1 ? row : undefined;
 }
+
+/** Inserts `row`, or overwrites the row of the same `key` (its primary key): `ON CONFLICT … DO UPDATE`, on MySQL `ON DUPLICATE KEY UPDATE`. */
+export async function upsert<Row extends object>(
+  { db, dialect }: Pick<SqlContext, "db" | "dialect">,
+  table: string,
+  key: keyof Row & string,
+  row: Row,
+): Promise<void> {
+  const { [key]: _key, ...rest } = row;
+  const insert = db.insertInto(table).values(row);
+  await (dialect === "mysql"
+    ? insert.onDuplicateKeyUpdate(rest)
+    : insert.onConflict((conflict) => conflict.column(key).doUpdateSet(rest))
+  ).execute();
+}

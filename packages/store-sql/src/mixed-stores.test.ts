@@ -54,8 +54,12 @@ describe("stores from three packages", () => {
 
     const refreshed = await auth.refresh(login.refreshToken);
     expect((await auth.authenticate(refreshed.accessToken)).sessionId).toBe(login.sessionId);
-    await expect(auth.authenticate(login.accessToken)).rejects.toMatchObject({ code: "ACCESS_TOKEN_INVALID" });
-    expect((await memory.sessions.getSession(login.sessionId))?.accessTokenJti).toBe(jtiOf(refreshed.accessToken));
+    await expect(auth.authenticate(login.accessToken)).rejects.toMatchObject({
+      code: "ACCESS_TOKEN_INVALID",
+    });
+    expect((await memory.sessions.getSession(login.sessionId))?.accessTokenJti).toBe(
+      jtiOf(refreshed.accessToken),
+    );
 
     await auth.requestPasswordReset({ email: "ada@example.test" });
     await auth.idle();
@@ -63,10 +67,14 @@ describe("stores from three packages", () => {
     expect(saved.map((row) => row.purpose)).toContain("password-reset");
 
     await auth.logout({ accessToken: refreshed.accessToken });
-    await expect(auth.authenticate(refreshed.accessToken)).rejects.toMatchObject({ code: "ACCESS_TOKEN_INVALID" });
+    await expect(auth.authenticate(refreshed.accessToken)).rejects.toMatchObject({
+      code: "ACCESS_TOKEN_INVALID",
+    });
     expect(await memory.sessions.getSession(login.sessionId)).toBeNull();
     expect(await allowlist.findAllowedAccessToken(jtiOf(refreshed.accessToken))).toBeNull();
-    await expect(auth.refresh(refreshed.refreshToken)).rejects.toMatchObject({ code: "REFRESH_TOKEN_INVALID" });
+    await expect(auth.refresh(refreshed.refreshToken)).rejects.toMatchObject({
+      code: "REFRESH_TOKEN_INVALID",
+    });
     memory.close();
   });
 });

@@ -5,7 +5,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from "@portcullis/core";
-import { deleteReturning, type SqlContext, toNumber } from "./context.js";
+import { deleteReturning, type SqlContext, toNumber, upsert } from "./context.js";
 
 /** Rounds of read-then-conditional-update before a rotation that keeps losing races gives up. */
 const ROTATION_ATTEMPTS = 5;
@@ -68,7 +68,7 @@ function sessionMethods(
   SessionStore,
   "createSession" | "getSession" | "listSessions" | "deleteSession" | "deleteUserSessions"
 > {
-  const { db, dialect, tables, clock } = context;
+  const { db, tables, clock } = context;
   const sessions = tables.sessions;
   return {
     async createSession(session, ttlMs) {
@@ -87,12 +87,7 @@ function sessionMethods(
         access_token_expires_at: expiresAt,
         expires_at: expiresAt,
       };
-      const { id: _id, ...rest } = row;
-      const insert = db.insertInto(sessions).values(row);
-      await (dialect === "mysql"
-        ? insert.onDuplicateKeyUpdate(rest)
-        : insert.onConflict((conflict) => conflict.column("id").doUpdateSet(rest))
-      ).execute();
+      await upsert(context, sessions, "id", row);
     },
 
     async getSession(id) {

@@ -1,6 +1,13 @@
 import type { AccessTokenAllowlist, AllowlistEntry } from "@portcullis/core";
 import { expect } from "vitest";
-import { concurrently, defineStoreSuite, elapse, type StoreFixture, uniqueId } from "./store-fixture.js";
+import {
+  concurrently,
+  defineStoreSuite,
+  elapse,
+  expectMintedIds,
+  type StoreFixture,
+  uniqueId,
+} from "./store-fixture.js";
 
 /** An access token's lifetime in these tests (15 minutes), in milliseconds. */
 const TTL_MS = 900_000;
@@ -33,11 +40,7 @@ export const runAccessTokenAllowlistSuite = defineStoreSuite("AccessTokenAllowli
       store,
     }) => {
       const sessionId = uniqueId("session");
-      const jtis = Array.from({ length: 200 }, () => store.createAccessTokenId?.(sessionId)).filter(
-        (jti) => jti !== undefined,
-      );
-      for (const jti of jtis) expect(jti).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
-      expect(new Set(jtis).size).toBe(jtis.length);
+      expectMintedIds(Array.from({ length: 200 }, () => store.createAccessTokenId?.(sessionId)));
     },
     "allowAccessToken - the jti is found with its user and session": async ({ store, allowedToken }) => {
       const { jti, entry } = await allowedToken();
