@@ -489,7 +489,7 @@ describe("session lifecycle under faults", () => {
     return s.fault.calls;
   }
 
-  it("starts, rotates and ends sessions in the fail-safe order", async () => {
+  it("session lifecycle - starts, rotates and ends sessions in the fail-safe order", async () => {
     const before = (steps: string[], a: string, b: string) => {
       expect(steps.indexOf(a), `${a} in ${steps.join(", ")}`).toBeGreaterThanOrEqual(0);
       expect(steps.indexOf(a), `${a} before ${b}`).toBeLessThan(steps.indexOf(b));
