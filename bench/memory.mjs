@@ -21,19 +21,23 @@ for (let i = 0; i < COOLDOWNS; i++)
   await stores.cooldowns.acquire(`email:password-reset:user${i}@example.test`, 60_000);
 const ttls = { sessionTtlMs: 3_600_000, accessTokenTtlMs: 900_000 };
 for (let i = 0; i < SESSIONS; i++) {
+  const id = `session-${i}-${"x".repeat(16)}`;
+  const userId = `user-${i % 1000}`;
+  const jti = `jti-${i}-${"z".repeat(16)}`;
+  await stores.allowlist.allowAccessToken(jti, { userId, sessionId: id }, ttls.accessTokenTtlMs);
   await stores.sessions.createSession(
     {
-      id: `session-${i}-${"x".repeat(16)}`,
-      userId: `user-${i % 1000}`,
+      id,
+      userId,
       refreshTokenHash: `hash-${i}-${"y".repeat(32)}`,
-      accessTokenJti: `jti-${i}-${"z".repeat(16)}`,
+      accessTokenJti: jti,
       browser: "Firefox 140",
       os: "Linux",
       ip: "203.0.113.7",
       createdAt: now,
       lastActiveAt: now,
     },
-    ttls,
+    ttls.sessionTtlMs,
   );
 }
 const full = measure();
@@ -52,6 +56,6 @@ console.log(
     heapGrowthMb: full.heap - start.heap,
     heapResidualMb: after.heap - start.heap,
     swept,
-    held: stores.cooldowns.size() + stores.sessions.size(),
+    held: stores.cooldowns.size() + stores.sessions.size() + stores.allowlist.size(),
   }),
 );

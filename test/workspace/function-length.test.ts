@@ -49,25 +49,16 @@ const packageSource = () =>
 /** `(n lines)` dropped: an offender is named by file and function, whatever its length. */
 const withoutLength = (line: string) => line.replace(/ \(\d+ lines\)$/, "");
 
-/**
- * The functions being split up in parallel branches of issue 25 (the identity-provider suite as
- * records, `linkRoutes`/`oauthRoutes` split by route, `sessionMethods` with the port split).
- * This list must be empty once those branches are merged: empty it then, and keep it empty.
- */
-const KNOWN_OFFENDERS = [
-  "packages/store-redis/src/redis-stores.ts: sessionMethods",
-];
-
 /** A source of one function with `bodyLines` statements: `bodyLines + 2` lines in all. */
 const functionOf = (bodyLines: number) =>
   `export function planted() {\n${"  void 0;\n".repeat(bodyLines)}}\n`;
 
 describe("function length", () => {
-  it("longFunctions - no function in package source is over 80 lines (but the known ones being split)", () => {
+  it("longFunctions - no function in package source is over 80 lines", () => {
     const source = packageSource();
     expect(source.length).toBeGreaterThan(100);
     const found = source.flatMap(([path, text]) => longFunctions(path, text));
-    expect(found.map(withoutLength).sort()).toEqual([...KNOWN_OFFENDERS].sort());
+    expect(found).toEqual([]);
   });
 
   it("longFunctions - a planted 81-line function is caught, an 80-line one is not", () => {

@@ -1,14 +1,12 @@
 import {
   type Auth,
-  type CooldownStore,
+  type AuthStores,
   createAuth,
   createOutboxMailer,
   createSmtpMailer,
   type IdentityStore,
   type Mailer,
   type OutboxMailer,
-  type SessionStore,
-  type UserStore,
 } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
@@ -19,7 +17,7 @@ import { readSeedFile, seedUsers } from "./seed.js";
 
 export interface ExampleAuth {
   auth: Auth;
-  stores: { users: UserStore; cooldowns: CooldownStore; sessions: SessionStore; identities: IdentityStore };
+  stores: AuthStores & { identities: IdentityStore };
   /** The dev outbox, when it is on (no SMTP_URL, not production). */
   outbox: OutboxMailer | undefined;
   close(): void;
@@ -38,10 +36,10 @@ function configured<T>(build: () => T): T {
 }
 
 /**
- * createAuth as both example servers configure it: memory stores; users, sessions and cooldowns
- * in SQL when DATABASE_URL is set (migrated at start); Redis for cooldowns and sessions when
- * REDIS_URL is set (users then stay in SQL, or in memory without DATABASE_URL); SMTP or the dev
- * outbox; seeded from SEED_FILE.
+ * createAuth as both example servers configure it: memory stores; users, sessions, the
+ * allowlist, single-use tokens and cooldowns in SQL when DATABASE_URL is set (migrated at start);
+ * Redis for all of them but users when REDIS_URL is set (users then stay in SQL, or in memory
+ * without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE.
  */
 export async function createExampleAuth(
   config: ExampleConfig,
@@ -68,7 +66,14 @@ export async function createExampleAuth(
         identities: base.identities,
         ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }),
       }
-    : { users: base.users, cooldowns: base.cooldowns, sessions: base.sessions, identities: base.identities };
+    : {
+        users: base.users,
+        cooldowns: base.cooldowns,
+        sessions: base.sessions,
+        allowlist: base.allowlist,
+        singleUseTokens: base.singleUseTokens,
+        identities: base.identities,
+      };
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;
   const mailer: Mailer | undefined = smtp ?? outbox;

@@ -5,6 +5,7 @@ import type { Translator } from "./i18n/index.js";
 import type { RelyingParties } from "./identity/flow.js";
 import type { Limits } from "./limits/limits.js";
 import type { ResolvedAuthOptions } from "./options.js";
+import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
@@ -12,6 +13,7 @@ import type { Logger } from "./ports/logger.js";
 import type { Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
+import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
 import type { UserStore } from "./ports/user-store.js";
 import type { AccessTokenCodec } from "./tokens/access-token.js";
 import type { KeyedHash } from "./tokens/keys.js";
@@ -27,7 +29,11 @@ export interface AuthContext {
   options: ResolvedAuthOptions;
   users: UserStore;
   cooldowns: CooldownStore;
+  /** Sessions and their refresh-token rotation (started, rotated and ended through `sessions/session-lifecycle.ts`). */
   sessions: SessionStore;
+  /** The access-token allowlist (`accessTokens` is the JWT codec). */
+  allowlist: AccessTokenAllowlist;
+  singleUseTokens: SingleUseTokenStore;
   /** Links to identity providers; present whenever `identityProviders` are configured. */
   identities: IdentityStore | undefined;
   /** The configured identity providers by name (empty without `identityProviders`). */

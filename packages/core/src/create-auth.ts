@@ -196,6 +196,8 @@ function createContext(
     users: options.stores.users,
     cooldowns: options.stores.cooldowns,
     sessions: options.stores.sessions,
+    allowlist: options.stores.allowlist,
+    singleUseTokens: options.stores.singleUseTokens,
     identities: options.stores.identities,
     relyingParties: createRelyingParties(options.identityProviders, { clock }),
     mailer: options.mailer,

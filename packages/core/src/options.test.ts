@@ -3,7 +3,14 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
 import type { SecurityEvent } from "./events.js";
 import type { LocaleResources } from "./i18n/index.js";
-import { type AuthOptions, type authOptionsSchema, parseAuthOptions, STORE_METHODS } from "./options.js";
+import {
+  type AuthOptions,
+  type AuthStores,
+  type authOptionsSchema,
+  parseAuthOptions,
+  type RequiredMethods,
+  STORE_METHODS,
+} from "./options.js";
 
 /** What the schema accepts, as zod infers it (`locales` aside: the interface types its strings). */
 type SchemaInput = Omit<z.input<typeof authOptionsSchema>, "locales">;
@@ -16,6 +23,8 @@ const stores = {
   users: fakePort(STORE_METHODS.users),
   cooldowns: fakePort(STORE_METHODS.cooldowns),
   sessions: fakePort(STORE_METHODS.sessions),
+  allowlist: fakePort(STORE_METHODS.allowlist),
+  singleUseTokens: fakePort(STORE_METHODS.singleUseTokens),
 } as never;
 const valid = { secret: TEST_SECRET, stores, email: { enabled: false } };
 
@@ -115,4 +124,32 @@ describe("parseAuthOptions", () => {
     expect(parsed.onEvent).toBe(pushing);
     expect(parseAuthOptions({ ...valid, onEvent: asynchronous }).onEvent).toBe(asynchronous);
   });
+});
+
+describe("STORE_METHODS", () => {
+  it("STORE_METHODS - each list names exactly the required methods of its port, for every store of AuthStores", () => {
+    type Listed<K extends keyof typeof STORE_METHODS> = (typeof STORE_METHODS)[K][number];
+    type Port<K extends keyof AuthStores> = NonNullable<AuthStores[K]>;
+    expectTypeOf<keyof typeof STORE_METHODS>().toEqualTypeOf<keyof AuthStores>();
+    expectTypeOf<Listed<"users">>().toEqualTypeOf<RequiredMethods<Port<"users">>>();
+    expectTypeOf<Listed<"cooldowns">>().toEqualTypeOf<RequiredMethods<Port<"cooldowns">>>();
+    expectTypeOf<Listed<"sessions">>().toEqualTypeOf<RequiredMethods<Port<"sessions">>>();
+    expectTypeOf<Listed<"allowlist">>().toEqualTypeOf<RequiredMethods<Port<"allowlist">>>();
+    expectTypeOf<Listed<"singleUseTokens">>().toEqualTypeOf<RequiredMethods<Port<"singleUseTokens">>>();
+    expectTypeOf<Listed<"identities">>().toEqualTypeOf<RequiredMethods<Port<"identities">>>();
+  });
+
+  it.each(["sessions", "allowlist", "singleUseTokens"] as const)(
+    "parseAuthOptions - stores.%s is required and must have every method of its port",
+    (store) => {
+      const { [store]: _left, ...rest } = stores as Record<string, object>;
+      expect(() => parseAuthOptions({ ...valid, stores: rest } as never)).toThrow(`"stores.${store}"`);
+      for (const method of STORE_METHODS[store]) {
+        const port = { ...(stores as Record<string, object>)[store], [method]: undefined };
+        expect(() => parseAuthOptions({ ...valid, stores: { ...rest, [store]: port } } as never)).toThrow(
+          `"stores.${store}"`,
+        );
+      }
+    },
+  );
 });

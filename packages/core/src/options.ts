@@ -4,6 +4,7 @@ import type { SecurityEvent } from "./events.js";
 import { isBareHttpUrl } from "./http-url.js";
 import type { LocaleResources } from "./i18n/index.js";
 import { type IdentityProviderOptions, identityProvidersSchema } from "./identity-provider-options.js";
+import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
@@ -11,6 +12,7 @@ import type { Logger } from "./ports/logger.js";
 import type { EmailKind, Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
+import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
 import type { UserStore } from "./ports/user-store.js";
 import { isWeakSecret, MIN_SECRET_BITS } from "./secret-strength.js";
 import { toIssues } from "./validation.js";
@@ -26,10 +28,31 @@ const port = <T>(name: string, methods: readonly string[]) =>
     { message: `must be a ${name} with the methods ${methods.join(", ")}` },
   );
 
-/** The methods each store port must have; `createAuth` checks them at start-up. */
+/** The names of a port's required methods (the ones a store must have; optional ones are left out). */
+export type RequiredMethods<T> = {
+  [K in keyof T]-?: undefined extends T[K] ? never : T[K] extends (...args: never[]) => unknown ? K : never;
+}[keyof T];
+
+/**
+ * The methods each store port must have; `createAuth` checks them at start-up. Each list is
+ * checked against its port's type (`options.test.ts` also checks that it names every required method).
+ */
 export const STORE_METHODS = {
-  users: ["findById", "findByEmail", "create", "update", "delete"],
-  cooldowns: ["acquire", "remainingMs", "release", "hit", "refundHit", "clearHits"],
+  users: [
+    "findById",
+    "findByEmail",
+    "create",
+    "update",
+    "delete",
+  ] as const satisfies readonly RequiredMethods<UserStore>[],
+  cooldowns: [
+    "acquire",
+    "remainingMs",
+    "release",
+    "hit",
+    "refundHit",
+    "clearHits",
+  ] as const satisfies readonly RequiredMethods<CooldownStore>[],
   sessions: [
     "createSession",
     "getSession",
@@ -37,13 +60,24 @@ export const STORE_METHODS = {
     "rotateRefreshToken",
     "deleteSession",
     "deleteUserSessions",
+  ] as const satisfies readonly RequiredMethods<SessionStore>[],
+  allowlist: [
+    "allowAccessToken",
     "findAllowedAccessToken",
+    "revokeAccessTokens",
+  ] as const satisfies readonly RequiredMethods<AccessTokenAllowlist>[],
+  singleUseTokens: [
     "saveToken",
     "consumeToken",
     "deleteUserTokens",
-  ],
-  identities: ["link", "findBySubject", "listByUser", "unlink"],
-} as const;
+  ] as const satisfies readonly RequiredMethods<SingleUseTokenStore>[],
+  identities: [
+    "link",
+    "findBySubject",
+    "listByUser",
+    "unlink",
+  ] as const satisfies readonly RequiredMethods<IdentityStore>[],
+};
 
 const seconds = (fallback: number) =>
   z
@@ -109,6 +143,8 @@ export const authOptionsSchema = z
       users: port<UserStore>("UserStore", STORE_METHODS.users),
       cooldowns: port<CooldownStore>("CooldownStore", STORE_METHODS.cooldowns),
       sessions: port<SessionStore>("SessionStore", STORE_METHODS.sessions),
+      allowlist: port<AccessTokenAllowlist>("AccessTokenAllowlist", STORE_METHODS.allowlist),
+      singleUseTokens: port<SingleUseTokenStore>("SingleUseTokenStore", STORE_METHODS.singleUseTokens),
       identities: port<IdentityStore>("IdentityStore", STORE_METHODS.identities).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
@@ -250,8 +286,12 @@ export interface AuthStores {
   users: UserStore;
   /** Cooldowns and counters (email cooldowns, throttles, per-IP limits). */
   cooldowns: CooldownStore;
-  /** Sessions, the access-token allowlist and single-use tokens. */
+  /** Sessions and their refresh-token rotation. */
   sessions: SessionStore;
+  /** The access tokens that may still be used, by `jti` (read on every authenticated request). */
+  allowlist: AccessTokenAllowlist;
+  /** Single-use tokens: reset and verification links, 2FA challenges and codes. */
+  singleUseTokens: SingleUseTokenStore;
   /** Links to identity providers; required only with `identityProviders`. */
   identities?: IdentityStore;
 }

@@ -1,5 +1,13 @@
+export {
+  createMemoryAccessTokenAllowlist,
+  type MemoryAccessTokenAllowlist,
+} from "./access-token-allowlist.js";
 export { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 export { createMemoryIdentityStore } from "./identity-store.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
 export { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
+export {
+  createMemorySingleUseTokenStore,
+  type MemorySingleUseTokenStore,
+} from "./single-use-token-store.js";
 export { createMemoryUserStore } from "./user-store.js";

@@ -1,14 +1,18 @@
 import {
   createFakeClock,
+  runAccessTokenAllowlistSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
+  runSingleUseTokenStoreSuite,
   runUserStoreSuite,
 } from "@portcullis/testing";
 import { createMemoryStores } from "./memory-stores.js";
 
+type Kind = "users" | "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "identities";
+
 /** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
-const withFakeClock = <K extends "users" | "cooldowns" | "sessions" | "identities">(kind: K) => {
+const withFakeClock = <K extends Kind>(kind: K) => {
   return () => {
     const clock = createFakeClock();
     const stores = createMemoryStores({ clock });
@@ -17,7 +21,7 @@ const withFakeClock = <K extends "users" | "cooldowns" | "sessions" | "identitie
 };
 
 /** The system clock, no `advance`: the suites' real-time path, as a store like Redis runs it. */
-const withSystemClock = <K extends "cooldowns" | "sessions">(kind: K) => {
+const withSystemClock = <K extends Exclude<Kind, "users" | "identities">>(kind: K) => {
   return () => {
     const stores = createMemoryStores();
     return { store: stores[kind], cleanup: stores.close };
@@ -28,5 +32,9 @@ runUserStoreSuite({ name: "memory", create: withFakeClock("users") });
 runCooldownStoreSuite({ name: "memory", create: withFakeClock("cooldowns") });
 runIdentityStoreSuite({ name: "memory", create: withFakeClock("identities") });
 runSessionStoreSuite({ name: "memory", create: withFakeClock("sessions") });
+runAccessTokenAllowlistSuite({ name: "memory", create: withFakeClock("allowlist") });
+runSingleUseTokenStoreSuite({ name: "memory", create: withFakeClock("singleUseTokens") });
 runCooldownStoreSuite({ name: "memory, real time", create: withSystemClock("cooldowns") });
 runSessionStoreSuite({ name: "memory, real time", create: withSystemClock("sessions") });
+runAccessTokenAllowlistSuite({ name: "memory, real time", create: withSystemClock("allowlist") });
+runSingleUseTokenStoreSuite({ name: "memory, real time", create: withSystemClock("singleUseTokens") });

@@ -6,9 +6,14 @@ import {
   systemClock,
   type UserStore,
 } from "@portcullis/core";
+import {
+  createMemoryAccessTokenAllowlist,
+  type MemoryAccessTokenAllowlist,
+} from "./access-token-allowlist.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
+import { createMemorySingleUseTokenStore, type MemorySingleUseTokenStore } from "./single-use-token-store.js";
 import { createMemoryUserStore } from "./user-store.js";
 
 export interface MemoryStoresOptions {
@@ -24,6 +29,8 @@ export interface MemoryStores {
   users: UserStore;
   cooldowns: MemoryCooldownStore;
   sessions: MemorySessionStore;
+  allowlist: MemoryAccessTokenAllowlist;
+  singleUseTokens: MemorySingleUseTokenStore;
   /** Identity-provider links (for `identityProviders`). */
   identities: IdentityStore;
   /** Removes every expired entry now; returns how many. */
@@ -47,7 +54,9 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
   }
   const cooldowns = createMemoryCooldownStore({ clock });
   const sessions = createMemorySessionStore({ clock });
-  const sweep = () => cooldowns.sweep() + sessions.sweep();
+  const allowlist = createMemoryAccessTokenAllowlist({ clock });
+  const singleUseTokens = createMemorySingleUseTokenStore({ clock });
+  const sweep = () => cooldowns.sweep() + sessions.sweep() + allowlist.sweep() + singleUseTokens.sweep();
   const intervalMs = options.sweepIntervalMs ?? 60_000;
   const timer = intervalMs > 0 ? setInterval(sweep, intervalMs) : undefined;
   timer?.unref();
@@ -55,6 +64,8 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     users: createMemoryUserStore(),
     cooldowns,
     sessions,
+    allowlist,
+    singleUseTokens,
     identities: createMemoryIdentityStore(),
     sweep,
     close: () => clearInterval(timer),

@@ -3,22 +3,26 @@ import { createFakeClock } from "@portcullis/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStores } from "./memory-stores.js";
 
-const TTLS = { sessionTtlMs: 1_000, accessTokenTtlMs: 1_000 };
 
 async function fill(stores: ReturnType<typeof createMemoryStores>, count: number) {
   for (let i = 0; i < count; i++) {
     await stores.cooldowns.acquire(`k${i}`, 1_000);
     await stores.cooldowns.hit(`c${i}`, 1_000);
-    await stores.sessions.saveToken(
+    await stores.singleUseTokens.saveToken(
       { purpose: "p", tokenHash: `h${i}`, userId: `u${i}`, expiresAt: 0 },
       1_000,
     );
   }
   for (let i = 0; i < count / 10; i++) {
     const session = { id: `s${i}`, userId: `u${i}`, refreshTokenHash: `r${i}`, accessTokenJti: `j${i}` };
+    await stores.allowlist.allowAccessToken(
+      session.accessTokenJti,
+      { userId: session.userId, sessionId: session.id },
+      1_000,
+    );
     await stores.sessions.createSession(
       { ...session, browser: null, os: null, ip: null, createdAt: 0, lastActiveAt: 0 },
-      TTLS,
+      1_000,
     );
   }
 }
@@ -39,7 +43,7 @@ describe("createMemoryStores", () => {
     clock.advance(1);
     expect(stores.sweep()).toBe(32_000);
     expect(stores.cooldowns.size()).toBe(0);
-    expect(stores.sessions.size()).toBe(0);
+    expect(stores.sessions.size() + stores.allowlist.size() + stores.singleUseTokens.size()).toBe(0);
   });
 
   it("sweepIntervalMs - the timer sweeps on its own until close()", async () => {
@@ -49,7 +53,12 @@ describe("createMemoryStores", () => {
     await fill(stores, 100);
     clock.advance(1_000);
     vi.advanceTimersByTime(5_000);
-    expect(stores.cooldowns.size() + stores.sessions.size()).toBe(0);
+    expect(
+      stores.cooldowns.size() +
+        stores.sessions.size() +
+        stores.allowlist.size() +
+        stores.singleUseTokens.size(),
+    ).toBe(0);
     stores.close();
     await fill(stores, 100);
     clock.advance(1_000);

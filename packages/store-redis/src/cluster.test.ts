@@ -1,4 +1,9 @@
-import { runCooldownStoreSuite, runSessionStoreSuite } from "@portcullis/testing";
+import {
+  runAccessTokenAllowlistSuite,
+  runCooldownStoreSuite,
+  runSessionStoreSuite,
+  runSingleUseTokenStoreSuite,
+} from "@portcullis/testing";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe } from "vitest";
 import { createRedisStores } from "./redis-stores.js";
@@ -22,11 +27,13 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   });
 
   const fixture =
-    <K extends "cooldowns" | "sessions">(kind: K) =>
+    <K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens">(kind: K) =>
     () => ({
       store: createRedisStores({ client, keyPrefix: testPrefix(), operationTimeoutMs: 2_000 })[kind],
       now: () => serverTime(client),
     });
   runCooldownStoreSuite({ name: "redis cluster", create: fixture("cooldowns") });
   runSessionStoreSuite({ name: "redis cluster", create: fixture("sessions") });
+  runAccessTokenAllowlistSuite({ name: "redis cluster", create: fixture("allowlist") });
+  runSingleUseTokenStoreSuite({ name: "redis cluster", create: fixture("singleUseTokens") });
 });

@@ -1,5 +1,10 @@
 import { once } from "node:events";
-import { runCooldownStoreSuite, runSessionStoreSuite } from "@portcullis/testing";
+import {
+  runAccessTokenAllowlistSuite,
+  runCooldownStoreSuite,
+  runSessionStoreSuite,
+  runSingleUseTokenStoreSuite,
+} from "@portcullis/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { createRedisClient } from "./client.js";
@@ -19,7 +24,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-function fixture<K extends "cooldowns" | "sessions">(kind: K) {
+function fixture<K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens">(kind: K) {
   return () => {
     const keyPrefix = testPrefix();
     return {
@@ -32,3 +37,5 @@ function fixture<K extends "cooldowns" | "sessions">(kind: K) {
 
 runCooldownStoreSuite({ name: "redis", create: fixture("cooldowns") });
 runSessionStoreSuite({ name: "redis", create: fixture("sessions") });
+runAccessTokenAllowlistSuite({ name: "redis", create: fixture("allowlist") });
+runSingleUseTokenStoreSuite({ name: "redis", create: fixture("singleUseTokens") });

@@ -1,10 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
+  type AccessTokenAllowlist,
   type AllowlistEntry,
   type CooldownStore,
+  REMEMBERED_REFRESH_TOKEN_HASHES,
   type RotationResult,
   type SessionRecord,
   type SessionStore,
+  type SingleUseTokenStore,
   type TokenRecord,
   withTimeout,
 } from "@portcullis/core";
@@ -40,10 +43,10 @@ export interface RedisStoresOptions {
 export interface RedisStores {
   cooldowns: CooldownStore;
   sessions: SessionStore;
+  allowlist: AccessTokenAllowlist;
+  singleUseTokens: SingleUseTokenStore;
 }
 
-/** Earlier refresh-token hashes a session remembers for reuse detection. */
-const REMEMBERED_HASHES = 32;
 /** Length of the user tag that session ids and access-token ids start with. */
 const TAG_LENGTH = 11;
 /** How often the offset between this process's clock and Redis's is measured again. */
@@ -58,7 +61,7 @@ interface ScriptedClient {
   portcullisCreateSession(...args: (string | number)[]): Promise<number>;
   portcullisRotate(...args: (string | number)[]): Promise<[string, string?]>;
   portcullisDeleteSession(...args: string[]): Promise<string | null>;
-  portcullisDeleteUserSessions(...args: string[]): Promise<number>;
+  portcullisDeleteUserSessions(...args: string[]): Promise<string[]>;
   portcullisListSessions(...args: string[]): Promise<string[]>;
   portcullisIndexToken(index: string, key: string, ttlMs: number): Promise<number>;
   portcullisClaimToken(key: string, claim: string, leaseMs: number): Promise<string | null>;
@@ -68,7 +71,7 @@ const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string 
   portcullisAcquire: { numberOfKeys: 1, lua: ACQUIRE_COOLDOWN },
   portcullisHit: { numberOfKeys: 1, lua: HIT_COUNTER },
   portcullisRefundHit: { numberOfKeys: 1, lua: REFUND_HIT },
-  portcullisCreateSession: { numberOfKeys: 3, lua: CREATE_SESSION },
+  portcullisCreateSession: { numberOfKeys: 2, lua: CREATE_SESSION },
   portcullisRotate: { numberOfKeys: 2, lua: ROTATE_REFRESH_TOKEN },
   portcullisDeleteSession: { numberOfKeys: 2, lua: DELETE_SESSION },
   portcullisDeleteUserSessions: { numberOfKeys: 1, lua: DELETE_USER_SESSIONS },
@@ -82,10 +85,11 @@ const userTag = (userId: string) =>
   createHash("sha256").update(userId).digest("base64url").slice(0, TAG_LENGTH);
 
 /**
- * CooldownStore and SessionStore on Redis, for apps that run several instances. Atomic
- * operations are single commands (SET NX PX, GETDEL) or Lua scripts loaded once; every key has
- * a TTL; revoking a user's sessions reads a per-user index set (never KEYS). Session ids and
- * access-token ids start with the user's tag, so one user's session keys share a cluster slot.
+ * CooldownStore, SessionStore, AccessTokenAllowlist and SingleUseTokenStore on Redis, for apps
+ * that run several instances. Atomic operations are single commands (SET NX PX, GETDEL) or Lua
+ * scripts loaded once; every key has a TTL; ending a user's sessions reads a per-user index set
+ * (never KEYS). Session ids start with the user's tag, so one user's session keys share a cluster
+ * slot; access-token ids start with their session's tag.
  */
 export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const timeoutMs = options.operationTimeoutMs ?? 1_000;
@@ -103,6 +107,8 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   return {
     cooldowns: redisCooldownStore(redis, bounded, keys),
     sessions: redisSessionStore(redis, bounded, keys, deadline),
+    allowlist: redisAccessTokenAllowlist(redis, bounded, keys),
+    singleUseTokens: redisSingleUseTokenStore(redis, bounded, keys),
   };
 }
 
@@ -214,71 +220,33 @@ function redisCooldownStore(
   };
 }
 
-/** What a session store does with sessions themselves (the rest is the allowlist and single-use tokens). */
-type SessionMethods = Pick<
-  SessionStore,
-  | "createSession"
-  | "getSession"
-  | "listSessions"
-  | "rotateRefreshToken"
-  | "deleteSession"
-  | "deleteUserSessions"
->;
-
 const parseSession = (raw: string): SessionRecord => (JSON.parse(raw) as { record: SessionRecord }).record;
 
-/** Sessions, their allowlisted access tokens and single-use tokens, under the user's slot tag. */
+/**
+ * Sessions under the user's slot tag: every write is one Lua script. Creating and rotating carry
+ * a deadline: run later, they change nothing (a session the client never received, or a rotation
+ * whose new token it never received, would outlive the 500).
+ */
 function redisSessionStore(
   redis: ScriptedRedis,
   bounded: Bounded,
-  keys: RedisKeys,
+  { userSpace, sessionKey, sessionIndex, indexOfSession }: RedisKeys,
   deadline: Deadline,
 ): SessionStore {
   return {
     createSessionId: (userId) => mintId(userTag(userId)),
-    createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
-    ...sessionMethods(redis, bounded, keys, deadline),
-    async findAllowedAccessToken(jti) {
-      const raw = await bounded(redis.get(keys.allowlistKey(jti)));
-      return raw ? (JSON.parse(raw) as AllowlistEntry) : null;
-    },
-    ...tokenMethods(redis, bounded, keys),
-  };
-}
-
-/**
- * Sessions and their allowlisted access tokens: every write to both is one Lua script. Creating
- * and rotating carry a deadline: run later, they change nothing (a session the client never
- * received, or a rotation whose new token it never received, would outlive the 500).
- */
-function sessionMethods(
-  redis: ScriptedRedis,
-  bounded: Bounded,
-  { userSpace, sessionKey, allowlistKey, sessionIndex, indexOfSession }: RedisKeys,
-  deadline: Deadline,
-): SessionMethods {
-  return {
-    async createSession(session, ttls) {
-      if (
-        tagOf(session.id) !== userTag(session.userId) ||
-        tagOf(session.accessTokenJti) !== tagOf(session.id)
-      ) {
-        throw new Error(
-          "Redis sessions need ids from createSessionId and createAccessTokenId (they carry the user's slot tag)",
-        );
+    async createSession(session, ttlMs) {
+      if (tagOf(session.id) !== userTag(session.userId)) {
+        throw new Error("Redis sessions need ids from createSessionId (they carry the user's slot tag)");
       }
-      const entry: AllowlistEntry = { userId: session.userId, sessionId: session.id };
       const by = await deadline();
       const created = await bounded(
         redis.portcullisCreateSession(
           sessionKey(session.id),
           sessionIndex(session.userId),
-          allowlistKey(session.accessTokenJti),
           JSON.stringify({ record: session, previousHashes: [] }),
           session.id,
-          Math.ceil(ttls.sessionTtlMs),
-          JSON.stringify(entry),
-          Math.ceil(ttls.accessTokenTtlMs),
+          Math.ceil(ttlMs),
           by,
         ),
       );
@@ -294,7 +262,7 @@ function sessionMethods(
       );
       return raws.map(parseSession);
     },
-    async rotateRefreshToken(sessionId, presentedHash, next, ttls): Promise<RotationResult> {
+    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs): Promise<RotationResult> {
       const by = await deadline();
       const [status, json] = await bounded(
         redis.portcullisRotate(
@@ -302,10 +270,8 @@ function sessionMethods(
           indexOfSession(sessionId),
           presentedHash,
           JSON.stringify(next),
-          Math.ceil(ttls.sessionTtlMs),
-          Math.ceil(ttls.accessTokenTtlMs),
-          `${userSpace(tagOf(sessionId))}at:`,
-          REMEMBERED_HASHES,
+          Math.ceil(ttlMs),
+          REMEMBERED_REFRESH_TOKEN_HASHES,
           by,
         ),
       );
@@ -315,31 +281,60 @@ function sessionMethods(
       return { status: "invalid" };
     },
     async deleteSession(id) {
-      const json = await bounded(
-        redis.portcullisDeleteSession(sessionKey(id), indexOfSession(id), `${userSpace(tagOf(id))}at:`),
-      );
+      const json = await bounded(redis.portcullisDeleteSession(sessionKey(id), indexOfSession(id)));
       return json ? (JSON.parse(json) as SessionRecord) : null;
     },
     async deleteUserSessions(userId, exceptSessionId) {
-      const space = userSpace(userTag(userId));
-      return bounded(
+      const deleted = await bounded(
         redis.portcullisDeleteUserSessions(
           sessionIndex(userId),
-          `${space}s:`,
-          `${space}at:`,
+          `${userSpace(userTag(userId))}s:`,
           exceptSessionId ?? "",
         ),
       );
+      return deleted.map((json) => JSON.parse(json) as SessionRecord);
+    },
+  };
+}
+
+/**
+ * The allowlist: one key per `jti` (a single GET per authenticated request), in the slot of the
+ * tag the `jti` starts with (its session's, when minted by `createAccessTokenId`).
+ */
+function redisAccessTokenAllowlist(
+  redis: ScriptedRedis,
+  bounded: Bounded,
+  { allowlistKey }: RedisKeys,
+): AccessTokenAllowlist {
+  return {
+    createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
+    async allowAccessToken(jti, entry, ttlMs) {
+      const value: AllowlistEntry = { userId: entry.userId, sessionId: entry.sessionId };
+      await bounded(redis.set(allowlistKey(jti), JSON.stringify(value), "PX", Math.max(1, Math.ceil(ttlMs))));
+    },
+    async findAllowedAccessToken(jti) {
+      const raw = await bounded(redis.get(allowlistKey(jti)));
+      return raw ? (JSON.parse(raw) as AllowlistEntry) : null;
+    },
+    async revokeAccessTokens(jtis) {
+      // One DEL per slot tag: a multi-key command must stay on one cluster slot.
+      const bySlot = new Map<string, string[]>();
+      for (const jti of jtis) {
+        const slotKeys = bySlot.get(tagOf(jti)) ?? [];
+        slotKeys.push(allowlistKey(jti));
+        bySlot.set(tagOf(jti), slotKeys);
+      }
+      await Promise.all([...bySlot.values()].map((slotKeys) => bounded(redis.del(...slotKeys))));
     },
   };
 }
 
 /** Single-use tokens, each under its own key, listed in a per-user, per-purpose index set. */
-function tokenMethods(
+function redisSingleUseTokenStore(
   redis: ScriptedRedis,
   bounded: Bounded,
   { tokenKey, tokenIndex, tokenClaim }: RedisKeys,
-): Pick<SessionStore, "saveToken" | "consumeToken" | "claimToken" | "releaseToken" | "deleteUserTokens"> {
+): SingleUseTokenStore {
   /** Deletes every token an index names (token keys live in their own slots: one command each). */
   async function deleteIndexedTokens(index: string): Promise<number> {
     const keys = await bounded(redis.smembers(index));

@@ -57,25 +57,24 @@ local function touch_index(index, ttl)
 end`;
 
 /**
- * KEYS[1] session · KEYS[2] user's session index · KEYS[3] allowlist entry
- * ARGV[1] stored session JSON · ARGV[2] session id · ARGV[3] session ttl · ARGV[4] allowlist JSON · ARGV[5] access ttl
- * ARGV[6] deadline → 1, or 0 (nothing written) when it runs past the deadline
+ * KEYS[1] session · KEYS[2] user's session index
+ * ARGV[1] stored session JSON · ARGV[2] session id · ARGV[3] session ttl · ARGV[4] deadline
+ * → 1, or 0 (nothing written) when it runs past the deadline
  */
 export const CREATE_SESSION = `${TOUCH_INDEX}${PAST_DEADLINE}
-if past_deadline(ARGV[6]) then return 0 end
+if past_deadline(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SADD', KEYS[2], ARGV[2])
 touch_index(KEYS[2], ARGV[3])
-redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[5])
 return 1`;
 
 /**
  * KEYS[1] session · KEYS[2] user's session index · ARGV[1] presented hash · ARGV[2] next fields JSON
- * ARGV[3] session ttl · ARGV[4] access ttl · ARGV[5] prefix of the user's allowlist keys · ARGV[6] remembered hashes
- * ARGV[7] deadline → {'rotated', json} | {'reused', json} | {'invalid'} | {'late'} (nothing changed: past the deadline)
+ * ARGV[3] session ttl · ARGV[4] remembered hashes · ARGV[5] deadline
+ * → {'rotated', json} | {'reused', json} | {'invalid'} | {'late'} (nothing changed: past the deadline)
  */
 export const ROTATE_REFRESH_TOKEN = `${TOUCH_INDEX}${PAST_DEADLINE}
-if past_deadline(ARGV[7]) then return {'late'} end
+if past_deadline(ARGV[5]) then return {'late'} end
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {'invalid'} end
 local stored = cjson.decode(raw)
@@ -83,7 +82,7 @@ local record = stored.record
 if record.refreshTokenHash ~= ARGV[1] then
   for _, previous in ipairs(stored.previousHashes) do
     if previous == ARGV[1] then
-      redis.call('DEL', KEYS[1], ARGV[5] .. record.accessTokenJti)
+      redis.call('DEL', KEYS[1])
       redis.call('SREM', KEYS[2], record.id)
       return {'reused', cjson.encode(record)}
     end
@@ -91,38 +90,34 @@ if record.refreshTokenHash ~= ARGV[1] then
   return {'invalid'}
 end
 local next = cjson.decode(ARGV[2])
-redis.call('DEL', ARGV[5] .. record.accessTokenJti)
 for field, value in pairs(next) do record[field] = value end
 table.insert(stored.previousHashes, 1, ARGV[1])
-while #stored.previousHashes > tonumber(ARGV[6]) do table.remove(stored.previousHashes) end
-local encoded = cjson.encode(stored)
-redis.call('SET', KEYS[1], encoded, 'PX', ARGV[3])
+while #stored.previousHashes > tonumber(ARGV[4]) do table.remove(stored.previousHashes) end
+redis.call('SET', KEYS[1], cjson.encode(stored), 'PX', ARGV[3])
 touch_index(KEYS[2], ARGV[3])
-redis.call('SET', ARGV[5] .. record.accessTokenJti, cjson.encode({userId = record.userId, sessionId = record.id}), 'PX', ARGV[4])
 return {'rotated', cjson.encode(record)}`;
 
-/** KEYS[1] session · KEYS[2] user's session index · ARGV[1] allowlist key prefix → the deleted record JSON or false. */
+/** KEYS[1] session · KEYS[2] user's session index → the deleted record JSON or false. */
 export const DELETE_SESSION = `
 local raw = redis.call('GET', KEYS[1])
 if not raw then return false end
 local record = cjson.decode(raw).record
-redis.call('DEL', KEYS[1], ARGV[1] .. record.accessTokenJti)
+redis.call('DEL', KEYS[1])
 redis.call('SREM', KEYS[2], record.id)
 return cjson.encode(record)`;
 
 /**
- * KEYS[1] user's session index · ARGV[1] session key prefix · ARGV[2] allowlist key prefix · ARGV[3] session id to keep
- * → how many sessions were deleted. Stale index members (expired sessions) are dropped on the way.
+ * KEYS[1] user's session index · ARGV[1] session key prefix · ARGV[2] session id to keep
+ * → the deleted records' JSON. Stale index members (expired sessions) are dropped on the way.
  */
 export const DELETE_USER_SESSIONS = `
-local deleted = 0
+local deleted = {}
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  if id ~= ARGV[3] then
+  if id ~= ARGV[2] then
     local raw = redis.call('GET', ARGV[1] .. id)
     if raw then
-      local record = cjson.decode(raw).record
-      redis.call('DEL', ARGV[1] .. id, ARGV[2] .. record.accessTokenJti)
-      deleted = deleted + 1
+      redis.call('DEL', ARGV[1] .. id)
+      table.insert(deleted, cjson.encode(cjson.decode(raw).record))
     end
     redis.call('SREM', KEYS[1], id)
   end

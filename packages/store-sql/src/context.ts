@@ -12,6 +12,8 @@ export type AnyKysely = Kysely<any>;
 export interface SqlTables {
   users: string;
   sessions: string;
+  /** The access-token allowlist (migration 0005). */
+  accessTokens: string;
   tokens: string;
   cooldowns: string;
   counters: string;
@@ -31,6 +33,7 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
   return {
     users: `${prefix}users`,
     sessions: `${prefix}sessions`,
+    accessTokens: `${prefix}access_tokens`,
     tokens: `${prefix}tokens`,
     cooldowns: `${prefix}cooldowns`,
     counters: `${prefix}counters`,
@@ -98,4 +101,37 @@ export async function insertUnlessTaken<Row extends object>(
     .onConflict((conflict) => conflict.doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Deletes one row and returns it as it was: `DELETE … RETURNING`, or (MySQL) read, then delete and count. */
+export async function deleteReturning<Row>(
+  { db, dialect }: SqlContext,
+  table: string,
+  where: Record<string, string>,
+): Promise<Row | undefined> {
+  let remove = db.deleteFrom(table);
+  for (const [column, value] of Object.entries(where)) remove = remove.where(column, "=", value);
+  if (dialect !== "mysql") return (await remove.returningAll().executeTakeFirst()) as Row | undefined;
+  let read = db.selectFrom(table).selectAll();
+  for (const [column, value] of Object.entries(where)) read = read.where(column, "=", value);
+  const row = (await read.executeTakeFirst()) as Row | undefined;
+  if (!row) return undefined;
+  // Of concurrent deletes, only the one that removed the row gets it.
+  const { numDeletedRows } = await remove.executeTakeFirst();
+  return Number(numDeletedRows) === 1 ? row : undefined;
+}
+
+/** Inserts `row`, or overwrites the row of the same `key` (its primary key): `ON CONFLICT … DO UPDATE`, on MySQL `ON DUPLICATE KEY UPDATE`. */
+export async function upsert<Row extends object>(
+  { db, dialect }: Pick<SqlContext, "db" | "dialect">,
+  table: string,
+  key: keyof Row & string,
+  row: Row,
+): Promise<void> {
+  const { [key]: _key, ...rest } = row;
+  const insert = db.insertInto(table).values(row);
+  await (dialect === "mysql"
+    ? insert.onDuplicateKeyUpdate(rest)
+    : insert.onConflict((conflict) => conflict.column(key).doUpdateSet(rest))
+  ).execute();
 }

@@ -25,6 +25,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0002_identities": identitiesTable(tables, dialect),
     "0003_last_sign_in": addedTimeColumn(tables.users, "last_sign_in_at"),
     "0004_token_claims": addedTimeColumn(tables.tokens, "claimed_until"),
+    "0005_access_token_allowlist": accessTokenAllowlist(tables, dialect),
   };
 }
 
@@ -172,6 +173,47 @@ function identitiesTable(tables: SqlTables, dialect: SqlDialect): Migration {
     },
     async down(db: AnyKysely) {
       await db.schema.dropTable(tables.identities).ifExists().execute();
+    },
+  };
+}
+
+/**
+ * The access-token allowlist in a table of its own (`AccessTokenAllowlist`), keyed by `jti`.
+ * Until now a session row held its current access token; every session's is copied over with
+ * the earlier of the two expiries (the old allowlist read both), so access tokens issued before
+ * the upgrade keep working. Rows copied for sessions that have expired read as absent and are
+ * swept. The sessions' columns stay (released columns never change).
+ */
+function accessTokenAllowlist(tables: SqlTables, dialect: SqlDialect): Migration {
+  return {
+    async up(db: AnyKysely) {
+      const { createTable, createIndexes } = schemaSteps(db, dialect);
+      await createTable(tables.accessTokens, {
+        jti: PRIMARY_ID,
+        user_id: ID,
+        session_id: ID,
+        expires_at: EPOCH_MS,
+      });
+      await createIndexes(tables.accessTokens, ["expires_at"]);
+      await db
+        .insertInto(tables.accessTokens)
+        .columns(["jti", "user_id", "session_id", "expires_at"])
+        .expression(
+          db
+            .selectFrom(tables.sessions)
+            .select([
+              "access_token_jti",
+              "user_id",
+              "id",
+              sql`case when access_token_expires_at < expires_at then access_token_expires_at else expires_at end`.as(
+                "expires_at",
+              ),
+            ]),
+        )
+        .execute();
+    },
+    async down(db: AnyKysely) {
+      await db.schema.dropTable(tables.accessTokens).ifExists().execute();
     },
   };
 }

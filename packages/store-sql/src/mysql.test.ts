@@ -1,14 +1,17 @@
 import {
   createFakeClock,
+  runAccessTokenAllowlistSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
+  runSingleUseTokenStoreSuite,
   runUserStoreSuite,
 } from "@portcullis/testing";
-import { afterAll, beforeAll, describe } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { mysqlDatabase, useMysql } from "./test-databases.js";
+import { mysqlDatabase, type StoreKinds, useMysql } from "./test-databases.js";
 
 // The conformance suites on MariaDB/MySQL (`useMysql`: MYSQL_URL, root on 127.0.0.1:3306, or a
 // server started for this file), in a database of this file's own that is dropped afterwards.
@@ -23,7 +26,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const fixture = <K extends "users" | "sessions" | "cooldowns" | "identities">(kind: K) => {
+const fixture = <K extends keyof StoreKinds>(kind: K) => {
   return () => {
     const clock = createFakeClock();
     if (!database) throw new Error("unreachable: skipped without a server");
@@ -34,6 +37,11 @@ const fixture = <K extends "users" | "sessions" | "cooldowns" | "identities">(ki
 describe.skipIf(!database)("mysql", () => {
   runUserStoreSuite({ name: "mysql", create: fixture("users") });
   runSessionStoreSuite({ name: "mysql", create: fixture("sessions") });
+  runAccessTokenAllowlistSuite({ name: "mysql", create: fixture("allowlist") });
+  runSingleUseTokenStoreSuite({ name: "mysql", create: fixture("singleUseTokens") });
+  it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {
+    if (database) await checkAllowlistUpgrade(database.db);
+  });
   runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
   runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
 });

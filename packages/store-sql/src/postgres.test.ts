@@ -1,15 +1,18 @@
 import {
   createFakeClock,
+  runAccessTokenAllowlistSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
+  runSingleUseTokenStoreSuite,
   runUserStoreSuite,
 } from "@portcullis/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { postgresSchema, usePostgres } from "./test-databases.js";
+import { postgresSchema, type StoreKinds, usePostgres } from "./test-databases.js";
 
 // The conformance suites on a real PostgreSQL (PG_URL, the machine's, or one started here), in a
 // schema of this file's own that is dropped afterwards.
@@ -26,7 +29,7 @@ afterAll(async () => {
 });
 
 const fixture =
-  <K extends "users" | "sessions" | "cooldowns" | "identities">(kind: K) =>
+  <K extends keyof StoreKinds>(kind: K) =>
   () => {
     const clock = createFakeClock();
     return { store: createSqlStores({ db: schema.db, clock })[kind], advance: clock.advance };
@@ -34,10 +37,16 @@ const fixture =
 
 runUserStoreSuite({ name: "postgres", create: fixture("users") });
 runSessionStoreSuite({ name: "postgres", create: fixture("sessions") });
+runAccessTokenAllowlistSuite({ name: "postgres", create: fixture("allowlist") });
+runSingleUseTokenStoreSuite({ name: "postgres", create: fixture("singleUseTokens") });
 runCooldownStoreSuite({ name: "postgres", create: fixture("cooldowns") });
 runIdentityStoreSuite({ name: "postgres", create: fixture("identities") });
 
 describe("migrate on postgres", () => {
+  it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {
+    await checkAllowlistUpgrade(schema.db);
+  });
+
   it("migrate - a schema gets its own tables while another schema of the database has them", async () => {
     // Kysely's Migrator, without a schema, finds its bookkeeping tables in any schema: it then
     // skipped creating this schema's and failed ("relation ... does not exist").

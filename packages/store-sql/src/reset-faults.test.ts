@@ -73,7 +73,7 @@ describe.skipIf(!canStartPostgres)("resetPassword on PostgreSQL: a blocked state
       let lockDuringHash = false;
       const { auth, hasher, sent } = authWithResetSteps({
         secret: SECRET,
-        stores: { users: stores.users, sessions: stores.sessions, cooldowns: stores.cooldowns },
+        stores: stores,
         async at(step) {
           if (step !== "hash" || !lockDuringHash) return;
           lockDuringHash = false;
@@ -130,7 +130,7 @@ describe("resetPassword on SQLite: the database locked by another connection", (
       let lockAt: ResetStep | null = null;
       const { auth, users, hasher, sent } = authWithResetSteps({
         secret: SECRET,
-        stores: { users: stores.users, sessions: stores.sessions, cooldowns: stores.cooldowns },
+        stores: stores,
         clock,
         at(step) {
           if (lockAt !== step) return;

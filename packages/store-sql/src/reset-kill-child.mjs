@@ -27,9 +27,7 @@ if (config.redis) {
 }
 const auth = createAuth({
   secret: config.secret,
-  stores: redisStores
-    ? { users: stores.users, ...redisStores }
-    : { users: stores.users, sessions: stores.sessions, cooldowns: stores.cooldowns },
+  stores: redisStores ? { users: stores.users, ...redisStores } : stores,
   appOrigin: "https://app.example.test",
   logger: silentLogger,
   mailer: { send: async () => {} },

@@ -85,9 +85,7 @@ async function killDuringResets(target: Target, killAfterMs: number) {
   const sent: EmailMessage[] = [];
   const auth = createAuth({
     secret: SECRET,
-    stores: redis
-      ? { users: stores.users, ...createRedisStores({ client: redis, keyPrefix }) }
-      : { users: stores.users, sessions: stores.sessions, cooldowns: stores.cooldowns },
+    stores: redis ? { users: stores.users, ...createRedisStores({ client: redis, keyPrefix }) } : stores,
     clock,
     appOrigin: "https://app.example.test",
     logger: silentLogger,

@@ -1,5 +1,6 @@
 import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
+import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
 import { sqliteDb } from "./test-databases.js";
@@ -24,6 +25,7 @@ describe("createSqlStores", () => {
       "0002_identities",
       "0003_last_sign_in",
       "0004_token_claims",
+      "0005_access_token_allowlist",
     ]);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
@@ -34,7 +36,11 @@ describe("createSqlStores", () => {
     const stores = createSqlStores({ db });
     await createSqlMigrator(db).migrateTo("0002_identities");
     expect(await stores.users.create(user("u1"))).toEqual(user("u1"));
-    expect(await migrate(db)).toEqual(["0003_last_sign_in", "0004_token_claims"]);
+    expect(await migrate(db)).toEqual([
+      "0003_last_sign_in",
+      "0004_token_claims",
+      "0005_access_token_allowlist",
+    ]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
     expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
     expect(await stores.users.recordSignIn?.("u1", 6)).toBe(false);
@@ -63,9 +69,15 @@ describe("createSqlStores", () => {
         delete_at: token.expiresAt,
       })
       .execute();
-    expect(await migrate(db)).toEqual(["0004_token_claims"]);
-    expect(await stores.sessions.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
-    expect(await stores.sessions.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();
+    expect(await migrate(db)).toEqual(["0004_token_claims", "0005_access_token_allowlist"]);
+    expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
+    expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();
+    await db.destroy();
+  });
+
+  it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {
+    const db = sqliteDb();
+    await checkAllowlistUpgrade(db);
     await db.destroy();
   });
 
@@ -90,18 +102,23 @@ describe("createSqlStores", () => {
     for (const ttl of [1_000, 5_000]) {
       await stores.sessions.createSession(
         { ...session, id: `s${ttl}`, refreshTokenHash: `r${ttl}`, accessTokenJti: `j${ttl}` },
-        { sessionTtlMs: ttl, accessTokenTtlMs: ttl },
+        ttl,
       );
-      await stores.sessions.saveToken({ ...token, tokenHash: `h${ttl}` }, ttl);
+      await stores.allowlist.allowAccessToken(
+        `j${ttl}`,
+        { userId: session.userId, sessionId: `s${ttl}` },
+        ttl,
+      );
+      await stores.singleUseTokens.saveToken({ ...token, tokenHash: `h${ttl}` }, ttl);
       await stores.cooldowns.acquire(`k${ttl}`, ttl);
       await stores.cooldowns.hit(`k${ttl}`, ttl);
     }
     clock.advance(1_000);
-    expect(await stores.sweep()).toBe(4);
+    expect(await stores.sweep()).toBe(5);
     expect(await stores.sweep()).toBe(0);
     expect(await stores.sessions.getSession("s5000")).not.toBeNull();
     clock.advance(4_000);
-    expect(await stores.sweep()).toBe(4);
+    expect(await stores.sweep()).toBe(5);
     await db.destroy();
   });
 });

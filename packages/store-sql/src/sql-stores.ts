@@ -1,11 +1,14 @@
 import {
+  type AccessTokenAllowlist,
   type Clock,
   type CooldownStore,
   type IdentityStore,
   type SessionStore,
+  type SingleUseTokenStore,
   systemClock,
   type UserStore,
 } from "@portcullis/core";
+import { createSqlAccessTokenAllowlist } from "./access-token-allowlist.js";
 import {
   type AnyKysely,
   DEFAULT_TABLE_PREFIX,
@@ -18,6 +21,7 @@ import { createSqlCooldownStore } from "./cooldown-store.js";
 import { createSqlIdentityStore } from "./identity-store.js";
 import { migrate } from "./migrations.js";
 import { createSqlSessionStore } from "./session-store.js";
+import { createSqlSingleUseTokenStore } from "./single-use-token-store.js";
 import { createSqlUserStore } from "./user-store.js";
 
 export interface SqlStoresOptions {
@@ -34,11 +38,15 @@ export interface SqlStoresOptions {
 export interface SqlStores {
   users: UserStore;
   sessions: SessionStore;
+  /** The access-token allowlist, in `<prefix>access_tokens`. */
+  allowlist: AccessTokenAllowlist;
+  /** Single-use tokens, in `<prefix>tokens`. */
+  singleUseTokens: SingleUseTokenStore;
   cooldowns: CooldownStore;
   /** Identity-provider links (for `identityProviders`), in `<prefix>identities`. */
   identities: IdentityStore;
   /**
-   * Deletes every expired row (sessions, single-use tokens, cooldowns, counters) and resolves to
+   * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went. Expired rows read as absent whether or not they were swept; schedule this
    * (every few minutes) only to keep the tables small.
    */
@@ -48,7 +56,8 @@ export interface SqlStores {
 }
 
 /**
- * UserStore, SessionStore, CooldownStore and IdentityStore in the host's SQL database through Kysely. Run
+ * UserStore, SessionStore, AccessTokenAllowlist, SingleUseTokenStore, CooldownStore and
+ * IdentityStore in the host's SQL database through Kysely. Run
  * `migrate` (or `stores.migrate()`) once at start-up before using them.
  */
 export function createSqlStores(options: SqlStoresOptions): SqlStores {
@@ -64,6 +73,8 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
   return {
     users: createSqlUserStore(context),
     sessions: createSqlSessionStore(context),
+    allowlist: createSqlAccessTokenAllowlist(context),
+    singleUseTokens: createSqlSingleUseTokenStore(context),
     cooldowns: createSqlCooldownStore(context),
     identities: createSqlIdentityStore(context),
     async sweep() {
@@ -71,6 +82,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
       let removed = 0;
       for (const [table, column] of [
         [tables.sessions, "expires_at"],
+        [tables.accessTokens, "expires_at"],
         [tables.tokens, "delete_at"],
         [tables.cooldowns, "expires_at"],
         [tables.counters, "expires_at"],

@@ -3,16 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   createFakeClock,
+  runAccessTokenAllowlistSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
+  runSingleUseTokenStoreSuite,
   runUserStoreSuite,
 } from "@portcullis/testing";
 import { afterAll, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { sqliteDb } from "./test-databases.js";
+import { type StoreKinds, sqliteDb } from "./test-databases.js";
 
 // The conformance suites on SQLite, in memory and in a file; one database each, migrated once.
 let memory: AnyKysely;
@@ -32,7 +34,7 @@ afterAll(async () => {
 });
 
 const fixture =
-  <K extends "users" | "sessions" | "cooldowns" | "identities">(db: () => AnyKysely, kind: K) =>
+  <K extends keyof StoreKinds>(db: () => AnyKysely, kind: K) =>
   () => {
     const clock = createFakeClock();
     return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance };
@@ -44,6 +46,8 @@ for (const [name, db] of [
 ] as const) {
   runUserStoreSuite({ name, create: fixture(db, "users") });
   runSessionStoreSuite({ name, create: fixture(db, "sessions") });
+  runAccessTokenAllowlistSuite({ name, create: fixture(db, "allowlist") });
+  runSingleUseTokenStoreSuite({ name, create: fixture(db, "singleUseTokens") });
   runCooldownStoreSuite({ name, create: fixture(db, "cooldowns") });
   runIdentityStoreSuite({ name, create: fixture(db, "identities") });
 }

@@ -308,6 +308,12 @@ export async function postgresDatabase(serverUrl: string): Promise<{ url: string
   };
 }
 
+/** The stores of `createSqlStores` that the conformance suites take, by name. */
+export type StoreKinds = Pick<
+  ReturnType<typeof createSqlStores>,
+  "users" | "sessions" | "allowlist" | "singleUseTokens" | "cooldowns" | "identities"
+>;
+
 /**
  * Stores under a table prefix of their own on `db`, migrated before their first call: for suites
  * that want fresh stores synchronously (the adapter suite's `createStores`).
@@ -328,6 +334,8 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
   return {
     users: migrated(stores.users),
     sessions: migrated(stores.sessions),
+    allowlist: migrated(stores.allowlist),
+    singleUseTokens: migrated(stores.singleUseTokens),
     cooldowns: migrated(stores.cooldowns),
   };
 }

@@ -1,3 +1,4 @@
+export { runAccessTokenAllowlistSuite } from "./access-token-allowlist-suite.js";
 export type { App, AppTests, Boot, SignedIn } from "./adapter-suite/fixture.js";
 export { cookieHeader, cookieValue, expectCode, expectError, runAppTests } from "./adapter-suite/fixture.js";
 export {
@@ -40,6 +41,7 @@ export {
   type TestOidcProviderOptions,
 } from "./oidc-test-provider.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
+export { runSingleUseTokenStoreSuite } from "./single-use-token-store-suite.js";
 export type { StoreFixture, StoreSuite, StoreSuiteOptions } from "./store-fixture.js";
 export {
   GOLDEN_TRANSCRIPTS_DIR,

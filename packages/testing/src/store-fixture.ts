@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterEach, beforeEach, describe, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** What a store suite needs from the caller for each test. */
 export interface StoreFixture<S> {
@@ -51,6 +51,13 @@ export async function elapse(fixture: StoreFixture<unknown>, ms: number): Promis
       throw new Error(`the store's clock did not move ${ms} ms within ${ms + CLOCK_WAIT_SLACK_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
   }
+}
+
+/** Ids a store minted (`undefined`: it mints none): each one 16-64 base64url characters, none twice. */
+export function expectMintedIds(ids: (string | undefined)[]): void {
+  const minted = ids.filter((id) => id !== undefined);
+  for (const id of minted) expect(id).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
+  expect(new Set(minted).size).toBe(minted.length);
 }
 
 /** `count` calls of `call` started together (in one tick), so a store's atomicity is put to the test. */

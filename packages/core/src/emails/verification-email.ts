@@ -35,7 +35,7 @@ export function sendVerificationEmail(
         link: deps.emails.link("verifyEmail", token),
         hours: Math.round(ttlMs / 3_600_000),
       },
-      undo: () => deps.sessions.consumeToken(EMAIL_VERIFICATION_PURPOSE, hashToken(token)),
+      undo: () => deps.singleUseTokens.consumeToken(EMAIL_VERIFICATION_PURPOSE, hashToken(token)),
     };
   });
 }

@@ -33,10 +33,13 @@ describe("HTTP layer under arbitrary input", () => {
   it("every body route answers bad JSON values with a 4xx and a code, never 500, and bad shapes never reach a store", async () => {
     const stores = createMemoryStores({ sweepIntervalMs: 0 });
     let storeCalls = 0;
-    for (const store of [stores.users, stores.sessions, stores.cooldowns] as unknown as Record<
-      string,
-      unknown
-    >[]) {
+    for (const store of [
+      stores.users,
+      stores.sessions,
+      stores.allowlist,
+      stores.singleUseTokens,
+      stores.cooldowns,
+    ] as unknown as Record<string, unknown>[]) {
       for (const [name, method] of Object.entries(store)) {
         if (
           typeof method === "function" &&

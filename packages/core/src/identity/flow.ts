@@ -2,7 +2,7 @@ import { AuthError, guardPort, ValidationError } from "../errors.js";
 import type { ResolvedIdentityProvider } from "../identity-provider-options.js";
 import type { Principal } from "../model.js";
 import type { Clock } from "../ports/clock.js";
-import type { TokenRecord } from "../ports/session-store.js";
+import type { TokenRecord } from "../ports/single-use-token-store.js";
 import { OAUTH_STATE_PURPOSE } from "../tokens/purposes.js";
 import { hashToken, randomToken } from "../tokens/random.js";
 import { consumeSingleUseToken, type TokenDeps } from "../tokens/single-use-token.js";
@@ -80,7 +80,7 @@ export function parseReturnTo(appOrigin: string | undefined, value: string | und
 
 /**
  * Starts an authorization: a single-use state record (PKCE verifier, nonce, mode, where to
- * return, and for a step-up or link the signed-in `principal`) kept in the SessionStore, and the
+ * return, and for a step-up or link the signed-in `principal`) kept in the SingleUseTokenStore, and the
  * provider's URL carrying its token as `state`.
  */
 export async function startAuthorization(
@@ -110,7 +110,7 @@ export async function startAuthorization(
       nonce: request.nonce,
     },
   };
-  await guardPort("DATABASE_FAILURE", () => deps.sessions.saveToken(record, ttlMs));
+  await guardPort("DATABASE_FAILURE", () => deps.singleUseTokens.saveToken(record, ttlMs));
   return { authorizationUrl: request.url, state, stateTtlSeconds: OAUTH_STATE_TTL_SECONDS };
 }
 

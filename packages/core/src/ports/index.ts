@@ -1,16 +1,10 @@
+export type { AccessTokenAllowlist, AllowlistEntry } from "./access-token-allowlist.js";
 export type { Clock } from "./clock.js";
 export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
 export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";
 export type { Logger } from "./logger.js";
 export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
 export type { PasswordHasher } from "./password-hasher.js";
-export type {
-  AllowlistEntry,
-  RotationResult,
-  SessionRecord,
-  SessionRotation,
-  SessionStore,
-  SessionTtls,
-  TokenRecord,
-} from "./session-store.js";
+export type { RotationResult, SessionRecord, SessionRotation, SessionStore } from "./session-store.js";
+export type { SingleUseTokenStore, TokenRecord } from "./single-use-token-store.js";
 export type { TwoFactorMethod, TwoFactorSettings, UserPatch, UserRecord, UserStore } from "./user-store.js";

@@ -4,6 +4,7 @@ import type { SecurityEvents } from "../events.js";
 import type { RequestContext } from "../model.js";
 import type { Logger } from "../ports/logger.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
+import { endSession } from "./session-lifecycle.js";
 import { type SessionDeps, type SessionTokens, startSession } from "./start-session.js";
 
 /** A completed sign-in: a new session's tokens. */
@@ -96,11 +97,11 @@ async function endIfPasswordChanged(
   try {
     current = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(userId));
   } catch (error) {
-    await ctx.sessions.deleteSession(sessionId).catch(() => null);
+    await endSession(ctx, sessionId).catch(() => null);
     throw error;
   }
   if (current !== null && current.passwordHash === verifiedPasswordHash) return;
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));
+  await endSession(ctx, sessionId);
   ctx.logger.info(
     { event: "login.password_changed", userId, ip: request.ip ?? null },
     "the password changed while signing in; the new session was ended",

@@ -1,13 +1,18 @@
-import { guardPort } from "../errors.js";
 import type { RequestContext, User } from "../model.js";
 import { toUser } from "../model.js";
 import type { Clock } from "../ports/clock.js";
-import type { SessionRecord, SessionStore, SessionTtls } from "../ports/session-store.js";
+import type { SessionRecord } from "../ports/session-store.js";
 import type { UserRecord } from "../ports/user-store.js";
 import type { AccessTokenCodec } from "../tokens/access-token.js";
 import { randomId } from "../tokens/random.js";
 import { issueRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../user-agent.js";
+import {
+  newAccessTokenId,
+  type SessionLifecycleDeps,
+  sessionLifetimes,
+  storeNewSession,
+} from "./session-lifecycle.js";
 
 /** A completed sign-in: new tokens for a new session. */
 export interface SessionTokens {
@@ -21,18 +26,10 @@ export interface SessionTokens {
 export type StartedSession = SessionTokens & { record: SessionRecord };
 
 /** What starting a session needs. */
-export interface SessionDeps {
-  sessions: SessionStore;
+export interface SessionDeps extends SessionLifecycleDeps {
   accessTokens: AccessTokenCodec;
   clock: Clock;
   options: { refreshTokenTtlSeconds: number; accessTokenTtlSeconds: number };
-}
-
-export function sessionTtls(ctx: Pick<SessionDeps, "options">): SessionTtls {
-  return {
-    sessionTtlMs: ctx.options.refreshTokenTtlSeconds * 1000,
-    accessTokenTtlMs: ctx.options.accessTokenTtlSeconds * 1000,
-  };
 }
 
 /**
@@ -46,7 +43,7 @@ export async function startSession(
   request: RequestContext,
 ): Promise<StartedSession> {
   const sessionId = ctx.sessions.createSessionId?.(user.id) ?? randomId();
-  const jti = ctx.sessions.createAccessTokenId?.(sessionId) ?? randomId();
+  const jti = newAccessTokenId(ctx, sessionId);
   const refresh = issueRefreshToken(sessionId);
   const device = describeDevice(stated, request.userAgent);
   const now = ctx.clock.now();
@@ -61,7 +58,7 @@ export async function startSession(
     refreshTokenHash: refresh.hash,
     accessTokenJti: jti,
   };
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.createSession(record, sessionTtls(ctx)));
+  await storeNewSession(ctx, record, sessionLifetimes(ctx));
   const accessToken = await ctx.accessTokens.sign({ userId: user.id, sessionId, jti });
   return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId, record };
 }

@@ -2,7 +2,7 @@ import { AuthError, type ErrorCode, guardPort, isInfrastructureFailure } from ".
 import type { Limits } from "../limits/limits.js";
 import type { ThrottleAttempt } from "../limits/throttle.js";
 import type { RequestContext } from "../model.js";
-import type { TokenRecord } from "../ports/session-store.js";
+import type { TokenRecord } from "../ports/single-use-token-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 import { EXPIRED_TOKEN_GRACE_MS } from "./purposes.js";
 import { holdSingleUseToken, issueSingleUseToken, type TokenDeps } from "./single-use-token.js";

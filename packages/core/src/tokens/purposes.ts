@@ -13,7 +13,7 @@ export const OAUTH_STATE_PURPOSE = "oauth-state";
 export const EXPIRED_TOKEN_GRACE_MS = 24 * 3600 * 1000;
 
 /**
- * How long a link token stays claimed by the request using it (`SessionStore.claimToken`): longer
+ * How long a link token stays claimed by the request using it (`SingleUseTokenStore.claimToken`): longer
  * than a reset takes under load (a queue of argon2 hashes), short enough that a link whose request
  * died (kill -9, a crash) works again a minute later.
  */

@@ -1,14 +1,14 @@
 import { type ErrorCode, guardPort, isInfrastructureFailure } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
-import type { SessionStore, TokenRecord } from "../ports/session-store.js";
+import type { SingleUseTokenStore, TokenRecord } from "../ports/single-use-token-store.js";
 import { opaqueToken } from "../validation.js";
 import { TOKEN_CLAIM_LEASE_MS } from "./purposes.js";
 import { hashToken, randomToken } from "./random.js";
 
 /** What single-use tokens need: where they are kept, the time, and a logger for give-back failures. */
 export interface TokenDeps {
-  sessions: SessionStore;
+  singleUseTokens: SingleUseTokenStore;
   clock: Clock;
   logger: Logger;
 }
@@ -40,7 +40,7 @@ export async function issueSingleUseToken(
     ...(options.data ? { data: options.data } : {}),
   };
   await guardPort(options.failureCode, () =>
-    ctx.sessions.saveToken(record, options.ttlMs + (options.graceMs ?? 0), {
+    ctx.singleUseTokens.saveToken(record, options.ttlMs + (options.graceMs ?? 0), {
       replaceOthers: options.replaceOthers ?? false,
     }),
   );
@@ -58,7 +58,7 @@ export async function consumeSingleUseToken(
 ): Promise<{ record: TokenRecord; expired: boolean } | null> {
   if (!opaqueToken.safeParse(token).success) return null;
   const record = await guardPort("DATABASE_FAILURE", () =>
-    ctx.sessions.consumeToken(purpose, hashToken(token as string)),
+    ctx.singleUseTokens.consumeToken(purpose, hashToken(token as string)),
   );
   return record ? { record, expired: record.expiresAt <= ctx.clock.now() } : null;
 }
@@ -66,7 +66,7 @@ export async function consumeSingleUseToken(
 /** Puts a consumed token back (e.g. a 2FA token after a wrong code), kept `graceMs` past its expiry. */
 export async function restoreToken(ctx: TokenDeps, record: TokenRecord, graceMs = 0): Promise<void> {
   const ttlMs = record.expiresAt - ctx.clock.now() + graceMs;
-  await ctx.sessions
+  await ctx.singleUseTokens
     .saveToken(record, Math.max(ttlMs, 1))
     .catch((error: unknown) =>
       ctx.logger.error(
@@ -98,7 +98,7 @@ export async function spendToken<T>(
 
 /**
  * A token held by one request while it does the work the token authorizes: claimed in the store
- * (`SessionStore.claimToken`), or, on a store without claims, consumed at once (the behaviour
+ * (`SingleUseTokenStore.claimToken`), or, on a store without claims, consumed at once (the behaviour
  * before claims existed).
  */
 export interface HeldToken {
@@ -110,7 +110,7 @@ export interface HeldToken {
   release(): Promise<void>;
 }
 
-const warnedStores = new WeakSet<SessionStore>();
+const warnedStores = new WeakSet<SingleUseTokenStore>();
 
 /**
  * Holds a presented token for the work it authorizes: of concurrent calls, one gets it; the others
@@ -134,16 +134,16 @@ export async function holdTokenHash(
   tokenHash: string,
   options: { graceMs?: number; leaseMs?: number } = {},
 ): Promise<HeldToken | null> {
-  const { sessions } = ctx;
-  if (!sessions.claimToken || !sessions.releaseToken) {
-    if (!warnedStores.has(sessions)) {
-      warnedStores.add(sessions);
+  const { singleUseTokens: tokens } = ctx;
+  if (!tokens.claimToken || !tokens.releaseToken) {
+    if (!warnedStores.has(tokens)) {
+      warnedStores.add(tokens);
       ctx.logger.warn(
         { event: "token.claims_unsupported" },
-        "the SessionStore has no claimToken/releaseToken: a link token is consumed before its work, so a crash mid-way can spend it (docs/stores.md)",
+        "the SingleUseTokenStore has no claimToken/releaseToken: a link token is consumed before its work, so a crash mid-way can spend it (docs/stores.md)",
       );
     }
-    const record = await guardPort("DATABASE_FAILURE", () => sessions.consumeToken(purpose, tokenHash));
+    const record = await guardPort("DATABASE_FAILURE", () => tokens.consumeToken(purpose, tokenHash));
     if (!record) return null;
     return {
       record,
@@ -152,8 +152,8 @@ export async function holdTokenHash(
       release: () => restoreToken(ctx, record, options.graceMs ?? 0),
     };
   }
-  const claim = sessions.claimToken.bind(sessions);
-  const releaseToken = sessions.releaseToken.bind(sessions);
+  const claim = tokens.claimToken.bind(tokens);
+  const releaseToken = tokens.releaseToken.bind(tokens);
   const record = await guardPort("DATABASE_FAILURE", () =>
     claim(purpose, tokenHash, options.leaseMs ?? TOKEN_CLAIM_LEASE_MS),
   );
@@ -162,7 +162,7 @@ export async function holdTokenHash(
     record,
     expired: record.expiresAt <= ctx.clock.now(),
     consume: async () => {
-      await guardPort("DATABASE_FAILURE", () => sessions.consumeToken(purpose, tokenHash));
+      await guardPort("DATABASE_FAILURE", () => tokens.consumeToken(purpose, tokenHash));
     },
     release: () =>
       releaseToken(purpose, tokenHash).catch((error: unknown) =>

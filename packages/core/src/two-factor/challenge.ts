@@ -1,5 +1,5 @@
 import { AuthError, guardPort } from "../errors.js";
-import type { TokenRecord } from "../ports/session-store.js";
+import type { TokenRecord } from "../ports/single-use-token-store.js";
 import type { TwoFactorMethod, UserRecord, UserStore } from "../ports/user-store.js";
 import { CHALLENGE_PURPOSE } from "../tokens/purposes.js";
 import {

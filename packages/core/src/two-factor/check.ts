@@ -5,7 +5,7 @@ import { giveBackOnFailure } from "../limits/throttle.js";
 import type { RequestContext } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { TwoFactorMethod, UserRecord } from "../ports/user-store.js";
 import { emailCodeMatches } from "./email-code.js";
 import type { SecretBox } from "./secret-box.js";
@@ -17,7 +17,7 @@ export interface CheckDeps {
   events: SecurityEvents;
   secretBox: SecretBox;
   cooldowns: CooldownStore;
-  sessions: SessionStore;
+  singleUseTokens: SingleUseTokenStore;
   clock: Clock;
 }
 

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { type CooldownSendDeps, sendWithCooldown } from "../emails/send-with-cooldown.js";
 import { guardPort } from "../errors.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { EMAIL_CODE_PURPOSE } from "../tokens/purposes.js";
 import { hashToken } from "../tokens/random.js";
@@ -9,7 +9,7 @@ import { type HeldToken, holdTokenHash, type TokenDeps } from "../tokens/single-
 
 /** What emailed 2FA codes need. */
 export type EmailCodeDeps = Omit<CooldownSendDeps, "background" | "options"> & {
-  sessions: SessionStore;
+  singleUseTokens: SingleUseTokenStore;
   clock: { now(): number };
   options: { email: { cooldownSeconds: number }; twoFactor: { emailCodeTtlSeconds: number } };
 };
@@ -30,7 +30,7 @@ export function sendEmailCode(
     const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
     const ttlMs = deps.options.twoFactor.emailCodeTtlSeconds * 1000;
     await guardPort("DATABASE_FAILURE", () =>
-      deps.sessions.saveToken(
+      deps.singleUseTokens.saveToken(
         {
           purpose: EMAIL_CODE_PURPOSE,
           tokenHash: emailCodeHash(user.id, code),
@@ -51,20 +51,20 @@ export function sendEmailCode(
         minutes: Math.round(ttlMs / 60_000),
         variant: purpose === "setup" ? "setup" : undefined,
       },
-      undo: () => deps.sessions.deleteUserTokens(user.id, EMAIL_CODE_PURPOSE),
+      undo: () => deps.singleUseTokens.deleteUserTokens(user.id, EMAIL_CODE_PURPOSE),
     };
   });
 }
 
 /** An emailed code works once, until it expires. */
 export async function emailCodeMatches(
-  deps: { sessions: SessionStore; clock: { now(): number } },
+  deps: { singleUseTokens: SingleUseTokenStore; clock: { now(): number } },
   userId: string,
   code: string,
 ): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
   const record = await guardPort("DATABASE_FAILURE", () =>
-    deps.sessions.consumeToken(EMAIL_CODE_PURPOSE, emailCodeHash(userId, code)),
+    deps.singleUseTokens.consumeToken(EMAIL_CODE_PURPOSE, emailCodeHash(userId, code)),
   );
   return record !== null && record.expiresAt > deps.clock.now();
 }

@@ -11,7 +11,7 @@ export async function authenticate(ctx: AuthContext, { token: accessToken }: Cal
   if (!accessToken) throw new AuthError("AUTHENTICATION_REQUIRED");
   const claims = await ctx.accessTokens.verify(accessToken);
   const entry = await guardPort("ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", () =>
-    ctx.sessions.findAllowedAccessToken(claims.jti),
+    ctx.allowlist.findAllowedAccessToken(claims.jti),
   );
   if (entry === null || entry.sessionId !== claims.sessionId || entry.userId !== claims.userId) {
     throw new AuthError("ACCESS_TOKEN_INVALID");

@@ -1,7 +1,8 @@
 import type { AuthContext } from "../context.js";
-import { AuthError, guardPort } from "../errors.js";
+import { AuthError } from "../errors.js";
 import type { Call, User } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
+import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { TOTP_SETUP_PURPOSE } from "../tokens/purposes.js";
 import { holdSingleUseToken } from "../tokens/single-use-token.js";
 import { checkCounted, totpMatches } from "../two-factor/check.js";
@@ -35,8 +36,7 @@ export async function confirmTotpSetup(ctx: AuthContext, call: Call, input: unkn
     await checkCounted(ctx, user.id, request, () =>
       totpMatches(ctx, user.id, sealed, code.replace(/\s/g, "")),
     );
-    const endOthers = () =>
-      guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id, principal.sessionId));
+    const endOthers = () => endUserSessions(ctx, user.id, principal.sessionId);
     await endOthers();
     const methods: TwoFactorMethod[] = [...user.twoFactor.methods.filter((m) => m !== "totp"), "totp"];
     const result = await saveTwoFactor(

@@ -3,6 +3,7 @@ import { EMAIL_KINDS } from "../email-kinds.js";
 import { emailCooldownKey } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
+import { endUserSessions } from "../sessions/session-lifecycle.js";
 import {
   CHALLENGE_PURPOSE,
   EMAIL_CODE_PURPOSE,
@@ -33,9 +34,9 @@ export async function deleteUser(ctx: AuthContext, _call: Call, userId: string):
   const id = parseInput(userIdField, userId);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
   if (!user) throw new AuthError("USER_NOT_FOUND");
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(id));
+  await endUserSessions(ctx, id);
   for (const purpose of PURPOSES) {
-    await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserTokens(id, purpose));
+    await guardPort("DATABASE_FAILURE", () => ctx.singleUseTokens.deleteUserTokens(id, purpose));
   }
   for (const kind of EMAIL_KINDS) {
     await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>

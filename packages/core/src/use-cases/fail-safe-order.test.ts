@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import {
   APP_ORIGIN,
   code,
@@ -15,6 +15,7 @@ import {
   TEST_SECRET,
 } from "../test-support.js";
 import { TOKEN_CLAIM_LEASE_MS } from "../tokens/purposes.js";
+import { parseRefreshToken } from "../tokens/refresh-token.js";
 
 /**
  * Fault injection over every step of a password reset (and of `setPassword`, TOTP setup and
@@ -61,7 +62,7 @@ function instrument<T extends object>(name: string, target: T, fault: Fault): T 
 }
 
 /** A store without the optional claim methods: the core falls back to consuming the token first. */
-function withoutClaims(store: SessionStore): SessionStore {
+function withoutClaims(store: SingleUseTokenStore): SingleUseTokenStore {
   return new Proxy(store, {
     get(object, property, receiver) {
       if (property === "claimToken" || property === "releaseToken") return undefined;
@@ -75,11 +76,13 @@ async function scenario(options: { claims: boolean }) {
   const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
   const memory = createMemoryStores({ clock, sweepIntervalMs: 0 });
   const fault: Fault = { armed: false, at: 0, mode: "fail", calls: [] };
-  const sessions = options.claims ? memory.sessions : withoutClaims(memory.sessions);
+  const tokens = options.claims ? memory.singleUseTokens : withoutClaims(memory.singleUseTokens);
   const stores = {
     users: instrument("users", memory.users, fault),
     cooldowns: instrument("cooldowns", memory.cooldowns, fault),
-    sessions: instrument("sessions", sessions, fault),
+    sessions: instrument("sessions", memory.sessions, fault),
+    allowlist: instrument("allowlist", memory.allowlist, fault),
+    singleUseTokens: instrument("singleUseTokens", tokens, fault),
   };
   const hasher = fastHasher();
   const sent: EmailMessage[] = [];
@@ -147,12 +150,12 @@ describe("resetPassword under faults", () => {
     const steps = await stepsOfCleanReset(true);
     const first = (call: string) => steps.indexOf(call);
     const order = [
-      first("sessions.claimToken"),
+      first("singleUseTokens.claimToken"),
       first("hasher.hash"),
       first("sessions.deleteUserSessions"),
       first("users.update"),
       steps.lastIndexOf("sessions.deleteUserSessions"),
-      first("sessions.deleteUserTokens"),
+      first("singleUseTokens.deleteUserTokens"),
     ];
     expect(order.every((index) => index >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
@@ -325,7 +328,7 @@ describe("resetPassword under faults", () => {
       clean.fault.armed = false;
       const steps = clean.fault.calls;
       // With claims the code is spent only after the method is saved; without, it is taken first.
-      const spent = steps.lastIndexOf("sessions.consumeToken");
+      const spent = steps.lastIndexOf("singleUseTokens.consumeToken");
       if (claims) expect(spent).toBeGreaterThan(steps.indexOf("users.update"));
       else expect(spent).toBeLessThan(steps.indexOf("users.update"));
       expect(await code(clean.enable(clean.auth))).toBe("WRONG_TWO_FACTOR_CODE");
@@ -405,7 +408,7 @@ describe("resetPassword under faults", () => {
     const sent: EmailMessage[] = [];
     const auth = createAuth({
       secret: TEST_SECRET,
-      stores: { ...memory, sessions: withoutClaims(memory.sessions) },
+      stores: { ...memory, singleUseTokens: withoutClaims(memory.singleUseTokens) },
       clock,
       appOrigin: APP_ORIGIN,
       logger,
@@ -432,4 +435,110 @@ describe("resetPassword under faults", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.level).toBe("warn");
   });
+});
+
+/** The `jti` an access token carries (read without checking: the test made it). */
+const jtiOf = (accessToken: string): string =>
+  JSON.parse(Buffer.from(accessToken.split(".")[1] ?? "", "base64url").toString()).jti;
+
+/** The SHA-256 of a held refresh token, as its session stores it. */
+const hashOf = (tokens: HeldTokens) => parseRefreshToken(tokens.refreshToken)?.hash;
+
+interface HeldTokens {
+  accessToken: string;
+  refreshToken: string;
+  sessionId: string;
+}
+
+/**
+ * The steps that start, rotate and end sessions (docs/security.md, "Fail-safe order"), each
+ * failed and crashed in turn. The invariant: an access token the client holds authenticates only
+ * while it is the current one of a live session, so no held token outlives its session or its
+ * rotation.
+ */
+describe("session lifecycle under faults", () => {
+  type Scenario = Awaited<ReturnType<typeof lifecycleScenario>>;
+  /** The flows: each runs against the scenario and resolves to the tokens it handed out, if any. */
+  const FLOWS: Record<string, (s: Scenario, auth: Scenario["auth"]) => Promise<HeldTokens | undefined>> = {
+    "login (start)": (_, auth) => signIn(auth, { email: EMAIL, password: PASSWORD }),
+    "refresh (rotate)": (s, auth) => auth.refresh({ token: s.before.refreshToken }),
+    "logout (end one)": async (s, auth) =>
+      void (await auth.logout({}, { accessToken: s.before.accessToken })),
+    "sessions.revoke (end one)": async (s, auth) =>
+      void (await auth.sessions.revoke({ principal: s.principal }, s.other.sessionId)),
+    "sessions.revokeAll (end the user's)": async (s, auth) =>
+      void (await auth.sessions.revokeAll({ principal: s.principal })),
+  };
+
+  async function lifecycleScenario() {
+    const base = await scenario({ claims: true });
+    const other = await signIn(base.auth, { email: EMAIL, password: PASSWORD });
+    const principal = await base.auth.authenticate({ token: base.before.accessToken });
+    return { ...base, other, principal };
+  }
+
+  /** Every held access token that authenticates is the current one of its live session. */
+  async function expectSafe(s: Scenario, checker: Scenario["auth"], held: HeldTokens[], label: string) {
+    for (const tokens of held) {
+      const answer = await code(checker.authenticate({ token: tokens.accessToken }));
+      const session = await s.memory.sessions.getSession(tokens.sessionId);
+      if (answer === "OK") expect(session?.accessTokenJti, label).toBe(jtiOf(tokens.accessToken));
+    }
+  }
+
+  /** The store calls of a clean run of `flow`. */
+  async function cleanSteps(flow: string): Promise<string[]> {
+    const s = await lifecycleScenario();
+    Object.assign(s.fault, { armed: true, at: 0, calls: [] });
+    await FLOWS[flow]?.(s, s.auth);
+    s.fault.armed = false;
+    return s.fault.calls;
+  }
+
+  it("session lifecycle - starts, rotates and ends sessions in the fail-safe order", async () => {
+    const before = (steps: string[], a: string, b: string) => {
+      expect(steps.indexOf(a), `${a} in ${steps.join(", ")}`).toBeGreaterThanOrEqual(0);
+      expect(steps.indexOf(a), `${a} before ${b}`).toBeLessThan(steps.indexOf(b));
+    };
+    before(await cleanSteps("login (start)"), "allowlist.allowAccessToken", "sessions.createSession");
+    const rotate = await cleanSteps("refresh (rotate)");
+    before(rotate, "allowlist.allowAccessToken", "sessions.rotateRefreshToken");
+    before(rotate, "allowlist.revokeAccessTokens", "sessions.rotateRefreshToken");
+    before(await cleanSteps("logout (end one)"), "allowlist.revokeAccessTokens", "sessions.deleteSession");
+    const all = await cleanSteps("sessions.revokeAll (end the user's)");
+    before(all, "sessions.listSessions", "allowlist.revokeAccessTokens");
+    before(all, "allowlist.revokeAccessTokens", "sessions.deleteUserSessions");
+  });
+
+  for (const flow of Object.keys(FLOWS)) {
+    it(`${flow} - a failure or a crash at any step leaves no held access token beyond its session`, async () => {
+      const steps = await cleanSteps(flow);
+      expect(steps.length).toBeGreaterThan(1);
+      for (const mode of ["fail", "crash"] as const) {
+        for (let at = 1; at <= steps.length; at++) {
+          const s = await lifecycleScenario();
+          Object.assign(s.fault, { armed: true, at, mode, calls: [] });
+          const run = FLOWS[flow]?.(s, s.auth).then(
+            (issued) => ({ issued }),
+            () => ({ issued: undefined }),
+          );
+          if (mode === "fail") await run;
+          else
+            for (let waited = 0; s.fault.calls.length < at && waited < 2_000; waited += 5)
+              await new Promise((resolve) => setTimeout(resolve, 5));
+          s.fault.armed = false;
+          const label = `${flow}: ${mode} at step ${at} (${steps[at - 1]})`;
+          expect(s.fault.calls[at - 1], label).toBe(steps[at - 1]);
+          const issued = mode === "fail" ? (await run)?.issued : undefined;
+          const checker = mode === "crash" ? s.build() : s.auth;
+          await expectSafe(s, checker, [s.before, s.other, ...(issued ? [issued] : [])], label);
+          // A refresh token that is still current refreshes: the client recovers by retrying.
+          const current = await s.memory.sessions.getSession(s.before.sessionId);
+          if (flow === "refresh (rotate)" && !issued && current?.refreshTokenHash === hashOf(s.before)) {
+            expect(await code(checker.refresh({ token: s.before.refreshToken })), label).toBe("OK");
+          }
+        }
+      }
+    });
+  }
 });

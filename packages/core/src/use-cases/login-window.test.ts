@@ -70,7 +70,7 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
   const events: SecurityEvent[] = [];
   const auth = createAuth({
     secret: TEST_SECRET,
-    stores: { users, sessions, cooldowns: memory.cooldowns },
+    stores: { ...memory, users, sessions },
     clock,
     appOrigin: APP_ORIGIN,
     logger: silentLogger,
@@ -93,7 +93,7 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
   async function expectNoSessionLeft(): Promise<void> {
     expect(await memory.sessions.listSessions(user.id)).toEqual([]);
     for (const record of created) {
-      expect(await memory.sessions.findAllowedAccessToken(record.accessTokenJti)).toBeNull();
+      expect(await memory.allowlist.findAllowedAccessToken(record.accessTokenJti)).toBeNull();
     }
   }
   return { auth, memory, hooks, userCalls, created, events, user, resetLink, expectNoSessionLeft };

@@ -1,6 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
+import { endSession } from "../sessions/session-lifecycle.js";
 import { parseRefreshToken } from "../tokens/refresh-token.js";
 
 /**
@@ -16,7 +17,7 @@ export async function logout(
     (await sessionOfAccessToken(ctx, tokens.accessToken)) ??
     (await sessionOfRefreshToken(ctx, tokens.refreshToken));
   if (sessionId) {
-    const deleted = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));
+    const deleted = await endSession(ctx, sessionId);
     if (deleted) ctx.events.emit("session.revoked", { userId: deleted.userId, sessionId, reason: "logout" });
   }
   return { success: true };

@@ -149,11 +149,11 @@ describe("outages", () => {
     const emailed = sent.at(-1)?.text.match(/\b\d{6}\b/)?.[0] ?? "";
     expect(emailed).toMatch(/^\d{6}$/);
     const storeDown = () => {
-      const consumeToken = stores.sessions.consumeToken;
-      stores.sessions.consumeToken = (purpose, hash) =>
-        purpose === EMAIL_CODE_PURPOSE ? down() : consumeToken.call(stores.sessions, purpose, hash);
+      const consumeToken = stores.singleUseTokens.consumeToken;
+      stores.singleUseTokens.consumeToken = (purpose, hash) =>
+        purpose === EMAIL_CODE_PURPOSE ? down() : consumeToken.call(stores.singleUseTokens, purpose, hash);
       return () => {
-        stores.sessions.consumeToken = consumeToken;
+        stores.singleUseTokens.consumeToken = consumeToken;
       };
     };
     return { auth, token: login.twoFactorAuthenticationToken, emailed, storeDown };

@@ -2,8 +2,13 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { toUser } from "../model.js";
-import { type SessionTokens, sessionTtls } from "../sessions/start-session.js";
-import { randomId } from "../tokens/random.js";
+import {
+  endSession,
+  newAccessTokenId,
+  rotateSession,
+  sessionLifetimes,
+} from "../sessions/session-lifecycle.js";
+import type { SessionTokens } from "../sessions/start-session.js";
 import { issueRefreshToken, parseRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../user-agent.js";
 import { parseInput, refreshInput } from "../validation.js";
@@ -25,22 +30,21 @@ export async function refresh(
   if (!parsed) throw new AuthError("REFRESH_TOKEN_INVALID");
 
   const next = issueRefreshToken(parsed.sessionId);
-  const jti = ctx.sessions.createAccessTokenId?.(parsed.sessionId) ?? randomId();
+  const jti = newAccessTokenId(ctx, parsed.sessionId);
   const stated = body?.session;
   const device = stated?.browser || stated?.os ? describeDevice(stated, request.userAgent) : undefined;
-  const result = await guardPort("DATABASE_FAILURE", () =>
-    ctx.sessions.rotateRefreshToken(
-      parsed.sessionId,
-      parsed.hash,
-      {
-        refreshTokenHash: next.hash,
-        accessTokenJti: jti,
-        lastActiveAt: ctx.clock.now(),
-        ...(request.ip ? { ip: request.ip } : {}),
-        ...(device ? { browser: device.browser, os: device.os } : {}),
-      },
-      sessionTtls(ctx),
-    ),
+  const result = await rotateSession(
+    ctx,
+    parsed.sessionId,
+    parsed.hash,
+    {
+      refreshTokenHash: next.hash,
+      accessTokenJti: jti,
+      lastActiveAt: ctx.clock.now(),
+      ...(request.ip ? { ip: request.ip } : {}),
+      ...(device ? { browser: device.browser, os: device.os } : {}),
+    },
+    sessionLifetimes(ctx),
   );
   if (result.status === "reused") {
     ctx.events.emit("refresh_token.reused", {
@@ -56,7 +60,7 @@ export async function refresh(
   const { session } = result;
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(session.userId));
   if (!user) {
-    await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(session.id));
+    await endSession(ctx, session.id, session);
     throw new AuthError("REFRESH_TOKEN_INVALID");
   }
   const accessToken = await ctx.accessTokens.sign({ userId: user.id, sessionId: session.id, jti });

@@ -48,7 +48,7 @@ export async function requestPasswordReset(
         link: ctx.emails.link("resetPassword", token),
         minutes: Math.round(ttlMs / 60_000),
       },
-      undo: () => ctx.sessions.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
+      undo: () => ctx.singleUseTokens.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
     };
   });
   ctx.events.emit("password_reset.requested", { ...request, userId });

@@ -318,7 +318,7 @@ describe("failing ports", () => {
     expect(sent).toEqual([]);
   });
 
-  it("SessionStore down - reset: DATABASE_FAILURE; verification: EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE; cooldowns released", async () => {
+  it("SingleUseTokenStore down - reset: DATABASE_FAILURE; verification: EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE; cooldowns released", async () => {
     const { auth, stores, sent } = await setup();
     await auth.register({}, { email: "ada@example.test", password: PASSWORD });
     await auth.idle();
@@ -327,7 +327,7 @@ describe("failing ports", () => {
     });
     await stores.cooldowns.release("email:email-verification:ada@example.test");
     sent.length = 0;
-    stores.sessions.saveToken = boom;
+    stores.singleUseTokens.saveToken = boom;
     expect(await code(auth.requestPasswordReset({}, { email: "ada@example.test" }))).toBe("DATABASE_FAILURE");
     expect(await code(auth.resendVerification({ principal }))).toBe(
       "EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE",
@@ -387,12 +387,14 @@ describe("failing ports", () => {
     ["users.findById", "users", "findById"],
     ["users.update", "users", "update"],
     ["sessions.deleteUserSessions", "sessions", "deleteUserSessions"],
-    ["sessions.deleteUserTokens", "sessions", "deleteUserTokens"],
+    ["allowlist.revokeAccessTokens", "allowlist", "revokeAccessTokens"],
+    ["singleUseTokens.deleteUserTokens", "singleUseTokens", "deleteUserTokens"],
   ] as const)(
     "resetPassword - %s fails after the consume: DATABASE_FAILURE and the link still works",
     async (_, port, method) => {
       const { auth, stores, tokenOf, lastOf } = await setup();
       await auth.register({}, { email: "ada@example.test", password: PASSWORD });
+      await signIn(auth, { email: "ada@example.test", password: PASSWORD });
       await auth.requestPasswordReset({}, { email: "ada@example.test" });
       const token = tokenOf(lastOf("password-reset"));
       const target = stores[port] as unknown as Record<string, unknown>;

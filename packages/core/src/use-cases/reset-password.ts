@@ -3,6 +3,7 @@ import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
+import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { useLinkToken } from "../tokens/link-token.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { parseInput, resetPasswordInput } from "../validation.js";
@@ -38,7 +39,7 @@ export async function resetPassword(
     async use(user, _record, consume) {
       const passwordHash = await ctx.hasher.hash(password);
       const firstProof = !user.emailVerified;
-      const ended = await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id));
+      const ended = await endUserSessions(ctx, user.id);
       const updated = await guardPort("DATABASE_FAILURE", () =>
         ctx.users.update(user.id, {
           passwordHash,
@@ -46,10 +47,9 @@ export async function resetPassword(
         }),
       );
       if (!updated) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-      const revoked =
-        ended + (await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(user.id)));
+      const revoked = ended.length + (await endUserSessions(ctx, user.id)).length;
       // The user's reset tokens, this one among them: every open link dies with this one.
-      await consume(() => ctx.sessions.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE));
+      await consume(() => ctx.singleUseTokens.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE));
       await ctx.limits.clearPassword(user.email);
       if (firstProof && user.twoFactor.methods.length > 0) {
         ctx.logger.warn(

@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
-import { guardPort } from "../errors.js";
 import type { Call } from "../model.js";
+import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { signedIn } from "../sessions/signed-in.js";
 
 /** Ends every session of the user, the caller's included ("sign out everywhere"). */
@@ -9,9 +9,7 @@ export async function revokeAllSessions(
   call: Call,
 ): Promise<{ success: true; revoked: number }> {
   const principal = signedIn(call);
-  const revoked = await guardPort("DATABASE_FAILURE", () =>
-    ctx.sessions.deleteUserSessions(principal.userId),
-  );
+  const revoked = (await endUserSessions(ctx, principal.userId)).length;
   ctx.events.emit("session.revoked", {
     userId: principal.userId,
     sessionId: principal.sessionId,

@@ -1,6 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
+import { endSession } from "../sessions/session-lifecycle.js";
 import { signedIn } from "../sessions/signed-in.js";
 import { isSessionId } from "../tokens/random.js";
 
@@ -17,7 +18,7 @@ export async function revokeSession(
   if (!isSessionId(sessionId)) throw new AuthError("NOT_FOUND");
   const session = await guardPort("DATABASE_FAILURE", () => ctx.sessions.getSession(sessionId));
   if (!session || session.userId !== principal.userId) throw new AuthError("NOT_FOUND");
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteSession(sessionId));
+  await endSession(ctx, sessionId, session);
   ctx.events.emit("session.revoked", { userId: principal.userId, sessionId, reason: "revoked_by_user" });
   return { success: true };
 }

@@ -2,6 +2,7 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { type Call, toUser, type User } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
+import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { parseInput, passwordField, userIdField } from "../validation.js";
 
@@ -20,11 +21,11 @@ export async function setPassword(
   const passwordHash = await ctx.hasher.hash(normalized);
   // Fail-safe order (docs/security.md): sessions end before and after the new password is set,
   // so a failure at any step never leaves the new password beside a session from before it.
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(id));
+  await endUserSessions(ctx, id);
   const updated = await guardPort("DATABASE_FAILURE", () => ctx.users.update(id, { passwordHash }));
   if (!updated) throw new AuthError("USER_NOT_FOUND");
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserSessions(id));
-  await guardPort("DATABASE_FAILURE", () => ctx.sessions.deleteUserTokens(id, PASSWORD_RESET_PURPOSE));
+  await endUserSessions(ctx, id);
+  await guardPort("DATABASE_FAILURE", () => ctx.singleUseTokens.deleteUserTokens(id, PASSWORD_RESET_PURPOSE));
   await ctx.limits.clearPassword(updated.email);
   ctx.events.emit("password.set", { userId: id, reason: "admin" });
   ctx.emails.sendInBackground("password-changed", updated.email, ctx.translator.defaultLocale, {

@@ -221,7 +221,7 @@ describe("use cases", () => {
     await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     stores.users.findByEmail = () => Promise.reject(new Error("connection refused"));
-    stores.sessions.findAllowedAccessToken = () => Promise.reject(new Error("timeout"));
+    stores.allowlist.findAllowedAccessToken = () => Promise.reject(new Error("timeout"));
     expect(await code(signIn(auth, { email: "a@x.test", password: PASSWORD }))).toBe("DATABASE_FAILURE");
     expect(await code(auth.authenticate({ token: login.accessToken }))).toBe(
       "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE",

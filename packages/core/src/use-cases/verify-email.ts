@@ -37,7 +37,7 @@ export async function verifyEmail(ctx: AuthContext, { token, request = {} }: Cal
       );
       if (!updated) throw new AuthError("EMAIL_VERIFICATION_TOKEN_INVALID");
       const ttlMs = Math.max(record.expiresAt - ctx.clock.now(), 1) + EXPIRED_TOKEN_GRACE_MS;
-      await ctx.sessions
+      await ctx.singleUseTokens
         .saveToken({ ...record, purpose: USED_PURPOSE }, ttlMs)
         .catch((error: unknown) =>
           ctx.logger.warn(

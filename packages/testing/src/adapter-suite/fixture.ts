@@ -1,14 +1,12 @@
 import {
   type Auth,
   type AuthOptions,
+  type AuthStores,
   type Clock,
-  type CooldownStore,
   createArgon2Hasher,
   createAuth,
   type EmailMessage,
   type Logger,
-  type SessionStore,
-  type UserStore,
 } from "@portcullis/core";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createFakeClock, type FakeClock } from "../fake-clock.js";
@@ -43,7 +41,7 @@ export interface AdapterSuiteOptions {
    * stores take one: the suite moves time itself so that cooldowns and orderings in the
    * transcript are the same on every run.
    */
-  createStores(clock: Clock): { users: UserStore; cooldowns: CooldownStore; sessions: SessionStore };
+  createStores(clock: Clock): Omit<AuthStores, "identities">;
   /**
    * Compares every test's normalized responses (statuses, headers, cookies, bodies) with the shared
    * golden transcripts, one file per area, so adapters that pass the suite answer byte for byte

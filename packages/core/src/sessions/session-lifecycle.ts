@@ -1,0 +1,138 @@
+import { guardPort } from "../errors.js";
+import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
+import type { RotationResult, SessionRecord, SessionRotation, SessionStore } from "../ports/session-store.js";
+import { randomId } from "../tokens/random.js";
+
+/**
+ * Where sessions and their access tokens live: two ports, so that a host can take each from
+ * another package. This file is the one place that writes both; every use case that starts,
+ * rotates or ends a session goes through it. The order of the steps keeps every state between
+ * two of them safe (docs/security.md, "Fail-safe order"): a `jti` is allowed before the token
+ * that carries it can exist, and revoked before (and again after) its session goes.
+ */
+export interface SessionLifecycleDeps {
+  sessions: SessionStore;
+  allowlist: AccessTokenAllowlist;
+}
+
+/** How long a session and its access token live, in milliseconds. */
+export interface SessionLifetimes {
+  /** How long the session (and its refresh token) lives from now without another refresh. */
+  sessionTtlMs: number;
+  /** How long a new access token stays on the allowlist. */
+  accessTokenTtlMs: number;
+}
+
+/** The lifetimes of the options, in milliseconds. */
+export function sessionLifetimes(ctx: {
+  options: { refreshTokenTtlSeconds: number; accessTokenTtlSeconds: number };
+}): SessionLifetimes {
+  return {
+    sessionTtlMs: ctx.options.refreshTokenTtlSeconds * 1000,
+    accessTokenTtlMs: ctx.options.accessTokenTtlSeconds * 1000,
+  };
+}
+
+/** The `jti` of a new access token of `sessionId`: the allowlist's own, or 128 random bits. */
+export function newAccessTokenId(deps: Pick<SessionLifecycleDeps, "allowlist">, sessionId: string): string {
+  return deps.allowlist.createAccessTokenId?.(sessionId) ?? randomId();
+}
+
+/** Takes `jtis` off the allowlist (none: no call). */
+async function revoke(deps: SessionLifecycleDeps, jtis: string[]): Promise<void> {
+  if (jtis.length === 0) return;
+  await guardPort("DATABASE_FAILURE", () => deps.allowlist.revokeAccessTokens(jtis));
+}
+
+/**
+ * Stores a new session: its access token's `jti` is allowed first, then the session is created.
+ * A failure (or a crash) between the two leaves an allowed `jti` of a token never handed out.
+ */
+export async function storeNewSession(
+  deps: SessionLifecycleDeps,
+  record: SessionRecord,
+  lifetimes: SessionLifetimes,
+): Promise<void> {
+  const entry = { userId: record.userId, sessionId: record.id };
+  await guardPort("DATABASE_FAILURE", () =>
+    deps.allowlist.allowAccessToken(record.accessTokenJti, entry, lifetimes.accessTokenTtlMs),
+  );
+  await guardPort("DATABASE_FAILURE", () => deps.sessions.createSession(record, lifetimes.sessionTtlMs));
+}
+
+/**
+ * Rotates a session's refresh token. The session is read (for its user), `next.accessTokenJti`
+ * is allowed, and, when the presented hash is the current one, the old `jti` is revoked; then
+ * the store compares and sets. `reused` (the store deleted the session) revokes the session's
+ * current `jti` and the new one; `invalid` revokes the new one (and `rotated` the old one, had it
+ * not been current when read). Revoking the old `jti` before the rotation rather than after it
+ * means a failure or crash between the two leaves the client with a refresh token that still
+ * works and an access token that no longer does (a retry recovers), never an old access token
+ * alive beside a rotated session.
+ */
+export async function rotateSession(
+  deps: SessionLifecycleDeps,
+  sessionId: string,
+  presentedHash: string,
+  next: SessionRotation,
+  lifetimes: SessionLifetimes,
+): Promise<RotationResult> {
+  const before = await guardPort("DATABASE_FAILURE", () => deps.sessions.getSession(sessionId));
+  if (!before) return { status: "invalid" };
+  const entry = { userId: before.userId, sessionId };
+  await guardPort("DATABASE_FAILURE", () =>
+    deps.allowlist.allowAccessToken(next.accessTokenJti, entry, lifetimes.accessTokenTtlMs),
+  );
+  const wasCurrent = before.refreshTokenHash === presentedHash;
+  if (wasCurrent) await revoke(deps, [before.accessTokenJti]);
+  const result = await guardPort("DATABASE_FAILURE", () =>
+    deps.sessions.rotateRefreshToken(sessionId, presentedHash, next, lifetimes.sessionTtlMs),
+  );
+  if (result.status === "rotated" && !wasCurrent) await revoke(deps, [before.accessTokenJti]);
+  else if (result.status === "reused")
+    await revoke(deps, [result.session.accessTokenJti, next.accessTokenJti]);
+  else if (result.status === "invalid") await revoke(deps, [next.accessTokenJti]);
+  return result;
+}
+
+/**
+ * Ends one session: it is read (unless `read` is the record just read), its `jti` revoked, the
+ * session deleted, then the deleted record's `jti` revoked too when a rotation changed it in
+ * between. Returns the deleted record, or null when the session was absent.
+ */
+export async function endSession(
+  deps: SessionLifecycleDeps,
+  sessionId: string,
+  read?: SessionRecord,
+): Promise<SessionRecord | null> {
+  const session = read ?? (await guardPort("DATABASE_FAILURE", () => deps.sessions.getSession(sessionId)));
+  if (!session) return null;
+  await revoke(deps, [session.accessTokenJti]);
+  const deleted = await guardPort("DATABASE_FAILURE", () => deps.sessions.deleteSession(sessionId));
+  if (deleted && deleted.accessTokenJti !== session.accessTokenJti)
+    await revoke(deps, [deleted.accessTokenJti]);
+  return deleted;
+}
+
+/**
+ * Ends every session of the user except `exceptSessionId`: they are listed, their `jti`s
+ * revoked, the sessions deleted, then the `jti`s of deleted records not yet revoked (a session
+ * created or rotated in between) revoked too. Returns the deleted records.
+ */
+export async function endUserSessions(
+  deps: SessionLifecycleDeps,
+  userId: string,
+  exceptSessionId?: string,
+): Promise<SessionRecord[]> {
+  const listed = await guardPort("DATABASE_FAILURE", () => deps.sessions.listSessions(userId));
+  const revoked = new Set(listed.filter((s) => s.id !== exceptSessionId).map((s) => s.accessTokenJti));
+  await revoke(deps, [...revoked]);
+  const deleted = await guardPort("DATABASE_FAILURE", () =>
+    deps.sessions.deleteUserSessions(userId, exceptSessionId),
+  );
+  await revoke(
+    deps,
+    deleted.map((s) => s.accessTokenJti).filter((jti) => !revoked.has(jti)),
+  );
+  return deleted;
+}
