@@ -258,7 +258,9 @@ describe("packaging", () => {
              users: port(["findById", "findByEmail", "create", "update", "delete"]),
              cooldowns: port(["acquire", "remainingMs", "release", "hit", "refundHit", "clearHits"]),
              sessions: port(["createSession", "getSession", "listSessions", "rotateRefreshToken", "deleteSession",
-               "deleteUserSessions", "findAllowedAccessToken", "saveToken", "consumeToken", "deleteUserTokens"]),
+               "deleteUserSessions"]),
+             allowlist: port(["allowAccessToken", "findAllowedAccessToken", "revokeAccessTokens"]),
+             singleUseTokens: port(["saveToken", "consumeToken", "deleteUserTokens"]),
              identities: port(["link", "findBySubject", "listByUser", "unlink"]),
            };
            try {

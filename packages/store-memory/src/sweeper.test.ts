@@ -3,7 +3,6 @@ import { createFakeClock } from "@portcullis/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryStores } from "./memory-stores.js";
 
-
 async function fill(stores: ReturnType<typeof createMemoryStores>, count: number) {
   for (let i = 0; i < count; i++) {
     await stores.cooldowns.acquire(`k${i}`, 1_000);

@@ -64,4 +64,30 @@ describe("discardTimedOutConnections", () => {
       }
     }, 15_000);
   }
+
+  it("discardTimedOutConnections - a checked-out connection that the server drops between two statements fails the next statement, not the process", async () => {
+    const pool = discardTimedOutConnections(
+      new pg.Pool({ connectionString: server.url, max: 1, ...postgresPoolOptions() }),
+    );
+    pool.on("error", () => {});
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => void uncaught.push(error);
+    process.on("uncaughtException", onUncaught);
+    const client = await pool.connect();
+    try {
+      const { rows } = await client.query("select pg_backend_pid() as pid");
+      const ended = new Promise((resolve) => client.once("end", resolve));
+      const killer = new pg.Client({ connectionString: server.url });
+      await killer.connect();
+      await killer.query("select pg_terminate_backend($1)", [rows[0].pid]);
+      await killer.end();
+      await ended;
+      await expect(client.query("select 1")).rejects.toThrow();
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+      client.release(true);
+      await pool.end();
+    }
+  }, 15_000);
 });

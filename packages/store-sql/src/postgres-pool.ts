@@ -60,6 +60,7 @@ function positive(value: number, name: string): number {
 export interface PgClientLike {
   query: (...args: never[]) => unknown;
   end(): unknown;
+  on?(event: "error", listener: (error: Error) => void): unknown;
 }
 export interface PgPoolLike {
   on(event: "connect", listener: (client: PgClientLike) => void): unknown;
@@ -69,10 +70,18 @@ export interface PgPoolLike {
  * Closes a pooled connection whose query hit pg's client-side `query_timeout`, instead of letting
  * it go back to the pool with the statement still running (pg returns it as if idle: the next
  * query would queue behind the old one). `end()` is called before the pool sees the release, so
- * the pool drops the connection. Returns the pool.
+ * the pool drops the connection.
+ *
+ * It also keeps a lost connection from crashing the process: pg-pool listens for a connection's
+ * `error` only while it sits idle in the pool, so a checked-out connection that the server drops
+ * between two statements (an outage in the middle of a transaction) emits an `error` nobody
+ * listens to, which Node turns into an uncaught exception. The listener added here ignores it:
+ * the statement in flight, or the next one, fails with the cause, and the store reports that.
+ * Returns the pool.
  */
 export function discardTimedOutConnections<P extends PgPoolLike>(pool: P): P {
   pool.on("connect", (client) => {
+    client.on?.("error", () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     client.query = ((...args: unknown[]) => {
       const result = query(...args);
