@@ -25,7 +25,9 @@ const port = <T>(name: string, methods: readonly string[]) =>
       typeof value === "object" &&
       value !== null &&
       methods.every((method) => typeof (value as Record<string, unknown>)[method] === "function"),
-    { message: `must be ${/^[AEIOU]/.test(name) ? "an" : "a"} ${name} with the methods ${methods.join(", ")}` },
+    {
+      message: `must be ${/^[AEIOU]/.test(name) ? "an" : "a"} ${name} with the methods ${methods.join(", ")}`,
+    },
   );
 
 /** The names of a port's required methods (the ones a store must have; optional ones are left out). */
