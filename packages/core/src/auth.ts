@@ -74,6 +74,13 @@ export interface SessionApi {
    * @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE`
    */
   revokeAll(call: Call): Promise<{ success: true; revoked: number }>;
+  /**
+   * Every session of `call.principal`'s user except `call.principal`'s own ("sign out everywhere
+   * else"): their refresh and access tokens are refused at once; the caller stays signed in. Two
+   * sessions asking at once may end each other (at most one of the two survives).
+   * @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE`
+   */
+  revokeOthers(call: Call): Promise<{ success: true; revoked: number }>;
 }
 
 /**

@@ -45,6 +45,7 @@ import { requestPasswordReset } from "./use-cases/request-password-reset.js";
 import { resendVerification } from "./use-cases/resend-verification.js";
 import { resetPassword } from "./use-cases/reset-password.js";
 import { revokeAllSessions } from "./use-cases/revoke-all-sessions.js";
+import { revokeOtherSessions } from "./use-cases/revoke-other-sessions.js";
 import { revokeSession } from "./use-cases/revoke-session.js";
 import { sendTwoFactorEmailCode } from "./use-cases/send-two-factor-email-code.js";
 import { setPassword } from "./use-cases/set-password.js";
@@ -130,6 +131,7 @@ export const SESSION_USE_CASES = {
   list: listSessions,
   revoke: revokeSession,
   revokeAll: revokeAllSessions,
+  revokeOthers: revokeOtherSessions,
 } as const;
 
 /** `auth.admin`. */

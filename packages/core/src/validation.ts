@@ -86,6 +86,8 @@ export const identityLinkInput = z.object({ returnTo: z.string().max(1024).optio
 export const confirmTotpInput = z.object({ setupToken: opaqueToken, code: z.string().max(64) });
 
 export const preferredMethodInput = z.object({ method: z.enum(["totp", "email"]) });
+/** The query of `DELETE /sessions`: `others=true` ends every session but the caller's. */
+export const revokeSessionsQuery = z.object({ others: z.enum(["true", "false"]).optional() });
 
 /** A rule a field can fail: its message is `fieldErrors.<rule>` in each locale. */
 export type FieldRule = keyof typeof en.fieldErrors;

@@ -16,10 +16,12 @@ import {
   type IdentityLinkInput,
   identityLinkInput,
   loginInput,
+  parseInput,
   preferredMethodInput,
   refreshInput,
   registerInput,
   resetPasswordInput,
+  revokeSessionsQuery,
   stepUpInput,
 } from "../validation.js";
 import { appUrlFor } from "./app-url.js";
@@ -255,12 +257,18 @@ function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): R
       {
         method: "DELETE",
         path: "/sessions",
-        summary: "Revoke every session of the user",
+        summary: "Revoke every session of the user (others=true: all but the caller's)",
         auth: "access",
-        errors: [...DB],
+        query: ["others"],
+        errors: ["VALIDATION_FAILED", ...DB],
       },
-      async (input) =>
-        jsonResponse(200, await auth.sessions.revokeAll({ principal: input.principal }), signOutCookies()),
+      async (input) => {
+        const given = input.query.getAll("others");
+        const { others } = parseInput(revokeSessionsQuery, { others: given.length > 1 ? given : given[0] });
+        const call = { principal: input.principal };
+        if (others === "true") return jsonResponse(200, await auth.sessions.revokeOthers(call));
+        return jsonResponse(200, await auth.sessions.revokeAll(call), signOutCookies());
+      },
     ),
     route(
       {
