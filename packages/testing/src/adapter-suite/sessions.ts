@@ -52,6 +52,97 @@ export const sessionsTests: AppTests = {
     expect((await app.call("me b", "GET", "/api/auth/me", { bearer: b.accessToken })).status).toBe(200);
   },
 
+  "sessions - DELETE ?others=true ends every other session at once, the caller stays signed in; a bad value is 400":
+    async (boot) => {
+      const app = await boot();
+      const [a1, a2, a3] = [
+        await app.signUp("others@example.test"),
+        await app.signUp("others@example.test"),
+        await app.signUp("others@example.test"),
+      ];
+      const b = await app.signUp("others-b@example.test");
+      for (const query of ["others=yes", "others=TRUE", "others=true&others=true"]) {
+        const bad = await app.call(`others ${query}`, "DELETE", `/api/auth/sessions?${query}`, {
+          bearer: a1.accessToken,
+        });
+        expectError(bad, 400, "VALIDATION_FAILED");
+        expect(bad.body.errors).toEqual([expect.objectContaining({ path: "others" })]);
+      }
+      expect((await app.call("me after bad", "GET", "/api/auth/me", { bearer: a2.accessToken })).status).toBe(
+        200,
+      );
+
+      const others = await app.call("revoke others", "DELETE", "/api/auth/sessions?others=true", {
+        bearer: a1.accessToken,
+      });
+      expect(others.status).toBe(200);
+      expect(others.body).toEqual({ success: true, revoked: 2 });
+      expect(others.cookies).toEqual([]);
+      expectError(
+        await app.call("me other", "GET", "/api/auth/me", { bearer: a2.accessToken }),
+        401,
+        "ACCESS_TOKEN_INVALID",
+      );
+      expectError(
+        await app.call("refresh other", "POST", "/api/auth/refresh", { bearer: a3?.refreshToken }),
+        401,
+        "REFRESH_TOKEN_INVALID",
+      );
+      expect((await app.call("me caller", "GET", "/api/auth/me", { bearer: a1.accessToken })).status).toBe(
+        200,
+      );
+      const left = await app.call("sessions left", "GET", "/api/auth/sessions", { bearer: a1.accessToken });
+      expect(left.body.sessions).toEqual([expect.objectContaining({ current: true })]);
+      expect((await app.call("me b", "GET", "/api/auth/me", { bearer: b.accessToken })).status).toBe(200);
+      const refreshed = await app.call("refresh caller", "POST", "/api/auth/refresh", {
+        bearer: a1.refreshToken,
+      });
+      expect(refreshed.status).toBe(200);
+
+      // others=false is the plain sign-out everywhere: the caller's session too, cookies cleared.
+      const all = await app.call("revoke others=false", "DELETE", "/api/auth/sessions?others=false", {
+        bearer: String(refreshed.body.accessToken),
+      });
+      expect(all.body).toEqual({ success: true, revoked: 1 });
+      expect(all.cookies.length).toBeGreaterThan(0);
+      expect(all.cookies.every((cookie) => /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(cookie))).toBe(true);
+    },
+
+  "sessions - two sessions sending DELETE ?others=true at once end every third one; at most one of the two survives":
+    async (boot) => {
+      const app = await boot();
+      const sessions = [];
+      for (let i = 0; i < 4; i += 1) sessions.push(await app.signUp("race@example.test"));
+      // Not recorded: which of the two requests wins (or whether both end) depends on timing.
+      const send = async (method: string, path: string, bearer: string) => {
+        const reply = await fetch(`${app.server.baseUrl}/api/auth${path}`, {
+          method,
+          headers: { authorization: `Bearer ${bearer}` },
+        });
+        return { status: reply.status, body: (await reply.json()) as { code?: string; revoked?: number } };
+      };
+      const [first, second, ...rest] = sessions.map((session) => session.accessToken);
+      const answers = await Promise.all(
+        [first, second].map((token) => send("DELETE", "/sessions?others=true", token ?? "")),
+      );
+      // A request whose session the other one ended first is refused; at least one went through.
+      for (const answer of answers)
+        if (answer.status !== 200)
+          expect(answer).toMatchObject({ status: 401, body: { code: "ACCESS_TOKEN_INVALID" } });
+      expect(answers.some((answer) => answer.status === 200)).toBe(true);
+      for (const token of rest) expect((await send("GET", "/me", token ?? "")).status).toBe(401);
+      const alive = [];
+      for (const token of [first, second]) {
+        const me = await send("GET", "/me", token ?? "");
+        if (me.status === 200) alive.push(token);
+        else expect(me.body.code).toBe("ACCESS_TOKEN_INVALID");
+      }
+      expect(alive.length).toBeLessThanOrEqual(1);
+      // Each ended session was counted once, by the request that deleted it.
+      const counted = answers.reduce((sum, answer) => sum + (answer.body.revoked ?? 0), 0);
+      expect(counted).toBe(sessions.length - alive.length);
+    },
+
   "sessions - revoke with an id that cannot exist (NUL, invalid UTF-8, 10 kB) is 404, never asked of the store":
     async (boot) => {
       const app = await boot();
