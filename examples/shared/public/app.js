@@ -52,9 +52,10 @@ const STRINGS = {
     "account.security": "Security settings",
     "account.sessions": "Sessions",
     "account.revokeAll": "Sign out everywhere",
+    "account.revokeOthers": "Sign out other sessions",
     "account.methods": "Sign-in methods",
     "account.revoke": "Revoke",
-    "account.thisSession": "this device",
+    "account.thisDevice": "This device",
     "account.sessionLine": "{browser} on {os} · {ip}",
     "account.started": "signed in {time}",
     "account.active": "last active {time}",
@@ -117,6 +118,7 @@ const STRINGS = {
     "done.logout": "Signed out",
     "done.revoked": "Session revoked",
     "done.revokedAll": "Signed out everywhere",
+    "done.revokedOthers": "Other sessions signed out ({count})",
     "done.stepUp": "Confirmed: you can change security settings for a few minutes.",
     "done.stepUpCode": "Now enter your second-factor code.",
     "done.totpStart": "Scan the QR code, keep the recovery codes, then enter the app's code.",
@@ -200,9 +202,10 @@ const STRINGS = {
     "account.security": "Sicherheitseinstellungen",
     "account.sessions": "Sitzungen",
     "account.revokeAll": "Überall abmelden",
+    "account.revokeOthers": "Andere Sitzungen abmelden",
     "account.methods": "Anmeldemethoden",
     "account.revoke": "Beenden",
-    "account.thisSession": "dieses Gerät",
+    "account.thisDevice": "Dieses Gerät",
     "account.sessionLine": "{browser} auf {os} · {ip}",
     "account.started": "angemeldet {time}",
     "account.active": "zuletzt aktiv {time}",
@@ -267,6 +270,7 @@ const STRINGS = {
     "done.logout": "Abgemeldet",
     "done.revoked": "Sitzung beendet",
     "done.revokedAll": "Überall abgemeldet",
+    "done.revokedOthers": "Andere Sitzungen abgemeldet ({count})",
     "done.stepUp": "Bestätigt: du kannst die Sicherheitseinstellungen einige Minuten lang ändern.",
     "done.stepUpCode": "Gib jetzt deinen Code für den zweiten Faktor ein.",
     "done.totpStart":
@@ -573,6 +577,10 @@ function renderAccount() {
   list("me");
   list("security-state");
   show("resend-verification", !me.emailVerified);
+  show(
+    "revoke-others",
+    sessions.some((session) => !session.current),
+  );
   $("sessions").replaceChildren(
     ...sessions.map((session) => {
       const unknown = t("account.unknown");
@@ -590,7 +598,7 @@ function renderAccount() {
           {},
           element("strong", { textContent: line }),
           session.current
-            ? element("span", { className: "badge", textContent: t("account.thisSession") })
+            ? element("span", { className: "badge", textContent: t("account.thisDevice") })
             : "",
           element("br"),
           element("small", { className: "muted", textContent: times }),
@@ -843,6 +851,13 @@ $("logout").addEventListener("click", () =>
 );
 $("revoke-all").addEventListener("click", () =>
   run(() => api("DELETE", "/sessions"), t("done.revokedAll")).then(() => navigate("/login", true)),
+);
+$("revoke-others").addEventListener("click", (event) =>
+  run(
+    () => api("DELETE", "/sessions?others=true"),
+    (result) => t("done.revokedOthers", { count: result.revoked }),
+    { button: event.currentTarget },
+  ),
 );
 
 const stepUpDone = () => {

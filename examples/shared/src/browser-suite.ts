@@ -720,6 +720,48 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       }),
     );
 
+    it("ui (h) - the session list marks this device; signing out the other sessions keeps this one, in English and German", async () => {
+      for (const [locale, label, button, done] of [
+        ["en-US", "This device", "Sign out other sessions", "Other sessions signed out (1)"],
+        ["de-DE", "Dieses Gerät", "Andere Sitzungen abmelden", "Andere Sitzungen abgemeldet (1)"],
+      ] as const) {
+        const email = await createAccount(`sign-out-others-${locale.slice(0, 2)}`);
+        // Another device: a session of its own, through the API.
+        const elsewhere = await request.newContext({ baseURL: base, extraHTTPHeaders: { origin: base } });
+        await call(elsewhere, "POST", "/login", { email, password: PASSWORD });
+        const [context, page] = await newPage({ locale });
+        try {
+          await signIn(page, email);
+          await signedInAs(page, email);
+          await expect.poll(() => page.locator("#sessions li").count()).toBe(2);
+          expect(await page.locator("#sessions .badge").allTextContents()).toEqual([label]);
+          expect(await page.locator("#revoke-others").textContent()).toBe(button);
+          for (const width of [375, 1280]) {
+            await page.setViewportSize({ width, height: 900 });
+            expect(await visible(page, "#revoke-others")).toBe(true);
+            expect(
+              await page.locator("html").evaluate((html) => (html as unknown as Box).scrollWidth),
+            ).toBeLessThanOrEqual(width);
+          }
+          await shot(page, `h-sessions-${locale}`);
+
+          await page.click("#revoke-others");
+          await expect.poll(() => status(page).textContent()).toContain(done);
+          await expect.poll(() => page.locator("#sessions li").count()).toBe(1);
+          expect(await page.locator("#sessions .badge").allTextContents()).toEqual([label]);
+          expect(await visible(page, "#revoke-others")).toBe(false);
+          // This browser is still signed in after a reload; the other device is not.
+          await page.reload();
+          await signedInAs(page, email);
+          expect((await elsewhere.get("/api/auth/me")).status()).toBe(401);
+          await shot(page, `h-sessions-after-${locale}`);
+        } finally {
+          await elsewhere.dispose();
+          await context.close();
+        }
+      }
+    });
+
     it("ui (g) - the user is a readable profile, times are in the viewer's locale, the favicon loads", async () => {
       const createdAt = Date.UTC(2024, 2, 5, 14, 7);
       const email = await createAccount("profile", { name: "Grace Hopper", createdAt });
