@@ -468,6 +468,8 @@ describe("session lifecycle under faults", () => {
       void (await auth.sessions.revoke({ principal: s.principal }, s.other.sessionId)),
     "sessions.revokeAll (end the user's)": async (s, auth) =>
       void (await auth.sessions.revokeAll({ principal: s.principal })),
+    "sessions.revokeOthers (end the user's others)": async (s, auth) =>
+      void (await auth.sessions.revokeOthers({ principal: s.principal })),
   };
 
   async function lifecycleScenario() {

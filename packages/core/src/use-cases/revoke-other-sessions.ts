@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import type { Call } from "../model.js";
-import { endCallerUserSessions } from "./revoke-all-sessions.js";
+import { signOutUser } from "../sessions/sign-out-user.js";
 
 /**
  * Ends every session of the user except the caller's ("sign out everywhere else"): their refresh
@@ -12,5 +12,5 @@ export async function revokeOtherSessions(
   ctx: AuthContext,
   call: Call,
 ): Promise<{ success: true; revoked: number }> {
-  return endCallerUserSessions(ctx, call, true);
+  return signOutUser(ctx, call, true);
 }
