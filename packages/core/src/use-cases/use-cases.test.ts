@@ -159,25 +159,72 @@ describe("use cases", () => {
     ).toBe("Renamed");
   });
 
-  it("refresh - presenting a rotated token again revokes the session (reuse detection)", async () => {
-    const { auth, lines } = setup();
+  it("refresh - the replaced token again after the reuse interval revokes the session (reuse detection)", async () => {
+    const { auth, clock, lines } = setup();
     await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const rotated = await auth.refresh({ token: login.refreshToken });
+    clock.advance(10_001);
     expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
     expect(await code(auth.refresh({ token: rotated.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
     expect(await code(auth.authenticate({ token: rotated.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
     expect(lines.some((line) => line.includes('"refresh_token.reused"'))).toBe(true);
   });
 
-  it("refresh - 20 parallel refreshes with one token: exactly one succeeds", async () => {
+  it("refresh - the replaced token within the reuse interval answers the current tokens: no rotation", async () => {
+    const { auth, clock } = setup();
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const rotated = await auth.refresh({ token: login.refreshToken });
+    clock.advance(10_000);
+    const again = await auth.refresh({ token: login.refreshToken });
+    expect(again.refreshToken).toBe(rotated.refreshToken);
+    expect(await auth.authenticate({ token: again.accessToken })).toMatchObject({
+      sessionId: login.sessionId,
+    });
+    expect(await auth.authenticate({ token: rotated.accessToken })).toMatchObject({
+      sessionId: login.sessionId,
+    });
+    const next = await auth.refresh({ token: rotated.refreshToken });
+    expect(next.refreshToken).not.toBe(rotated.refreshToken);
+  });
+
+  it("refresh - a token two rotations back revokes the session at once, within the interval", async () => {
+    const { auth } = setup();
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const first = await auth.refresh({ token: login.refreshToken });
+    const second = await auth.refresh({ token: first.refreshToken });
+    expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await code(auth.authenticate({ token: second.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(auth.refresh({ token: second.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+  });
+
+  it("refresh - refreshReuseIntervalSeconds 0: the replaced token revokes the session at once", async () => {
+    const { auth } = createTestAuth({ email: { enabled: false }, refreshReuseIntervalSeconds: 0 });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const rotated = await auth.refresh({ token: login.refreshToken });
+    expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await code(auth.authenticate({ token: rotated.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+  });
+
+  it("refresh - 20 parallel refreshes with one token: all succeed with one successor, every access token works", async () => {
     const { auth } = setup();
     await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => code(auth.refresh({ token: login.refreshToken }))),
+      Array.from({ length: 20 }, () => auth.refresh({ token: login.refreshToken })),
     );
-    expect(results.filter((result) => result === "OK")).toHaveLength(1);
+    expect(new Set(results.map((result) => result.refreshToken)).size).toBe(1);
+    for (const result of results) {
+      expect(await auth.authenticate({ token: result.accessToken })).toMatchObject({
+        sessionId: login.sessionId,
+      });
+    }
+    expect(await auth.refresh({ token: results[0]?.refreshToken })).toMatchObject({
+      sessionId: login.sessionId,
+    });
   });
 
   it("sessions - list marks the current one; revoking another user's session is NOT_FOUND; revoke all ends every one", async () => {
