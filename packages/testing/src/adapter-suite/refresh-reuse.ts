@@ -71,14 +71,7 @@ export const refreshReuseTests: AppTests = {
         (await app.call("me", "GET", "/api/auth/me", { bearer: String(within.body.accessToken) })).status,
       ).toBe(200);
       app.clock.advance(1_001);
-      expectError(
-        await app.call("refresh the parent after the interval", "POST", "/api/auth/refresh", {
-          bearer: signedIn.refreshToken,
-        }),
-        401,
-        "REFRESH_TOKEN_INVALID",
-      );
-      await expectSessionEnded(app, current);
+      await expectReplayRevokes(app, "refresh the parent after the interval", signedIn.refreshToken, current);
     },
 
   "refresh - a token two rotations back revokes the session at once": async (boot) => {
@@ -86,19 +79,25 @@ export const refreshReuseTests: AppTests = {
     const signedIn = await app.signUp("grandparent@example.test");
     const first = await refreshOnce(app, signedIn);
     const second = await refreshOnce(app, { ...signedIn, ...first });
-    expectError(
-      await app.call("refresh the grandparent", "POST", "/api/auth/refresh", {
-        bearer: signedIn.refreshToken,
-      }),
-      401,
-      "REFRESH_TOKEN_INVALID",
-    );
-    await expectSessionEnded(app, second);
+    await expectReplayRevokes(app, "refresh the grandparent", signedIn.refreshToken, second);
   },
 };
 
-/** The session's latest tokens are refused: the access token at /me, the refresh token at /refresh. */
-async function expectSessionEnded(app: App, latest: { accessToken: string; refreshToken: string }) {
+/**
+ * Presenting `replayed` (recorded as `label`) is 401 `REFRESH_TOKEN_INVALID` and ends the session:
+ * its latest tokens are refused, the access token at /me, the refresh token at /refresh.
+ */
+async function expectReplayRevokes(
+  app: App,
+  label: string,
+  replayed: string,
+  latest: { accessToken: string; refreshToken: string },
+) {
+  expectError(
+    await app.call(label, "POST", "/api/auth/refresh", { bearer: replayed }),
+    401,
+    "REFRESH_TOKEN_INVALID",
+  );
   expectError(
     await app.call("me after reuse", "GET", "/api/auth/me", { bearer: latest.accessToken }),
     401,
