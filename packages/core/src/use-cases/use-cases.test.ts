@@ -3,6 +3,7 @@ import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 import { code, createLineLogger, createTestAuth, fastHasher, PASSWORD, signIn } from "../test-support.js";
+import { issueRefreshToken, parseRefreshToken } from "../tokens/refresh-token.js";
 
 const CHROME_UA =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
@@ -207,6 +208,23 @@ describe("use cases", () => {
     const rotated = await auth.refresh({ token: login.refreshToken });
     expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
     expect(await code(auth.authenticate({ token: rotated.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+  });
+
+  it("refresh - the replaced token of a session whose token was not derived from it is REFRESH_TOKEN_INVALID; the session lives", async () => {
+    const { auth, stores } = setup();
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const session = await stores.sessions.getSession(login.sessionId);
+    // A rotation as an earlier version made it: a random successor.
+    const successor = issueRefreshToken(login.sessionId);
+    await stores.sessions.rotateRefreshToken(
+      login.sessionId,
+      parseRefreshToken(login.refreshToken)?.hash ?? "",
+      { refreshTokenHash: successor.hash, accessTokenJti: session?.accessTokenJti ?? "", lastActiveAt: 1 },
+      3_600_000,
+    );
+    expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await auth.refresh({ token: successor.token })).toMatchObject({ sessionId: login.sessionId });
   });
 
   it("refresh - 20 parallel refreshes with one token: all succeed with one successor, every access token works", async () => {
