@@ -11,6 +11,7 @@ describe("readConfig", () => {
       appOrigin: "http://127.0.0.1:3000",
       emailEnabled: true,
       emailCooldownSeconds: 60,
+      refreshReuseSeconds: 10,
       loginAlerts: true,
       allowHeaderAuth: true,
       preferHeaderAuth: true,
@@ -30,6 +31,7 @@ describe("readConfig", () => {
         COOKIE_SECURE: "1",
         AUTH_SECRET: "x",
         TRUST_PROXY: "1",
+        REFRESH_REUSE_SECONDS: "0",
       },
       () => {},
     );
@@ -42,6 +44,10 @@ describe("readConfig", () => {
     );
     expect(() => readConfig({ AUTH_SECRET: "x", TRUST_PROXY: "yes" }, () => {})).toThrow(ConfigError);
     expect(config).toMatchObject({ emailCooldownSeconds: 5, cookieSecure: true, secret: "x" });
+    expect(config.refreshReuseSeconds).toBe(0);
+    expect(() => readConfig({ AUTH_SECRET: "x", REFRESH_REUSE_SECONDS: "301" }, () => {})).toThrow(
+      /REFRESH_REUSE_SECONDS/,
+    );
   });
 
   it("readConfig - production refuses to start without AUTH_SECRET and has no dev outbox", () => {

@@ -15,6 +15,8 @@ export interface ExampleConfig {
   emailFrom: string;
   emailEnabled: boolean;
   emailCooldownSeconds: number;
+  /** The refresh reuse interval (`refreshReuseIntervalSeconds`, REFRESH_REUSE_SECONDS); 0 turns it off. */
+  refreshReuseSeconds: number;
   loginAlerts: boolean;
   allowHeaderAuth: boolean;
   preferHeaderAuth: boolean;
@@ -101,6 +103,7 @@ export function readConfig(
     emailFrom: env.EMAIL_FROM?.trim() || "Portcullis <no-reply@localhost>",
     emailEnabled: flag(env, "EMAIL_ENABLED", true),
     emailCooldownSeconds: integer(env, "EMAIL_COOLDOWN_SECONDS", 60, 1, 86_400),
+    refreshReuseSeconds: integer(env, "REFRESH_REUSE_SECONDS", 10, 0, 300),
     loginAlerts: flag(env, "LOGIN_ALERTS", true),
     allowHeaderAuth: flag(env, "ALLOW_HEADER_AUTH", true),
     preferHeaderAuth: flag(env, "PREFER_HEADER_AUTH", true),

@@ -92,6 +92,7 @@ export async function createExampleAuth(
       preferHeaderAuthentication: config.preferHeaderAuth,
       cookies: { secure: config.cookieSecure },
       trustProxy: config.trustProxy,
+      refreshReuseIntervalSeconds: config.refreshReuseSeconds,
       // OIDC_ISSUER…: one provider named `oidc`; an http issuer is allowed only outside production.
       identityProviders: config.oidc
         ? [

@@ -54,6 +54,8 @@ export interface AuthContext {
   background: BackgroundTasks;
   /** The keyed hash recovery codes are stored under. */
   recoveryCodes: KeyedHash;
+  /** The keyed hash a refresh token's successor is derived with (`successorRefreshToken`). */
+  refreshTokenSuccessors: KeyedHash;
   /** A new user id (the `generateId` option, or 128 random bits). */
   generateId(): string;
   /** A hash of a random password with the current parameters, for the dummy verify of unknown users. */

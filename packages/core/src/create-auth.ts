@@ -216,6 +216,7 @@ function createContext(
     }),
     secretBox: createSecretBox(encryptionKeys),
     recoveryCodes: createKeyedHash(encryptionKeys, "recovery codes v1"),
+    refreshTokenSuccessors: createKeyedHash(options.secret, "refresh token successor v1"),
     limits: createLimits(options, options.stores.cooldowns, events),
     events,
     background,

@@ -158,6 +158,7 @@ export const authOptionsSchema = z
     logger: port<Logger>("Logger", ["debug", "info", "warn", "error"]).optional(),
     accessTokenTtlSeconds: seconds(900),
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
+    refreshReuseIntervalSeconds: z.number().int().min(0).max(300).default(10),
     loginThrottle: z
       .object({
         freeAttempts: z.number().int().min(1).max(100).default(5),
@@ -470,6 +471,14 @@ export interface AuthOptions {
   accessTokenTtlSeconds?: number;
   /** Idle lifetime of a session (each refresh extends it), in seconds. Default 30 days. */
   refreshTokenTtlSeconds?: number;
+  /**
+   * The refresh reuse interval, in seconds (0 to 300; 0 turns it off). The refresh token that a
+   * session's latest rotation replaced, presented again within this long after that rotation,
+   * answers the session's current refresh token and a working access token instead of revoking
+   * the session, so two tabs (or retries) refreshing at once stay signed in. An older token, or
+   * that one later, still revokes the session. Default 10.
+   */
+  refreshReuseIntervalSeconds?: number;
   /**
    * Password checks per normalized address (login and step-up share it; unknown addresses
    * alike, so it tells nothing): each is counted before it is checked. `freeAttempts` in

@@ -12,7 +12,10 @@ import { OwnerIndex } from "./owner-index.js";
 
 interface StoredSession {
   record: SessionRecord;
+  /** Earlier refresh-token hashes, newest (the parent) first. */
   previousHashes: string[];
+  /** When the latest rotation happened (the store's clock, ms); absent before the first. */
+  rotatedAt?: number;
 }
 
 export type MemorySessionStore = SessionStore & Sweepable;
@@ -20,10 +23,11 @@ export type MemorySessionStore = SessionStore & Sweepable;
 /**
  * Sessions in memory, with a per-user index so ending a user's sessions never scans everything.
  * Rotation checks the presented hash and stores the new one with no await between, which makes
- * it atomic within the process.
+ * it atomic within the process; the reuse interval is timed on `clock`.
  */
 export function createMemorySessionStore(options: { clock?: Clock } = {}): MemorySessionStore {
-  const sessions = new ExpiringMap<StoredSession>(options.clock ?? systemClock);
+  const clock = options.clock ?? systemClock;
+  const sessions = new ExpiringMap<StoredSession>(clock);
   const sessionsByUser = new OwnerIndex();
   const removeSession = (id: string): SessionRecord | null => {
     const stored = sessions.get(id);
@@ -52,12 +56,16 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
       }
       return result;
     },
-    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs) {
+    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs, reuseIntervalMs = 0) {
       const stored = sessions.get(sessionId);
       if (!stored) return { status: "invalid" };
-      const { record } = stored;
+      const { record, rotatedAt } = stored;
+      const now = clock.now();
       if (record.refreshTokenHash !== presentedHash) {
         if (!stored.previousHashes.includes(presentedHash)) return { status: "invalid" };
+        const isParent = stored.previousHashes[0] === presentedHash;
+        if (isParent && reuseIntervalMs > 0 && rotatedAt !== undefined && now - rotatedAt <= reuseIntervalMs)
+          return { status: "current", session: clonePlain(record) };
         removeSession(sessionId);
         return { status: "reused", session: clonePlain(record) };
       }
@@ -66,7 +74,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
         0,
         REMEMBERED_REFRESH_TOKEN_HASHES,
       );
-      sessions.set(sessionId, { record: updated, previousHashes }, ttlMs);
+      sessions.set(sessionId, { record: updated, previousHashes, rotatedAt: now }, ttlMs);
       return { status: "rotated", session: clonePlain(updated) };
     },
     async deleteSession(id) {

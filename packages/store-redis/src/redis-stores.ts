@@ -262,7 +262,7 @@ function redisSessionStore(
       );
       return raws.map(parseSession);
     },
-    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs): Promise<RotationResult> {
+    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs, intervalMs): Promise<RotationResult> {
       const by = await deadline();
       const [status, json] = await bounded(
         redis.portcullisRotate(
@@ -273,10 +273,11 @@ function redisSessionStore(
           Math.ceil(ttlMs),
           REMEMBERED_REFRESH_TOKEN_HASHES,
           by,
+          Math.max(0, Math.floor(intervalMs ?? 0)),
         ),
       );
       if (status === "late") throw new Error("Redis ran the rotation past its deadline: nothing was changed");
-      if (status === "rotated" || status === "reused")
+      if (status === "rotated" || status === "reused" || status === "current")
         return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
       return { status: "invalid" };
     },

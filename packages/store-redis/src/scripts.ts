@@ -70,8 +70,9 @@ return 1`;
 
 /**
  * KEYS[1] session · KEYS[2] user's session index · ARGV[1] presented hash · ARGV[2] next fields JSON
- * ARGV[3] session ttl · ARGV[4] remembered hashes · ARGV[5] deadline
- * → {'rotated', json} | {'reused', json} | {'invalid'} | {'late'} (nothing changed: past the deadline)
+ * ARGV[3] session ttl · ARGV[4] remembered hashes · ARGV[5] deadline · ARGV[6] reuse interval ms
+ * → {'rotated', json} | {'current', json} (the parent within the interval, after `rotatedAt`, on
+ * Redis's clock) | {'reused', json} | {'invalid'} | {'late'} (nothing changed: past the deadline)
  */
 export const ROTATE_REFRESH_TOKEN = `${TOUCH_INDEX}${PAST_DEADLINE}
 if past_deadline(ARGV[5]) then return {'late'} end
@@ -79,7 +80,14 @@ local raw = redis.call('GET', KEYS[1])
 if not raw then return {'invalid'} end
 local stored = cjson.decode(raw)
 local record = stored.record
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local interval = tonumber(ARGV[6])
 if record.refreshTokenHash ~= ARGV[1] then
+  if stored.previousHashes[1] == ARGV[1] and interval > 0 and stored.rotatedAt
+    and now - stored.rotatedAt <= interval then
+    return {'current', cjson.encode(record)}
+  end
   for _, previous in ipairs(stored.previousHashes) do
     if previous == ARGV[1] then
       redis.call('DEL', KEYS[1])
@@ -93,6 +101,7 @@ local next = cjson.decode(ARGV[2])
 for field, value in pairs(next) do record[field] = value end
 table.insert(stored.previousHashes, 1, ARGV[1])
 while #stored.previousHashes > tonumber(ARGV[4]) do table.remove(stored.previousHashes) end
+stored.rotatedAt = now
 redis.call('SET', KEYS[1], cjson.encode(stored), 'PX', ARGV[3])
 touch_index(KEYS[2], ARGV[3])
 return {'rotated', cjson.encode(record)}`;

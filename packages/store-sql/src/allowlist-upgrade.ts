@@ -39,7 +39,10 @@ export async function checkAllowlistUpgrade(db: AnyKysely): Promise<void> {
       row("session-expired", now + 900_000, now - 1),
     ])
     .execute();
-  expect(await migrate(db, { tablePrefix })).toEqual(["0005_access_token_allowlist"]);
+  expect(await migrate(db, { tablePrefix })).toEqual([
+    "0005_access_token_allowlist",
+    "0006_session_rotated_at",
+  ]);
   const { allowlist, sessions } = createSqlStores({ db, clock, tablePrefix });
   expect(await allowlist.findAllowedAccessToken("jti-live")).toEqual({ userId: "u1", sessionId: "live" });
   expect(await allowlist.findAllowedAccessToken("jti-ending")).toEqual({ userId: "u1", sessionId: "ending" });

@@ -26,6 +26,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0003_last_sign_in": addedTimeColumn(tables.users, "last_sign_in_at"),
     "0004_token_claims": addedTimeColumn(tables.tokens, "claimed_until"),
     "0005_access_token_allowlist": accessTokenAllowlist(tables, dialect),
+    "0006_session_rotated_at": addedTimeColumn(tables.sessions, "rotated_at"),
   };
 }
 
@@ -226,6 +227,9 @@ function accessTokenAllowlist(tables: SqlTables, dialect: SqlDialect): Migration
  *   upgrade sends no alert.
  * - `0004_token_claims`: `claimed_until` on tokens: `claimToken` holds a link token while its work
  *   runs, so the token is consumed only once its effect is complete; existing tokens start unclaimed.
+ * - `0006_session_rotated_at`: `rotated_at` on sessions: when the latest rotation happened, for the
+ *   refresh reuse interval; existing sessions start at null, so their parent token is reuse at once
+ *   until their next rotation.
  */
 function addedTimeColumn(table: string, column: string): Migration {
   return {

@@ -30,6 +30,15 @@ interface SessionRow {
   access_token_jti: string;
   access_token_expires_at: number | string;
   expires_at: number | string;
+  /** When the latest rotation happened (migration 0006); null before the first. */
+  rotated_at?: number | string | null;
+}
+
+/** Whether `presentedHash` is the parent of `row`'s current hash, rotated at most `intervalMs` before `now`. */
+function isParentWithinInterval(row: SessionRow, presentedHash: string, now: number, intervalMs: number) {
+  const [parent] = JSON.parse(row.previous_refresh_token_hashes) as string[];
+  if (parent !== presentedHash || intervalMs <= 0 || row.rotated_at == null) return false;
+  return now - toNumber(row.rotated_at) <= intervalMs;
 }
 
 const fromSessionRow = (row: SessionRow): SessionRecord => ({
@@ -159,13 +168,22 @@ function rotationMethods(context: SqlContext): Pick<SessionStore, "rotateRefresh
   const { db, tables, clock } = context;
   const sessions = tables.sessions;
   return {
-    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs): Promise<RotationResult> {
+    async rotateRefreshToken(
+      sessionId,
+      presentedHash,
+      next,
+      ttlMs,
+      reuseIntervalMs = 0,
+    ): Promise<RotationResult> {
       for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt++) {
         const now = clock.now();
         const row = await liveSession(context, sessionId, now);
         if (!row) return { status: "invalid" };
         const current = fromSessionRow(row);
         if (row.refresh_token_hash !== presentedHash) {
+          // One read decides it: the parent within the interval changes nothing.
+          if (isParentWithinInterval(row, presentedHash, now, reuseIntervalMs))
+            return { status: "current", session: current };
           const previous = JSON.parse(row.previous_refresh_token_hashes) as string[];
           if (!previous.includes(presentedHash)) return { status: "invalid" };
           await db.deleteFrom(sessions).where("id", "=", sessionId).execute();
@@ -174,7 +192,8 @@ function rotationMethods(context: SqlContext): Pick<SessionStore, "rotateRefresh
         const rotated = applyRotation(current, next);
         const previous = [presentedHash, ...(JSON.parse(row.previous_refresh_token_hashes) as string[])];
         // Conditional on the hash just read: of concurrent rotations exactly one updates the row;
-        // the others read again and find their hash among the previous ones (reuse).
+        // the others read again and find their hash as the parent (current, within the interval)
+        // or among the previous ones (reuse).
         const { numUpdatedRows } = await db
           .updateTable(sessions)
           .set({
@@ -187,6 +206,7 @@ function rotationMethods(context: SqlContext): Pick<SessionStore, "rotateRefresh
             access_token_jti: rotated.accessTokenJti,
             access_token_expires_at: now + ttlMs,
             expires_at: now + ttlMs,
+            rotated_at: now,
           })
           .where("id", "=", sessionId)
           .where("refresh_token_hash", "=", presentedHash)

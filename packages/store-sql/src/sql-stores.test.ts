@@ -26,6 +26,7 @@ describe("createSqlStores", () => {
       "0003_last_sign_in",
       "0004_token_claims",
       "0005_access_token_allowlist",
+      "0006_session_rotated_at",
     ]);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
@@ -40,6 +41,7 @@ describe("createSqlStores", () => {
       "0003_last_sign_in",
       "0004_token_claims",
       "0005_access_token_allowlist",
+      "0006_session_rotated_at",
     ]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
     expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
@@ -69,7 +71,11 @@ describe("createSqlStores", () => {
         delete_at: token.expiresAt,
       })
       .execute();
-    expect(await migrate(db)).toEqual(["0004_token_claims", "0005_access_token_allowlist"]);
+    expect(await migrate(db)).toEqual([
+      "0004_token_claims",
+      "0005_access_token_allowlist",
+      "0006_session_rotated_at",
+    ]);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();
     await db.destroy();

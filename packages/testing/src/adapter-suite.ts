@@ -6,6 +6,7 @@ import { emailsTests } from "./adapter-suite/emails.js";
 import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-suite/fixture.js";
 import { hostApiTests } from "./adapter-suite/host-api.js";
 import { loginTests } from "./adapter-suite/login.js";
+import { refreshReuseTests } from "./adapter-suite/refresh-reuse.js";
 import { registrationTests } from "./adapter-suite/registration.js";
 import { resetTests } from "./adapter-suite/reset.js";
 import { routingTests } from "./adapter-suite/routing.js";
@@ -29,6 +30,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   verification: verificationTests,
   "host-api": hostApiTests,
   credentials: credentialsTests,
+  "refresh-reuse": refreshReuseTests,
 };
 
 /**

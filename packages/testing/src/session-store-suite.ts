@@ -12,6 +12,9 @@ import {
 /** A session's lifetime in these tests (one hour), in milliseconds. */
 const TTL_MS = 3_600_000;
 
+/** A reuse interval no test outlasts (one minute), in milliseconds. */
+const LONG_INTERVAL_MS = 60_000;
+
 /** Sorted by id, to compare lists a store returns in no particular order. */
 const byId = (records: SessionRecord[]) => [...records].sort((x, y) => x.id.localeCompare(y.id));
 
@@ -47,8 +50,8 @@ function sessionContext(fixture: StoreFixture<SessionStore>) {
     lastActiveAt: 1_700_000_100_000,
   });
   /** Presents `hash` as the refresh token of session `sessionId`, with a new rotation: the store's answer. */
-  const present = (sessionId: string, hash: string) =>
-    store.rotateRefreshToken(sessionId, hash, rotation(), TTL_MS);
+  const present = (sessionId: string, hash: string, reuseIntervalMs?: number) =>
+    store.rotateRefreshToken(sessionId, hash, rotation(), TTL_MS, reuseIntervalMs);
   /** Creates (with `TTL_MS`, in order) one session per name, all of one new user: the user id and the sessions by name. */
   const sessionsOfOneUser = async <N extends string>(...names: N[]) => {
     const userId = uniqueId("user");
@@ -312,6 +315,67 @@ export const runSessionStoreSuite = defineStoreSuite("SessionStore", sessionCont
       await elapse(fixture, 200);
       expect(await store.getSession(session.id)).toBeNull();
     },
+  },
+  "refresh reuse interval": {
+    "rotateRefreshToken - the parent within the reuse interval is current: the session as it is, unchanged":
+      async ({ store, rotatedSession, present }) => {
+        const { session, rotations } = await rotatedSession(1);
+        const after = await store.getSession(session.id);
+        const result = await present(session.id, session.refreshTokenHash, LONG_INTERVAL_MS);
+        expect(result).toEqual({ status: "current", session: after });
+        expect(await store.getSession(session.id)).toEqual(after);
+        const current = rotations[0] as SessionRotation;
+        expect((await present(session.id, current.refreshTokenHash, LONG_INTERVAL_MS)).status).toBe(
+          "rotated",
+        );
+      },
+    "rotateRefreshToken - the parent after the reuse interval is reuse: the session is gone": async ({
+      store,
+      fixture,
+      rotatedSession,
+      present,
+    }) => {
+      const { session } = await rotatedSession(1);
+      await elapse(fixture, 400);
+      expect((await present(session.id, session.refreshTokenHash, 300)).status).toBe("reused");
+      expect(await store.getSession(session.id)).toBeNull();
+    },
+    "rotateRefreshToken - a grandparent within the reuse interval is reuse: the session is gone": async ({
+      store,
+      rotatedSession,
+      present,
+    }) => {
+      const { session } = await rotatedSession(2);
+      expect((await present(session.id, session.refreshTokenHash, LONG_INTERVAL_MS)).status).toBe("reused");
+      expect(await store.getSession(session.id)).toBeNull();
+    },
+    "rotateRefreshToken - a reuse interval of 0 (or none) makes the parent reuse at once": async ({
+      store,
+      rotatedSession,
+      present,
+    }) => {
+      const { session } = await rotatedSession(1);
+      expect((await present(session.id, session.refreshTokenHash, 0)).status).toBe("reused");
+      expect(await store.getSession(session.id)).toBeNull();
+    },
+    "rotateRefreshToken - 20 concurrent calls with one hash within the interval: one rotates, the rest are current":
+      async ({ store, storedSession, rotation }) => {
+        const session = await storedSession();
+        const results = await concurrently(20, () =>
+          store.rotateRefreshToken(
+            session.id,
+            session.refreshTokenHash,
+            rotation(),
+            TTL_MS,
+            LONG_INTERVAL_MS,
+          ),
+        );
+        const statuses = results.map((result) => result.status).sort();
+        expect(statuses).toEqual([...Array(19).fill("current"), "rotated"]);
+        const alive = await store.getSession(session.id);
+        expect(alive).not.toBeNull();
+        for (const result of results) if (result.status !== "invalid") expect(result.session).toEqual(alive);
+      },
   },
   copies: {
     "getSession / listSessions / rotateRefreshToken / deleteSession - returned objects are copies": async ({

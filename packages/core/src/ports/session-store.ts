@@ -48,13 +48,15 @@ export function applyRotation(record: SessionRecord, next: SessionRotation): Ses
 }
 
 /**
- * What `rotateRefreshToken` did: `rotated` (the presented hash was current), `reused` (it was
- * an earlier, already rotated hash of this session: the session was deleted) or `invalid`
- * (no such session, or a hash the session never had: nothing changed). `session` is the record
- * after the rotation, or (reused) as it was when deleted.
+ * What `rotateRefreshToken` did: `rotated` (the presented hash was current), `current` (it was
+ * the hash the latest rotation replaced, presented within the reuse interval: nothing changed),
+ * `reused` (an earlier, already rotated hash of this session: the session was deleted) or
+ * `invalid` (no such session, or a hash the session never had: nothing changed). `session` is
+ * the record after the rotation, (current) as it is now, or (reused) as it was when deleted.
  */
 export type RotationResult =
   | { status: "rotated"; session: SessionRecord }
+  | { status: "current"; session: SessionRecord }
   | { status: "reused"; session: SessionRecord }
   | { status: "invalid" };
 
@@ -83,16 +85,24 @@ export interface SessionStore {
    * returns `rotated` with the new record. When it is a hash this session had before: deletes
    * the session and returns `reused` with the record as it was. Otherwise changes nothing and
    * returns `invalid`. A store may remember a bounded number of earlier hashes (the shipped stores
-   * keep `REMEMBERED_REFRESH_TOKEN_HASHES`); an older one then reads as `invalid`. Of concurrent
-   * calls with the same current hash, exactly one returns `rotated`; the others present a hash
-   * that was just rotated, so they get `reused` and the session ends: clients must not refresh
-   * one session in parallel.
+   * keep `REMEMBERED_REFRESH_TOKEN_HASHES`); an older one then reads as `invalid`.
+   *
+   * The reuse interval: the store records when each rotation happened (on its own clock). When
+   * `presentedHash` is the one the session's latest rotation replaced (its parent) and at most
+   * `reuseIntervalMs` milliseconds have passed since that rotation, it changes nothing and returns
+   * `current` with the record as it is. Any older hash, or the parent after the interval, is
+   * `reused` as above. Of concurrent calls with the same current hash, exactly one returns
+   * `rotated` and (within the interval) the others `current`, all in one atomic step each.
+   * `reuseIntervalMs` absent or 0: no interval, the parent is `reused` at once. A store written
+   * before the interval existed ignores the argument and never answers `current`: with it,
+   * concurrent refreshes of one session end the session, as they did before.
    */
   rotateRefreshToken(
     sessionId: string,
     presentedHash: string,
     next: SessionRotation,
     ttlMs: number,
+    reuseIntervalMs?: number,
   ): Promise<RotationResult>;
   /** Deletes the session; returns the deleted record, or null when it was absent (or expired). */
   deleteSession(id: string): Promise<SessionRecord | null>;

@@ -21,15 +21,22 @@ export interface SessionLifetimes {
   sessionTtlMs: number;
   /** How long a new access token stays on the allowlist. */
   accessTokenTtlMs: number;
+  /** The refresh reuse interval (`rotateRefreshToken`); absent or 0: none. */
+  reuseIntervalMs?: number;
 }
 
 /** The lifetimes of the options, in milliseconds. */
 export function sessionLifetimes(ctx: {
-  options: { refreshTokenTtlSeconds: number; accessTokenTtlSeconds: number };
+  options: {
+    refreshTokenTtlSeconds: number;
+    accessTokenTtlSeconds: number;
+    refreshReuseIntervalSeconds?: number;
+  };
 }): SessionLifetimes {
   return {
     sessionTtlMs: ctx.options.refreshTokenTtlSeconds * 1000,
     accessTokenTtlMs: ctx.options.accessTokenTtlSeconds * 1000,
+    reuseIntervalMs: (ctx.options.refreshReuseIntervalSeconds ?? 0) * 1000,
   };
 }
 
@@ -64,8 +71,9 @@ export async function storeNewSession(
  * Rotates a session's refresh token. The session is read (for its user), `next.accessTokenJti`
  * is allowed, and, when the presented hash is the current one, the old `jti` is revoked; then
  * the store compares and sets. `reused` (the store deleted the session) revokes the session's
- * current `jti` and the new one; `invalid` revokes the new one (and `rotated` the old one, had it
- * not been current when read). Revoking the old `jti` before the rotation rather than after it
+ * current `jti` and the new one; `invalid` and `current` (the parent within the reuse interval:
+ * the session keeps its current `jti`, which the caller re-signs) revoke the new one (and
+ * `rotated` the old one, had it not been current when read). Revoking the old `jti` before the rotation rather than after it
  * means a failure or crash between the two leaves the client with a refresh token that still
  * works and an access token that no longer does (a retry recovers), never an old access token
  * alive beside a rotated session.
@@ -86,12 +94,19 @@ export async function rotateSession(
   const wasCurrent = before.refreshTokenHash === presentedHash;
   if (wasCurrent) await revoke(deps, [before.accessTokenJti]);
   const result = await guardPort("DATABASE_FAILURE", () =>
-    deps.sessions.rotateRefreshToken(sessionId, presentedHash, next, lifetimes.sessionTtlMs),
+    deps.sessions.rotateRefreshToken(
+      sessionId,
+      presentedHash,
+      next,
+      lifetimes.sessionTtlMs,
+      lifetimes.reuseIntervalMs,
+    ),
   );
   if (result.status === "rotated" && !wasCurrent) await revoke(deps, [before.accessTokenJti]);
   else if (result.status === "reused")
     await revoke(deps, [result.session.accessTokenJti, next.accessTokenJti]);
-  else if (result.status === "invalid") await revoke(deps, [next.accessTokenJti]);
+  else if (result.status === "invalid" || result.status === "current")
+    await revoke(deps, [next.accessTokenJti]);
   return result;
 }
 

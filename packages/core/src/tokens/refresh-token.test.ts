@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { createKeyedHash } from "./keys.js";
 import { isSessionId, randomId } from "./random.js";
-import { issueRefreshToken, parseRefreshToken } from "./refresh-token.js";
+import { issueRefreshToken, parseRefreshToken, successorRefreshToken } from "./refresh-token.js";
 
 describe("refresh tokens", () => {
   it("issueRefreshToken - carries the session id and 256 random bits; only the hash is stored", () => {
@@ -10,6 +11,21 @@ describe("refresh tokens", () => {
     expect(a.token.split(".")[1]).toHaveLength(43);
     expect(a.hash).not.toContain(a.token.split(".")[1]);
     expect(parseRefreshToken(a.token)).toEqual({ sessionId: "session-id-123456", hash: a.hash });
+  });
+
+  it("successorRefreshToken - the same for one parent, another for another parent or secret; a well-formed token", () => {
+    const secret = "first-successor-secret-for-tests-only-9f3K";
+    const other = "second-successor-secret-for-tests-only-Qm7x";
+    const keyed = createKeyedHash([secret], "refresh token successor v1");
+    const rotated = createKeyedHash([other, secret], "refresh token successor v1");
+    const parent = issueRefreshToken("session-id-123456");
+    const next = successorRefreshToken(keyed, "session-id-123456", parent.token);
+    expect(successorRefreshToken(keyed, "session-id-123456", parent.token)).toEqual(next);
+    expect(parseRefreshToken(next.token)).toEqual({ sessionId: "session-id-123456", hash: next.hash });
+    expect(successorRefreshToken(keyed, "session-id-123456", next.token).token).not.toBe(next.token);
+    const afterRotation = successorRefreshToken(rotated, "session-id-123456", parent.token);
+    expect(afterRotation.token).not.toBe(next.token);
+    expect(afterRotation.candidates.map((candidate) => candidate.hash)).toContain(next.hash);
   });
 
   it.each([

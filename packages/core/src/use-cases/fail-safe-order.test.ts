@@ -462,6 +462,8 @@ describe("session lifecycle under faults", () => {
   const FLOWS: Record<string, (s: Scenario, auth: Scenario["auth"]) => Promise<HeldTokens | undefined>> = {
     "login (start)": (_, auth) => signIn(auth, { email: EMAIL, password: PASSWORD }),
     "refresh (rotate)": (s, auth) => auth.refresh({ token: s.before.refreshToken }),
+    "refresh (the replaced token within the reuse interval)": (s, auth) =>
+      auth.refresh({ token: s.other.refreshToken }),
     "logout (end one)": async (s, auth) =>
       void (await auth.logout({}, { accessToken: s.before.accessToken })),
     "sessions.revoke (end one)": async (s, auth) =>
@@ -475,8 +477,10 @@ describe("session lifecycle under faults", () => {
   async function lifecycleScenario() {
     const base = await scenario({ claims: true });
     const other = await signIn(base.auth, { email: EMAIL, password: PASSWORD });
+    // `other` is rotated once: its first refresh token is now the parent, within the interval.
+    const otherNext = await base.auth.refresh({ token: other.refreshToken });
     const principal = await base.auth.authenticate({ token: base.before.accessToken });
-    return { ...base, other, principal };
+    return { ...base, other, otherNext, principal };
   }
 
   /** Every held access token that authenticates is the current one of its live session. */
@@ -506,6 +510,10 @@ describe("session lifecycle under faults", () => {
     const rotate = await cleanSteps("refresh (rotate)");
     before(rotate, "allowlist.allowAccessToken", "sessions.rotateRefreshToken");
     before(rotate, "allowlist.revokeAccessTokens", "sessions.rotateRefreshToken");
+    const current = await cleanSteps("refresh (the replaced token within the reuse interval)");
+    before(current, "allowlist.allowAccessToken", "sessions.rotateRefreshToken");
+    // The jti allowed for a rotation that did not happen is revoked after it: never handed out.
+    before(current, "sessions.rotateRefreshToken", "allowlist.revokeAccessTokens");
     before(await cleanSteps("logout (end one)"), "allowlist.revokeAccessTokens", "sessions.deleteSession");
     const all = await cleanSteps("sessions.revokeAll (end the user's)");
     before(all, "sessions.listSessions", "allowlist.revokeAccessTokens");
@@ -533,11 +541,15 @@ describe("session lifecycle under faults", () => {
           expect(s.fault.calls[at - 1], label).toBe(steps[at - 1]);
           const issued = mode === "fail" ? (await run)?.issued : undefined;
           const checker = mode === "crash" ? s.build() : s.auth;
-          await expectSafe(s, checker, [s.before, s.other, ...(issued ? [issued] : [])], label);
+          await expectSafe(s, checker, [s.before, s.other, s.otherNext, ...(issued ? [issued] : [])], label);
           // A refresh token that is still current refreshes: the client recovers by retrying.
           const current = await s.memory.sessions.getSession(s.before.sessionId);
           if (flow === "refresh (rotate)" && !issued && current?.refreshTokenHash === hashOf(s.before)) {
             expect(await code(checker.refresh({ token: s.before.refreshToken })), label).toBe("OK");
+          }
+          const other = await s.memory.sessions.getSession(s.other.sessionId);
+          if (flow.includes("reuse interval") && !issued && other?.refreshTokenHash === hashOf(s.otherNext)) {
+            expect(await code(checker.refresh({ token: s.other.refreshToken })), label).toBe("OK");
           }
         }
       }

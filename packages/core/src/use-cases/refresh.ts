@@ -9,7 +9,7 @@ import {
   sessionLifetimes,
 } from "../sessions/session-lifecycle.js";
 import type { SessionTokens } from "../sessions/start-session.js";
-import { issueRefreshToken, parseRefreshToken } from "../tokens/refresh-token.js";
+import { parseRefreshToken, successorRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../user-agent.js";
 import { parseInput, refreshInput } from "../validation.js";
 
@@ -18,7 +18,10 @@ export type RefreshResult = SessionTokens;
 
 /**
  * Rotates the refresh token: the presented one stops working and a new refresh and access token
- * are issued. Presenting a token that was already rotated revokes the whole session (theft).
+ * are issued. Presenting a token that was already rotated revokes the whole session (theft),
+ * except the one the latest rotation replaced within `refreshReuseIntervalSeconds`: that answers
+ * the session's current refresh token (derived again from it) and an access token re-signed with
+ * the session's current `jti`, so concurrent refreshes (two tabs) all succeed.
  */
 export async function refresh(
   ctx: AuthContext,
@@ -27,9 +30,9 @@ export async function refresh(
 ): Promise<RefreshResult> {
   const body = parseInput(refreshInput, input);
   const parsed = refreshToken ? parseRefreshToken(refreshToken) : null;
-  if (!parsed) throw new AuthError("REFRESH_TOKEN_INVALID");
+  if (!parsed || !refreshToken) throw new AuthError("REFRESH_TOKEN_INVALID");
 
-  const next = issueRefreshToken(parsed.sessionId);
+  const next = successorRefreshToken(ctx.refreshTokenSuccessors, parsed.sessionId, refreshToken);
   const jti = newAccessTokenId(ctx, parsed.sessionId);
   const stated = body?.session;
   const device = stated?.browser || stated?.os ? describeDevice(stated, request.userAgent) : undefined;
@@ -58,11 +61,22 @@ export async function refresh(
   if (result.status === "invalid") throw new AuthError("REFRESH_TOKEN_INVALID");
 
   const { session } = result;
+  // `current`: the session's token is the successor of the one presented (under one of the
+  // secrets); a session whose token was not derived so (issued before) cannot be handed out.
+  const issued =
+    result.status === "current"
+      ? next.candidates.find((candidate) => candidate.hash === session.refreshTokenHash)
+      : next;
+  if (!issued) throw new AuthError("REFRESH_TOKEN_INVALID");
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(session.userId));
   if (!user) {
     await endSession(ctx, session.id, session);
     throw new AuthError("REFRESH_TOKEN_INVALID");
   }
-  const accessToken = await ctx.accessTokens.sign({ userId: user.id, sessionId: session.id, jti });
-  return { user: toUser(user), accessToken, refreshToken: next.token, sessionId: session.id };
+  const accessToken = await ctx.accessTokens.sign({
+    userId: user.id,
+    sessionId: session.id,
+    jti: session.accessTokenJti,
+  });
+  return { user: toUser(user), accessToken, refreshToken: issued.token, sessionId: session.id };
 }

@@ -3,6 +3,7 @@ import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 import { code, createLineLogger, createTestAuth, fastHasher, PASSWORD, signIn } from "../test-support.js";
+import { issueRefreshToken, parseRefreshToken } from "../tokens/refresh-token.js";
 
 const CHROME_UA =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
@@ -159,25 +160,89 @@ describe("use cases", () => {
     ).toBe("Renamed");
   });
 
-  it("refresh - presenting a rotated token again revokes the session (reuse detection)", async () => {
-    const { auth, lines } = setup();
+  it("refresh - the replaced token again after the reuse interval revokes the session (reuse detection)", async () => {
+    const { auth, clock, lines } = setup();
     await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const rotated = await auth.refresh({ token: login.refreshToken });
+    clock.advance(10_001);
     expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
     expect(await code(auth.refresh({ token: rotated.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
     expect(await code(auth.authenticate({ token: rotated.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
     expect(lines.some((line) => line.includes('"refresh_token.reused"'))).toBe(true);
   });
 
-  it("refresh - 20 parallel refreshes with one token: exactly one succeeds", async () => {
+  it("refresh - the replaced token within the reuse interval answers the current tokens: no rotation", async () => {
+    const { auth, clock } = setup();
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const rotated = await auth.refresh({ token: login.refreshToken });
+    clock.advance(10_000);
+    const again = await auth.refresh({ token: login.refreshToken });
+    expect(again.refreshToken).toBe(rotated.refreshToken);
+    expect(await auth.authenticate({ token: again.accessToken })).toMatchObject({
+      sessionId: login.sessionId,
+    });
+    expect(await auth.authenticate({ token: rotated.accessToken })).toMatchObject({
+      sessionId: login.sessionId,
+    });
+    const next = await auth.refresh({ token: rotated.refreshToken });
+    expect(next.refreshToken).not.toBe(rotated.refreshToken);
+  });
+
+  it("refresh - a token two rotations back revokes the session at once, within the interval", async () => {
+    const { auth } = setup();
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const first = await auth.refresh({ token: login.refreshToken });
+    const second = await auth.refresh({ token: first.refreshToken });
+    expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await code(auth.authenticate({ token: second.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+    expect(await code(auth.refresh({ token: second.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+  });
+
+  it("refresh - refreshReuseIntervalSeconds 0: the replaced token revokes the session at once", async () => {
+    const { auth } = createTestAuth({ email: { enabled: false }, refreshReuseIntervalSeconds: 0 });
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const rotated = await auth.refresh({ token: login.refreshToken });
+    expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await code(auth.authenticate({ token: rotated.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
+  });
+
+  it("refresh - the replaced token of a session whose token was not derived from it is REFRESH_TOKEN_INVALID; the session lives", async () => {
+    const { auth, stores } = setup();
+    await auth.register({}, { email: "a@x.test", password: PASSWORD });
+    const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
+    const session = await stores.sessions.getSession(login.sessionId);
+    // A rotation as an earlier version made it: a random successor.
+    const successor = issueRefreshToken(login.sessionId);
+    await stores.sessions.rotateRefreshToken(
+      login.sessionId,
+      parseRefreshToken(login.refreshToken)?.hash ?? "",
+      { refreshTokenHash: successor.hash, accessTokenJti: session?.accessTokenJti ?? "", lastActiveAt: 1 },
+      3_600_000,
+    );
+    expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
+    expect(await auth.refresh({ token: successor.token })).toMatchObject({ sessionId: login.sessionId });
+  });
+
+  it("refresh - 20 parallel refreshes with one token: all succeed with one successor, every access token works", async () => {
     const { auth } = setup();
     await auth.register({}, { email: "a@x.test", password: PASSWORD });
     const login = await signIn(auth, { email: "a@x.test", password: PASSWORD });
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => code(auth.refresh({ token: login.refreshToken }))),
+      Array.from({ length: 20 }, () => auth.refresh({ token: login.refreshToken })),
     );
-    expect(results.filter((result) => result === "OK")).toHaveLength(1);
+    expect(new Set(results.map((result) => result.refreshToken)).size).toBe(1);
+    for (const result of results) {
+      expect(await auth.authenticate({ token: result.accessToken })).toMatchObject({
+        sessionId: login.sessionId,
+      });
+    }
+    expect(await auth.refresh({ token: results[0]?.refreshToken })).toMatchObject({
+      sessionId: login.sessionId,
+    });
   });
 
   it("sessions - list marks the current one; revoking another user's session is NOT_FOUND; revoke all ends every one", async () => {

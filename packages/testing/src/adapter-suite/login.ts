@@ -162,6 +162,8 @@ async function expectRotationAndReuse(app: App, { accessToken, refreshToken }: S
     401,
     "ACCESS_TOKEN_INVALID",
   );
+  // Past the refresh reuse interval (10 s by default): within it, the old token answers the new ones.
+  app.clock.advance(10_001);
   const reuse = await app.call("refresh reuse", "POST", "/api/auth/refresh", {
     cookie: `refresh_token=${refreshToken}`,
   });
