@@ -6,7 +6,12 @@ import { runExampleSuite } from "example-shared/suite";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { addHostRoutes, listenForTests } from "../../../packages/adapter-fastify/src/test-server.js";
-import { deleteKeys, testPrefix, useRedis } from "../../../packages/store-redis/src/test-redis.js";
+import {
+  deleteKeys,
+  serverTime,
+  testPrefix,
+  useRedis,
+} from "../../../packages/store-redis/src/test-redis.js";
 import type { AnyKysely } from "../../../packages/store-sql/src/context.js";
 import * as pg from "../../../packages/store-sql/src/test-databases.js";
 import { createApp } from "./app.js";
@@ -52,5 +57,6 @@ runAdapterSuite({
     users: pg.freshSqlStores(db, clock).users,
     ...createRedisStores({ client, keyPrefix: `${keyPrefix}${Math.random().toString(36).slice(2)}:` }),
   }),
+  storeNow: () => serverTime(client),
   start: (auth) => listen(auth, undefined, true),
 });

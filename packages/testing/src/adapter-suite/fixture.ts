@@ -17,6 +17,7 @@ import {
   type HttpClient,
   type HttpReply,
 } from "../http-client.js";
+import { elapse } from "../store-fixture.js";
 import { type TranscriptOptions, useTranscript } from "../transcript.js";
 
 /** A running host app built with the adapter under test. */
@@ -43,6 +44,12 @@ export interface AdapterSuiteOptions {
    */
   createStores(clock: Clock): Omit<AuthStores, "identities">;
   /**
+   * For stores that keep some deadlines on their own clock (Redis keeps sessions' rotation times
+   * on the server's `TIME`), which the suite's fake clock cannot move: reads that clock, in ms.
+   * Tests that pass such a deadline (the refresh reuse interval) then also wait until it has moved.
+   */
+  storeNow?: () => number | Promise<number>;
+  /**
    * Compares every test's normalized responses (statuses, headers, cookies, bodies) with the shared
    * golden transcripts, one file per area, so adapters that pass the suite answer byte for byte
    * alike; `true` uses the golden files shipped in this package. Off by default.
@@ -61,6 +68,11 @@ export interface App {
   server: StartedServer;
   stores: ReturnType<AdapterSuiteOptions["createStores"]>;
   clock: FakeClock;
+  /**
+   * Moves the fake clock by `ms` and, with `storeNow`, waits until the stores' own clock has moved
+   * as far (keep `ms` short: that is a real wait).
+   */
+  elapse(ms: number): Promise<void>;
   /** Every email the mailer accepted, in order (await `auth.idle()` for background sends). */
   emails: EmailMessage[];
   logLines: string[];
@@ -156,6 +168,11 @@ export function createBoot(options: AdapterSuiteOptions, record?: ExchangeRecord
       server,
       stores,
       clock,
+      async elapse(ms) {
+        clock.advance(ms);
+        const { storeNow } = options;
+        if (storeNow) await elapse({ store: undefined, now: storeNow }, ms);
+      },
       emails,
       logLines,
       goneUserIds,
