@@ -1,4 +1,4 @@
-// No function in package source runs over 80 lines (STYLE.md): a longer one is split into named
+// No function in package source runs over 80 lines (docs/architecture.md): a longer one is split into named
 // steps, or a test suite into records of named tests. Measured with the TypeScript parser, from
 // the first line of a function (its name or first parameter) to its closing brace, nested
 // functions counted inside their parents too.
