@@ -762,6 +762,54 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       }
     });
 
+    it(
+      "two tabs of one browser refresh at the same moment and both stay signed in",
+      inNewPage(async (first, context) => {
+        const email = await createAccount("two-tabs");
+        await signIn(first, email);
+        await signedInAs(first, email);
+        const second = await context.newPage();
+        await second.goto(base);
+        await signedInAs(second, email);
+        const cookie = async (name: string) =>
+          (await context.cookies()).find((c) => c.name === name)?.value ?? "";
+        const before = await cookie("refresh_token");
+        expect(before).not.toBe("");
+
+        // Both tabs wait for the same instant of the shared clock, then POST /refresh with the
+        // one refresh cookie the browser holds; the answers' cookies land in the one jar. With no
+        // reuse interval (REFRESH_REUSE_SECONDS=0) one of them answers 401 and both are signed out.
+        const at = Date.now() + 500;
+        const refreshAt = (page: Page) =>
+          page.evaluate(async (when) => {
+            await new Promise((resolve) => setTimeout(resolve, when - Date.now()));
+            const response = await fetch("/api/auth/refresh", { method: "POST", credentials: "same-origin" });
+            return { status: response.status, code: response.headers.get("auth-error-code") };
+          }, at);
+        const answers = await Promise.all([refreshAt(first), refreshAt(second)]);
+        expect(answers).toEqual([
+          { status: 200, code: null },
+          { status: 200, code: null },
+        ]);
+        const after = await cookie("refresh_token");
+        expect(after).not.toBe(before);
+
+        // Both tabs still act as the user: after a reload, and on the API with the jar's cookies.
+        for (const page of [first, second]) {
+          await page.reload();
+          await signedInAs(page, email);
+        }
+        const me = await first.evaluate(async () => (await fetch("/api/auth/me")).status);
+        expect(me).toBe(200);
+        // One session (no second one was started), and it refreshes on with the newest token.
+        await expect.poll(() => first.locator("#sessions li").count()).toBe(1);
+        const again = await second.evaluate(
+          async () => (await fetch("/api/auth/refresh", { method: "POST" })).status,
+        );
+        expect(again).toBe(200);
+      }),
+    );
+
     it("ui (g) - the user is a readable profile, times are in the viewer's locale, the favicon loads", async () => {
       const createdAt = Date.UTC(2024, 2, 5, 14, 7);
       const email = await createAccount("profile", { name: "Grace Hopper", createdAt });
