@@ -14,6 +14,7 @@ import type { Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
+import type { StoresTogether } from "./ports/stores-together.js";
 import type { UserStore } from "./ports/user-store.js";
 import type { AccessTokenCodec } from "./tokens/access-token.js";
 import type { KeyedHash } from "./tokens/keys.js";
@@ -34,6 +35,11 @@ export interface AuthContext {
   /** The access-token allowlist (`accessTokens` is the JWT codec). */
   allowlist: AccessTokenAllowlist;
   singleUseTokens: SingleUseTokenStore;
+  /**
+   * `stores.together` when it covers users, sessions, allowlist and single-use tokens (one
+   * database): multi-step changes then write in one transaction (`stores-together.ts`).
+   */
+  together: StoresTogether | undefined;
   /** Links to identity providers; present whenever `identityProviders` are configured. */
   identities: IdentityStore | undefined;
   /** The configured identity providers by name (empty without `identityProviders`). */

@@ -14,6 +14,7 @@ import { type Call, isIssuedPrincipal } from "./model.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
 import { systemClock } from "./ports/clock.js";
 import { consoleLogger } from "./ports/logger.js";
+import { coveringTogether } from "./sessions/change-together.js";
 import { createAccessTokenCodec } from "./tokens/access-token.js";
 import { createKeyedHash, createSigningKeys } from "./tokens/keys.js";
 import { randomId, randomToken } from "./tokens/random.js";
@@ -200,6 +201,7 @@ function createContext(
     sessions: options.stores.sessions,
     allowlist: options.stores.allowlist,
     singleUseTokens: options.stores.singleUseTokens,
+    together: coveringTogether(options.stores, logger),
     identities: options.stores.identities,
     relyingParties: createRelyingParties(options.identityProviders, { clock }),
     mailer: options.mailer,

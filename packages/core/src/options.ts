@@ -13,6 +13,7 @@ import type { EmailKind, Mailer } from "./ports/mailer.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
+import type { StoresTogether } from "./ports/stores-together.js";
 import type { UserStore } from "./ports/user-store.js";
 import { isWeakSecret, MIN_SECRET_BITS } from "./secret-strength.js";
 import { toIssues } from "./validation.js";
@@ -79,6 +80,7 @@ export const STORE_METHODS = {
     "listByUser",
     "unlink",
   ] as const satisfies readonly RequiredMethods<IdentityStore>[],
+  together: ["covers", "run"] as const satisfies readonly RequiredMethods<StoresTogether>[],
 };
 
 const seconds = (fallback: number) =>
@@ -148,6 +150,7 @@ export const authOptionsSchema = z
       allowlist: port<AccessTokenAllowlist>("AccessTokenAllowlist", STORE_METHODS.allowlist),
       singleUseTokens: port<SingleUseTokenStore>("SingleUseTokenStore", STORE_METHODS.singleUseTokens),
       identities: port<IdentityStore>("IdentityStore", STORE_METHODS.identities).optional(),
+      together: port<StoresTogether>("StoresTogether", STORE_METHODS.together).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     generateId: z
@@ -297,6 +300,12 @@ export interface AuthStores {
   singleUseTokens: SingleUseTokenStore;
   /** Links to identity providers; required only with `identityProviders`. */
   identities?: IdentityStore;
+  /**
+   * Runs the writes of a multi-step change (reset, `setPassword`) in one transaction when users,
+   * sessions, allowlist and single-use tokens live in its database: `createSqlStores().together`.
+   * Optional; ignored unless it covers all four.
+   */
+  together?: StoresTogether;
 }
 
 /**

@@ -35,6 +35,12 @@ export function createMemoryUserStore(): UserStore & { size(): number } {
       byId.set(id, { ...current, lastSignInAt: at });
       return current.lastSignInAt == null;
     },
+    async replacePasswordHash(id, expected, next) {
+      const current = byId.get(id);
+      if (!current || current.passwordHash !== expected) return false;
+      byId.set(id, { ...current, passwordHash: next });
+      return true;
+    },
     async delete(id) {
       const current = byId.get(id);
       if (!current) return false;

@@ -336,10 +336,18 @@ function redisSingleUseTokenStore(
   bounded: Bounded,
   { tokenKey, tokenIndex, tokenClaim }: RedisKeys,
 ): SingleUseTokenStore {
-  /** Deletes every token an index names (token keys live in their own slots: one command each). */
+  /**
+   * Deletes every token an index names, each with its claim (a token key and its claim share a
+   * slot; tokens live in their own slots: one command each), so no claim outlives its token.
+   */
   async function deleteIndexedTokens(index: string): Promise<number> {
     const keys = await bounded(redis.smembers(index));
-    const deleted = await Promise.all(keys.map((key) => bounded(redis.del(key))));
+    const deleted = await Promise.all(
+      keys.map(async (key) => {
+        const [token] = await Promise.all([bounded(redis.del(key)), bounded(redis.del(`${key}:claim`))]);
+        return token;
+      }),
+    );
     await bounded(redis.del(index));
     return deleted.reduce((sum, count) => sum + count, 0);
   }

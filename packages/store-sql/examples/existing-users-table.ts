@@ -110,6 +110,16 @@ export function createMembersUserStore(db: Kysely<HostDatabase>): UserStore {
       const first = await set().where("auth_last_sign_in_at", "is", null).executeTakeFirst();
       return Number(first.numUpdatedRows) > 0;
     },
+    async replacePasswordHash(id, expected, next) {
+      // Compare-and-set: a password set meanwhile (a reset) is not overwritten by a login's rehash.
+      const result = await db
+        .updateTable("members")
+        .set({ password_digest: next })
+        .where("auth_id", "=", id)
+        .where("password_digest", "=", expected)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async delete(id) {
       const result = await db.deleteFrom("members").where("auth_id", "=", id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;

@@ -54,6 +54,14 @@ export function detectDialect(db: AnyKysely): SqlDialect {
   );
 }
 
+/**
+ * Runs `work` in a transaction, or, when `db` is one already (the stores of `together.run`), in
+ * that one: Kysely does not nest transactions, and the enclosing one makes the work atomic anyway.
+ */
+export function inTransaction<T>(db: AnyKysely, work: (trx: AnyKysely) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
+
 /** What every store of one `createSqlStores` call shares. */
 export interface SqlContext {
   db: AnyKysely;

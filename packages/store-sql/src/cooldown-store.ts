@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CooldownStore } from "@portcullis/core";
 import { type Expression, sql } from "kysely";
-import { type SqlContext, storedKey, toNumber } from "./context.js";
+import { inTransaction, type SqlContext, storedKey, toNumber } from "./context.js";
 
 /**
  * Cooldowns (`<prefix>cooldowns`) and attempt counters (`<prefix>counters`). `acquire` and `hit`
@@ -111,7 +111,7 @@ function upserts({ db, dialect }: Pick<SqlContext, "db" | "dialect">) {
         .returningAll()
         .executeTakeFirstOrThrow()) as Row;
     }
-    return db.transaction().execute(async (trx) => {
+    return inTransaction(db, async (trx) => {
       await trx.executeQuery(insert.onDuplicateKeyUpdate(set).compile());
       return (await trx.selectFrom(table).selectAll().where("id", "=", id).executeTakeFirstOrThrow()) as Row;
     });

@@ -1,5 +1,5 @@
 import type { IdentityRecord, IdentityStore } from "@portcullis/core";
-import { type AnyKysely, insertUnlessTaken, type SqlContext, toNumber } from "./context.js";
+import { type AnyKysely, insertUnlessTaken, inTransaction, type SqlContext, toNumber } from "./context.js";
 
 /** A row of `<prefix>identities`; times are milliseconds. */
 interface IdentityRow {
@@ -81,7 +81,7 @@ export function createSqlIdentityStore({ db, dialect, tables }: SqlContext): Ide
       // PostgreSQL and MySQL: a statement's subquery reads a snapshot, so two concurrent deletes
       // of different rows would both see the other row. Lock the user's rows first: a concurrent
       // unlink waits, then no longer sees the row this one deleted.
-      return db.transaction().execute(async (trx) => {
+      return inTransaction(db, async (trx) => {
         const links = await trx
           .selectFrom(table)
           .select("provider")

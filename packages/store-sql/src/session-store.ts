@@ -5,7 +5,7 @@ import {
   type SessionRecord,
   type SessionStore,
 } from "@portcullis/core";
-import { deleteReturning, type SqlContext, toNumber, upsert } from "./context.js";
+import { deleteReturning, inTransaction, type SqlContext, toNumber, upsert } from "./context.js";
 
 /** Rounds of read-then-conditional-update before a rotation that keeps losing races gives up. */
 const ROTATION_ATTEMPTS = 5;
@@ -141,7 +141,7 @@ async function deleteUserRows(
     if (exceptSessionId !== undefined) query = query.where("id", "<>", exceptSessionId);
     return (await query.returningAll().execute()) as SessionRow[];
   }
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     let read = trx
       .selectFrom(tables.sessions)
       .selectAll()

@@ -1,5 +1,5 @@
 import type { SingleUseTokenStore, TokenRecord } from "@portcullis/core";
-import { deleteReturning, type SqlContext, toNumber } from "./context.js";
+import { deleteReturning, inTransaction, type SqlContext, toNumber } from "./context.js";
 
 interface TokenRow {
   purpose: string;
@@ -36,7 +36,7 @@ export function createSqlSingleUseTokenStore(context: SqlContext): SingleUseToke
         data: token.data === undefined ? null : JSON.stringify(token.data),
         delete_at: clock.now() + ttlMs,
       };
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         if (options?.replaceOthers) {
           await trx
             .deleteFrom(tokens)

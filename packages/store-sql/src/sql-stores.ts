@@ -5,6 +5,7 @@ import {
   type IdentityStore,
   type SessionStore,
   type SingleUseTokenStore,
+  type StoresTogether,
   systemClock,
   type UserStore,
 } from "@portcullis/core";
@@ -13,6 +14,7 @@ import {
   type AnyKysely,
   DEFAULT_TABLE_PREFIX,
   detectDialect,
+  inTransaction,
   type SqlContext,
   type SqlDialect,
   tableNames,
@@ -46,6 +48,13 @@ export interface SqlStores {
   /** Identity-provider links (for `identityProviders`), in `<prefix>identities`. */
   identities: IdentityStore;
   /**
+   * Runs a multi-step change (a reset, `setPassword`) on the users, sessions, allowlist and
+   * single-use tokens above in one transaction. `createAuth` uses it while those four stores are
+   * these (it covers only the stores of this call); mixed with stores of another package, changes
+   * rely on their fail-safe order instead.
+   */
+  together: StoresTogether;
+  /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went. Expired rows read as absent whether or not they were swept; schedule this
    * (every few minutes) only to keep the tables small.
@@ -70,13 +79,22 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     clock: options.clock ?? systemClock,
   };
   const { db, tables, clock } = context;
+  const changeStores = (on: SqlContext) => ({
+    users: createSqlUserStore(on),
+    sessions: createSqlSessionStore(on),
+    allowlist: createSqlAccessTokenAllowlist(on),
+    singleUseTokens: createSqlSingleUseTokenStore(on),
+  });
+  const stores = changeStores(context);
+  const covered = new WeakSet<object>(Object.values(stores));
   return {
-    users: createSqlUserStore(context),
-    sessions: createSqlSessionStore(context),
-    allowlist: createSqlAccessTokenAllowlist(context),
-    singleUseTokens: createSqlSingleUseTokenStore(context),
+    ...stores,
     cooldowns: createSqlCooldownStore(context),
     identities: createSqlIdentityStore(context),
+    together: {
+      covers: (store) => covered.has(store),
+      run: (work) => inTransaction(db, (trx) => work(changeStores({ ...context, db: trx }))),
+    },
     async sweep() {
       const now = clock.now();
       let removed = 0;

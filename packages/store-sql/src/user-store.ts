@@ -105,6 +105,16 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
       const first = await set().where("last_sign_in_at", "is", null).executeTakeFirst();
       return Number(first.numUpdatedRows) > 0;
     },
+    async replacePasswordHash(id, expected, next) {
+      // One conditional UPDATE: of concurrent replacements of one hash, the database lets one match.
+      const result = await db
+        .updateTable(table)
+        .set({ password_hash: next })
+        .where("id", "=", id)
+        .where("password_hash", "=", expected)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async delete(id) {
       const result = await db.deleteFrom(table).where("id", "=", id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;

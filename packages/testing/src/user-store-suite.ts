@@ -42,6 +42,20 @@ function recordSignIn(store: UserStore): (id: string, at: number) => Promise<boo
   return store.recordSignIn.bind(store);
 }
 
+/**
+ * The store's `replacePasswordHash`: optional in the type, expected of a store that passes this
+ * suite (without it login never replaces an outdated hash).
+ */
+function replacePasswordHash(
+  store: UserStore,
+): (id: string, expected: string, next: string) => Promise<boolean> {
+  if (!store.replacePasswordHash)
+    throw new Error(
+      "this UserStore has no replacePasswordHash(id, expected, next): see UserStore.replacePasswordHash in @portcullis/core",
+    );
+  return store.replacePasswordHash.bind(store);
+}
+
 /** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
 export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<UserStore>, {
   "": {
@@ -136,6 +150,42 @@ export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<User
       await store.create(b);
       await store.update(a.id, { name: "Grace", identityProviders: ["github"] });
       expect(await store.findById(b.id)).toEqual(b);
+    },
+    "replacePasswordHash - sets the hash only while it is the expected one": async ({ store }) => {
+      const user = newUser();
+      const other = newUser();
+      await store.create(user);
+      await store.create(other);
+      const rehashed = "$argon2id$v=19$m=65536,t=3,p=1$bmV3c2FsdA$bmV3aGFzaA";
+      expect(await replacePasswordHash(store)(user.id, "$argon2id$not-the-current-one", rehashed)).toBe(
+        false,
+      );
+      expect(await store.findById(user.id)).toEqual(user);
+      expect(await replacePasswordHash(store)(user.id, user.passwordHash ?? "", rehashed)).toBe(true);
+      await expectLookups(store, user, { ...user, passwordHash: rehashed });
+      expect(await replacePasswordHash(store)(user.id, user.passwordHash ?? "", "$argon2id$third")).toBe(
+        false,
+      );
+      expect(await store.findById(other.id)).toEqual(other);
+    },
+    "replacePasswordHash - false for an unknown id and for a user without a password": async ({ store }) => {
+      const id = uniqueId("missing");
+      expect(await replacePasswordHash(store)(id, "$argon2id$a", "$argon2id$b")).toBe(false);
+      expect(await store.findById(id)).toBeNull();
+      const user = newUser({ passwordHash: null });
+      await store.create(user);
+      expect(await replacePasswordHash(store)(user.id, "$argon2id$a", "$argon2id$b")).toBe(false);
+      expect(await store.findById(user.id)).toEqual(user);
+    },
+    "replacePasswordHash - 20 concurrent replacements of one hash: exactly one wins": async ({ store }) => {
+      const user = newUser();
+      await store.create(user);
+      const results = await concurrently(20, (i) =>
+        replacePasswordHash(store)(user.id, user.passwordHash ?? "", `$argon2id$rehash-${i}`),
+      );
+      expect(results.filter((won) => won)).toHaveLength(1);
+      const winner = results.indexOf(true);
+      expect((await store.findById(user.id))?.passwordHash).toBe(`$argon2id$rehash-${winner}`);
     },
     "recordSignIn - true for the account's first sign-in, false for every later one; lastSignInAt reads the latest":
       async ({ store }) => {

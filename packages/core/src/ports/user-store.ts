@@ -86,4 +86,17 @@ export interface UserStore {
    * warning (`users.sign_in_untracked`) once.
    */
   recordSignIn?(id: string, at: number): Promise<boolean>;
+  /**
+   * Sets the user's `passwordHash` to `next` only when it is still `expected`, as a compare-and-set
+   * (`… set password_hash = ? where id = ? and password_hash = ?`); resolves true when it did,
+   * false when the hash was another one (or null) or there is no such user. `next` always differs
+   * from `expected` (a new salt). Login uses it to replace a hash made with outdated parameters:
+   * a reset that lands between the login's check and its rehash must win, not be overwritten with
+   * a hash of the old password.
+   *
+   * Optional so that a store written before it keeps compiling; the conformance suite expects it.
+   * Without it, login leaves outdated hashes as they are (they still verify) and logs
+   * `users.rehash_unsupported` once.
+   */
+  replacePasswordHash?(id: string, expected: string, next: string): Promise<boolean>;
 }

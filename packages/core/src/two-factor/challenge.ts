@@ -2,6 +2,7 @@ import { AuthError, guardPort } from "../errors.js";
 import type { TokenRecord } from "../ports/single-use-token-store.js";
 import type { TwoFactorMethod, UserRecord, UserStore } from "../ports/user-store.js";
 import { CHALLENGE_PURPOSE } from "../tokens/purposes.js";
+import { hashToken } from "../tokens/random.js";
 import {
   consumeSingleUseToken,
   issueSingleUseToken,
@@ -35,7 +36,14 @@ export type ChallengeDeps = TokenDeps &
 export async function startChallenge(
   deps: ChallengeDeps,
   user: UserRecord,
-  data: { kind: ChallengeKind; sessionId?: string; browser?: string | null; os?: string | null },
+  data: {
+    kind: ChallengeKind;
+    sessionId?: string;
+    browser?: string | null;
+    os?: string | null;
+    /** A password step's verified hash: the 2FA token then holds only while the password does. */
+    verifiedPasswordHash?: string;
+  },
   locale: string,
 ): Promise<TwoFactorChallenge> {
   const token = await issueSingleUseToken(deps, {
@@ -47,6 +55,9 @@ export async function startChallenge(
       sessionId: data.sessionId ?? null,
       browser: data.browser ?? null,
       os: data.os ?? null,
+      ...(data.verifiedPasswordHash === undefined
+        ? {}
+        : { passwordHash: passwordFingerprint(data.verifiedPasswordHash) }),
     },
     failureCode: "DATABASE_FAILURE",
   });
@@ -67,14 +78,35 @@ export async function startChallenge(
 }
 
 /**
+ * What a 2FA token keeps of the password its step verified: a SHA-256 of the stored hash (never
+ * the hash itself), enough to tell that the password changed since.
+ */
+const passwordFingerprint = (passwordHash: string) => hashToken(`password-step:${passwordHash}`);
+
+/** A taken 2FA token, its user, and how to give it back. */
+export interface TakenChallenge {
+  record: TokenRecord;
+  user: UserRecord;
+  restore: () => Promise<void>;
+  /**
+   * Set when a password step started the challenge: the user's password hash, still the one that
+   * step verified. Finishing the sign-in passes it on (`finishLogin`'s `verifiedPasswordHash`).
+   */
+  verifiedPasswordHash?: string;
+}
+
+/**
  * Takes the 2FA token for one attempt: consumed atomically (of concurrent attempts, one gets it),
- * and given back with `restore` when the code turns out wrong, so the user can type it again.
+ * and given back with `restore` when the code turns out wrong, so the user can type it again. A
+ * token of a password step whose password has changed since (a reset or `setPassword` landed
+ * between the two steps) is spent and refused: the reset ended every session, and the second
+ * factor must not start a new one on the old password.
  */
 export async function takeChallenge(
   deps: TokenDeps & { users: UserStore },
   token: string | undefined,
   kind: ChallengeKind | "any",
-): Promise<{ record: TokenRecord; user: UserRecord; restore: () => Promise<void> }> {
+): Promise<TakenChallenge> {
   const taken = await consumeSingleUseToken(deps, CHALLENGE_PURPOSE, token);
   if (!taken || taken.expired) throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
   const { record } = taken;
@@ -83,9 +115,20 @@ export async function takeChallenge(
     await restore();
     throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
   }
-  const user = await guardPort("DATABASE_FAILURE", () => deps.users.findById(record.userId));
+  let user: UserRecord | null;
+  try {
+    user = await guardPort("DATABASE_FAILURE", () => deps.users.findById(record.userId));
+  } catch (error) {
+    await restore();
+    throw error;
+  }
   if (!user) throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
-  return { record, user, restore };
+  const verified = record.data?.passwordHash;
+  if (typeof verified !== "string") return { record, user, restore };
+  if (user.passwordHash === null || passwordFingerprint(user.passwordHash) !== verified) {
+    throw new AuthError("TWO_FACTOR_TOKEN_INVALID");
+  }
+  return { record, user, restore, verifiedPasswordHash: user.passwordHash };
 }
 
 /** The browser and OS a login's password step stated, kept with its 2FA token. */

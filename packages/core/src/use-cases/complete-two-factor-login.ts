@@ -17,12 +17,15 @@ export async function completeTwoFactorLogin(
   input: unknown,
 ): Promise<SignedIn> {
   const { code, method, session } = parseCodeInput(input);
-  const { record, user, restore } = await takeChallenge(ctx, token, "login");
+  const { record, user, restore, verifiedPasswordHash } = await takeChallenge(ctx, token, "login");
   try {
     await checkSecondFactor(ctx, user, method, code, request);
   } catch (error) {
     await restore();
     throw error;
   }
-  return spendToken(ctx, record, () => finishLogin(ctx, user, session ?? statedDevice(record.data), request));
+  // The password step's hash, when there was one: a reset that lands meanwhile ends this session.
+  return spendToken(ctx, record, () =>
+    finishLogin(ctx, user, session ?? statedDevice(record.data), request, { verifiedPasswordHash }),
+  );
 }

@@ -8,7 +8,15 @@ import type { EmailMessage } from "../ports/mailer.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { SessionRecord, SessionStore } from "../ports/session-store.js";
 import type { UserStore } from "../ports/user-store.js";
-import { APP_ORIGIN, code, fastHasher, PASSWORD, signIn, TEST_SECRET } from "../test-support.js";
+import {
+  APP_ORIGIN,
+  code,
+  EMAIL_TWO_FACTOR,
+  fastHasher,
+  PASSWORD,
+  signIn,
+  TEST_SECRET,
+} from "../test-support.js";
 
 /**
  * The window between a sign-in's password check and its session write (docs/security.md,
@@ -96,7 +104,7 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
       expect(await memory.allowlist.findAllowedAccessToken(record.accessTokenJti)).toBeNull();
     }
   }
-  return { auth, memory, hooks, userCalls, created, events, user, resetLink, expectNoSessionLeft };
+  return { auth, memory, hooks, userCalls, created, events, sent, user, resetLink, expectNoSessionLeft };
 }
 
 describe("login - the window between the password check and the session", () => {
@@ -152,7 +160,7 @@ describe("login - the window between the password check and the session", () => 
     userCalls.length = 0;
     const signedIn = await signIn(auth, { email: EMAIL, password: PASSWORD });
     expect((await memory.users.findById(user.id))?.passwordHash).not.toBe(before);
-    expect(userCalls).toEqual(["findByEmail", "update", "findById", "recordSignIn"]);
+    expect(userCalls).toEqual(["findByEmail", "replacePasswordHash", "findById", "recordSignIn"]);
     expect(await code(auth.authenticate({ token: signedIn.accessToken }))).toBe("OK");
   });
 
@@ -166,6 +174,45 @@ describe("login - the window between the password check and the session", () => 
     await expectNoSessionLeft();
   });
 
+  it("login - a reset between the check and the rehash wins: the old password stays dead", async () => {
+    const { auth, memory, hooks, user, resetLink, expectNoSessionLeft } = await scenario({
+      rehashOnce: true,
+    });
+    const token = await resetLink();
+    hooks.afterVerify = async () => {
+      expect(await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe("OK");
+    };
+    const afterReset = async () => (await memory.users.findById(user.id))?.passwordHash;
+    expect(await code(auth.login({}, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
+    const stored = await afterReset();
+    await expectNoSessionLeft();
+    expect(await code(signIn(auth, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
+    expect(await code(signIn(auth, { email: EMAIL, password: NEW_PASSWORD }))).toBe("OK");
+    expect(await afterReset()).toBe(stored);
+  });
+
+  it("login - a users store without replacePasswordHash keeps outdated hashes and says so once", async () => {
+    const { auth, memory, user } = await scenario({ rehashOnce: true });
+    const { replacePasswordHash: _omitted, ...withoutIt } = memory.users;
+    const lines: string[] = [];
+    const plain = createAuth({
+      secret: TEST_SECRET,
+      stores: { ...memory, users: withoutIt },
+      appOrigin: APP_ORIGIN,
+      email: { enabled: false },
+      passwordHasher: { ...fastHasher(), needsRehash: () => true },
+      logger: { ...silentLogger, warn: (fields: object) => void lines.push(JSON.stringify(fields)) },
+    });
+    await plain.ready();
+    const before = (await memory.users.findById(user.id))?.passwordHash;
+    for (let i = 0; i < 2; i++) {
+      expect(await code(signIn(plain, { email: EMAIL, password: PASSWORD }))).toBe("OK");
+    }
+    expect((await memory.users.findById(user.id))?.passwordHash).toBe(before);
+    expect(lines.filter((line) => line.includes("users.rehash_unsupported"))).toHaveLength(1);
+    expect(await code(signIn(auth, { email: EMAIL, password: PASSWORD }))).toBe("OK");
+  });
+
   it("login - a password sign-in reads the user once more; other sign-ins do not", async () => {
     const { auth, userCalls, user } = await scenario();
     userCalls.length = 0;
@@ -175,5 +222,74 @@ describe("login - the window between the password check and the session", () => 
     userCalls.length = 0;
     await auth.sessions.create({}, { userId: user.id });
     expect(userCalls.filter((call) => call === "findById")).toHaveLength(1);
+  });
+});
+
+describe("login with a second factor - the window between the password step and the code", () => {
+  /** The account with emailed codes: the password step's 2FA token and the code it mailed. */
+  async function passwordStep(setup: Awaited<ReturnType<typeof scenario>>) {
+    const { auth, memory, sent, user } = setup;
+    await memory.users.update(user.id, { twoFactor: EMAIL_TWO_FACTOR });
+    const step = await auth.login({}, { email: EMAIL, password: PASSWORD });
+    if (!step.twoFactorRequired) throw new Error("expected a second step");
+    await auth.idle();
+    const text = sent.filter((message) => message.kind === "two-factor-code").at(-1)?.text ?? "";
+    const emailed = /\b(\d{6})\b/.exec(text)?.[1] ?? "";
+    expect(emailed).toMatch(/^\d{6}$/);
+    return { token: step.twoFactorAuthenticationToken, code: emailed };
+  }
+
+  it("2FA login - a reset between the two steps spends the 2FA token: the code signs nobody in", async () => {
+    const setup = await scenario();
+    const { auth, resetLink, expectNoSessionLeft } = setup;
+    const step = await passwordStep(setup);
+    const token = await resetLink();
+    expect(await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe("OK");
+    expect(
+      await code(auth.completeTwoFactorLogin({ token: step.token }, { code: step.code, method: "email" })),
+    ).toBe("TWO_FACTOR_TOKEN_INVALID");
+    await expectNoSessionLeft();
+    // Spent, not given back: the same token is refused again.
+    expect(
+      await code(auth.completeTwoFactorLogin({ token: step.token }, { code: step.code, method: "email" })),
+    ).toBe("TWO_FACTOR_TOKEN_INVALID");
+  });
+
+  it("2FA login - setPassword between the two steps refuses a recovery code's sign-in too", async () => {
+    const setup = await scenario();
+    const { auth, user, expectNoSessionLeft } = setup;
+    const step = await passwordStep(setup);
+    await auth.admin.setPassword({}, { userId: user.id, password: NEW_PASSWORD });
+    expect(await code(auth.recoverWithRecoveryCode({ token: step.token }, { code: "AAAAA-BBBBB" }))).toBe(
+      "TWO_FACTOR_TOKEN_INVALID",
+    );
+    await expectNoSessionLeft();
+  });
+
+  it("2FA login - a reset while the code step writes its session ends that session", async () => {
+    const setup = await scenario();
+    const { auth, hooks, resetLink, expectNoSessionLeft, created } = setup;
+    const step = await passwordStep(setup);
+    const token = await resetLink();
+    hooks.beforeSessionWrite = async () => {
+      expect(await code(auth.resetPassword({ token }, { newPassword: NEW_PASSWORD }))).toBe("OK");
+    };
+    expect(
+      await code(auth.completeTwoFactorLogin({ token: step.token }, { code: step.code, method: "email" })),
+    ).toBe("INVALID_CREDENTIALS");
+    expect(created).toHaveLength(1);
+    await expectNoSessionLeft();
+  });
+
+  it("2FA login - with the password unchanged (also after a rehash in the password step) the code signs in", async () => {
+    for (const rehashOnce of [false, true]) {
+      const setup = await scenario({ rehashOnce });
+      const step = await passwordStep(setup);
+      const signedIn = await setup.auth.completeTwoFactorLogin(
+        { token: step.token },
+        { code: step.code, method: "email" },
+      );
+      expect(await code(setup.auth.authenticate({ token: signedIn.accessToken }))).toBe("OK");
+    }
   });
 });

@@ -66,7 +66,12 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
 
   if (user.twoFactor.methods.length > 0) {
     const device = describeDevice(session, request.userAgent);
-    const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);
+    const challenge = await startChallenge(
+      ctx,
+      user,
+      { kind: "login", ...device, verifiedPasswordHash },
+      locale,
+    );
     ctx.logger.info(
       { event: "login.second_factor", userId: user.id, ip: request.ip ?? null },
       "password ok, second factor required",
@@ -99,9 +104,15 @@ async function countAttempt(
   }
 }
 
+/** User stores already warned about not having `replacePasswordHash`, so the warning is logged once. */
+const cannotRehash = new WeakSet<AuthContext["users"]>();
+
 /**
- * Replaces a hash made with outdated parameters; a failure here never fails the login. Returns the
- * hash stored now: the new one, or `passwordHash` when there was nothing to do or the update failed.
+ * Replaces a hash made with outdated parameters, as a compare-and-set on the hash just verified
+ * (`UserStore.replacePasswordHash`): a reset that landed since keeps its password. A failure here
+ * never fails the login. Returns the hash stored now: the new one, or `passwordHash` when there
+ * was nothing to do, the store has no compare-and-set, or the hash changed meanwhile (the session
+ * check in `finishLogin` then ends the sign-in) or the update failed.
  */
 async function rehashIfOutdated(
   ctx: AuthContext,
@@ -110,10 +121,21 @@ async function rehashIfOutdated(
   password: string,
 ): Promise<string> {
   if (!ctx.hasher.needsRehash(passwordHash)) return passwordHash;
+  const { users } = ctx;
+  if (!users.replacePasswordHash) {
+    if (!cannotRehash.has(users)) {
+      cannotRehash.add(users);
+      ctx.logger.warn(
+        { event: "users.rehash_unsupported" },
+        "stores.users has no replacePasswordHash: hashes made with outdated parameters are kept (they still verify)",
+      );
+    }
+    return passwordHash;
+  }
   try {
     const rehashed = await ctx.hasher.hash(password);
-    const updated = await ctx.users.update(user.id, { passwordHash: rehashed });
-    return updated?.passwordHash ?? passwordHash;
+    const replaced = await users.replacePasswordHash(user.id, passwordHash, rehashed);
+    return replaced ? rehashed : passwordHash;
   } catch (error) {
     ctx.logger.warn(
       { event: "password.rehash_failed", userId: user.id, err: String(error) },

@@ -20,7 +20,7 @@ export async function recoverWithRecoveryCode(
   input: unknown,
 ): Promise<SignedIn> {
   const { code, session } = parseCodeInput(input);
-  const { record, user, restore } = await takeChallenge(ctx, token, "login");
+  const { record, user, restore, verifiedPasswordHash } = await takeChallenge(ctx, token, "login");
   const stored = user.twoFactor.recoveryCodeHashes;
   const hash = findRecoveryCode(ctx.recoveryCodes, stored, code);
   try {
@@ -46,6 +46,7 @@ export async function recoverWithRecoveryCode(
     return finishLogin(ctx, user, device, request, {
       reason: "recovery_code",
       recoveryCodesLeft: left.length,
+      verifiedPasswordHash,
     });
   });
 }

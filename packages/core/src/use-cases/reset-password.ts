@@ -2,7 +2,9 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
+import type { ChangeStores } from "../ports/stores-together.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
+import { changeEndingSessions } from "../sessions/change-together.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { useLinkToken } from "../tokens/link-token.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
@@ -21,7 +23,9 @@ import { parseInput, resetPasswordInput } from "../validation.js";
  * user's reset tokens, this one among them. A failure (or a crash) before the password is set
  * leaves the old password and a link that works again (released at once, or when the claim's
  * lease ends); after it, the new password with every earlier session gone, and the link working
- * until it is consumed (a retry repeats the same steps).
+ * until it is consumed (a retry repeats the same steps). When the stores run together (one SQL
+ * database, `stores.together`), the steps after the hash are one transaction, so a failure leaves
+ * the old state whole (sessions too), and the sessions are ended once more after the commit.
  */
 export async function resetPassword(
   ctx: AuthContext,
@@ -39,17 +43,24 @@ export async function resetPassword(
     async use(user, _record, consume) {
       const passwordHash = await ctx.hasher.hash(password);
       const firstProof = !user.emailVerified;
-      const ended = await endUserSessions(ctx, user.id);
-      const updated = await guardPort("DATABASE_FAILURE", () =>
-        ctx.users.update(user.id, {
-          passwordHash,
-          ...(firstProof ? { emailVerified: true, twoFactor: { ...NO_TWO_FACTOR } } : {}),
-        }),
-      );
-      if (!updated) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-      const revoked = ended.length + (await endUserSessions(ctx, user.id)).length;
-      // The user's reset tokens, this one among them: every open link dies with this one.
-      await consume(() => ctx.singleUseTokens.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE));
+      const patch = {
+        passwordHash,
+        ...(firstProof ? { emailVerified: true, twoFactor: { ...NO_TWO_FACTOR } } : {}),
+      };
+      let revoked = 0;
+      const steps = async (stores: ChangeStores) => {
+        revoked = (await endUserSessions(stores, user.id)).length;
+        const updated = await guardPort("DATABASE_FAILURE", () => stores.users.update(user.id, patch));
+        if (!updated) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
+        revoked += (await endUserSessions(stores, user.id)).length;
+        // The user's reset tokens, this one among them: every open link dies with this one.
+        await guardPort("DATABASE_FAILURE", () =>
+          stores.singleUseTokens.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
+        );
+      };
+      await consume(async () => {
+        revoked += (await changeEndingSessions(ctx, user.id, steps)).endedAfter;
+      });
       await ctx.limits.clearPassword(user.email);
       if (firstProof && user.twoFactor.methods.length > 0) {
         ctx.logger.warn(

@@ -2,6 +2,7 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { type Call, toUser, type User } from "../model.js";
 import { checkPasswordPolicy } from "../password-policy.js";
+import { changeEndingSessions } from "../sessions/change-together.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { parseInput, passwordField, userIdField } from "../validation.js";
@@ -20,12 +21,18 @@ export async function setPassword(
   const normalized = checkPasswordPolicy(parseInput(passwordField, password), ctx.options.password);
   const passwordHash = await ctx.hasher.hash(normalized);
   // Fail-safe order (docs/security.md): sessions end before and after the new password is set,
-  // so a failure at any step never leaves the new password beside a session from before it.
-  await endUserSessions(ctx, id);
-  const updated = await guardPort("DATABASE_FAILURE", () => ctx.users.update(id, { passwordHash }));
-  if (!updated) throw new AuthError("USER_NOT_FOUND");
-  await endUserSessions(ctx, id);
-  await guardPort("DATABASE_FAILURE", () => ctx.singleUseTokens.deleteUserTokens(id, PASSWORD_RESET_PURPOSE));
+  // so a failure at any step never leaves the new password beside a session from before it; in
+  // one transaction when the stores run together.
+  const { result: updated } = await changeEndingSessions(ctx, id, async (stores) => {
+    await endUserSessions(stores, id);
+    const user = await guardPort("DATABASE_FAILURE", () => stores.users.update(id, { passwordHash }));
+    if (!user) throw new AuthError("USER_NOT_FOUND");
+    await endUserSessions(stores, id);
+    await guardPort("DATABASE_FAILURE", () =>
+      stores.singleUseTokens.deleteUserTokens(id, PASSWORD_RESET_PURPOSE),
+    );
+    return user;
+  });
   await ctx.limits.clearPassword(updated.email);
   ctx.events.emit("password.set", { userId: id, reason: "admin" });
   ctx.emails.sendInBackground("password-changed", updated.email, ctx.translator.defaultLocale, {
