@@ -137,6 +137,7 @@ describe("STORE_METHODS", () => {
     expectTypeOf<Listed<"allowlist">>().toEqualTypeOf<RequiredMethods<Port<"allowlist">>>();
     expectTypeOf<Listed<"singleUseTokens">>().toEqualTypeOf<RequiredMethods<Port<"singleUseTokens">>>();
     expectTypeOf<Listed<"identities">>().toEqualTypeOf<RequiredMethods<Port<"identities">>>();
+    expectTypeOf<Listed<"activity">>().toEqualTypeOf<RequiredMethods<Port<"activity">>>();
   });
 
   it.each(["sessions", "allowlist", "singleUseTokens"] as const)(

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import {
   runAccessTokenAllowlistSuite,
+  runActivityStoreSuite,
   runCooldownStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -24,7 +25,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-function fixture<K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens">(kind: K) {
+function fixture<K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity">(kind: K) {
   return () => {
     const keyPrefix = testPrefix();
     return {
@@ -39,3 +40,4 @@ runCooldownStoreSuite({ name: "redis", create: fixture("cooldowns") });
 runSessionStoreSuite({ name: "redis", create: fixture("sessions") });
 runAccessTokenAllowlistSuite({ name: "redis", create: fixture("allowlist") });
 runSingleUseTokenStoreSuite({ name: "redis", create: fixture("singleUseTokens") });
+runActivityStoreSuite({ name: "redis", create: fixture("activity") });

@@ -1,5 +1,6 @@
 import {
   type AccessTokenAllowlist,
+  type ActivityStore,
   type Clock,
   type CooldownStore,
   type IdentityStore,
@@ -9,6 +10,7 @@ import {
   type UserStore,
 } from "@portcullis/core";
 import { createSqlAccessTokenAllowlist } from "./access-token-allowlist.js";
+import { createSqlActivityStore } from "./activity-store.js";
 import {
   type AnyKysely,
   DEFAULT_TABLE_PREFIX,
@@ -46,6 +48,11 @@ export interface SqlStores {
   /** Identity-provider links (for `identityProviders`), in `<prefix>identities`. */
   identities: IdentityStore;
   /**
+   * Each user's activity, in `<prefix>activity`. Entries past the retention are swept by a write
+   * at most once an hour (or `activity.sweepActivity(olderThan)` on a schedule of the host's).
+   */
+  activity: ActivityStore;
+  /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went. Expired rows read as absent whether or not they were swept; schedule this
    * (every few minutes) only to keep the tables small.
@@ -77,6 +84,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     singleUseTokens: createSqlSingleUseTokenStore(context),
     cooldowns: createSqlCooldownStore(context),
     identities: createSqlIdentityStore(context),
+    activity: createSqlActivityStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;
