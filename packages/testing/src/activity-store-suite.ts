@@ -71,7 +71,7 @@ function activityContext(fixture: StoreFixture<ActivityStore>) {
 
 export const runActivityStoreSuite = defineStoreSuite("ActivityStore", activityContext, {
   "": {
-    "record - an entry reads back whole, every field, nulls included": async ({ store, idOf, entry }) => {
+    "record - an entry reads back whole, every field, nulls included": async ({ store, entry }) => {
       const user = uniqueId("user");
       const full = entry(user, BASE, 1, { browser: "Édge 120 «beta»", os: null, ip: null, reason: null });
       await store.record(full, RETENTION_MS);
@@ -89,11 +89,7 @@ export const runActivityStoreSuite = defineStoreSuite("ActivityStore", activityC
       const ids = (await store.list(user, { limit: 10 })).map((one) => one.id);
       expect(ids).toEqual([idOf(1), idOf(7), idOf(3), idOf(9)]);
     },
-    "list - an unknown user has [] and another user's entries are never listed": async ({
-      store,
-      idOf,
-      entry,
-    }) => {
+    "list - an unknown user has [] and another user's entries are never listed": async ({ store, entry }) => {
       const [ada, bob] = [uniqueId("ada"), uniqueId("bob")];
       await store.record(entry(ada, BASE, 1), RETENTION_MS);
       await store.record(entry(bob, BASE, 2, { type: "login.failed" }), RETENTION_MS);
@@ -103,7 +99,6 @@ export const runActivityStoreSuite = defineStoreSuite("ActivityStore", activityC
     },
     "list - before and limit page through every entry once, ties of at included": async ({
       store,
-      idOf,
       entry,
     }) => {
       const user = uniqueId("user");
@@ -141,7 +136,6 @@ export const runActivityStoreSuite = defineStoreSuite("ActivityStore", activityC
     },
     "deleteUserActivity - removes every entry of the user and only theirs; answers how many": async ({
       store,
-      idOf,
       entry,
     }) => {
       const [ada, bob] = [uniqueId("ada"), uniqueId("bob")];
