@@ -71,14 +71,16 @@ export interface SessionApi {
    */
   revoke(call: Call, sessionId: string): Promise<{ success: true }>;
   /**
-   * Every session of `call.principal`'s user, the caller's included.
+   * Every session of `call.principal`'s user, the caller's included. Reads `call.request` (the
+   * activity entry's IP and browser).
    * @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE`
    */
   revokeAll(call: Call): Promise<{ success: true; revoked: number }>;
   /**
    * Every session of `call.principal`'s user except `call.principal`'s own ("sign out everywhere
    * else"): their refresh and access tokens are refused at once; the caller stays signed in. Two
-   * sessions asking at once may end each other (at most one of the two survives).
+   * sessions asking at once may end each other (at most one of the two survives). Reads
+   * `call.request` (the activity entry's IP and browser).
    * @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE`
    */
   revokeOthers(call: Call): Promise<{ success: true; revoked: number }>;

@@ -266,7 +266,7 @@ function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): R
       async (input) => {
         const given = input.query.getAll("others");
         const { others } = parseInput(revokeSessionsQuery, { others: given.length > 1 ? given : given[0] });
-        const call = { principal: input.principal };
+        const call = { principal: input.principal, request: input.meta };
         if (others === "true") return jsonResponse(200, await auth.sessions.revokeOthers(call));
         return jsonResponse(200, await auth.sessions.revokeAll(call), signOutCookies());
       },
