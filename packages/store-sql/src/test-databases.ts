@@ -337,5 +337,6 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
     allowlist: migrated(stores.allowlist),
     singleUseTokens: migrated(stores.singleUseTokens),
     cooldowns: migrated(stores.cooldowns),
+    activity: migrated(stores.activity),
   };
 }
