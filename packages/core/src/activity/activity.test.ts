@@ -136,4 +136,23 @@ describe("activity", () => {
     await auth.admin.deleteUser({}, user.id);
     expect(await stores.activity.list(user.id, { limit: 10 })).toEqual([]);
   });
+
+  it("listActivity - admin actions and a reused refresh token are in the account's activity", async () => {
+    const { auth, clock } = createTestAuth({ email: { enabled: false }, refreshReuseIntervalSeconds: 0 });
+    const user = await auth.admin.createUser({}, { email: "ada@example.test", password: PASSWORD });
+    await auth.admin.markEmailVerified({}, user.id);
+    const first = await signIn(auth, { email: "ada@example.test", password: PASSWORD }, request);
+    clock.advance(1_000);
+    await auth.refresh({ token: first.refreshToken, request });
+    expect(await code(auth.refresh({ token: first.refreshToken, request }))).toBe("REFRESH_TOKEN_INVALID");
+    await auth.admin.setPassword({}, { userId: user.id, password: `${PASSWORD} again` });
+    const page = await auth.admin.listActivity({}, { userId: user.id });
+    expect(page.items.map((item) => `${item.type} ${item.reason ?? ""}`.trim())).toEqual([
+      "password.set admin",
+      "refresh_token.reused session_revoked",
+      "login.succeeded password",
+      "email.verified admin",
+      "user.created admin",
+    ]);
+  });
 });
