@@ -8,6 +8,39 @@ const STRINGS = {
     "nav.signup": "Sign up",
     "nav.account": "Account",
     "nav.security": "Security",
+    "nav.activity": "Activity",
+    "activity.title": "Activity",
+    "activity.lead": "Security events of your account, newest first: sign-ins, failed attempts and changes.",
+    "activity.empty": "Nothing yet.",
+    "activity.more": "Show older events",
+    "activity.line": "{time} · {browser} on {os} · {ip}",
+    "activity.with": "{event} ({detail})",
+    "event.login.succeeded": "Signed in",
+    "event.login.failed": "Failed sign-in",
+    "event.login.throttled": "Sign-ins paused after too many failed attempts",
+    "event.two_factor.failed": "Wrong second-factor code",
+    "event.two_factor.throttled": "Second-factor codes paused after too many wrong ones",
+    "event.two_factor.enabled": "Two-factor method turned on",
+    "event.two_factor.disabled": "Two-factor method turned off",
+    "event.step_up.failed": "Wrong password while confirming a change",
+    "event.password_reset.requested": "Password reset requested",
+    "event.password_reset.completed": "Password reset",
+    "event.password.set": "Password set by an administrator",
+    "event.email.verified": "Email address verified",
+    "event.identity.linked": "Identity provider linked",
+    "event.identity.unlinked": "Identity provider unlinked",
+    "event.session.revoked": "Signed out",
+    "event.session.revoked_others": "Other sessions signed out",
+    "event.session.revoked_all": "Signed out everywhere",
+    "event.session.revoked_by_user": "A session was signed out",
+    "event.refresh_token.reused": "A session was ended: its sign-in token was used twice",
+    "event.user.created": "Account created",
+    "reason.password": "password",
+    "reason.recovery_code": "recovery code",
+    "reason.api": "by the app",
+    "reason.wrong_password": "wrong password",
+    "reason.no_password": "no password set",
+    "reason.provider": "with {name}",
     "nav.logout": "Sign out",
     "field.email": "Email",
     "field.password": "Password",
@@ -158,6 +191,40 @@ const STRINGS = {
     "nav.signup": "Registrieren",
     "nav.account": "Konto",
     "nav.security": "Sicherheit",
+    "nav.activity": "Aktivität",
+    "activity.title": "Aktivität",
+    "activity.lead":
+      "Sicherheitsereignisse deines Kontos, neueste zuerst: Anmeldungen, Fehlversuche und Änderungen.",
+    "activity.empty": "Noch nichts.",
+    "activity.more": "Ältere Ereignisse zeigen",
+    "activity.line": "{time} · {browser} auf {os} · {ip}",
+    "activity.with": "{event} ({detail})",
+    "event.login.succeeded": "Angemeldet",
+    "event.login.failed": "Fehlgeschlagene Anmeldung",
+    "event.login.throttled": "Anmeldungen nach zu vielen Fehlversuchen pausiert",
+    "event.two_factor.failed": "Falscher Code für den zweiten Faktor",
+    "event.two_factor.throttled": "Codes nach zu vielen falschen pausiert",
+    "event.two_factor.enabled": "Zwei-Faktor-Methode eingeschaltet",
+    "event.two_factor.disabled": "Zwei-Faktor-Methode ausgeschaltet",
+    "event.step_up.failed": "Falsches Passwort beim Bestätigen einer Änderung",
+    "event.password_reset.requested": "Zurücksetzen des Passworts angefordert",
+    "event.password_reset.completed": "Passwort zurückgesetzt",
+    "event.password.set": "Passwort von einem Administrator gesetzt",
+    "event.email.verified": "E-Mail-Adresse bestätigt",
+    "event.identity.linked": "Identitätsanbieter verknüpft",
+    "event.identity.unlinked": "Identitätsanbieter getrennt",
+    "event.session.revoked": "Abgemeldet",
+    "event.session.revoked_others": "Andere Sitzungen abgemeldet",
+    "event.session.revoked_all": "Überall abgemeldet",
+    "event.session.revoked_by_user": "Eine Sitzung wurde beendet",
+    "event.refresh_token.reused": "Eine Sitzung wurde beendet: ihr Anmelde-Token wurde doppelt benutzt",
+    "event.user.created": "Konto erstellt",
+    "reason.password": "Passwort",
+    "reason.recovery_code": "Wiederherstellungscode",
+    "reason.api": "durch die App",
+    "reason.wrong_password": "falsches Passwort",
+    "reason.no_password": "kein Passwort gesetzt",
+    "reason.provider": "mit {name}",
     "nav.logout": "Abmelden",
     "field.email": "E-Mail",
     "field.password": "Passwort",
@@ -497,7 +564,7 @@ async function loadMe() {
   }
 }
 
-const SIGNED_IN_ONLY = ["/account", "/settings/security"];
+const SIGNED_IN_ONLY = ["/account", "/settings/security", "/activity"];
 const SIGNED_OUT_ONLY = ["/login", "/signup", "/login/2fa"];
 function currentView() {
   let path = location.pathname;
@@ -687,6 +754,67 @@ function renderSecurity() {
     );
 }
 
+// ---- Activity ----------------------------------------------------------------------------------
+/** The activity page's entries so far, and the cursor of the next (older) page; null: none loaded. */
+let activity = null;
+const ACTIVITY_PAGE = 10;
+
+/** The words for an entry: the event, with its method or cause when it has one. */
+function activityTitle(item) {
+  const [kind] = (item.reason ?? "").split(":");
+  if (item.type === "session.revoked" && has(`event.session.${kind}`)) return t(`event.session.${kind}`);
+  const event = has(`event.${item.type}`) ? t(`event.${item.type}`) : item.type;
+  const reason = item.reason ?? "";
+  const provider = reason.startsWith("oidc:")
+    ? (providers.find((p) => p.name === reason.slice(5))?.displayName ?? reason.slice(5))
+    : null;
+  const detail = provider
+    ? t("reason.provider", { name: provider })
+    : has(`method.${reason}`)
+      ? t(`method.${reason}`)
+      : has(`reason.${reason}`)
+        ? t(`reason.${reason}`)
+        : "";
+  return detail ? t("activity.with", { event, detail }) : event;
+}
+
+function renderActivity() {
+  const items = activity?.items ?? [];
+  const unknown = t("account.unknown");
+  $("activity-list").replaceChildren(
+    ...items.map((item) =>
+      element(
+        "li",
+        {},
+        element("strong", { textContent: activityTitle(item) }),
+        element("small", {
+          className: "muted",
+          textContent: t("activity.line", {
+            time: dateTime(item.at),
+            browser: item.browser ?? unknown,
+            os: item.os ?? unknown,
+            ip: item.ip ?? unknown,
+          }),
+        }),
+      ),
+    ),
+  );
+  show("activity-empty", activity !== null && !activity.loading && items.length === 0);
+  show("activity-more", Boolean(activity?.nextCursor));
+}
+
+/** Loads the first page (`more`: the next one after what is shown). */
+async function loadActivity(more = false) {
+  const cursor = more && activity?.nextCursor ? `&cursor=${encodeURIComponent(activity.nextCursor)}` : "";
+  const page = await api("GET", `/activity?limit=${ACTIVITY_PAGE}${cursor}`);
+  activity = {
+    items: [...(more ? (activity?.items ?? []) : []), ...page.items],
+    nextCursor: page.nextCursor,
+  };
+  renderActivity();
+}
+$("activity-more").addEventListener("click", () => run(() => loadActivity(true), "", { refresh: false }));
+
 function render() {
   applyStrings();
   const view = currentView();
@@ -709,6 +837,13 @@ function render() {
   renderTwoFactor();
   renderAccount();
   renderSecurity();
+  if (view !== "/activity" || !me) activity = null;
+  else if (activity === null) {
+    // Shown empty until the first page arrives; a failure leaves it so (no retry loop).
+    activity = { items: [], nextCursor: null, loading: true };
+    run(() => loadActivity(), "", { refresh: false });
+  }
+  renderActivity();
   $("provider-buttons").replaceChildren(
     ...providers.map((provider) =>
       element("a", {

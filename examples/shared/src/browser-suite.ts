@@ -809,6 +809,70 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         expect(again).toBe(200);
       }),
     );
+    it("ui (i) - the activity page lists the account's events in words, with time, browser and IP, and shows older ones on request, in English and German", async () => {
+      for (const [locale, nav, signedIn, failed, more] of [
+        ["en-US", "Activity", "Signed in (password)", "Failed sign-in (wrong password)", "Show older events"],
+        [
+          "de-DE",
+          "Aktivität",
+          "Angemeldet (Passwort)",
+          "Fehlgeschlagene Anmeldung (falsches Passwort)",
+          "Ältere Ereignisse zeigen",
+        ],
+      ] as const) {
+        const email = await createAccount(`activity-${locale.slice(0, 2)}`);
+        // Another device: 3 wrong passwords (below the login throttle), then 8 sign-ins.
+        const elsewhere = await request.newContext({
+          baseURL: base,
+          extraHTTPHeaders: { origin: base },
+          userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+        });
+        for (let i = 0; i < 3; i += 1)
+          await elsewhere.fetch("/api/auth/login", {
+            method: "POST",
+            data: { email, password: "not the password at all" },
+          });
+        for (let i = 0; i < 8; i += 1) await call(elsewhere, "POST", "/login", { email, password: PASSWORD });
+        const [context, page] = await newPage({ locale });
+        try {
+          await signIn(page, email);
+          await signedInAs(page, email);
+          expect(await page.locator('nav a[href="/activity"]').textContent()).toBe(nav);
+          await page.click('nav a[href="/activity"]');
+          await expect.poll(() => page.locator("#activity-list li").count()).toBe(10);
+          expect(new URL(page.url()).pathname).toBe("/activity");
+          const titles = await page.locator("#activity-list li strong").allTextContents();
+          expect(titles.slice(0, 9)).toEqual(Array(9).fill(signedIn));
+          expect(titles[9]).toBe(failed);
+          const lines = await page.locator("#activity-list li small").allTextContents();
+          expect(lines[1]).toMatch(/Firefox 128/);
+          expect(lines[1]).toMatch(/Linux/);
+          const text = (await page.locator("#activity").textContent()) ?? "";
+          expect(text).not.toMatch(/login\.|_|\d{4}-\d\d-\d\dT|[{}]/);
+          expect(await page.locator("#activity-more").textContent()).toBe(more);
+          for (const width of [375, 1280]) {
+            await page.setViewportSize({ width, height: 900 });
+            expect(
+              await page.locator("html").evaluate((html) => (html as unknown as Box).scrollWidth),
+            ).toBeLessThanOrEqual(width);
+          }
+          await shot(page, `i-activity-${locale}`);
+
+          await page.click("#activity-more");
+          await expect.poll(() => page.locator("#activity-list li").count()).toBe(12);
+          const all = await page.locator("#activity-list li strong").allTextContents();
+          expect(all.filter((title) => title === failed)).toHaveLength(3);
+          expect(await visible(page, "#activity-more")).toBe(false);
+          await shot(page, `i-activity-older-${locale}`);
+          // A reload of the page itself lands on it again.
+          await page.reload();
+          await expect.poll(() => page.locator("#activity-list li").count()).toBe(10);
+        } finally {
+          await elsewhere.dispose();
+          await context.close();
+        }
+      }
+    });
 
     it("ui (g) - the user is a readable profile, times are in the viewer's locale, the favicon loads", async () => {
       const createdAt = Date.UTC(2024, 2, 5, 14, 7);

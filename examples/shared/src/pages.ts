@@ -91,6 +91,7 @@ export const UI_PAGES = [
   "/signup",
   "/settings/security",
   "/account",
+  "/activity",
 ];
 
 const ASSETS: Record<string, string> = {

@@ -73,6 +73,7 @@ export async function createExampleAuth(
         allowlist: base.allowlist,
         singleUseTokens: base.singleUseTokens,
         identities: base.identities,
+        activity: base.activity,
       };
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;

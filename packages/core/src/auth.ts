@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ActivityPage } from "./activity/list.js";
 import type { Translator } from "./i18n/index.js";
 import type { AuthorizationStart } from "./identity/flow.js";
 import type { Call, Principal, SessionInfo, User } from "./model.js";
@@ -70,14 +71,16 @@ export interface SessionApi {
    */
   revoke(call: Call, sessionId: string): Promise<{ success: true }>;
   /**
-   * Every session of `call.principal`'s user, the caller's included.
+   * Every session of `call.principal`'s user, the caller's included. Reads `call.request` (the
+   * activity entry's IP and browser).
    * @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE`
    */
   revokeAll(call: Call): Promise<{ success: true; revoked: number }>;
   /**
    * Every session of `call.principal`'s user except `call.principal`'s own ("sign out everywhere
    * else"): their refresh and access tokens are refused at once; the caller stays signed in. Two
-   * sessions asking at once may end each other (at most one of the two survives).
+   * sessions asking at once may end each other (at most one of the two survives). Reads
+   * `call.request` (the activity entry's IP and browser).
    * @throws `AUTHENTICATION_REQUIRED`, `DATABASE_FAILURE`
    */
   revokeOthers(call: Call): Promise<{ success: true; revoked: number }>;
@@ -144,6 +147,28 @@ export interface AdminApi {
    * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
    */
   deleteUser(call: Call, userId: string): Promise<{ success: true }>;
+  /**
+   * A page of any user's activity, newest first (`limit` 1 to 100, default 20; `cursor` from the
+   * previous page's `nextCursor`). An unknown user has an empty page.
+   * @throws `VALIDATION_FAILED` (also a cursor this server did not make), `DATABASE_FAILURE`
+   */
+  listActivity(
+    call: Call,
+    input: { userId: string; cursor?: string | undefined; limit?: number | undefined },
+  ): Promise<ActivityPage>;
+}
+
+/** The signed-in user's activity: their security events. */
+export interface ActivityApi {
+  /**
+   * A page of `call.principal`'s activity, newest first: `{ cursor?, limit? }` (`limit` 1 to 100,
+   * default 20, also as text; `cursor` from the previous page's `nextCursor`).
+   * @throws `AUTHENTICATION_REQUIRED`, `VALIDATION_FAILED` (also a cursor this server did not make), `DATABASE_FAILURE`
+   */
+  list(
+    call: Call,
+    input?: { cursor?: string | undefined; limit?: number | string | undefined },
+  ): Promise<ActivityPage>;
 }
 
 /**
@@ -288,6 +313,8 @@ export interface Auth {
   readonly sessions: SessionApi;
   /** Operations for scripts and back offices. */
   readonly admin: AdminApi;
+  /** The signed-in user's security events. */
+  readonly activity: ActivityApi;
   /** Sign-in with identity providers, linking and unlinking them. */
   readonly identityProviders: IdentityProviderApi;
 }

@@ -1,3 +1,4 @@
+import type { ActivityRecorder } from "./activity/activity.js";
 import type { BackgroundTasks } from "./background.js";
 import type { EmailService } from "./emails/email-service.js";
 import type { SecurityEvents } from "./events.js";
@@ -56,6 +57,8 @@ export interface AuthContext {
   /** Throttles: password checks per address, 2FA codes per account, per-IP limits. */
   limits: Limits;
   events: SecurityEvents;
+  /** Each user's activity: recorded from `events`, listed by `listActivity`. */
+  activity: ActivityRecorder;
   /** Work requests start without waiting for it (side-effect emails); `Auth.idle()` awaits it. */
   background: BackgroundTasks;
   /** The keyed hash recovery codes are stored under. */

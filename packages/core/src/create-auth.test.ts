@@ -1,6 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { AdminApi, Auth, IdentityProviderApi, SessionApi } from "./auth.js";
+import type { ActivityApi, AdminApi, Auth, IdentityProviderApi, SessionApi } from "./auth.js";
 import {
+  ACTIVITY_USE_CASES,
   ADMIN_USE_CASES,
   type BoundUseCases,
   IDENTITY_PROVIDER_USE_CASES,
@@ -20,6 +21,7 @@ type NotUseCases =
   | "idle"
   | "sessions"
   | "admin"
+  | "activity"
   | "identityProviders";
 
 /** Use cases that refuse a call without an issued principal. */
@@ -48,6 +50,7 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
     ...group("", auth, Object.keys(USE_CASES) as (keyof typeof USE_CASES)[]),
     ...group("sessions.", auth.sessions, Object.keys(SESSION_USE_CASES) as (keyof SessionApi)[]),
     ...group("admin.", auth.admin, Object.keys(ADMIN_USE_CASES) as (keyof AdminApi)[]),
+    ...group("activity.", auth.activity, Object.keys(ACTIVITY_USE_CASES) as (keyof ActivityApi)[]),
     ...group(
       "identityProviders.",
       auth.identityProviders,
@@ -64,6 +67,8 @@ describe("createAuth", () => {
     expectTypeOf<BoundUseCases<typeof SESSION_USE_CASES>>().toExtend<SessionApi>();
     expectTypeOf<keyof typeof ADMIN_USE_CASES>().toEqualTypeOf<keyof AdminApi>();
     expectTypeOf<BoundUseCases<typeof ADMIN_USE_CASES>>().toExtend<AdminApi>();
+    expectTypeOf<keyof typeof ACTIVITY_USE_CASES>().toEqualTypeOf<keyof ActivityApi>();
+    expectTypeOf<BoundUseCases<typeof ACTIVITY_USE_CASES>>().toExtend<ActivityApi>();
     expectTypeOf<keyof typeof IDENTITY_PROVIDER_USE_CASES>().toEqualTypeOf<
       Exclude<keyof IdentityProviderApi, "list">
     >();
@@ -80,8 +85,10 @@ describe("createAuth", () => {
     );
     expect(answers.filter(([, answer]) => answer !== "AUTHENTICATION_REQUIRED")).toEqual([]);
     expect(answers.length).toBe(
-      Object.keys({ ...USE_CASES, ...SESSION_USE_CASES, ...ADMIN_USE_CASES, ...IDENTITY_PROVIDER_USE_CASES })
-        .length,
+      [USE_CASES, SESSION_USE_CASES, ADMIN_USE_CASES, IDENTITY_PROVIDER_USE_CASES, ACTIVITY_USE_CASES].reduce(
+        (sum, table) => sum + Object.keys(table).length,
+        0,
+      ),
     );
   });
 
@@ -92,6 +99,7 @@ describe("createAuth", () => {
       "sessions.list",
       "sessions.revoke",
       "sessions.revokeAll",
+      "activity.list",
       "identityProviders.link",
       "identityProviders.unlink",
     ]);

@@ -1,3 +1,4 @@
+import { createActivityRecorder } from "./activity/activity.js";
 import type { Auth } from "./auth.js";
 import { createBackgroundTasks } from "./background.js";
 import type { AuthContext } from "./context.js";
@@ -35,7 +36,9 @@ import { getPasswordResetCooldown } from "./use-cases/get-password-reset-cooldow
 import { getTotpSetup } from "./use-cases/get-totp-setup.js";
 import { getTwoFactorEmailCooldown } from "./use-cases/get-two-factor-email-cooldown.js";
 import { getVerificationCooldown } from "./use-cases/get-verification-cooldown.js";
+import { listActivity } from "./use-cases/list-activity.js";
 import { listSessions } from "./use-cases/list-sessions.js";
+import { listUserActivity } from "./use-cases/list-user-activity.js";
 import { login } from "./use-cases/login.js";
 import { logout } from "./use-cases/logout.js";
 import { markEmailVerified } from "./use-cases/mark-email-verified.js";
@@ -92,6 +95,7 @@ export function createAuth(input: AuthOptions): Auth {
     ...bindUseCases(ctx, USE_CASES),
     sessions: bindUseCases(ctx, SESSION_USE_CASES),
     admin: bindUseCases(ctx, ADMIN_USE_CASES),
+    activity: bindUseCases(ctx, ACTIVITY_USE_CASES),
     identityProviders: {
       list: () => [...ctx.relyingParties.values()].map(({ name, displayName }) => ({ name, displayName })),
       ...bindUseCases(ctx, IDENTITY_PROVIDER_USE_CASES),
@@ -136,7 +140,16 @@ export const SESSION_USE_CASES = {
 } as const;
 
 /** `auth.admin`. */
-export const ADMIN_USE_CASES = { createUser, setPassword, markEmailVerified, deleteUser } as const;
+export const ADMIN_USE_CASES = {
+  createUser,
+  setPassword,
+  markEmailVerified,
+  deleteUser,
+  listActivity: listUserActivity,
+} as const;
+
+/** `auth.activity`. */
+export const ACTIVITY_USE_CASES = { list: listActivity } as const;
 
 /** `auth.identityProviders`, besides the synchronous `list`. */
 export const IDENTITY_PROVIDER_USE_CASES = {
@@ -157,18 +170,29 @@ export type BoundUseCases<T> = {
 };
 
 /**
+ * Use cases that record no activity, run without an activity scope: `authenticate` runs on every
+ * request and emits nothing.
+ */
+const WITHOUT_ACTIVITY: ReadonlySet<UseCase> = new Set<UseCase>([authenticate]);
+
+/**
  * Binds each use case of `table` to the context. A call's principal, when it has one, must be
  * one `authenticate` or `sessions.create` issued: anything else rejects with
  * `AUTHENTICATION_REQUIRED` before the use case runs (use cases that need one also refuse a call
  * without, through `signedIn`). Not `async`: `authenticate` runs on every request, and this adds
- * one property read to it (a paired loop measured no difference).
+ * one property read to it (a paired loop measured no difference). Every other use case runs in
+ * an activity scope: the activity writes its events start run alongside it, and its promise
+ * settles only once they are written (`activity/activity.ts`).
  */
 function bindUseCases<T extends Record<string, UseCase>>(ctx: AuthContext, table: T): BoundUseCases<T> {
   const bound: Record<string, (call: Call, input: never) => Promise<unknown>> = {};
   for (const [name, useCase] of Object.entries(table)) {
+    const run: UseCase = WITHOUT_ACTIVITY.has(useCase)
+      ? useCase
+      : (context, call, input) => ctx.activity.within(() => useCase(context, call, input));
     bound[name] = (call, input) =>
       call.principal === undefined || isIssuedPrincipal(call.principal)
-        ? useCase(ctx, call, input)
+        ? run(ctx, call, input)
         : Promise.reject(new AuthError("AUTHENTICATION_REQUIRED"));
   }
   return bound as BoundUseCases<T>;
@@ -192,8 +216,14 @@ function createContext(
       "twoFactor.encryptionKey is not set: TOTP secrets and recovery codes are keyed by `secret`, which then cannot be rotated away",
     );
   }
-  const events = createSecurityEvents({ onEvent: options.onEvent, logger, clock });
   const background = createBackgroundTasks(logger);
+  const activity = createActivityRecorder({
+    store: options.stores.activity,
+    retentionDays: options.activityRetentionDays,
+    logger,
+    background,
+  });
+  const events = createSecurityEvents({ onEvent: options.onEvent, logger, clock, observe: activity.observe });
   return {
     options,
     users: options.stores.users,
@@ -221,6 +251,7 @@ function createContext(
     refreshTokenSuccessors: createKeyedHash(options.secret, "refresh token successor v1"),
     limits: createLimits(options, options.stores.cooldowns, events),
     events,
+    activity,
     background,
     stepUpTokens: createStepUpTokens({
       keys: signingKeys,

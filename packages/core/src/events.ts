@@ -20,7 +20,9 @@ export type SecurityEventType =
   | "password.set"
   | "email.verified"
   | "identity.linked"
-  | "identity.unlinked";
+  | "identity.unlinked"
+  | "two_factor.enabled"
+  | "two_factor.disabled";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
@@ -42,7 +44,8 @@ export interface SecurityEvent {
    * sign-in finished with a recovery code, `recovery_code`; for a sign-in through
    * `sessions.create`, `api` (a password sign-in has none; every sign-in emits `login.succeeded`
    * and `session.created` with the same reason); for `user.created`, `register`, `admin` or
-   * `oidc:<provider>`; for `email.verified`, `link` or `admin`.
+   * `oidc:<provider>`; for `email.verified`, `link` or `admin`; for `two_factor.enabled` and
+   * `two_factor.disabled` (a method turned on or off by the user), the method (`totp`, `email`).
    */
   reason: string | null;
 }
@@ -73,8 +76,10 @@ export function createSecurityEvents(options: {
   onEvent: ((event: SecurityEvent) => unknown) | undefined;
   logger: Logger;
   clock: Clock;
+  /** Sees every event first (the user's activity); must not throw or wait. */
+  observe?: (event: SecurityEvent) => void;
 }): SecurityEvents {
-  const { onEvent, logger, clock } = options;
+  const { onEvent, logger, clock, observe } = options;
   const hookFailed = (error: unknown) =>
     logger.error({ event: "on_event.failed", err: String(error) }, "the onEvent hook failed");
   return {
@@ -90,6 +95,7 @@ export function createSecurityEvents(options: {
       };
       const { type: _type, time: _time, ...fields } = event;
       (WARN.has(type) ? logger.warn : logger.info).call(logger, { event: type, ...fields }, type);
+      observe?.(event);
       if (!onEvent) return;
       try {
         Promise.resolve(onEvent(event)).catch(hookFailed);

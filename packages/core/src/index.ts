@@ -1,3 +1,4 @@
+export type { ActivityItem, ActivityPage } from "./activity/list.js";
 export type * from "./auth.js";
 export {
   type AuthorizationStart,

@@ -5,6 +5,7 @@ import { isBareHttpUrl } from "./http-url.js";
 import type { LocaleResources } from "./i18n/index.js";
 import { type IdentityProviderOptions, identityProvidersSchema } from "./identity-provider-options.js";
 import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
+import type { ActivityStore } from "./ports/activity-store.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
@@ -81,6 +82,12 @@ export const STORE_METHODS = {
     "unlink",
   ] as const satisfies readonly RequiredMethods<IdentityStore>[],
   together: ["covers", "run"] as const satisfies readonly RequiredMethods<StoresTogether>[],
+  activity: [
+    "record",
+    "list",
+    "deleteUserActivity",
+    "sweepActivity",
+  ] as const satisfies readonly RequiredMethods<ActivityStore>[],
 };
 
 const seconds = (fallback: number) =>
@@ -151,6 +158,7 @@ export const authOptionsSchema = z
       singleUseTokens: port<SingleUseTokenStore>("SingleUseTokenStore", STORE_METHODS.singleUseTokens),
       identities: port<IdentityStore>("IdentityStore", STORE_METHODS.identities).optional(),
       together: port<StoresTogether>("StoresTogether", STORE_METHODS.together).optional(),
+      activity: port<ActivityStore>("ActivityStore", STORE_METHODS.activity).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     generateId: z
@@ -162,6 +170,7 @@ export const authOptionsSchema = z
     accessTokenTtlSeconds: seconds(900),
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
     refreshReuseIntervalSeconds: z.number().int().min(0).max(300).default(10),
+    activityRetentionDays: z.number().int().min(1).max(3650).default(90),
     loginThrottle: z
       .object({
         freeAttempts: z.number().int().min(1).max(100).default(5),
@@ -306,6 +315,11 @@ export interface AuthStores {
    * Optional; ignored unless it covers all four.
    */
   together?: StoresTogether;
+  /**
+   * Each user's security events (`GET /activity`), kept `activityRetentionDays`. Every shipped
+   * `create*Stores()` has one; without it nothing is recorded and the activity reads empty.
+   */
+  activity?: ActivityStore;
 }
 
 /**
@@ -488,6 +502,11 @@ export interface AuthOptions {
    * that one later, still revokes the session. Default 10.
    */
   refreshReuseIntervalSeconds?: number;
+  /**
+   * How long each user's activity (`GET /activity`) is kept, in days (1 to 3650): older entries
+   * are never listed and the store forgets them. Default 90.
+   */
+  activityRetentionDays?: number;
   /**
    * Password checks per normalized address (login and step-up share it; unknown addresses
    * alike, so it tells nothing): each is counted before it is checked. `freeAttempts` in

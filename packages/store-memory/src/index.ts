@@ -2,6 +2,7 @@ export {
   createMemoryAccessTokenAllowlist,
   type MemoryAccessTokenAllowlist,
 } from "./access-token-allowlist.js";
+export { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
 export { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 export { createMemoryIdentityStore } from "./identity-store.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";

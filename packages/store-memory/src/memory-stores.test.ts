@@ -1,6 +1,7 @@
 import {
   createFakeClock,
   runAccessTokenAllowlistSuite,
+  runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -9,14 +10,14 @@ import {
 } from "@portcullis/testing";
 import { createMemoryStores } from "./memory-stores.js";
 
-type Kind = "users" | "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "identities";
+type Kind = "users" | "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "identities" | "activity";
 
 /** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
 const withFakeClock = <K extends Kind>(kind: K) => {
   return () => {
     const clock = createFakeClock();
     const stores = createMemoryStores({ clock });
-    return { store: stores[kind], advance: clock.advance, cleanup: stores.close };
+    return { store: stores[kind], advance: clock.advance, now: clock.now, cleanup: stores.close };
   };
 };
 
@@ -34,6 +35,8 @@ runIdentityStoreSuite({ name: "memory", create: withFakeClock("identities") });
 runSessionStoreSuite({ name: "memory", create: withFakeClock("sessions") });
 runAccessTokenAllowlistSuite({ name: "memory", create: withFakeClock("allowlist") });
 runSingleUseTokenStoreSuite({ name: "memory", create: withFakeClock("singleUseTokens") });
+runActivityStoreSuite({ name: "memory", create: withFakeClock("activity") });
+runActivityStoreSuite({ name: "memory, real time", create: withSystemClock("activity") });
 runCooldownStoreSuite({ name: "memory, real time", create: withSystemClock("cooldowns") });
 runSessionStoreSuite({ name: "memory, real time", create: withSystemClock("sessions") });
 runAccessTokenAllowlistSuite({ name: "memory, real time", create: withSystemClock("allowlist") });

@@ -10,6 +10,7 @@ import {
   createMemoryAccessTokenAllowlist,
   type MemoryAccessTokenAllowlist,
 } from "./access-token-allowlist.js";
+import { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
@@ -33,6 +34,8 @@ export interface MemoryStores {
   singleUseTokens: MemorySingleUseTokenStore;
   /** Identity-provider links (for `identityProviders`). */
   identities: IdentityStore;
+  /** Each user's activity (security events), kept for the retention `createAuth` writes with. */
+  activity: MemoryActivityStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -56,7 +59,9 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
   const sessions = createMemorySessionStore({ clock });
   const allowlist = createMemoryAccessTokenAllowlist({ clock });
   const singleUseTokens = createMemorySingleUseTokenStore({ clock });
-  const sweep = () => cooldowns.sweep() + sessions.sweep() + allowlist.sweep() + singleUseTokens.sweep();
+  const activity = createMemoryActivityStore({ clock });
+  const sweep = () =>
+    cooldowns.sweep() + sessions.sweep() + allowlist.sweep() + singleUseTokens.sweep() + activity.sweep();
   const intervalMs = options.sweepIntervalMs ?? 60_000;
   const timer = intervalMs > 0 ? setInterval(sweep, intervalMs) : undefined;
   timer?.unref();
@@ -67,6 +72,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     allowlist,
     singleUseTokens,
     identities: createMemoryIdentityStore(),
+    activity,
     sweep,
     close: () => clearInterval(timer),
   };

@@ -1,5 +1,6 @@
 import {
   runAccessTokenAllowlistSuite,
+  runActivityStoreSuite,
   runCooldownStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -27,7 +28,7 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   });
 
   const fixture =
-    <K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens">(kind: K) =>
+    <K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity">(kind: K) =>
     () => ({
       store: createRedisStores({ client, keyPrefix: testPrefix(), operationTimeoutMs: 2_000 })[kind],
       now: () => serverTime(client),
@@ -36,4 +37,5 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   runSessionStoreSuite({ name: "redis cluster", create: fixture("sessions") });
   runAccessTokenAllowlistSuite({ name: "redis cluster", create: fixture("allowlist") });
   runSingleUseTokenStoreSuite({ name: "redis cluster", create: fixture("singleUseTokens") });
+  runActivityStoreSuite({ name: "redis cluster", create: fixture("activity") });
 });

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import {
   runAccessTokenAllowlistSuite,
+  runActivityStoreSuite,
   runCooldownStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -24,7 +25,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-function fixture<K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens">(kind: K) {
+function fixture<K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity">(kind: K) {
   return () => {
     const keyPrefix = testPrefix();
     return {
@@ -62,3 +63,4 @@ describe("redis single-use tokens: claims", () => {
     }
   });
 });
+runActivityStoreSuite({ name: "redis", create: fixture("activity") });

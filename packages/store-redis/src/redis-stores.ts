@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   type AccessTokenAllowlist,
+  type ActivityStore,
   type AllowlistEntry,
   type CooldownStore,
   REMEMBERED_REFRESH_TOKEN_HASHES,
@@ -12,6 +13,7 @@ import {
   withTimeout,
 } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
+import { globEscape, redisActivityStore } from "./activity-store.js";
 import {
   ACQUIRE_COOLDOWN,
   CLAIM_TOKEN,
@@ -38,6 +40,8 @@ export interface RedisStoresOptions {
    * nothing, so a request that answered 500 leaves no session or rotation behind.
    */
   operationTimeoutMs?: number;
+  /** The most activity entries kept per user (the newest); older ones are dropped on write. Default 1000. */
+  activityCapPerUser?: number;
 }
 
 export interface RedisStores {
@@ -45,6 +49,8 @@ export interface RedisStores {
   sessions: SessionStore;
   allowlist: AccessTokenAllowlist;
   singleUseTokens: SingleUseTokenStore;
+  /** Each user's activity: a sorted set per user, capped and expiring a retention after its latest write. */
+  activity: ActivityStore;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -85,7 +91,7 @@ const userTag = (userId: string) =>
   createHash("sha256").update(userId).digest("base64url").slice(0, TAG_LENGTH);
 
 /**
- * CooldownStore, SessionStore, AccessTokenAllowlist and SingleUseTokenStore on Redis, for apps
+ * CooldownStore, SessionStore, AccessTokenAllowlist, SingleUseTokenStore and ActivityStore on Redis, for apps
  * that run several instances. Atomic operations are single commands (SET NX PX, GETDEL) or Lua
  * scripts loaded once; every key has a TTL; ending a user's sessions reads a per-user index set
  * (never KEYS). Session ids start with the user's tag, so one user's session keys share a cluster
@@ -109,6 +115,12 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     sessions: redisSessionStore(redis, bounded, keys, deadline),
     allowlist: redisAccessTokenAllowlist(redis, bounded, keys),
     singleUseTokens: redisSingleUseTokenStore(redis, bounded, keys),
+    activity: redisActivityStore(
+      client,
+      bounded,
+      keys,
+      Math.max(1, Math.floor(options.activityCapPerUser ?? 1000)),
+    ),
   };
 }
 
@@ -172,7 +184,12 @@ function redisKeys(prefix: string) {
   const tokenIndex = (userId: string, purpose: string) => `${userSpace(userTag(userId))}tokens:${purpose}`;
   /** A token's claim (`claimToken`), in the token's slot. */
   const tokenClaim = (purpose: string, hash: string) => `${tokenKey(purpose, hash)}:claim`;
+  /** A user's activity (a sorted set), and the SCAN pattern that finds every user's. */
+  const activityKey = (userId: string) => `${userSpace(userTag(userId))}activity`;
+  const activityPattern = `${globEscape(prefix)}{*}:activity`;
   return {
+    activityKey,
+    activityPattern,
     cooldownKey,
     counterKey,
     userSpace,

@@ -18,6 +18,8 @@ export interface SqlTables {
   cooldowns: string;
   counters: string;
   identities: string;
+  /** Each user's activity (migration 0008). */
+  activity: string;
   migrations: string;
   migrationLock: string;
 }
@@ -38,6 +40,7 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     cooldowns: `${prefix}cooldowns`,
     counters: `${prefix}counters`,
     identities: `${prefix}identities`,
+    activity: `${prefix}activity`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

@@ -27,6 +27,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0004_token_claims": addedTimeColumn(tables.tokens, "claimed_until"),
     "0005_access_token_allowlist": accessTokenAllowlist(tables, dialect),
     "0006_session_rotated_at": addedTimeColumn(tables.sessions, "rotated_at"),
+    "0008_activity": activityTable(tables, dialect),
   };
 }
 
@@ -215,6 +216,32 @@ function accessTokenAllowlist(tables: SqlTables, dialect: SqlDialect): Migration
     },
     async down(db: AnyKysely) {
       await db.schema.dropTable(tables.accessTokens).ifExists().execute();
+    },
+  };
+}
+
+/**
+ * Each user's security events: listed newest first through (user_id, at, id), swept by `at`.
+ * Free text (browser, OS, reason) is `text`; `type` is a security event's name.
+ */
+function activityTable(tables: SqlTables, dialect: SqlDialect): Migration {
+  return {
+    async up(db: AnyKysely) {
+      const { createTable, createIndexes } = schemaSteps(db, dialect);
+      await createTable(tables.activity, {
+        id: PRIMARY_ID,
+        user_id: ID,
+        type: required("varchar(64)"),
+        at: EPOCH_MS,
+        ip: ["text"],
+        browser: ["text"],
+        os: ["text"],
+        reason: ["text"],
+      });
+      await createIndexes(tables.activity, ["user_id", "at", "id"], ["at"]);
+    },
+    async down(db: AnyKysely) {
+      await db.schema.dropTable(tables.activity).ifExists().execute();
     },
   };
 }

@@ -1,6 +1,7 @@
 import {
   createFakeClock,
   runAccessTokenAllowlistSuite,
+  runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -30,7 +31,11 @@ const fixture = <K extends keyof StoreKinds>(kind: K) => {
   return () => {
     const clock = createFakeClock();
     if (!database) throw new Error("unreachable: skipped without a server");
-    return { store: createSqlStores({ db: database.db, clock })[kind], advance: clock.advance };
+    return {
+      store: createSqlStores({ db: database.db, clock })[kind],
+      advance: clock.advance,
+      now: clock.now,
+    };
   };
 };
 
@@ -44,4 +49,5 @@ describe.skipIf(!database)("mysql", () => {
   });
   runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
   runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
+  runActivityStoreSuite({ name: "mysql", create: fixture("activity") });
 });

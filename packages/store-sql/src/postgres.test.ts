@@ -1,6 +1,7 @@
 import {
   createFakeClock,
   runAccessTokenAllowlistSuite,
+  runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -32,7 +33,7 @@ const fixture =
   <K extends keyof StoreKinds>(kind: K) =>
   () => {
     const clock = createFakeClock();
-    return { store: createSqlStores({ db: schema.db, clock })[kind], advance: clock.advance };
+    return { store: createSqlStores({ db: schema.db, clock })[kind], advance: clock.advance, now: clock.now };
   };
 
 runUserStoreSuite({ name: "postgres", create: fixture("users") });
@@ -41,6 +42,7 @@ runAccessTokenAllowlistSuite({ name: "postgres", create: fixture("allowlist") })
 runSingleUseTokenStoreSuite({ name: "postgres", create: fixture("singleUseTokens") });
 runCooldownStoreSuite({ name: "postgres", create: fixture("cooldowns") });
 runIdentityStoreSuite({ name: "postgres", create: fixture("identities") });
+runActivityStoreSuite({ name: "postgres", create: fixture("activity") });
 
 describe("migrate on postgres", () => {
   it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {

@@ -1,5 +1,6 @@
 import {
   type AccessTokenAllowlist,
+  type ActivityStore,
   type Clock,
   type CooldownStore,
   type IdentityStore,
@@ -10,6 +11,7 @@ import {
   type UserStore,
 } from "@portcullis/core";
 import { createSqlAccessTokenAllowlist } from "./access-token-allowlist.js";
+import { createSqlActivityStore } from "./activity-store.js";
 import {
   type AnyKysely,
   DEFAULT_TABLE_PREFIX,
@@ -55,6 +57,11 @@ export interface SqlStores {
    */
   together: StoresTogether;
   /**
+   * Each user's activity, in `<prefix>activity`. Entries past the retention are swept by a write
+   * at most once an hour (or `activity.sweepActivity(olderThan)` on a schedule of the host's).
+   */
+  activity: ActivityStore;
+  /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went. Expired rows read as absent whether or not they were swept; schedule this
    * (every few minutes) only to keep the tables small.
@@ -95,6 +102,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
       covers: (store) => covered.has(store),
       run: (work) => inTransaction(db, (trx) => work(changeStores({ ...context, db: trx }))),
     },
+    activity: createSqlActivityStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   createFakeClock,
   runAccessTokenAllowlistSuite,
+  runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -37,7 +38,7 @@ const fixture =
   <K extends keyof StoreKinds>(db: () => AnyKysely, kind: K) =>
   () => {
     const clock = createFakeClock();
-    return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance };
+    return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance, now: clock.now };
   };
 
 for (const [name, db] of [
@@ -50,4 +51,5 @@ for (const [name, db] of [
   runSingleUseTokenStoreSuite({ name, create: fixture(db, "singleUseTokens") });
   runCooldownStoreSuite({ name, create: fixture(db, "cooldowns") });
   runIdentityStoreSuite({ name, create: fixture(db, "identities") });
+  runActivityStoreSuite({ name, create: fixture(db, "activity") });
 }

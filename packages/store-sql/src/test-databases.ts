@@ -311,7 +311,7 @@ export async function postgresDatabase(serverUrl: string): Promise<{ url: string
 /** The stores of `createSqlStores` that the conformance suites take, by name. */
 export type StoreKinds = Pick<
   ReturnType<typeof createSqlStores>,
-  "users" | "sessions" | "allowlist" | "singleUseTokens" | "cooldowns" | "identities"
+  "users" | "sessions" | "allowlist" | "singleUseTokens" | "cooldowns" | "identities" | "activity"
 >;
 
 /**
@@ -337,5 +337,6 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
     allowlist: migrated(stores.allowlist),
     singleUseTokens: migrated(stores.singleUseTokens),
     cooldowns: migrated(stores.cooldowns),
+    activity: migrated(stores.activity),
   };
 }

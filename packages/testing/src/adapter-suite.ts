@@ -1,4 +1,5 @@
 import { describe } from "vitest";
+import { activityTests } from "./adapter-suite/activity.js";
 import { cookiesTests } from "./adapter-suite/cookies.js";
 import { credentialsTests } from "./adapter-suite/credentials.js";
 import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
@@ -31,6 +32,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   "host-api": hostApiTests,
   credentials: credentialsTests,
   "refresh-reuse": refreshReuseTests,
+  activity: activityTests,
 };
 
 /**

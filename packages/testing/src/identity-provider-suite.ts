@@ -322,6 +322,14 @@ const identityProviderTests: IdpTests = {
         expect(unlink.status).toBe(200);
         expect(await unlink.json()).toMatchObject({ identityProviders: [], hasPassword: true });
         expect(app.events.some((e) => e.type === "identity.unlinked" && e.reason === "oidc:oidc")).toBe(true);
+        // Each of it is in the account's activity, newest first, the provider named.
+        const activity = await fetch(api(app, "/activity"), { headers: bearer });
+        const { items } = (await activity.json()) as { items: { type: string; reason: string | null }[] };
+        expect(items.slice(0, 3).map((item) => `${item.type} ${item.reason}`)).toEqual([
+          "identity.unlinked oidc:oidc",
+          "login.succeeded oidc:oidc",
+          "identity.linked oidc:oidc",
+        ]);
       },
 
     "unlink - the last sign-in method is refused, also after a step-up at the provider (stepUp=1)": async (

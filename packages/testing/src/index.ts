@@ -1,4 +1,5 @@
 export { runAccessTokenAllowlistSuite } from "./access-token-allowlist-suite.js";
+export { runActivityStoreSuite } from "./activity-store-suite.js";
 export type { App, AppTests, Boot, SignedIn } from "./adapter-suite/fixture.js";
 export { cookieHeader, cookieValue, expectCode, expectError, runAppTests } from "./adapter-suite/fixture.js";
 export {

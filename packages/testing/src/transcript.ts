@@ -24,6 +24,7 @@ export function normalizeTranscript(text: string): string {
     .replace(/[\w-]{22}\.[\w-]{43}/g, "<refresh>")
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, "<time>")
     .replace(/"(id|sessionId)":"[\w-]{22}"/g, '"$1":"<id>"')
+    .replace(/("nextCursor":"|cursor=)[\w-]+/g, "$1<cursor>")
     .replace(/\/sessions\/[\w-]{22}/g, "/sessions/<id>")
     .replace(/token=[\w-]{43}/g, "token=<token>")
     .replace(/"(\w*Token)":"[\w-]{43}"/g, '"$1":"<token>"')

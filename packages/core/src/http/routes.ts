@@ -127,6 +127,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
   const routes = [
     ...accountRoutes(auth, kit),
     ...sessionRoutes(auth, kit),
+    ...activityRoutes(auth, kit),
     ...twoFactorRoutes(auth, kit),
     ...twoFactorSettingsRoutes(auth, kit),
     ...passwordResetRoutes(auth, kit),
@@ -265,7 +266,7 @@ function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): R
       async (input) => {
         const given = input.query.getAll("others");
         const { others } = parseInput(revokeSessionsQuery, { others: given.length > 1 ? given : given[0] });
-        const call = { principal: input.principal };
+        const call = { principal: input.principal, request: input.meta };
         if (others === "true") return jsonResponse(200, await auth.sessions.revokeOthers(call));
         return jsonResponse(200, await auth.sessions.revokeAll(call), signOutCookies());
       },
@@ -284,6 +285,27 @@ function sessionRoutes(auth: Auth, { signOutCookies, route, json }: RouteKit): R
         await auth.sessions.revoke({ principal }, sessionId);
         return jsonResponse(200, SUCCESS, sessionId === principal.sessionId ? signOutCookies() : []);
       },
+    ),
+  ];
+}
+
+/** The signed-in user's activity: their security events, newest first, a page at a time. */
+function activityRoutes(auth: Auth, { json }: RouteKit): Route[] {
+  return [
+    json(
+      {
+        method: "GET",
+        path: "/activity",
+        summary: "The user's security events, newest first (cursor: the previous page's nextCursor)",
+        auth: "access",
+        query: ["cursor", "limit"],
+        errors: ["VALIDATION_FAILED", ...DB],
+      },
+      async (input) =>
+        auth.activity.list(
+          { principal: input.principal },
+          { cursor: input.query.get("cursor") ?? undefined, limit: input.query.get("limit") ?? undefined },
+        ),
     ),
   ];
 }

@@ -1,4 +1,10 @@
 export type { AccessTokenAllowlist, AllowlistEntry } from "./access-token-allowlist.js";
+export type {
+  ActivityListOptions,
+  ActivityPosition,
+  ActivityRecord,
+  ActivityStore,
+} from "./activity-store.js";
 export type { Clock } from "./clock.js";
 export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
 export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";

@@ -17,6 +17,6 @@ export async function signOutUser(
   const { userId, sessionId } = signedIn(call);
   const revoked = (await endUserSessions(deps, userId, keepCaller ? sessionId : undefined)).length;
   const reason = keepCaller ? "revoked_others" : "revoked_all";
-  deps.events.emit("session.revoked", { userId, sessionId, reason: `${reason}:${revoked}` });
+  deps.events.emit("session.revoked", { ...call.request, userId, sessionId, reason: `${reason}:${revoked}` });
   return { success: true, revoked };
 }

@@ -1,5 +1,6 @@
 import type { EmailService } from "../emails/email-service.js";
 import { AuthError, guardPort } from "../errors.js";
+import type { SecurityEvents } from "../events.js";
 import { type Call, type Principal, type RequestContext, toUser, type User } from "../model.js";
 import type { Logger } from "../ports/logger.js";
 import type { TwoFactorMethod, TwoFactorSettings, UserRecord, UserStore } from "../ports/user-store.js";
@@ -14,6 +15,7 @@ export interface SettingsDeps {
   logger: Logger;
   emails: EmailService;
   translator: { defaultLocale: string };
+  events: SecurityEvents;
 }
 
 /**
@@ -79,6 +81,11 @@ export async function saveTwoFactor(
     { event: `two_factor.${change.change}`, userId: user.id, method: change.method, ip: request.ip ?? null },
     "2FA changed",
   );
+  ctx.events.emit(change.change === "added" ? "two_factor.enabled" : "two_factor.disabled", {
+    ...request,
+    userId: user.id,
+    reason: change.method,
+  });
   ctx.emails.sendInBackground(
     "two-factor-changed",
     user.email,

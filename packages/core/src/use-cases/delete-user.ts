@@ -28,7 +28,7 @@ const PURPOSES = [
 /**
  * Deletes a user from a script or back office, with everything kept about them: sessions (their
  * tokens stop working at once), single-use tokens of every purpose, email cooldowns and throttle
- * counters, identity-provider links. `USER_NOT_FOUND` for an unknown id.
+ * counters, identity-provider links, activity. `USER_NOT_FOUND` for an unknown id.
  */
 export async function deleteUser(ctx: AuthContext, _call: Call, userId: string): Promise<{ success: true }> {
   const id = parseInput(userIdField, userId);
@@ -48,6 +48,8 @@ export async function deleteUser(ctx: AuthContext, _call: Call, userId: string):
     const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(id));
     for (const link of links) await guardPort("DATABASE_FAILURE", () => identities.unlink(id, link.provider));
   }
+  const activity = ctx.activity.store;
+  if (activity) await guardPort("DATABASE_FAILURE", () => activity.deleteUserActivity(id));
   await ctx.limits.clearPassword(user.email);
   await ctx.limits.clearTwoFactor(id);
   if (!(await guardPort("DATABASE_FAILURE", () => ctx.users.delete(id))))

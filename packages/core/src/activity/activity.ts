@@ -1,0 +1,106 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomBytes } from "node:crypto";
+import type { BackgroundTasks } from "../background.js";
+import type { SecurityEvent, SecurityEventType } from "../events.js";
+import type { ActivityRecord, ActivityStore } from "../ports/activity-store.js";
+import type { Logger } from "../ports/logger.js";
+import { describeDevice } from "../user-agent.js";
+
+/**
+ * The security events a user sees in their activity (when the event names the user): sign-ins,
+ * failed and throttled sign-ins of the account, second-factor and step-up failures, 2FA changes,
+ * password and address changes, provider links, ended sessions, refresh-token reuse, the
+ * account's creation (by an admin: `reason` `admin`). Not `session.created` (the same sign-in as
+ * `login.succeeded`), `user.deleted` (the activity goes with the account) or `ip.limited`.
+ */
+export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
+  "login.succeeded",
+  "login.failed",
+  "login.throttled",
+  "two_factor.failed",
+  "two_factor.throttled",
+  "two_factor.enabled",
+  "two_factor.disabled",
+  "step_up.failed",
+  "password_reset.requested",
+  "password_reset.completed",
+  "password.set",
+  "email.verified",
+  "identity.linked",
+  "identity.unlinked",
+  "session.revoked",
+  "refresh_token.reused",
+  "user.created",
+]);
+
+/** Records activity from security events, and lets a call wait for the writes it started. */
+export interface ActivityRecorder {
+  /** The store, or undefined when none is configured (nothing is recorded, lists are empty). */
+  store: ActivityStore | undefined;
+  retentionMs: number;
+  /** Starts the write of `event` when it belongs in the user's activity; never waits, never throws. */
+  observe(event: SecurityEvent): void;
+  /**
+   * Runs `work` as one call: every activity write its events start is awaited before the
+   * returned promise settles (after `work` settles, whether it resolved or rejected), so a
+   * caller that has the answer finds the activity written. A failed write is logged only.
+   */
+  within<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** Time-ordered within one process: a 12-hex counter, then 12 random hex (ids of one length). */
+function idMinter(): () => string {
+  let sequence = 0;
+  return () => {
+    sequence = (sequence + 1) % 0x1000000000000;
+    return `${sequence.toString(16).padStart(12, "0")}${randomBytes(6).toString("hex")}`;
+  };
+}
+
+/** The entry `event` makes, or null when it does not go into anyone's activity. */
+export function activityEntry(event: SecurityEvent, id: string): ActivityRecord | null {
+  if (event.userId === null || !ACTIVITY_EVENT_TYPES.has(event.type)) return null;
+  const { browser, os } = describeDevice(undefined, event.userAgent ?? undefined);
+  const reason = event.type === "login.succeeded" ? (event.reason ?? "password") : event.reason;
+  return { id, userId: event.userId, type: event.type, at: event.time, ip: event.ip, browser, os, reason };
+}
+
+export function createActivityRecorder(options: {
+  store: ActivityStore | undefined;
+  retentionDays: number;
+  logger: Logger;
+  background: BackgroundTasks;
+}): ActivityRecorder {
+  const { store, logger, background } = options;
+  const retentionMs = options.retentionDays * 24 * 3600 * 1000;
+  const scope = new AsyncLocalStorage<Promise<void>[] | null>();
+  const mintId = idMinter();
+  return {
+    store,
+    retentionMs,
+    observe(event) {
+      if (!store) return;
+      const entry = activityEntry(event, mintId());
+      if (!entry) return;
+      const write = Promise.resolve()
+        .then(() => store.record(entry, retentionMs))
+        .catch((error: unknown) =>
+          logger.error(
+            { event: "activity.write_failed", type: entry.type, userId: entry.userId, err: String(error) },
+            "could not record an activity entry",
+          ),
+        );
+      background.run("activity.write_failed", () => write);
+      scope.getStore()?.push(write);
+    },
+    async within(work) {
+      if (!store) return work();
+      const pending: Promise<void>[] = [];
+      try {
+        return await scope.run(pending, work);
+      } finally {
+        while (pending.length > 0) await Promise.all(pending.splice(0));
+      }
+    },
+  };
+}

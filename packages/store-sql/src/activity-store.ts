@@ -1,0 +1,83 @@
+import type { ActivityRecord, ActivityStore } from "@portcullis/core";
+import type { SqlContext } from "./context.js";
+import { toNumber } from "./context.js";
+
+/** A row of `<prefix>activity`; `at` in milliseconds. */
+interface ActivityRow {
+  id: string;
+  user_id: string;
+  type: string;
+  at: number | string;
+  ip: string | null;
+  browser: string | null;
+  os: string | null;
+  reason: string | null;
+}
+
+const fromRow = (row: ActivityRow): ActivityRecord => ({
+  id: row.id,
+  userId: row.user_id,
+  type: row.type,
+  at: toNumber(row.at),
+  ip: row.ip,
+  browser: row.browser,
+  os: row.os,
+  reason: row.reason,
+});
+
+/** The longest time between two retention sweeps a write runs (shorter for a short retention). */
+const MAX_SWEEP_INTERVAL_MS = 3_600_000;
+
+/**
+ * Each user's activity in `<prefix>activity`, read through the index (user_id, at, id). The
+ * retention sweep runs with a write: at most once per hour (or per tenth of the retention, when
+ * that is shorter), measured by the written entries' `at`, one DELETE of every user's entries
+ * more than the retention older than the written one (through the index on `at`). The first
+ * write after start-up sweeps. The write that sweeps waits for it.
+ */
+export function createSqlActivityStore({ db, tables }: SqlContext): ActivityStore {
+  const table = tables.activity;
+  let lastSweepAt = Number.NEGATIVE_INFINITY;
+
+  const sweepActivity = async (olderThan: number) => {
+    const result = await db.deleteFrom(table).where("at", "<", olderThan).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  };
+
+  return {
+    async record(entry, retentionMs) {
+      const row: ActivityRow = {
+        id: entry.id,
+        user_id: entry.userId,
+        type: entry.type,
+        at: entry.at,
+        ip: entry.ip,
+        browser: entry.browser,
+        os: entry.os,
+        reason: entry.reason,
+      };
+      await db.insertInto(table).values(row).execute();
+      if (entry.at - lastSweepAt >= Math.min(MAX_SWEEP_INTERVAL_MS, retentionMs / 10)) {
+        lastSweepAt = entry.at;
+        await sweepActivity(entry.at - retentionMs);
+      }
+    },
+    async list(userId, { before, limit, since }) {
+      if (limit < 1) return [];
+      let query = db.selectFrom(table).selectAll().where("user_id", "=", userId);
+      if (since !== undefined) query = query.where("at", ">=", since);
+      if (before) {
+        query = query.where((eb) =>
+          eb.or([eb("at", "<", before.at), eb.and([eb("at", "=", before.at), eb("id", "<", before.id)])]),
+        );
+      }
+      const rows = await query.orderBy("at", "desc").orderBy("id", "desc").limit(Math.floor(limit)).execute();
+      return (rows as ActivityRow[]).map(fromRow);
+    },
+    async deleteUserActivity(userId) {
+      const result = await db.deleteFrom(table).where("user_id", "=", userId).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    sweepActivity,
+  };
+}
