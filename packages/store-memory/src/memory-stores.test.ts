@@ -16,7 +16,7 @@ const withFakeClock = <K extends Kind>(kind: K) => {
   return () => {
     const clock = createFakeClock();
     const stores = createMemoryStores({ clock });
-    return { store: stores[kind], advance: clock.advance, cleanup: stores.close };
+    return { store: stores[kind], advance: clock.advance, now: clock.now, cleanup: stores.close };
   };
 };
 

@@ -30,7 +30,11 @@ const fixture = <K extends keyof StoreKinds>(kind: K) => {
   return () => {
     const clock = createFakeClock();
     if (!database) throw new Error("unreachable: skipped without a server");
-    return { store: createSqlStores({ db: database.db, clock })[kind], advance: clock.advance };
+    return {
+      store: createSqlStores({ db: database.db, clock })[kind],
+      advance: clock.advance,
+      now: clock.now,
+    };
   };
 };
 

@@ -32,7 +32,7 @@ const fixture =
   <K extends keyof StoreKinds>(kind: K) =>
   () => {
     const clock = createFakeClock();
-    return { store: createSqlStores({ db: schema.db, clock })[kind], advance: clock.advance };
+    return { store: createSqlStores({ db: schema.db, clock })[kind], advance: clock.advance, now: clock.now };
   };
 
 runUserStoreSuite({ name: "postgres", create: fixture("users") });

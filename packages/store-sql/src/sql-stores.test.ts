@@ -27,6 +27,7 @@ describe("createSqlStores", () => {
       "0004_token_claims",
       "0005_access_token_allowlist",
       "0006_session_rotated_at",
+      "0007_session_remember_me",
     ]);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
@@ -42,6 +43,7 @@ describe("createSqlStores", () => {
       "0004_token_claims",
       "0005_access_token_allowlist",
       "0006_session_rotated_at",
+      "0007_session_remember_me",
     ]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
     expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
@@ -75,6 +77,7 @@ describe("createSqlStores", () => {
       "0004_token_claims",
       "0005_access_token_allowlist",
       "0006_session_rotated_at",
+      "0007_session_remember_me",
     ]);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();

@@ -37,7 +37,7 @@ const fixture =
   <K extends keyof StoreKinds>(db: () => AnyKysely, kind: K) =>
   () => {
     const clock = createFakeClock();
-    return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance };
+    return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance, now: clock.now };
   };
 
 for (const [name, db] of [

@@ -35,7 +35,13 @@ export type ChallengeDeps = TokenDeps &
 export async function startChallenge(
   deps: ChallengeDeps,
   user: UserRecord,
-  data: { kind: ChallengeKind; sessionId?: string; browser?: string | null; os?: string | null },
+  data: {
+    kind: ChallengeKind;
+    sessionId?: string;
+    browser?: string | null;
+    os?: string | null;
+    rememberMe?: boolean | undefined;
+  },
   locale: string,
 ): Promise<TwoFactorChallenge> {
   const token = await issueSingleUseToken(deps, {
@@ -47,6 +53,7 @@ export async function startChallenge(
       sessionId: data.sessionId ?? null,
       browser: data.browser ?? null,
       os: data.os ?? null,
+      ...(data.rememberMe === false ? { rememberMe: false } : {}),
     },
     failureCode: "DATABASE_FAILURE",
   });
@@ -89,6 +96,11 @@ export async function takeChallenge(
 }
 
 /** The browser and OS a login's password step stated, kept with its 2FA token. */
+/** Whether the password step of a login asked to stay signed in (`rememberMe`); true unless it said false. */
+export function statedRememberMe(data: TokenRecord["data"]): boolean {
+  return data?.rememberMe !== false;
+}
+
 export function statedDevice(data: TokenRecord["data"]): { browser?: string; os?: string } | undefined {
   const browser = typeof data?.browser === "string" ? data.browser : undefined;
   const os = typeof data?.os === "string" ? data.os : undefined;

@@ -21,7 +21,7 @@ export type LoginResult = SignedIn | ({ twoFactorRequired: true } & TwoFactorCha
  * the current parameters and fail exactly like a wrong password (`INVALID_CREDENTIALS`).
  */
 export async function login(ctx: AuthContext, { request = {} }: Call, input: unknown): Promise<LoginResult> {
-  const { email, password, session } = parseInput(loginInput, input);
+  const { email, password, session, rememberMe } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;
   // Both limits count this attempt before anything is checked (docs/limits.md); an attempt that
@@ -66,7 +66,7 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
 
   if (user.twoFactor.methods.length > 0) {
     const device = describeDevice(session, request.userAgent);
-    const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);
+    const challenge = await startChallenge(ctx, user, { kind: "login", ...device, rememberMe }, locale);
     ctx.logger.info(
       { event: "login.second_factor", userId: user.id, ip: request.ip ?? null },
       "password ok, second factor required",
@@ -74,7 +74,7 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     return { twoFactorRequired: true, ...challenge };
   }
   // The session is checked against the hash verified here: a reset that lands meanwhile ends it.
-  return finishLogin(ctx, user, session, request, { verifiedPasswordHash });
+  return finishLogin(ctx, user, session, request, { verifiedPasswordHash, rememberMe });
 }
 
 /**
