@@ -5,6 +5,7 @@ import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
 import { emailsTests } from "./adapter-suite/emails.js";
 import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-suite/fixture.js";
 import { hostApiTests } from "./adapter-suite/host-api.js";
+import { lifetimesTests } from "./adapter-suite/lifetimes.js";
 import { loginTests } from "./adapter-suite/login.js";
 import { refreshReuseTests } from "./adapter-suite/refresh-reuse.js";
 import { registrationTests } from "./adapter-suite/registration.js";
@@ -31,6 +32,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   "host-api": hostApiTests,
   credentials: credentialsTests,
   "refresh-reuse": refreshReuseTests,
+  lifetimes: lifetimesTests,
 };
 
 /**
