@@ -507,7 +507,7 @@ export interface AuthOptions {
   /**
    * A session ends when it was not refreshed for this long, in seconds (1 to 400 days; at most
    * `absoluteLifetimeSeconds`). A refresh after it answers 401 `SESSION_EXPIRED`. Default 7 days
-   * (docs/configuration.md says why). `refreshTokenTtlSeconds` is how long the store keeps the
+   * (docs/concepts.md, "Session lifetimes", says why). `refreshTokenTtlSeconds` is how long the store keeps the
    * record after each refresh, so the shorter of the two is the inactivity that ends a session.
    */
   idleTimeoutSeconds?: number;
