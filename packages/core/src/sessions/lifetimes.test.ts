@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SecurityEvent } from "../events.js";
+import { createHttpHandler } from "../http/handler.js";
 import { parseAuthOptions } from "../options.js";
 import type { SessionStore } from "../ports/session-store.js";
 import { code, createTestAuth, EMAIL_TWO_FACTOR, PASSWORD, signIn, TEST_SECRET } from "../test-support.js";
@@ -177,6 +178,24 @@ describe("remember me", () => {
       { code: second.emailed, rememberMe: true },
     );
     expect(overruled.rememberMe).toBe(true);
+  });
+});
+
+describe("remember me, host API", () => {
+  it("sessions.create - rememberMe false: the handler's sessionCookies have no Max-Age; by default they have one", async () => {
+    const { auth, stores } = createTestAuth({ email: { enabled: false } });
+    await auth.register({}, { email: "host@example.test", password: PASSWORD });
+    const user = await stores.users.findByEmail("host@example.test");
+    const handler = createHttpHandler(auth);
+    const cookiesOf = async (rememberMe?: boolean) => {
+      const started = await auth.sessions.create({}, { userId: user?.id ?? "", rememberMe });
+      expect(started.rememberMe).toBe(rememberMe !== false);
+      return handler.sessionCookies(started).filter((cookie) => /^(access|refresh)_token=[^;]/.test(cookie));
+    };
+    const browserSession = await cookiesOf(false);
+    expect(browserSession).toHaveLength(2);
+    for (const cookie of browserSession) expect(cookie).not.toMatch(/Max-Age|Expires/i);
+    for (const cookie of await cookiesOf()) expect(cookie).toMatch(/Max-Age=\d+/);
   });
 });
 
