@@ -51,6 +51,7 @@ const STRINGS = {
     "login.title": "Sign in",
     "login.submit": "Sign in",
     "login.forgot": "Forgot your password?",
+    "login.rememberMe": "Keep me signed in",
     "login.noAccount": "Create an account",
     "login.providers": "Or sign in with an identity provider",
     "login.providerButton": "Sign in with {name}",
@@ -235,6 +236,7 @@ const STRINGS = {
     "login.title": "Anmelden",
     "login.submit": "Anmelden",
     "login.forgot": "Passwort vergessen?",
+    "login.rememberMe": "Angemeldet bleiben",
     "login.noAccount": "Konto erstellen",
     "login.providers": "Oder mit einem Identitätsanbieter anmelden",
     "login.providerButton": "Mit {name} anmelden",
@@ -883,9 +885,11 @@ const startSecondFactor = (result) => {
   emailRequested = false;
   navigate("/login", true);
 };
-onSubmit("login", (form, body) =>
+onSubmit("login", (form, { rememberMe, ...body }) =>
   run(
-    () => api("POST", "/login", body),
+    // An unticked "Keep me signed in": the session's cookies end when the browser closes. The
+    // choice rides along in the 2FA token when a second factor follows.
+    () => api("POST", "/login", { ...body, rememberMe: rememberMe === "on" }),
     (result) => {
       if (result.twoFactorRequired) {
         pendingLogin = result;

@@ -720,6 +720,45 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       }),
     );
 
+    it(
+      "ui (i) - 'Keep me signed in' unticked: the auth cookies end with the browser session, on refresh too; ticked (the default): they expire later",
+      inNewPage(async (page, context) => {
+        const email = await createAccount("remember");
+        const authCookies = async () =>
+          (await context.cookies()).filter((cookie) =>
+            ["access_token", "refresh_token"].includes(cookie.name),
+          );
+        await page.goto(`${base}/login`);
+        expect(await page.locator("#login [name=rememberMe]").isChecked()).toBe(true);
+        await page.fill("#login [name=email]", email);
+        await page.fill("#login [name=password]", PASSWORD);
+        await page.uncheck("#login [name=rememberMe]");
+        await page.click("#login button[type=submit]");
+        await signedInAs(page, email);
+        // Playwright reports a cookie without Max-Age or Expires as `expires: -1`.
+        expect((await authCookies()).map(({ name, expires }) => ({ name, expires }))).toEqual(
+          expect.arrayContaining([
+            { name: "access_token", expires: -1 },
+            { name: "refresh_token", expires: -1 },
+          ]),
+        );
+        const refreshed = await page.request.post(`${base}/api/auth/refresh`, { headers: { origin: base } });
+        expect(refreshed.status()).toBe(200);
+        const afterRefresh = await authCookies();
+        expect(afterRefresh).toHaveLength(2);
+        for (const cookie of afterRefresh) expect(cookie.expires).toBe(-1);
+
+        await page.click("#logout");
+        await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+        expect(await page.locator("#login [name=rememberMe]").isChecked()).toBe(true);
+        await signIn(page, email);
+        await signedInAs(page, email);
+        const remembered = await authCookies();
+        expect(remembered).toHaveLength(2);
+        for (const cookie of remembered) expect(cookie.expires).toBeGreaterThan(Date.now() / 1000);
+      }),
+    );
+
     it("ui (h) - the session list marks this device; signing out the other sessions keeps this one, in English and German", async () => {
       for (const [locale, label, button, done] of [
         ["en-US", "This device", "Sign out other sessions", "Other sessions signed out (1)"],

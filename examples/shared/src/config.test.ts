@@ -50,6 +50,32 @@ describe("readConfig", () => {
     );
   });
 
+  it("readConfig - SESSION_IDLE_SECONDS and SESSION_MAX_SECONDS: unset keeps the library's defaults, set passes them", () => {
+    expect(readConfig({ AUTH_SECRET: "x" }, () => {})).toMatchObject({
+      sessionIdleSeconds: undefined,
+      sessionMaxSeconds: undefined,
+    });
+    expect(
+      readConfig({ AUTH_SECRET: "x", SESSION_IDLE_SECONDS: "3600", SESSION_MAX_SECONDS: "86400" }, () => {}),
+    ).toMatchObject({ sessionIdleSeconds: 3600, sessionMaxSeconds: 86_400 });
+    expect(readConfig({ AUTH_SECRET: "x", SESSION_IDLE_SECONDS: "60" }, () => {}).sessionIdleSeconds).toBe(
+      60,
+    );
+    expect(() => readConfig({ AUTH_SECRET: "x", SESSION_IDLE_SECONDS: "0" }, () => {})).toThrow(
+      /SESSION_IDLE_SECONDS/,
+    );
+    expect(() => readConfig({ AUTH_SECRET: "x", SESSION_MAX_SECONDS: "34560001" }, () => {})).toThrow(
+      /SESSION_MAX_SECONDS/,
+    );
+    expect(() =>
+      readConfig({ AUTH_SECRET: "x", SESSION_IDLE_SECONDS: "7200", SESSION_MAX_SECONDS: "3600" }, () => {}),
+    ).toThrow(/must not exceed SESSION_MAX_SECONDS/);
+    // The library's 7-day idle default would outlast a one-day lifetime: the message says to set both.
+    expect(() => readConfig({ AUTH_SECRET: "x", SESSION_MAX_SECONDS: "86400" }, () => {})).toThrow(
+      /set both/,
+    );
+  });
+
   it("readConfig - production refuses to start without AUTH_SECRET and has no dev outbox", () => {
     expect(() => readConfig({ NODE_ENV: "production" })).toThrow(ConfigError);
     const config = readConfig({ NODE_ENV: "production", AUTH_SECRET: "s".repeat(48) });

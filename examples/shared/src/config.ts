@@ -17,6 +17,10 @@ export interface ExampleConfig {
   emailCooldownSeconds: number;
   /** The refresh reuse interval (`refreshReuseIntervalSeconds`, REFRESH_REUSE_SECONDS); 0 turns it off. */
   refreshReuseSeconds: number;
+  /** A session's idle timeout (`idleTimeoutSeconds`, SESSION_IDLE_SECONDS); unset: the library's default. */
+  sessionIdleSeconds: number | undefined;
+  /** A session's absolute lifetime (`absoluteLifetimeSeconds`, SESSION_MAX_SECONDS); unset: the library's default. */
+  sessionMaxSeconds: number | undefined;
   loginAlerts: boolean;
   allowHeaderAuth: boolean;
   preferHeaderAuth: boolean;
@@ -59,6 +63,28 @@ const integer = (
   }
   return value;
 };
+
+/** The longest session setting the library takes: 400 days. */
+const MAX_SESSION_SECONDS = 400 * 24 * 3600;
+/** The library's default idle timeout (7 days), which SESSION_MAX_SECONDS alone must not undercut. */
+const DEFAULT_IDLE_SECONDS = 7 * 24 * 3600;
+
+/** SESSION_IDLE_SECONDS and SESSION_MAX_SECONDS: each unset or 1 s to 400 days, the idle timeout at most the lifetime. */
+function sessionLifetimes(env: NodeJS.ProcessEnv) {
+  const unset = (name: string) => (env[name]?.trim() ?? "") === "";
+  const idle = unset("SESSION_IDLE_SECONDS")
+    ? undefined
+    : integer(env, "SESSION_IDLE_SECONDS", 0, 1, MAX_SESSION_SECONDS);
+  const max = unset("SESSION_MAX_SECONDS")
+    ? undefined
+    : integer(env, "SESSION_MAX_SECONDS", 0, 1, MAX_SESSION_SECONDS);
+  if (max !== undefined && (idle ?? DEFAULT_IDLE_SECONDS) > max) {
+    throw new ConfigError(
+      `SESSION_IDLE_SECONDS (${idle ?? `default ${DEFAULT_IDLE_SECONDS}`}) must not exceed SESSION_MAX_SECONDS (${max}): set both`,
+    );
+  }
+  return { sessionIdleSeconds: idle, sessionMaxSeconds: max };
+}
 
 export function readConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -104,6 +130,7 @@ export function readConfig(
     emailEnabled: flag(env, "EMAIL_ENABLED", true),
     emailCooldownSeconds: integer(env, "EMAIL_COOLDOWN_SECONDS", 60, 1, 86_400),
     refreshReuseSeconds: integer(env, "REFRESH_REUSE_SECONDS", 10, 0, 300),
+    ...sessionLifetimes(env),
     loginAlerts: flag(env, "LOGIN_ALERTS", true),
     allowHeaderAuth: flag(env, "ALLOW_HEADER_AUTH", true),
     preferHeaderAuth: flag(env, "PREFER_HEADER_AUTH", true),

@@ -94,6 +94,11 @@ export async function createExampleAuth(
       cookies: { secure: config.cookieSecure },
       trustProxy: config.trustProxy,
       refreshReuseIntervalSeconds: config.refreshReuseSeconds,
+      // SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS: unset keeps the library's defaults.
+      ...(config.sessionIdleSeconds !== undefined ? { idleTimeoutSeconds: config.sessionIdleSeconds } : {}),
+      ...(config.sessionMaxSeconds !== undefined
+        ? { absoluteLifetimeSeconds: config.sessionMaxSeconds }
+        : {}),
       // OIDC_ISSUER…: one provider named `oidc`; an http issuer is allowed only outside production.
       identityProviders: config.oidc
         ? [

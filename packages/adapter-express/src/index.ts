@@ -66,12 +66,13 @@ export function createAuthRouter(auth: Auth): Router {
 
 /**
  * Sets the cookies a login sets, for a session the host started with `auth.sessions.create`
- * (after its own proof of who the user is: SSO, a magic link).
+ * (after its own proof of who the user is: SSO, a magic link). `rememberMe: false` (as
+ * `sessions.create` returns it for such a session): cookies without Max-Age.
  */
 export function setSessionCookies(
   auth: Auth,
   res: Response,
-  tokens: { accessToken: string; refreshToken: string },
+  tokens: { accessToken: string; refreshToken: string; rememberMe?: boolean },
 ): void {
   for (const cookie of httpHandlerFor(auth).sessionCookies(tokens)) res.append("set-cookie", cookie);
 }

@@ -137,12 +137,13 @@ const plugin: FastifyPluginAsync<PortcullisPluginOptions> = async (fastify, { au
 
 /**
  * Sets the cookies a login sets, for a session the host started with `auth.sessions.create`
- * (after its own proof of who the user is: SSO, a magic link).
+ * (after its own proof of who the user is: SSO, a magic link). `rememberMe: false` (as
+ * `sessions.create` returns it for such a session): cookies without Max-Age.
  */
 export function setSessionCookies(
   auth: Auth,
   reply: FastifyReply,
-  tokens: { accessToken: string; refreshToken: string },
+  tokens: { accessToken: string; refreshToken: string; rememberMe?: boolean },
 ): FastifyReply {
   const existing = reply.getHeader("set-cookie");
   const before =

@@ -26,8 +26,8 @@ export type RefreshInput = z.input<typeof schemas.refreshInput>;
 export type EmailInput = z.input<typeof schemas.emailInput>;
 /** What `resetPassword` takes besides the token. */
 export type ResetPasswordInput = z.input<typeof schemas.resetPasswordInput>;
-/** What the second-factor use cases take. */
-export type CodeInput = z.input<typeof schemas.codeInput>;
+/** What the second-factor use cases take (`rememberMe` only counts where a sign-in ends). */
+export type CodeInput = z.input<typeof schemas.signInCodeInput>;
 /** What `stepUp` takes. */
 export type StepUpInput = z.input<typeof schemas.stepUpInput>;
 /** What `confirmTotpSetup` takes. */

@@ -14,7 +14,7 @@ import { createLimits } from "./limits/limits.js";
 import { type Call, isIssuedPrincipal } from "./model.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
 import { systemClock } from "./ports/clock.js";
-import { consoleLogger } from "./ports/logger.js";
+import { consoleLogger, type Logger } from "./ports/logger.js";
 import { coveringTogether } from "./sessions/change-together.js";
 import { createAccessTokenCodec } from "./tokens/access-token.js";
 import { createKeyedHash, createSigningKeys } from "./tokens/keys.js";
@@ -199,6 +199,20 @@ function bindUseCases<T extends Record<string, UseCase>>(ctx: AuthContext, table
 }
 
 /** The ports, keys and services every use case gets. */
+/** The stores of the options, as the context names them. */
+function contextStores(options: ResolvedAuthOptions, logger: Logger) {
+  const { stores } = options;
+  return {
+    users: stores.users,
+    cooldowns: stores.cooldowns,
+    sessions: stores.sessions,
+    allowlist: stores.allowlist,
+    singleUseTokens: stores.singleUseTokens,
+    together: coveringTogether(stores, logger),
+    identities: stores.identities,
+  };
+}
+
 function createContext(
   options: ResolvedAuthOptions,
   translator: Translator,
@@ -226,13 +240,7 @@ function createContext(
   const events = createSecurityEvents({ onEvent: options.onEvent, logger, clock, observe: activity.observe });
   return {
     options,
-    users: options.stores.users,
-    cooldowns: options.stores.cooldowns,
-    sessions: options.stores.sessions,
-    allowlist: options.stores.allowlist,
-    singleUseTokens: options.stores.singleUseTokens,
-    together: coveringTogether(options.stores, logger),
-    identities: options.stores.identities,
+    ...contextStores(options, logger),
     relyingParties: createRelyingParties(options.identityProviders, { clock }),
     mailer: options.mailer,
     hasher,

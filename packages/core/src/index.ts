@@ -61,7 +61,7 @@ export type {
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
-export { applyRotation, REMEMBERED_REFRESH_TOKEN_HASHES } from "./ports/session-store.js";
+export { applyRotation, isPastLimits, REMEMBERED_REFRESH_TOKEN_HASHES } from "./ports/session-store.js";
 export type { SessionTokens } from "./sessions/start-session.js";
 export { TOKEN_CLAIM_LEASE_MS } from "./tokens/purposes.js";
 export { withTimeout } from "./with-timeout.js";

@@ -90,6 +90,9 @@ export const STORE_METHODS = {
   ] as const satisfies readonly RequiredMethods<ActivityStore>[],
 };
 
+/** The longest idle timeout or absolute lifetime of a session: 400 days, the cap browsers put on a cookie's Max-Age. */
+const MAX_SESSION_SECONDS = 400 * 24 * 3600;
+
 const seconds = (fallback: number) =>
   z
     .number()
@@ -171,6 +174,18 @@ export const authOptionsSchema = z
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
     refreshReuseIntervalSeconds: z.number().int().min(0).max(300).default(10),
     activityRetentionDays: z.number().int().min(1).max(3650).default(90),
+    idleTimeoutSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SESSION_SECONDS)
+      .default(7 * 24 * 3600),
+    absoluteLifetimeSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SESSION_SECONDS)
+      .default(30 * 24 * 3600),
     loginThrottle: z
       .object({
         freeAttempts: z.number().int().min(1).max(100).default(5),
@@ -276,6 +291,11 @@ export const authOptionsSchema = z
       .default(16 * 1024),
     defaultLocale: z.string().min(2).default("en"),
     locales: z.record(z.string().min(2), z.record(z.string(), z.unknown())).optional(),
+  })
+  .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
+    message:
+      "must not exceed absoluteLifetimeSeconds (set idleTimeoutSeconds too when you shorten the lifetime)",
+    path: ["idleTimeoutSeconds"],
   })
   .refine((o) => !o.email.enabled || o.mailer !== undefined, {
     message: "is required while email.enabled is true (or set email.enabled: false)",
@@ -492,7 +512,12 @@ export interface AuthOptions {
   logger?: Logger;
   /** Lifetime of an access token and its cookie, in seconds. Default 900. */
   accessTokenTtlSeconds?: number;
-  /** Idle lifetime of a session (each refresh extends it), in seconds. Default 30 days. */
+  /**
+   * How long the store keeps a session after each refresh, in seconds (and the refresh cookie's
+   * Max-Age). Default 30 days. Sessions end earlier by `idleTimeoutSeconds` and
+   * `absoluteLifetimeSeconds`; the record stays (unusable, unlisted) long enough for a late
+   * refresh to read `SESSION_EXPIRED`, but never longer than this after the last refresh.
+   */
   refreshTokenTtlSeconds?: number;
   /**
    * The refresh reuse interval, in seconds (0 to 300; 0 turns it off). The refresh token that a
@@ -507,6 +532,19 @@ export interface AuthOptions {
    * are never listed and the store forgets them. Default 90.
    */
   activityRetentionDays?: number;
+  /**
+   * A session ends when it was not refreshed for this long, in seconds (1 to 400 days; at most
+   * `absoluteLifetimeSeconds`). A refresh after it answers 401 `SESSION_EXPIRED`. Default 7 days
+   * (docs/concepts.md, "Session lifetimes", says why). `refreshTokenTtlSeconds` is how long the store keeps the
+   * record after each refresh, so the shorter of the two is the inactivity that ends a session.
+   */
+  idleTimeoutSeconds?: number;
+  /**
+   * A session ends this long after it was created, in seconds (1 to 400 days), however often it
+   * is refreshed: the user signs in again. A refresh after it answers 401 `SESSION_EXPIRED`.
+   * Default 30 days (the reauthentication interval NIST SP 800-63B-4 sets for AAL1).
+   */
+  absoluteLifetimeSeconds?: number;
   /**
    * Password checks per normalized address (login and step-up share it; unknown addresses
    * alike, so it tells nothing): each is counted before it is checked. `freeAttempts` in

@@ -47,10 +47,17 @@ export const registerInput = z.object({
   name: z.string().trim().min(1).max(100).regex(PLAIN_TEXT).optional(),
 });
 
+/**
+ * `rememberMe: false` in a sign-in: the user chose not to stay signed in, so the session's auth
+ * cookies are browser-session cookies (no Max-Age). Default true.
+ */
+export const rememberMeField = z.boolean().optional();
+
 export const loginInput = z.object({
   email: emailField,
   password: passwordField,
   session: sessionField,
+  rememberMe: rememberMeField,
 });
 
 export const emailInput = z.object({ email: emailField });
@@ -70,6 +77,7 @@ export const userIdField = z.string().min(1).max(256).regex(PLAIN_TEXT);
 export const createSessionInput = z.object({
   userId: userIdField,
   session: sessionField,
+  rememberMe: rememberMeField,
 });
 
 export const createUserInput = z.object({
@@ -174,9 +182,15 @@ export const codeInput = z.object({
   session: sessionField,
 });
 
+/** `{ code, method?, session?, rememberMe? }` of the routes that finish a sign-in (`/2fa/login`, `/2fa/recover`). */
+export const signInCodeInput = codeInput.extend({ rememberMe: rememberMeField });
+
 /** A second-factor code without spaces or dashes; a missing or empty one is `TWO_FACTOR_CODE_MISSING`. */
-export function parseCodeInput(input: unknown): z.output<typeof codeInput> & { code: string } {
-  const parsed = parseInput(codeInput, input ?? {});
+export function parseCodeInput(
+  input: unknown,
+  schema: typeof codeInput | typeof signInCodeInput = codeInput,
+): z.output<typeof signInCodeInput> & { code: string } {
+  const parsed: z.output<typeof signInCodeInput> = parseInput(schema, input ?? {});
   const code = parsed.code?.replace(/[\s-]/g, "") ?? "";
   if (code === "") throw new AuthError("TWO_FACTOR_CODE_MISSING");
   return { ...parsed, code };

@@ -1,6 +1,7 @@
 import {
   applyRotation,
   type Clock,
+  isPastLimits,
   REMEMBERED_REFRESH_TOKEN_HASHES,
   type SessionRecord,
   type SessionStore,
@@ -23,7 +24,8 @@ export type MemorySessionStore = SessionStore & Sweepable;
 /**
  * Sessions in memory, with a per-user index so ending a user's sessions never scans everything.
  * Rotation checks the presented hash and stores the new one with no await between, which makes
- * it atomic within the process; the reuse interval is timed on `clock`.
+ * it atomic within the process; the reuse interval and the lifetimes are timed on `clock` (idle
+ * since the latest rotation, or the record's `createdAt` when never rotated).
  */
 export function createMemorySessionStore(options: { clock?: Clock } = {}): MemorySessionStore {
   const clock = options.clock ?? systemClock;
@@ -56,13 +58,18 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
       }
       return result;
     },
-    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs, reuseIntervalMs = 0) {
+    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs, reuseIntervalMs = 0, limits) {
       const stored = sessions.get(sessionId);
       if (!stored) return { status: "invalid" };
       const { record, rotatedAt } = stored;
       const now = clock.now();
-      if (record.refreshTokenHash !== presentedHash) {
-        if (!stored.previousHashes.includes(presentedHash)) return { status: "invalid" };
+      const isCurrent = record.refreshTokenHash === presentedHash;
+      if (!isCurrent && !stored.previousHashes.includes(presentedHash)) return { status: "invalid" };
+      if (limits && isPastLimits(record.createdAt, rotatedAt ?? record.createdAt, now, limits)) {
+        removeSession(sessionId);
+        return { status: "expired", session: clonePlain(record) };
+      }
+      if (!isCurrent) {
         const isParent = stored.previousHashes[0] === presentedHash;
         if (isParent && reuseIntervalMs > 0 && rotatedAt !== undefined && now - rotatedAt <= reuseIntervalMs)
           return { status: "current", session: clonePlain(record) };

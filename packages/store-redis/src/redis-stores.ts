@@ -279,7 +279,14 @@ function redisSessionStore(
       );
       return raws.map(parseSession);
     },
-    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs, intervalMs): Promise<RotationResult> {
+    async rotateRefreshToken(
+      sessionId,
+      presentedHash,
+      next,
+      ttlMs,
+      intervalMs,
+      limits,
+    ): Promise<RotationResult> {
       const by = await deadline();
       const [status, json] = await bounded(
         redis.portcullisRotate(
@@ -291,10 +298,12 @@ function redisSessionStore(
           REMEMBERED_REFRESH_TOKEN_HASHES,
           by,
           Math.max(0, Math.floor(intervalMs ?? 0)),
+          limits ? Math.max(0, Math.floor(limits.idleTimeoutMs)) : 0,
+          limits ? Math.max(1, Math.floor(limits.absoluteLifetimeMs)) : 0,
         ),
       );
       if (status === "late") throw new Error("Redis ran the rotation past its deadline: nothing was changed");
-      if (status === "rotated" || status === "reused" || status === "current")
+      if (status === "rotated" || status === "reused" || status === "current" || status === "expired")
         return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
       return { status: "invalid" };
     },

@@ -56,14 +56,24 @@ local function touch_index(index, ttl)
   if left < tonumber(ttl) then redis.call('PEXPIRE', index, ttl) end
 end`;
 
+/** Redis's clock (TIME), in milliseconds since the epoch. */
+const REDIS_NOW = `
+local function redis_now()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end`;
+
 /**
  * KEYS[1] session · KEYS[2] user's session index
  * ARGV[1] stored session JSON · ARGV[2] session id · ARGV[3] session ttl · ARGV[4] deadline
- * → 1, or 0 (nothing written) when it runs past the deadline
+ * → 1, or 0 (nothing written) when it runs past the deadline. The stored JSON gets `startedAt`,
+ * the creation on Redis's clock, which the session's lifetimes are measured from.
  */
-export const CREATE_SESSION = `${TOUCH_INDEX}${PAST_DEADLINE}
+export const CREATE_SESSION = `${TOUCH_INDEX}${PAST_DEADLINE}${REDIS_NOW}
 if past_deadline(ARGV[4]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+local stored = cjson.decode(ARGV[1])
+stored.startedAt = redis_now()
+redis.call('SET', KEYS[1], cjson.encode(stored), 'PX', ARGV[3])
 redis.call('SADD', KEYS[2], ARGV[2])
 touch_index(KEYS[2], ARGV[3])
 return 1`;
@@ -71,31 +81,40 @@ return 1`;
 /**
  * KEYS[1] session · KEYS[2] user's session index · ARGV[1] presented hash · ARGV[2] next fields JSON
  * ARGV[3] session ttl · ARGV[4] remembered hashes · ARGV[5] deadline · ARGV[6] reuse interval ms
+ * ARGV[7] idle timeout ms · ARGV[8] absolute lifetime ms (0: no limits)
  * → {'rotated', json} | {'current', json} (the parent within the interval, after `rotatedAt`, on
- * Redis's clock) | {'reused', json} | {'invalid'} | {'late'} (nothing changed: past the deadline)
+ * Redis's clock) | {'reused', json} | {'expired', json} (a hash the session had, but the session
+ * is past its limits on Redis's clock, from `startedAt` and `rotatedAt`: deleted) | {'invalid'} |
+ * {'late'} (nothing changed: past the deadline)
  */
-export const ROTATE_REFRESH_TOKEN = `${TOUCH_INDEX}${PAST_DEADLINE}
+export const ROTATE_REFRESH_TOKEN = `${TOUCH_INDEX}${PAST_DEADLINE}${REDIS_NOW}
 if past_deadline(ARGV[5]) then return {'late'} end
 local raw = redis.call('GET', KEYS[1])
 if not raw then return {'invalid'} end
 local stored = cjson.decode(raw)
 local record = stored.record
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = redis_now()
 local interval = tonumber(ARGV[6])
+local known = record.refreshTokenHash == ARGV[1]
+for _, previous in ipairs(stored.previousHashes) do
+  if previous == ARGV[1] then known = true end
+end
+if not known then return {'invalid'} end
+local idle, lifetime = tonumber(ARGV[7]), tonumber(ARGV[8])
+local started = stored.startedAt or record.createdAt
+if lifetime > 0 and (now - (stored.rotatedAt or started) > idle or now - started > lifetime) then
+  redis.call('DEL', KEYS[1])
+  redis.call('SREM', KEYS[2], record.id)
+  return {'expired', cjson.encode(record)}
+end
 if record.refreshTokenHash ~= ARGV[1] then
   if stored.previousHashes[1] == ARGV[1] and interval > 0 and stored.rotatedAt
     and now - stored.rotatedAt <= interval then
     return {'current', cjson.encode(record)}
   end
-  for _, previous in ipairs(stored.previousHashes) do
-    if previous == ARGV[1] then
-      redis.call('DEL', KEYS[1])
-      redis.call('SREM', KEYS[2], record.id)
-      return {'reused', cjson.encode(record)}
-    end
-  end
-  return {'invalid'}
+  redis.call('DEL', KEYS[1])
+  redis.call('SREM', KEYS[2], record.id)
+  return {'reused', cjson.encode(record)}
 end
 local next = cjson.decode(ARGV[2])
 for field, value in pairs(next) do record[field] = value end

@@ -42,6 +42,7 @@ export async function checkAllowlistUpgrade(db: AnyKysely): Promise<void> {
   expect(await migrate(db, { tablePrefix })).toEqual([
     "0005_access_token_allowlist",
     "0006_session_rotated_at",
+    "0007_session_remember_me",
     "0008_activity",
   ]);
   const { allowlist, sessions } = createSqlStores({ db, clock, tablePrefix });

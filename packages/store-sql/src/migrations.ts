@@ -27,6 +27,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0004_token_claims": addedTimeColumn(tables.tokens, "claimed_until"),
     "0005_access_token_allowlist": accessTokenAllowlist(tables, dialect),
     "0006_session_rotated_at": addedTimeColumn(tables.sessions, "rotated_at"),
+    "0007_session_remember_me": addedFlagColumn(tables.sessions, "remember_me"),
     "0008_activity": activityTable(tables, dialect),
   };
 }
@@ -262,6 +263,24 @@ function addedTimeColumn(table: string, column: string): Migration {
   return {
     async up(db: AnyKysely) {
       await db.schema.alterTable(table).addColumn(column, "bigint").execute();
+    },
+    async down(db: AnyKysely) {
+      await db.schema.alterTable(table).dropColumn(column).execute();
+    },
+  };
+}
+
+/**
+ * A migration that adds one nullable `smallint` column (0 or 1; null: not set) to `table`, so
+ * existing rows start without a value. Used by:
+ * - `0007_session_remember_me`: `remember_me` on sessions: 0 when the user chose not to stay
+ *   signed in (browser-session cookies on every refresh); existing sessions start at null, which
+ *   reads as remembered, as they were.
+ */
+function addedFlagColumn(table: string, column: string): Migration {
+  return {
+    async up(db: AnyKysely) {
+      await db.schema.alterTable(table).addColumn(column, "smallint").execute();
     },
     async down(db: AnyKysely) {
       await db.schema.alterTable(table).dropColumn(column).execute();

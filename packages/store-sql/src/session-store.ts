@@ -1,7 +1,9 @@
 import {
   applyRotation,
+  isPastLimits,
   REMEMBERED_REFRESH_TOKEN_HASHES,
   type RotationResult,
+  type SessionLimits,
   type SessionRecord,
   type SessionStore,
 } from "@portcullis/core";
@@ -32,6 +34,8 @@ interface SessionRow {
   expires_at: number | string;
   /** When the latest rotation happened (migration 0006); null before the first. */
   rotated_at?: number | string | null;
+  /** 0 when the session is not remembered (migration 0007); null or 1 otherwise. */
+  remember_me?: number | string | null;
 }
 
 /** Whether `presentedHash` is the parent of `row`'s current hash, rotated at most `intervalMs` before `now`. */
@@ -39,6 +43,22 @@ function isParentWithinInterval(row: SessionRow, presentedHash: string, now: num
   const [parent] = JSON.parse(row.previous_refresh_token_hashes) as string[];
   if (parent !== presentedHash || intervalMs <= 0 || row.rotated_at == null) return false;
   return now - toNumber(row.rotated_at) <= intervalMs;
+}
+
+/** When the session was last active on the store's clock: its latest rotation, else its creation. */
+const activeAt = (row: SessionRow) => toNumber(row.rotated_at ?? row.created_at);
+
+/**
+ * Deletes the session of `row` if it is still as read (same refresh token hash): true when this
+ * call deleted it. A rotation between the read and here changed the hash, and the caller reads again.
+ */
+async function deleteIfUnchanged({ db, tables }: SqlContext, row: SessionRow): Promise<boolean> {
+  const { numDeletedRows } = await db
+    .deleteFrom(tables.sessions)
+    .where("id", "=", row.id)
+    .where("refresh_token_hash", "=", row.refresh_token_hash)
+    .executeTakeFirst();
+  return Number(numDeletedRows) === 1;
 }
 
 const fromSessionRow = (row: SessionRow): SessionRecord => ({
@@ -51,6 +71,7 @@ const fromSessionRow = (row: SessionRow): SessionRecord => ({
   lastActiveAt: toNumber(row.last_active_at),
   refreshTokenHash: row.refresh_token_hash,
   accessTokenJti: row.access_token_jti,
+  ...(row.remember_me != null && Number(row.remember_me) === 0 ? { rememberMe: false } : {}),
 });
 
 /** A live session's row, or undefined when absent or expired at `now`. */
@@ -95,6 +116,7 @@ function sessionMethods(
         access_token_jti: session.accessTokenJti,
         access_token_expires_at: expiresAt,
         expires_at: expiresAt,
+        ...(session.rememberMe === false ? { remember_me: 0 } : {}),
       };
       await upsert(context, sessions, "id", row);
     },
@@ -174,23 +196,30 @@ function rotationMethods(context: SqlContext): Pick<SessionStore, "rotateRefresh
       next,
       ttlMs,
       reuseIntervalMs = 0,
+      limits?: SessionLimits,
     ): Promise<RotationResult> {
       for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt++) {
         const now = clock.now();
         const row = await liveSession(context, sessionId, now);
         if (!row) return { status: "invalid" };
         const current = fromSessionRow(row);
-        if (row.refresh_token_hash !== presentedHash) {
+        const isCurrent = row.refresh_token_hash === presentedHash;
+        const previous = JSON.parse(row.previous_refresh_token_hashes) as string[];
+        if (!isCurrent && !previous.includes(presentedHash)) return { status: "invalid" };
+        if (limits && isPastLimits(current.createdAt, activeAt(row), now, limits)) {
+          // Conditional on the row read: a rotation that landed meanwhile reset the idle clock.
+          if (await deleteIfUnchanged(context, row)) return { status: "expired", session: current };
+          continue;
+        }
+        if (!isCurrent) {
           // One read decides it: the parent within the interval changes nothing.
           if (isParentWithinInterval(row, presentedHash, now, reuseIntervalMs))
             return { status: "current", session: current };
-          const previous = JSON.parse(row.previous_refresh_token_hashes) as string[];
-          if (!previous.includes(presentedHash)) return { status: "invalid" };
           await db.deleteFrom(sessions).where("id", "=", sessionId).execute();
           return { status: "reused", session: current };
         }
         const rotated = applyRotation(current, next);
-        const previous = [presentedHash, ...(JSON.parse(row.previous_refresh_token_hashes) as string[])];
+        const remembered = [presentedHash, ...previous];
         // Conditional on the hash just read: of concurrent rotations exactly one updates the row;
         // the others read again and find their hash as the parent (current, within the interval)
         // or among the previous ones (reuse).
@@ -202,7 +231,9 @@ function rotationMethods(context: SqlContext): Pick<SessionStore, "rotateRefresh
             ip: rotated.ip,
             last_active_at: rotated.lastActiveAt,
             refresh_token_hash: rotated.refreshTokenHash,
-            previous_refresh_token_hashes: JSON.stringify(previous.slice(0, REMEMBERED_REFRESH_TOKEN_HASHES)),
+            previous_refresh_token_hashes: JSON.stringify(
+              remembered.slice(0, REMEMBERED_REFRESH_TOKEN_HASHES),
+            ),
             access_token_jti: rotated.accessTokenJti,
             access_token_expires_at: now + ttlMs,
             expires_at: now + ttlMs,

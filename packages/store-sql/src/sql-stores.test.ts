@@ -27,6 +27,7 @@ describe("createSqlStores", () => {
       "0004_token_claims",
       "0005_access_token_allowlist",
       "0006_session_rotated_at",
+      "0007_session_remember_me",
       "0008_activity",
     ]);
     expect(await migrate(db)).toEqual([]);
@@ -43,6 +44,7 @@ describe("createSqlStores", () => {
       "0004_token_claims",
       "0005_access_token_allowlist",
       "0006_session_rotated_at",
+      "0007_session_remember_me",
       "0008_activity",
     ]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
@@ -77,6 +79,7 @@ describe("createSqlStores", () => {
       "0004_token_claims",
       "0005_access_token_allowlist",
       "0006_session_rotated_at",
+      "0007_session_remember_me",
       "0008_activity",
     ]);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);

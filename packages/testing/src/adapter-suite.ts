@@ -6,6 +6,7 @@ import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
 import { emailsTests } from "./adapter-suite/emails.js";
 import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-suite/fixture.js";
 import { hostApiTests } from "./adapter-suite/host-api.js";
+import { lifetimesTests } from "./adapter-suite/lifetimes.js";
 import { loginTests } from "./adapter-suite/login.js";
 import { refreshReuseTests } from "./adapter-suite/refresh-reuse.js";
 import { registrationTests } from "./adapter-suite/registration.js";
@@ -33,6 +34,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   credentials: credentialsTests,
   "refresh-reuse": refreshReuseTests,
   activity: activityTests,
+  lifetimes: lifetimesTests,
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionRotation, SessionStore } from "@portcullis/core";
+import type { SessionLimits, SessionRecord, SessionRotation, SessionStore } from "@portcullis/core";
 import { expect } from "vitest";
 import {
   concurrently,
@@ -15,8 +15,21 @@ const TTL_MS = 3_600_000;
 /** A reuse interval no test outlasts (one minute), in milliseconds. */
 const LONG_INTERVAL_MS = 60_000;
 
+/**
+ * The lifetimes of the lifetime tests, in milliseconds: short, since a store without a movable
+ * clock waits them out in real time; each step leaves 200 ms for a round trip.
+ */
+const LIMITS: SessionLimits = { idleTimeoutMs: 600, absoluteLifetimeMs: 1_000 };
+
 /** Sorted by id, to compare lists a store returns in no particular order. */
 const byId = (records: SessionRecord[]) => [...records].sort((x, y) => x.id.localeCompare(y.id));
+
+/** The rotation of a `rotated` answer (and fails the test on any other). */
+function rotationOf(result: Awaited<ReturnType<SessionStore["rotateRefreshToken"]>>): SessionRecord {
+  expect(result.status).toBe("rotated");
+  if (result.status !== "rotated") throw new Error(`expected rotated, got ${result.status}`);
+  return result.session;
+}
 
 /** The store of one test, and helpers that make records for it. */
 function sessionContext(fixture: StoreFixture<SessionStore>) {
@@ -74,9 +87,19 @@ function sessionContext(fixture: StoreFixture<SessionStore>) {
     }
     return { session, rotations };
   };
+  /** A session created now on the store's clock (`fixture.now`), as the core creates one. */
+  const sessionNow = async (overrides: Partial<SessionRecord> = {}) => {
+    const now = await (fixture.now ?? Date.now)();
+    return storedSession({ createdAt: now, lastActiveAt: now, ...overrides });
+  };
+  /** Presents `hash` of session `sessionId` with `LIMITS` (and `reuseIntervalMs`): the store's answer. */
+  const presentLimited = (sessionId: string, hash: string, next = rotation(), reuseIntervalMs?: number) =>
+    store.rotateRefreshToken(sessionId, hash, next, TTL_MS, reuseIntervalMs, LIMITS);
   return {
     store,
     fixture,
+    sessionNow,
+    presentLimited,
     newSession,
     storedSession,
     rotation,
@@ -375,6 +398,106 @@ export const runSessionStoreSuite = defineStoreSuite("SessionStore", sessionCont
         const alive = await store.getSession(session.id);
         expect(alive).not.toBeNull();
         for (const result of results) if (result.status !== "invalid") expect(result.session).toEqual(alive);
+      },
+  },
+  "session lifetimes": {
+    "createSession - rememberMe false is kept, read back, listed and kept through a rotation": async ({
+      store,
+      storedSession,
+      rotation,
+    }) => {
+      const session = await storedSession({ rememberMe: false });
+      expect(await store.getSession(session.id)).toEqual(session);
+      expect(await store.listSessions(session.userId)).toEqual([session]);
+      const next = rotation();
+      const rotated = await store.rotateRefreshToken(session.id, session.refreshTokenHash, next, TTL_MS);
+      expect(rotated).toEqual({ status: "rotated", session: { ...session, ...next } });
+      expect((await store.getSession(session.id))?.rememberMe).toBe(false);
+      const remembered = await storedSession();
+      expect((await store.getSession(remembered.id))?.rememberMe ?? true).toBe(true);
+    },
+    "rotateRefreshToken - within the idle timeout it rotates, and each rotation restarts the idle clock":
+      async ({ store, fixture, sessionNow, presentLimited }) => {
+        const session = await sessionNow();
+        await elapse(fixture, 400);
+        const first = rotationOf(await presentLimited(session.id, session.refreshTokenHash));
+        await elapse(fixture, 400);
+        expect((await presentLimited(session.id, first.refreshTokenHash)).status).toBe("rotated");
+        expect(await store.getSession(session.id)).not.toBeNull();
+      },
+    "rotateRefreshToken - past the idle timeout: expired, the session deleted and returned as it was":
+      async ({ store, fixture, sessionNow, presentLimited }) => {
+        const session = await sessionNow({ rememberMe: false });
+        await elapse(fixture, 800);
+        expect(await presentLimited(session.id, session.refreshTokenHash)).toEqual({
+          status: "expired",
+          session,
+        });
+        expect(await store.getSession(session.id)).toBeNull();
+        expect(await store.listSessions(session.userId)).toEqual([]);
+        expect((await presentLimited(session.id, session.refreshTokenHash)).status).toBe("invalid");
+      },
+    "rotateRefreshToken - past the absolute lifetime: expired, however recently it was rotated": async ({
+      store,
+      fixture,
+      sessionNow,
+      presentLimited,
+    }) => {
+      const session = await sessionNow();
+      await elapse(fixture, 400);
+      const first = rotationOf(await presentLimited(session.id, session.refreshTokenHash));
+      await elapse(fixture, 400);
+      const second = rotationOf(await presentLimited(session.id, first.refreshTokenHash));
+      await elapse(fixture, 300);
+      const result = await presentLimited(session.id, second.refreshTokenHash);
+      expect(result.status).toBe("expired");
+      if (result.status === "expired") expect(result.session.accessTokenJti).toBe(second.accessTokenJti);
+      expect(await store.getSession(session.id)).toBeNull();
+    },
+    "rotateRefreshToken - an expired session's parent within the reuse interval is expired, not current":
+      async ({ store, fixture, sessionNow, presentLimited, rotation }) => {
+        const session = await sessionNow();
+        rotationOf(await presentLimited(session.id, session.refreshTokenHash));
+        await elapse(fixture, 800);
+        const result = await presentLimited(
+          session.id,
+          session.refreshTokenHash,
+          rotation(),
+          LONG_INTERVAL_MS,
+        );
+        expect(result.status).toBe("expired");
+        expect(await store.getSession(session.id)).toBeNull();
+      },
+    "rotateRefreshToken - a never-seen hash on an expired session is invalid and deletes nothing": async ({
+      store,
+      fixture,
+      sessionNow,
+      presentLimited,
+    }) => {
+      const session = await sessionNow();
+      await elapse(fixture, 800);
+      expect((await presentLimited(session.id, uniqueId("hash"))).status).toBe("invalid");
+      expect(await store.getSession(session.id)).toEqual(session);
+    },
+    "rotateRefreshToken - 20 concurrent calls past the idle timeout: one expired, the rest invalid, none rotated":
+      async ({ store, fixture, sessionNow, presentLimited }) => {
+        const session = await sessionNow();
+        await elapse(fixture, 800);
+        const results = await concurrently(20, () => presentLimited(session.id, session.refreshTokenHash));
+        const statuses = results.map((result) => result.status).sort();
+        expect(statuses).toEqual(["expired", ...Array(19).fill("invalid")]);
+        expect(await store.getSession(session.id)).toBeNull();
+      },
+    "rotateRefreshToken - 20 concurrent calls within the idle timeout: one rotated, the rest current":
+      async ({ store, fixture, sessionNow, presentLimited, rotation }) => {
+        const session = await sessionNow();
+        await elapse(fixture, 400);
+        const results = await concurrently(20, () =>
+          presentLimited(session.id, session.refreshTokenHash, rotation(), LONG_INTERVAL_MS),
+        );
+        const statuses = results.map((result) => result.status).sort();
+        expect(statuses).toEqual([...Array(19).fill("current"), "rotated"]);
+        expect(await store.getSession(session.id)).not.toBeNull();
       },
   },
   copies: {

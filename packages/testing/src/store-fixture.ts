@@ -14,7 +14,8 @@ export interface StoreFixture<S> {
    * Reads the clock the store's expiries run on, in milliseconds, when the test cannot move it
    * (Redis: the server's `TIME`). Without `advance`, the suite waits until this clock has moved
    * by the time it lets pass, so the wait ends by the store's own measure, not the test
-   * process's. Default: `Date.now`.
+   * process's. Default: `Date.now`. The session suite also stamps the `createdAt` of sessions
+   * whose lifetimes it tests with it, so a store with a fake clock passes that clock's `now`.
    */
   now?: () => number | Promise<number>;
   /** Called after each test (close connections, drop keys). */

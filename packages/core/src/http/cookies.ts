@@ -22,8 +22,11 @@ const BASE_NAMES: Record<CookieKind, string> = {
  */
 export interface Cookies {
   readonly names: Readonly<Record<CookieKind, string>>;
-  /** The `Set-Cookie` value that stores `value` for `maxAgeSeconds`. */
-  set(kind: CookieKind, value: string, maxAgeSeconds: number): string;
+  /**
+   * The `Set-Cookie` value that stores `value` for `maxAgeSeconds`; without it, a browser-session
+   * cookie (no Max-Age: the browser drops it when it closes).
+   */
+  set(kind: CookieKind, value: string, maxAgeSeconds?: number): string;
   /** The `Set-Cookie` value that deletes the cookie. */
   clear(kind: CookieKind): string;
   /** Cookies of a request, by name; empty when the header is absent or unreadable. */
@@ -50,13 +53,13 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
     stepUp: nameOf("stepUp"),
     oauthState: nameOf("oauthState"),
   };
-  const serialize = (kind: CookieKind, value: string, maxAge: number) =>
+  const serialize = (kind: CookieKind, value: string, maxAge: number | undefined) =>
     stringifySetCookie(names[kind], value, {
       httpOnly: true,
       sameSite: sameSiteOf(kind),
       secure,
       path: pathOf(kind),
-      maxAge,
+      ...(maxAge === undefined ? {} : { maxAge }),
     });
 
   return {

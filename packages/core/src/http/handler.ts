@@ -27,9 +27,10 @@ export interface HttpHandler {
   >;
   /**
    * The `Set-Cookie` values a login sets, for a session the host started with
-   * `auth.sessions.create` (the adapters' `setSessionCookies` helpers write them).
+   * `auth.sessions.create` (the adapters' `setSessionCookies` helpers write them). With
+   * `rememberMe: false` (as `sessions.create` returns for such a session) they have no Max-Age.
    */
-  sessionCookies(tokens: { accessToken: string; refreshToken: string }): string[];
+  sessionCookies(tokens: { accessToken: string; refreshToken: string; rememberMe?: boolean }): string[];
 }
 
 /** Path and query of a request URL; no query is parsed when the URL has none. */
@@ -208,13 +209,13 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         return await (route as { handle(input: Call): Promise<HttpResponse> }).handle(call);
       } catch (error) {
         const clear = route?.clearOnError;
-        const matches = clear && error instanceof AuthError && error.code === clear.code;
+        const matches = clear && error instanceof AuthError && clear.codes.includes(error.code);
         return fail(error, path, locale, matches ? clear.cookies.map((kind) => cookies.clear(kind)) : []);
       }
     },
-    sessionCookies: ({ accessToken, refreshToken }) => [
-      cookies.set("access", accessToken, options.accessTokenTtlSeconds),
-      cookies.set("refresh", refreshToken, options.refreshTokenTtlSeconds),
+    sessionCookies: ({ accessToken, refreshToken, rememberMe }) => [
+      cookies.set("access", accessToken, rememberMe === false ? undefined : options.accessTokenTtlSeconds),
+      cookies.set("refresh", refreshToken, rememberMe === false ? undefined : options.refreshTokenTtlSeconds),
       cookies.clear("twoFactor"),
     ],
     async authenticate(request) {

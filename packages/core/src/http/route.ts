@@ -79,8 +79,8 @@ export interface RouteSpec<A extends RouteAuth = RouteAuth> {
    * them in the OpenAPI document (openapi.ts), so they are not repeated here.
    */
   errors: readonly ErrorCode[];
-  /** Cookies cleared when the route fails with `code` (a dead refresh token clears the session's). */
-  clearOnError?: { code: ErrorCode; cookies: readonly CookieKind[] };
+  /** Cookies cleared when the route fails with one of `codes` (a dead refresh token or session clears the session's). */
+  clearOnError?: { codes: readonly ErrorCode[]; cookies: readonly CookieKind[] };
 }
 
 /** One route of docs/http-api.md with `auth: A`: its data and what it does. */

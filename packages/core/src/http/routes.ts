@@ -22,6 +22,7 @@ import {
   registerInput,
   resetPasswordInput,
   revokeSessionsQuery,
+  signInCodeInput,
   stepUpInput,
 } from "../validation.js";
 import { appUrlFor } from "./app-url.js";
@@ -33,6 +34,8 @@ import { statusForCode } from "./status.js";
 import type { HttpResponse } from "./types.js";
 
 const SUCCESS = { success: true } as const;
+/** What a session's auth cookies are made of. */
+type SessionCookieInput = { accessToken: string; refreshToken: string; rememberMe: boolean };
 const SIGN_OUT: CookieKind[] = ["access", "refresh", "twoFactor", "stepUp"];
 
 /** What the route tables share: response shapes and small route builders. */
@@ -40,9 +43,10 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
   const { options } = auth;
   const exposeTokens = options.allowHeaderAuthentication;
   const signOutCookies = () => SIGN_OUT.map((kind) => cookies.clear(kind));
-  const sessionCookies = (accessToken: string, refreshToken: string) => [
-    cookies.set("access", accessToken, options.accessTokenTtlSeconds),
-    cookies.set("refresh", refreshToken, options.refreshTokenTtlSeconds),
+  /** The auth cookies of a session; without Max-Age (browser-session cookies) when it is not remembered. */
+  const sessionCookies = ({ accessToken, refreshToken, rememberMe }: SessionCookieInput) => [
+    cookies.set("access", accessToken, rememberMe ? options.accessTokenTtlSeconds : undefined),
+    cookies.set("refresh", refreshToken, rememberMe ? options.refreshTokenTtlSeconds : undefined),
   ];
   /** The 2FA branch of login and step-up: the 2FA token as cookie (and in the body with header auth), nothing else. */
   const challenge = (result: TwoFactorChallenge, extra: Record<string, null>) =>
@@ -71,7 +75,7 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
         preferredTwoFactorMethod: result.user.preferredTwoFactorMethod,
         twoFactorAuthenticationToken: null,
       },
-      [...sessionCookies(result.accessToken, result.refreshToken), cookies.clear("twoFactor")],
+      [...sessionCookies(result), cookies.clear("twoFactor")],
     );
   };
   const stepUpResponse = (result: StepUpResult): HttpResponse => {
@@ -202,8 +206,8 @@ function accountRoutes(
         summary: "Rotate the refresh token",
         auth: "refresh",
         body: refreshInput,
-        errors: [...DB],
-        clearOnError: { code: "REFRESH_TOKEN_INVALID", cookies: ["access", "refresh"] },
+        errors: ["SESSION_EXPIRED", ...DB],
+        clearOnError: { codes: ["REFRESH_TOKEN_INVALID", "SESSION_EXPIRED"], cookies: ["access", "refresh"] },
       },
       async (input) => {
         const result = await auth.refresh(
@@ -215,7 +219,7 @@ function accountRoutes(
           accessToken: exposeTokens ? result.accessToken : null,
           refreshToken: exposeTokens ? result.refreshToken : null,
         };
-        return jsonResponse(200, body, sessionCookies(result.accessToken, result.refreshToken));
+        return jsonResponse(200, body, sessionCookies(result));
       },
     ),
     route(
@@ -319,7 +323,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         path: "/2fa/login",
         summary: "Finish a sign-in with a TOTP or emailed code",
         auth: "two-factor",
-        body: codeInput,
+        body: signInCodeInput,
         errors: [...CODE_CHECK, ...DB],
       },
       async (input) =>
@@ -336,7 +340,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         path: "/2fa/recover",
         summary: "Finish a sign-in with a recovery code",
         auth: "two-factor",
-        body: codeInput,
+        body: signInCodeInput,
         errors: [
           "TWO_FACTOR_CODE_MISSING",
           "WRONG_TWO_FACTOR_CODE",
@@ -728,7 +732,7 @@ function callbackRedirect(
     case "signed-in":
       return redirectResponse(appUrl(result.returnTo), [
         clearState,
-        ...sessionCookies(result.signedIn.accessToken, result.signedIn.refreshToken),
+        ...sessionCookies(result.signedIn),
         cookies.clear("twoFactor"),
       ]);
     case "two-factor":

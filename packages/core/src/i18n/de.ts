@@ -21,6 +21,7 @@ export const de: Strings = {
     EMAIL_VERIFICATION_TOKEN_INVALID: "Dieser Bestätigungslink ist ungültig.",
     EMAIL_VERIFICATION_TOKEN_EXPIRED: "Dieser Bestätigungslink ist abgelaufen. Bitte fordere einen neuen an.",
     STEP_UP_REQUIRED: "Bitte bestätige dein Passwort, um diese Einstellung zu ändern.",
+    SESSION_EXPIRED: "Deine Sitzung ist abgelaufen. Bitte melde dich erneut an.",
     CSRF_REJECTED: "Die Anfrage wurde abgelehnt, weil sie von einer anderen Website kam.",
     USER_NOT_FOUND: "Das Konto existiert nicht.",
     NOT_FOUND: "Nicht gefunden.",

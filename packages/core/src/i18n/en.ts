@@ -18,6 +18,7 @@ export const en = {
     EMAIL_VERIFICATION_TOKEN_INVALID: "This verification link is not valid.",
     EMAIL_VERIFICATION_TOKEN_EXPIRED: "This verification link has expired. Please request a new one.",
     STEP_UP_REQUIRED: "Please confirm your password to change this setting.",
+    SESSION_EXPIRED: "Your session has expired. Please sign in again.",
     CSRF_REJECTED: "The request was rejected because it came from another site.",
     USER_NOT_FOUND: "The account does not exist.",
     NOT_FOUND: "Not found.",

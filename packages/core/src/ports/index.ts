@@ -11,7 +11,13 @@ export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-st
 export type { Logger } from "./logger.js";
 export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
 export type { PasswordHasher } from "./password-hasher.js";
-export type { RotationResult, SessionRecord, SessionRotation, SessionStore } from "./session-store.js";
+export type {
+  RotationResult,
+  SessionLimits,
+  SessionRecord,
+  SessionRotation,
+  SessionStore,
+} from "./session-store.js";
 export type { SingleUseTokenStore, TokenRecord } from "./single-use-token-store.js";
 export type { ChangeStores, StoresTogether } from "./stores-together.js";
 export type { TwoFactorMethod, TwoFactorSettings, UserPatch, UserRecord, UserStore } from "./user-store.js";

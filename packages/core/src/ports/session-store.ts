@@ -16,6 +16,36 @@ export interface SessionRecord {
    * keeps it: the core puts it on (and takes it off) the `AccessTokenAllowlist`.
    */
   accessTokenJti: string;
+  /**
+   * `false`: the user did not ask to stay signed in (`rememberMe: false`), so the auth cookies of
+   * this session are browser-session cookies (no Max-Age), on every refresh too. Absent or `true`:
+   * cookies with a Max-Age. A store keeps it as given and never changes it on rotation.
+   */
+  rememberMe?: boolean;
+}
+
+/**
+ * The lifetimes a session store enforces in `rotateRefreshToken`, in milliseconds: a session
+ * ends when it was not rotated for `idleTimeoutMs` (since its creation when never rotated), or was
+ * created more than `absoluteLifetimeMs` ago.
+ */
+export interface SessionLimits {
+  idleTimeoutMs: number;
+  absoluteLifetimeMs: number;
+}
+
+/**
+ * Whether a session started at `startedAt` and last active at `activeAt` has ended at `now` by
+ * `limits` (all in ms on one clock): strictly more than the idle timeout or the lifetime has
+ * passed. At exactly the limit it is still alive.
+ */
+export function isPastLimits(
+  startedAt: number,
+  activeAt: number,
+  now: number,
+  limits: SessionLimits,
+): boolean {
+  return now - activeAt > limits.idleTimeoutMs || now - startedAt > limits.absoluteLifetimeMs;
 }
 
 /**
@@ -50,14 +80,17 @@ export function applyRotation(record: SessionRecord, next: SessionRotation): Ses
 /**
  * What `rotateRefreshToken` did: `rotated` (the presented hash was current), `current` (it was
  * the hash the latest rotation replaced, presented within the reuse interval: nothing changed),
- * `reused` (an earlier, already rotated hash of this session: the session was deleted) or
- * `invalid` (no such session, or a hash the session never had: nothing changed). `session` is
- * the record after the rotation, (current) as it is now, or (reused) as it was when deleted.
+ * `reused` (an earlier, already rotated hash of this session: the session was deleted),
+ * `expired` (a hash this session had, current or earlier, but the session is past its `limits`:
+ * the session was deleted) or `invalid` (no such session, or a hash the session never had:
+ * nothing changed). `session` is the record after the rotation, (current) as it is now, or
+ * (reused, expired) as it was when deleted.
  */
 export type RotationResult =
   | { status: "rotated"; session: SessionRecord }
   | { status: "current"; session: SessionRecord }
   | { status: "reused"; session: SessionRecord }
+  | { status: "expired"; session: SessionRecord }
   | { status: "invalid" };
 
 /**
@@ -96,6 +129,14 @@ export interface SessionStore {
    * `reuseIntervalMs` absent or 0: no interval, the parent is `reused` at once. A store written
    * before the interval existed ignores the argument and never answers `current`: with it,
    * concurrent refreshes of one session end the session, as they did before.
+   *
+   * Lifetimes: with `limits`, in the same atomic step and before anything else, a session whose
+   * presented hash is current or one it had before, and that is past `limits` (`isPastLimits`:
+   * idle since its latest rotation, or since its creation when never rotated; created longer
+   * ago than the lifetime), is deleted and the answer is `expired`. The store measures both on
+   * the clock it records rotations on (a store on a server measures on the server's clock, from
+   * times it recorded itself). A store written before lifetimes existed ignores `limits`; the core
+   * then checks the record it rotated on its own clock (not atomic with the rotation).
    */
   rotateRefreshToken(
     sessionId: string,
@@ -103,6 +144,7 @@ export interface SessionStore {
     next: SessionRotation,
     ttlMs: number,
     reuseIntervalMs?: number,
+    limits?: SessionLimits,
   ): Promise<RotationResult>;
   /** Deletes the session; returns the deleted record, or null when it was absent (or expired). */
   deleteSession(id: string): Promise<SessionRecord | null>;

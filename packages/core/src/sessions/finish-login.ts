@@ -36,6 +36,8 @@ export interface SignInDetails {
    * or the user is gone, the session is deleted and the sign-in fails with `INVALID_CREDENTIALS`.
    */
   verifiedPasswordHash?: string | undefined;
+  /** `false`: the user chose not to stay signed in; the session's cookies have no Max-Age. Default true. */
+  rememberMe?: boolean | undefined;
 }
 
 /**
@@ -49,10 +51,10 @@ export async function finishLogin(
   user: UserRecord,
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
-  { reason, recoveryCodesLeft, verifiedPasswordHash }: SignInDetails = {},
+  { reason, recoveryCodesLeft, verifiedPasswordHash, rememberMe }: SignInDetails = {},
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
-  const { record, ...tokens } = await startSession(ctx, user, stated, request);
+  const { record, ...tokens } = await startSession(ctx, user, stated, request, rememberMe !== false);
   if (verifiedPasswordHash !== undefined) {
     await endIfPasswordChanged(ctx, user.id, tokens.sessionId, verifiedPasswordHash, request);
   }

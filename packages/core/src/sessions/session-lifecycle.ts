@@ -1,6 +1,13 @@
 import { guardPort } from "../errors.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
-import type { RotationResult, SessionRecord, SessionRotation, SessionStore } from "../ports/session-store.js";
+import {
+  isPastLimits,
+  type RotationResult,
+  type SessionLimits,
+  type SessionRecord,
+  type SessionRotation,
+  type SessionStore,
+} from "../ports/session-store.js";
 import { randomId } from "../tokens/random.js";
 
 /**
@@ -17,28 +24,75 @@ export interface SessionLifecycleDeps {
 
 /** How long a session and its access token live, in milliseconds. */
 export interface SessionLifetimes {
-  /** How long the session (and its refresh token) lives from now without another refresh. */
+  /** How long the store keeps the session (and its refresh token) from now without another refresh. */
   sessionTtlMs: number;
   /** How long a new access token stays on the allowlist. */
   accessTokenTtlMs: number;
   /** The refresh reuse interval (`rotateRefreshToken`); absent or 0: none. */
   reuseIntervalMs?: number;
+  /** The idle timeout and absolute lifetime; absent: none (the store's TTL alone ends a session). */
+  limits?: SessionLimits;
+}
+
+/** What `sessionLifetimes` reads. */
+export interface LifetimeOptions {
+  refreshTokenTtlSeconds: number;
+  accessTokenTtlSeconds: number;
+  refreshReuseIntervalSeconds?: number;
+  idleTimeoutSeconds?: number;
+  absoluteLifetimeSeconds?: number;
 }
 
 /** The lifetimes of the options, in milliseconds. */
-export function sessionLifetimes(ctx: {
-  options: {
-    refreshTokenTtlSeconds: number;
-    accessTokenTtlSeconds: number;
-    refreshReuseIntervalSeconds?: number;
-  };
-}): SessionLifetimes {
+export function sessionLifetimes(ctx: { options: LifetimeOptions }): SessionLifetimes {
+  const { idleTimeoutSeconds: idle, absoluteLifetimeSeconds: absolute } = ctx.options;
   return {
     sessionTtlMs: ctx.options.refreshTokenTtlSeconds * 1000,
     accessTokenTtlMs: ctx.options.accessTokenTtlSeconds * 1000,
     reuseIntervalMs: (ctx.options.refreshReuseIntervalSeconds ?? 0) * 1000,
+    ...(idle !== undefined && absolute !== undefined
+      ? { limits: { idleTimeoutMs: idle * 1000, absoluteLifetimeMs: absolute * 1000 } }
+      : {}),
   };
 }
+
+/**
+ * How long the store keeps a session created at `createdAt`, from `now`: `sessionTtlMs`, but never
+ * more than one idle timeout past the session's absolute end. Past its end the record can do
+ * nothing (the store answers `expired` and deletes it, lists leave it out); it is kept only so
+ * that a late refresh reads `SESSION_EXPIRED` rather than `REFRESH_TOKEN_INVALID`.
+ */
+export function storeTtlMs(lifetimes: SessionLifetimes, createdAt: number, now: number): number {
+  const { limits } = lifetimes;
+  if (!limits) return lifetimes.sessionTtlMs;
+  const keptUntil = createdAt + limits.absoluteLifetimeMs + limits.idleTimeoutMs;
+  return Math.max(1, Math.min(lifetimes.sessionTtlMs, keptUntil - now));
+}
+
+/**
+ * How long an access token issued at `now` for a session created at `createdAt` stays on the
+ * allowlist: the access token's lifetime, but never past the session's idle end (one idle
+ * timeout from now) nor its absolute end.
+ */
+export function allowlistTtlMs(lifetimes: SessionLifetimes, createdAt: number, now: number): number {
+  const { limits } = lifetimes;
+  if (!limits) return lifetimes.accessTokenTtlMs;
+  const absoluteEnd = createdAt + limits.absoluteLifetimeMs;
+  return Math.max(1, Math.min(lifetimes.accessTokenTtlMs, limits.idleTimeoutMs, absoluteEnd - now));
+}
+
+/** Whether `session` has ended at `now` by `limits` (on the core's clock, from the record's own times). */
+export function isSessionPastLimits(session: SessionRecord, now: number, limits: SessionLimits | undefined) {
+  return limits !== undefined && isPastLimits(session.createdAt, session.lastActiveAt, now, limits);
+}
+
+/**
+ * How far past its limits (on the core's clock) a session that a store rotated must be before the
+ * core ends it itself. The shipped stores decide atomically (`expired`); this check is for a store
+ * that ignores `limits`, and the slack keeps it from overruling one that decided on a clock read a
+ * moment later than the core's.
+ */
+const FALLBACK_SLACK_MS = 1_000;
 
 /** The `jti` of a new access token of `sessionId`: the allowlist's own, or 128 random bits. */
 export function newAccessTokenId(deps: Pick<SessionLifecycleDeps, "allowlist">, sessionId: string): string {
@@ -61,10 +115,13 @@ export async function storeNewSession(
   lifetimes: SessionLifetimes,
 ): Promise<void> {
   const entry = { userId: record.userId, sessionId: record.id };
+  const now = record.createdAt;
   await guardPort("DATABASE_FAILURE", () =>
-    deps.allowlist.allowAccessToken(record.accessTokenJti, entry, lifetimes.accessTokenTtlMs),
+    deps.allowlist.allowAccessToken(record.accessTokenJti, entry, allowlistTtlMs(lifetimes, now, now)),
   );
-  await guardPort("DATABASE_FAILURE", () => deps.sessions.createSession(record, lifetimes.sessionTtlMs));
+  await guardPort("DATABASE_FAILURE", () =>
+    deps.sessions.createSession(record, storeTtlMs(lifetimes, now, now)),
+  );
 }
 
 /**
@@ -76,7 +133,8 @@ export async function storeNewSession(
  * `rotated` the old one, had it not been current when read). Revoking the old `jti` before the rotation rather than after it
  * means a failure or crash between the two leaves the client with a refresh token that still
  * works and an access token that no longer does (a retry recovers), never an old access token
- * alive beside a rotated session.
+ * alive beside a rotated session. `expired` (the store found the session past its limits and
+ * deleted it) revokes the session's `jti` and the new one.
  */
 export async function rotateSession(
   deps: SessionLifecycleDeps,
@@ -88,8 +146,13 @@ export async function rotateSession(
   const before = await guardPort("DATABASE_FAILURE", () => deps.sessions.getSession(sessionId));
   if (!before) return { status: "invalid" };
   const entry = { userId: before.userId, sessionId };
+  const now = next.lastActiveAt;
   await guardPort("DATABASE_FAILURE", () =>
-    deps.allowlist.allowAccessToken(next.accessTokenJti, entry, lifetimes.accessTokenTtlMs),
+    deps.allowlist.allowAccessToken(
+      next.accessTokenJti,
+      entry,
+      allowlistTtlMs(lifetimes, before.createdAt, now),
+    ),
   );
   const wasCurrent = before.refreshTokenHash === presentedHash;
   if (wasCurrent) await revoke(deps, [before.accessTokenJti]);
@@ -98,16 +161,34 @@ export async function rotateSession(
       sessionId,
       presentedHash,
       next,
-      lifetimes.sessionTtlMs,
+      storeTtlMs(lifetimes, before.createdAt, now),
       lifetimes.reuseIntervalMs,
+      lifetimes.limits,
     ),
   );
   if (result.status === "rotated" && !wasCurrent) await revoke(deps, [before.accessTokenJti]);
-  else if (result.status === "reused")
+  else if (result.status === "reused" || result.status === "expired")
     await revoke(deps, [result.session.accessTokenJti, next.accessTokenJti]);
   else if (result.status === "invalid" || result.status === "current")
     await revoke(deps, [next.accessTokenJti]);
+  if (result.status === "rotated" && wasCurrent && rotatedPastLimits(before, now, lifetimes.limits)) {
+    await endSession(deps, sessionId, result.session);
+    return { status: "expired", session: before };
+  }
   return result;
+}
+
+/**
+ * Whether `before`, the record a rotation replaced (read just before it, with the hash that
+ * rotated: no other rotation came between), was past `limits` by more than the slack at `now`.
+ */
+function rotatedPastLimits(before: SessionRecord, now: number, limits: SessionLimits | undefined): boolean {
+  if (!limits) return false;
+  const slack = FALLBACK_SLACK_MS;
+  return isPastLimits(before.createdAt, before.lastActiveAt, now, {
+    idleTimeoutMs: limits.idleTimeoutMs + slack,
+    absoluteLifetimeMs: limits.absoluteLifetimeMs + slack,
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { randomId } from "../tokens/random.js";
 import { issueRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../user-agent.js";
 import {
+  type LifetimeOptions,
   newAccessTokenId,
   type SessionLifecycleDeps,
   sessionLifetimes,
@@ -20,6 +21,11 @@ export interface SessionTokens {
   accessToken: string;
   refreshToken: string;
   sessionId: string;
+  /**
+   * False when the user chose not to stay signed in (`rememberMe: false`): the HTTP layer then sets
+   * the auth cookies without Max-Age (browser-session cookies), at sign-in and on every refresh.
+   */
+  rememberMe: boolean;
 }
 
 /** `SessionTokens` plus the stored session record, for callers inside the core. */
@@ -29,18 +35,20 @@ export type StartedSession = SessionTokens & { record: SessionRecord };
 export interface SessionDeps extends SessionLifecycleDeps {
   accessTokens: AccessTokenCodec;
   clock: Clock;
-  options: { refreshTokenTtlSeconds: number; accessTokenTtlSeconds: number };
+  options: LifetimeOptions;
 }
 
 /**
  * Creates a session with fresh tokens for a user who has fully authenticated. Every successful
  * authentication goes through here, so a token or cookie planted before it is useless after.
+ * `rememberMe: false` is kept on the session, so its refreshes keep browser-session cookies.
  */
 export async function startSession(
   ctx: SessionDeps,
   user: UserRecord,
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
+  rememberMe = true,
 ): Promise<StartedSession> {
   const sessionId = ctx.sessions.createSessionId?.(user.id) ?? randomId();
   const jti = newAccessTokenId(ctx, sessionId);
@@ -57,8 +65,9 @@ export async function startSession(
     lastActiveAt: now,
     refreshTokenHash: refresh.hash,
     accessTokenJti: jti,
+    ...(rememberMe ? {} : { rememberMe: false }),
   };
   await storeNewSession(ctx, record, sessionLifetimes(ctx));
   const accessToken = await ctx.accessTokens.sign({ userId: user.id, sessionId, jti });
-  return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId, record };
+  return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId, rememberMe, record };
 }

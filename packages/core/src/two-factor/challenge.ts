@@ -43,6 +43,7 @@ export async function startChallenge(
     os?: string | null;
     /** A password step's verified hash: the 2FA token then holds only while the password does. */
     verifiedPasswordHash?: string;
+    rememberMe?: boolean | undefined;
   },
   locale: string,
 ): Promise<TwoFactorChallenge> {
@@ -58,6 +59,7 @@ export async function startChallenge(
       ...(data.verifiedPasswordHash === undefined
         ? {}
         : { passwordHash: passwordFingerprint(data.verifiedPasswordHash) }),
+      ...(data.rememberMe === false ? { rememberMe: false } : {}),
     },
     failureCode: "DATABASE_FAILURE",
   });
@@ -132,6 +134,11 @@ export async function takeChallenge(
 }
 
 /** The browser and OS a login's password step stated, kept with its 2FA token. */
+/** Whether the password step of a login asked to stay signed in (`rememberMe`); true unless it said false. */
+export function statedRememberMe(data: TokenRecord["data"]): boolean {
+  return data?.rememberMe !== false;
+}
+
 export function statedDevice(data: TokenRecord["data"]): { browser?: string; os?: string } | undefined {
   const browser = typeof data?.browser === "string" ? data.browser : undefined;
   const os = typeof data?.os === "string" ? data.os : undefined;

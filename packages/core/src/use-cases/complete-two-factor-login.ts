@@ -2,9 +2,9 @@ import type { AuthContext } from "../context.js";
 import type { Call } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { spendToken } from "../tokens/single-use-token.js";
-import { statedDevice, takeChallenge } from "../two-factor/challenge.js";
+import { statedDevice, statedRememberMe, takeChallenge } from "../two-factor/challenge.js";
 import { checkSecondFactor } from "../two-factor/check.js";
-import { parseCodeInput } from "../validation.js";
+import { parseCodeInput, signInCodeInput } from "../validation.js";
 
 /**
  * Finishes a login with a TOTP or emailed code and the 2FA token of the password step. The token
@@ -16,7 +16,7 @@ export async function completeTwoFactorLogin(
   { token, request = {} }: Call,
   input: unknown,
 ): Promise<SignedIn> {
-  const { code, method, session } = parseCodeInput(input);
+  const { code, method, session, rememberMe } = parseCodeInput(input, signInCodeInput);
   const { record, user, restore, verifiedPasswordHash } = await takeChallenge(ctx, token, "login");
   try {
     await checkSecondFactor(ctx, user, method, code, request);
@@ -25,7 +25,8 @@ export async function completeTwoFactorLogin(
     throw error;
   }
   // The password step's hash, when there was one: a reset that lands meanwhile ends this session.
+  const details = { rememberMe: rememberMe ?? statedRememberMe(record.data), verifiedPasswordHash };
   return spendToken(ctx, record, () =>
-    finishLogin(ctx, user, session ?? statedDevice(record.data), request, { verifiedPasswordHash }),
+    finishLogin(ctx, user, session ?? statedDevice(record.data), request, details),
   );
 }

@@ -15,9 +15,9 @@ export async function createSession(
   { request = {} }: Call,
   input: unknown,
 ): Promise<SignedIn & { principal: Principal }> {
-  const { userId, session } = parseInput(createSessionInput, input);
+  const { userId, session, rememberMe } = parseInput(createSessionInput, input);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(userId));
   if (!user) throw new AuthError("USER_NOT_FOUND");
-  const signedIn = await finishLogin(ctx, user, session, request, { reason: "api" });
+  const signedIn = await finishLogin(ctx, user, session, request, { reason: "api", rememberMe });
   return { ...signedIn, principal: issuePrincipal(user.id, signedIn.sessionId) };
 }

@@ -21,7 +21,7 @@ export type LoginResult = SignedIn | ({ twoFactorRequired: true } & TwoFactorCha
  * the current parameters and fail exactly like a wrong password (`INVALID_CREDENTIALS`).
  */
 export async function login(ctx: AuthContext, { request = {} }: Call, input: unknown): Promise<LoginResult> {
-  const { email, password, session } = parseInput(loginInput, input);
+  const { email, password, session, rememberMe } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;
   // Both limits count this attempt before anything is checked (docs/limits.md); an attempt that
@@ -69,7 +69,7 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     const challenge = await startChallenge(
       ctx,
       user,
-      { kind: "login", ...device, verifiedPasswordHash },
+      { kind: "login", ...device, rememberMe, verifiedPasswordHash },
       locale,
     );
     ctx.logger.info(
@@ -79,7 +79,7 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     return { twoFactorRequired: true, ...challenge };
   }
   // The session is checked against the hash verified here: a reset that lands meanwhile ends it.
-  return finishLogin(ctx, user, session, request, { verifiedPasswordHash });
+  return finishLogin(ctx, user, session, request, { verifiedPasswordHash, rememberMe });
 }
 
 /**

@@ -3,10 +3,10 @@ import { guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { spendToken } from "../tokens/single-use-token.js";
-import { statedDevice, takeChallenge } from "../two-factor/challenge.js";
+import { statedDevice, statedRememberMe, takeChallenge } from "../two-factor/challenge.js";
 import { checkCounted } from "../two-factor/check.js";
 import { claimRecoveryCode, findRecoveryCode, releaseRecoveryCode } from "../two-factor/recovery-codes.js";
-import { parseCodeInput } from "../validation.js";
+import { parseCodeInput, signInCodeInput } from "../validation.js";
 
 /**
  * Finishes a login with a one-time recovery code instead of the second factor. Each code works
@@ -19,7 +19,7 @@ export async function recoverWithRecoveryCode(
   { token, request = {} }: Call,
   input: unknown,
 ): Promise<SignedIn> {
-  const { code, session } = parseCodeInput(input);
+  const { code, session, rememberMe } = parseCodeInput(input, signInCodeInput);
   const { record, user, restore, verifiedPasswordHash } = await takeChallenge(ctx, token, "login");
   const stored = user.twoFactor.recoveryCodeHashes;
   const hash = findRecoveryCode(ctx.recoveryCodes, stored, code);
@@ -47,6 +47,7 @@ export async function recoverWithRecoveryCode(
       reason: "recovery_code",
       recoveryCodesLeft: left.length,
       verifiedPasswordHash,
+      rememberMe: rememberMe ?? statedRememberMe(record.data),
     });
   });
 }

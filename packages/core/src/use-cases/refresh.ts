@@ -21,7 +21,9 @@ export type RefreshResult = SessionTokens;
  * are issued. Presenting a token that was already rotated revokes the whole session (theft),
  * except the one the latest rotation replaced within `refreshReuseIntervalSeconds`: that answers
  * the session's current refresh token (derived again from it) and an access token re-signed with
- * the session's current `jti`, so concurrent refreshes (two tabs) all succeed.
+ * the session's current `jti`, so concurrent refreshes (two tabs) all succeed. A session past
+ * `idleTimeoutSeconds` or `absoluteLifetimeSeconds` is ended (the store decides, atomically with
+ * the rotation) and the answer is `SESSION_EXPIRED`.
  */
 export async function refresh(
   ctx: AuthContext,
@@ -58,6 +60,15 @@ export async function refresh(
     });
     throw new AuthError("REFRESH_TOKEN_INVALID");
   }
+  if (result.status === "expired") {
+    ctx.events.emit("session.revoked", {
+      ...request,
+      userId: result.session.userId,
+      sessionId: result.session.id,
+      reason: "expired",
+    });
+    throw new AuthError("SESSION_EXPIRED");
+  }
   if (result.status === "invalid") throw new AuthError("REFRESH_TOKEN_INVALID");
 
   const { session } = result;
@@ -78,5 +89,11 @@ export async function refresh(
     sessionId: session.id,
     jti: session.accessTokenJti,
   });
-  return { user: toUser(user), accessToken, refreshToken: issued.token, sessionId: session.id };
+  return {
+    user: toUser(user),
+    accessToken,
+    refreshToken: issued.token,
+    sessionId: session.id,
+    rememberMe: session.rememberMe !== false,
+  };
 }

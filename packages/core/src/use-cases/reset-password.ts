@@ -52,14 +52,16 @@ export async function resetPassword(
         revoked = (await endUserSessions(stores, user.id)).length;
         const updated = await guardPort("DATABASE_FAILURE", () => stores.users.update(user.id, patch));
         if (!updated) throw new AuthError("PASSWORD_RESET_TOKEN_INVALID");
-        revoked += (await endUserSessions(stores, user.id)).length;
+        const again = await endUserSessions(stores, user.id);
+        revoked += again.length;
         // The user's reset tokens, this one among them: every open link dies with this one.
         await guardPort("DATABASE_FAILURE", () =>
           stores.singleUseTokens.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
         );
       };
       await consume(async () => {
-        revoked += (await changeEndingSessions(ctx, user.id, steps)).endedAfter;
+        const { endedAfter } = await changeEndingSessions(ctx, user.id, steps);
+        revoked += endedAfter;
       });
       await ctx.limits.clearPassword(user.email);
       if (firstProof && user.twoFactor.methods.length > 0) {

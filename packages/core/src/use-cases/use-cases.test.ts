@@ -220,7 +220,11 @@ describe("use cases", () => {
     await stores.sessions.rotateRefreshToken(
       login.sessionId,
       parseRefreshToken(login.refreshToken)?.hash ?? "",
-      { refreshTokenHash: successor.hash, accessTokenJti: session?.accessTokenJti ?? "", lastActiveAt: 1 },
+      {
+        refreshTokenHash: successor.hash,
+        accessTokenJti: session?.accessTokenJti ?? "",
+        lastActiveAt: session?.lastActiveAt ?? 0,
+      },
       3_600_000,
     );
     expect(await code(auth.refresh({ token: login.refreshToken }))).toBe("REFRESH_TOKEN_INVALID");
