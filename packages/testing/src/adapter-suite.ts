@@ -2,6 +2,7 @@ import { describe } from "vitest";
 import { cookiesTests } from "./adapter-suite/cookies.js";
 import { credentialsTests } from "./adapter-suite/credentials.js";
 import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
+import { devicesTests } from "./adapter-suite/devices.js";
 import { emailsTests } from "./adapter-suite/emails.js";
 import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-suite/fixture.js";
 import { hostApiTests } from "./adapter-suite/host-api.js";
@@ -31,6 +32,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   "host-api": hostApiTests,
   credentials: credentialsTests,
   "refresh-reuse": refreshReuseTests,
+  devices: devicesTests,
 };
 
 /**
