@@ -36,6 +36,17 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
 };
 
 /**
+ * The `devices` area alone (known browsers: the device cookie, the login budget per account and
+ * browser, login alerts), without transcripts: for stores the whole adapter suite does not run on
+ * (each test builds its own auth on fresh stores from `createStores`).
+ */
+export function runDevicesAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
+): void {
+  describe(`known browsers: ${options.name}`, () => runAppTests(options, "devices", devicesTests));
+}
+
+/**
  * Every HTTP behaviour of the contract through an adapter: each area of `ADAPTER_SUITE_AREAS`,
  * the two-factor suite and the limits suite. Every test builds its own auth and host app, so any
  * one of them runs alone (`vitest -t "<name>"`).
