@@ -117,7 +117,8 @@ async function countAttempt(ctx: AuthContext, email: string, request: RequestCon
  * From a browser with a valid device token: counts per IP, looks the account up, then counts in
  * the budget of the account and this browser when the token names the account, else in the
  * address's (an unknown address, or another account, takes the same steps as any address the
- * browser does not know). A failure of the lookup or the count gives the IP's attempt back.
+ * browser does not know). A failure of the lookup or the count gives the IP's attempt back; a
+ * failing counters' store is reported as `countAttempt` does.
  */
 async function countFromDevice(
   ctx: AuthContext,
@@ -125,7 +126,15 @@ async function countFromDevice(
   device: Device,
   request: RequestContext,
 ): Promise<CountedLogin> {
-  const fromIp = await ctx.limits.ip("failedLogins", request);
+  let fromIp: ThrottleAttempt;
+  try {
+    fromIp = await ctx.limits.ip("failedLogins", request);
+  } catch (error) {
+    // As in `countAttempt`: with both stores down, the answer names the users store.
+    if (isInfrastructureFailure(error))
+      await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+    throw error;
+  }
   return giveBackOnFailure([fromIp], async () => {
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
     const budget =
