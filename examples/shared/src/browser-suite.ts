@@ -401,7 +401,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         const email = await createAccount("alert", { lastSignInAt: Date.now() - DAY });
         await signIn(page, email);
         await signedInAs(page, email);
-        // A sign-in to an account that has signed in before mails a login alert.
+        // A sign-in from a browser the account does not know (a new context) mails a login alert.
         const alert = await newestEmail("login-alert", email);
         await page.goto(`${base}/dev/outbox/${alert.id}`);
         // Its "Review security settings" button (the first link to the page; the plain URL follows).

@@ -195,10 +195,10 @@ export interface Auth {
   idle(): Promise<void>;
   /**
    * Creates a password account; the same answer whether or not the address is taken. Reads
-   * `call.request`.
+   * `call.request` (its `deviceToken` too); `deviceToken` is the browser's new device token.
    * @throws `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `RATE_LIMITED`, `DATABASE_FAILURE`
    */
-  register(call: Call, input: RegisterInput): Promise<{ success: true }>;
+  register(call: Call, input: RegisterInput): Promise<{ success: true; deviceToken: string }>;
   /**
    * Email and password: signed in, or a second factor is required. Reads `call.request`.
    * @throws `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`

@@ -1,5 +1,6 @@
 import type { ActivityRecorder } from "./activity/activity.js";
 import type { BackgroundTasks } from "./background.js";
+import type { DeviceTokens } from "./devices/device-token.js";
 import type { EmailService } from "./emails/email-service.js";
 import type { SecurityEvents } from "./events.js";
 import type { Translator } from "./i18n/index.js";
@@ -65,6 +66,8 @@ export interface AuthContext {
   recoveryCodes: KeyedHash;
   /** The keyed hash a refresh token's successor is derived with (`successorRefreshToken`). */
   refreshTokenSuccessors: KeyedHash;
+  /** The signed device tokens of known browsers (docs/security.md). */
+  devices: DeviceTokens;
   /** A new user id (the `generateId` option, or 128 random bits). */
   generateId(): string;
   /** A hash of a random password with the current parameters, for the dummy verify of unknown users. */

@@ -2,6 +2,7 @@ import { createActivityRecorder } from "./activity/activity.js";
 import type { Auth } from "./auth.js";
 import { createBackgroundTasks } from "./background.js";
 import type { AuthContext } from "./context.js";
+import { createDeviceTokens } from "./devices/device-token.js";
 import { createEmailService } from "./emails/email-service.js";
 import { createEmailRenderer, type EmailRenderer } from "./emails/renderer.js";
 import { AuthError } from "./errors.js";
@@ -257,6 +258,7 @@ function createContext(
     secretBox: createSecretBox(encryptionKeys),
     recoveryCodes: createKeyedHash(encryptionKeys, "recovery codes v1"),
     refreshTokenSuccessors: createKeyedHash(options.secret, "refresh token successor v1"),
+    devices: createDeviceTokens(options.secret),
     limits: createLimits(options, options.stores.cooldowns, events),
     events,
     activity,

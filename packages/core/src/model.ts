@@ -7,6 +7,11 @@ export interface RequestContext {
   userAgent?: string | undefined;
   /** A resolved locale (see `Translator.resolveLocale`); the default locale when absent. */
   locale?: string | undefined;
+  /**
+   * The browser's device token (cookie `device_token` or header `X-Device-Token`), as a sign-in
+   * handed it out: read by the sign-ins and `register` to know the browser (docs/security.md).
+   */
+  deviceToken?: string | undefined;
 }
 
 /** Brands principals: only `authenticate` (and `sessions.create`) make them. */

@@ -422,8 +422,9 @@ export interface EmailOptions {
   /** Cooldown per normalized address and kind after each email, in seconds. Default 60. */
   cooldownSeconds?: number;
   /**
-   * An email after each sign-in, except the account's first one (any sign-in method: password,
-   * second factor, identity provider, `sessions.create`). Default true.
+   * An email after each sign-in from a browser the account does not know: one whose device token
+   * does not name it (any sign-in method: password, second factor, identity provider,
+   * `sessions.create`; a registration makes its browser known). Default true.
    */
   loginAlerts?: boolean;
   /** How long a send may take before it counts as failed (`EMAIL_SEND_FAILURE`), in milliseconds. Default 15000. */

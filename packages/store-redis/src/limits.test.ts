@@ -4,7 +4,7 @@ import { createAuthRouter } from "@portcullis/adapter-express";
 import { portcullis } from "@portcullis/adapter-fastify";
 import type { Auth, Clock } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
-import { runLimitsAdapterSuite } from "@portcullis/testing";
+import { runDevicesAdapterSuite, runLimitsAdapterSuite } from "@portcullis/testing";
 import express from "express";
 import Fastify from "fastify";
 import type { Redis } from "ioredis";
@@ -36,28 +36,26 @@ const createStores = (clock: Clock) => {
 
 const listening = (baseUrl: string, close: () => Promise<void>) => ({ baseUrl, close });
 
-runLimitsAdapterSuite({
-  name: "express + redis",
-  createStores,
-  async start(auth: Auth) {
-    const app = express();
-    app.use(createAuthRouter(auth));
-    const server = app.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    return listening(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    });
-  },
-});
+async function startExpress(auth: Auth) {
+  const app = express();
+  app.use(createAuthRouter(auth));
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return listening(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+}
 
-runLimitsAdapterSuite({
-  name: "fastify + redis",
-  createStores,
-  async start(auth: Auth) {
-    const app = Fastify({ forceCloseConnections: true });
-    await app.register(portcullis, { auth });
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    return listening(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, () => app.close());
-  },
-});
+async function startFastify(auth: Auth) {
+  const app = Fastify({ forceCloseConnections: true });
+  await app.register(portcullis, { auth });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return listening(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, () => app.close());
+}
+
+runLimitsAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runLimitsAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
+// Known browsers: the login budget per account and browser lives in the cooldown store (Redis).
+runDevicesAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runDevicesAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });

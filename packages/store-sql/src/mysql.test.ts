@@ -1,18 +1,26 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { createAuthRouter } from "@portcullis/adapter-express";
+import { portcullis } from "@portcullis/adapter-fastify";
+import type { Auth } from "@portcullis/core";
 import {
   createFakeClock,
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
   runCooldownStoreSuite,
+  runDevicesAdapterSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runUserStoreSuite,
 } from "@portcullis/testing";
+import express from "express";
+import Fastify from "fastify";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { mysqlDatabase, type StoreKinds, useMysql } from "./test-databases.js";
+import { freshSqlStores, mysqlDatabase, type StoreKinds, useMysql } from "./test-databases.js";
 
 // The conformance suites on MariaDB/MySQL (`useMysql`: MYSQL_URL, root on 127.0.0.1:3306, or a
 // server started for this file), in a database of this file's own that is dropped afterwards.
@@ -50,4 +58,46 @@ describe.skipIf(!database)("mysql", () => {
   runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
   runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
   runActivityStoreSuite({ name: "mysql", create: fixture("activity") });
+});
+
+// Known browsers (the login budget per account and browser) through both adapters, with every
+// store on MariaDB: each test's own tables.
+async function startExpress(auth: Auth) {
+  const app = express();
+  app.use(createAuthRouter(auth));
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function startFastify(auth: Auth) {
+  const app = Fastify({ forceCloseConnections: true });
+  await app.register(portcullis, { auth });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return {
+    baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    close: () => app.close(),
+  };
+}
+
+describe.skipIf(!database)("mysql: known browsers", () => {
+  for (const [name, start] of [
+    ["express + mysql", startExpress],
+    ["fastify + mysql", startFastify],
+  ] as const) {
+    runDevicesAdapterSuite({
+      name,
+      start,
+      createStores: (clock) => {
+        if (!database) throw new Error("unreachable: skipped without a server");
+        return freshSqlStores(database.db, clock);
+      },
+    });
+  }
 });

@@ -3,6 +3,7 @@ import { activityTests } from "./adapter-suite/activity.js";
 import { cookiesTests } from "./adapter-suite/cookies.js";
 import { credentialsTests } from "./adapter-suite/credentials.js";
 import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
+import { devicesTests } from "./adapter-suite/devices.js";
 import { emailsTests } from "./adapter-suite/emails.js";
 import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-suite/fixture.js";
 import { hostApiTests } from "./adapter-suite/host-api.js";
@@ -35,7 +36,19 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   "refresh-reuse": refreshReuseTests,
   activity: activityTests,
   lifetimes: lifetimesTests,
+  devices: devicesTests,
 };
+
+/**
+ * The `devices` area alone (known browsers: the device cookie, the login budget per account and
+ * browser, login alerts), without transcripts: for stores the whole adapter suite does not run on
+ * (each test builds its own auth on fresh stores from `createStores`).
+ */
+export function runDevicesAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
+): void {
+  describe(`known browsers: ${options.name}`, () => runAppTests(options, "devices", devicesTests));
+}
 
 /**
  * Every HTTP behaviour of the contract through an adapter: each area of `ADAPTER_SUITE_AREAS`,

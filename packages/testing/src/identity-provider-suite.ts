@@ -241,28 +241,34 @@ const identityProviderTests: IdpTests = {
         );
       },
 
-    "second sign-in - finds the same account by issuer and subject; only it sends a login alert": async (
-      boot,
-    ) => {
-      const app = await boot();
-      const { email, browser } = newAccount(app);
-      const alerts = async () => {
-        await app.auth.idle();
-        return app.outbox.list().filter((entry) => entry.to === email && entry.kind === "login-alert").length;
-      };
-      await signIn(app, browser);
-      const first = await userIdOf(app, browser);
-      expect(await alerts()).toBe(0);
-      const again = await signIn(app, browser);
-      expect(again.location).toBe(`${app.appOrigin}/`);
-      expect(hasSession(again.setCookies)).toBe(true);
-      expect(await userIdOf(app, browser)).toBe(first);
-      expect(await alerts()).toBe(1);
-      const created = app.events.filter(
-        (event) => event.userId === first && event.type === "session.created",
-      );
-      expect(created.map((event) => event.reason)).toEqual(["oidc:oidc", "oidc:oidc"]);
-    },
+    "second sign-in - finds the same account by issuer and subject; a login alert only from a browser the account does not know":
+      async (boot) => {
+        const app = await boot();
+        const { id, email, browser } = newAccount(app);
+        const alerts = async () => {
+          await app.auth.idle();
+          return app.outbox.list().filter((entry) => entry.to === email && entry.kind === "login-alert")
+            .length;
+        };
+        const signedUp = await signIn(app, browser);
+        expect(signedUp.setCookies.some((line) => /^device_token=[^;]/.test(line))).toBe(true);
+        const first = await userIdOf(app, browser);
+        // The sign-up is a registration: its browser is known, and no alert goes out for it.
+        expect(await alerts()).toBe(0);
+        const again = await signIn(app, browser);
+        expect(again.location).toBe(`${app.appOrigin}/`);
+        expect(hasSession(again.setCookies)).toBe(true);
+        expect(await userIdOf(app, browser)).toBe(first);
+        expect(await alerts()).toBe(0);
+        const laptop = new TestBrowser(id);
+        expect(hasSession((await signIn(app, laptop)).setCookies)).toBe(true);
+        expect(await userIdOf(app, laptop)).toBe(first);
+        expect(await alerts()).toBe(1);
+        const created = app.events.filter(
+          (event) => event.userId === first && event.type === "session.created",
+        );
+        expect(created.map((event) => event.reason)).toEqual(["oidc:oidc", "oidc:oidc", "oidc:oidc"]);
+      },
 
     "password login - to a provider account: 401 INVALID_CREDENTIALS and the Identity Provider Information email":
       async (boot) => {

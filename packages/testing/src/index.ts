@@ -6,6 +6,7 @@ export {
   ADAPTER_SUITE_AREAS,
   type AdapterSuiteOptions,
   runAdapterSuite,
+  runDevicesAdapterSuite,
   type StartedServer,
 } from "./adapter-suite.js";
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";

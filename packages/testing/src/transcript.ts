@@ -21,6 +21,7 @@ const UPDATE_HINT = "pnpm --filter @portcullis/testing transcripts:update";
 export function normalizeTranscript(text: string): string {
   return text
     .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, "<jwt>")
+    .replace(/d1\.[\w-]{22}\.[\w~-]*\.[\w-]{43}/g, "<device>")
     .replace(/[\w-]{22}\.[\w-]{43}/g, "<refresh>")
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, "<time>")
     .replace(/"(id|sessionId)":"[\w-]{22}"/g, '"$1":"<id>"')

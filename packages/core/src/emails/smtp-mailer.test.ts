@@ -255,10 +255,15 @@ describe("SMTP mailer", () => {
     expect((await post("/login", { email: "grace@example.test", password: "whatever it is" }))?.status).toBe(
       401,
     );
-    expect((await post("/register", credentials))?.status).toBe(200);
+    const registered = await post("/register", credentials);
+    expect(registered?.status).toBe(200);
+    const deviceCookie = registered?.cookies
+      .find((cookie) => cookie.startsWith("device_token="))
+      ?.split(";")[0];
+    expect(deviceCookie).toBeDefined();
     expect((await post("/register", credentials, { "accept-language": "de" }))?.status).toBe(200);
-    // The account's first sign-in sends no alert; the second does.
-    expect((await post("/login", credentials))?.status).toBe(200);
+    // A sign-in from the registering browser sends no alert; one from another browser does.
+    expect((await post("/login", credentials, { cookie: deviceCookie ?? "" }))?.status).toBe(200);
     expect((await post("/login", credentials))?.status).toBe(200);
     await auth.idle();
     expect(smtp.received).toHaveLength(4);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ResolvedAuthOptions } from "../options.js";
-import { createCookies } from "./cookies.js";
+import { createCookies, DEVICE_COOKIE_MAX_AGE_SECONDS } from "./cookies.js";
 
 const options = (cookies: Partial<ResolvedAuthOptions["cookies"]> = {}) =>
   ({
@@ -29,6 +29,19 @@ describe("cookies", () => {
     );
     expect(cookies.set("stepUp", "s", 1)).toBe(
       "__Secure-step_up_token=s; Max-Age=1; Path=/api/auth; HttpOnly; Secure; SameSite=Lax",
+    );
+  });
+
+  it("set - the device cookie: the mount prefix, one year, SameSite=Lax at most (an identity provider's callback reads it)", () => {
+    expect(DEVICE_COOKIE_MAX_AGE_SECONDS).toBe(365 * 24 * 3600);
+    expect(createCookies(options()).set("device", "d", DEVICE_COOKIE_MAX_AGE_SECONDS)).toBe(
+      "device_token=d; Max-Age=31536000; Path=/api/auth; HttpOnly; SameSite=Lax",
+    );
+    expect(createCookies(options({ sameSite: "none", secure: true })).set("device", "d", 1)).toBe(
+      "device_token=d; Max-Age=1; Path=/api/auth; HttpOnly; Secure; SameSite=None",
+    );
+    expect(createCookies(options({ secure: true, hostPrefix: true })).names.device).toBe(
+      "__Secure-device_token",
     );
   });
 

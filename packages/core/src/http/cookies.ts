@@ -1,7 +1,7 @@
 import { parseCookie, stringifySetCookie } from "cookie";
 import type { ResolvedAuthOptions } from "../options.js";
 
-export type CookieKind = "access" | "refresh" | "twoFactor" | "stepUp" | "oauthState";
+export type CookieKind = "access" | "refresh" | "twoFactor" | "stepUp" | "oauthState" | "device";
 /** The cookies that carry a credential a route reads (the header may carry it instead). */
 export type TokenKind = Exclude<CookieKind, "oauthState">;
 
@@ -11,13 +11,19 @@ const BASE_NAMES: Record<CookieKind, string> = {
   twoFactor: "two_factor_authentication_token",
   stepUp: "step_up_token",
   oauthState: "oauth_state",
+  device: "device_token",
 };
+
+/** The device cookie's Max-Age: one year, renewed by every sign-in. */
+export const DEVICE_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
 
 /**
  * Cookie names, paths and attributes (docs/http-api.md): HttpOnly, SameSite (strict by default),
  * Path=/ for access and 2FA, the mount prefix for refresh and step-up, Secure when configured,
  * Max-Age equal to the token's lifetime, and Max-Age=0 to clear. The identity-provider state
- * cookie is scoped to `<prefix>/oauth` and SameSite=Lax at most (it must survive the redirect back). With `hostPrefix`, path-`/`
+ * cookie is scoped to `<prefix>/oauth` and SameSite=Lax at most (it must survive the redirect back).
+ * The device cookie (known browsers) is scoped to the prefix, SameSite=Lax at most too (an
+ * identity provider's callback reads it), and lives `DEVICE_COOKIE_MAX_AGE_SECONDS`. With `hostPrefix`, path-`/`
  * cookies are named `__Host-…` and prefix-scoped ones `__Secure-…` (`__Host-` demands Path=/).
  */
 export interface Cookies {
@@ -37,11 +43,11 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
   const { secure, sameSite, hostPrefix } = options.cookies;
   const pathOf = (kind: CookieKind) => {
     if (kind === "oauthState") return `${options.basePath}/oauth`;
-    return kind === "refresh" || kind === "stepUp" ? options.basePath : "/";
+    return kind === "refresh" || kind === "stepUp" || kind === "device" ? options.basePath : "/";
   };
   // The provider's redirect back is a cross-site navigation: a Strict state cookie would not come along.
   const sameSiteOf = (kind: CookieKind) =>
-    kind === "oauthState" && sameSite === "strict" ? "lax" : sameSite;
+    (kind === "oauthState" || kind === "device") && sameSite === "strict" ? "lax" : sameSite;
   const nameOf = (kind: CookieKind) => {
     if (!hostPrefix) return BASE_NAMES[kind];
     return `${pathOf(kind) === "/" ? "__Host-" : "__Secure-"}${BASE_NAMES[kind]}`;
@@ -52,6 +58,7 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
     twoFactor: nameOf("twoFactor"),
     stepUp: nameOf("stepUp"),
     oauthState: nameOf("oauthState"),
+    device: nameOf("device"),
   };
   const serialize = (kind: CookieKind, value: string, maxAge: number | undefined) =>
     stringifySetCookie(names[kind], value, {

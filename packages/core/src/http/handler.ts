@@ -96,6 +96,10 @@ class Call implements RequestInput {
   cookie(kind: CookieKind): string | undefined {
     return this.jar[this.deps.cookies.names[kind]] || undefined;
   }
+
+  withDevice(): RequestContext {
+    return { ...this.meta, deviceToken: this.token("device") };
+  }
 }
 
 /** The principal of the call's access token; throws its 401 (or the allowlist's 500). */

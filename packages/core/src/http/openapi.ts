@@ -149,6 +149,26 @@ function errorResponsesOf(route: Route): Record<string, unknown> {
   );
 }
 
+/** The routes that read the browser's device token (known browsers): cookie, or header with header authentication. */
+const READS_DEVICE = new Set([
+  "POST /register",
+  "POST /login",
+  "POST /2fa/login",
+  "POST /2fa/recover",
+  "GET /oauth/:provider/callback",
+]);
+
+const DEVICE_PARAMS = [
+  {
+    name: "X-Device-Token",
+    in: "header",
+    required: false,
+    schema: { type: "string" },
+    description: "The `deviceToken` of an earlier sign-in (header clients; browsers send the device cookie).",
+  },
+  { name: "device_token", in: "cookie", required: false, schema: { type: "string" } },
+];
+
 /** The success response (200 JSON, or the 302 of a redirect route) and the route's error responses. */
 function responsesOf(route: Route): Record<string, unknown> {
   const success = REDIRECTS.has(`${route.method} ${route.path}`)
@@ -187,7 +207,11 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string)
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c = "") => c.toUpperCase())}`,
       security: SECURITY[route.auth],
       "x-portcullis-auth": route.auth,
-      parameters: [...pathParams, ...queryParams],
+      parameters: [
+        ...pathParams,
+        ...queryParams,
+        ...(READS_DEVICE.has(`${route.method} ${route.path}`) ? DEVICE_PARAMS : []),
+      ],
       ...(route.body
         ? {
             requestBody: {

@@ -76,13 +76,14 @@ export function createRequestChecks(options: Options, cookies: Cookies) {
     readToken(
       request: Pick<HttpRequest, "headers">,
       jar: Record<string, string | undefined>,
-      kind: "access" | "refresh" | "twoFactor" | "stepUp",
+      kind: "access" | "refresh" | "twoFactor" | "stepUp" | "device",
     ): string | undefined {
       let fromHeader: string | undefined;
       if (options.allowHeaderAuthentication) {
         if (kind === "twoFactor")
           fromHeader = header(request, "x-two-factor-authentication-token")?.trim() || undefined;
         else if (kind === "stepUp") fromHeader = header(request, "x-step-up-token")?.trim() || undefined;
+        else if (kind === "device") fromHeader = header(request, "x-device-token")?.trim() || undefined;
         else fromHeader = /^Bearer +(\S+)\s*$/i.exec(header(request, "authorization") ?? "")?.[1];
       }
       const fromCookie = jar[cookies.names[kind]] || undefined;

@@ -57,6 +57,8 @@ export interface RequestInput {
   body<T>(): Promise<T>;
   /** A cookie's value alone (e.g. the identity-provider state cookie), or undefined. */
   cookie(kind: CookieKind): string | undefined;
+  /** `meta` with the browser's device token: the cookie, or `X-Device-Token` with header authentication. */
+  withDevice(): RequestContext;
 }
 
 /** What the handler of a route with `auth: A` gets: the request and the credentials of `A`. */

@@ -26,7 +26,7 @@ import {
   stepUpInput,
 } from "../validation.js";
 import { appUrlFor } from "./app-url.js";
-import type { CookieKind, Cookies } from "./cookies.js";
+import { type CookieKind, type Cookies, DEVICE_COOKIE_MAX_AGE_SECONDS } from "./cookies.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import { jsonResponse, redirectResponse } from "./respond.js";
 import type { Route, RouteAuth, RouteInput, RouteOf, RouteSpec } from "./route.js";
@@ -48,6 +48,9 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
     cookies.set("access", accessToken, rememberMe ? options.accessTokenTtlSeconds : undefined),
     cookies.set("refresh", refreshToken, rememberMe ? options.refreshTokenTtlSeconds : undefined),
   ];
+  /** The device cookie of a browser that signed in or registered (known browsers, docs/security.md). */
+  const deviceCookie = (deviceToken: string) =>
+    cookies.set("device", deviceToken, DEVICE_COOKIE_MAX_AGE_SECONDS);
   /** The 2FA branch of login and step-up: the 2FA token as cookie (and in the body with header auth), nothing else. */
   const challenge = (result: TwoFactorChallenge, extra: Record<string, null>) =>
     jsonResponse(
@@ -64,19 +67,11 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
   const loginResponse = (result: LoginResult): HttpResponse => {
     if (result.twoFactorRequired)
       return challenge(result, { user: null, accessToken: null, refreshToken: null });
-    return jsonResponse(
-      200,
-      {
-        user: result.user,
-        accessToken: exposeTokens ? result.accessToken : null,
-        refreshToken: exposeTokens ? result.refreshToken : null,
-        twoFactorRequired: false,
-        twoFactorMethods: result.user.twoFactorMethods,
-        preferredTwoFactorMethod: result.user.preferredTwoFactorMethod,
-        twoFactorAuthenticationToken: null,
-      },
-      [...sessionCookies(result), cookies.clear("twoFactor")],
-    );
+    return jsonResponse(200, signedInBody(result, exposeTokens), [
+      ...sessionCookies(result),
+      cookies.clear("twoFactor"),
+      deviceCookie(result.deviceToken),
+    ]);
   };
   const stepUpResponse = (result: StepUpResult): HttpResponse => {
     if (result.twoFactorRequired) return challenge(result, { stepUpToken: null });
@@ -109,12 +104,27 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
     exposeTokens,
     signOutCookies,
     sessionCookies,
+    deviceCookie,
     loginResponse,
     stepUpResponse,
     route,
     json,
     settings,
     linkCall,
+  };
+}
+
+/** The body of a completed sign-in (`LoginResponse`): tokens only with header authentication. */
+function signedInBody(result: Extract<LoginResult, { twoFactorRequired: false }>, exposeTokens: boolean) {
+  return {
+    user: result.user,
+    accessToken: exposeTokens ? result.accessToken : null,
+    refreshToken: exposeTokens ? result.refreshToken : null,
+    twoFactorRequired: false,
+    twoFactorMethods: result.user.twoFactorMethods,
+    preferredTwoFactorMethod: result.user.preferredTwoFactorMethod,
+    twoFactorAuthenticationToken: null,
+    deviceToken: exposeTokens ? result.deviceToken : null,
   };
 }
 
@@ -174,10 +184,10 @@ const SETTING = ["USER_NOT_FOUND", ...DB] as const;
 /** Sign-up, sign-in, refresh and sign-out. */
 function accountRoutes(
   auth: Auth,
-  { exposeTokens, signOutCookies, sessionCookies, loginResponse, route, json }: RouteKit,
+  { exposeTokens, signOutCookies, sessionCookies, deviceCookie, loginResponse, route }: RouteKit,
 ): Route[] {
   return [
-    json(
+    route(
       {
         method: "POST",
         path: "/register",
@@ -186,7 +196,10 @@ function accountRoutes(
         body: registerInput,
         errors: ["PASSWORD_POLICY_VIOLATION", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
-      async (input) => auth.register({ request: input.meta }, await input.body()),
+      async (input) => {
+        const { deviceToken } = await auth.register({ request: input.withDevice() }, await input.body());
+        return jsonResponse(200, SUCCESS, [deviceCookie(deviceToken)]);
+      },
     ),
     route(
       {
@@ -197,7 +210,7 @@ function accountRoutes(
         body: loginInput,
         errors: ["INVALID_CREDENTIALS", "LOGIN_THROTTLED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
-      async (input) => loginResponse(await auth.login({ request: input.meta }, await input.body())),
+      async (input) => loginResponse(await auth.login({ request: input.withDevice() }, await input.body())),
     ),
     route(
       {
@@ -329,7 +342,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
       async (input) =>
         loginResponse(
           await auth.completeTwoFactorLogin(
-            { token: input.twoFactorToken, request: input.meta },
+            { token: input.twoFactorToken, request: input.withDevice() },
             await input.body(),
           ),
         ),
@@ -352,7 +365,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
       async (input) =>
         loginResponse(
           await auth.recoverWithRecoveryCode(
-            { token: input.twoFactorToken, request: input.meta },
+            { token: input.twoFactorToken, request: input.withDevice() },
             await input.body(),
           ),
         ),
@@ -669,7 +682,7 @@ function oauthSignInRoutes(auth: Auth, { sessionCookies, route, json }: RouteKit
         let result: IdentityProviderCallbackResult;
         try {
           result = await auth.identityProviders.callback(
-            { request: input.meta },
+            { request: input.withDevice() },
             { provider, query: input.query.toString(), state: input.cookie("oauthState") },
           );
         } catch (error) {
@@ -734,6 +747,7 @@ function callbackRedirect(
         clearState,
         ...sessionCookies(result.signedIn),
         cookies.clear("twoFactor"),
+        cookies.set("device", result.signedIn.deviceToken, DEVICE_COOKIE_MAX_AGE_SECONDS),
       ]);
     case "two-factor":
       return redirectResponse(

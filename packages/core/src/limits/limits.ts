@@ -56,6 +56,13 @@ export interface Limits {
   /** Forgets an address's failures and lock: its owner proved it another way (a password reset). */
   clearPassword(address: string): Promise<void>;
   /**
+   * Counts a login's password check for the account `userId` from a browser that account knows
+   * (`deviceId` of its device token), in a budget of that pair instead of the address's: the same
+   * rules as `password` (`loginThrottle`), `LOGIN_THROTTLED` and a `login.throttled` event
+   * (reason `device`) when refused. A right password clears only this pair's budget.
+   */
+  knownDevicePassword(userId: string, deviceId: string, who: AttemptContext): Promise<ThrottleAttempt>;
+  /**
    * Counts a second-factor code (TOTP, emailed, recovery) of an account before it is checked;
    * `TWO_FACTOR_THROTTLED` and a `two_factor.throttled` event when refused.
    */
@@ -102,6 +109,7 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
     }),
   );
   const password = lockingThrottle(store, "password", "LOGIN_THROTTLED", loginThrottle);
+  const knownDevice = lockingThrottle(store, "password-device", "LOGIN_THROTTLED", loginThrottle);
   // One fixed lockout: the window, the first lock and the longest lock are all `lockoutSeconds`.
   const secondFactor = lockingThrottle(store, "two-factor", "TWO_FACTOR_THROTTLED", {
     freeAttempts: twoFactor.maxFailedAttempts,
@@ -129,6 +137,8 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
   return {
     password: (address, who) => counted(password, address, "login.throttled", "address", who),
     clearPassword: (address) => password.clear(address),
+    knownDevicePassword: (userId, deviceId, who) =>
+      counted(knownDevice, `${userId}:${deviceId}`, "login.throttled", "device", who),
     twoFactor: (userId, who) => counted(secondFactor, userId, "two_factor.throttled", "account", who),
     clearTwoFactor: (userId) => secondFactor.clear(userId),
     async ip(name, who) {

@@ -1,3 +1,4 @@
+import type { DeviceTokens } from "../devices/device-token.js";
 import type { EmailService } from "../emails/email-service.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents } from "../events.js";
@@ -7,8 +8,11 @@ import type { UserRecord, UserStore } from "../ports/user-store.js";
 import { endSession } from "./session-lifecycle.js";
 import { type SessionDeps, type SessionTokens, startSession } from "./start-session.js";
 
-/** A completed sign-in: a new session's tokens. */
-export type SignedIn = { twoFactorRequired: false } & SessionTokens;
+/**
+ * A completed sign-in: a new session's tokens, and the browser's device token naming the account
+ * (the HTTP layer sets it as the device cookie; docs/security.md).
+ */
+export type SignedIn = { twoFactorRequired: false; deviceToken: string } & SessionTokens;
 
 /** What finishing a sign-in needs. */
 export interface FinishLoginDeps extends SessionDeps {
@@ -16,6 +20,7 @@ export interface FinishLoginDeps extends SessionDeps {
   logger: Logger;
   emails: EmailService;
   events: SecurityEvents;
+  devices: DeviceTokens;
   translator: { defaultLocale: string };
   options: SessionDeps["options"] & { email: { loginAlerts: boolean } };
 }
@@ -38,28 +43,33 @@ export interface SignInDetails {
   verifiedPasswordHash?: string | undefined;
   /** `false`: the user chose not to stay signed in; the session's cookies have no Max-Age. Default true. */
   rememberMe?: boolean | undefined;
+  /** The account was created by this sign-in (an identity-provider sign-up): like a registration, no login alert. */
+  registered?: boolean | undefined;
 }
 
 /**
  * The end of every successful sign-in (password alone, password and second factor or recovery
  * code, identity provider, `sessions.create`): a new session with fresh tokens, the sign-in
- * recorded on the user (`lastSignInAt`), the login alert unless it is the account's first
- * sign-in, and the `login.succeeded` and `session.created` events.
+ * recorded on the user (`lastSignInAt`), the login alert when the browser's device token
+ * (`request.deviceToken`) does not name the account, the device token handed back naming it, and
+ * the `login.succeeded` and `session.created` events.
  */
 export async function finishLogin(
   ctx: FinishLoginDeps,
   user: UserRecord,
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
-  { reason, recoveryCodesLeft, verifiedPasswordHash, rememberMe }: SignInDetails = {},
+  { reason, recoveryCodesLeft, verifiedPasswordHash, rememberMe, registered }: SignInDetails = {},
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
   const { record, ...tokens } = await startSession(ctx, user, stated, request, rememberMe !== false);
   if (verifiedPasswordHash !== undefined) {
     await endIfPasswordChanged(ctx, user.id, tokens.sessionId, verifiedPasswordHash, request);
   }
-  // The account's first sign-in is the new user themselves (or the seeded account's owner): no alert.
-  const first = await recordSignIn(ctx, user, record.createdAt);
+  // A browser that signed in to the account before, or registered it, is its owner's: no alert.
+  const device = ctx.devices.read(request.deviceToken);
+  const known = registered === true || ctx.devices.knows(device, user.id);
+  await recordSignIn(ctx, user, record.createdAt);
   const notice = (kind: "login-alert" | "recovery-code-used") =>
     ctx.emails.sendInBackground(kind, user.email, locale, {
       name: user.name,
@@ -73,11 +83,11 @@ export async function finishLogin(
       },
     });
   if (recoveryCodesLeft !== undefined) notice("recovery-code-used");
-  else if (ctx.options.email.loginAlerts && ctx.emails.enabled && !first) notice("login-alert");
+  else if (ctx.options.email.loginAlerts && ctx.emails.enabled && !known) notice("login-alert");
   const details = { ...request, userId: user.id, sessionId: tokens.sessionId, ...(reason ? { reason } : {}) };
   ctx.events.emit("login.succeeded", details);
   ctx.events.emit("session.created", details);
-  return { twoFactorRequired: false, ...tokens };
+  return { twoFactorRequired: false, ...tokens, deviceToken: ctx.devices.remember(device, user.id) };
 }
 
 /**
@@ -118,8 +128,8 @@ const untracked = new WeakSet<UserStore>();
 /**
  * Sets the user's `lastSignInAt` to `at`; true when this was the account's first sign-in. A
  * store without `recordSignIn` gets a read-then-update (not atomic), and one that keeps no
- * `lastSignInAt` at all makes every sign-in count as a later one (alerts on), with one warning.
- * A store failure here is logged and counts as a later sign-in: the session already exists.
+ * `lastSignInAt` at all gets one warning. A store failure here is logged: the session already
+ * exists.
  */
 async function recordSignIn(ctx: FinishLoginDeps, user: UserRecord, at: number): Promise<boolean> {
   const { users, logger } = ctx;
@@ -131,14 +141,14 @@ async function recordSignIn(ctx: FinishLoginDeps, user: UserRecord, at: number):
       untracked.add(users);
       logger.warn(
         { event: "users.sign_in_untracked" },
-        "stores.users has no recordSignIn and keeps no lastSignInAt: every sign-in sends a login alert, the first one too",
+        "stores.users has no recordSignIn and keeps no lastSignInAt: sign-ins are not recorded on the user",
       );
     }
     return false;
   } catch (error) {
     logger.error(
       { event: "users.record_sign_in_failed", userId: user.id, err: String(error) },
-      "could not record the sign-in; it counts as a later one",
+      "could not record the sign-in",
     );
     return false;
   }

@@ -42,60 +42,91 @@ function withoutRecordSignIn(users: UserStore, keepsLastSignIn: boolean): UserSt
 }
 
 describe("login alerts", () => {
-  it("login - the first sign-in of an account sends no alert; the second, right after, sends one; every later one too", async () => {
+  it("login - a sign-in from a new browser alerts; a second one from that browser does not; another new browser does", async () => {
     const { auth, clock, alerts, stores } = setup();
     await auth.register({}, { email: ADA, password: PASSWORD });
-    await signIn(auth, { email: ADA, password: PASSWORD });
-    expect(await alerts()).toBe(0);
+    const first = await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(1);
     expect((await stores.users.findByEmail(ADA))?.lastSignInAt).toBe(clock.now());
-    await signIn(auth, { email: ADA, password: PASSWORD });
+    await signIn(auth, { email: ADA, password: PASSWORD }, { deviceToken: first.deviceToken });
     expect(await alerts()).toBe(1);
     clock.advance(24 * 3600 * 1000);
     await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(2);
   });
 
-  it("login - an account created long before its first sign-in (a seeded user) gets no alert for it, and one for the next", async () => {
+  it("login - the registering browser's first sign-in sends no alert", async () => {
+    const { auth, alerts } = setup();
+    const { deviceToken } = await auth.register({}, { email: ADA, password: PASSWORD });
+    const signedIn = await signIn(auth, { email: ADA, password: PASSWORD }, { deviceToken });
+    expect(await alerts()).toBe(0);
+    await signIn(auth, { email: ADA, password: PASSWORD }, { deviceToken: signedIn.deviceToken });
+    expect(await alerts()).toBe(0);
+  });
+
+  it("login - a browser known to another account, or a forged or other-secret device token, counts as a new browser", async () => {
+    const { auth, alerts } = setup();
+    await auth.register({}, { email: ADA, password: PASSWORD });
+    const { deviceToken: bobs } = await auth.register({}, { email: "bob@example.test", password: PASSWORD });
+    const other = createTestAuth({ secret: "another-secret-Kq3vN8xLw2Rt6Yp0Zb4Mc7Hd1Jf5Gs9T" });
+    const { deviceToken: foreign } = await other.auth.register({}, { email: ADA, password: PASSWORD });
+    const mine = (await signIn(auth, { email: ADA, password: PASSWORD })).deviceToken;
+    const forged = `${mine.slice(0, -2)}${mine.endsWith("AA") ? "BB" : "AA"}`;
+    expect(await alerts()).toBe(1);
+    for (const deviceToken of [bobs, foreign, forged]) {
+      await signIn(auth, { email: ADA, password: PASSWORD }, { deviceToken });
+    }
+    expect(await alerts()).toBe(4);
+  });
+
+  it("login - an account seeded by the host gets an alert for its first sign-in (no browser knows it), then none from that browser", async () => {
     const { auth, clock, alerts } = setup();
     const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
     await auth.admin.setPassword({}, { userId: user.id, password: PASSWORD });
     clock.advance(30 * 24 * 3600 * 1000);
-    await signIn(auth, { email: ADA, password: PASSWORD });
-    expect(await alerts()).toBe(0);
-    await signIn(auth, { email: ADA, password: PASSWORD });
+    const { deviceToken } = await signIn(auth, { email: ADA, password: PASSWORD });
+    expect(await alerts()).toBe(1);
+    await signIn(auth, { email: ADA, password: PASSWORD }, { deviceToken });
     expect(await alerts()).toBe(1);
   });
 
-  it("login - 10 concurrent first sign-ins of a new account send 9 alerts: exactly one is the first", async () => {
+  it("login - 10 concurrent sign-ins from the registering browser send no alert", async () => {
     // Password checks are counted before they are checked: let 10 through at once.
     const { auth, alerts } = setup({ loginThrottle: { freeAttempts: 20 } });
-    await auth.register({}, { email: ADA, password: PASSWORD });
-    await Promise.all(Array.from({ length: 10 }, () => signIn(auth, { email: ADA, password: PASSWORD })));
-    expect(await alerts()).toBe(9);
+    const { deviceToken } = await auth.register({}, { email: ADA, password: PASSWORD });
+    await Promise.all(
+      Array.from({ length: 10 }, () => signIn(auth, { email: ADA, password: PASSWORD }, { deviceToken })),
+    );
+    expect(await alerts()).toBe(0);
   });
 
-  it("completeTwoFactorLogin - finishing with the second factor counts: no alert the first time, one the second", async () => {
+  it("completeTwoFactorLogin - finishing with the second factor counts: an alert from a new browser, none from it the second time", async () => {
     const { auth, clock, alerts, sent, stores } = setup();
     const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
     await auth.admin.setPassword({}, { userId: user.id, password: PASSWORD });
     await stores.users.update(user.id, { twoFactor: EMAIL_TWO_FACTOR });
-    for (const expected of [0, 1]) {
-      const login = await auth.login({}, { email: ADA, password: PASSWORD });
+    let deviceToken: string | undefined;
+    for (const expected of [1, 1]) {
+      const login = await auth.login({ request: { deviceToken } }, { email: ADA, password: PASSWORD });
       if (!login.twoFactorRequired) throw new Error("expected 2FA");
       await auth.idle();
       const mailed = /(\d{6})/.exec(sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1];
-      await auth.completeTwoFactorLogin({ token: login.twoFactorAuthenticationToken }, { code: mailed });
+      const signedIn = await auth.completeTwoFactorLogin(
+        { token: login.twoFactorAuthenticationToken, request: { deviceToken } },
+        { code: mailed },
+      );
+      deviceToken = signedIn.deviceToken;
       expect(await alerts()).toBe(expected);
       clock.advance(61_000);
     }
   });
 
-  it("sessions.create - counts as a sign-in: no alert the first time, one the second", async () => {
+  it("sessions.create - counts as a sign-in: an alert unless the call brings a device token naming the account", async () => {
     const { auth, alerts } = setup();
     const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
-    await auth.sessions.create({}, { userId: user.id });
-    expect(await alerts()).toBe(0);
-    await auth.sessions.create({}, { userId: user.id });
+    const { deviceToken } = await auth.sessions.create({}, { userId: user.id });
+    expect(await alerts()).toBe(1);
+    await auth.sessions.create({ request: { deviceToken } }, { userId: user.id });
     expect(await alerts()).toBe(1);
   });
 
@@ -107,17 +138,15 @@ describe("login alerts", () => {
     expect((await stores.users.findByEmail(ADA))?.lastSignInAt).toBe(clock.now());
   });
 
-  it("a store without recordSignIn - the first sign-in is found through update and lastSignInAt", async () => {
+  it("a store without recordSignIn - the sign-in is recorded through update and lastSignInAt", async () => {
     const memory = createMemoryStores({ sweepIntervalMs: 0 });
-    const { auth, alerts } = setup({ stores: { ...memory, users: withoutRecordSignIn(memory.users, true) } });
+    const { auth, clock } = setup({ stores: { ...memory, users: withoutRecordSignIn(memory.users, true) } });
     await auth.register({}, { email: ADA, password: PASSWORD });
     await signIn(auth, { email: ADA, password: PASSWORD });
-    expect(await alerts()).toBe(0);
-    await signIn(auth, { email: ADA, password: PASSWORD });
-    expect(await alerts()).toBe(1);
+    expect((await memory.users.findByEmail(ADA))?.lastSignInAt).toBe(clock.now());
   });
 
-  it("a store that keeps no lastSignInAt - every sign-in alerts, the first too, and one warning says why", async () => {
+  it("a store that keeps no lastSignInAt - sign-ins still alert from a new browser, and one warning says why", async () => {
     const memory = createMemoryStores({ sweepIntervalMs: 0 });
     const { logger, lines } = createLineLogger();
     const { auth, alerts } = setup({
@@ -133,7 +162,7 @@ describe("login alerts", () => {
     expect(JSON.parse(warnings[0] ?? "{}")).toMatchObject({ level: "warn" });
   });
 
-  it("a failing recordSignIn - the sign-in still succeeds, counts as a later one (alert) and is logged", async () => {
+  it("a failing recordSignIn - the sign-in still succeeds, alerts from a new browser and is logged", async () => {
     const memory = createMemoryStores({ sweepIntervalMs: 0 });
     const { logger, lines } = createLineLogger();
     const users: UserStore = {

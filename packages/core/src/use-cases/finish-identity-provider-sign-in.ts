@@ -62,13 +62,16 @@ export async function finishIdentityProviderSignIn(
   const locale = request.locale ?? ctx.translator.defaultLocale;
 
   if (taken.mode === "sign-in") {
-    const user = await accountFor(ctx, provider, identity, request);
+    const { user, registered } = await accountFor(ctx, provider, identity, request);
     if (user.twoFactor.methods.length > 0) {
       const device = describeDevice(undefined, request.userAgent);
       const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);
       return { outcome: "two-factor", purpose: "login", challenge, returnTo };
     }
-    const signedIn = await finishLogin(ctx, user, undefined, request, { reason: providerReason(provider) });
+    const signedIn = await finishLogin(ctx, user, undefined, request, {
+      reason: providerReason(provider),
+      registered,
+    });
     return { outcome: "signed-in", signedIn, returnTo };
   }
 
@@ -112,17 +115,18 @@ async function startedBy(
  * needs an address the provider has verified: it creates a password-less account, or links to
  * the account of that address when the account's address is verified too
  * (`IDENTITY_PROVIDER_ACCOUNT_EXISTS` otherwise: sign in and link from the settings).
+ * `registered`: the account was created here (a sign-up, which makes the browser known).
  */
 async function accountFor(
   ctx: AuthContext,
   provider: string,
   identity: ProviderIdentity,
   request: RequestContext,
-): Promise<UserRecord> {
+): Promise<{ user: UserRecord; registered: boolean }> {
   const linked = await findLink(ctx, identity);
   if (linked) {
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(linked.userId));
-    if (user) return user;
+    if (user) return { user, registered: false };
     // The account was deleted without its link: the identity is free again.
     await guardPort("DATABASE_FAILURE", () => identityStoreOf(ctx).unlink(linked.userId, linked.provider));
   }
@@ -132,7 +136,7 @@ async function accountFor(
   const existing = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
   if (existing) {
     if (!existing.emailVerified) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
-    return linkIdentity(ctx, existing, provider, identity, request);
+    return { user: await linkIdentity(ctx, existing, provider, identity, request), registered: false };
   }
   const created = await createUserRecord(ctx, {
     email,
@@ -144,7 +148,7 @@ async function accountFor(
   if (!created) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
   ctx.events.emit("user.created", { ...request, userId: created.id, reason: providerReason(provider) });
   try {
-    return await linkIdentity(ctx, created, provider, identity, request);
+    return { user: await linkIdentity(ctx, created, provider, identity, request), registered: true };
   } catch (error) {
     await ctx.users.delete(created.id).catch(() => false);
     throw error;

@@ -1,4 +1,5 @@
 import type { AuthContext } from "../context.js";
+import type { Device } from "../devices/device-token.js";
 import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
 import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
@@ -24,11 +25,21 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
   const { email, password, session, rememberMe } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;
-  // Both limits count this attempt before anything is checked (docs/limits.md); an attempt that
-  // a store or the hasher kept from being checked is given back (an outage never locks anyone out).
-  const [fromIp, forAddress] = await countAttempt(ctx, email, request);
-  const outcome = await giveBackOnFailure([fromIp, forAddress], async () => {
-    const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+  // Both limits count this attempt before the password is checked (docs/limits.md); an attempt
+  // that a store or the hasher kept from being checked is given back (an outage never locks
+  // anyone out). From a browser with a device token, the account is looked up first to choose
+  // the budget: its own when the browser knows the account, the address's otherwise.
+  const device = ctx.devices.read(request.deviceToken);
+  const counted =
+    device === null
+      ? await countAttempt(ctx, email, request)
+      : await countFromDevice(ctx, email, device, request);
+  const [fromIp, budget] = counted.attempts;
+  const outcome = await giveBackOnFailure([fromIp, budget], async () => {
+    const user =
+      counted.user !== undefined
+        ? counted.user
+        : await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
     if (user === null || user.passwordHash === null) {
       await ctx.hasher.verify(await ctx.dummyHash(), candidate);
       return { user, ok: false } as const;
@@ -61,7 +72,7 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     ctx.events.emit("login.failed", { ...request, userId: user.id, reason: "wrong_password" });
     throw new AuthError("INVALID_CREDENTIALS");
   }
-  await Promise.all([forAddress.succeeded(), fromIp.succeeded()]);
+  await Promise.all([budget.succeeded(), fromIp.succeeded()]);
   const verifiedPasswordHash = await rehashIfOutdated(ctx, user, user.passwordHash, candidate);
 
   if (user.twoFactor.methods.length > 0) {
@@ -82,20 +93,23 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
   return finishLogin(ctx, user, session, request, { verifiedPasswordHash, rememberMe });
 }
 
+/** The attempts a login counted (per IP, then the address's or the known browser's budget), and the user when already looked up. */
+interface CountedLogin {
+  attempts: [ThrottleAttempt, ThrottleAttempt];
+  /** Undefined when the lookup is still to come (no device token: the address's budget). */
+  user?: UserRecord | null;
+}
+
 /**
  * Counts the attempt per IP and per address. When the counters' store fails, the users store is
  * asked too: if it fails as well (one database holds both, and it is down), the answer is
  * `DATABASE_FAILURE`, the store a login needs, rather than the cooldown store's code.
  */
-async function countAttempt(
-  ctx: AuthContext,
-  email: string,
-  request: RequestContext,
-): Promise<[ThrottleAttempt, ThrottleAttempt]> {
+async function countAttempt(ctx: AuthContext, email: string, request: RequestContext): Promise<CountedLogin> {
   let fromIp: ThrottleAttempt | undefined;
   try {
     fromIp = await ctx.limits.ip("failedLogins", request);
-    return [fromIp, await ctx.limits.password(email, request)];
+    return { attempts: [fromIp, await ctx.limits.password(email, request)] };
   } catch (error) {
     if (!isInfrastructureFailure(error)) throw error;
     await fromIp?.abandoned();
@@ -106,6 +120,38 @@ async function countAttempt(
 
 /** User stores already warned about not having `replacePasswordHash`, so the warning is logged once. */
 const cannotRehash = new WeakSet<AuthContext["users"]>();
+
+/**
+ * From a browser with a valid device token: counts per IP, looks the account up, then counts in
+ * the budget of the account and this browser when the token names the account, else in the
+ * address's (an unknown address, or another account, takes the same steps as any address the
+ * browser does not know). A failure of the lookup or the count gives the IP's attempt back; a
+ * failing counters' store is reported as `countAttempt` does.
+ */
+async function countFromDevice(
+  ctx: AuthContext,
+  email: string,
+  device: Device,
+  request: RequestContext,
+): Promise<CountedLogin> {
+  let fromIp: ThrottleAttempt;
+  try {
+    fromIp = await ctx.limits.ip("failedLogins", request);
+  } catch (error) {
+    // As in `countAttempt`: with both stores down, the answer names the users store.
+    if (isInfrastructureFailure(error))
+      await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+    throw error;
+  }
+  return giveBackOnFailure([fromIp], async () => {
+    const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+    const budget =
+      user !== null && ctx.devices.knows(device, user.id)
+        ? await ctx.limits.knownDevicePassword(user.id, device.id, { ...request, userId: user.id })
+        : await ctx.limits.password(email, request);
+    return { attempts: [fromIp, budget], user };
+  });
+}
 
 /**
  * Replaces a hash made with outdated parameters, as a compare-and-set on the hash just verified

@@ -8,13 +8,15 @@ import { parseInput, registerInput } from "../validation.js";
 
 /**
  * Creates a password account. Answers `{ success: true }` whether or not the address is taken,
- * and hashes the password either way, so neither the body nor the timing tells them apart.
+ * and hashes the password either way, so neither the body nor the timing tells them apart. The
+ * browser's device token comes back naming the new account (a registration makes the browser
+ * known), or naming no one for a taken address, alike in shape.
  */
 export async function register(
   ctx: AuthContext,
   { request = {} }: Call,
   input: unknown,
-): Promise<{ success: true }> {
+): Promise<{ success: true; deviceToken: string }> {
   const { email, password, name } = parseInput(registerInput, input);
   const normalizedPassword = checkPasswordPolicy(password, ctx.options.password);
   await ctx.limits.ip("registrations", request);
@@ -46,5 +48,7 @@ export async function register(
       values: { link: ctx.emails.link("signIn") },
     });
   }
-  return { success: true };
+  const device = ctx.devices.read(request.deviceToken);
+  const deviceToken = created ? ctx.devices.remember(device, created.id) : ctx.devices.rememberNobody(device);
+  return { success: true, deviceToken };
 }

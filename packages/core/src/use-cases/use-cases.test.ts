@@ -37,10 +37,12 @@ async function existingUser(users: UserStore, email: string): Promise<UserRecord
 describe("use cases", () => {
   it("register - same answer for a new and an existing address; the password is hashed either way", async () => {
     const { auth, stores } = setup();
-    expect(await auth.register({}, { email: "A@X.test", password: PASSWORD })).toEqual({ success: true });
-    expect(await auth.register({}, { email: " a@x.test ", password: "another long password" })).toEqual({
-      success: true,
-    });
+    const created = await auth.register({}, { email: "A@X.test", password: PASSWORD });
+    const taken = await auth.register({}, { email: " a@x.test ", password: "another long password" });
+    expect(created).toEqual({ success: true, deviceToken: expect.any(String) });
+    expect(taken).toEqual({ success: true, deviceToken: expect.any(String) });
+    // The device tokens have the same shape: one names the new account, the other no one.
+    expect(created.deviceToken.length).toBe(taken.deviceToken.length);
     const user = await stores.users.findByEmail("a@x.test");
     expect(user?.passwordHash).toMatch(/^\$argon2id\$/);
     expect(await code(signIn(auth, { email: "a@x.test", password: "another long password" }))).toBe(
