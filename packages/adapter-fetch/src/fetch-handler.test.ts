@@ -139,8 +139,9 @@ describe("authenticateRequest", () => {
     );
     expect(signedIn.principal?.userId).toBe(user.id);
     const signedOut = await authenticateRequest(auth, new Request(`${BASE}/notes`));
-    expect(signedOut.response?.status).toBe(401);
-    expect(((await signedOut.response?.json()) as { code: string }).code).toBe("AUTHENTICATION_REQUIRED");
+    if (!signedOut.response) throw new Error("expected a response");
+    expect(signedOut.response.status).toBe(401);
+    expect(((await signedOut.response.json()) as { code: string }).code).toBe("AUTHENTICATION_REQUIRED");
   });
 
   it("setSessionCookies - a host-started session's cookies authenticate", async () => {
