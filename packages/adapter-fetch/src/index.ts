@@ -32,7 +32,11 @@ function remoteAddressOf(request: Request, client: ClientInfo | undefined): stri
   return undefined;
 }
 
-/** The core's request for a `Request`: the URL's path and query, lower-case headers, the body stream. */
+/**
+ * The core's request for a `Request`: the URL's path and query, lower-case headers, and the body
+ * stream, touched only when a route reads it (on `@hono/node-server`, reading `request.body`
+ * builds a whole web stream over the Node request).
+ */
 function toHttpRequest(request: Request, client: ClientInfo | undefined): HttpRequest {
   const url = new URL(request.url);
   const headers: Record<string, string> = Object.fromEntries(request.headers);
@@ -42,7 +46,9 @@ function toHttpRequest(request: Request, client: ClientInfo | undefined): HttpRe
     method: request.method,
     url: url.pathname + url.search,
     headers,
-    body: request.body ?? undefined,
+    get body() {
+      return request.body ?? undefined;
+    },
     remoteAddress: remoteAddressOf(request, client),
     // The runtime built the URL from its own connection: https only when that one is TLS.
     encrypted: url.protocol === "https:",
@@ -95,8 +101,7 @@ export async function authenticateRequest(
   request: Request,
   client?: ClientInfo,
 ): Promise<AuthenticateResult> {
-  const { body: _body, ...rest } = toHttpRequest(request, client);
-  const result = await httpHandlerFor(auth).authenticate(rest);
+  const result = await httpHandlerFor(auth).authenticate(toHttpRequest(request, client));
   return result.response ? { response: toResponse(result.response) } : { principal: result.principal };
 }
 
