@@ -32,11 +32,23 @@ function remoteAddressOf(request: Request, client: ClientInfo | undefined): stri
   return undefined;
 }
 
+/** The whole body in one chunk, read when the core first asks for it. */
+async function* wholeBody(request: Request): AsyncIterable<Uint8Array> {
+  yield new Uint8Array(await request.arrayBuffer());
+}
+
 /**
- * The core's request for a `Request`: the URL's path and query, lower-case headers, and the body
- * stream, touched only when a route reads it (on `@hono/node-server`, reading `request.body`
- * builds a whole web stream over the Node request).
+ * The body as the core reads it, only when a route does. With a `Content-Length` (which the core
+ * holds to `bodyLimitBytes` before reading, and the HTTP parser holds the body to) it is read
+ * whole: on `@hono/node-server` that takes a fast path, where `request.body` would build a web
+ * stream over the Node request. Without one, the stream, cut by the core at the limit.
  */
+function bodyOf(request: Request): HttpRequest["body"] {
+  if (request.headers.has("content-length")) return wholeBody(request);
+  return request.body ?? undefined;
+}
+
+/** The core's request for a `Request`: the URL's path and query, lower-case headers, the body. */
 function toHttpRequest(request: Request, client: ClientInfo | undefined): HttpRequest {
   const url = new URL(request.url);
   const headers: Record<string, string> = Object.fromEntries(request.headers);
@@ -47,7 +59,7 @@ function toHttpRequest(request: Request, client: ClientInfo | undefined): HttpRe
     url: url.pathname + url.search,
     headers,
     get body() {
-      return request.body ?? undefined;
+      return bodyOf(request);
     },
     remoteAddress: remoteAddressOf(request, client),
     // The runtime built the URL from its own connection: https only when that one is TLS.
