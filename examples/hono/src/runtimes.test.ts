@@ -15,19 +15,30 @@ import { postgresDatabase, usePostgres } from "../../../packages/store-sql/src/t
 // registry as this example's dev dependencies, then driven over HTTP on 127.0.0.1. Run `pnpm -r
 // build` first. Skipped without the build or the binaries, except in CI (CI=true), where they fail.
 const SERVER = fileURLToPath(new URL("../dist/server.js", import.meta.url));
+const NATIVE = fileURLToPath(new URL("../dist/native-serve.js", import.meta.url));
 const bin = (name: string) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
 const RUNTIMES = [
-  { name: "bun", label: "Bun", command: bin("bun"), args: [SERVER] },
-  { name: "deno", label: "Deno", command: bin("deno"), args: ["run", "--allow-all", SERVER] },
+  { name: "bun", label: "Bun", command: bin("bun"), args: (entry: string) => [entry] },
+  {
+    name: "deno",
+    label: "Deno",
+    command: bin("deno"),
+    args: (entry: string) => ["run", "--allow-all", entry],
+  },
 ];
 const CI = process.env.CI === "true";
 const PASSWORD = "correct horse battery staple";
 
 /** Starts the example under `runtime` on a free port; resolves once it says where it listens. */
-async function start(runtime: (typeof RUNTIMES)[number], env: Record<string, string>) {
+async function start(
+  runtime: (typeof RUNTIMES)[number],
+  env: Record<string, string>,
+  entry = SERVER,
+  banner = "Portcullis Hono example on",
+) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(runtime.command, runtime.args, {
+  const child: ChildProcess = spawn(runtime.command, runtime.args(entry), {
     env: {
       ...process.env,
       NODE_ENV: "development",
@@ -43,7 +54,7 @@ async function start(runtime: (typeof RUNTIMES)[number], env: Record<string, str
   child.stdout?.on("data", (chunk) => output.push(String(chunk)));
   child.stderr?.on("data", (chunk) => output.push(String(chunk)));
   const started = Date.now();
-  while (!output.join("").includes(`Portcullis Hono example on ${base}`)) {
+  while (!output.join("").includes(`${banner} ${base}`)) {
     if (child.exitCode !== null || Date.now() - started > 20_000) {
       child.kill("SIGKILL");
       throw new Error(`${runtime.name} did not start the example:\n${output.join("")}`);
@@ -123,8 +134,8 @@ async function smoke(base: string) {
 }
 
 describe.each(RUNTIMES)("example-hono on $name", (runtime) => {
-  const ready = existsSync(SERVER) && existsSync(runtime.command);
-  if (!ready && CI) throw new Error(`${runtime.name}: ${SERVER} or ${runtime.command} is missing`);
+  const ready = existsSync(SERVER) && existsSync(NATIVE) && existsSync(runtime.command);
+  if (!ready && CI) throw new Error(`${runtime.name}: the build or ${runtime.command} is missing`);
   let dir: string;
   let postgres: Awaited<ReturnType<typeof usePostgres>> | undefined;
   let redis: Awaited<ReturnType<typeof useRedis>> | undefined;
@@ -177,5 +188,28 @@ describe.each(RUNTIMES)("example-hono on $name", (runtime) => {
       await run({ DATABASE_URL: database.url, REDIS_URL: redis.url, REDIS_KEY_PREFIX: keyPrefix });
     },
     90_000,
+  );
+
+  it.skipIf(!ready)(
+    `${runtime.name} - the handler given as it is to ${runtime.label}.serve: the client IP from the runtime's second argument`,
+    async () => {
+      const server = await start(runtime, {}, NATIVE, "Native server on");
+      try {
+        const email = "native@example.test";
+        await call(server.base, "POST", "/api/auth/register", { body: { email, password: PASSWORD } });
+        const login = await call(server.base, "POST", "/api/auth/login", {
+          body: { email, password: PASSWORD },
+        });
+        const { accessToken } = login.body as unknown as { accessToken: string };
+        const sessions = await call(server.base, "GET", "/api/auth/sessions", { bearer: accessToken });
+        expect(sessions.body.sessions).toMatchObject([{ ip: "127.0.0.1", current: true }]);
+        expect((await fetch(`${server.base}/elsewhere`)).status).toBe(404);
+      } catch (error) {
+        throw new Error(`${runtime.name} output:\n${server.output.join("")}`, { cause: error });
+      } finally {
+        await server.stop();
+      }
+    },
+    60_000,
   );
 });
