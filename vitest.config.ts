@@ -13,6 +13,7 @@ export default defineConfig({
       "@portcullis/store-sql": src("store-sql"),
       "@portcullis/adapter-express": src("adapter-express"),
       "@portcullis/adapter-fastify": src("adapter-fastify"),
+      "@portcullis/adapter-fetch": src("adapter-fetch"),
       "example-shared/suite": fileURLToPath(
         new URL("./examples/shared/src/example-suite.ts", import.meta.url),
       ),

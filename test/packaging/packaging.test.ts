@@ -15,6 +15,7 @@ const PACKAGES = [
   "core",
   "adapter-express",
   "adapter-fastify",
+  "adapter-fetch",
   "store-memory",
   "store-redis",
   "store-sql",
@@ -27,6 +28,8 @@ const CORE_MAX_BYTES = 15 * 1024 * 1024;
 const APP_DEPENDENCIES = [
   "express@5.3.0",
   "fastify@5.12.8",
+  "hono@4.13.19",
+  "@hono/node-server@2.1.9",
   "nodemailer@10.6.0",
   "ioredis@6.0.0",
   "kysely@0.29.9",
