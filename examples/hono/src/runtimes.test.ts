@@ -107,7 +107,12 @@ async function smoke(base: string) {
   });
   const login = await call(base, "POST", "/api/auth/login", { body: { email, password: PASSWORD } });
   expect(login.status).toBe(200);
-  expect(login.cookies).toEqual(["access_token", "refresh_token", "two_factor_authentication_token"]);
+  expect(login.cookies).toEqual([
+    "access_token",
+    "refresh_token",
+    "two_factor_authentication_token",
+    "device_token",
+  ]);
   const { accessToken, refreshToken } = login.body as unknown as {
     accessToken: string;
     refreshToken: string;

@@ -57,6 +57,7 @@ describe("createFetchHandler", () => {
       "access_token",
       "refresh_token",
       "two_factor_authentication_token",
+      "device_token",
     ]);
     const jar = cookies.map((cookie) => cookie.split(";")[0]).join("; ");
     const me = await get("/api/auth/me", { cookie: jar });
