@@ -295,7 +295,11 @@ export async function mysqlDatabase(url: string): Promise<{ db: AnyKysely; drop(
 /** A fresh database on the PostgreSQL of `usePostgres` (for URLs that other processes open); `drop` removes only it. */
 export async function postgresDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `portcullis_test_${randomBytes(6).toString("hex")}`;
-  const admin = postgresDb(serverUrl);
+  // Without the stores' short timeouts: creating and dropping a database waits for a checkpoint,
+  // which takes seconds on a machine busy with other tests.
+  const pool = new pg.Pool({ connectionString: serverUrl, max: 1 });
+  pool.on("error", () => {});
+  const admin: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
   await sql`create database ${sql.id(name)}`.execute(admin);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
