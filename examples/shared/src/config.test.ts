@@ -94,7 +94,9 @@ describe("readConfig", () => {
   });
 
   it("readConfig - ACCESS_TOKEN_TTL_SECONDS sets the access token's lifetime, 1 to 86400 seconds", () => {
-    expect(readConfig({ AUTH_SECRET: "x", ACCESS_TOKEN_TTL_SECONDS: "5" }, () => {}).accessTokenTtlSeconds).toBe(5);
+    expect(
+      readConfig({ AUTH_SECRET: "x", ACCESS_TOKEN_TTL_SECONDS: "5" }, () => {}).accessTokenTtlSeconds,
+    ).toBe(5);
     for (const bad of ["0", "86401", "1.5", "soon"])
       expect(() => readConfig({ AUTH_SECRET: "x", ACCESS_TOKEN_TTL_SECONDS: bad }, () => {})).toThrow(
         new ConfigError(`ACCESS_TOKEN_TTL_SECONDS must be a whole number from 1 to 86400, not "${bad}"`),
