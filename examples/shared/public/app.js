@@ -470,6 +470,8 @@ const request = async (method, path, body) => {
 const REFRESHABLE = ["ACCESS_TOKEN_EXPIRED", "ACCESS_TOKEN_INVALID", "AUTHENTICATION_REQUIRED"];
 /** Routes that are themselves a sign-in or sign-out: their 401 is the answer, not a stale token. */
 const NO_REFRESH = ["/refresh", "/login", "/logout", "/register", "/2fa/login", "/2fa/recover"];
+/** Set while this browser has a session (it may have a refresh cookie worth trying). */
+const SIGNED_IN_KEY = "portcullis-signed-in";
 let refreshing = null;
 /**
  * Rotates the refresh token once for the whole page (callers during a refresh wait for it), and
@@ -494,7 +496,12 @@ const api = async (method, path, body) => {
     return await request(method, path, body);
   } catch (error) {
     const route = path.split("?")[0];
-    const stale = error instanceof ApiError && error.status === 401 && REFRESHABLE.includes(error.code);
+    // Without any cookie (AUTHENTICATION_REQUIRED), try only if this browser was signed in lately.
+    const stale =
+      error instanceof ApiError &&
+      error.status === 401 &&
+      REFRESHABLE.includes(error.code) &&
+      (error.code !== "AUTHENTICATION_REQUIRED" || localStorage.getItem(SIGNED_IN_KEY) === "1");
     if (!stale || NO_REFRESH.includes(route) || !(await refreshSession())) throw error;
     return request(method, path, body);
   }
@@ -684,10 +691,12 @@ async function loadMe() {
   const before = me;
   try {
     me = await api("GET", "/me");
+    localStorage.setItem(SIGNED_IN_KEY, "1");
     sessions = (await api("GET", "/sessions")).sessions;
   } catch (error) {
     // Only an answer that says "not signed in" signs the page out; a network failure keeps it.
     if (before && !(error instanceof ApiError && error.status === 401)) return;
+    if (error instanceof ApiError && error.status === 401) localStorage.removeItem(SIGNED_IN_KEY);
     me = null;
     sessions = [];
     stepUpUntil = 0;
@@ -1423,9 +1432,12 @@ async function start() {
   if (query.has("error")) say(t("error.provider"), "error");
   if (query.get("linked")) say(t("done.linked", { name: query.get("linked") }));
   if (query.get("stepUp") === "1") say(stepUpDone());
-  // A reload of the second step: the sign-in is still waiting (until its token runs out).
-  if (!me && !query.has("twoFactor") && location.pathname === "/login" && restorePendingLogin())
+  // A reload of the second step: the sign-in is still waiting (until its token runs out). Opening
+  // /login afresh starts over.
+  const reloaded = performance.getEntriesByType("navigation")[0]?.type === "reload";
+  if (!me && reloaded && !query.has("twoFactor") && location.pathname === "/login" && restorePendingLogin())
     say(t("twoFactor.resumed"));
+  else if (!query.has("twoFactor")) dropPendingLogin();
   if (query.get("twoFactor") === "login") {
     const twoFactorMethods = (query.get("methods") ?? "").split(",").filter(Boolean);
     pendingLogin = {
