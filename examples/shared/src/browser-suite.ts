@@ -1108,6 +1108,17 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           await signIn(page, withApp);
           await expect.poll(() => visible(page, "#two-factor")).toBe(true);
           expect(await visible(page, "#two-factor-recover")).toBe(true);
+          // A second step whose token ran out: back to the sign-in form, saying why.
+          await page.reload();
+          await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+          await context.clearCookies({ name: "two_factor_authentication_token" });
+          await submitTwoFactorCode(page, "123456");
+          await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+          expect(await status(page).textContent()).toBe(
+            lang === "en"
+              ? "The sign-in took too long. Please sign in again."
+              : "Die Anmeldung hat zu lange gedauert. Bitte melde dich erneut an.",
+          );
         } finally {
           await context.close();
         }
