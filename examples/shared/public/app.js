@@ -185,6 +185,27 @@ const STRINGS = {
     "code.AUTHENTICATION_REQUIRED": "Please sign in to continue.",
     "code.ACCESS_TOKEN_EXPIRED": "Your session has expired. Please sign in again.",
     "code.EMAIL_ALREADY_VERIFIED": "This address was already verified. Nothing more to do.",
+    "twoFactor.back": "Back to sign in",
+    "twoFactor.resumed": "Your sign-in is waiting for its second step.",
+    "signedOut.elsewhere": "You were signed out (this session was ended elsewhere). Please sign in again.",
+    "stepUp.wrongPassword": "That password is not right. Enter the password of this account.",
+    "confirm.revoke": "Sign out the session “{session}”? That browser has to sign in again.",
+    "confirm.revokeAll": "Sign out every session, this one included?",
+    "confirm.revokeOthers": "Sign out every other session? Only this browser stays signed in.",
+    "confirm.yes.revoke": "Yes, revoke",
+    "confirm.yes.revokeAll": "Yes, sign out everywhere",
+    "confirm.yes.revokeOthers": "Yes, sign out the others",
+    "confirm.cancel": "Cancel",
+    "invalid.email.required": "Enter your email address.",
+    "invalid.email.format": "Enter an email address like name@example.com.",
+    "invalid.email": "Enter a valid email address.",
+    "invalid.password.required": "Enter your password.",
+    "invalid.password": "Choose a password that meets the rules.",
+    "invalid.newPassword.required": "Enter a new password.",
+    "invalid.newPassword": "Choose a password that meets the rules.",
+    "invalid.name": "Enter a shorter name.",
+    "invalid.code.required": "Enter the code.",
+    "invalid.code": "Enter the code as it was shown or sent.",
     "error.unexpected": "Something went wrong (HTTP {status}). Please try again.",
   },
   de: {
@@ -373,6 +394,28 @@ const STRINGS = {
     "code.AUTHENTICATION_REQUIRED": "Bitte melde dich an, um fortzufahren.",
     "code.ACCESS_TOKEN_EXPIRED": "Deine Sitzung ist abgelaufen. Bitte melde dich erneut an.",
     "code.EMAIL_ALREADY_VERIFIED": "Diese Adresse war schon bestätigt. Es ist nichts weiter zu tun.",
+    "twoFactor.back": "Zurück zur Anmeldung",
+    "twoFactor.resumed": "Deine Anmeldung wartet auf den zweiten Schritt.",
+    "signedOut.elsewhere":
+      "Du wurdest abgemeldet (diese Sitzung wurde anderswo beendet). Bitte melde dich erneut an.",
+    "stepUp.wrongPassword": "Dieses Passwort stimmt nicht. Gib das Passwort dieses Kontos ein.",
+    "confirm.revoke": "Die Sitzung „{session}“ abmelden? Dieser Browser muss sich dann neu anmelden.",
+    "confirm.revokeAll": "Alle Sitzungen abmelden, auch diese?",
+    "confirm.revokeOthers": "Alle anderen Sitzungen abmelden? Nur dieser Browser bleibt angemeldet.",
+    "confirm.yes.revoke": "Ja, abmelden",
+    "confirm.yes.revokeAll": "Ja, überall abmelden",
+    "confirm.yes.revokeOthers": "Ja, die anderen abmelden",
+    "confirm.cancel": "Abbrechen",
+    "invalid.email.required": "Gib deine E-Mail-Adresse ein.",
+    "invalid.email.format": "Gib eine E-Mail-Adresse wie name@example.com ein.",
+    "invalid.email": "Gib eine gültige E-Mail-Adresse ein.",
+    "invalid.password.required": "Gib dein Passwort ein.",
+    "invalid.password": "Wähle ein Passwort, das den Regeln entspricht.",
+    "invalid.newPassword.required": "Gib ein neues Passwort ein.",
+    "invalid.newPassword": "Wähle ein Passwort, das den Regeln entspricht.",
+    "invalid.name": "Gib einen kürzeren Namen ein.",
+    "invalid.code.required": "Gib den Code ein.",
+    "invalid.code": "Gib den Code so ein, wie er angezeigt oder gesendet wurde.",
     "error.unexpected": "Etwas ist schiefgegangen (HTTP {status}). Bitte versuche es erneut.",
   },
 };
@@ -409,7 +452,7 @@ const messageOf = (error) =>
     : error.hasMessage
       ? error.message
       : t("error.unexpected", { status: error.status });
-const api = async (method, path, body) => {
+const request = async (method, path, body) => {
   const separator = path.includes("?") ? "&" : "?";
   const response = await fetch(`/api/auth${path}${separator}locale=${language}`, {
     method,
@@ -421,6 +464,47 @@ const api = async (method, path, body) => {
   const data = response.status === 304 ? {} : await response.json().catch(() => ({}));
   if (!response.ok) throw new ApiError(response.status, code ?? data.code, data);
   return data;
+};
+
+/** 401 codes a refresh can fix: the access token (or its cookie, which ends with it) ran out. */
+const REFRESHABLE = ["ACCESS_TOKEN_EXPIRED", "ACCESS_TOKEN_INVALID", "AUTHENTICATION_REQUIRED"];
+/** Routes that are themselves a sign-in or sign-out: their 401 is the answer, not a stale token. */
+const NO_REFRESH = ["/refresh", "/login", "/logout", "/register", "/2fa/login", "/2fa/recover"];
+/** Set while this browser has a session (it may have a refresh cookie worth trying). */
+const SIGNED_IN_KEY = "portcullis-signed-in";
+let refreshing = null;
+/**
+ * Rotates the refresh token once for the whole page (callers during a refresh wait for it), and
+ * across tabs one at a time under a Web Lock when the browser has them. True when it worked.
+ */
+const refreshSession = () => {
+  const rotate = () =>
+    request("POST", "/refresh", {}).then(
+      () => true,
+      () => false,
+    );
+  refreshing ??= (navigator.locks ? navigator.locks.request("portcullis-refresh", rotate) : rotate()).finally(
+    () => {
+      refreshing = null;
+    },
+  );
+  return refreshing;
+};
+/** An API call; an ended access token is refreshed once and the call retried once. */
+const api = async (method, path, body) => {
+  try {
+    return await request(method, path, body);
+  } catch (error) {
+    const route = path.split("?")[0];
+    // Without any cookie (AUTHENTICATION_REQUIRED), try only if this browser was signed in lately.
+    const stale =
+      error instanceof ApiError &&
+      error.status === 401 &&
+      REFRESHABLE.includes(error.code) &&
+      (error.code !== "AUTHENTICATION_REQUIRED" || localStorage.getItem(SIGNED_IN_KEY) === "1");
+    if (!stale || NO_REFRESH.includes(route) || !(await refreshSession())) throw error;
+    return request(method, path, body);
+  }
 };
 
 // ---- Page helpers ------------------------------------------------------------------------------
@@ -441,10 +525,10 @@ const button = (text, onClick, className) => {
   node.addEventListener("click", onClick);
   return node;
 };
+/** Dates and numbers in the page's language (not the browser's), in the viewer's time zone. */
 const dateTime = (iso) =>
-  new Intl.DateTimeFormat(navigator.language || language, { dateStyle: "medium", timeStyle: "short" }).format(
-    new Date(iso),
-  );
+  new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
+const number = (value) => new Intl.NumberFormat(language).format(value);
 
 let countdown;
 /** The status line: `kind` is "ok" or "error"; `seconds` starts a countdown (429 `remaining`). */
@@ -460,27 +544,73 @@ function say(text, kind = "ok", seconds) {
   let left = seconds;
   const tick = () => {
     status.textContent =
-      left > 0 ? t("error.cooldown", { message: text, seconds: left }) : t("error.cooldownOver");
-    if (left <= 0) {
-      clearInterval(countdown);
-      for (const node of document.querySelectorAll("button[data-cooldown]")) {
-        node.disabled = false;
-        delete node.dataset.cooldown;
-      }
-    }
+      left > 0 ? t("error.cooldown", { message: text, seconds: number(left) }) : t("error.cooldownOver");
+    if (left <= 0) clearInterval(countdown);
     left -= 1;
   };
   tick();
   countdown = setInterval(tick, 1000);
 }
 
+/** Keeps a button disabled for a 429's `remaining` seconds, whatever the status line shows meanwhile. */
+function holdButton(node, seconds) {
+  node.disabled = true;
+  node.dataset.cooldown = "1";
+  clearTimeout(node.cooldownTimer);
+  node.cooldownTimer = setTimeout(() => {
+    node.disabled = false;
+    delete node.dataset.cooldown;
+  }, seconds * 1000);
+}
+
+/** Marks an input invalid with a message under it. */
+const markField = (input, message) => {
+  input.setAttribute("aria-invalid", "true");
+  const note = element("small", { className: "field-error", textContent: message });
+  note.id = `${input.form?.id ?? "form"}-${input.name}-error`;
+  input.setAttribute("aria-describedby", note.id);
+  input.closest("label").append(note);
+};
+
+/**
+ * Checks a form before sending: every empty required field and every malformed email address at
+ * once, in the page's language. False (with the fields marked) when something is missing.
+ */
+function validate(form) {
+  clearFieldErrors();
+  let valid = true;
+  for (const input of form.querySelectorAll("input[name]")) {
+    const value = input.value.trim();
+    const key =
+      input.required && value === ""
+        ? `invalid.${input.name}.required`
+        : input.type === "email" && value !== "" && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)
+          ? `invalid.${input.name}.format`
+          : null;
+    if (!key) continue;
+    markField(input, has(key) ? t(key) : t("error.fields"));
+    valid = false;
+  }
+  if (!valid) {
+    say(t("error.fields"), "error");
+    form.querySelector("[aria-invalid]")?.focus();
+  }
+  return valid;
+}
+
 const clearFieldErrors = () => {
   for (const node of document.querySelectorAll(".field-error")) node.remove();
-  for (const node of document.querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
+  for (const node of document.querySelectorAll("[aria-invalid]")) {
+    node.removeAttribute("aria-invalid");
+    node.removeAttribute("aria-describedby");
+  }
 };
 
 /** A human message from an error's code (and its field errors, placed under their inputs). */
+/** The code of the last error shown ("" for none). */
+let lastErrorCode = "";
 function showError(error, form, context = {}) {
+  lastErrorCode = error instanceof ApiError ? (error.code ?? "") : "";
   if (!(error instanceof ApiError)) {
     say(t("error.network"), "error");
     return;
@@ -493,26 +623,26 @@ function showError(error, form, context = {}) {
         .filter(Boolean)
         .pop();
       const input = name && form?.querySelector(`[name="${CSS.escape(name)}"]`);
-      if (input) {
-        input.setAttribute("aria-invalid", "true");
-        input
-          .closest("label")
-          .append(element("small", { className: "field-error", textContent: issue.message }));
-      } else loose.push(issue.message);
+      // The API's localized message for the field when it has one, else ours for the field.
+      const text =
+        typeof issue.message === "string" && issue.message !== ""
+          ? issue.message
+          : name && has(`invalid.${name}`)
+            ? t(`invalid.${name}`)
+            : t("error.fields");
+      if (input && !input.hasAttribute("aria-invalid")) markField(input, text);
+      else if (!input) loose.push(text);
     }
     say(loose.length > 0 ? loose.join(" ") : t("error.fields"), "error");
     return;
   }
-  const message = messageOf(error);
+  const message = context.messages?.[error.code] ? t(context.messages[error.code]) : messageOf(error);
   if (error.code === "WRONG_TWO_FACTOR_CODE" && context.method === "totp") {
     say(`${message} ${t("error.reusedCode")}`, "error");
     return;
   }
   if (error.status === 429 && error.remaining) {
-    if (context.button) {
-      context.button.disabled = true;
-      context.button.dataset.cooldown = "1";
-    }
+    if (context.button) holdButton(context.button, error.remaining);
     say(message, "error", error.remaining);
     return;
   }
@@ -555,16 +685,69 @@ let twoFactorChoice = null;
 let emailRequested = false;
 let stepUpUntil = 0;
 
+/** True while the user signs out on purpose (sign out, sign out everywhere, a password reset). */
+let signingOut = false;
 async function loadMe() {
+  const before = me;
   try {
     me = await api("GET", "/me");
+    localStorage.setItem(SIGNED_IN_KEY, "1");
     sessions = (await api("GET", "/sessions")).sessions;
-  } catch {
+  } catch (error) {
+    // Only an answer that says "not signed in" signs the page out; a network failure keeps it.
+    if (before && !(error instanceof ApiError && error.status === 401)) return;
+    if (error instanceof ApiError && error.status === 401) localStorage.removeItem(SIGNED_IN_KEY);
     me = null;
     sessions = [];
     stepUpUntil = 0;
+    if (before && !signingOut) say(t("signedOut.elsewhere"), "error");
   }
 }
+
+/** The light poll: while the page is visible and signed in, the session is checked every 30 s. */
+const POLL_MS = 30_000;
+async function checkSession() {
+  if (document.visibilityState !== "visible" || !me) return;
+  const wasIn = Boolean(me);
+  await loadMe();
+  if (wasIn && !me) navigate("/login", true);
+  else render();
+}
+setInterval(checkSession, POLL_MS);
+document.addEventListener("visibilitychange", checkSession);
+
+/** The second step survives a reload (its token is an HttpOnly cookie; only the methods are kept here). */
+const PENDING_KEY = "portcullis-pending-login";
+const keepPendingLogin = () => {
+  if (pendingLogin)
+    sessionStorage.setItem(
+      PENDING_KEY,
+      JSON.stringify({
+        twoFactorMethods: pendingLogin.twoFactorMethods,
+        preferredTwoFactorMethod: pendingLogin.preferredTwoFactorMethod ?? null,
+        viaProvider: Boolean(pendingLogin.viaProvider),
+        emailRequested,
+      }),
+    );
+  else sessionStorage.removeItem(PENDING_KEY);
+};
+const restorePendingLogin = () => {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? "null");
+    if (!saved || !Array.isArray(saved.twoFactorMethods)) return false;
+    pendingLogin = saved;
+    emailRequested = Boolean(saved.emailRequested);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const dropPendingLogin = () => {
+  pendingLogin = null;
+  twoFactorChoice = null;
+  emailRequested = false;
+  keepPendingLogin();
+};
 
 const SIGNED_IN_ONLY = ["/account", "/settings/security", "/activity"];
 const SIGNED_OUT_ONLY = ["/login", "/signup", "/login/2fa"];
@@ -622,6 +805,8 @@ function renderTwoFactor() {
     emailRequested || (!pendingLogin.viaProvider && pendingLogin.preferredTwoFactorMethod === "email");
   const hint = method !== "email" ? "totp" : mailed ? "emailSent" : "email";
   $("two-factor-hint").textContent = t(`twoFactor.hint.${hint}`);
+  // Recovery codes come with the authenticator app: an email-only account has none.
+  show("two-factor-recover", methods.includes("totp") || methods.includes("recovery"));
 }
 
 function renderAccount() {
@@ -674,7 +859,10 @@ function renderAccount() {
         ),
         button(
           t("account.revoke"),
-          () => run(() => api("DELETE", `/sessions/${encodeURIComponent(session.id)}`), t("done.revoked")),
+          () =>
+            askFirst(t("confirm.revoke", { session: line }), t("confirm.yes.revoke"), () =>
+              run(() => api("DELETE", `/sessions/${encodeURIComponent(session.id)}`), t("done.revoked")),
+            ),
           "danger small",
         ),
       );
@@ -817,9 +1005,12 @@ async function loadActivity(more = false) {
 }
 $("activity-more").addEventListener("click", () => run(() => loadActivity(true), "", { refresh: false }));
 
+/** The view shown last: a change moves the focus to the new view's heading. */
+let shownView = null;
 function render() {
   applyStrings();
   const view = currentView();
+  if (view !== "/account" || !me) closeConfirm();
   const url = view === "/login/2fa" ? "/login" : view;
   if (url !== location.pathname && location.pathname !== "/") history.replaceState(null, "", url);
   for (const section of document.querySelectorAll(".view")) section.hidden = section.dataset.view !== view;
@@ -857,11 +1048,58 @@ function render() {
   );
   show("providers", providers.length > 0);
   show("provider-settings-card", providers.length > 0);
+  if (shownView !== null && shownView !== view) {
+    const heading = document.querySelector(`.view[data-view="${view}"] h1`);
+    if (heading && !heading.closest(".view").contains(document.activeElement)) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
+  }
+  shownView = view;
 }
 
 /** Sign-in and step-up at a provider are browser navigations: it redirects back to the callback. */
 const authorizeUrl = (name, extra = "") =>
   `/api/auth/oauth/${encodeURIComponent(name)}/authorize?returnTo=%2F${extra}`;
+
+// ---- Confirmations -----------------------------------------------------------------------------
+/** The focus before a confirmation opened, given back when it closes. */
+let confirmReturn = null;
+function closeConfirm() {
+  const box = $("confirm");
+  if (box.hidden) return;
+  box.hidden = true;
+  box.replaceChildren();
+  if (confirmReturn?.isConnected) confirmReturn.focus();
+  confirmReturn = null;
+}
+/** Asks in the page (not window.confirm) before an action that signs sessions out. */
+function askFirst(question, yes, action) {
+  confirmReturn = document.activeElement;
+  const box = $("confirm");
+  box.replaceChildren(
+    element("p", { id: "confirm-question", textContent: question }),
+    element(
+      "div",
+      { className: "row" },
+      button(
+        yes,
+        () => {
+          confirmReturn = null;
+          closeConfirm();
+          action();
+        },
+        "danger confirm-yes",
+      ),
+      button(t("confirm.cancel"), closeConfirm, "secondary confirm-cancel"),
+    ),
+  );
+  box.hidden = false;
+  box.querySelector(".confirm-cancel").focus();
+}
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") closeConfirm();
+});
 
 // ---- Flows -------------------------------------------------------------------------------------
 $("language").addEventListener("change", (event) => {
@@ -871,47 +1109,53 @@ $("language").addEventListener("change", (event) => {
   render();
 });
 
-onSubmit("signup", (form, { email, password, name }) =>
-  run(() => api("POST", "/register", { email, password, ...(name ? { name } : {}) }), t("done.signup"), {
-    form,
-  }).then((result) => {
-    if (result) form.reset();
-  }),
+onSubmit(
+  "signup",
+  (form, { email, password, name }) =>
+    validate(form) &&
+    run(() => api("POST", "/register", { email, password, ...(name ? { name } : {}) }), t("done.signup"), {
+      form,
+    }).then((result) => {
+      if (result) form.reset();
+    }),
 );
 
 const startSecondFactor = (result) => {
   pendingLogin = result;
   twoFactorChoice = null;
   emailRequested = false;
+  keepPendingLogin();
+  say("");
   navigate("/login", true);
 };
-onSubmit("login", (form, { rememberMe, ...body }) =>
-  run(
-    // An unticked "Keep me signed in": the session's cookies end when the browser closes. The
-    // choice rides along in the 2FA token when a second factor follows.
-    () => api("POST", "/login", { ...body, rememberMe: rememberMe === "on" }),
-    (result) => {
-      if (result.twoFactorRequired) {
-        pendingLogin = result;
-        return "";
-      }
-      return t("done.login");
-    },
-    { form },
-  ).then((result) => {
-    if (!result) return;
-    form.reset();
-    if (result.twoFactorRequired) startSecondFactor(result);
-    else navigate("/account", true);
-  }),
+onSubmit(
+  "login",
+  (form, { rememberMe, ...body }, submitter) =>
+    validate(form) &&
+    run(
+      // An unticked "Keep me signed in": the session's cookies end when the browser closes. The
+      // choice rides along in the 2FA token when a second factor follows.
+      () => api("POST", "/login", { ...body, rememberMe: rememberMe === "on" }),
+      (result) => {
+        if (result.twoFactorRequired) {
+          pendingLogin = result;
+          return "";
+        }
+        return t("done.login");
+      },
+      { form, button: submitter ?? form.querySelector("button[type=submit]") },
+    ).then((result) => {
+      if (!result) return;
+      form.reset();
+      if (result.twoFactorRequired) startSecondFactor(result);
+      else navigate("/account", true);
+    }),
 );
 
 /** After a second factor: once signed in, forget the pending login and go to the account. */
 const finishSecondFactor = (form) => (result) => {
   if (!result) return;
-  pendingLogin = null;
-  twoFactorChoice = null;
-  emailRequested = false;
+  dropPendingLogin();
   form.reset();
   navigate("/account", true);
 };
@@ -921,7 +1165,20 @@ $("two-factor-code").addEventListener("change", (event) => {
   twoFactorChoice = event.target.value;
   renderTwoFactor();
 });
+/** A 2FA token that ran out (or a reload after it did): back to the sign-in form, with the reason shown. */
+const secondStepLost = () => {
+  if (!pendingLogin || lastErrorCode !== "TWO_FACTOR_TOKEN_INVALID") return;
+  dropPendingLogin();
+  navigate("/login", true);
+};
+$("two-factor-back").addEventListener("click", (event) => {
+  event.preventDefault();
+  dropPendingLogin();
+  say("");
+  navigate("/login", true);
+});
 onSubmit("two-factor-code", (form, { code, method }) => {
+  if (!validate(form)) return;
   // An emailed code needs its method named unless email is the preferred one: when the user asked
   // for an email code, send "email" even if the method choice was left alone.
   const chosen = method || (emailRequested ? "email" : undefined);
@@ -932,44 +1189,59 @@ onSubmit("two-factor-code", (form, { code, method }) => {
       form,
       method: chosen ?? pendingLogin?.preferredTwoFactorMethod ?? pendingLogin?.twoFactorMethods[0],
     },
-  ).then(finishSecondFactor(form));
+  )
+    .then(finishSecondFactor(form))
+    .then(secondStepLost);
 });
 $("two-factor-email").addEventListener("click", (event) =>
   run(
     () => api("POST", "/2fa/email/send"),
     () => {
       emailRequested = true;
+      keepPendingLogin();
       if (pendingLogin?.twoFactorMethods.length > 1) twoFactorChoice = "email";
       return t("done.codeSent");
     },
     { button: event.currentTarget, refresh: false },
   ),
 );
-onSubmit("two-factor-recover", (form, body) =>
-  run(() => api("POST", "/2fa/recover", body), t("done.recovered"), { form, method: "recovery" }).then(
-    finishSecondFactor(form),
-  ),
+onSubmit(
+  "two-factor-recover",
+  (form, body) =>
+    validate(form) &&
+    run(() => api("POST", "/2fa/recover", body), t("done.recovered"), { form, method: "recovery" })
+      .then(finishSecondFactor(form))
+      .then(secondStepLost),
 );
 
-onSubmit("forgot-password", (form, body, submitter) =>
-  run(() => api("POST", "/password/reset-request", body), t("done.resetRequested"), {
-    form,
-    button: submitter,
-    refresh: false,
-  }),
+onSubmit(
+  "forgot-password",
+  (form, body, submitter) =>
+    validate(form) &&
+    run(() => api("POST", "/password/reset-request", body), t("done.resetRequested"), {
+      form,
+      button: submitter,
+      refresh: false,
+    }),
 );
 onSubmit("reset-password", (form, body) => {
   if (!token) {
     say(t("reset.noToken"), "error");
     return;
   }
+  if (!validate(form)) return;
+  signingOut = true;
   return run(() => api("POST", `/password/reset?token=${encodeURIComponent(token)}`, body), t("done.reset"), {
     form,
-  }).then((result) => {
-    if (!result) return;
-    form.reset();
-    navigate("/login", true);
-  });
+  })
+    .then((result) => {
+      if (!result) return;
+      form.reset();
+      navigate("/login", true);
+    })
+    .finally(() => {
+      signingOut = false;
+    });
 });
 
 $("resend-verification").addEventListener("click", (event) =>
@@ -985,36 +1257,52 @@ $("resend-verification").addEventListener("click", (event) =>
     { button: event.currentTarget },
   ),
 );
-$("logout").addEventListener("click", () =>
-  run(() => api("POST", "/logout"), t("done.logout")).then(() => navigate("/login", true)),
-);
+/** Signs this page out on purpose: no "signed out elsewhere" notice for it. */
+const signOut = (action, done) => {
+  signingOut = true;
+  return run(action, done)
+    .then(() => navigate("/login", true))
+    .finally(() => {
+      signingOut = false;
+    });
+};
+$("logout").addEventListener("click", () => signOut(() => api("POST", "/logout"), t("done.logout")));
 $("revoke-all").addEventListener("click", () =>
-  run(() => api("DELETE", "/sessions"), t("done.revokedAll")).then(() => navigate("/login", true)),
-);
-$("revoke-others").addEventListener("click", (event) =>
-  run(
-    () => api("DELETE", "/sessions?others=true"),
-    (result) => t("done.revokedOthers", { count: result.revoked }),
-    { button: event.currentTarget },
+  askFirst(t("confirm.revokeAll"), t("confirm.yes.revokeAll"), () =>
+    signOut(() => api("DELETE", "/sessions"), t("done.revokedAll")),
   ),
 );
+$("revoke-others").addEventListener("click", (event) => {
+  const origin = event.currentTarget;
+  askFirst(t("confirm.revokeOthers"), t("confirm.yes.revokeOthers"), () =>
+    run(
+      () => api("DELETE", "/sessions?others=true"),
+      (result) => t("done.revokedOthers", { count: number(result.revoked) }),
+      { button: origin },
+    ),
+  );
+});
 
 const stepUpDone = () => {
   stepUpUntil = Date.now() + 4.5 * 60 * 1000;
   show("step-up-code", false);
   return t("done.stepUp");
 };
-onSubmit("step-up", (form, body) =>
-  run(
-    () => api("POST", "/step-up", body),
-    (result) => {
-      form.reset();
-      if (!result.twoFactorRequired) return stepUpDone();
-      show("step-up-code", true);
-      return t("done.stepUpCode");
-    },
-    { form },
-  ),
+onSubmit(
+  "step-up",
+  (form, body) =>
+    validate(form) &&
+    run(
+      () => api("POST", "/step-up", body),
+      (result) => {
+        form.reset();
+        if (!result.twoFactorRequired) return stepUpDone();
+        show("step-up-code", true);
+        return t("done.stepUpCode");
+      },
+      // A wrong password here is not a sign-in: no "email or password" in the message.
+      { form, messages: { INVALID_CREDENTIALS: "stepUp.wrongPassword" } },
+    ),
 );
 onSubmit("step-up-code", (form, body) =>
   run(() => api("POST", "/2fa/step-up", body), stepUpDone, {
@@ -1144,6 +1432,12 @@ async function start() {
   if (query.has("error")) say(t("error.provider"), "error");
   if (query.get("linked")) say(t("done.linked", { name: query.get("linked") }));
   if (query.get("stepUp") === "1") say(stepUpDone());
+  // A reload of the second step: the sign-in is still waiting (until its token runs out). Opening
+  // /login afresh starts over.
+  const reloaded = performance.getEntriesByType("navigation")[0]?.type === "reload";
+  if (!me && reloaded && !query.has("twoFactor") && location.pathname === "/login" && restorePendingLogin())
+    say(t("twoFactor.resumed"));
+  else if (!query.has("twoFactor")) dropPendingLogin();
   if (query.get("twoFactor") === "login") {
     const twoFactorMethods = (query.get("methods") ?? "").split(",").filter(Boolean);
     pendingLogin = {
@@ -1151,6 +1445,7 @@ async function start() {
       preferredTwoFactorMethod: twoFactorMethods[0] ?? null,
       viaProvider: true,
     };
+    keepPendingLogin();
   }
   if (query.get("twoFactor") === "step-up") {
     show("step-up-code", true);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createArgon2Hasher, type OutboxMailer } from "@portcullis/core";
@@ -120,10 +121,11 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     const createAccount = async (
       label: string,
       account: { verified?: boolean; name?: string; createdAt?: number; lastSignInAt?: number } = {},
+      target: ExampleAuth = example,
     ): Promise<string> => {
       accounts += 1;
       const email = `${label}-${accounts}@example.test`;
-      await example.stores.users.create({
+      await target.stores.users.create({
         id: randomBytes(16).toString("base64url"),
         email,
         emailVerified: account.verified ?? true,
@@ -785,6 +787,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           await shot(page, `h-sessions-${locale}`);
 
           await page.click("#revoke-others");
+          await page.click("#confirm .confirm-yes");
           await expect.poll(() => status(page).textContent()).toContain(done);
           await expect.poll(() => page.locator("#sessions li").count()).toBe(1);
           expect(await page.locator("#sessions .badge").allTextContents()).toEqual([label]);
@@ -958,5 +961,419 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       }
       await context.close();
     });
+
+    // ---- Issue 27: sessions that last, and the rough edges ------------------------------------
+    const LOCALES = [
+      ["en-US", "en"],
+      ["de-DE", "de"],
+    ] as const;
+    const focusedHeading = (page: Page) =>
+      page.evaluate(() => {
+        const active = (
+          globalThis as unknown as {
+            document: { activeElement: { tagName: string; textContent: string } | null };
+          }
+        ).document.activeElement;
+        return `${active?.tagName}:${active?.textContent?.trim()}`;
+      });
+
+    it("ui (27a) - the page stays signed in past the access token's lifetime: one refresh, then the call is retried, in English and German", async () => {
+      // A server of its own whose access tokens last 2 s (ACCESS_TOKEN_TTL_SECONDS).
+      const port = await freePort();
+      const config = readConfig({
+        PORT: String(port),
+        AUTH_SECRET: "browser-test-secret-short-ttl-8FUEkbfGmZuCKl4LKq1PwYVt0_5Gi80v",
+        ACCESS_TOKEN_TTL_SECONDS: "2",
+      });
+      expect(config.accessTokenTtlSeconds).toBe(2);
+      const short = await createExampleAuth(config, { passwordHasher: hasher });
+      const shortServer = await options.start(short, port);
+      try {
+        for (const [locale, lang] of LOCALES) {
+          const email = await createAccount(`short-ttl-${lang}`, {}, short);
+          const [context, page] = await newPage({ locale });
+          try {
+            const refreshes: string[] = [];
+            page.on("request", (req) => {
+              if (req.url().includes("/api/auth/refresh")) refreshes.push(req.url());
+            });
+            await page.goto(`${config.appOrigin}/login`);
+            await page.fill("#login [name=email]", email);
+            await page.fill("#login [name=password]", PASSWORD);
+            await page.click("#login button[type=submit]");
+            await signedInAs(page, email);
+            refreshes.length = 0;
+            await page.waitForTimeout(3_000);
+            // The access cookie is gone with its token; the refresh cookie stays.
+            const names = (await context.cookies()).map((cookie) => cookie.name);
+            expect(names).not.toContain("access_token");
+            // An action after the lifetime: a step-up (then /me and /sessions), one refresh for all.
+            await page.click('nav a[href="/settings/security"]');
+            await page.fill("#step-up [name=password]", PASSWORD);
+            await page.click("#step-up button[type=submit]");
+            await expect.poll(() => visible(page, "#settings")).toBe(true);
+            expect(await visible(page, "#signed-out")).toBe(false);
+            expect(refreshes).toHaveLength(1);
+            // Past the lifetime again, a reload is still signed in.
+            await page.waitForTimeout(2_500);
+            await page.reload();
+            await page.click('nav a[href="/account"]');
+            await signedInAs(page, email);
+            expect((await status(page).textContent()) ?? "").not.toMatch(/sign in|melde dich/i);
+          } finally {
+            await context.close();
+          }
+        }
+      } finally {
+        await shortServer.close();
+        short.close();
+      }
+    }, 60_000);
+
+    it("ui (27b) - a session revoked elsewhere shows signed out at once: on the next poll, on visibility, in English and German", async () => {
+      for (const [locale, lang] of LOCALES) {
+        const email = await createAccount(`revoked-elsewhere-${lang}`);
+        const [context, page] = await newPage({ locale });
+        try {
+          await page.clock.install();
+          await signIn(page, email);
+          await signedInAs(page, email);
+          const elsewhere = await request.newContext({ baseURL: base, extraHTTPHeaders: { origin: base } });
+          await call(elsewhere, "POST", "/login", { email, password: PASSWORD });
+          await call(elsewhere, "DELETE", "/sessions");
+          await elsewhere.dispose();
+          if (lang === "en") {
+            // The 30 s poll, without a click.
+            await page.clock.runFor(31_000);
+          } else {
+            // The tab comes back into view.
+            await page.evaluate(() =>
+              (
+                globalThis as unknown as { document: { dispatchEvent(event: unknown): void } }
+              ).document.dispatchEvent(new Event("visibilitychange")),
+            );
+          }
+          await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+          expect(await visible(page, "#signed-in")).toBe(false);
+          expect(await page.locator("#me").textContent()).toBe("");
+          expect(await status(page).textContent()).toBe(
+            lang === "en"
+              ? "You were signed out (this session was ended elsewhere). Please sign in again."
+              : "Du wurdest abgemeldet (diese Sitzung wurde anderswo beendet). Bitte melde dich erneut an.",
+          );
+          expect(new URL(page.url()).pathname).toBe("/login");
+        } finally {
+          await context.close();
+        }
+      }
+    }, 60_000);
+
+    it("ui (27c) - the second step: no stale banner, a back link, a reload keeps it, recovery codes only with an authenticator app, in English and German", async () => {
+      for (const [locale, lang] of LOCALES) {
+        const emailOnly = await createAccount(`second-step-email-${lang}`);
+        await enableTwoFactor(emailOnly, { email: true });
+        const withApp = await createAccount(`second-step-totp-${lang}`);
+        await enableTwoFactor(withApp, { totp: true });
+        const [context, page] = await newPage({ locale });
+        try {
+          // A banner from before (a wrong password) does not stay on the second step.
+          await signIn(page, emailOnly, "not the password");
+          await expect.poll(() => status(page).isVisible()).toBe(true);
+          await signIn(page, emailOnly);
+          await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+          expect(await status(page).isVisible()).toBe(false);
+          expect(await focusedHeading(page)).toBe(lang === "en" ? "H1:Second step" : "H1:Zweiter Schritt");
+          expect(await visible(page, "#two-factor-recover")).toBe(false);
+          // A reload keeps the second step, and says so.
+          await page.reload();
+          await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+          expect(await status(page).textContent()).toBe(
+            lang === "en"
+              ? "Your sign-in is waiting for its second step."
+              : "Deine Anmeldung wartet auf den zweiten Schritt.",
+          );
+          for (const width of [375, 1280]) {
+            await page.setViewportSize({ width, height: 900 });
+            expect(await visible(page, "#two-factor-back")).toBe(true);
+          }
+          await shot(page, `27c-second-step-${lang}`);
+          expect(await page.locator("#two-factor-back").textContent()).toBe(
+            lang === "en" ? "Back to sign in" : "Zurück zur Anmeldung",
+          );
+          await page.click("#two-factor-back");
+          await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+          await page.reload();
+          await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+
+          await signIn(page, withApp);
+          await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+          expect(await visible(page, "#two-factor-recover")).toBe(true);
+          // A second step whose token ran out: back to the sign-in form, saying why.
+          await page.reload();
+          await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+          await context.clearCookies({ name: "two_factor_authentication_token" });
+          await submitTwoFactorCode(page, "123456");
+          await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+          expect(await status(page).textContent()).toBe(
+            lang === "en"
+              ? "The sign-in took too long. Please sign in again."
+              : "Die Anmeldung hat zu lange gedauert. Bitte melde dich erneut an.",
+          );
+        } finally {
+          await context.close();
+        }
+      }
+    }, 60_000);
+
+    it("ui (27d) - dates and numbers follow the chosen language, not the browser's", async () => {
+      const email = await createAccount("dates-de", { createdAt: Date.UTC(2024, 2, 5, 14, 7) });
+      const [context, page] = await newPage({ locale: "en-US", timezoneId: "Europe/Berlin" });
+      try {
+        await signIn(page, email);
+        await signedInAs(page, email);
+        await page.selectOption("#language", "de");
+        const rows = await page.locator("#me dt").allTextContents();
+        const values = await page.locator("#me dd").allTextContents();
+        expect(values[rows.indexOf("Mitglied seit")]).toBe("05.03.2024, 15:07");
+        expect(await page.locator("#sessions").textContent()).toMatch(
+          /angemeldet \d\d\.\d\d\.\d{4}, \d\d:\d\d/,
+        );
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("ui (27e) - a wrong password on the security page has its own message, in English and German", async () => {
+      for (const [locale, lang] of LOCALES) {
+        const email = await createAccount(`step-up-wrong-${lang}`);
+        const [context, page] = await newPage({ locale });
+        try {
+          await signIn(page, email);
+          await signedInAs(page, email);
+          await page.click('nav a[href="/settings/security"]');
+          await page.fill("#step-up [name=password]", "not the password");
+          await page.click("#step-up button[type=submit]");
+          await expect
+            .poll(() => status(page).textContent())
+            .toBe(
+              lang === "en"
+                ? "That password is not right. Enter the password of this account."
+                : "Dieses Passwort stimmt nicht. Gib das Passwort dieses Kontos ein.",
+            );
+          expect(await visible(page, "#settings")).toBe(false);
+          await signedInAs(page, email);
+        } finally {
+          await context.close();
+        }
+      }
+    });
+
+    it("ui (27f) - revoking a session and signing out everywhere ask first, in the page, in English and German at 375 and 1280 px", async () => {
+      for (const [locale, lang] of LOCALES) {
+        const email = await createAccount(`confirm-${lang}`);
+        const elsewhere = await request.newContext({ baseURL: base, extraHTTPHeaders: { origin: base } });
+        await call(elsewhere, "POST", "/login", { email, password: PASSWORD });
+        const [context, page] = await newPage({ locale });
+        try {
+          await signIn(page, email);
+          await signedInAs(page, email);
+          await expect.poll(() => page.locator("#sessions li").count()).toBe(2);
+          // The other session's "Revoke": a question first; "Cancel" leaves both sessions.
+          await page
+            .locator("#sessions li", { hasNot: page.locator(".badge") })
+            .locator("button")
+            .click();
+          await expect.poll(() => visible(page, "#confirm")).toBe(true);
+          expect(await page.locator("#confirm-question").textContent()).toContain(
+            lang === "en" ? "Sign out the session" : "Die Sitzung",
+          );
+          for (const width of [375, 1280]) {
+            await page.setViewportSize({ width, height: 900 });
+            expect(await visible(page, "#confirm .confirm-yes")).toBe(true);
+            expect(
+              await page.locator("html").evaluate((html) => (html as unknown as Box).scrollWidth),
+            ).toBeLessThanOrEqual(width);
+          }
+          await shot(page, `27f-confirm-${lang}`);
+          await page.click("#confirm .confirm-cancel");
+          expect(await visible(page, "#confirm")).toBe(false);
+          expect(await page.locator("#sessions li").count()).toBe(2);
+          expect((await elsewhere.get("/api/auth/me")).status()).toBe(200);
+          // "Sign out everywhere": asked, then done only on "Yes".
+          await page.click("#revoke-all");
+          expect(await page.locator("#confirm .confirm-yes").textContent()).toBe(
+            lang === "en" ? "Yes, sign out everywhere" : "Ja, überall abmelden",
+          );
+          await signedInAs(page, email);
+          await page.click("#confirm .confirm-yes");
+          await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+          expect(await status(page).textContent()).toBe(
+            lang === "en" ? "Signed out everywhere" : "Überall abgemeldet",
+          );
+          expect((await elsewhere.get("/api/auth/me")).status()).toBe(401);
+        } finally {
+          await elsewhere.dispose();
+          await context.close();
+        }
+      }
+    }, 60_000);
+
+    it("ui (27g) - a 429 on sign-in disables the button for its countdown, in English and German", async () => {
+      for (const [locale, lang] of LOCALES) {
+        const [context, page] = await newPage({ locale });
+        try {
+          // The throttled answer as the API gives it (LOGIN_THROTTLED with `remaining`).
+          await page.route("**/api/auth/login?*", (route) =>
+            route.fulfill({
+              status: 429,
+              headers: { "content-type": "application/json", "auth-error-code": "LOGIN_THROTTLED" },
+              body: JSON.stringify({ code: "LOGIN_THROTTLED", message: "Too many attempts.", remaining: 2 }),
+            }),
+          );
+          await signIn(page, "someone@example.test");
+          const submit = page.locator("#login button[type=submit]");
+          await expect.poll(() => submit.isDisabled()).toBe(true);
+          expect(await status(page).textContent()).toContain(
+            lang === "en" ? "Try again in" : "Versuche es in",
+          );
+          await expect.poll(() => submit.isDisabled(), { timeout: 5_000 }).toBe(false);
+        } finally {
+          await context.close();
+        }
+      }
+    });
+
+    it("ui (27h) - focus moves to the new view's heading after a view change", async () => {
+      const [context, page] = await newPage();
+      try {
+        await page.goto(`${base}/login`);
+        await page.click('nav a[href="/signup"]');
+        expect(await focusedHeading(page)).toBe("H1:Create an account");
+        await page.click('#signup a[href="/login"]');
+        expect(await focusedHeading(page)).toBe("H1:Sign in");
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("ui (27i) - forms check every field before sending and show readable messages; API field errors land under their fields, in English and German", async () => {
+      for (const [locale, lang] of LOCALES) {
+        const [context, page] = await newPage({ locale });
+        try {
+          const sent: string[] = [];
+          page.on("request", (req) => {
+            if (req.method() === "POST") sent.push(new URL(req.url()).pathname);
+          });
+          await page.goto(`${base}/login`);
+          await page.click("#login button[type=submit]");
+          const loginErrors = await page.locator("#login .field-error").allTextContents();
+          expect(loginErrors).toEqual(
+            lang === "en"
+              ? ["Enter your email address.", "Enter your password."]
+              : ["Gib deine E-Mail-Adresse ein.", "Gib dein Passwort ein."],
+          );
+          expect(await page.locator("#login [aria-invalid=true]").count()).toBe(2);
+          for (const text of loginErrors) expectHuman(text);
+
+          await page.goto(`${base}/signup`);
+          await page.fill("#signup [name=email]", "not-an-address");
+          await page.click("#signup button[type=submit]");
+          expect(await page.locator("#signup .field-error").allTextContents()).toEqual(
+            lang === "en"
+              ? ["Enter an email address like name@example.com.", "Enter your password."]
+              : ["Gib eine E-Mail-Adresse wie name@example.com ein.", "Gib dein Passwort ein."],
+          );
+          await shot(page, `27i-signup-fields-${lang}`);
+          // Nothing was sent for either form (and a browser never signed in tries no refresh).
+          expect(sent).toEqual([]);
+
+          // The API's per-field errors: its message when it has one, else ours for the field.
+          await page.route("**/api/auth/register?*", (route) =>
+            route.fulfill({
+              status: 400,
+              headers: { "content-type": "application/json", "auth-error-code": "VALIDATION_ERROR" },
+              body: JSON.stringify({
+                code: "VALIDATION_ERROR",
+                message: "x",
+                errors: [
+                  { path: "password", code: "too_short", message: "Use 12 characters or more." },
+                  { path: "email", code: "invalid" },
+                ],
+              }),
+            }),
+          );
+          await page.fill("#signup [name=email]", "someone@example.test");
+          await page.fill("#signup [name=password]", "short");
+          await page.click("#signup button[type=submit]");
+          await expect.poll(() => page.locator("#signup .field-error").count()).toBe(2);
+          expect(await page.locator("#signup [name=email] ~ .field-error").textContent()).toBe(
+            lang === "en" ? "Enter a valid email address." : "Gib eine gültige E-Mail-Adresse ein.",
+          );
+          expect(await page.locator("#signup [name=password] ~ .field-error").textContent()).toBe(
+            "Use 12 characters or more.",
+          );
+        } finally {
+          await context.close();
+        }
+      }
+    });
+
+    it("ui (27j) - axe-core finds no serious or critical violations on any view at 375 and 1280 px", async () => {
+      const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+      const email = await createAccount("axe");
+      const withApp = await createAccount("axe-totp");
+      await enableTwoFactor(withApp, { totp: true });
+      const [context, page] = await newPage();
+      const found: string[] = [];
+      const check = async (view: string) => {
+        for (const width of [375, 1280]) {
+          await page.setViewportSize({ width, height: 900 });
+          await page.addScriptTag({ path: axePath });
+          const { violations, passes } = (await page.evaluate(async () => {
+            const axe = (
+              globalThis as unknown as {
+                axe: { run(): Promise<{ violations: unknown[]; passes: unknown[] }> };
+              }
+            ).axe;
+            const result = await axe.run();
+            return { violations: result.violations, passes: result.passes.length };
+          })) as {
+            violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+            passes: number;
+          };
+          // The rules ran (color contrast among them), not an empty page.
+          expect(passes).toBeGreaterThan(5);
+          for (const v of violations)
+            if (v.impact === "serious" || v.impact === "critical")
+              found.push(`${view} @${width}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+        }
+      };
+      try {
+        await page.goto(`${base}/login`);
+        await check("sign-in");
+        await page.click("#login button[type=submit]");
+        await check("sign-in with field errors");
+        await page.goto(`${base}/signup`);
+        await check("sign-up");
+        await signIn(page, withApp);
+        await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+        await check("second step");
+        await page.click("#two-factor-back");
+        await signIn(page, email);
+        await signedInAs(page, email);
+        await check("signed in");
+        await page.click('nav a[href="/activity"]');
+        await expect.poll(() => page.locator("#activity-list li").count()).toBeGreaterThan(0);
+        await check("activity");
+        await page.click('nav a[href="/settings/security"]');
+        await check("security");
+        await page.click("#logout");
+        await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+        await check("signed out");
+      } finally {
+        await context.close();
+      }
+      expect(found).toEqual([]);
+    }, 60_000);
   });
 }

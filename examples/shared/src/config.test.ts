@@ -11,6 +11,7 @@ describe("readConfig", () => {
       appOrigin: "http://127.0.0.1:3000",
       emailEnabled: true,
       emailCooldownSeconds: 60,
+      accessTokenTtlSeconds: 900,
       refreshReuseSeconds: 10,
       loginAlerts: true,
       allowHeaderAuth: true,
@@ -90,5 +91,15 @@ describe("readConfig", () => {
     expect(() => readConfig({ LOGIN_ALERTS: "maybe" }, () => {})).toThrow(/LOGIN_ALERTS/);
     expect(() => readConfig({ PORT: "http" }, () => {})).toThrow(/PORT/);
     expect(() => readConfig({ EMAIL_COOLDOWN_SECONDS: "-1" }, () => {})).toThrow(/EMAIL_COOLDOWN_SECONDS/);
+  });
+
+  it("readConfig - ACCESS_TOKEN_TTL_SECONDS sets the access token's lifetime, 1 to 86400 seconds", () => {
+    expect(
+      readConfig({ AUTH_SECRET: "x", ACCESS_TOKEN_TTL_SECONDS: "5" }, () => {}).accessTokenTtlSeconds,
+    ).toBe(5);
+    for (const bad of ["0", "86401", "1.5", "soon"])
+      expect(() => readConfig({ AUTH_SECRET: "x", ACCESS_TOKEN_TTL_SECONDS: bad }, () => {})).toThrow(
+        new ConfigError(`ACCESS_TOKEN_TTL_SECONDS must be a whole number from 1 to 86400, not "${bad}"`),
+      );
   });
 });

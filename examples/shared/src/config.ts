@@ -15,6 +15,8 @@ export interface ExampleConfig {
   emailFrom: string;
   emailEnabled: boolean;
   emailCooldownSeconds: number;
+  /** An access token's (and its cookie's) lifetime (`accessTokenTtlSeconds`, ACCESS_TOKEN_TTL_SECONDS). */
+  accessTokenTtlSeconds: number;
   /** The refresh reuse interval (`refreshReuseIntervalSeconds`, REFRESH_REUSE_SECONDS); 0 turns it off. */
   refreshReuseSeconds: number;
   /** A session's idle timeout (`idleTimeoutSeconds`, SESSION_IDLE_SECONDS); unset: the library's default. */
@@ -129,6 +131,7 @@ export function readConfig(
     emailFrom: env.EMAIL_FROM?.trim() || "Portcullis <no-reply@localhost>",
     emailEnabled: flag(env, "EMAIL_ENABLED", true),
     emailCooldownSeconds: integer(env, "EMAIL_COOLDOWN_SECONDS", 60, 1, 86_400),
+    accessTokenTtlSeconds: integer(env, "ACCESS_TOKEN_TTL_SECONDS", 900, 1, 86_400),
     refreshReuseSeconds: integer(env, "REFRESH_REUSE_SECONDS", 10, 0, 300),
     ...sessionLifetimes(env),
     loginAlerts: flag(env, "LOGIN_ALERTS", true),

@@ -93,6 +93,7 @@ export async function createExampleAuth(
       preferHeaderAuthentication: config.preferHeaderAuth,
       cookies: { secure: config.cookieSecure },
       trustProxy: config.trustProxy,
+      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
       refreshReuseIntervalSeconds: config.refreshReuseSeconds,
       // SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS: unset keeps the library's defaults.
       ...(config.sessionIdleSeconds !== undefined ? { idleTimeoutSeconds: config.sessionIdleSeconds } : {}),
