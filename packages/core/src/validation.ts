@@ -121,6 +121,7 @@ const TYPE_RULES: Readonly<Record<string, FieldRule>> = {
   string: "not_string",
   boolean: "not_boolean",
   number: "not_number",
+  int: "not_integer",
   object: "not_object",
   array: "not_array",
 };
@@ -130,13 +131,15 @@ function sizeRule(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): {
   rule: FieldRule;
   values?: Record<string, string | number>;
 } {
-  const items = issue.origin === "array";
+  const kind = issue.origin === "string" ? "string" : issue.origin === "array" ? "array" : "number";
   if (issue.code === "too_small") {
     const minimum = Number(issue.minimum);
-    if (!items && minimum <= 1) return { rule: "required" };
-    return { rule: items ? "too_few" : "too_short", values: { minimum } };
+    if (kind === "string" && minimum <= 1) return { rule: "required" };
+    const rule = kind === "string" ? "too_short" : kind === "array" ? "too_few" : "too_small";
+    return { rule, values: { minimum } };
   }
-  return { rule: items ? "too_many" : "too_long", values: { maximum: Number(issue.maximum) } };
+  const rule = kind === "string" ? "too_long" : kind === "array" ? "too_many" : "too_big";
+  return { rule, values: { maximum: Number(issue.maximum) } };
 }
 
 /**
