@@ -120,7 +120,10 @@ export interface ValidationIssue {
   path: string;
   /** In English; an HTTP answer says it in the request's locale when `rule` is set. */
   message: string;
-  /** Which rule failed: the message's i18next key is `fieldErrors.<rule>`, filled with `values`. */
+  /**
+   * Which rule failed (the field error's stable `code` in an HTTP answer, e.g. `required`): the
+   * message's i18next key is `fieldErrors.<rule>`, filled with `values`.
+   */
   rule?: string;
   values?: Record<string, string | number>;
 }

@@ -17,7 +17,6 @@ import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
 import type { StoresTogether } from "./ports/stores-together.js";
 import type { UserStore } from "./ports/user-store.js";
 import { isWeakSecret, MIN_SECRET_BITS } from "./secret-strength.js";
-import { toIssues } from "./validation.js";
 
 const EMAIL_KIND_NAMES = EMAIL_KINDS as [EmailKind, ...EmailKind[]];
 
@@ -623,6 +622,9 @@ export type ResolvedAuthOptions = z.output<typeof authOptionsSchema>;
 export function parseAuthOptions(options: AuthOptions): ResolvedAuthOptions {
   const result = authOptionsSchema.safeParse(options);
   if (result.success) return result.data;
-  const details = toIssues(result.error, "(options)").map(({ path, message }) => `"${path}" ${message}`);
+  // A developer reads these: zod's own words (and an option's refinement message) say the most.
+  const details = result.error.issues
+    .slice(0, 20)
+    .map((issue) => `"${issue.path.map(String).join(".") || "(options)"}" ${issue.message}`);
   throw new TypeError(`Invalid Portcullis option ${details.join("; ")}`);
 }

@@ -24,11 +24,12 @@ const rememberedValid = boundedMemo(10_000, isValidEmail);
 
 export const emailField = z
   .string()
+  .min(1)
   .max(MAX_TYPED_EMAIL)
   // zod runs the transform only once `max` has passed, so no key is longer than 320 characters.
   .transform((typed) => rememberedNormalize(typed) ?? normalizeEmail(typed))
   .refine((normalized) => normalized.length <= MAX_EMAIL_LENGTH && rememberedValid(normalized), {
-    params: { rule: "email" },
+    params: { rule: "invalid_email" },
   });
 
 /** A password as typed; length and blocklist rules are checked separately (PASSWORD_POLICY_VIOLATION). */
@@ -97,10 +98,13 @@ export const preferredMethodInput = z.object({ method: z.enum(["totp", "email"])
 /** The query of `DELETE /sessions`: `others=true` ends every session but the caller's. */
 export const revokeSessionsQuery = z.object({ others: z.enum(["true", "false"]).optional() });
 
-/** A rule a field can fail: its message is `fieldErrors.<rule>` in each locale. */
+/**
+ * A rule a field can fail: its stable `code` in an answer's `errors`, and its message is
+ * `fieldErrors.<rule>` in each locale (docs/errors.md lists them).
+ */
 export type FieldRule = keyof typeof en.fieldErrors;
 
-/** A field error of one of Portcullis's own rules, its `message` in the shipped English. */
+/** A field error of one of Portcullis's rules, its `message` in the shipped English. */
 export function fieldIssue(
   path: string,
   rule: FieldRule,
@@ -112,36 +116,48 @@ export function fieldIssue(
   return { path, message, rule, values };
 }
 
-const SIZED = new Set(["string", "array"]);
+/** The rule of a value of the wrong type, by the type zod expected. */
+const TYPE_RULES: Readonly<Record<string, FieldRule>> = {
+  string: "not_string",
+  boolean: "not_boolean",
+  number: "not_number",
+  int: "not_integer",
+  object: "not_object",
+  array: "not_array",
+};
+
+/** The rule and values of a `too_small` or `too_big` issue (an empty string is `required`). */
+function sizeRule(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): {
+  rule: FieldRule;
+  values?: Record<string, string | number>;
+} {
+  const kind = issue.origin === "string" ? "string" : issue.origin === "array" ? "array" : "number";
+  if (issue.code === "too_small") {
+    const minimum = Number(issue.minimum);
+    if (kind === "string" && minimum <= 1) return { rule: "required" };
+    const rule = kind === "string" ? "too_short" : kind === "array" ? "too_few" : "too_small";
+    return { rule, values: { minimum } };
+  }
+  const rule = kind === "string" ? "too_long" : kind === "array" ? "too_many" : "too_big";
+  return { rule, values: { maximum: Number(issue.maximum) } };
+}
 
 /**
  * The rule and values of one zod issue, for the kinds the request schemas produce (anything else
- * is `invalid`). The English of each rule reads exactly as zod's own message.
+ * is `invalid`). zod's own English is never shown: each rule has its words in every locale.
  */
 function ruleOf(issue: z.core.$ZodIssue): { rule: FieldRule; values?: Record<string, string | number> } {
   switch (issue.code) {
     case "invalid_type":
-      return {
-        rule: "invalid_type",
-        values: { expected: issue.expected, received: z.core.util.parsedType(issue.input) },
-      };
+      if (issue.input === undefined) return { rule: "required" };
+      return { rule: TYPE_RULES[issue.expected] ?? "invalid" };
     case "invalid_value":
-      return { rule: "invalid_value", values: { options: z.core.util.joinValues(issue.values, "|") } };
+      return { rule: "not_allowed", values: { options: issue.values.map(String).join(", ") } };
     case "invalid_format":
-      return issue.format === "regex"
-        ? { rule: "invalid_format_regex", values: { pattern: issue.pattern ?? "" } }
-        : { rule: "invalid_format", values: { format: issue.format } };
+      return { rule: "invalid_format" };
     case "too_small":
-    case "too_big": {
-      const small = issue.code === "too_small";
-      const relation = issue.exact ? "=" : `${small ? ">" : "<"}${issue.inclusive ? "=" : ""}`;
-      const origin = String(issue.origin ?? "value");
-      const limit: Record<string, number> = small
-        ? { minimum: Number(issue.minimum) }
-        : { maximum: Number(issue.maximum) };
-      const rule = `${issue.code}${SIZED.has(origin) ? `_${origin}` : ""}` as FieldRule;
-      return { rule, values: { origin, relation, ...limit } };
-    }
+    case "too_big":
+      return sizeRule(issue);
     case "custom": {
       const rule = issue.params?.rule;
       return typeof rule === "string" && rule in en.fieldErrors
@@ -154,17 +170,16 @@ function ruleOf(issue: z.core.$ZodIssue): { rule: FieldRule; values?: Record<str
 }
 
 /**
- * zod's issues as the API reports them (at most 20): where in the input, and what was wrong, with
- * the rule an HTTP answer translates. `invalid_type` names the received type only when the parse
- * ran with `reportInput` (as `parseInput` does); the input itself is never kept.
+ * zod's issues as the API reports them (at most 20, every field at once): where in the input, and
+ * which rule failed, with its English message (an HTTP answer says it in the request's locale).
+ * `invalid_type` tells a missing field (`required`) by the input, which the parse keeps only with
+ * `reportInput` (as `parseInput` does); the input itself is never kept.
  */
 export function toIssues(error: z.ZodError, root = "(body)"): ValidationIssue[] {
   return error.issues.slice(0, 20).map((issue) => {
     const path = issue.path.map(String).join(".") || root;
     const { rule, values } = ruleOf(issue);
-    // Portcullis's own refinements carry their rule; their English comes from the strings too.
-    if (issue.code === "custom" && rule !== "invalid") return fieldIssue(path, rule, values);
-    return { path, message: issue.message, rule, ...(values ? { values } : {}) };
+    return fieldIssue(path, rule, values);
   });
 }
 

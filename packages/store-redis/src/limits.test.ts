@@ -4,7 +4,11 @@ import { createAuthRouter } from "@portcullis/adapter-express";
 import { portcullis } from "@portcullis/adapter-fastify";
 import type { Auth, Clock } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
-import { runDevicesAdapterSuite, runLimitsAdapterSuite } from "@portcullis/testing";
+import {
+  runCredentialsAdapterSuite,
+  runDevicesAdapterSuite,
+  runLimitsAdapterSuite,
+} from "@portcullis/testing";
 import express from "express";
 import Fastify from "fastify";
 import type { Redis } from "ioredis";
@@ -59,3 +63,6 @@ runLimitsAdapterSuite({ name: "fastify + redis", createStores, start: startFasti
 // Known browsers: the login budget per account and browser lives in the cooldown store (Redis).
 runDevicesAdapterSuite({ name: "express + redis", createStores, start: startExpress });
 runDevicesAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
+// Route credentials and the login's email-code cooldown, with the cooldowns on Redis.
+runCredentialsAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runCredentialsAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });

@@ -8,6 +8,7 @@ import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
   runCooldownStoreSuite,
+  runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
@@ -91,13 +92,12 @@ describe.skipIf(!database)("mysql: known browsers", () => {
     ["express + mysql", startExpress],
     ["fastify + mysql", startFastify],
   ] as const) {
-    runDevicesAdapterSuite({
-      name,
-      start,
-      createStores: (clock) => {
-        if (!database) throw new Error("unreachable: skipped without a server");
-        return freshSqlStores(database.db, clock);
-      },
-    });
+    const createStores = (clock: Parameters<typeof freshSqlStores>[1]) => {
+      if (!database) throw new Error("unreachable: skipped without a server");
+      return freshSqlStores(database.db, clock);
+    };
+    runDevicesAdapterSuite({ name, start, createStores });
+    // Route credentials and the login's email-code cooldown on MySQL.
+    runCredentialsAdapterSuite({ name, start, createStores });
   }
 });

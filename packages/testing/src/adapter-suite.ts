@@ -51,6 +51,17 @@ export function runDevicesAdapterSuite(
 }
 
 /**
+ * The `credentials` area alone (what each route's credential is, the 2FA token judged on its own,
+ * whether a login's email code went out), without transcripts: for stores the whole adapter suite
+ * does not run on. No test moves the clock, so cooldowns on the store's own clock are fine.
+ */
+export function runCredentialsAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
+): void {
+  describe(`credentials: ${options.name}`, () => runAppTests(options, "credentials", credentialsTests));
+}
+
+/**
  * Every HTTP behaviour of the contract through an adapter: each area of `ADAPTER_SUITE_AREAS`,
  * the two-factor suite and the limits suite. Every test builds its own auth and host app, so any
  * one of them runs alone (`vitest -t "<name>"`).

@@ -6,6 +6,7 @@ export {
   ADAPTER_SUITE_AREAS,
   type AdapterSuiteOptions,
   runAdapterSuite,
+  runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   type StartedServer,
 } from "./adapter-suite.js";

@@ -5,6 +5,7 @@ import {
   APP_ORIGIN,
   type App,
   type AppTests,
+  cookieHeader,
   expectCode,
   PASSWORD,
   runAppTests,
@@ -194,6 +195,45 @@ const twoFactorTests: AppTests = {
         ),
       );
       expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    },
+
+  "credentials - /2fa/login and /2fa/recover judge only the 2FA token: a revoked, expired, garbage or other account's access cookie beside it changes nothing":
+    async (boot) => {
+      const app = await boot2fa(boot);
+      const { totpNow, recoveryCodes } = await enrolTotp(app);
+      // An access token that has expired (its session lives on), one of a revoked session, another account's live one.
+      const expired = String((await signInWithTotp(app, totpNow())).body.accessToken);
+      app.clock.advance(15 * 60_000 + TOTP_STEP);
+      const revoked = String((await signInWithTotp(app, totpNow())).body.accessToken);
+      const revoke = await app.api("DELETE", "/sessions", { label: "revoke every session", bearer: revoked });
+      expect(revoke.status).toBe(200);
+      const other = (await app.signUp("other@example.test")).accessToken;
+      const beside: [string, string][] = [
+        ["expired", expired],
+        ["revoked", revoked],
+        ["garbage", "not-a-token"],
+        ["another account's live one", other],
+      ];
+      for (const [index, [kind, accessToken]] of beside.entries()) {
+        app.clock.advance(TOTP_STEP);
+        const login = await passwordStep(app);
+        const cookie = `access_token=${accessToken}; ${cookieHeader(login.cookies)}`;
+        const done = await app.api("POST", "/2fa/login", {
+          label: `2FA cookie and a ${kind} access cookie`,
+          cookie,
+          body: { code: totpNow() },
+        });
+        expect(done.status, done.text).toBe(200);
+        expect(done.body).toMatchObject({ twoFactorRequired: false, user: { email: ADA } });
+        const again = await passwordStep(app);
+        const recovered = await app.api("POST", "/2fa/recover", {
+          label: `recovery: 2FA cookie and a ${kind} access cookie`,
+          cookie: `access_token=${accessToken}; ${cookieHeader(again.cookies)}`,
+          body: { code: recoveryCodes[index] ?? "" },
+        });
+        expect(recovered.status, recovered.text).toBe(200);
+        expect(recovered.body).toMatchObject({ twoFactorRequired: false, user: { email: ADA } });
+      }
     },
 
   "recovery - a recovery code finishes a login once": async (boot) => {

@@ -1,5 +1,6 @@
 import { ValidationError } from "../errors.js";
 import type { ActivityPosition } from "../ports/activity-store.js";
+import { fieldIssue } from "../validation.js";
 
 /** The opaque cursor of `GET /activity`: the last entry's position, base64url. */
 export function encodeActivityCursor(position: ActivityPosition): string {
@@ -12,6 +13,6 @@ export function decodeActivityCursor(cursor: string): ActivityPosition {
     ? Buffer.from(cursor, "base64url").toString("latin1")
     : "";
   const match = /^(\d{1,16})\.([0-9a-z]{1,64})$/.exec(text);
-  if (!match) throw new ValidationError([{ path: "cursor", message: "is not a cursor of this list" }]);
+  if (!match) throw new ValidationError([fieldIssue("cursor", "invalid_cursor")]);
   return { at: Number(match[1]), id: match[2] as string };
 }

@@ -27,7 +27,7 @@ export async function readJsonBody(request: HttpRequest, limitBytes: number): Pr
   try {
     return JSON.parse(text);
   } catch {
-    throw new ValidationError([fieldIssue("(body)", "json")]);
+    throw new ValidationError([fieldIssue("(body)", "invalid_json")]);
   }
 }
 

@@ -7,7 +7,6 @@ import { createRequestChecks, createRouter, header, type RequestChecks } from ".
 import { createErrorResponder } from "./respond.js";
 import type { RequestInput, Route, RouteAuth } from "./route.js";
 import { buildRoutes } from "./routes.js";
-import { statusForCode } from "./status.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /** Maps neutral requests to use cases; what every adapter wraps. */
@@ -153,21 +152,17 @@ const RESOLVE: Record<Exclude<RouteAuth, "none">, (call: Call) => Promise<unknow
   },
   async "access-or-two-factor"(call) {
     const twoFactorToken = call.token("twoFactor");
-    if (twoFactorToken === undefined || call.token("access") !== undefined) {
-      try {
-        return await authenticateAccess(call);
-      } catch (error) {
-        // A stale access cookie beside a login's 2FA token: the 2FA token is what counts.
-        if (
-          twoFactorToken === undefined ||
-          !(error instanceof AuthError) ||
-          statusForCode(error.code) !== 401
-        )
-          throw error;
-      }
-    }
+    if (twoFactorToken === undefined) return void (await authenticateAccess(call));
+    // A 2FA token is judged on its own: an access token beside it (a stale cookie of a revoked
+    // session, an expired one, garbage) changes nothing. A live one is kept for the use case,
+    // which falls back on it only when the 2FA token is refused.
     call.twoFactorToken = twoFactorToken;
-    return undefined;
+    if (call.token("access") === undefined) return;
+    try {
+      await authenticateAccess(call);
+    } catch (error) {
+      if (!(error instanceof AuthError)) throw error;
+    }
   },
   refresh(call) {
     call.refreshToken = requireToken(call, "refresh", "REFRESH_TOKEN_INVALID");

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
+import { en } from "../i18n/en.js";
 import type { Route, RouteAuth } from "./route.js";
 import { STATUS_BY_CODE } from "./status.js";
 
@@ -63,8 +64,16 @@ const ERROR_SCHEMA = {
       type: "array",
       items: {
         type: "object",
-        required: ["path", "message"],
-        properties: { path: { type: "string" }, message: { type: "string" } },
+        required: ["path", "code", "message"],
+        properties: {
+          path: { type: "string" },
+          code: {
+            type: "string",
+            enum: Object.keys(en.fieldErrors),
+            description: "Which rule the field failed (stable; docs/errors.md).",
+          },
+          message: { type: "string", description: "Localized; `code` never is." },
+        },
       },
     },
   },

@@ -65,9 +65,13 @@ describe("error responses", () => {
     const path = `/api/auth/${"x".repeat(300)}`;
     const long = parsed(respond(new AuthError("NOT_FOUND"), { path, locale: "en", now: T0 }));
     expect(long.path).toBe(path);
-    const invalid = new ValidationError([{ path: "email", message: "must be an email", rule: "email" }]);
+    const invalid = new ValidationError([
+      { path: "email", message: "must be an email", rule: "invalid_email" },
+    ]);
     const withIssues = parsed(respond(invalid, { path: "/api/auth/login", locale: "en", now: T0 }));
-    expect(withIssues.errors).toEqual([{ path: "email", message: "must be a single valid email address" }]);
+    expect(withIssues.errors).toEqual([
+      { path: "email", code: "invalid_email", message: "Enter a valid email address." },
+    ]);
     expect(respond.rememberedBodies()).toBe(before);
   });
 

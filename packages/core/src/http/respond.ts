@@ -124,6 +124,7 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
         timestamp,
         errors: error.issues.map((issue) => ({
           path: issue.path,
+          code: issue.rule ?? "invalid",
           message: translator.fieldMessage(issue, context.locale),
         })),
       };

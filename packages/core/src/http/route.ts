@@ -31,11 +31,12 @@ export interface Credentials {
   /** The principal and a 2FA token from a step-up of this session (the second factor of a step-up). */
   "access-and-two-factor": { principal: Principal; twoFactorToken: string };
   /**
-   * The principal when the access token authenticates, else a login's 2FA token when one comes
-   * (a stale access cookie does not hide it), else the access token's 401.
+   * A 2FA token when one comes, judged on its own (an access token beside it that does not
+   * authenticate changes nothing; a live one's principal comes too, for when the 2FA token is
+   * refused); else the access token's principal (or its 401).
    */
   "access-or-two-factor":
-    | { principal: Principal; twoFactorToken?: undefined }
+    | { principal: Principal; twoFactorToken?: string }
     | { principal?: undefined; twoFactorToken: string };
   /** A refresh token (401 `REFRESH_TOKEN_INVALID` without one); the use case checks it. */
   refresh: { refreshToken: string };

@@ -61,6 +61,8 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
         twoFactorMethods: result.twoFactorMethods,
         preferredTwoFactorMethod: result.preferredTwoFactorMethod,
         twoFactorAuthenticationToken: exposeTokens ? result.twoFactorAuthenticationToken : null,
+        emailCodeSent: result.emailCodeSent,
+        emailCodeCooldown: result.emailCodeCooldown,
       },
       [cookies.set("twoFactor", result.twoFactorAuthenticationToken, options.twoFactorTokenTtlSeconds)],
     );
@@ -124,6 +126,8 @@ function signedInBody(result: Extract<LoginResult, { twoFactorRequired: false }>
     twoFactorMethods: result.user.twoFactorMethods,
     preferredTwoFactorMethod: result.user.preferredTwoFactorMethod,
     twoFactorAuthenticationToken: null,
+    emailCodeSent: false,
+    emailCodeCooldown: null,
     deviceToken: exposeTokens ? result.deviceToken : null,
   };
 }

@@ -66,7 +66,7 @@ const PLAIN_PATH = /^\/(?![/\\])[^\s\\\p{Cc}\p{Cf}]*$/u;
  */
 export function parseReturnTo(appOrigin: string | undefined, value: string | undefined): string {
   if (value === undefined || value === "") return "/";
-  const invalid = () => new ValidationError([fieldIssue("returnTo", "return_to")]);
+  const invalid = () => new ValidationError([fieldIssue("returnTo", "invalid_return_to")]);
   if (value.length > 1024 || !PLAIN_PATH.test(value)) throw invalid();
   const base = new URL(appOrigin ?? "http://localhost");
   const target = new URL(value, base);

@@ -1,4 +1,4 @@
-import { AuthError, guardPort } from "../errors.js";
+import { AuthError, CooldownError, guardPort } from "../errors.js";
 import type { TokenRecord } from "../ports/single-use-token-store.js";
 import type { TwoFactorMethod, UserRecord, UserStore } from "../ports/user-store.js";
 import { CHALLENGE_PURPOSE } from "../tokens/purposes.js";
@@ -19,6 +19,42 @@ export interface TwoFactorChallenge {
   twoFactorAuthenticationToken: string;
   twoFactorMethods: TwoFactorMethod[];
   preferredTwoFactorMethod: TwoFactorMethod | null;
+  /**
+   * Whether this step mailed a code (email the preferred method): false when the 2FA-code
+   * cooldown held it back (a code mailed within it, e.g. the one that turned email 2FA on, and
+   * maybe already used) or the send failed.
+   */
+  emailCodeSent: boolean;
+  /**
+   * Seconds until a code can be mailed (again) with `POST /2fa/email/send`: the cooldown just
+   * started by the code mailed now, what is left of the one that held it back, 0 after a failed
+   * send. Null when no code was to be mailed (email is not the preferred method, or email is off).
+   */
+  emailCodeCooldown: number | null;
+}
+
+/** What mailing the step's code did: `emailCodeSent` and `emailCodeCooldown` of the challenge. */
+async function mailChallengeCode(
+  deps: ChallengeDeps,
+  user: UserRecord,
+  locale: string,
+): Promise<Pick<TwoFactorChallenge, "emailCodeSent" | "emailCodeCooldown">> {
+  if (user.twoFactor.preferredMethod !== "email" || !deps.emails.enabled) {
+    return { emailCodeSent: false, emailCodeCooldown: null };
+  }
+  try {
+    const { cooldown } = await sendEmailCode(deps, user, locale);
+    return { emailCodeSent: true, emailCodeCooldown: cooldown };
+  } catch (error) {
+    if (error instanceof CooldownError && error.code === "EMAIL_COOLDOWN_ACTIVE") {
+      return { emailCodeSent: false, emailCodeCooldown: error.remainingSeconds };
+    }
+    deps.logger.error(
+      { event: "two_factor.email_failed", userId: user.id, err: String(error) },
+      "could not mail the 2FA code",
+    );
+    return { emailCodeSent: false, emailCodeCooldown: 0 };
+  }
 }
 
 export type ChallengeDeps = TokenDeps &
@@ -31,7 +67,7 @@ export type ChallengeDeps = TokenDeps &
  * Starts a second-factor step for a user with 2FA: stores a single-use 2FA token (hashed, at most
  * five minutes, bound to the user and this attempt) and, when email is the preferred method,
  * mails a code in the request's locale (under its own cooldown: a blocked send keeps the code
- * already mailed).
+ * already mailed, and the answer says no code went out and when one can be asked for).
  */
 export async function startChallenge(
   deps: ChallengeDeps,
@@ -63,19 +99,12 @@ export async function startChallenge(
     },
     failureCode: "DATABASE_FAILURE",
   });
-  if (user.twoFactor.preferredMethod === "email" && deps.emails.enabled) {
-    await sendEmailCode(deps, user, locale).catch((error: unknown) => {
-      if (error instanceof AuthError && error.code === "EMAIL_COOLDOWN_ACTIVE") return;
-      deps.logger.error(
-        { event: "two_factor.email_failed", userId: user.id, err: String(error) },
-        "could not mail the 2FA code",
-      );
-    });
-  }
+  const mailed = await mailChallengeCode(deps, user, locale);
   return {
     twoFactorAuthenticationToken: token,
     twoFactorMethods: [...user.twoFactor.methods],
     preferredTwoFactorMethod: user.twoFactor.preferredMethod,
+    ...mailed,
   };
 }
 

@@ -260,6 +260,80 @@ describe("TOTP", () => {
 });
 
 describe("2FA hardening", () => {
+  it("email 2FA - the login answer says whether a code went out, and the cooldown when one held it back", async () => {
+    const env = setup();
+    await env.auth.register({}, { email: "ada@example.test", password: PASSWORD });
+    const id = (await env.stores.users.findByEmail("ada@example.test"))?.id ?? "";
+    await env.stores.users.update(id, { emailVerified: true });
+    const principal = await env.auth.authenticate({
+      token: (await signedIn(env.auth, "ada@example.test")).accessToken,
+    });
+    const step = await env.auth.stepUp({ principal }, { password: PASSWORD });
+    if (step.twoFactorRequired) throw new Error("unexpected");
+    await env.auth.sendTwoFactorEmailCode({ principal });
+    const mailed = () =>
+      /(\d{6})/.exec(env.sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
+    await env.auth.enableEmailTwoFactor({ principal, stepUpToken: step.stepUpToken }, { code: mailed() });
+    const login = () => env.auth.login({}, { email: "ada@example.test", password: PASSWORD });
+
+    // 20 s after the enabling code (spent): nothing is mailed, and the answer says for how long.
+    env.clock.advance(20_000);
+    const held = await login();
+    expect(held).toMatchObject({ twoFactorRequired: true, emailCodeSent: false, emailCodeCooldown: 40 });
+    expect(env.sent.filter((m) => m.kind === "two-factor-code")).toHaveLength(1);
+
+    env.clock.advance(40_000);
+    const sent = await login();
+    expect(sent).toMatchObject({ twoFactorRequired: true, emailCodeSent: true, emailCodeCooldown: 60 });
+    expect(env.sent.filter((m) => m.kind === "two-factor-code")).toHaveLength(2);
+
+    // TOTP preferred: no code is to be mailed, and both fields say so.
+    const totp = setup();
+    await withTotp(totp, "bea@example.test");
+    const totpLogin = await totp.auth.login({}, { email: "bea@example.test", password: PASSWORD });
+    expect(totpLogin).toMatchObject({ emailCodeSent: false, emailCodeCooldown: null });
+  });
+
+  it("sendTwoFactorEmailCode - a 2FA token counts before a principal; a refused one falls back on the principal", async () => {
+    const env = setup();
+    for (const email of ["ada@example.test", "bea@example.test"]) {
+      await env.auth.register({}, { email, password: PASSWORD });
+      const id = (await env.stores.users.findByEmail(email))?.id ?? "";
+      await env.stores.users.update(id, {
+        emailVerified: true,
+        twoFactor: { ...NO_TWO_FACTOR, methods: ["email"], preferredMethod: "email" },
+      });
+    }
+    env.clock.advance(61_000);
+    const ada = await env.auth.login({}, { email: "ada@example.test", password: PASSWORD });
+    if (!ada.twoFactorRequired) throw new Error("unexpected");
+    const adaSession = await env.auth.sessions.create(
+      {},
+      { userId: (await env.stores.users.findByEmail("ada@example.test"))?.id ?? "" },
+    );
+    const adaPrincipal = await env.auth.authenticate({ token: adaSession.accessToken });
+    env.clock.advance(61_000);
+    const bea = await env.auth.login({}, { email: "bea@example.test", password: PASSWORD });
+    if (!bea.twoFactorRequired) throw new Error("unexpected");
+    env.clock.advance(61_000);
+    await env.auth.idle();
+    // Ada's live principal beside Bea's login token: Bea gets the code.
+    await env.auth.sendTwoFactorEmailCode({
+      principal: adaPrincipal,
+      token: bea.twoFactorAuthenticationToken,
+    });
+    await env.auth.idle();
+    expect(env.sent.at(-1)?.to).toBe("bea@example.test");
+    // A refused 2FA token beside a live principal: the signed-in user's code.
+    await env.auth.sendTwoFactorEmailCode({ principal: adaPrincipal, token: "not-a-live-token-at-all" });
+    await env.auth.idle();
+    expect(env.sent.at(-1)?.to).toBe("ada@example.test");
+    // Without a principal, a refused token is the answer.
+    expect(await code(env.auth.sendTwoFactorEmailCode({ token: "not-a-live-token-at-all" }))).toBe(
+      "TWO_FACTOR_TOKEN_INVALID",
+    );
+  });
+
   it("setup - an address never verified cannot turn 2FA on (EMAIL_NOT_VERIFIED)", async () => {
     const { auth } = setup();
     await auth.register({}, { email: "eve@example.test", password: PASSWORD });

@@ -1,8 +1,9 @@
 import type { AuthContext } from "../context.js";
 import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { sendVerificationEmail } from "../emails/verification-email.js";
+import { ValidationError } from "../errors.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy } from "../password-policy.js";
+import { checkPasswordPolicy, type PasswordPolicy } from "../password-policy.js";
 import { createUserRecord } from "../sessions/new-user.js";
 import { parseInput, registerInput } from "../validation.js";
 
@@ -17,8 +18,7 @@ export async function register(
   { request = {} }: Call,
   input: unknown,
 ): Promise<{ success: true; deviceToken: string }> {
-  const { email, password, name } = parseInput(registerInput, input);
-  const normalizedPassword = checkPasswordPolicy(password, ctx.options.password);
+  const { email, normalizedPassword, name } = parseRegistration(input, ctx.options.password);
   await ctx.limits.ip("registrations", request);
   const passwordHash = await ctx.hasher.hash(normalizedPassword);
   const created = await createUserRecord(ctx, {
@@ -51,4 +51,29 @@ export async function register(
   const device = ctx.devices.read(request.deviceToken);
   const deviceToken = created ? ctx.devices.remember(device, created.id) : ctx.devices.rememberNobody(device);
   return { success: true, deviceToken };
+}
+
+/**
+ * The registration's fields, every invalid one reported at once: when another field fails, a
+ * password that breaks the policy is listed in the same `VALIDATION_FAILED` (alone, it is
+ * `PASSWORD_POLICY_VIOLATION`).
+ */
+function parseRegistration(input: unknown, policy: PasswordPolicy) {
+  let parsed: ReturnType<typeof parseInput<typeof registerInput>>;
+  try {
+    parsed = parseInput(registerInput, input);
+  } catch (error) {
+    const password = (input as { password?: unknown } | null | undefined)?.password;
+    if (!(error instanceof ValidationError) || typeof password !== "string") throw error;
+    if (error.issues.some((issue) => issue.path === "password")) throw error;
+    try {
+      checkPasswordPolicy(password, policy);
+    } catch (policyError) {
+      if (policyError instanceof ValidationError)
+        throw new ValidationError([...error.issues, ...policyError.issues]);
+      throw policyError;
+    }
+    throw error;
+  }
+  return { ...parsed, normalizedPassword: checkPasswordPolicy(parsed.password, policy) };
 }

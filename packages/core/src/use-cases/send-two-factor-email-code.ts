@@ -10,24 +10,43 @@ import { requireVerifiedAddress } from "../two-factor/settings.js";
 
 /**
  * Mails a 6-digit code (own cooldown): for turning email 2FA on, for a step-up, or — with the 2FA
- * token of a login (the call's `token`) instead of a principal — to resend the login code.
+ * token of a login or step-up (the call's `token`) — to resend the step's code. The 2FA token
+ * counts first, whatever access token comes beside it; the principal (when the access token
+ * authenticates) is used when no 2FA token comes, or when the one that comes is refused or names
+ * a user without email 2FA.
  */
 export async function sendTwoFactorEmailCode(ctx: AuthContext, call: Call): Promise<{ cooldown: number }> {
   const { request = {} } = call;
   if (!ctx.emails.enabled) throw new AuthError("EMAIL_DISABLED");
-  let user: UserRecord;
+  let user = await challengeUser(ctx, call);
   // Signed in without email 2FA yet: the code is the one that turns it on.
   let setup = false;
-  if (call.principal !== undefined) {
+  if (user === undefined) {
     user = await currentUser(ctx, signedIn(call));
     setup = !user.twoFactor.methods.includes("email");
     if (setup) requireVerifiedAddress(user);
-  } else {
-    const challenge = await takeChallenge(ctx, call.token, "any");
-    await challenge.restore();
-    user = challenge.user;
-    if (!user.twoFactor.methods.includes("email")) throw new AuthError("TWO_FACTOR_DISABLED");
+  } else if (!user.twoFactor.methods.includes("email")) {
+    throw new AuthError("TWO_FACTOR_DISABLED");
   }
   const locale = request.locale ?? ctx.translator.defaultLocale;
   return sendEmailCode(ctx, user, locale, setup ? "setup" : "sign-in");
+}
+
+/**
+ * The user of the call's 2FA token (taken and given back at once), or undefined when no token
+ * came, or when a principal came too and the token is refused or its user has no email 2FA.
+ */
+async function challengeUser(ctx: AuthContext, call: Call): Promise<UserRecord | undefined> {
+  if (call.token === undefined && call.principal !== undefined) return undefined;
+  try {
+    const challenge = await takeChallenge(ctx, call.token, "any");
+    await challenge.restore();
+    if (call.principal === undefined || challenge.user.twoFactor.methods.includes("email")) {
+      return challenge.user;
+    }
+  } catch (error) {
+    if (call.principal === undefined) throw error;
+    if (!(error instanceof AuthError) || error.code !== "TWO_FACTOR_TOKEN_INVALID") throw error;
+  }
+  return undefined;
 }

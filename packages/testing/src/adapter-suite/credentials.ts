@@ -157,6 +157,10 @@ export const credentialsTests: AppTests = {
       await app.api("DELETE", "/sessions", { label: "revoke every session", bearer });
       const login = await app.api("POST", "/login", { label: "login", body: { email, password: PASSWORD } });
       expect(login.body.twoFactorRequired).toBe(true);
+      // The setup code's cooldown held the login's code back, and the answer says so.
+      expect(login.body).toMatchObject({ emailCodeSent: false, emailCodeCooldown: expect.any(Number) });
+      expect(login.body.emailCodeCooldown).toBeGreaterThan(0);
+      expect(login.body.emailCodeCooldown).toBeLessThanOrEqual(60);
       const stale = `access_token=${cookieValue(first.cookies, "access_token")}`;
       const resend = await app.api("POST", "/2fa/email/send", {
         label: "resend: stale access cookie and the login's 2FA cookie",
@@ -174,4 +178,73 @@ export const credentialsTests: AppTests = {
       });
       expectError(signedIn, 429, "EMAIL_COOLDOWN_ACTIVE");
     },
+
+  "POST /2fa/email/send - a login's 2FA cookie counts before another account's live access cookie": async (
+    boot,
+  ) => {
+    const app = await boot({ email: { loginAlerts: false } });
+    const signedIn = await app.signUp("signed-in@example.test");
+    const email = await emailTwoFactorUser(app, "second@example.test");
+    const login = await app.api("POST", "/login", { label: "login", body: { email, password: PASSWORD } });
+    expect(login.body).toMatchObject({ twoFactorRequired: true, emailCodeSent: true, emailCodeCooldown: 60 });
+    await app.auth.idle();
+    const mailed = () => app.emails.filter((message) => message.kind === "two-factor-code").map((m) => m.to);
+    expect(mailed()).toEqual([email]);
+    const resend = await app.api("POST", "/2fa/email/send", {
+      label: "resend: another account's live access cookie and the login's 2FA cookie",
+      cookie: `access_token=${signedIn.accessToken}; ${cookieHeader(login.cookies)}`,
+    });
+    // The login's user is judged (their code's cooldown runs), not the signed-in account.
+    expectError(resend, 429, "EMAIL_COOLDOWN_ACTIVE");
+    await app.auth.idle();
+    expect(mailed()).toEqual([email]);
+  },
+
+  "POST /login - with email 2FA, a second sign-in within the cooldown says no code was sent, and the code mailed before still works":
+    async (boot) => {
+      const app = await boot({ email: { loginAlerts: false } });
+      const email = await emailTwoFactorUser(app, "twice@example.test");
+      const first = await app.api("POST", "/login", {
+        label: "first login",
+        body: { email, password: PASSWORD },
+      });
+      expect(first.body).toMatchObject({ emailCodeSent: true, emailCodeCooldown: 60 });
+      await app.auth.idle();
+      const code = latestCode(app);
+      const second = await app.api("POST", "/login", {
+        label: "second login",
+        body: { email, password: PASSWORD },
+      });
+      expect(second.body).toMatchObject({ twoFactorRequired: true, emailCodeSent: false });
+      expect(second.body.emailCodeCooldown).toBeGreaterThan(0);
+      expect(second.body.emailCodeCooldown).toBeLessThanOrEqual(60);
+      await app.auth.idle();
+      expect(app.emails.filter((message) => message.kind === "two-factor-code")).toHaveLength(1);
+      const done = await app.api("POST", "/2fa/login", {
+        label: "the code mailed for the first login finishes the second",
+        cookie: cookieHeader(second.cookies),
+        body: { code },
+      });
+      expect(done.status, done.text).toBe(200);
+      expect(done.body).toMatchObject({
+        twoFactorRequired: false,
+        user: { email },
+        emailCodeSent: false,
+        emailCodeCooldown: null,
+      });
+    },
 };
+
+/** A verified user with email 2FA on and preferred, set in the store (no code mailed yet): the address. */
+async function emailTwoFactorUser(app: App, email: string): Promise<string> {
+  const user = await app.auth.admin.createUser({}, { email, password: PASSWORD, emailVerified: true });
+  await app.stores.users.update(user.id, {
+    twoFactor: {
+      methods: ["email"],
+      preferredMethod: "email",
+      totpSecretEncrypted: null,
+      recoveryCodeHashes: [],
+    },
+  });
+  return email;
+}

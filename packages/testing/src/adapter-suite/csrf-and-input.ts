@@ -83,23 +83,46 @@ export const csrfAndInputTests: AppTests = {
       const english = await app.call("field errors en", "POST", "/api/auth/register", { body });
       expectError(english, 400, "VALIDATION_FAILED");
       expect(english.body.errors).toEqual([
-        { path: "email", message: "must be a single valid email address" },
+        { path: "email", code: "invalid_email", message: "Enter a valid email address." },
       ]);
       const german = await app.call("field errors de", "POST", "/api/auth/register?locale=de", { body });
       expectError(german, 400, "VALIDATION_FAILED");
       expect(german.body.message).toBe("Die Anfrage ist ungültig.");
       expect(german.body.errors).toEqual([
-        { path: "email", message: "muss eine einzelne gültige E-Mail-Adresse sein" },
+        { path: "email", code: "invalid_email", message: "Bitte gib eine gültige E-Mail-Adresse ein." },
       ]);
       const types = await app.call("field errors accept-language de", "POST", "/api/auth/login", {
         body: { email: 1 },
         headers: { "accept-language": "de-DE,de;q=0.9" },
       });
       expect(types.body.errors).toEqual([
-        { path: "email", message: "Ungültige Eingabe: erwartet string, erhalten number" },
-        { path: "password", message: "Ungültige Eingabe: erwartet string, erhalten undefined" },
+        { path: "email", code: "not_string", message: "Muss Text sein." },
+        { path: "password", code: "required", message: "Dieses Feld ist erforderlich." },
       ]);
     },
+
+  "bad input - an empty form lists every field with a code and a message for people, all at once": async (
+    boot,
+  ) => {
+    const app = await boot();
+    const login = await app.call("empty login form", "POST", "/api/auth/login", {
+      body: { email: "", password: "" },
+    });
+    expectError(login, 400, "VALIDATION_FAILED");
+    expect(login.body.errors).toEqual([
+      { path: "email", code: "required", message: "This field is required." },
+      { path: "password", code: "required", message: "This field is required." },
+    ]);
+    const signUp = await app.call("sign-up, every field wrong (de)", "POST", "/api/auth/register?locale=de", {
+      body: { email: "nope", password: "short", name: "x".repeat(101) },
+    });
+    expectError(signUp, 400, "VALIDATION_FAILED");
+    expect(signUp.body.errors).toEqual([
+      { path: "email", code: "invalid_email", message: "Bitte gib eine gültige E-Mail-Adresse ein." },
+      { path: "name", code: "too_long", message: "Darf höchstens 100 Zeichen lang sein." },
+      { path: "password", code: "password_too_short", message: "Verwende mindestens 8 Zeichen." },
+    ]);
+  },
 
   "bad input - a 1 MiB body is 413, with Content-Length and chunked": async (boot) => {
     const app = await boot();
