@@ -59,7 +59,7 @@ function createEvents() {
 
 /** The session: its state and tokens, refresh (single-flight, across tabs), and the events. */
 export function createSession(options: SessionOptions) {
-  const { send, storage, mode } = options;
+  const { storage, mode } = options;
   const events = createEvents();
   let state: SessionState = "unknown";
   let stepUpToken: string | undefined;
@@ -88,22 +88,13 @@ export function createSession(options: SessionOptions) {
       storage.set(message.tokens as ReturnType<TokenStorage["get"]>);
   };
 
-  const refreshOnce = async () => {
-    const response = await send("POST /refresh", {});
-    if (!response.ok) {
-      const error = await readAnswer<never>(response).catch((e: PortcullisError) => e);
-      if (error.status >= 400 && error.status < 500 && error.status !== 429) {
-        signOut("session-ended", error.code as ErrorCode, error.message);
-      }
-      throw error;
-    }
-    const body = await readAnswer<Routes["POST /refresh"]["response"]>(response);
-    state = "signed-in";
-    if (mode !== "header") return undefined;
-    const tokens = { ...storage.get(), accessToken: body.accessToken, refreshToken: body.refreshToken };
-    storage.set(tokens);
-    return tokens;
-  };
+  const refreshOnce = () =>
+    refreshAndKeep(options, {
+      signOut,
+      signedIn: () => {
+        state = "signed-in";
+      },
+    });
 
   const refresher = createRefresher({
     refresh: refreshOnce,
@@ -145,6 +136,26 @@ export function createSession(options: SessionOptions) {
 }
 
 export type Session = ReturnType<typeof createSession>;
+
+/** `POST /refresh`: keeps the new tokens (header mode) and gives them to share; a 4xx refusal signs out. */
+async function refreshAndKeep(
+  { send, mode, storage }: Pick<SessionOptions, "send" | "mode" | "storage">,
+  on: { signOut(reason: "session-ended", code: ErrorCode, message: string): void; signedIn(): void },
+) {
+  const response = await send("POST /refresh", {});
+  if (!response.ok) {
+    const error = await readAnswer<never>(response).catch((e: PortcullisError) => e);
+    if (error.status >= 400 && error.status < 500 && error.status !== 429)
+      on.signOut("session-ended", error.code as ErrorCode, error.message);
+    throw error;
+  }
+  const body = await readAnswer<Routes["POST /refresh"]["response"]>(response);
+  on.signedIn();
+  if (mode !== "header") return undefined;
+  const tokens = { ...storage.get(), accessToken: body.accessToken, refreshToken: body.refreshToken };
+  storage.set(tokens);
+  return tokens;
+}
 
 /**
  * A call of route `key`: refreshed first when the access token is about to expire, and retried
