@@ -1,3 +1,5 @@
+/** The user as the API answers it (the core's type). */
+export type { ErrorCode, User } from "@portcullis/core";
 export { type AuthClient, type AuthClientOptions, createAuthClient } from "./client.js";
 export { type ClientErrorCode, type FieldError, isPortcullisError, PortcullisError } from "./errors.js";
 export type { ChannelLike, LockManagerLike } from "./refresh.js";
