@@ -53,10 +53,10 @@ function browserDefaults(name: string) {
     navigator?: { locks?: LockManagerLike };
     BroadcastChannel?: new (name: string) => ChannelLike;
   };
-  return {
-    locks: scope.navigator?.locks,
-    channel: scope.BroadcastChannel ? new scope.BroadcastChannel(name) : undefined,
-  };
+  const channel = scope.BroadcastChannel ? new scope.BroadcastChannel(name) : undefined;
+  // Node has BroadcastChannel too: unreferenced, it does not keep a script's process alive.
+  (channel as { unref?: () => void } | undefined)?.unref?.();
+  return { locks: scope.navigator?.locks, channel };
 }
 
 /** A client of a Portcullis server's HTTP API: typed calls, refresh, session events, 2FA flows. */

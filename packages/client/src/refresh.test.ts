@@ -1,6 +1,6 @@
 // Refresh against a scripted fetch: one refresh for many refused calls, one sign-out for a refused
 // refresh, and one refresh across two "tabs" sharing a lock and a channel.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createAuthClient, type PortcullisError } from "./index.js";
 import type { ChannelLike, LockManagerLike } from "./refresh.js";
 
@@ -86,6 +86,29 @@ describe("refresh", () => {
     await Promise.all([a.refresh(), b.refresh()]);
     expect(server.state.refreshes).toBe(1);
     expect(locks.requests).toBe(2);
+  });
+
+  it("defaults - the platform's BroadcastChannel, unreferenced (in Node it would keep the process alive)", () => {
+    const made: { name: string; unrefs: number }[] = [];
+    class FakeChannel {
+      record: { name: string; unrefs: number };
+      constructor(name: string) {
+        this.record = { name, unrefs: 0 };
+        made.push(this.record);
+      }
+      postMessage() {}
+      addEventListener() {}
+      unref() {
+        this.record.unrefs += 1;
+      }
+    }
+    vi.stubGlobal("BroadcastChannel", FakeChannel);
+    try {
+      createAuthClient({ baseUrl: "http://api.test/auth", locks: null });
+      expect(made).toEqual([{ name: "portcullis-auth", unrefs: 1 }]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("across tabs - a refused refresh in one tab signs the other out too", async () => {
