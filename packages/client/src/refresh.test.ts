@@ -2,7 +2,8 @@
 // refresh, and one refresh across two "tabs" sharing a lock and a channel.
 import { describe, expect, it, vi } from "vitest";
 import { createAuthClient, type PortcullisError } from "./index.js";
-import type { ChannelLike, LockManagerLike } from "./refresh.js";
+import type { ChannelLike } from "./refresh.js";
+import { fakeBrowser } from "./test-browser.js";
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -124,29 +125,3 @@ describe("refresh", () => {
     expect(server.state.refreshes).toBe(1);
   });
 });
-
-/** A Web Locks stand-in (one holder at a time, in order) and `n` connected channels. */
-function fakeBrowser(n: number) {
-  let tail: Promise<unknown> = Promise.resolve();
-  const locks: LockManagerLike & { requests: number } = {
-    requests: 0,
-    request(_name, callback) {
-      locks.requests += 1;
-      const run = tail.then(() => callback());
-      tail = run.catch(() => undefined);
-      return run;
-    },
-  };
-  const listeners: ((event: { data: unknown }) => void)[][] = Array.from({ length: n }, () => []);
-  const channels: ChannelLike[] = listeners.map((own, index) => ({
-    postMessage(message) {
-      // Like BroadcastChannel: every other channel of the name gets it, asynchronously.
-      for (const [other, list] of listeners.entries())
-        if (other !== index) for (const listener of list) queueMicrotask(() => listener({ data: message }));
-    },
-    addEventListener(_type, listener) {
-      own.push(listener);
-    },
-  }));
-  return { locks, channels };
-}

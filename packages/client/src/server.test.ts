@@ -16,6 +16,7 @@ import {
   type PortcullisError,
   ROUTE_AUTH,
 } from "./index.js";
+import { fakeBrowser } from "./test-browser.js";
 
 const PASSWORD = "correct horse battery staple 42";
 const ADA = "ada@example.com";
@@ -197,6 +198,20 @@ describe("client against a real server", () => {
     expect(client.state).toBe("signed-in");
   });
 
+  it("cookie mode, two tabs - 5 calls in each with an expired access cookie: one refresh across the tabs", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const fetch = cookieJarFetch();
+    const { locks, channels } = fakeBrowser(2);
+    const tabs = channels.map((channel) => server.client({ mode: "cookie", fetch, locks, channel }));
+    await tabs[0]?.login({ email: ADA, password: PASSWORD });
+    server.clock.advance(900_000 + 1_000);
+    const calls = tabs.flatMap((tab) => Array.from({ length: 5 }, () => tab.me()));
+    const answers = await Promise.all(calls);
+    expect(answers.every((user) => user.email === ADA)).toBe(true);
+    expect(server.counts.refresh).toBe(1);
+  });
+
   it("sessionEnded - a session revoked by another device ends once in the client", async () => {
     const server = await startServer();
     await registerAda(server);
@@ -249,5 +264,18 @@ describe("client against a real server", () => {
       if (!again.twoFactorRequired) throw new Error("2FA expected");
       const recovered = await other.twoFactor(again).recover(recoveryCodes[0] ?? "");
       expect(recovered.user.email).toBe(ADA);
+
+      // A 2FA token that expired: the flow moves to `expired` and refuses further codes.
+      const late = server.client(mode === "cookie" ? { mode, fetch: cookieJarFetch() } : { mode });
+      const third = await late.login({ email: ADA, password: PASSWORD });
+      if (!third.twoFactorRequired) throw new Error("2FA expected");
+      const stale = late.twoFactor(third);
+      const states: string[] = [];
+      stale.subscribe((state) => states.push(state));
+      server.clock.advance(server.auth.options.twoFactorTokenTtlSeconds * 1000 + 1_000);
+      const code = referenceTotp(secret, server.clock.now());
+      await expect(stale.submit(code)).rejects.toMatchObject({ code: "TWO_FACTOR_TOKEN_INVALID" });
+      expect(states).toEqual(["expired"]);
+      await expect(stale.submit(code)).rejects.toMatchObject({ code: "TWO_FACTOR_TOKEN_INVALID" });
     });
 });
