@@ -1,6 +1,6 @@
 // The HTTP API's routes as the client calls them: each route's body, query and answer, typed from
 // the core's own types (type imports only: nothing of the core is bundled), so they cannot drift.
-// `ROUTE_AUTH` is the run-time list of the same routes; routes.test.ts holds it against the
+// `ROUTE_AUTH` is the run-time list of the same routes; server.test.ts holds it against the
 // server's route table and types.test.ts holds the types against the core's use cases.
 import type {
   ActivityPage,
