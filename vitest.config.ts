@@ -14,6 +14,7 @@ export default defineConfig({
       "@portcullis/adapter-express": src("adapter-express"),
       "@portcullis/adapter-fastify": src("adapter-fastify"),
       "@portcullis/adapter-fetch": src("adapter-fetch"),
+      "@portcullis/client": src("client"),
       "example-shared/suite": fileURLToPath(
         new URL("./examples/shared/src/example-suite.ts", import.meta.url),
       ),

@@ -16,6 +16,7 @@ const PACKAGES = [
   "adapter-express",
   "adapter-fastify",
   "adapter-fetch",
+  "client",
   "store-memory",
   "store-redis",
   "store-sql",

@@ -1,0 +1,202 @@
+import type {
+  CodeInput,
+  ConfirmTotpInput,
+  EmailInput,
+  LoginInput,
+  PreferredMethodInput,
+  RegisterInput,
+  ResetPasswordInput,
+  StepUpInput,
+} from "@portcullis/core";
+import type { ChannelLike, LockManagerLike } from "./refresh.js";
+import { ROUTE_AUTH, type RouteKey, type Routes, type SignedInResponse } from "./routes.js";
+import {
+  type AuthClientEvents,
+  callWithRefresh,
+  createSession,
+  type Session,
+  type SessionState,
+} from "./session.js";
+import { type CallInit, createTransport, memoryStorage, type TokenStorage, urlOf } from "./transport.js";
+import { createTwoFactorFlow, type TwoFactorFlow, type TwoFactorStart } from "./two-factor.js";
+
+export interface AuthClientOptions {
+  /** Where the auth routes are mounted, e.g. `https://app.example/api/auth` or `/api/auth` in a page. */
+  baseUrl: string;
+  /**
+   * `cookie` (the default, for browsers): the server's HttpOnly cookies carry the tokens
+   * (`credentials: "include"`). `header` (for Node and native apps): the client keeps the tokens
+   * and sends them as headers; the server needs `allowHeaderAuthentication`.
+   */
+  mode?: "cookie" | "header";
+  /** The `fetch` to use (the global one by default). */
+  fetch?: typeof fetch;
+  /** Header mode: where the tokens are kept (memory by default). */
+  storage?: TokenStorage;
+  /** Sent as `Accept-Language`: the language of the server's messages. */
+  locale?: string;
+  /** Header mode: refresh this many seconds before the access token expires (30 by default). */
+  refreshMarginSeconds?: number;
+  /** Web Locks (`navigator.locks` by default when present); `null` for none. */
+  locks?: LockManagerLike | null;
+  /** The channel refresh outcomes are shared on (a `BroadcastChannel` by default when present); `null` for none. */
+  channel?: ChannelLike | null;
+  /** The lock's and the channel's name (`portcullis-auth` by default). */
+  name?: string;
+  /** Milliseconds since the epoch (`Date.now` by default). */
+  now?: () => number;
+}
+
+/** The defaults the browser offers: `navigator.locks` and a `BroadcastChannel`. */
+function browserDefaults(name: string) {
+  const scope = globalThis as unknown as {
+    navigator?: { locks?: LockManagerLike };
+    BroadcastChannel?: new (name: string) => ChannelLike;
+  };
+  const channel = scope.BroadcastChannel ? new scope.BroadcastChannel(name) : undefined;
+  // Node has BroadcastChannel too: unreferenced, it does not keep a script's process alive.
+  (channel as { unref?: () => void } | undefined)?.unref?.();
+  return { locks: scope.navigator?.locks, channel };
+}
+
+/** A client of a Portcullis server's HTTP API: typed calls, refresh, session events, 2FA flows. */
+export function createAuthClient(options: AuthClientOptions) {
+  const mode = options.mode ?? "cookie";
+  const storage = options.storage ?? memoryStorage();
+  const name = options.name ?? "portcullis-auth";
+  const defaults =
+    options.locks === undefined || options.channel === undefined ? browserDefaults(name) : undefined;
+  let session: Session | undefined;
+  const send = createTransport({
+    baseUrl: options.baseUrl,
+    mode,
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    storage,
+    locale: options.locale,
+    stepUpToken: () => session?.stepUpToken(),
+  });
+  const live = createSession({
+    send,
+    mode,
+    storage,
+    locks: options.locks === undefined ? defaults?.locks : (options.locks ?? undefined),
+    channel: options.channel === undefined ? defaults?.channel : (options.channel ?? undefined),
+    lockName: name,
+    now: options.now ?? Date.now,
+    refreshMarginSeconds: options.refreshMarginSeconds ?? 30,
+    kinds: ROUTE_AUTH,
+  });
+  session = live;
+  const call = <K extends RouteKey>(key: K, init: CallInit<K>) =>
+    callWithRefresh(live, { send, kinds: ROUTE_AUTH }, key, init).then((body) =>
+      afterAnswer(live, mode, key, body, init),
+    );
+  return {
+    /** Any route of the API by `"METHOD /path"`, typed by the route table. */
+    request: call,
+    /** `unknown` until a call tells, then `signed-in` or `signed-out`. */
+    get state(): SessionState {
+      return live.state();
+    },
+    /** Listens to a session event; returns the function that stops listening. */
+    on: live.events.on as <E extends keyof AuthClientEvents>(
+      name: E,
+      listener: (payload: AuthClientEvents[E]) => void,
+    ) => () => void,
+    /** Refreshes now (one refresh at a time, across tabs). */
+    refresh: () => live.refresher.refresh(),
+    /** The 2FA flow of a login's or a step-up's `twoFactorRequired: true` answer. */
+    twoFactor: <S extends TwoFactorStart>(start: S): TwoFactorFlow<S> => createTwoFactorFlow(start, call),
+    /** The URL a browser goes to for an identity provider's sign-in (or with `stepUp`, a step-up). */
+    authorizeUrl: (provider: string, query: { returnTo?: string; stepUp?: boolean } = {}) =>
+      urlOf(
+        options.baseUrl,
+        "GET /oauth/:provider/authorize",
+        { provider },
+        {
+          returnTo: query.returnTo,
+          stepUp: query.stepUp ? "1" : undefined,
+        },
+      ),
+    ...accountCalls(call),
+    ...settingsCalls(call),
+  };
+}
+
+export type AuthClient = ReturnType<typeof createAuthClient>;
+type Call = <K extends RouteKey>(key: K, init: CallInit<K>) => Promise<Routes[K]["response"]>;
+
+/** What the client keeps of an answer: tokens, the session's state, the step-up token. */
+function afterAnswer<K extends RouteKey>(
+  session: Session,
+  mode: string,
+  key: K,
+  body: Routes[K]["response"],
+  init: CallInit<K>,
+) {
+  const answer = body as Partial<Record<string, unknown>>;
+  if (answer.twoFactorRequired === false && answer.user && "accessToken" in answer) {
+    const { accessToken, refreshToken, deviceToken, user } = answer as unknown as SignedInResponse;
+    if (mode === "header") session.setTokens({ accessToken, refreshToken, deviceToken: deviceToken ?? null });
+    session.signIn(user);
+  } else if (answer.twoFactorRequired === false && "stepUpToken" in answer) {
+    session.setStepUpToken(answer.stepUpToken as string | null);
+  } else if (
+    key === "POST /logout" ||
+    (key === "DELETE /sessions" && (init.query as { others?: string } | undefined)?.others !== "true")
+  ) {
+    session.signOut("logout");
+  }
+  return body;
+}
+
+/** Sign-up, sign-in, sessions, activity, emailed links. */
+function accountCalls(call: Call) {
+  return {
+    register: (body: RegisterInput) => call("POST /register", { body }),
+    login: (body: LoginInput) => call("POST /login", { body }),
+    logout: () => call("POST /logout", {}),
+    me: () => call("GET /me", {}),
+    sessions: {
+      list: () => call("GET /sessions", {}),
+      revoke: (id: string) => call("DELETE /sessions/:id", { params: { id } }),
+      revokeOthers: () => call("DELETE /sessions", { query: { others: "true" } }),
+      revokeAll: () => call("DELETE /sessions", { query: {} }),
+    },
+    activity: (query: { cursor?: string; limit?: number } = {}) => call("GET /activity", { query }),
+    stepUp: (body: StepUpInput) => call("POST /step-up", { body }),
+    passwordReset: {
+      request: (body: EmailInput) => call("POST /password/reset-request", { body }),
+      cooldown: (email: string) => call("GET /password/reset/cooldown", { query: { email } }),
+      confirm: (token: string, body: ResetPasswordInput) =>
+        call("POST /password/reset", { body, query: { token } }),
+    },
+    verification: {
+      send: () => call("POST /email/verification/send", {}),
+      cooldown: () => call("GET /email/verification/cooldown", {}),
+      verify: (token: string) => call("POST /email/verification", { query: { token } }),
+    },
+  };
+}
+
+/** The 2FA settings and identity providers (each needs a step-up first). */
+function settingsCalls(call: Call) {
+  return {
+    twoFactorSettings: {
+      totpSetup: () => call("GET /2fa/totp/setup", {}),
+      confirmTotp: (body: ConfirmTotpInput) => call("POST /2fa/totp/setup", { body }),
+      disableTotp: () => call("DELETE /2fa/totp", {}),
+      sendEmailCode: () => call("POST /2fa/email/send", {}),
+      emailCooldown: () => call("GET /2fa/email/cooldown", {}),
+      enableEmail: (body: CodeInput) => call("POST /2fa/email/enable", { body }),
+      disableEmail: () => call("DELETE /2fa/email", {}),
+      setPreferredMethod: (body: PreferredMethodInput) => call("POST /2fa/preferred-method", { body }),
+    },
+    identityProviders: {
+      list: () => call("GET /oauth/providers", {}),
+      link: (provider: string, body: { returnTo?: string } = {}) =>
+        call("POST /oauth/:provider/link", { params: { provider }, body }),
+      unlink: (provider: string) => call("DELETE /oauth/:provider", { params: { provider } }),
+    },
+  };
+}

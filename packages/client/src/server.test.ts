@@ -1,0 +1,302 @@
+// The client against a real Portcullis server (express adapter, memory stores, cheap argon2) on
+// 127.0.0.1, driven with Node's fetch: header mode (tokens kept by the client) and cookie mode
+// (a cookie jar stands in for the browser).
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { createAuthRouter } from "@portcullis/adapter-express";
+import { createArgon2Hasher, createAuth, type EmailMessage, silentLogger } from "@portcullis/core";
+import { createMemoryStores } from "@portcullis/store-memory";
+import { createFakeClock, referenceTotp } from "@portcullis/testing";
+import express from "express";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type AuthClientOptions,
+  createAuthClient,
+  NAVIGATION_ROUTES,
+  type PortcullisError,
+  ROUTE_AUTH,
+} from "./index.js";
+import { fakeBrowser } from "./test-browser.js";
+
+const PASSWORD = "correct horse battery staple 42";
+const ADA = "ada@example.com";
+const TOTP_STEP = 30_000;
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** A server on 127.0.0.1 with the auth routes at /api/auth; its clock, emails and refresh count. */
+async function startServer() {
+  const clock = createFakeClock({ tick: 1 });
+  const emails: EmailMessage[] = [];
+  const auth = createAuth({
+    secret: "client-test-secret-yRoBaYyJRXBp6a-YqxktwBnOleaom8qQEaUli8-oBtc",
+    stores: createMemoryStores({ clock }),
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    clock,
+    logger: silentLogger,
+    appOrigin: "https://app.example.test",
+    allowHeaderAuthentication: true,
+    mailer: { send: async (message) => void emails.push(message) },
+  });
+  await auth.ready();
+  const counts = { refresh: 0 };
+  const app = express();
+  app.use((req, _res, next) => {
+    if (req.path === "/api/auth/refresh") counts.refresh += 1;
+    next();
+  });
+  app.use(createAuthRouter(auth));
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  closers.push(async () => {
+    await auth.idle();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
+  const linkToken = (kind: string) => {
+    const html = emails.filter((email) => email.kind === kind).at(-1)?.html ?? "";
+    const href = /href="([^"]+\?token=[^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, "&") ?? "";
+    return new URL(href).searchParams.get("token") ?? "";
+  };
+  const client = (options: Partial<AuthClientOptions> = {}) =>
+    createAuthClient({ baseUrl, locks: null, channel: null, now: () => clock.now(), ...options });
+  /** The 6-digit code of the newest 2FA email. */
+  const emailCode = () =>
+    /(\d{6})/.exec(emails.filter((email) => email.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
+  return { auth, clock, counts, baseUrl, linkToken, emailCode, client };
+}
+
+type Server = Awaited<ReturnType<typeof startServer>>;
+
+/** A fetch with a cookie jar, as a browser keeps the server's cookies. */
+function cookieJarFetch(): typeof fetch {
+  const jar = new Map<string, string>();
+  return async (input, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (jar.size > 0) headers.set("cookie", [...jar].map(([name, value]) => `${name}=${value}`).join("; "));
+    const response = await fetch(input, { ...init, headers });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = "", ...attributes] = line.split(";");
+      const name = pair.slice(0, pair.indexOf("="));
+      const value = pair.slice(pair.indexOf("=") + 1);
+      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === "";
+      if (expired) jar.delete(name);
+      else jar.set(name, value);
+    }
+    return response;
+  };
+}
+
+/** Ada, registered with a verified address. */
+async function registerAda(server: Server) {
+  const client = server.client({ mode: "header" });
+  await client.register({ email: ADA, password: PASSWORD });
+  await server.auth.idle();
+  const user = await client.verification.verify(server.linkToken("email-verification"));
+  expect(user).toMatchObject({ email: ADA, emailVerified: true });
+}
+
+/** Ada with TOTP on: its secret and recovery codes. */
+async function enrolTotp(server: Server) {
+  await registerAda(server);
+  const client = server.client({ mode: "header" });
+  await client.login({ email: ADA, password: PASSWORD });
+  const stepUp = await client.stepUp({ password: PASSWORD });
+  expect(stepUp).toMatchObject({ twoFactorRequired: false });
+  const setup = await client.twoFactorSettings.totpSetup();
+  const code = referenceTotp(setup.secret, server.clock.now());
+  const user = await client.twoFactorSettings.confirmTotp({ setupToken: setup.setupToken, code });
+  expect(user.twoFactorMethods).toEqual(["totp"]);
+  server.clock.advance(TOTP_STEP);
+  await client.logout();
+  return { secret: setup.secret, recoveryCodes: setup.recoveryCodes };
+}
+
+describe("client against a real server", () => {
+  it("routes - the client's route list is the server's route table (its OpenAPI document), credentials too", async () => {
+    const server = await startServer();
+    const document = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { "x-portcullis-auth"?: string }>>;
+    };
+    const served = new Map<string, string>();
+    for (const [path, operations] of Object.entries(document.paths))
+      for (const [method, operation] of Object.entries(operations))
+        served.set(
+          `${method.toUpperCase()} ${path.replace(/^\/api\/auth/, "").replace(/\{(\w+)\}/g, ":$1")}`,
+          operation["x-portcullis-auth"] ?? "",
+        );
+    const known = [...Object.keys(ROUTE_AUTH), ...NAVIGATION_ROUTES];
+    expect([...served.keys()].sort()).toEqual(known.sort());
+    expect(Object.fromEntries(Object.keys(ROUTE_AUTH).map((key) => [key, served.get(key)]))).toEqual(
+      ROUTE_AUTH,
+    );
+  });
+
+  it("header mode - sign-up, verification, login, me, sessions, activity, logout, with the events", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const client = server.client({ mode: "header" });
+    const events: string[] = [];
+    client.on("signedIn", (e) => events.push(`in ${e.user.email}`));
+    client.on("signedOut", (e) => events.push(`out ${e.reason}`));
+    const login = await client.login({ email: ADA, password: PASSWORD });
+    expect(login).toMatchObject({ twoFactorRequired: false, user: { email: ADA } });
+    expect(await client.me()).toMatchObject({ email: ADA });
+    const { sessions } = await client.sessions.list();
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]?.current).toBe(true);
+    const activity = await client.activity({ limit: 5 });
+    expect(activity.items.length).toBeGreaterThan(0);
+    await client.logout();
+    expect(events).toEqual([`in ${ADA}`, "out logout"]);
+    await expect(client.me()).rejects.toMatchObject({ code: "AUTHENTICATION_REQUIRED", status: 401 });
+  });
+
+  it("errors - the code, the localized message and the per-field errors of the answer", async () => {
+    const server = await startServer();
+    const client = server.client({ mode: "header", locale: "en" });
+    const error = (await client
+      .register({ email: "not an address", password: "" })
+      .catch((e) => e)) as PortcullisError;
+    expect(error).toMatchObject({ name: "PortcullisError", code: "VALIDATION_FAILED", status: 400 });
+    expect(error.message.length).toBeGreaterThan(0);
+    expect(error.fields.map((field) => field.path).sort()).toEqual(["email", "password"]);
+    expect(error.fieldMessage("email")).toEqual(expect.any(String));
+    const wrong = (await client.login({ email: ADA, password: "nope" }).catch((e) => e)) as PortcullisError;
+    expect(wrong).toMatchObject({ code: "INVALID_CREDENTIALS", status: 401 });
+  });
+
+  it("header mode - refreshes before the access token expires, one refresh for 10 concurrent calls", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const client = server.client({ mode: "header" });
+    await client.login({ email: ADA, password: PASSWORD });
+    server.clock.advance(900_000 - 10_000);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => client.me()));
+    expect(answers.every((user) => user.email === ADA)).toBe(true);
+    expect(server.counts.refresh).toBe(1);
+  });
+
+  it("cookie mode - 10 concurrent calls with an expired access cookie: one refresh, then all answer", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const client = server.client({ mode: "cookie", fetch: cookieJarFetch() });
+    await client.login({ email: ADA, password: PASSWORD });
+    server.clock.advance(900_000 + 1_000);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => client.me()));
+    expect(answers.every((user) => user.email === ADA)).toBe(true);
+    expect(server.counts.refresh).toBe(1);
+    expect(client.state).toBe("signed-in");
+  });
+
+  it("cookie mode, two tabs - 5 calls in each with an expired access cookie: one refresh across the tabs", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const fetch = cookieJarFetch();
+    const { locks, channels } = fakeBrowser(2);
+    const tabs = channels.map((channel) => server.client({ mode: "cookie", fetch, locks, channel }));
+    await tabs[0]?.login({ email: ADA, password: PASSWORD });
+    server.clock.advance(900_000 + 1_000);
+    const calls = tabs.flatMap((tab) => Array.from({ length: 5 }, () => tab.me()));
+    const answers = await Promise.all(calls);
+    expect(answers.every((user) => user.email === ADA)).toBe(true);
+    expect(server.counts.refresh).toBe(1);
+  });
+
+  it("sessionEnded - a session revoked by another device ends once in the client", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const [laptop, phone] = [
+      server.client({ mode: "header" }),
+      server.client({ mode: "cookie", fetch: cookieJarFetch() }),
+    ];
+    await laptop.login({ email: ADA, password: PASSWORD });
+    await phone.login({ email: ADA, password: PASSWORD });
+    const events: string[] = [];
+    phone.on("sessionEnded", (e) => events.push(`ended ${e.code}`));
+    phone.on("signedOut", (e) => events.push(`out ${e.reason}`));
+    expect(await laptop.sessions.revokeOthers()).toMatchObject({ revoked: 1 });
+    await Promise.allSettled([phone.me(), phone.me()]);
+    expect(events).toEqual([expect.stringMatching(/^ended /), "out session-ended"]);
+    expect(phone.state).toBe("signed-out");
+    expect(await laptop.me()).toMatchObject({ email: ADA });
+  });
+
+  it("2FA by email - the login flow mails a code and the mailed code signs in", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const setup = server.client({ mode: "header" });
+    await setup.login({ email: ADA, password: PASSWORD });
+    await setup.stepUp({ password: PASSWORD });
+    await setup.twoFactorSettings.sendEmailCode();
+    await server.auth.idle();
+    const enabled = await setup.twoFactorSettings.enableEmail({ code: server.emailCode() });
+    expect(enabled.twoFactorMethods).toEqual(["email"]);
+
+    const client = server.client({ mode: "cookie", fetch: cookieJarFetch() });
+    const answer = await client.login({ email: ADA, password: PASSWORD });
+    if (!answer.twoFactorRequired) throw new Error("2FA expected");
+    const flow = client.twoFactor(answer);
+    expect(flow.methods).toEqual(["email"]);
+    server.clock.advance(120_000);
+    expect(await flow.sendEmailCode()).toMatchObject({ cooldown: expect.any(Number) });
+    await server.auth.idle();
+    const signedIn = await flow.submit(server.emailCode());
+    expect(signedIn.user.email).toBe(ADA);
+    expect(flow.state).toBe("completed");
+    await expect(flow.sendEmailCode()).rejects.toMatchObject({ code: "TWO_FACTOR_TOKEN_INVALID" });
+  });
+
+  for (const mode of ["header", "cookie"] as const)
+    it(`2FA (${mode} mode) - login flow: a wrong code keeps it waiting, the right one signs in; recovery; step-up`, async () => {
+      const server = await startServer();
+      const { secret, recoveryCodes } = await enrolTotp(server);
+      const options = mode === "cookie" ? { mode, fetch: cookieJarFetch() } : { mode };
+      const client = server.client(options);
+      const answer = await client.login({ email: ADA, password: PASSWORD });
+      if (!answer.twoFactorRequired) throw new Error("2FA expected");
+      const flow = client.twoFactor(answer);
+      expect(flow).toMatchObject({ purpose: "login", methods: ["totp"], state: "code-required" });
+      await expect(flow.submit("000000")).rejects.toMatchObject({ code: "WRONG_TWO_FACTOR_CODE" });
+      expect(flow.state).toBe("code-required");
+      const signedIn = await flow.submit(referenceTotp(secret, server.clock.now()));
+      expect(signedIn.user.email).toBe(ADA);
+      expect(flow.state).toBe("completed");
+      expect(await client.me()).toMatchObject({ email: ADA });
+      server.clock.advance(TOTP_STEP);
+
+      // Step-up with a second factor, then a settings change with the step-up token.
+      const stepUp = await client.stepUp({ password: PASSWORD });
+      if (!stepUp.twoFactorRequired) throw new Error("2FA expected");
+      const second = client.twoFactor(stepUp);
+      expect(second.purpose).toBe("step-up");
+      await second.submit(referenceTotp(secret, server.clock.now()));
+      const user = await client.twoFactorSettings.setPreferredMethod({ method: "totp" });
+      expect(user.preferredTwoFactorMethod).toBe("totp");
+
+      // A recovery code finishes another sign-in.
+      const other = server.client(mode === "cookie" ? { mode, fetch: cookieJarFetch() } : { mode });
+      const again = await other.login({ email: ADA, password: PASSWORD });
+      if (!again.twoFactorRequired) throw new Error("2FA expected");
+      const recovered = await other.twoFactor(again).recover(recoveryCodes[0] ?? "");
+      expect(recovered.user.email).toBe(ADA);
+
+      // A 2FA token that expired: the flow moves to `expired` and refuses further codes.
+      const late = server.client(mode === "cookie" ? { mode, fetch: cookieJarFetch() } : { mode });
+      const third = await late.login({ email: ADA, password: PASSWORD });
+      if (!third.twoFactorRequired) throw new Error("2FA expected");
+      const stale = late.twoFactor(third);
+      const states: string[] = [];
+      stale.subscribe((state) => states.push(state));
+      server.clock.advance(server.auth.options.twoFactorTokenTtlSeconds * 1000 + 1_000);
+      const code = referenceTotp(secret, server.clock.now());
+      await expect(stale.submit(code)).rejects.toMatchObject({ code: "TWO_FACTOR_TOKEN_INVALID" });
+      expect(states).toEqual(["expired"]);
+      await expect(stale.submit(code)).rejects.toMatchObject({ code: "TWO_FACTOR_TOKEN_INVALID" });
+    });
+});

@@ -1,0 +1,191 @@
+import type { ErrorCode, User } from "@portcullis/core";
+import type { PortcullisError } from "./errors.js";
+import { type ChannelLike, createRefresher, type LockManagerLike, type SharedMessage } from "./refresh.js";
+import type { RouteKey, Routes } from "./routes.js";
+import { type CallInit, expiryOf, readAnswer, type Send, type TokenStorage } from "./transport.js";
+
+/** The session events: `on(name, listener)` gives a function that removes the listener. */
+export interface AuthClientEvents {
+  /** A sign-in finished in this client (login, 2FA, recovery). */
+  signedIn: { user: User };
+  /**
+   * The client holds no session any more: `logout` here, a sign-out in another tab, or a
+   * session that ended (refresh refused); `code` is the server's when it refused.
+   */
+  signedOut: { reason: "logout" | "other-tab" | "session-ended"; code?: ErrorCode | undefined };
+  /** A signed-in session was refused and refresh could not fix it (revoked or expired elsewhere). */
+  sessionEnded: { code: ErrorCode };
+}
+
+export type SessionState = "unknown" | "signed-in" | "signed-out";
+
+/** The codes of a refused access token that a refresh can fix. */
+const REFRESHABLE = new Set<string>([
+  "ACCESS_TOKEN_EXPIRED",
+  "ACCESS_TOKEN_INVALID",
+  "AUTHENTICATION_REQUIRED",
+]);
+/** The kinds of route that send the access token. */
+const ACCESS_KINDS = new Set(["access", "step-up", "access-and-two-factor", "access-or-two-factor"]);
+
+export interface SessionOptions {
+  send: Send;
+  mode: "cookie" | "header";
+  storage: TokenStorage;
+  locks: LockManagerLike | undefined;
+  channel: ChannelLike | undefined;
+  lockName: string;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  refreshMarginSeconds: number;
+  kinds: { readonly [K in RouteKey]: string };
+}
+
+function createEvents() {
+  const listeners = new Map<string, Set<(payload: never) => void>>();
+  return {
+    on<E extends keyof AuthClientEvents>(name: E, listener: (payload: AuthClientEvents[E]) => void) {
+      const set = listeners.get(name) ?? new Set();
+      listeners.set(name, set);
+      set.add(listener as (payload: never) => void);
+      return () => void set.delete(listener as (payload: never) => void);
+    },
+    emit<E extends keyof AuthClientEvents>(name: E, payload: AuthClientEvents[E]) {
+      for (const listener of [...(listeners.get(name) ?? [])])
+        (listener as (p: typeof payload) => void)(payload);
+    },
+  };
+}
+
+/** The session: its state and tokens, refresh (single-flight, across tabs), and the events. */
+export function createSession(options: SessionOptions) {
+  const { storage, mode } = options;
+  const events = createEvents();
+  let state: SessionState = "unknown";
+  let stepUpToken: string | undefined;
+
+  const signOut = (
+    reason: AuthClientEvents["signedOut"]["reason"],
+    code?: ErrorCode,
+    message = "Signed out",
+  ) => {
+    const deviceToken = storage.get()?.deviceToken ?? null;
+    storage.set(mode === "header" ? { accessToken: null, refreshToken: null, deviceToken } : null);
+    stepUpToken = undefined;
+    if (reason !== "other-tab")
+      refresher.share({ type: "portcullis:signed-out", code: code ?? "AUTHENTICATION_REQUIRED", message });
+    if (state === "signed-out") return;
+    const was = state;
+    state = "signed-out";
+    if (reason === "session-ended" && was === "signed-in" && code) events.emit("sessionEnded", { code });
+    events.emit("signedOut", { reason, code });
+  };
+
+  const onShared = (message: SharedMessage) => {
+    if (message.type === "portcullis:signed-out") signOut("other-tab", message.code as ErrorCode);
+    else if (message.type === "portcullis:signed-in") state = "unknown";
+    else if (mode === "header" && message.tokens)
+      storage.set(message.tokens as ReturnType<TokenStorage["get"]>);
+  };
+
+  const refreshOnce = () =>
+    refreshAndKeep(options, {
+      signOut,
+      signedIn: () => {
+        state = "signed-in";
+      },
+    });
+
+  const refresher = createRefresher({
+    refresh: refreshOnce,
+    locks: options.locks,
+    channel: options.channel,
+    lockName: options.lockName,
+    onShared,
+  });
+
+  const canRefresh = () =>
+    mode === "header" ? Boolean(storage.get()?.refreshToken) : state !== "signed-out";
+  const expiresSoon = () => {
+    if (mode !== "header") return false;
+    const exp = expiryOf(storage.get()?.accessToken);
+    return exp !== undefined && exp * 1000 - options.now() <= options.refreshMarginSeconds * 1000;
+  };
+
+  return {
+    events,
+    refresher,
+    signOut,
+    canRefresh,
+    expiresSoon,
+    state: () => state,
+    setState: (next: SessionState) => {
+      state = next;
+    },
+    setTokens: (tokens: ReturnType<TokenStorage["get"]>) => storage.set(tokens),
+    signIn: (user: User) => {
+      state = "signed-in";
+      refresher.share({ type: "portcullis:signed-in" });
+      events.emit("signedIn", { user });
+    },
+    stepUpToken: () => stepUpToken,
+    setStepUpToken: (token: string | null | undefined) => {
+      stepUpToken = token ?? undefined;
+    },
+  };
+}
+
+export type Session = ReturnType<typeof createSession>;
+
+/** `POST /refresh`: keeps the new tokens (header mode) and gives them to share; a 4xx refusal signs out. */
+async function refreshAndKeep(
+  { send, mode, storage }: Pick<SessionOptions, "send" | "mode" | "storage">,
+  on: { signOut(reason: "session-ended", code: ErrorCode, message: string): void; signedIn(): void },
+) {
+  const response = await send("POST /refresh", {});
+  if (!response.ok) {
+    const error = await readAnswer<never>(response).catch((e: PortcullisError) => e);
+    if (error.status >= 400 && error.status < 500 && error.status !== 429)
+      on.signOut("session-ended", error.code as ErrorCode, error.message);
+    throw error;
+  }
+  const body = await readAnswer<Routes["POST /refresh"]["response"]>(response);
+  on.signedIn();
+  if (mode !== "header") return undefined;
+  const tokens = { ...storage.get(), accessToken: body.accessToken, refreshToken: body.refreshToken };
+  storage.set(tokens);
+  return tokens;
+}
+
+/**
+ * A call of route `key`: refreshed first when the access token is about to expire, and retried
+ * once after one refresh when the access token is refused; a refusal refresh cannot fix ends the
+ * session (`sessionEnded`, `signedOut`).
+ */
+export async function callWithRefresh<K extends RouteKey>(
+  session: Session,
+  options: Pick<SessionOptions, "send" | "kinds">,
+  key: K,
+  init: CallInit<K>,
+): Promise<Routes[K]["response"]> {
+  const usesAccess =
+    ACCESS_KINDS.has(options.kinds[key]) && !init.headers?.["x-two-factor-authentication-token"];
+  if (usesAccess && session.expiresSoon() && session.canRefresh()) await session.refresher.refresh();
+  const sentAt = session.refresher.generation;
+  let response = await options.send(key, init);
+  if (response.status === 401 && usesAccess) {
+    const refused = await readAnswer<never>(response).catch((e: PortcullisError) => e);
+    if (!REFRESHABLE.has(refused.code) || !session.canRefresh()) throw refused;
+    // A refresh that finished since this call was sent already gave a new token: retry with it.
+    if (session.refresher.generation === sentAt) await session.refresher.refresh();
+    response = await options.send(key, init);
+    if (response.status === 401) {
+      const again = await readAnswer<never>(response).catch((e: PortcullisError) => e);
+      if (REFRESHABLE.has(again.code)) session.signOut("session-ended", again.code as ErrorCode);
+      throw again;
+    }
+  }
+  const body = await readAnswer<Routes[K]["response"]>(response);
+  if (usesAccess && session.state() === "unknown") session.setState("signed-in");
+  return body;
+}
