@@ -35,6 +35,11 @@ export interface Cookies {
   set(kind: CookieKind, value: string, maxAgeSeconds?: number): string;
   /** The `Set-Cookie` value that deletes the cookie. */
   clear(kind: CookieKind): string;
+  /**
+   * The access and refresh cookies of a session, with their tokens' lifetimes as Max-Age, or none
+   * (browser-session cookies) when the session is not remembered (`rememberMe: false`).
+   */
+  session(tokens: { accessToken: string; refreshToken: string; rememberMe?: boolean }): [string, string];
   /** Cookies of a request, by name; empty when the header is absent or unreadable. */
   parse(header: string | undefined): Record<string, string | undefined>;
 }
@@ -73,6 +78,10 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
     names,
     set: (kind, value, maxAgeSeconds) => serialize(kind, value, maxAgeSeconds),
     clear: (kind) => serialize(kind, "", 0),
+    session: ({ accessToken, refreshToken, rememberMe }) => [
+      serialize("access", accessToken, rememberMe === false ? undefined : options.accessTokenTtlSeconds),
+      serialize("refresh", refreshToken, rememberMe === false ? undefined : options.refreshTokenTtlSeconds),
+    ],
     parse(header) {
       if (!header || header.length > 16_384) return {};
       try {

@@ -212,11 +212,7 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         return fail(error, path, locale, matches ? clear.cookies.map((kind) => cookies.clear(kind)) : []);
       }
     },
-    sessionCookies: ({ accessToken, refreshToken, rememberMe }) => [
-      cookies.set("access", accessToken, rememberMe === false ? undefined : options.accessTokenTtlSeconds),
-      cookies.set("refresh", refreshToken, rememberMe === false ? undefined : options.refreshTokenTtlSeconds),
-      cookies.clear("twoFactor"),
-    ],
+    sessionCookies: (tokens) => [...cookies.session(tokens), cookies.clear("twoFactor")],
     async authenticate(request) {
       const { path, query } = splitUrl(request.url);
       try {

@@ -44,10 +44,7 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
   const exposeTokens = options.allowHeaderAuthentication;
   const signOutCookies = () => SIGN_OUT.map((kind) => cookies.clear(kind));
   /** The auth cookies of a session; without Max-Age (browser-session cookies) when it is not remembered. */
-  const sessionCookies = ({ accessToken, refreshToken, rememberMe }: SessionCookieInput) => [
-    cookies.set("access", accessToken, rememberMe ? options.accessTokenTtlSeconds : undefined),
-    cookies.set("refresh", refreshToken, rememberMe ? options.refreshTokenTtlSeconds : undefined),
-  ];
+  const sessionCookies = (tokens: SessionCookieInput) => cookies.session(tokens);
   /** The device cookie of a browser that signed in or registered (known browsers, docs/security.md). */
   const deviceCookie = (deviceToken: string) =>
     cookies.set("device", deviceToken, DEVICE_COOKIE_MAX_AGE_SECONDS);
