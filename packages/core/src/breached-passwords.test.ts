@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseRange } from "./breached-passwords.js";
 import { ValidationError } from "./errors.js";
 import type { AuthOptions } from "./options.js";
-import { code, createLineLogger, createTestAuth, signIn } from "./test-support.js";
+import { code, createLineLogger, createTestAuth, EMAIL_TWO_FACTOR, signIn } from "./test-support.js";
 
 /** In the fake corpus. */
 const BREACHED = "breached passphrase 2019";
@@ -128,6 +128,28 @@ describe("breached passwords", () => {
     expect("passwordBreached" in clean).toBe(false);
     expect(lines.some((line) => line.includes('"event":"login.password_breached"'))).toBe(true);
     expect(lines.join("\n")).not.toContain(BREACHED);
+  });
+
+  it("completeTwoFactorLogin - the flag of the password step carries through the 2FA token to the sign-in", async () => {
+    const api = await fakeApi();
+    const { auth, stores, sent } = createTestAuth({ breachedPasswords: { rangeUrl: api.rangeUrl } });
+    for (const [email, password] of [
+      ["tf-old@x.test", BREACHED],
+      ["tf-new@x.test", CLEAN],
+    ] as const) {
+      const user = await auth.admin.createUser({}, { email, password, emailVerified: true });
+      await stores.users.update(user.id, { twoFactor: EMAIL_TWO_FACTOR });
+      const step = await auth.login({}, { email, password });
+      if (!step.twoFactorRequired) throw new Error("second factor expected");
+      expect("passwordBreached" in step).toBe(false);
+      await auth.idle();
+      const mailed = /\b(\d{6})\b/.exec(sent.filter((m) => m.to === email).at(-1)?.text ?? "")?.[1];
+      const signedIn = await auth.completeTwoFactorLogin(
+        { token: step.twoFactorAuthenticationToken },
+        { code: mailed ?? "", method: "email" },
+      );
+      expect(signedIn.passwordBreached === true, email).toBe(password === BREACHED);
+    }
   });
 
   it("check - the API down: allowed (logged) by default, 503 BREACHED_PASSWORD_CHECK_FAILURE with failClosed; logins go on", async () => {
