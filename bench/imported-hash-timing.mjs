@@ -34,7 +34,12 @@ const imported = {
   "bcrypt, cost 12": await bcrypt.hash(PASSWORD, 12),
   "Django PBKDF2, 870,000 iterations": `pbkdf2_sha256$870000$${djangoSalt}$${pbkdf2Sync(PASSWORD, djangoSalt, 870000, 32, "sha256").toString("base64")}`,
   "scrypt, ln=16 r=8 p=1": `$scrypt$ln=16,r=8,p=1$${b64(scryptSalt)}$${b64(scryptSync(PASSWORD, scryptSalt, 32, { N: 2 ** 16, r: 8, p: 1, maxmem: 128 * 2 ** 16 * 8 + 2 ** 20 }))}`,
-  "argon2i, m=4096 t=3 p=1": await argon2Hash(PASSWORD, { memoryCost: 4096, timeCost: 3, parallelism: 1, algorithm: 1 }),
+  "argon2i, m=4096 t=3 p=1": await argon2Hash(PASSWORD, {
+    memoryCost: 4096,
+    timeCost: 3,
+    parallelism: 1,
+    algorithm: 1,
+  }),
 };
 
 await auth.register({}, { email: "argon2id@example.test", password: PASSWORD });
