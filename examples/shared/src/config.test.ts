@@ -102,4 +102,27 @@ describe("readConfig", () => {
         new ConfigError(`ACCESS_TOKEN_TTL_SECONDS must be a whole number from 1 to 86400, not "${bad}"`),
       );
   });
+
+  it("readConfig - BREACHED_PASSWORDS_URL turns the breached-password check on; anything but an http(s) URL is refused", () => {
+    expect(readConfig({ AUTH_SECRET: "x" }, () => {})).toMatchObject({
+      breachedPasswordsUrl: undefined,
+      breachedPasswordsFailClosed: false,
+    });
+    expect(
+      readConfig(
+        {
+          AUTH_SECRET: "x",
+          BREACHED_PASSWORDS_URL: " http://127.0.0.1:9000/range ",
+          BREACHED_PASSWORDS_FAIL_CLOSED: "1",
+        },
+        () => {},
+      ),
+    ).toMatchObject({
+      breachedPasswordsUrl: "http://127.0.0.1:9000/range",
+      breachedPasswordsFailClosed: true,
+    });
+    expect(() => readConfig({ AUTH_SECRET: "x", BREACHED_PASSWORDS_URL: "range.test" }, () => {})).toThrow(
+      /BREACHED_PASSWORDS_URL/,
+    );
+  });
 });

@@ -35,6 +35,10 @@ export interface ExampleConfig {
   oidc: { issuer: string; clientId: string; clientSecret: string } | undefined;
   /** The dev outbox exists only without SMTP and outside production. */
   devOutbox: boolean;
+  /** The breached-password range API (`breachedPasswords.rangeUrl`, BREACHED_PASSWORDS_URL); unset: no check. */
+  breachedPasswordsUrl: string | undefined;
+  /** Refuse passwords while the range API cannot answer (`breachedPasswords.failClosed`, BREACHED_PASSWORDS_FAIL_CLOSED). */
+  breachedPasswordsFailClosed: boolean;
 }
 
 /** A setting that cannot be used; the server prints it and exits with status 1. */
@@ -113,6 +117,10 @@ export function readConfig(
   if ((oidcIssuer || oidcClientId || oidcClientSecret) && !(oidcIssuer && oidcClientId && oidcClientSecret)) {
     throw new ConfigError("OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together");
   }
+  const breachedPasswordsUrl = env.BREACHED_PASSWORDS_URL?.trim() || undefined;
+  if (breachedPasswordsUrl && !/^https?:\/\//.test(breachedPasswordsUrl)) {
+    throw new ConfigError(`BREACHED_PASSWORDS_URL must be an http(s) URL, not "${breachedPasswordsUrl}"`);
+  }
   if (oidcIssuer && !URL.canParse(oidcIssuer)) {
     throw new ConfigError(`OIDC_ISSUER must be the issuer's URL, not "${oidcIssuer}"`);
   }
@@ -146,5 +154,7 @@ export function readConfig(
       oidcIssuer && oidcClientId && oidcClientSecret
         ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: oidcClientSecret }
         : undefined,
+    breachedPasswordsUrl,
+    breachedPasswordsFailClosed: flag(env, "BREACHED_PASSWORDS_FAIL_CLOSED", false),
   };
 }

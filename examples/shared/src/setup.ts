@@ -100,6 +100,15 @@ export async function createExampleAuth(
       ...(config.sessionMaxSeconds !== undefined
         ? { absoluteLifetimeSeconds: config.sessionMaxSeconds }
         : {}),
+      // BREACHED_PASSWORDS_URL: the breached-password check, off unless set.
+      ...(config.breachedPasswordsUrl
+        ? {
+            breachedPasswords: {
+              rangeUrl: config.breachedPasswordsUrl,
+              failClosed: config.breachedPasswordsFailClosed,
+            },
+          }
+        : {}),
       // OIDC_ISSUER…: one provider named `oidc`; an http issuer is allowed only outside production.
       identityProviders: config.oidc
         ? [

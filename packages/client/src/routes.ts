@@ -33,6 +33,8 @@ export interface SignedInResponse extends ChallengeMethods {
   twoFactorRequired: false;
   twoFactorAuthenticationToken: null;
   deviceToken: string | null;
+  /** Present (true) when the password just used is in the breach corpus (`breachedPasswords`): ask for a new one. */
+  passwordBreached?: true;
 }
 
 /** A sign-in or step-up that needs a second factor: the 2FA token only with header authentication. */

@@ -137,7 +137,7 @@ export interface AdminApi {
   createUser(call: Call, input: CreateUserInput): Promise<User>;
   /**
    * Sets the password; every session and open reset link ends; the address's lock is lifted.
-   * @throws `USER_NOT_FOUND`, `PASSWORD_POLICY_VIOLATION`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   * @throws `USER_NOT_FOUND`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_BREACHED`, `BREACHED_PASSWORD_CHECK_FAILURE`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
    */
   setPassword(call: Call, input: { userId: string; password: string }): Promise<User>;
   /** @throws `USER_NOT_FOUND`, `DATABASE_FAILURE` */
@@ -196,7 +196,7 @@ export interface Auth {
   /**
    * Creates a password account; the same answer whether or not the address is taken. Reads
    * `call.request` (its `deviceToken` too); `deviceToken` is the browser's new device token.
-   * @throws `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `RATE_LIMITED`, `DATABASE_FAILURE`
+   * @throws `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_BREACHED`, `BREACHED_PASSWORD_CHECK_FAILURE`, `RATE_LIMITED`, `DATABASE_FAILURE`
    */
   register(call: Call, input: RegisterInput): Promise<{ success: true; deviceToken: string }>;
   /**
@@ -236,7 +236,7 @@ export interface Auth {
   /**
    * Sets a new password with the reset token `call.token`; revokes every session; nobody is
    * signed in. Reads `call.request`.
-   * @throws `PASSWORD_RESET_TOKEN_INVALID`, `PASSWORD_RESET_TOKEN_EXPIRED`, `PASSWORD_POLICY_VIOLATION`, `RATE_LIMITED`
+   * @throws `PASSWORD_RESET_TOKEN_INVALID`, `PASSWORD_RESET_TOKEN_EXPIRED`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_BREACHED`, `BREACHED_PASSWORD_CHECK_FAILURE`, `RATE_LIMITED`
    */
   resetPassword(call: Call, input: ResetPasswordInput): Promise<{ success: true }>;
   /**

@@ -1,5 +1,6 @@
 import type { ActivityRecorder } from "./activity/activity.js";
 import type { BackgroundTasks } from "./background.js";
+import type { BreachedPasswords } from "./breached-passwords.js";
 import type { DeviceTokens } from "./devices/device-token.js";
 import type { EmailService } from "./emails/email-service.js";
 import type { SecurityEvents } from "./events.js";
@@ -72,4 +73,6 @@ export interface AuthContext {
   generateId(): string;
   /** A hash of a random password with the current parameters, for the dummy verify of unknown users. */
   dummyHash(): Promise<string>;
+  /** The breached-password range client; undefined when `breachedPasswords` is not set. */
+  breachedPasswords: BreachedPasswords | undefined;
 }

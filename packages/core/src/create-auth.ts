@@ -1,6 +1,7 @@
 import { createActivityRecorder } from "./activity/activity.js";
 import type { Auth } from "./auth.js";
 import { createBackgroundTasks } from "./background.js";
+import { createBreachedPasswords } from "./breached-passwords.js";
 import type { AuthContext } from "./context.js";
 import { createDeviceTokens } from "./devices/device-token.js";
 import { createEmailService } from "./emails/email-service.js";
@@ -280,6 +281,10 @@ function createContext(
       logger,
       background,
     }),
+    breachedPasswords:
+      options.breachedPasswords === undefined
+        ? undefined
+        : createBreachedPasswords({ ...options.breachedPasswords, clock, logger }),
     generateId: options.generateId ?? randomId,
     dummyHash() {
       dummyHash ??= hasher.hash(randomToken(24)).catch((error: unknown) => {

@@ -49,6 +49,8 @@ export const ERROR_CODES = [
   "IDENTITY_PROVIDER_ALREADY_LINKED",
   "IDENTITY_PROVIDER_LAST_METHOD",
   "IDENTITY_PROVIDER_FAILURE",
+  "PASSWORD_BREACHED",
+  "BREACHED_PASSWORD_CHECK_FAILURE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -105,6 +107,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   IDENTITY_PROVIDER_ALREADY_LINKED: 409,
   IDENTITY_PROVIDER_LAST_METHOD: 409,
   IDENTITY_PROVIDER_FAILURE: 502,
+  PASSWORD_BREACHED: 400,
+  BREACHED_PASSWORD_CHECK_FAILURE: 503,
 };
 
 /** The HTTP status of an error code, from `STATUS_BY_CODE`. */
@@ -160,7 +164,7 @@ export class AuthError<C extends ErrorCode = ErrorCode> extends Error {
 }
 
 /** The codes a `ValidationError` carries. */
-export type ValidationCode = "VALIDATION_FAILED" | "PASSWORD_POLICY_VIOLATION";
+export type ValidationCode = "VALIDATION_FAILED" | "PASSWORD_POLICY_VIOLATION" | "PASSWORD_BREACHED";
 /** The codes a `CooldownError` carries. */
 export type CooldownCode =
   | "EMAIL_COOLDOWN_ACTIVE"

@@ -47,6 +47,7 @@ export type { Call, Principal, RequestContext, SessionInfo, User } from "./model
 export type {
   AuthOptions,
   AuthStores,
+  BreachedPasswordsOptions,
   CookieOptions,
   EmailBrandOptions,
   EmailLinkOptions,

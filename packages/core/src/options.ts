@@ -290,6 +290,23 @@ export const authOptionsSchema = z
       .default(16 * 1024),
     defaultLocale: z.string().min(2).default("en"),
     locales: z.record(z.string().min(2), z.record(z.string(), z.unknown())).optional(),
+    breachedPasswords: z
+      .object({
+        rangeUrl: z
+          .url({ protocol: /^https?$/ })
+          .refine((url) => !/[?#]/.test(url), { message: "must have no query or fragment" })
+          .transform((url) => url.replace(/\/+$/, "")),
+        timeoutMs: z.number().int().min(50).max(30_000).default(1500),
+        failClosed: z.boolean().default(false),
+        cacheEntries: z.number().int().min(0).max(10_000).default(256),
+        cacheTtlSeconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(7 * 24 * 3600)
+          .default(3600),
+      })
+      .optional(),
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -313,6 +330,28 @@ export const authOptionsSchema = z
       "is required while identityProviders are configured: redirects go to it, never to request headers",
     path: ["appOrigin"],
   });
+
+/** The breached-password check (`breachedPasswords`): where the range API is and how long to wait for it. */
+export interface BreachedPasswordsOptions {
+  /**
+   * The range API's base URL: `GET <rangeUrl>/<first 5 hex of SHA-1>` with `Add-Padding: true`,
+   * answered with `SUFFIX:COUNT` lines (the public Pwned Passwords API is
+   * `https://api.pwnedpasswords.com/range`). Required.
+   */
+  rangeUrl: string;
+  /** How long one range request may take (headers and body), in milliseconds (50 to 30000). Default 1500. */
+  timeoutMs?: number;
+  /**
+   * When the range API is unreachable, slow or answers an error: false (default) allows the
+   * password and logs a warning; true refuses it with 503 `BREACHED_PASSWORD_CHECK_FAILURE`. A
+   * login is never refused for it.
+   */
+  failClosed?: boolean;
+  /** How many ranges (5-hex prefixes, about 30 KB each) are remembered, least recently used first out. Default 256; 0 remembers none. */
+  cacheEntries?: number;
+  /** How long a range is remembered, in seconds. Default 3600. */
+  cacheTtlSeconds?: number;
+}
 
 /** The ports `createAuth` works with. */
 export interface AuthStores {
@@ -614,6 +653,13 @@ export interface AuthOptions {
   defaultLocale?: string;
   /** More locales, or string overrides of shipped ones: `{ fr: { errors: { … } } }`. */
   locales?: LocaleResources;
+  /**
+   * Checks new passwords against a breach corpus by k-anonymity: only the first 5 hex characters
+   * of the password's SHA-1 leave the process. Off unless set. A found password is refused at
+   * registration, reset and `setPassword` (400 `PASSWORD_BREACHED`) and signs in with
+   * `passwordBreached: true` at login.
+   */
+  breachedPasswords?: BreachedPasswordsOptions;
 }
 /** The options after validation, with every default filled in. */
 export type ResolvedAuthOptions = z.output<typeof authOptionsSchema>;

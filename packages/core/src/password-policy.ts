@@ -1,4 +1,5 @@
-import { ValidationError } from "./errors.js";
+import type { BreachedPasswords } from "./breached-passwords.js";
+import { AuthError, ValidationError } from "./errors.js";
 import { type FieldRule, fieldIssue } from "./validation.js";
 
 /**
@@ -84,5 +85,45 @@ export function checkPasswordPolicy(password: string, policy: PasswordPolicy, fi
   if (length < policy.minLength) fail("password_too_short", { minimum: policy.minLength });
   if (length > policy.maxLength) fail("password_too_long", { maximum: policy.maxLength });
   if (COMMON_PASSWORDS.has(normalized.toLowerCase())) fail("password_too_common");
+  return normalized;
+}
+
+/** What the breached-password check needs: the range client, absent when `breachedPasswords` is not set. */
+export interface BreachCheckDeps {
+  breachedPasswords: BreachedPasswords | undefined;
+}
+
+/**
+ * Refuses a new password found in the breach corpus (`breachedPasswords` option) with 400
+ * `PASSWORD_BREACHED`, a field error on `field`. When the range API cannot answer in time, the
+ * password is allowed (the client logs it), or refused with 503 `BREACHED_PASSWORD_CHECK_FAILURE`
+ * under `failClosed`. Does nothing when the option is not set. `password` is the normalized one
+ * (`checkPasswordPolicy`'s result); call it where a password is set, after the cheap checks.
+ */
+export async function refuseBreachedPassword(
+  deps: BreachCheckDeps,
+  password: string,
+  field = "password",
+): Promise<void> {
+  const breached = deps.breachedPasswords;
+  if (breached === undefined) return;
+  const verdict = await breached.check(password);
+  if (verdict === "found") {
+    throw new ValidationError([fieldIssue(field, "password_breached")], "PASSWORD_BREACHED");
+  }
+  if (verdict === "unknown" && breached.failClosed) throw new AuthError("BREACHED_PASSWORD_CHECK_FAILURE");
+}
+
+/**
+ * Every check of a new password in turn: the policy (`PASSWORD_POLICY_VIOLATION`), then the breach
+ * corpus (`refuseBreachedPassword`). Returns the normalized password, ready to hash.
+ */
+export async function checkNewPassword(
+  deps: BreachCheckDeps & { options: { password: PasswordPolicy } },
+  password: string,
+  field = "password",
+): Promise<string> {
+  const normalized = checkPasswordPolicy(password, deps.options.password, field);
+  await refuseBreachedPassword(deps, normalized, field);
   return normalized;
 }

@@ -1,5 +1,6 @@
 import { describe } from "vitest";
 import { activityTests } from "./adapter-suite/activity.js";
+import { breachedPasswordsTests } from "./adapter-suite/breached-passwords.js";
 import { cookiesTests } from "./adapter-suite/cookies.js";
 import { credentialsTests } from "./adapter-suite/credentials.js";
 import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
@@ -37,6 +38,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   activity: activityTests,
   lifetimes: lifetimesTests,
   devices: devicesTests,
+  "breached-passwords": breachedPasswordsTests,
 };
 
 /**

@@ -13,6 +13,12 @@ export {
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";
+export {
+  type FakeRangeServer,
+  type ReceivedRangeRequest,
+  sha1Hex,
+  startFakeRangeServer,
+} from "./fake-range-server.js";
 export { freePort } from "./free-port.js";
 export { countHandlerBuilds } from "./handler-builds.js";
 export {

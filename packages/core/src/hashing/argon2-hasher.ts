@@ -1,6 +1,7 @@
 import { hash, parseOptions, verify } from "@node-rs/argon2";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
+import { importedHashKind, verifyImportedHash } from "./imported-hashes.js";
 
 /** argon2id parameters; the defaults are OWASP's minimum (m=19456 KiB, t=2, p=1). */
 export interface Argon2Options {
@@ -23,7 +24,9 @@ const ARGON2ID = 2;
 
 /**
  * The default hasher: argon2id with a random 16-byte salt per hash. `needsRehash` is true for a
- * hash of another algorithm or with other parameters, so logins upgrade old hashes.
+ * hash of another algorithm or with other parameters, so logins upgrade old hashes. It also
+ * verifies imported hashes (bcrypt, Django PBKDF2, PHC scrypt, argon2i and argon2d: see
+ * `imported-hashes.ts`), which the next successful login replaces with argon2id.
  * Tests that are not about hashing may pass cheaper parameters; production should not.
  */
 export function createArgon2Hasher(options: Argon2Options = {}): PasswordHasher {
@@ -42,6 +45,7 @@ export function createArgon2Hasher(options: Argon2Options = {}): PasswordHasher 
     verify(hashed, password) {
       return limit(async () => {
         try {
+          if (importedHashKind(hashed) !== null) return await verifyImportedHash(hashed, password);
           return await verify(hashed, password);
         } catch {
           return false;

@@ -126,6 +126,8 @@ function signedInBody(result: Extract<LoginResult, { twoFactorRequired: false }>
     emailCodeSent: false,
     emailCodeCooldown: null,
     deviceToken: exposeTokens ? result.deviceToken : null,
+    // Only when the password was found in the breach corpus (`breachedPasswords`).
+    ...(result.passwordBreached === true ? { passwordBreached: true } : {}),
   };
 }
 
@@ -195,7 +197,14 @@ function accountRoutes(
         summary: "Create a password account",
         auth: "none",
         body: registerInput,
-        errors: ["PASSWORD_POLICY_VIOLATION", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
+        errors: [
+          "PASSWORD_POLICY_VIOLATION",
+          "RATE_LIMITED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+          "PASSWORD_BREACHED",
+          "BREACHED_PASSWORD_CHECK_FAILURE",
+        ],
       },
       async (input) => {
         const { deviceToken } = await auth.register({ request: input.withDevice() }, await input.body());
@@ -549,6 +558,8 @@ function passwordResetRoutes(auth: Auth, { signOutCookies, route, json, linkCall
           "RATE_LIMITED",
           "EMAIL_COOLDOWN_CACHE_FAILURE",
           ...DB,
+          "PASSWORD_BREACHED",
+          "BREACHED_PASSWORD_CHECK_FAILURE",
         ],
       },
       async (input) =>

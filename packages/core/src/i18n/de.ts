@@ -62,6 +62,9 @@ export const de: Strings = {
       "Dies ist die einzige Anmeldemöglichkeit des Kontos. Lege zuerst ein Passwort fest oder verknüpfe einen weiteren Anbieter.",
     IDENTITY_PROVIDER_FAILURE:
       "Der Identitätsanbieter ist gerade nicht erreichbar. Bitte versuche es später erneut.",
+    PASSWORD_BREACHED: "Dieses Passwort taucht in einem bekannten Datenleck auf. Bitte wähle ein anderes.",
+    BREACHED_PASSWORD_CHECK_FAILURE:
+      "Das Passwort konnte gerade nicht geprüft werden. Bitte versuche es später noch einmal.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",
@@ -88,6 +91,7 @@ export const de: Strings = {
     password_too_short: "Verwende mindestens {{minimum}} Zeichen.",
     password_too_long: "Verwende höchstens {{maximum}} Zeichen.",
     password_too_common: "Dieses Passwort ist zu verbreitet. Bitte wähle ein anderes.",
+    password_breached: "Dieses Passwort taucht in einem bekannten Datenleck auf. Bitte wähle ein anderes.",
   },
   emails: {
     common: {

@@ -52,6 +52,8 @@ export const en = {
     IDENTITY_PROVIDER_LAST_METHOD:
       "This is the account's only way to sign in. Set a password or link another provider first.",
     IDENTITY_PROVIDER_FAILURE: "The identity provider cannot be reached right now. Please try again later.",
+    PASSWORD_BREACHED: "This password appears in a known data breach. Choose another one.",
+    BREACHED_PASSWORD_CHECK_FAILURE: "The password could not be checked right now. Please try again later.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by
@@ -83,6 +85,7 @@ export const en = {
     password_too_short: "Use at least {{minimum}} characters.",
     password_too_long: "Use at most {{maximum}} characters.",
     password_too_common: "This password is too common. Choose another one.",
+    password_breached: "This password appears in a known data breach. Choose another one.",
   },
   emails: {
     common: {

@@ -12,7 +12,10 @@ import { type SessionDeps, type SessionTokens, startSession } from "./start-sess
  * A completed sign-in: a new session's tokens, and the browser's device token naming the account
  * (the HTTP layer sets it as the device cookie; docs/security.md).
  */
-export type SignedIn = { twoFactorRequired: false; deviceToken: string } & SessionTokens;
+export type SignedIn = { twoFactorRequired: false; deviceToken: string } & SessionTokens & {
+    /** Set when the password just used was found in the breach corpus (`breachedPasswords`); absent otherwise. */
+    passwordBreached?: true;
+  };
 
 /** What finishing a sign-in needs. */
 export interface FinishLoginDeps extends SessionDeps {
@@ -45,6 +48,8 @@ export interface SignInDetails {
   rememberMe?: boolean | undefined;
   /** The account was created by this sign-in (an identity-provider sign-up): like a registration, no login alert. */
   registered?: boolean | undefined;
+  /** The password of this sign-in was found in the breach corpus: the result says `passwordBreached: true`. */
+  passwordBreached?: boolean | undefined;
 }
 
 /**
@@ -59,7 +64,14 @@ export async function finishLogin(
   user: UserRecord,
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
-  { reason, recoveryCodesLeft, verifiedPasswordHash, rememberMe, registered }: SignInDetails = {},
+  {
+    reason,
+    recoveryCodesLeft,
+    verifiedPasswordHash,
+    rememberMe,
+    registered,
+    passwordBreached,
+  }: SignInDetails = {},
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
   const { record, ...tokens } = await startSession(ctx, user, stated, request, rememberMe !== false);
@@ -87,7 +99,12 @@ export async function finishLogin(
   const details = { ...request, userId: user.id, sessionId: tokens.sessionId, ...(reason ? { reason } : {}) };
   ctx.events.emit("login.succeeded", details);
   ctx.events.emit("session.created", details);
-  return { twoFactorRequired: false, ...tokens, deviceToken: ctx.devices.remember(device, user.id) };
+  return {
+    twoFactorRequired: false,
+    ...tokens,
+    deviceToken: ctx.devices.remember(device, user.id),
+    ...(passwordBreached === true ? { passwordBreached: true as const } : {}),
+  };
 }
 
 /**

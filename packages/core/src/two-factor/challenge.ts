@@ -80,6 +80,8 @@ export async function startChallenge(
     /** A password step's verified hash: the 2FA token then holds only while the password does. */
     verifiedPasswordHash?: string;
     rememberMe?: boolean | undefined;
+    /** The password step found the password in the breach corpus: the completed sign-in says so. */
+    passwordBreached?: boolean | undefined;
   },
   locale: string,
 ): Promise<TwoFactorChallenge> {
@@ -96,6 +98,7 @@ export async function startChallenge(
         ? {}
         : { passwordHash: passwordFingerprint(data.verifiedPasswordHash) }),
       ...(data.rememberMe === false ? { rememberMe: false } : {}),
+      ...(data.passwordBreached === true ? { passwordBreached: true } : {}),
     },
     failureCode: "DATABASE_FAILURE",
   });
@@ -172,4 +175,9 @@ export function statedDevice(data: TokenRecord["data"]): { browser?: string; os?
   const browser = typeof data?.browser === "string" ? data.browser : undefined;
   const os = typeof data?.os === "string" ? data.os : undefined;
   return browser || os ? { ...(browser ? { browser } : {}), ...(os ? { os } : {}) } : undefined;
+}
+
+/** Whether the password step of a login found its password in the breach corpus (`passwordBreached`). */
+export function statedPasswordBreached(data: TokenRecord["data"]): boolean {
+  return data?.passwordBreached === true;
 }

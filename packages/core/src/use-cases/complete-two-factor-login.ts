@@ -2,7 +2,12 @@ import type { AuthContext } from "../context.js";
 import type { Call } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { spendToken } from "../tokens/single-use-token.js";
-import { statedDevice, statedRememberMe, takeChallenge } from "../two-factor/challenge.js";
+import {
+  statedDevice,
+  statedPasswordBreached,
+  statedRememberMe,
+  takeChallenge,
+} from "../two-factor/challenge.js";
 import { checkSecondFactor } from "../two-factor/check.js";
 import { parseCodeInput, signInCodeInput } from "../validation.js";
 
@@ -25,7 +30,11 @@ export async function completeTwoFactorLogin(
     throw error;
   }
   // The password step's hash, when there was one: a reset that lands meanwhile ends this session.
-  const details = { rememberMe: rememberMe ?? statedRememberMe(record.data), verifiedPasswordHash };
+  const details = {
+    rememberMe: rememberMe ?? statedRememberMe(record.data),
+    verifiedPasswordHash,
+    passwordBreached: statedPasswordBreached(record.data),
+  };
   return spendToken(ctx, record, () =>
     finishLogin(ctx, user, session ?? statedDevice(record.data), request, details),
   );

@@ -73,14 +73,23 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     throw new AuthError("INVALID_CREDENTIALS");
   }
   await Promise.all([budget.succeeded(), fromIp.succeeded()]);
+  // The breach check (never refused at login, never throws) runs beside the rehash.
+  const breachCheck = ctx.breachedPasswords?.check(candidate);
   const verifiedPasswordHash = await rehashIfOutdated(ctx, user, user.passwordHash, candidate);
+  const passwordBreached = (await breachCheck) === "found";
+  if (passwordBreached) {
+    ctx.logger.info(
+      { event: "login.password_breached", userId: user.id, ip: request.ip ?? null },
+      "signed in with a password found in the breach corpus",
+    );
+  }
 
   if (user.twoFactor.methods.length > 0) {
     const device = describeDevice(session, request.userAgent);
     const challenge = await startChallenge(
       ctx,
       user,
-      { kind: "login", ...device, rememberMe, verifiedPasswordHash },
+      { kind: "login", ...device, rememberMe, verifiedPasswordHash, passwordBreached },
       locale,
     );
     ctx.logger.info(
@@ -90,7 +99,7 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     return { twoFactorRequired: true, ...challenge };
   }
   // The session is checked against the hash verified here: a reset that lands meanwhile ends it.
-  return finishLogin(ctx, user, session, request, { verifiedPasswordHash, rememberMe });
+  return finishLogin(ctx, user, session, request, { verifiedPasswordHash, rememberMe, passwordBreached });
 }
 
 /** The attempts a login counted (per IP, then the address's or the known browser's budget), and the user when already looked up. */

@@ -3,7 +3,12 @@ import { guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { spendToken } from "../tokens/single-use-token.js";
-import { statedDevice, statedRememberMe, takeChallenge } from "../two-factor/challenge.js";
+import {
+  statedDevice,
+  statedPasswordBreached,
+  statedRememberMe,
+  takeChallenge,
+} from "../two-factor/challenge.js";
 import { checkCounted } from "../two-factor/check.js";
 import { claimRecoveryCode, findRecoveryCode, releaseRecoveryCode } from "../two-factor/recovery-codes.js";
 import { parseCodeInput, signInCodeInput } from "../validation.js";
@@ -48,6 +53,7 @@ export async function recoverWithRecoveryCode(
       recoveryCodesLeft: left.length,
       verifiedPasswordHash,
       rememberMe: rememberMe ?? statedRememberMe(record.data),
+      passwordBreached: statedPasswordBreached(record.data),
     });
   });
 }

@@ -3,7 +3,7 @@ import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { sendVerificationEmail } from "../emails/verification-email.js";
 import { ValidationError } from "../errors.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy, type PasswordPolicy } from "../password-policy.js";
+import { checkPasswordPolicy, type PasswordPolicy, refuseBreachedPassword } from "../password-policy.js";
 import { createUserRecord } from "../sessions/new-user.js";
 import { parseInput, registerInput } from "../validation.js";
 
@@ -20,6 +20,8 @@ export async function register(
 ): Promise<{ success: true; deviceToken: string }> {
   const { email, normalizedPassword, name } = parseRegistration(input, ctx.options.password);
   await ctx.limits.ip("registrations", request);
+  // After the IP's limit: a flood of registrations sends no more range requests than it may register.
+  await refuseBreachedPassword(ctx, normalizedPassword);
   const passwordHash = await ctx.hasher.hash(normalizedPassword);
   const created = await createUserRecord(ctx, {
     email,

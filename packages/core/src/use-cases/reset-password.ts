@@ -1,17 +1,18 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy } from "../password-policy.js";
+import { checkPasswordPolicy, refuseBreachedPassword } from "../password-policy.js";
 import type { ChangeStores } from "../ports/stores-together.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
 import { changeEndingSessions } from "../sessions/change-together.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { useLinkToken } from "../tokens/link-token.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
-import { parseInput, resetPasswordInput } from "../validation.js";
+import { opaqueToken, parseInput, resetPasswordInput } from "../validation.js";
 
 /**
- * Sets a new password with a reset token. The policy is checked before the token is touched; the
+ * Sets a new password with a reset token. The policy (and the breach corpus, with
+ * `breachedPasswords`) is checked before the token is touched; the
  * token works once. Afterwards every session, refresh token and allowlisted access token of the
  * user is revoked, the address's failed-login lock is lifted, nobody is signed in, and a
  * password-changed email goes out. Accounts without a password set their first one this way. 2FA
@@ -34,6 +35,9 @@ export async function resetPassword(
 ): Promise<{ success: true }> {
   const { newPassword } = parseInput(resetPasswordInput, input);
   const password = checkPasswordPolicy(newPassword, ctx.options.password, "newPassword");
+  // Before the token is claimed, so a refused password leaves the link working; only for a
+  // token that can be one, so requests without a link send no range request.
+  if (opaqueToken.safeParse(token).success) await refuseBreachedPassword(ctx, password, "newPassword");
   return useLinkToken(ctx, {
     purpose: PASSWORD_RESET_PURPOSE,
     token,

@@ -1,14 +1,15 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { type Call, toUser, type User } from "../model.js";
-import { checkPasswordPolicy } from "../password-policy.js";
+import { checkNewPassword } from "../password-policy.js";
 import { changeEndingSessions } from "../sessions/change-together.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
 import { parseInput, passwordField, userIdField } from "../validation.js";
 
 /**
- * Sets a user's password from a script or back office: the policy is checked, every session and
+ * Sets a user's password from a script or back office: the policy is checked (and the breach
+ * corpus, with `breachedPasswords`), every session and
  * open reset link of the user ends, the address's failed-login lock is lifted, and the
  * password-changed email goes out (when email is on). `USER_NOT_FOUND` for an unknown id.
  */
@@ -18,7 +19,7 @@ export async function setPassword(
   { userId, password }: { userId: string; password: string },
 ): Promise<User> {
   const id = parseInput(userIdField, userId);
-  const normalized = checkPasswordPolicy(parseInput(passwordField, password), ctx.options.password);
+  const normalized = await checkNewPassword(ctx, parseInput(passwordField, password));
   const passwordHash = await ctx.hasher.hash(normalized);
   // Fail-safe order (docs/security.md): sessions end before and after the new password is set,
   // so a failure at any step never leaves the new password beside a session from before it; in

@@ -227,7 +227,7 @@ export function expectError(reply: HttpReply, status: number, code: string): voi
   expect(reply.body).toMatchObject({ status, code, path: expect.any(String), timestamp: expect.any(String) });
   expect(typeof reply.body.message).toBe("string");
   expect(new Date(String(reply.body.timestamp)).toISOString()).toBe(reply.body.timestamp);
-  const extra = ["VALIDATION_FAILED", "PASSWORD_POLICY_VIOLATION"].includes(code)
+  const extra = ["VALIDATION_FAILED", "PASSWORD_POLICY_VIOLATION", "PASSWORD_BREACHED"].includes(code)
     ? ["errors"]
     : status === 429
       ? ["remaining"]

@@ -1,0 +1,178 @@
+import { hash as argon2Hash } from "@node-rs/argon2";
+import bcrypt from "bcryptjs";
+import { describe, expect, it } from "vitest";
+import type { UserRecord } from "../ports/user-store.js";
+import { code, createTestAuth, signIn } from "../test-support.js";
+import { createArgon2Hasher } from "./argon2-hasher.js";
+import { importedHashKind, verifyImportedHash } from "./imported-hashes.js";
+
+/** The password of the vectors below, written by other implementations (Python's hashlib). */
+const PASSWORD = "lètmein imported";
+
+/**
+ * Hashes of `PASSWORD` as other systems store them. The PBKDF2 and scrypt ones were made with
+ * Python's `hashlib` (not node:crypto, which verifies them), the bcrypt one is the classic
+ * OpenBSD vector of "U*U" under its three prefixes.
+ */
+const IMPORTED_VECTORS = {
+  django: "pbkdf2_sha256$1000$seasaltSEASALT1$bc/fFbhSCgPMGoT77VDIpHZtmr8D9WItP5gnibWEgzU=",
+  scrypt: "$scrypt$ln=4,r=8,p=1$+/v7ABEiM0RVZneImaq7zA$J/qgEUsLa2QZpCs7GcplgR/QP6mOmXUIDEnoSl8c8KA",
+  // passlib writes PHC B64 with `.` for `+`.
+  scryptPasslib: "$scrypt$ln=4,r=8,p=1$./v7ABEiM0RVZneImaq7zA$J/qgEUsLa2QZpCs7GcplgR/QP6mOmXUIDEnoSl8c8KA",
+};
+const BCRYPT_UXU = "CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW";
+
+/** `@node-rs/argon2`'s `Algorithm` (a const enum): argon2d 0, argon2i 1. */
+const ARGON2D = 0;
+const ARGON2I = 1;
+
+const cheapArgon2 = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
+
+describe("imported hashes", () => {
+  const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
+
+  it("verifyImportedHash - bcrypt $2a$, $2b$ and $2y$ verify the right password only", async () => {
+    for (const prefix of ["$2a$05$", "$2b$05$", "$2y$05$"]) {
+      expect(await verifyImportedHash(prefix + BCRYPT_UXU, "U*U")).toBe(true);
+      expect(await verifyImportedHash(prefix + BCRYPT_UXU, "U*V")).toBe(false);
+    }
+    const made = await bcrypt.hash(PASSWORD, 4);
+    expect(await hasher.verify(made, PASSWORD)).toBe(true);
+    expect(await hasher.verify(made, `${PASSWORD}!`)).toBe(false);
+  });
+
+  it("verifyImportedHash - Django PBKDF2 and PHC scrypt (also passlib's alphabet) verify the right password only", async () => {
+    for (const hashed of Object.values(IMPORTED_VECTORS)) {
+      expect(await hasher.verify(hashed, PASSWORD)).toBe(true);
+      expect(await hasher.verify(hashed, "letmein imported")).toBe(false);
+      expect(hasher.needsRehash(hashed)).toBe(true);
+    }
+  });
+
+  it("createArgon2Hasher - argon2i and argon2d hashes verify and need a rehash", async () => {
+    for (const algorithm of [ARGON2D, ARGON2I]) {
+      const hashed = await argon2Hash(PASSWORD, { ...cheapArgon2, algorithm });
+      expect(hashed).toMatch(algorithm === ARGON2D ? /^\$argon2d\$/ : /^\$argon2i\$/);
+      expect(await hasher.verify(hashed, PASSWORD)).toBe(true);
+      expect(await hasher.verify(hashed, "wrong password")).toBe(false);
+      expect(hasher.needsRehash(hashed)).toBe(true);
+    }
+    expect(hasher.needsRehash(await hasher.hash(PASSWORD))).toBe(false);
+  });
+
+  it("importedHashKind - names the kind by its prefix, null for argon2 and anything else", () => {
+    expect(importedHashKind(`$2b$05$${BCRYPT_UXU}`)).toBe("bcrypt");
+    expect(importedHashKind(IMPORTED_VECTORS.django)).toBe("django-pbkdf2");
+    expect(importedHashKind(IMPORTED_VECTORS.scrypt)).toBe("scrypt");
+    expect(importedHashKind("$argon2i$v=19$m=1024,t=1,p=1$c29tZXNhbHQ$aGFzaA")).toBeNull();
+    expect(importedHashKind("md5$abc$def")).toBeNull();
+  });
+
+  it("verify - malformed hashes and parameters out of bounds fail closed without throwing", async () => {
+    const [, , django] = IMPORTED_VECTORS.django.split("$");
+    const djangoHash = IMPORTED_VECTORS.django.split("$")[3];
+    const malformed = [
+      "",
+      "plain text",
+      "$2a$05$short",
+      `$2x$05$${BCRYPT_UXU}`,
+      `$2a$03$${BCRYPT_UXU}`,
+      `$2a$17$${BCRYPT_UXU}`,
+      `$2a$99$${BCRYPT_UXU}`,
+      `$2a$05$${BCRYPT_UXU}!`,
+      `pbkdf2_sha256$abc$${django}$${djangoHash}`,
+      `pbkdf2_sha256$0$${django}$${djangoHash}`,
+      `pbkdf2_sha256$99999999$${django}$${djangoHash}`,
+      `pbkdf2_sha256$1000$${django}$not-base64`,
+      `pbkdf2_sha256$1000$${django}`,
+      "pbkdf2_sha256$$$",
+      IMPORTED_VECTORS.scrypt.replace("ln=4", "ln=40"),
+      IMPORTED_VECTORS.scrypt.replace("ln=4", "ln=0"),
+      IMPORTED_VECTORS.scrypt.replace("r=8", "r=999"),
+      IMPORTED_VECTORS.scrypt.replace("p=1", "p=0"),
+      "$scrypt$ln=4,r=8,p=1$$",
+      "$scrypt$ln=4,r=8,p=1$c2FsdHNhbHQ$c2hvcnQ",
+      "$scrypt$v=1$ln=4,r=8,p=1",
+      "$argon2i$v=19$m=1024,t=1,p=1$c29tZXNhbHQ",
+      "$argon2d$v=19$m=1024,t=1,p=1$!!!$???",
+      "$argon2id$",
+      `$2b$05$${"\u0000".repeat(53)}`,
+    ];
+    for (const hashed of malformed) {
+      await expect(hasher.verify(hashed, PASSWORD), hashed).resolves.toBe(false);
+      await expect(verifyImportedHash(hashed, PASSWORD), hashed).resolves.toBe(false);
+      expect(hasher.needsRehash(hashed), hashed).toBe(true);
+    }
+  });
+});
+
+/** An account as an import writes it: verified, no 2FA, the other system's hash. */
+const importedUser = (id: string, email: string, passwordHash: string): UserRecord => ({
+  id,
+  email,
+  emailVerified: true,
+  name: null,
+  passwordHash,
+  identityProviders: [],
+  twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+  createdAt: 0,
+});
+
+describe("login with imported hashes", () => {
+  async function importedAccounts() {
+    const { auth, stores } = createTestAuth({ email: { enabled: false } });
+    const kinds: Record<string, string> = {
+      bcrypt: await bcrypt.hash(PASSWORD, 4),
+      bcrypt2y: (await bcrypt.hash(PASSWORD, 4)).replace(/^\$2b\$/, "$2y$"),
+      django: IMPORTED_VECTORS.django,
+      scrypt: IMPORTED_VECTORS.scrypt,
+      argon2i: await argon2Hash(PASSWORD, { ...cheapArgon2, algorithm: ARGON2I }),
+      argon2d: await argon2Hash(PASSWORD, { ...cheapArgon2, algorithm: ARGON2D }),
+    };
+    for (const [kind, hashed] of Object.entries(kinds)) {
+      await stores.users.create(importedUser(`imported-${kind}`, `${kind}@import.test`, hashed));
+    }
+    return { auth, stores, kinds };
+  }
+
+  it("login - each imported kind signs in once and is stored as argon2id with the current parameters", async () => {
+    const { auth, stores, kinds } = await importedAccounts();
+    for (const kind of Object.keys(kinds)) {
+      const email = `${kind}@import.test`;
+      const signedIn = await signIn(auth, { email, password: PASSWORD });
+      expect(signedIn.user.email).toBe(email);
+      const stored = (await stores.users.findByEmail(email))?.passwordHash;
+      expect(stored, kind).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
+      // The new hash works, the old one is gone.
+      expect((await signIn(auth, { email, password: PASSWORD })).user.email).toBe(email);
+      expect((await stores.users.findByEmail(email))?.passwordHash).toBe(stored);
+    }
+  });
+
+  it("login - a wrong password against each imported kind is INVALID_CREDENTIALS and keeps the hash", async () => {
+    const { auth, stores, kinds } = await importedAccounts();
+    for (const [kind, hashed] of Object.entries(kinds)) {
+      const email = `${kind}@import.test`;
+      expect(await code(signIn(auth, { email, password: "letmein imported" })), kind).toBe(
+        "INVALID_CREDENTIALS",
+      );
+      expect((await stores.users.findByEmail(email))?.passwordHash).toBe(hashed);
+    }
+  });
+
+  it("login - a malformed imported hash fails like a wrong password, with no throw escaping", async () => {
+    const { auth, stores } = createTestAuth({ email: { enabled: false } });
+    const broken = [
+      "$2b$05$broken",
+      "pbkdf2_sha256$1000$salt$",
+      "$scrypt$ln=99,r=8,p=1$YQ$YQ",
+      "$argon2i$v=19$",
+    ];
+    for (const [index, hashed] of broken.entries()) {
+      await stores.users.create(importedUser(`broken-${index}`, `broken${index}@import.test`, hashed));
+      expect(await code(signIn(auth, { email: `broken${index}@import.test`, password: PASSWORD }))).toBe(
+        "INVALID_CREDENTIALS",
+      );
+    }
+  });
+});

@@ -1,0 +1,99 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/** One request the fake range server received, as it came (for asserting on what left the process). */
+export interface ReceivedRangeRequest {
+  method: string;
+  /** The request target as sent (path and any query). */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Everything the request carried: request line, headers and body. */
+  raw: string;
+}
+
+/** A k-anonymity range API on 127.0.0.1 for tests (no request leaves the machine). */
+export interface FakeRangeServer {
+  /** The `rangeUrl` to configure: `http://127.0.0.1:<port>/range`. */
+  rangeUrl: string;
+  /** Every request received, in order. */
+  requests: ReceivedRangeRequest[];
+  /** Each answer waits this long first (a slow API). Default 0. */
+  delayMs: number;
+  /** Answer every request with this status and no lines (a failing API); null (default) answers normally. */
+  failStatus: number | null;
+  /** Stops listening: later requests are refused (an API that is down). */
+  stop(): Promise<void>;
+}
+
+/** SHA-1 of `password`, upper-case hex, as a range API indexes it. */
+export const sha1Hex = (password: string) =>
+  createHash("sha1").update(password, "utf8").digest("hex").toUpperCase();
+
+/**
+ * Starts a fake range API that knows `breached` (each counted `count` times): `GET
+ * /range/<5 hex>` answers the suffixes of the corpus under that prefix as `SUFFIX:COUNT` lines and,
+ * when the request says `Add-Padding: true`, random padding suffixes with count 0 (so a client that
+ * reads padding as a match would refuse passwords outside the corpus). Stopped after the test by
+ * the caller (`stop`).
+ */
+export async function startFakeRangeServer(
+  breached: readonly string[],
+  { count = 42 }: { count?: number } = {},
+): Promise<FakeRangeServer> {
+  const corpus = new Map<string, string[]>();
+  for (const password of breached) {
+    const hash = sha1Hex(password);
+    corpus.set(hash.slice(0, 5), [...(corpus.get(hash.slice(0, 5)) ?? []), hash.slice(5)]);
+  }
+  const sockets = new Set<Socket>();
+  const fake: FakeRangeServer = {
+    rangeUrl: "",
+    requests: [],
+    delayMs: 0,
+    failStatus: null,
+    stop: async () => undefined,
+  };
+  const answer = async (request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const head = Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}`);
+    fake.requests.push({
+      method: request.method ?? "",
+      url: request.url ?? "",
+      headers: { ...request.headers },
+      raw: [`${request.method} ${request.url}`, ...head, "", Buffer.concat(chunks).toString("utf8")].join(
+        "\n",
+      ),
+    });
+    if (fake.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.delayMs));
+    if (response.destroyed) return;
+    const match = /^\/range\/([0-9A-F]{5})$/.exec(request.url ?? "");
+    if (fake.failStatus !== null || !match) {
+      response.writeHead(fake.failStatus ?? 404).end();
+      return;
+    }
+    const lines = (corpus.get(match[1] as string) ?? []).map((suffix) => `${suffix}:${count}`);
+    if (request.headers["add-padding"] === "true") {
+      for (let i = 0; i < 20; i++)
+        lines.push(`${randomBytes(18).toString("hex").slice(0, 35).toUpperCase()}:0`);
+    }
+    response.writeHead(200, { "content-type": "text/plain" }).end(lines.join("\r\n"));
+  };
+  const server = createServer((request, response) => {
+    answer(request, response).catch(() => response.destroy());
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  fake.rangeUrl = `http://127.0.0.1:${port}/range`;
+  fake.stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
+  return fake;
+}
