@@ -49,6 +49,8 @@ export const ERROR_CODES = [
   "IDENTITY_PROVIDER_ALREADY_LINKED",
   "IDENTITY_PROVIDER_LAST_METHOD",
   "IDENTITY_PROVIDER_FAILURE",
+  "EMAIL_SIGN_IN_INVALID",
+  "EMAIL_SIGN_IN_THROTTLED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -105,6 +107,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   IDENTITY_PROVIDER_ALREADY_LINKED: 409,
   IDENTITY_PROVIDER_LAST_METHOD: 409,
   IDENTITY_PROVIDER_FAILURE: 502,
+  EMAIL_SIGN_IN_INVALID: 401,
+  EMAIL_SIGN_IN_THROTTLED: 429,
 };
 
 /** The HTTP status of an error code, from `STATUS_BY_CODE`. */
@@ -166,7 +170,8 @@ export type CooldownCode =
   | "EMAIL_COOLDOWN_ACTIVE"
   | "LOGIN_THROTTLED"
   | "TWO_FACTOR_THROTTLED"
-  | "RATE_LIMITED";
+  | "RATE_LIMITED"
+  | "EMAIL_SIGN_IN_THROTTLED";
 
 /** Bad input: carries the list of what was wrong (sent as `errors` in the body). */
 export class ValidationError extends AuthError<ValidationCode> {

@@ -51,6 +51,7 @@ export type {
   EmailBrandOptions,
   EmailLinkOptions,
   EmailOptions,
+  EmailSignInOptions,
   IpLimitOptions,
   IpLimitsOptions,
   LoginThrottleOptions,

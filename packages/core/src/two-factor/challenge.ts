@@ -80,6 +80,11 @@ export async function startChallenge(
     /** A password step's verified hash: the 2FA token then holds only while the password does. */
     verifiedPasswordHash?: string;
     rememberMe?: boolean | undefined;
+    /**
+     * The first step was a sign-in by email (`email`): the login's `login.succeeded` names it, and
+     * the email method is not offered (the mailbox already was the first factor).
+     */
+    signIn?: "email";
   },
   locale: string,
 ): Promise<TwoFactorChallenge> {
@@ -96,16 +101,33 @@ export async function startChallenge(
         ? {}
         : { passwordHash: passwordFingerprint(data.verifiedPasswordHash) }),
       ...(data.rememberMe === false ? { rememberMe: false } : {}),
+      ...(data.signIn ? { signIn: data.signIn } : {}),
     },
     failureCode: "DATABASE_FAILURE",
   });
-  const mailed = await mailChallengeCode(deps, user, locale);
+  const offered = offeredMethods(user, data.signIn);
+  const mailed = await mailChallengeCode(deps, offered, locale);
   return {
     twoFactorAuthenticationToken: token,
-    twoFactorMethods: [...user.twoFactor.methods],
-    preferredTwoFactorMethod: user.twoFactor.preferredMethod,
+    twoFactorMethods: [...offered.twoFactor.methods],
+    preferredTwoFactorMethod: offered.twoFactor.preferredMethod,
     ...mailed,
   };
+}
+
+/**
+ * The user as a 2FA step sees them: after a sign-in by email (`signIn` of the 2FA token's data),
+ * without the email method (preferred: the first method left). For checking codes and mailing
+ * them only; the stored record is unchanged.
+ */
+export function offeredMethods(user: UserRecord, signIn: unknown): UserRecord {
+  if (signIn !== "email") return user;
+  const methods: TwoFactorMethod[] = user.twoFactor.methods.filter((method) => method !== "email");
+  const preferredMethod =
+    user.twoFactor.preferredMethod !== null && methods.includes(user.twoFactor.preferredMethod)
+      ? user.twoFactor.preferredMethod
+      : (methods[0] ?? null);
+  return { ...user, twoFactor: { ...user.twoFactor, methods, preferredMethod } };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import type { Call } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { spendToken } from "../tokens/single-use-token.js";
-import { statedDevice, statedRememberMe, takeChallenge } from "../two-factor/challenge.js";
+import { offeredMethods, statedDevice, statedRememberMe, takeChallenge } from "../two-factor/challenge.js";
 import { checkSecondFactor } from "../two-factor/check.js";
 import { parseCodeInput, signInCodeInput } from "../validation.js";
 
@@ -19,13 +19,18 @@ export async function completeTwoFactorLogin(
   const { code, method, session, rememberMe } = parseCodeInput(input, signInCodeInput);
   const { record, user, restore, verifiedPasswordHash } = await takeChallenge(ctx, token, "login");
   try {
-    await checkSecondFactor(ctx, user, method, code, request);
+    // After a sign-in by email, the email method is not offered (its code is refused).
+    await checkSecondFactor(ctx, offeredMethods(user, record.data?.signIn), method, code, request);
   } catch (error) {
     await restore();
     throw error;
   }
   // The password step's hash, when there was one: a reset that lands meanwhile ends this session.
-  const details = { rememberMe: rememberMe ?? statedRememberMe(record.data), verifiedPasswordHash };
+  const details = {
+    rememberMe: rememberMe ?? statedRememberMe(record.data),
+    verifiedPasswordHash,
+    ...(record.data?.signIn === "email" ? { reason: "email" } : {}),
+  };
   return spendToken(ctx, record, () =>
     finishLogin(ctx, user, session ?? statedDevice(record.data), request, details),
   );
