@@ -35,6 +35,8 @@ export interface ExampleConfig {
   oidc: { issuer: string; clientId: string; clientSecret: string } | undefined;
   /** The dev outbox exists only without SMTP and outside production. */
   devOutbox: boolean;
+  /** Sign-in by an emailed link or code (`emailSignIn.enabled`, EMAIL_SIGN_IN); on by default in the examples. */
+  emailSignIn: boolean;
 }
 
 /** A setting that cannot be used; the server prints it and exits with status 1. */
@@ -146,5 +148,6 @@ export function readConfig(
       oidcIssuer && oidcClientId && oidcClientSecret
         ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: oidcClientSecret }
         : undefined,
+    emailSignIn: flag(env, "EMAIL_SIGN_IN", true),
   };
 }

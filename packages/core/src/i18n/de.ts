@@ -201,8 +201,8 @@ export const de: Strings = {
       outro: "Falls du diese Änderung nicht vorgenommen hast, setze dein Passwort sofort zurück.",
     },
     "email-sign-in": {
-      subject: "Dein {{brand}}-Anmeldecode: {{code}}",
-      heading: "Bei {{brand}} anmelden",
+      subject: "Bei {{brand}} anmelden mit dem Code {{code}}",
+      heading: "Per E-Mail anmelden",
       intro:
         "Jemand hat angefordert, sich beim {{brand}}-Konto {{email}} per E-Mail anzumelden. Gib diesen Code ein oder nutze die Schaltfläche:",
       button: "Anmelden",

@@ -195,8 +195,8 @@ export const en = {
       outro: "If you did not make this change, reset your password at once.",
     },
     "email-sign-in": {
-      subject: "Your {{brand}} sign-in code: {{code}}",
-      heading: "Sign in to {{brand}}",
+      subject: "Sign in to {{brand}} with code {{code}}",
+      heading: "Sign in by email",
       intro:
         "Someone asked to sign in to the {{brand}} account {{email}} by email. Enter this code, or use the button:",
       button: "Sign in",
