@@ -3,15 +3,16 @@ import { AuthError, guardPort } from "../errors.js";
 import { giveBackOnFailure } from "../limits/throttle.js";
 import type { Call, RequestContext } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
-import { finishLogin } from "../sessions/finish-login.js";
+import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { holdEmailSignInCode, requireEmailSignIn } from "../tokens/email-sign-in.js";
 import { useLinkToken } from "../tokens/link-token.js";
 import { EMAIL_SIGN_IN_PURPOSE } from "../tokens/purposes.js";
-import { offeredMethods, startChallenge } from "../two-factor/challenge.js";
+import { offeredMethods, startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { describeDevice } from "../user-agent.js";
 import { emailSignInInput, parseInput } from "../validation.js";
-import type { LoginResult } from "./login.js";
 
+/** Signed in, or the 2FA step (as a password login answers: `LoginResult`). */
+type LoginResult = SignedIn | ({ twoFactorRequired: true } & TwoFactorChallenge);
 type SignInInput = ReturnType<typeof emailSignInInput.parse>;
 
 /**
