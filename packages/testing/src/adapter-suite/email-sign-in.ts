@@ -378,6 +378,26 @@ export const emailSignInTests: AppTests = {
       });
     },
 
+  "email sign-in - a failing mailer is 500 EMAIL_SEND_FAILURE and the cooldown is released: a retry sends exactly once":
+    async (boot) => {
+      const app = await bootOn(boot);
+      await register(app, "flaky@example.test");
+      await app.auth.idle();
+      app.mailerControl.failures = 1;
+      const before = app.emails.length;
+      const failed = await request(app, "mailer down", "flaky@example.test");
+      expectError(failed, 500, "EMAIL_SEND_FAILURE");
+      expect(failed.text).not.toContain("smtp down");
+      const retry = await request(app, "mailer retry", "flaky@example.test");
+      expect(retry.status).toBe(200);
+      expect(app.emails.length - before).toBe(1);
+      const { code } = signInEmail(app, "flaky@example.test");
+      const signedIn = await app.call("sign in after the retry", "POST", "/api/auth/email-sign-in", {
+        body: { email: "flaky@example.test", code },
+      });
+      expect(signedIn.status, signedIn.text).toBe(200);
+    },
+
   "email sign-in - off unless enabled (404); 503 with email off; bad input is 400": async (boot) => {
     const off = await boot();
     expectError(await request(off, "request when off", "a@example.test"), 404, "NOT_FOUND");
