@@ -18,6 +18,7 @@ describe("readConfig", () => {
       preferHeaderAuth: true,
       cookieSecure: false,
       devOutbox: true,
+      emailSignIn: true,
     });
     expect(Buffer.from(config.secret, "base64url")).toHaveLength(48);
     expect(warn).toHaveBeenCalledOnce();
@@ -37,6 +38,7 @@ describe("readConfig", () => {
       () => {},
     );
     expect(config).toMatchObject({ appOrigin: "http://127.0.0.1:4000", emailEnabled: false, trustProxy: 1 });
+    expect(readConfig({ AUTH_SECRET: "x", EMAIL_SIGN_IN: "false" }, () => {}).emailSignIn).toBe(false);
     expect(readConfig({ AUTH_SECRET: "x", HOST: "0.0.0.0" }, () => {}).appOrigin).toBe(
       "http://localhost:3000",
     );

@@ -39,6 +39,8 @@ export interface ExampleConfig {
   breachedPasswordsUrl: string | undefined;
   /** Refuse passwords while the range API cannot answer (`breachedPasswords.failClosed`, BREACHED_PASSWORDS_FAIL_CLOSED). */
   breachedPasswordsFailClosed: boolean;
+  /** Sign-in by an emailed link or code (`emailSignIn.enabled`, EMAIL_SIGN_IN); on by default in the examples. */
+  emailSignIn: boolean;
 }
 
 /** A setting that cannot be used; the server prints it and exits with status 1. */
@@ -156,5 +158,6 @@ export function readConfig(
         : undefined,
     breachedPasswordsUrl,
     breachedPasswordsFailClosed: flag(env, "BREACHED_PASSWORDS_FAIL_CLOSED", false),
+    emailSignIn: flag(env, "EMAIL_SIGN_IN", true),
   };
 }

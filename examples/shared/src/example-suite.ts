@@ -156,6 +156,52 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
       expect(list.indexOf(`href="${emails[0]?.url}"`)).toBeLessThan(list.indexOf(`href="${emails[1]?.url}"`));
     });
 
+    it("email sign-in - the emailed link's page signs nobody in on GET; its button's POST signs in", async () => {
+      const requested = await fetch(`${server.baseUrl}/api/auth/email-sign-in/request`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "ada@example.test" }),
+      });
+      expect(requested.status).toBe(200);
+      const email = example.outbox?.list().find((entry) => entry.kind === "email-sign-in");
+      const href = /href="([^"]+\?token=[^"]+)"/.exec(email?.html ?? "")?.[1]?.replace(/&amp;/g, "&") ?? "";
+      const link = new URL(href);
+      expect(`${link.origin}${link.pathname}`).toBe("http://localhost:3000/sign-in/email");
+      expect(email?.text).toMatch(/^\d{6}$/m);
+
+      // What a mail scanner does: open the link. A page with a button; no cookie, nobody signed in.
+      const page = await fetch(`${server.baseUrl}${link.pathname}${link.search}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/text\/html/);
+      expect(page.headers.getSetCookie()).toEqual([]);
+      const html = await page.text();
+      expect(html).toContain('<meta name="referrer" content="no-referrer">');
+      const form = /<form id="email-sign-in" data-endpoint="([^"]+)"><button type="submit">/.exec(html);
+      const endpoint = form?.[1] ?? "";
+      expect(endpoint).toBe("/api/auth/email-sign-in");
+      const scriptPath = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? "";
+      const script = await (await fetch(`${server.baseUrl}${scriptPath}`)).text();
+      expect(script).toContain("JSON.stringify({ token })");
+      expect(script).toContain('method: "POST"');
+
+      // The button's POST, as the script sends it, signs in; the token works once.
+      const post = () =>
+        fetch(`${server.baseUrl}${endpoint}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ token: link.searchParams.get("token") }),
+        });
+      const signedIn = await post();
+      expect(signedIn.status).toBe(200);
+      const access = signedIn.headers.getSetCookie().find((cookie) => cookie.startsWith("access_token=ey"));
+      expect(access).toBeDefined();
+      const me = await fetch(`${server.baseUrl}/api/auth/me`, {
+        headers: { cookie: (access ?? "").split(";")[0] ?? "" },
+      });
+      expect(await me.json()).toMatchObject({ email: "ada@example.test" });
+      expect((await post()).headers.get("auth-error-code")).toBe("EMAIL_SIGN_IN_INVALID");
+    });
+
     it.skipIf(!existsSync(options.serverEntry))(
       "start - the built server answers on PORT (within 30 s, for a loaded machine)",
       async () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { escapeHtml, type OutboxMailer } from "@portcullis/core";
 import { apiReferencePages } from "./api-reference.js";
+import { emailSignInPages } from "./email-sign-in-page.js";
 
 /** A response both example servers can write as is. */
 export interface Page {
@@ -103,7 +104,8 @@ const ASSETS: Record<string, string> = {
 
 /**
  * The web UI's files, read once at start-up, by URL path: the page under every `UI_PAGES` path,
- * and the API reference page (`GET /docs/api`) with its script.
+ * the API reference page (`GET /docs/api`) with its script, and the page of an emailed sign-in
+ * link (`GET /sign-in/email`, which signs in only from its button) with its script.
  */
 export function uiAssets(): Map<string, Page> {
   const dir = new URL("../public/", import.meta.url);
@@ -120,5 +122,6 @@ export function uiAssets(): Map<string, Page> {
     ["/favicon.svg", read("favicon.svg")],
     ["/favicon.ico", read("favicon.svg")],
     ...apiReferencePages(),
+    ...emailSignInPages(),
   ]);
 }

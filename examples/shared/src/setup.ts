@@ -120,6 +120,8 @@ export async function createExampleAuth(
             },
           ]
         : [],
+      // EMAIL_SIGN_IN: the emailed link opens /sign-in/email (pages.ts), which signs in with a POST.
+      emailSignIn: { enabled: config.emailSignIn },
       ...extra,
     }),
   );

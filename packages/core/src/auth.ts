@@ -36,6 +36,8 @@ export type ConfirmTotpInput = z.input<typeof schemas.confirmTotpInput>;
 export type PreferredMethodInput = z.input<typeof schemas.preferredMethodInput>;
 /** What `sessions.create` takes. */
 export type CreateSessionInput = z.input<typeof schemas.createSessionInput>;
+/** What `signInWithEmail` takes: the emailed link's `token`, or `email` and the emailed `code`. */
+export type EmailSignInInput = z.input<typeof schemas.emailSignInInput>;
 /** What `admin.createUser` takes. */
 export type CreateUserInput = z.input<typeof schemas.createUserInput>;
 
@@ -309,6 +311,19 @@ export interface Auth {
    * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED`
    */
   setPreferredTwoFactorMethod(call: Call, input: PreferredMethodInput): Promise<User>;
+  /**
+   * Sign-in by email (`emailSignIn.enabled`), first step: mails a known address a code and a link
+   * (an unknown one a No Principal Information email); the same answer for any address. Reads
+   * `call.request`.
+   * @throws `NOT_FOUND` (turned off), `EMAIL_DISABLED`, `VALIDATION_FAILED`, `EMAIL_COOLDOWN_ACTIVE`, `RATE_LIMITED`, `EMAIL_SEND_FAILURE`
+   */
+  requestEmailSignIn(call: Call, input: EmailInput): Promise<{ cooldown: number }>;
+  /**
+   * Sign-in by email, second step: `{ token }` (the emailed link's) or `{ email, code }`; signs in,
+   * or answers the 2FA step (without the email method). Reads `call.request`.
+   * @throws `NOT_FOUND` (turned off), `VALIDATION_FAILED`, `EMAIL_SIGN_IN_INVALID`, `EMAIL_SIGN_IN_THROTTLED`, `RATE_LIMITED`, `TWO_FACTOR_DISABLED`
+   */
+  signInWithEmail(call: Call, input: EmailSignInInput): Promise<LoginResult>;
   /** Host-started sessions and the user's sessions: the only way to them. */
   readonly sessions: SessionApi;
   /** Operations for scripts and back offices. */

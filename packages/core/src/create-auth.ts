@@ -47,6 +47,7 @@ import { markEmailVerified } from "./use-cases/mark-email-verified.js";
 import { recoverWithRecoveryCode } from "./use-cases/recover-with-recovery-code.js";
 import { refresh } from "./use-cases/refresh.js";
 import { register } from "./use-cases/register.js";
+import { requestEmailSignIn } from "./use-cases/request-email-sign-in.js";
 import { requestPasswordReset } from "./use-cases/request-password-reset.js";
 import { resendVerification } from "./use-cases/resend-verification.js";
 import { resetPassword } from "./use-cases/reset-password.js";
@@ -56,6 +57,7 @@ import { revokeSession } from "./use-cases/revoke-session.js";
 import { sendTwoFactorEmailCode } from "./use-cases/send-two-factor-email-code.js";
 import { setPassword } from "./use-cases/set-password.js";
 import { setPreferredTwoFactorMethod } from "./use-cases/set-preferred-two-factor-method.js";
+import { signInWithEmail } from "./use-cases/sign-in-with-email.js";
 import { startIdentityProviderLink } from "./use-cases/start-identity-provider-link.js";
 import { startIdentityProviderSignIn } from "./use-cases/start-identity-provider-sign-in.js";
 import { stepUp } from "./use-cases/step-up.js";
@@ -130,6 +132,8 @@ export const USE_CASES = {
   getTwoFactorEmailCooldown,
   enableEmailTwoFactor,
   setPreferredTwoFactorMethod,
+  requestEmailSignIn,
+  signInWithEmail,
 } as const;
 
 /** `auth.sessions`. */

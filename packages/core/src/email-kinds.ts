@@ -12,6 +12,7 @@ const EVERY_KIND: Readonly<Record<EmailKind, true>> = {
   "registration-attempt": true,
   "two-factor-changed": true,
   "recovery-code-used": true,
+  "email-sign-in": true,
 };
 
 /** The kinds of email Portcullis sends, one template each (`email.templates` overrides them by kind). */

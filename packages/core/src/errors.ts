@@ -51,6 +51,8 @@ export const ERROR_CODES = [
   "IDENTITY_PROVIDER_FAILURE",
   "PASSWORD_BREACHED",
   "BREACHED_PASSWORD_CHECK_FAILURE",
+  "EMAIL_SIGN_IN_INVALID",
+  "EMAIL_SIGN_IN_THROTTLED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -109,6 +111,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   IDENTITY_PROVIDER_FAILURE: 502,
   PASSWORD_BREACHED: 400,
   BREACHED_PASSWORD_CHECK_FAILURE: 503,
+  EMAIL_SIGN_IN_INVALID: 401,
+  EMAIL_SIGN_IN_THROTTLED: 429,
 };
 
 /** The HTTP status of an error code, from `STATUS_BY_CODE`. */
@@ -170,7 +174,8 @@ export type CooldownCode =
   | "EMAIL_COOLDOWN_ACTIVE"
   | "LOGIN_THROTTLED"
   | "TWO_FACTOR_THROTTLED"
-  | "RATE_LIMITED";
+  | "RATE_LIMITED"
+  | "EMAIL_SIGN_IN_THROTTLED";
 
 /** Bad input: carries the list of what was wrong (sent as `errors` in the body). */
 export class ValidationError extends AuthError<ValidationCode> {

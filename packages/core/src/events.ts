@@ -22,7 +22,8 @@ export type SecurityEventType =
   | "identity.linked"
   | "identity.unlinked"
   | "two_factor.enabled"
-  | "two_factor.disabled";
+  | "two_factor.disabled"
+  | "email_sign_in.requested";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
@@ -46,6 +47,9 @@ export interface SecurityEvent {
    * and `session.created` with the same reason); for `user.created`, `register`, `admin` or
    * `oidc:<provider>`; for `email.verified`, `link` or `admin`; for `two_factor.enabled` and
    * `two_factor.disabled` (a method turned on or off by the user), the method (`totp`, `email`).
+   * A sign-in by an emailed link or code has `email` (`login.succeeded`, `session.created`); its
+   * failures `email_link` or `email_code` (`login.failed`, with `unknown_email` for an address
+   * without an account), and `email.verified` after it `email_sign_in`.
    */
   reason: string | null;
 }

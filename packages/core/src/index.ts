@@ -52,6 +52,7 @@ export type {
   EmailBrandOptions,
   EmailLinkOptions,
   EmailOptions,
+  EmailSignInOptions,
   IpLimitOptions,
   IpLimitsOptions,
   LoginThrottleOptions,

@@ -239,6 +239,7 @@ export const authOptionsSchema = z
             signIn: pagePath.default("/login"),
             signUp: pagePath.default("/signup"),
             securitySettings: pagePath.default("/settings/security"),
+            emailSignIn: pagePath.default("/sign-in/email"),
           })
           .prefault({}),
         templates: z.partialRecord(z.enum(EMAIL_KIND_NAMES), z.string().min(1)).optional(),
@@ -273,6 +274,7 @@ export const authOptionsSchema = z
         passwordResetRequests: ipLimit(20, 3600),
         verificationSends: ipLimit(20, 3600),
         invalidTokens: ipLimit(50, 15 * 60),
+        emailSignInRequests: ipLimit(20, 3600),
       })
       .prefault({}),
     onEvent: z
@@ -307,6 +309,13 @@ export const authOptionsSchema = z
           .default(3600),
       })
       .optional(),
+    emailSignIn: z
+      .object({
+        enabled: z.boolean().default(false),
+        ttlSeconds: z.number().int().min(60).max(3600).default(600),
+        maxWrongCodes: z.number().int().min(1).max(20).default(5),
+      })
+      .prefault({}),
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -451,6 +460,11 @@ export interface EmailLinkOptions {
   signUp?: string;
   /** The security settings page, linked from login alerts and security notices. Default `/settings/security`. */
   securitySettings?: string;
+  /**
+   * The page of an emailed sign-in link (with `?token=`; `emailSignIn`). It must sign in with a
+   * POST of the token from a button, never on a GET (mail scanners open links). Default `/sign-in/email`.
+   */
+  emailSignIn?: string;
 }
 
 /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */
@@ -495,8 +509,8 @@ export interface IpLimitOptions {
 
 /**
  * Limits per client IP (loopback clients are exempt): failed logins (`LOGIN_THROTTLED`), wrong
- * 2FA codes (`TWO_FACTOR_THROTTLED`), registrations, reset requests, verification sends and
- * invalid reset/verification tokens (`RATE_LIMITED`).
+ * 2FA codes (`TWO_FACTOR_THROTTLED`), registrations, reset requests, verification sends,
+ * invalid reset/verification tokens and email sign-in requests (`RATE_LIMITED`).
  */
 export interface IpLimitsOptions {
   /** `false` turns every per-IP limit off. Default true. */
@@ -511,8 +525,26 @@ export interface IpLimitsOptions {
   passwordResetRequests?: IpLimitOptions;
   /** Verification emails sent per IP. Default 20 in 3600 seconds. */
   verificationSends?: IpLimitOptions;
-  /** Invalid reset and verification tokens per IP. Default 50 in 900 seconds. */
+  /** Invalid reset and verification tokens, and wrong or unknown email sign-in links and codes, per IP. Default 50 in 900 seconds. */
   invalidTokens?: IpLimitOptions;
+  /** Email sign-in requests (`POST /email-sign-in/request`) per IP. Default 20 in 3600 seconds. */
+  emailSignInRequests?: IpLimitOptions;
+}
+
+/**
+ * Sign-in by an emailed link or code (`POST /email-sign-in/request`, `POST /email-sign-in`;
+ * docs/concepts.md, "Sign-in by email"). Off unless turned on; needs email.
+ */
+export interface EmailSignInOptions {
+  /** `true` turns the routes on; off, they answer 404 `NOT_FOUND`. Default false. */
+  enabled?: boolean;
+  /** How long an emailed link and code work, in seconds (60 to 3600). Default 600. */
+  ttlSeconds?: number;
+  /**
+   * Wrong codes per request (per normalized address, counted before checking; a newer request
+   * starts again) before every code is refused with 429 `EMAIL_SIGN_IN_THROTTLED`. Default 5.
+   */
+  maxWrongCodes?: number;
 }
 
 /**
@@ -660,6 +692,10 @@ export interface AuthOptions {
    * `passwordBreached: true` at login.
    */
   breachedPasswords?: BreachedPasswordsOptions;
+   * Sign-in by an emailed link or code: `enabled` (default false), how long they work
+   * (`ttlSeconds`, default 600) and the wrong codes per request (`maxWrongCodes`, default 5).
+   */
+  emailSignIn?: EmailSignInOptions;
 }
 /** The options after validation, with every default filled in. */
 export type ResolvedAuthOptions = z.output<typeof authOptionsSchema>;

@@ -39,6 +39,7 @@ export const LINKS = {
   signIn: "/login",
   signUp: "/signup",
   securitySettings: "/settings/security",
+  emailSignIn: "/sign-in/email",
 };
 
 /** Email codes on, preferred; no TOTP, no recovery codes. */

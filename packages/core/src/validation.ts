@@ -213,3 +213,40 @@ export function parseCodeInput(
 
 /** What `identityProviders.link` takes besides the provider. */
 export type IdentityLinkInput = z.input<typeof identityLinkInput>;
+
+/**
+ * `POST /email-sign-in`: the emailed link's `token`, or the address and its emailed `code` (spaces
+ * and dashes allowed), and the sign-in's `session` and `rememberMe`. A malformed token or code is
+ * answered like a wrong one (`EMAIL_SIGN_IN_INVALID`), not as invalid input.
+ */
+export const emailSignInInput = z
+  .object({
+    token: z.string().min(1).max(256).optional(),
+    email: emailField.optional(),
+    code: z.string().min(1).max(64).optional(),
+    session: sessionField,
+    rememberMe: rememberMeField,
+  })
+  .superRefine((value, context) => {
+    if (value.token !== undefined) {
+      for (const field of ["email", "code"] as const) {
+        if (value[field] !== undefined)
+          context.addIssue({
+            code: "custom",
+            path: [field],
+            message: "not with token",
+            params: { rule: "invalid" },
+          });
+      }
+      return;
+    }
+    for (const field of ["email", "code"] as const) {
+      if (value[field] === undefined)
+        context.addIssue({
+          code: "custom",
+          path: [field],
+          message: "required without token",
+          params: { rule: "required" },
+        });
+    }
+  });

@@ -7,6 +7,7 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import {
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
+  runEmailSignInAdapterSuite,
   runLimitsAdapterSuite,
 } from "@portcullis/testing";
 import express from "express";
@@ -66,3 +67,10 @@ runDevicesAdapterSuite({ name: "fastify + redis", createStores, start: startFast
 // Route credentials and the login's email-code cooldown, with the cooldowns on Redis.
 runCredentialsAdapterSuite({ name: "express + redis", createStores, start: startExpress });
 runCredentialsAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
+// Sign-in by email: its tokens and code counters on Redis; cooldowns waited out on Redis's clock.
+const storeNow = async () => {
+  const [seconds, micros] = await client.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+};
+runEmailSignInAdapterSuite({ name: "express + redis", createStores, start: startExpress, storeNow });
+runEmailSignInAdapterSuite({ name: "fastify + redis", createStores, start: startFastify, storeNow });

@@ -10,6 +10,7 @@ import {
   runCooldownStoreSuite,
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
+  runEmailSignInAdapterSuite,
   runIdentityStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -99,5 +100,7 @@ describe.skipIf(!database)("mysql: known browsers", () => {
     runDevicesAdapterSuite({ name, start, createStores });
     // Route credentials and the login's email-code cooldown on MySQL.
     runCredentialsAdapterSuite({ name, start, createStores });
+    // Sign-in by email with its tokens and code counters in MySQL.
+    runEmailSignInAdapterSuite({ name, start, createStores });
   }
 });

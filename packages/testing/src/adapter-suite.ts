@@ -5,6 +5,7 @@ import { cookiesTests } from "./adapter-suite/cookies.js";
 import { credentialsTests } from "./adapter-suite/credentials.js";
 import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
 import { devicesTests } from "./adapter-suite/devices.js";
+import { emailSignInTests } from "./adapter-suite/email-sign-in.js";
 import { emailsTests } from "./adapter-suite/emails.js";
 import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-suite/fixture.js";
 import { hostApiTests } from "./adapter-suite/host-api.js";
@@ -39,6 +40,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   lifetimes: lifetimesTests,
   devices: devicesTests,
   "breached-passwords": breachedPasswordsTests,
+  "email-sign-in": emailSignInTests,
 };
 
 /**
@@ -61,6 +63,17 @@ export function runCredentialsAdapterSuite(
   options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
 ): void {
   describe(`credentials: ${options.name}`, () => runAppTests(options, "credentials", credentialsTests));
+}
+
+/**
+ * The `email-sign-in` area alone (sign-in by an emailed link or code: single use, expiry, newer
+ * requests, wrong-code limits, unknown addresses, the 2FA step), without transcripts: for stores
+ * the whole adapter suite does not run on. Tests that wait out a cooldown use `storeNow`.
+ */
+export function runEmailSignInAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
+): void {
+  describe(`email sign-in: ${options.name}`, () => runAppTests(options, "email-sign-in", emailSignInTests));
 }
 
 /**

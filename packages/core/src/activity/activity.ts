@@ -31,6 +31,7 @@ export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<Secu
   "session.revoked",
   "refresh_token.reused",
   "user.created",
+  "email_sign_in.requested",
 ]);
 
 /** Records activity from security events, and lets a call wait for the writes it started. */

@@ -13,6 +13,8 @@ export interface EmailLinks {
   signIn: string;
   signUp: string;
   securitySettings: string;
+  /** The page of an emailed sign-in link (with `?token=`): it signs in with a POST, never on GET. */
+  emailSignIn: string;
 }
 
 export interface EmailService {

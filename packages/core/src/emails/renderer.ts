@@ -23,9 +23,10 @@ export interface EmailValues {
   /**
    * A variant of a kind's wording, as an i18next context: `setup` makes `two-factor-code` read
    * `subject_setup`, `intro_setup` … (the code that turns codes by email on); a string without
-   * the variant falls back to the plain one.
+   * the variant falls back to the plain one. `signIn` makes `no-principal-information` speak of a
+   * sign-in by email instead of a password reset.
    */
-  variant?: "setup" | undefined;
+  variant?: "setup" | "signIn" | undefined;
   details?: { time: string; browser: string | null; os: string | null; ip: string | null } | undefined;
 }
 

@@ -27,6 +27,7 @@ export const KIND_LAYOUT: Readonly<
   "registration-attempt": { button: true },
   "two-factor-changed": { button: true },
   "recovery-code-used": { button: true, details: true },
+  "email-sign-in": { button: true, code: true },
 };
 
 /** Escapes a brand value for an MJML attribute or text (the compiled templates use the same). */

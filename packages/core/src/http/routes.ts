@@ -13,6 +13,7 @@ import {
   codeInput,
   confirmTotpInput,
   emailInput,
+  emailSignInInput,
   type IdentityLinkInput,
   identityLinkInput,
   loginInput,
@@ -151,6 +152,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...verificationRoutes(auth, kit),
     ...oauthSignInRoutes(auth, kit, cookies),
     ...oauthAccountRoutes(auth, kit, cookies),
+    ...emailSignInRoutes(auth, kit),
   ];
   let document: Record<string, unknown> | undefined;
   const openApi: Route = kit.json(
@@ -804,4 +806,45 @@ function callbackFailure(
       "identity provider callback failed",
     );
   return redirectResponse(ctx.appUrl("", { error: code }), [ctx.clearState]);
+}
+
+/**
+ * Sign-in by an emailed link or code (`emailSignIn.enabled`; 404 `NOT_FOUND` otherwise). The
+ * link opens a page of the app (`email.links.emailSignIn`) that posts its token here: a GET of
+ * the link never signs in.
+ */
+function emailSignInRoutes(auth: Auth, { json, route, loginResponse }: RouteKit): Route[] {
+  return [
+    json(
+      {
+        method: "POST",
+        path: "/email-sign-in/request",
+        summary: "Mail a sign-in code and link (the same answer for any address)",
+        auth: "none",
+        body: emailInput,
+        errors: ["NOT_FOUND", "EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", "RATE_LIMITED", ...MAIL, ...DB],
+      },
+      async (input) => auth.requestEmailSignIn({ request: input.meta }, await input.body()),
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/email-sign-in",
+        summary: "Sign in with an emailed link's token, or the address and its emailed code",
+        auth: "none",
+        body: emailSignInInput,
+        errors: [
+          "NOT_FOUND",
+          "EMAIL_SIGN_IN_INVALID",
+          "EMAIL_SIGN_IN_THROTTLED",
+          "RATE_LIMITED",
+          "TWO_FACTOR_DISABLED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
+      },
+      async (input) =>
+        loginResponse(await auth.signInWithEmail({ request: input.withDevice() }, await input.body())),
+    ),
+  ];
 }

@@ -65,6 +65,9 @@ export const de: Strings = {
     PASSWORD_BREACHED: "Dieses Passwort taucht in einem bekannten Datenleck auf. Bitte wähle ein anderes.",
     BREACHED_PASSWORD_CHECK_FAILURE:
       "Das Passwort konnte gerade nicht geprüft werden. Bitte versuche es später noch einmal.",
+    EMAIL_SIGN_IN_INVALID:
+      "Dieser Anmeldelink oder Code ist ungültig, wurde schon verwendet oder ist abgelaufen. Bitte fordere einen neuen an.",
+    EMAIL_SIGN_IN_THROTTLED: "Zu viele falsche Codes. Bitte fordere eine neue Anmelde-E-Mail an.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",
@@ -123,6 +126,9 @@ export const de: Strings = {
         "Jemand hat angefordert, das {{brand}}-Passwort für {{email}} zurückzusetzen, aber es gibt kein Konto mit dieser Adresse.",
       button: "Konto erstellen",
       outro: "Falls du ein Konto hast, hast du dich vielleicht mit einer anderen E-Mail-Adresse registriert.",
+      subject_signIn: "Anmeldeanfrage bei {{brand}}",
+      intro_signIn:
+        "Jemand hat angefordert, sich bei {{brand}} per E-Mail mit {{email}} anzumelden, aber es gibt kein Konto mit dieser Adresse.",
     },
     "identity-provider-information": {
       subject: "So meldest du dich bei {{brand}} an",
@@ -197,6 +203,15 @@ export const de: Strings = {
       email: "Die Anmeldung mit einem Code per E-Mail",
       button: "Sicherheitseinstellungen prüfen",
       outro: "Falls du diese Änderung nicht vorgenommen hast, setze dein Passwort sofort zurück.",
+    },
+    "email-sign-in": {
+      subject: "Bei {{brand}} anmelden mit dem Code {{code}}",
+      heading: "Per E-Mail anmelden",
+      intro:
+        "Jemand hat angefordert, sich beim {{brand}}-Konto {{email}} per E-Mail anzumelden. Gib diesen Code ein oder nutze die Schaltfläche:",
+      button: "Anmelden",
+      outro:
+        "Code und Link funktionieren einmal, gemeinsam, und laufen in {{minutes}} Minuten ab; eine neuere E-Mail macht sie ungültig. Gib sie niemandem weiter. Falls du das nicht angefordert hast, kannst du diese E-Mail ignorieren.",
     },
   },
 };

@@ -54,6 +54,9 @@ export const en = {
     IDENTITY_PROVIDER_FAILURE: "The identity provider cannot be reached right now. Please try again later.",
     PASSWORD_BREACHED: "This password appears in a known data breach. Choose another one.",
     BREACHED_PASSWORD_CHECK_FAILURE: "The password could not be checked right now. Please try again later.",
+    EMAIL_SIGN_IN_INVALID:
+      "This sign-in link or code is not valid, was already used or has expired. Please ask for a new one.",
+    EMAIL_SIGN_IN_THROTTLED: "Too many wrong codes. Please ask for a new sign-in email.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by
@@ -117,6 +120,10 @@ export const en = {
         "Someone asked to reset the {{brand}} password for {{email}}, but there is no account with this address.",
       button: "Create an account",
       outro: "If you have an account, you may have signed up with a different email address.",
+      // A sign-in by email asked for an address without an account (i18next context `signIn`).
+      subject_signIn: "Sign-in request for {{brand}}",
+      intro_signIn:
+        "Someone asked to sign in to {{brand}} by email with {{email}}, but there is no account with this address.",
     },
     "identity-provider-information": {
       subject: "How to sign in to {{brand}}",
@@ -189,6 +196,15 @@ export const en = {
       email: "Sign-in with a code by email",
       button: "Review security settings",
       outro: "If you did not make this change, reset your password at once.",
+    },
+    "email-sign-in": {
+      subject: "Sign in to {{brand}} with code {{code}}",
+      heading: "Sign in by email",
+      intro:
+        "Someone asked to sign in to the {{brand}} account {{email}} by email. Enter this code, or use the button:",
+      button: "Sign in",
+      outro:
+        "The code and the link work once, together, and expire in {{minutes}} minutes; a newer email makes them invalid. Never share them with anyone. If you did not ask for this, you can ignore this email.",
     },
   },
 };

@@ -17,7 +17,8 @@ export type IpLimitName =
   | "registrations"
   | "passwordResetRequests"
   | "verificationSends"
-  | "invalidTokens";
+  | "invalidTokens"
+  | "emailSignInRequests";
 
 /** The options the limits are built from (see `AuthOptions`). */
 export interface LimitOptions {
@@ -29,6 +30,7 @@ export interface LimitOptions {
   };
   twoFactor: { maxFailedAttempts: number; lockoutSeconds: number };
   ipLimits: { enabled: boolean } & Record<IpLimitName, { max: number; windowSeconds: number }>;
+  emailSignIn: { ttlSeconds: number; maxWrongCodes: number };
 }
 
 const IP_LIMITS: Record<IpLimitName, { code: ThrottleCode; onSuccess: "refund" | "keep" }> = {
@@ -38,6 +40,7 @@ const IP_LIMITS: Record<IpLimitName, { code: ThrottleCode; onSuccess: "refund" |
   passwordResetRequests: { code: "RATE_LIMITED", onSuccess: "keep" },
   verificationSends: { code: "RATE_LIMITED", onSuccess: "keep" },
   invalidTokens: { code: "RATE_LIMITED", onSuccess: "refund" },
+  emailSignInRequests: { code: "RATE_LIMITED", onSuccess: "keep" },
 };
 
 /** Who an attempt is for, as security events report it. */
@@ -74,6 +77,15 @@ export interface Limits {
    * it). Loopback and unknown IPs, and every IP when `ipLimits.enabled` is false, pass uncounted.
    */
   ip(name: IpLimitName, who: AttemptContext): Promise<ThrottleAttempt>;
+  /**
+   * Counts an emailed sign-in code for a normalized address before it is checked (known and
+   * unknown addresses alike): `emailSignIn.maxWrongCodes` in a window of the code's lifetime,
+   * then `EMAIL_SIGN_IN_THROTTLED` and a `login.throttled` event (reason `email_code`) until the
+   * window ends or `clearEmailSignInCodes` (a newer request) starts the count again.
+   */
+  emailSignInCode(address: string, who: AttemptContext): Promise<ThrottleAttempt>;
+  /** Forgets an address's count of sign-in codes: a newer request mailed a new code. */
+  clearEmailSignInCodes(address: string): Promise<void>;
 }
 
 /** A throttle that locks a subject after its free attempts in the window; a success clears it. */
@@ -93,7 +105,7 @@ const lockingThrottle = (
   });
 
 export function createLimits(options: LimitOptions, store: CooldownStore, events: SecurityEvents): Limits {
-  const { loginThrottle, twoFactor, ipLimits } = options;
+  const { loginThrottle, twoFactor, ipLimits, emailSignIn } = options;
   const perIp = new Map(
     (Object.keys(IP_LIMITS) as IpLimitName[]).map((name) => {
       const { max, windowSeconds } = ipLimits[name];
@@ -116,6 +128,15 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
     windowSeconds: twoFactor.lockoutSeconds,
     baseLockSeconds: twoFactor.lockoutSeconds,
     maxLockSeconds: twoFactor.lockoutSeconds,
+  });
+
+  // A fixed window as long as a code lives: past the budget, every code is refused until it ends.
+  const signInCodes = createThrottle(store, {
+    name: "email-sign-in-code",
+    code: "EMAIL_SIGN_IN_THROTTLED",
+    freeAttempts: emailSignIn.maxWrongCodes,
+    windowMs: emailSignIn.ttlSeconds * 1000,
+    onSuccess: "clear",
   });
 
   /** An attempt, with the event of `type` when the throttle refuses it. */
@@ -141,6 +162,8 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
       counted(knownDevice, `${userId}:${deviceId}`, "login.throttled", "device", who),
     twoFactor: (userId, who) => counted(secondFactor, userId, "two_factor.throttled", "account", who),
     clearTwoFactor: (userId) => secondFactor.clear(userId),
+    emailSignInCode: (address, who) => counted(signInCodes, address, "login.throttled", "email_code", who),
+    clearEmailSignInCodes: (address) => signInCodes.clear(address),
     async ip(name, who) {
       const bucket = ipLimits.enabled ? ipBucket(who.ip) : null;
       const throttle = perIp.get(name);

@@ -2,7 +2,11 @@ import { CooldownError, guardPort, isInfrastructureFailure, wholeSeconds } from 
 import type { CooldownStore } from "../ports/cooldown-store.js";
 
 /** The 429 codes a throttle answers with. */
-export type ThrottleCode = "LOGIN_THROTTLED" | "TWO_FACTOR_THROTTLED" | "RATE_LIMITED";
+export type ThrottleCode =
+  | "LOGIN_THROTTLED"
+  | "TWO_FACTOR_THROTTLED"
+  | "RATE_LIMITED"
+  | "EMAIL_SIGN_IN_THROTTLED";
 
 export interface ThrottlePolicy {
   /** Names the counter in store keys, e.g. `login` → `throttle:login:<subject>`. */

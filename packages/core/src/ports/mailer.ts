@@ -9,7 +9,8 @@ export type EmailKind =
   | "password-changed"
   | "registration-attempt"
   | "two-factor-changed"
-  | "recovery-code-used";
+  | "recovery-code-used"
+  | "email-sign-in";
 
 /** One rendered email, ready to send. */
 export interface EmailMessage {

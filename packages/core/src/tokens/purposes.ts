@@ -9,6 +9,12 @@ export const TOTP_SETUP_PURPOSE = "totp-setup";
 /** An identity-provider authorization in flight; its token is the `state` parameter. */
 export const OAUTH_STATE_PURPOSE = "oauth-state";
 
+/**
+ * An emailed sign-in: its link's token and its code (keyed by user and code), saved together by
+ * one request; a newer request replaces both, and a sign-in with either deletes both.
+ */
+export const EMAIL_SIGN_IN_PURPOSE = "email-sign-in";
+
 /** How long an expired link's token is kept, so it can be told from an unknown one. */
 export const EXPIRED_TOKEN_GRACE_MS = 24 * 3600 * 1000;
 

@@ -82,6 +82,11 @@ export async function startChallenge(
     rememberMe?: boolean | undefined;
     /** The password step found the password in the breach corpus: the completed sign-in says so. */
     passwordBreached?: boolean | undefined;
+    /**
+     * The first step was a sign-in by email (`email`): the login's `login.succeeded` names it, and
+     * the email method is not offered (the mailbox already was the first factor).
+     */
+    signIn?: "email";
   },
   locale: string,
 ): Promise<TwoFactorChallenge> {
@@ -99,16 +104,33 @@ export async function startChallenge(
         : { passwordHash: passwordFingerprint(data.verifiedPasswordHash) }),
       ...(data.rememberMe === false ? { rememberMe: false } : {}),
       ...(data.passwordBreached === true ? { passwordBreached: true } : {}),
+      ...(data.signIn ? { signIn: data.signIn } : {}),
     },
     failureCode: "DATABASE_FAILURE",
   });
-  const mailed = await mailChallengeCode(deps, user, locale);
+  const offered = offeredMethods(user, data.signIn);
+  const mailed = await mailChallengeCode(deps, offered, locale);
   return {
     twoFactorAuthenticationToken: token,
-    twoFactorMethods: [...user.twoFactor.methods],
-    preferredTwoFactorMethod: user.twoFactor.preferredMethod,
+    twoFactorMethods: [...offered.twoFactor.methods],
+    preferredTwoFactorMethod: offered.twoFactor.preferredMethod,
     ...mailed,
   };
+}
+
+/**
+ * The user as a 2FA step sees them: after a sign-in by email (`signIn` of the 2FA token's data),
+ * without the email method (preferred: the first method left). For checking codes and mailing
+ * them only; the stored record is unchanged.
+ */
+export function offeredMethods(user: UserRecord, signIn: unknown): UserRecord {
+  if (signIn !== "email") return user;
+  const methods: TwoFactorMethod[] = user.twoFactor.methods.filter((method) => method !== "email");
+  const preferredMethod =
+    user.twoFactor.preferredMethod !== null && methods.includes(user.twoFactor.preferredMethod)
+      ? user.twoFactor.preferredMethod
+      : (methods[0] ?? null);
+  return { ...user, twoFactor: { ...user.twoFactor, methods, preferredMethod } };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Call } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { spendToken } from "../tokens/single-use-token.js";
 import {
+  offeredMethods,
   statedDevice,
   statedPasswordBreached,
   statedRememberMe,
@@ -24,7 +25,8 @@ export async function completeTwoFactorLogin(
   const { code, method, session, rememberMe } = parseCodeInput(input, signInCodeInput);
   const { record, user, restore, verifiedPasswordHash } = await takeChallenge(ctx, token, "login");
   try {
-    await checkSecondFactor(ctx, user, method, code, request);
+    // After a sign-in by email, the email method is not offered (its code is refused).
+    await checkSecondFactor(ctx, offeredMethods(user, record.data?.signIn), method, code, request);
   } catch (error) {
     await restore();
     throw error;
@@ -34,6 +36,7 @@ export async function completeTwoFactorLogin(
     rememberMe: rememberMe ?? statedRememberMe(record.data),
     verifiedPasswordHash,
     passwordBreached: statedPasswordBreached(record.data),
+    ...(record.data?.signIn === "email" ? { reason: "email" } : {}),
   };
   return spendToken(ctx, record, () =>
     finishLogin(ctx, user, session ?? statedDevice(record.data), request, details),

@@ -24,6 +24,7 @@ const IP_NAMES: IpLimitName[] = [
   "passwordResetRequests",
   "verificationSends",
   "invalidTokens",
+  "emailSignInRequests",
 ];
 /** The account budgets of the defaults, per-IP limits off. */
 const LIMITS: LimitOptions = {
@@ -36,6 +37,7 @@ const LIMITS: LimitOptions = {
       { max: number; windowSeconds: number }
     >),
   },
+  emailSignIn: { ttlSeconds: 600, maxWrongCodes: 5 },
 };
 
 /** A hasher that can be made to fail before it evaluates anything. */

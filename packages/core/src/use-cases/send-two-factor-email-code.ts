@@ -4,7 +4,7 @@ import type { Call } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { currentUser } from "../sessions/current-user.js";
 import { signedIn } from "../sessions/signed-in.js";
-import { takeChallenge } from "../two-factor/challenge.js";
+import { offeredMethods, takeChallenge } from "../two-factor/challenge.js";
 import { sendEmailCode } from "../two-factor/email-code.js";
 import { requireVerifiedAddress } from "../two-factor/settings.js";
 
@@ -41,9 +41,9 @@ async function challengeUser(ctx: AuthContext, call: Call): Promise<UserRecord |
   try {
     const challenge = await takeChallenge(ctx, call.token, "any");
     await challenge.restore();
-    if (call.principal === undefined || challenge.user.twoFactor.methods.includes("email")) {
-      return challenge.user;
-    }
+    // After a sign-in by email, the step offers no email method: no code is mailed for it.
+    const offered = offeredMethods(challenge.user, challenge.record.data?.signIn);
+    if (call.principal === undefined || offered.twoFactor.methods.includes("email")) return offered;
   } catch (error) {
     if (call.principal === undefined) throw error;
     if (!(error instanceof AuthError) || error.code !== "TWO_FACTOR_TOKEN_INVALID") throw error;
