@@ -12,6 +12,9 @@ const EVERY_KIND: Readonly<Record<EmailKind, true>> = {
   "registration-attempt": true,
   "two-factor-changed": true,
   "recovery-code-used": true,
+  "email-change": true,
+  "email-changed": true,
+  "account-deleted": true,
 };
 
 /** The kinds of email Portcullis sends, one template each (`email.templates` overrides them by kind). */

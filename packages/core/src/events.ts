@@ -22,7 +22,11 @@ export type SecurityEventType =
   | "identity.linked"
   | "identity.unlinked"
   | "two_factor.enabled"
-  | "two_factor.disabled";
+  | "two_factor.disabled"
+  | "password.changed"
+  | "email_change.requested"
+  | "email.changed"
+  | "account.exported";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {

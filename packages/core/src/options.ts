@@ -239,6 +239,7 @@ export const authOptionsSchema = z
             signIn: pagePath.default("/login"),
             signUp: pagePath.default("/signup"),
             securitySettings: pagePath.default("/settings/security"),
+            confirmEmailChange: pagePath.default("/confirm-email-change"),
           })
           .prefault({}),
         templates: z.partialRecord(z.enum(EMAIL_KIND_NAMES), z.string().min(1)).optional(),
@@ -412,6 +413,8 @@ export interface EmailLinkOptions {
   signUp?: string;
   /** The security settings page, linked from login alerts and security notices. Default `/settings/security`. */
   securitySettings?: string;
+  /** Where the link that confirms a new address goes (with `?token=`). Default `/confirm-email-change`. */
+  confirmEmailChange?: string;
 }
 
 /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */

@@ -39,6 +39,7 @@ export const LINKS = {
   signIn: "/login",
   signUp: "/signup",
   securitySettings: "/settings/security",
+  confirmEmailChange: "/confirm-email-change",
 };
 
 /** Email codes on, preferred; no TOTP, no recovery codes. */

@@ -8,6 +8,7 @@ import {
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runLimitsAdapterSuite,
+  runSelfServiceAdapterSuite,
 } from "@portcullis/testing";
 import express from "express";
 import Fastify from "fastify";
@@ -66,3 +67,6 @@ runDevicesAdapterSuite({ name: "fastify + redis", createStores, start: startFast
 // Route credentials and the login's email-code cooldown, with the cooldowns on Redis.
 runCredentialsAdapterSuite({ name: "express + redis", createStores, start: startExpress });
 runCredentialsAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
+// Account self-service (CONTRACT §11) with sessions, tokens, cooldowns and activity on Redis.
+runSelfServiceAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runSelfServiceAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });

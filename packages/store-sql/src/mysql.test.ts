@@ -11,6 +11,7 @@ import {
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runIdentityStoreSuite,
+  runSelfServiceAdapterSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runUserStoreSuite,
@@ -99,5 +100,7 @@ describe.skipIf(!database)("mysql: known browsers", () => {
     runDevicesAdapterSuite({ name, start, createStores });
     // Route credentials and the login's email-code cooldown on MySQL.
     runCredentialsAdapterSuite({ name, start, createStores });
+    // Account self-service (CONTRACT §11), every store on MySQL: the address's uniqueness too.
+    runSelfServiceAdapterSuite({ name, start, createStores });
   }
 });

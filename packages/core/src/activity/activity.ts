@@ -31,6 +31,10 @@ export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<Secu
   "session.revoked",
   "refresh_token.reused",
   "user.created",
+  "password.changed",
+  "email_change.requested",
+  "email.changed",
+  "account.exported",
 ]);
 
 /** Records activity from security events, and lets a call wait for the writes it started. */

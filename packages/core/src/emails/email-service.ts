@@ -13,6 +13,7 @@ export interface EmailLinks {
   signIn: string;
   signUp: string;
   securitySettings: string;
+  confirmEmailChange: string;
 }
 
 export interface EmailService {

@@ -25,7 +25,9 @@ export interface EmailValues {
    * `subject_setup`, `intro_setup` … (the code that turns codes by email on); a string without
    * the variant falls back to the plain one.
    */
-  variant?: "setup" | undefined;
+  variant?: "setup" | "kept" | undefined;
+  /** The account's new address (`email-changed`, sent to the old one). */
+  newEmail?: string | undefined;
   details?: { time: string; browser: string | null; os: string | null; ip: string | null } | undefined;
 }
 

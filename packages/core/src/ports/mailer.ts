@@ -9,7 +9,10 @@ export type EmailKind =
   | "password-changed"
   | "registration-attempt"
   | "two-factor-changed"
-  | "recovery-code-used";
+  | "recovery-code-used"
+  | "email-change"
+  | "email-changed"
+  | "account-deleted";
 
 /** One rendered email, ready to send. */
 export interface EmailMessage {
