@@ -88,7 +88,7 @@ describe("account self-service", () => {
     expect(await code(auth.account.confirmEmailChange({ token: second }))).toBe("EMAIL_CHANGE_TOKEN_INVALID");
   });
 
-  it("account.confirmEmailChange - a user store without changeEmail is INTERNAL_ERROR, logged", async () => {
+  it("account.requestEmailChange - a user store without changeEmail is INTERNAL_ERROR, logged", async () => {
     const { auth, stores } = createTestAuth({ email: { loginAlerts: false } });
     const { call } = await steppedUp(auth, "old-store@example.test");
     delete (stores.users as { changeEmail?: unknown }).changeEmail;
