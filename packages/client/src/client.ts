@@ -1,6 +1,8 @@
 import type {
+  ChangePasswordInput,
   CodeInput,
   ConfirmTotpInput,
+  EmailChangeInput,
   EmailInput,
   LoginInput,
   PreferredMethodInput,
@@ -120,6 +122,7 @@ export function createAuthClient(options: AuthClientOptions) {
       ),
     ...accountCalls(call),
     ...settingsCalls(call),
+    ...selfServiceCalls(call),
   };
 }
 
@@ -143,6 +146,7 @@ function afterAnswer<K extends RouteKey>(
     session.setStepUpToken(answer.stepUpToken as string | null);
   } else if (
     key === "POST /logout" ||
+    key === "DELETE /me" ||
     (key === "DELETE /sessions" && (init.query as { others?: string } | undefined)?.others !== "true")
   ) {
     session.signOut("logout");
@@ -197,6 +201,19 @@ function settingsCalls(call: Call) {
       link: (provider: string, body: { returnTo?: string } = {}) =>
         call("POST /oauth/:provider/link", { params: { provider }, body }),
       unlink: (provider: string) => call("DELETE /oauth/:provider", { params: { provider } }),
+    },
+  };
+}
+
+/** The account's own self-service: password and address changes, deletion, export (the last three need a step-up). */
+function selfServiceCalls(call: Call) {
+  return {
+    account: {
+      changePassword: (body: ChangePasswordInput) => call("POST /password/change", { body }),
+      requestEmailChange: (body: EmailChangeInput) => call("POST /email/change", { body }),
+      confirmEmailChange: (token: string) => call("POST /email/change/confirm", { query: { token } }),
+      delete: () => call("DELETE /me", {}),
+      export: () => call("GET /me/export", {}),
     },
   };
 }

@@ -3,10 +3,13 @@
 // `ROUTE_AUTH` is the run-time list of the same routes; server.test.ts holds it against the
 // server's route table and types.test.ts holds the types against the core's use cases.
 import type {
+  AccountExport,
   ActivityPage,
   Auth,
+  ChangePasswordInput,
   CodeInput,
   ConfirmTotpInput,
+  EmailChangeInput,
   EmailInput,
   LoginInput,
   PreferredMethodInput,
@@ -103,6 +106,15 @@ export interface Routes {
   "GET /oauth/providers": R<{ providers: ReturnType<Auth["identityProviders"]["list"]> }>;
   "POST /oauth/:provider/link": R<{ authorizationUrl: string }, { returnTo?: string }>;
   "DELETE /oauth/:provider": R<Answer<Auth["identityProviders"]["unlink"]>>;
+  "POST /password/change": R<Answer<Auth["account"]["changePassword"]>, ChangePasswordInput>;
+  "POST /email/change": R<Answer<Auth["account"]["requestEmailChange"]>, EmailChangeInput>;
+  "POST /email/change/confirm": R<
+    Answer<Auth["account"]["confirmEmailChange"]>,
+    undefined,
+    { token: string }
+  >;
+  "DELETE /me": R<Answer<Auth["account"]["delete"]>>;
+  "GET /me/export": R<AccountExport>;
 }
 
 export type RouteKey = keyof Routes;
@@ -152,6 +164,11 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "GET /oauth/providers": "none",
   "POST /oauth/:provider/link": "step-up",
   "DELETE /oauth/:provider": "step-up",
+  "POST /password/change": "access",
+  "POST /email/change": "step-up",
+  "POST /email/change/confirm": "none",
+  "DELETE /me": "step-up",
+  "GET /me/export": "step-up",
 };
 
 /**

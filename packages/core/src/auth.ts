@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { AccountExport } from "./account/export.js";
 import type { ActivityPage } from "./activity/list.js";
 import type { Translator } from "./i18n/index.js";
 import type { AuthorizationStart } from "./identity/flow.js";
@@ -38,6 +39,10 @@ export type PreferredMethodInput = z.input<typeof schemas.preferredMethodInput>;
 export type CreateSessionInput = z.input<typeof schemas.createSessionInput>;
 /** What `signInWithEmail` takes: the emailed link's `token`, or `email` and the emailed `code`. */
 export type EmailSignInInput = z.input<typeof schemas.emailSignInInput>;
+/** What `account.changePassword` takes. */
+export type ChangePasswordInput = z.input<typeof schemas.changePasswordInput>;
+/** What `account.requestEmailChange` takes. */
+export type EmailChangeInput = z.input<typeof schemas.emailChangeInput>;
 /** What `admin.createUser` takes. */
 export type CreateUserInput = z.input<typeof schemas.createUserInput>;
 
@@ -171,6 +176,43 @@ export interface ActivityApi {
     call: Call,
     input?: { cursor?: string | undefined; limit?: number | string | undefined },
   ): Promise<ActivityPage>;
+}
+
+/**
+ * The signed-in user's own account (CONTRACT §11): password, address, deletion, export. Each
+ * reads `call.principal`; those marked so need `call.stepUpToken` too.
+ */
+export interface AccountApi {
+  /**
+   * Changes the password: `currentPassword` is counted on the address's login budget before it is
+   * checked; every other session ends (the caller's stays); the "password changed" email goes out.
+   * Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_NOT_SET`, `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   */
+  changePassword(call: Call, input: ChangePasswordInput): Promise<{ success: true }>;
+  /**
+   * Mails a confirmation link to `newEmail` (needs `call.stepUpToken`), or the registration-attempt
+   * email when the address is taken: the same `{ cooldown }` either way. Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_DISABLED`, `VALIDATION_FAILED`, `EMAIL_COOLDOWN_ACTIVE`, `USER_NOT_FOUND`, `EMAIL_SEND_FAILURE`, `DATABASE_FAILURE`
+   */
+  requestEmailChange(call: Call, input: EmailChangeInput): Promise<{ cooldown: number }>;
+  /**
+   * Moves the account to the new address, verified, with the link token `call.token` (no
+   * principal needed). Reads `call.request`.
+   * @throws `EMAIL_CHANGE_TOKEN_INVALID`, `EMAIL_ADDRESS_TAKEN`, `RATE_LIMITED`, `DATABASE_FAILURE`
+   */
+  confirmEmailChange(call: Call): Promise<User>;
+  /**
+   * Deletes the account and everything stored about it (needs `call.stepUpToken`); the old
+   * address gets an email. Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   */
+  delete(call: Call): Promise<{ success: true }>;
+  /**
+   * What is stored about the user, without hashes, secrets or tokens (needs `call.stepUpToken`).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  export(call: Call): Promise<AccountExport>;
 }
 
 /**
@@ -332,4 +374,6 @@ export interface Auth {
   readonly activity: ActivityApi;
   /** Sign-in with identity providers, linking and unlinking them. */
   readonly identityProviders: IdentityProviderApi;
+  /** The signed-in user's own account: password and address changes, deletion, export. */
+  readonly account: AccountApi;
 }

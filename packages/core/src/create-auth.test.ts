@@ -1,6 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { ActivityApi, AdminApi, Auth, IdentityProviderApi, SessionApi } from "./auth.js";
+import type { AccountApi, ActivityApi, AdminApi, Auth, IdentityProviderApi, SessionApi } from "./auth.js";
 import {
+  ACCOUNT_USE_CASES,
   ACTIVITY_USE_CASES,
   ADMIN_USE_CASES,
   type BoundUseCases,
@@ -22,7 +23,8 @@ type NotUseCases =
   | "sessions"
   | "admin"
   | "activity"
-  | "identityProviders";
+  | "identityProviders"
+  | "account";
 
 /** Use cases that refuse a call without an issued principal. */
 const SIGNED_IN = [
@@ -56,6 +58,7 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
       auth.identityProviders,
       Object.keys(IDENTITY_PROVIDER_USE_CASES) as (keyof typeof IDENTITY_PROVIDER_USE_CASES)[],
     ),
+    ...group("account.", auth.account, Object.keys(ACCOUNT_USE_CASES) as (keyof AccountApi)[]),
   ];
 }
 
@@ -75,6 +78,8 @@ describe("createAuth", () => {
     expectTypeOf<BoundUseCases<typeof IDENTITY_PROVIDER_USE_CASES>>().toExtend<
       Omit<IdentityProviderApi, "list">
     >();
+    expectTypeOf<keyof typeof ACCOUNT_USE_CASES>().toEqualTypeOf<keyof AccountApi>();
+    expectTypeOf<BoundUseCases<typeof ACCOUNT_USE_CASES>>().toExtend<AccountApi>();
   });
 
   it("createAuth - every use case refuses a call whose principal was not issued, before it runs: AUTHENTICATION_REQUIRED", async () => {
@@ -85,10 +90,14 @@ describe("createAuth", () => {
     );
     expect(answers.filter(([, answer]) => answer !== "AUTHENTICATION_REQUIRED")).toEqual([]);
     expect(answers.length).toBe(
-      [USE_CASES, SESSION_USE_CASES, ADMIN_USE_CASES, IDENTITY_PROVIDER_USE_CASES, ACTIVITY_USE_CASES].reduce(
-        (sum, table) => sum + Object.keys(table).length,
-        0,
-      ),
+      [
+        USE_CASES,
+        SESSION_USE_CASES,
+        ADMIN_USE_CASES,
+        IDENTITY_PROVIDER_USE_CASES,
+        ACTIVITY_USE_CASES,
+        ACCOUNT_USE_CASES,
+      ].reduce((sum, table) => sum + Object.keys(table).length, 0),
     );
   });
 
@@ -102,6 +111,10 @@ describe("createAuth", () => {
       "activity.list",
       "identityProviders.link",
       "identityProviders.unlink",
+      "account.changePassword",
+      "account.requestEmailChange",
+      "account.delete",
+      "account.export",
     ]);
     const answers = await Promise.all(
       everyUseCase(auth)

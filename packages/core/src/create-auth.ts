@@ -24,14 +24,18 @@ import { randomId, randomToken } from "./tokens/random.js";
 import { createSecretBox } from "./two-factor/secret-box.js";
 import { createStepUpTokens } from "./two-factor/step-up-token.js";
 import { authenticate } from "./use-cases/authenticate.js";
+import { changePassword } from "./use-cases/change-password.js";
 import { completeTwoFactorLogin } from "./use-cases/complete-two-factor-login.js";
 import { completeTwoFactorStepUp } from "./use-cases/complete-two-factor-step-up.js";
+import { confirmEmailChange } from "./use-cases/confirm-email-change.js";
 import { confirmTotpSetup } from "./use-cases/confirm-totp-setup.js";
 import { createSession } from "./use-cases/create-session.js";
 import { createUser } from "./use-cases/create-user.js";
+import { deleteAccount } from "./use-cases/delete-account.js";
 import { deleteUser } from "./use-cases/delete-user.js";
 import { disableTwoFactorMethod } from "./use-cases/disable-two-factor-method.js";
 import { enableEmailTwoFactor } from "./use-cases/enable-email-two-factor.js";
+import { exportAccountData } from "./use-cases/export-account-data.js";
 import { finishIdentityProviderSignIn } from "./use-cases/finish-identity-provider-sign-in.js";
 import { getCurrentUser } from "./use-cases/get-current-user.js";
 import { getPasswordResetCooldown } from "./use-cases/get-password-reset-cooldown.js";
@@ -48,6 +52,7 @@ import { recoverWithRecoveryCode } from "./use-cases/recover-with-recovery-code.
 import { refresh } from "./use-cases/refresh.js";
 import { register } from "./use-cases/register.js";
 import { requestEmailSignIn } from "./use-cases/request-email-sign-in.js";
+import { requestEmailChange } from "./use-cases/request-email-change.js";
 import { requestPasswordReset } from "./use-cases/request-password-reset.js";
 import { resendVerification } from "./use-cases/resend-verification.js";
 import { resetPassword } from "./use-cases/reset-password.js";
@@ -64,7 +69,8 @@ import { stepUp } from "./use-cases/step-up.js";
 import { unlinkIdentityProvider } from "./use-cases/unlink-identity-provider.js";
 import { verifyEmail } from "./use-cases/verify-email.js";
 
-export type { AdminApi, Auth, IdentityProviderApi, SessionApi, TotpSetup } from "./auth.js";
+export type { AccountExport } from "./account/export.js";
+export type { AccountApi, AdminApi, Auth, IdentityProviderApi, SessionApi, TotpSetup } from "./auth.js";
 export type { AuthorizationStart } from "./identity/flow.js";
 export type { SignedIn } from "./sessions/finish-login.js";
 export type { TwoFactorChallenge } from "./two-factor/challenge.js";
@@ -104,6 +110,7 @@ export function createAuth(input: AuthOptions): Auth {
       list: () => [...ctx.relyingParties.values()].map(({ name, displayName }) => ({ name, displayName })),
       ...bindUseCases(ctx, IDENTITY_PROVIDER_USE_CASES),
     },
+    account: bindUseCases(ctx, ACCOUNT_USE_CASES),
   };
 }
 
@@ -163,6 +170,15 @@ export const IDENTITY_PROVIDER_USE_CASES = {
   link: startIdentityProviderLink,
   callback: finishIdentityProviderSignIn,
   unlink: unlinkIdentityProvider,
+} as const;
+
+/** `auth.account`: the signed-in user's own account (CONTRACT §11). */
+export const ACCOUNT_USE_CASES = {
+  changePassword,
+  requestEmailChange,
+  confirmEmailChange,
+  delete: deleteAccount,
+  export: exportAccountData,
 } as const;
 
 /** A use case: the context, who calls and how, and its input when it has one. */

@@ -13,6 +13,9 @@ const EVERY_KIND: Readonly<Record<EmailKind, true>> = {
   "two-factor-changed": true,
   "recovery-code-used": true,
   "email-sign-in": true,
+  "email-change": true,
+  "email-changed": true,
+  "account-deleted": true,
 };
 
 /** The kinds of email Portcullis sends, one template each (`email.templates` overrides them by kind). */

@@ -24,6 +24,10 @@ export type SecurityEventType =
   | "two_factor.enabled"
   | "two_factor.disabled"
   | "email_sign_in.requested";
+  | "password.changed"
+  | "email_change.requested"
+  | "email.changed"
+  | "account.exported";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {

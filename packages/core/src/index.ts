@@ -1,3 +1,4 @@
+export type { AccountExport } from "./account/export.js";
 export type { ActivityItem, ActivityPage } from "./activity/list.js";
 export type * from "./auth.js";
 export {

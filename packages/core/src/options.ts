@@ -240,6 +240,7 @@ export const authOptionsSchema = z
             signUp: pagePath.default("/signup"),
             securitySettings: pagePath.default("/settings/security"),
             emailSignIn: pagePath.default("/sign-in/email"),
+            confirmEmailChange: pagePath.default("/confirm-email-change"),
           })
           .prefault({}),
         templates: z.partialRecord(z.enum(EMAIL_KIND_NAMES), z.string().min(1)).optional(),
@@ -465,6 +466,8 @@ export interface EmailLinkOptions {
    * POST of the token from a button, never on a GET (mail scanners open links). Default `/sign-in/email`.
    */
   emailSignIn?: string;
+  /** Where the link that confirms a new address goes (with `?token=`). Default `/confirm-email-change`. */
+  confirmEmailChange?: string;
 }
 
 /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */

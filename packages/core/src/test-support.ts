@@ -40,6 +40,7 @@ export const LINKS = {
   signUp: "/signup",
   securitySettings: "/settings/security",
   emailSignIn: "/sign-in/email",
+  confirmEmailChange: "/confirm-email-change",
 };
 
 /** Email codes on, preferred; no TOTP, no recovery codes. */

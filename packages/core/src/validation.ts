@@ -72,6 +72,12 @@ export const refreshInput = z.object({ session: sessionField }).optional();
 
 export const stepUpInput = z.object({ password: passwordField });
 
+/** `POST /password/change`: the current password (checked on the login budget) and the new one (the policy). */
+export const changePasswordInput = z.object({ currentPassword: passwordField, newPassword: passwordField });
+
+/** `POST /email/change`: the address to move the account to. */
+export const emailChangeInput = z.object({ newEmail: emailField });
+
 /** An id as stores keep it (`generateId`'s output, a host's integer or UUID key as a string). */
 export const userIdField = z.string().min(1).max(256).regex(PLAIN_TEXT);
 

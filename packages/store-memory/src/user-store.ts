@@ -41,6 +41,18 @@ export function createMemoryUserStore(): UserStore & { size(): number } {
       byId.set(id, { ...current, passwordHash: next });
       return true;
     },
+    async changeEmail(id, from, to) {
+      // Synchronous from the check to the write: no other call runs in between.
+      const current = byId.get(id);
+      if (!current || current.email !== from) return { status: "stale" };
+      const owner = idByEmail.get(to);
+      if (owner !== undefined && owner !== id) return { status: "taken" };
+      const next = { ...current, email: to, emailVerified: true };
+      byId.set(id, next);
+      idByEmail.delete(from);
+      idByEmail.set(to, id);
+      return { status: "changed", user: clonePlain(next) };
+    },
     async delete(id) {
       const current = byId.get(id);
       if (!current) return false;

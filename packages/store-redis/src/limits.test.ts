@@ -9,6 +9,7 @@ import {
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
   runLimitsAdapterSuite,
+  runSelfServiceAdapterSuite,
 } from "@portcullis/testing";
 import express from "express";
 import Fastify from "fastify";
@@ -74,3 +75,6 @@ const storeNow = async () => {
 };
 runEmailSignInAdapterSuite({ name: "express + redis", createStores, start: startExpress, storeNow });
 runEmailSignInAdapterSuite({ name: "fastify + redis", createStores, start: startFastify, storeNow });
+// Account self-service (CONTRACT §11) with sessions, tokens, cooldowns and activity on Redis.
+runSelfServiceAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runSelfServiceAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });

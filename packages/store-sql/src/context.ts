@@ -83,9 +83,21 @@ export const toBoolean = (value: unknown): boolean => value === true || Number(v
 export const storedKey = (key: string): string =>
   key.length <= 200 ? key : `sha256:${createHash("sha256").update(key).digest("base64url")}`;
 
-/** MySQL's duplicate-key error (the other dialects use `ON CONFLICT DO NOTHING` instead). */
-const isDuplicateKey = (error: unknown) =>
-  (error as { code?: unknown }).code === "ER_DUP_ENTRY" || (error as { errno?: unknown }).errno === 1062;
+/**
+ * A unique-key violation of any dialect: MySQL's duplicate-key error, PostgreSQL's `23505`,
+ * SQLite's `UNIQUE constraint failed` (inserts elsewhere use `ON CONFLICT DO NOTHING` instead;
+ * `UserStore.changeEmail`'s UPDATE needs it on every dialect).
+ */
+export const isDuplicateKey = (error: unknown) => {
+  const { code, errno, message } = (error ?? {}) as { code?: unknown; errno?: unknown; message?: unknown };
+  return (
+    code === "ER_DUP_ENTRY" ||
+    errno === 1062 ||
+    code === "23505" ||
+    code === "SQLITE_CONSTRAINT_UNIQUE" ||
+    (typeof message === "string" && message.startsWith("UNIQUE constraint failed"))
+  );
+};
 
 /**
  * Inserts `row` unless a unique key (any of the table's) is taken, also by a concurrent insert:

@@ -12,6 +12,7 @@ import {
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
   runIdentityStoreSuite,
+  runSelfServiceAdapterSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runUserStoreSuite,
@@ -102,5 +103,7 @@ describe.skipIf(!database)("mysql: known browsers", () => {
     runCredentialsAdapterSuite({ name, start, createStores });
     // Sign-in by email with its tokens and code counters in MySQL.
     runEmailSignInAdapterSuite({ name, start, createStores });
+    // Account self-service (CONTRACT §11), every store on MySQL: the address's uniqueness too.
+    runSelfServiceAdapterSuite({ name, start, createStores });
   }
 });

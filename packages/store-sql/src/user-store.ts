@@ -1,5 +1,5 @@
 import type { TwoFactorMethod, UserPatch, UserRecord, UserStore } from "@portcullis/core";
-import { insertUnlessTaken, type SqlContext, toBoolean, toNumber } from "./context.js";
+import { insertUnlessTaken, isDuplicateKey, type SqlContext, toBoolean, toNumber } from "./context.js";
 
 /** A row of `<prefix>users`: lists are JSON arrays in text columns, times are milliseconds. */
 export interface UserRow {
@@ -114,6 +114,26 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
         .where("password_hash", "=", expected)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+    async changeEmail(id, from, to) {
+      // One conditional UPDATE: the unique index on the email column lets one of two users moving
+      // to one address (or an account created with it) win; the other's statement fails on it.
+      let updated: number;
+      try {
+        const result = await db
+          .updateTable(table)
+          .set({ email: to, email_verified: 1 })
+          .where("id", "=", id)
+          .where("email", "=", from)
+          .executeTakeFirst();
+        updated = Number(result.numUpdatedRows);
+      } catch (error) {
+        if (isDuplicateKey(error)) return { status: "taken" };
+        throw error;
+      }
+      if (updated === 0) return { status: "stale" };
+      const user = await findBy("id", id);
+      return user && user.email === to ? { status: "changed", user } : { status: "stale" };
     },
     async delete(id) {
       const result = await db.deleteFrom(table).where("id", "=", id).executeTakeFirst();

@@ -15,6 +15,11 @@ import { refreshReuseTests } from "./adapter-suite/refresh-reuse.js";
 import { registrationTests } from "./adapter-suite/registration.js";
 import { resetTests } from "./adapter-suite/reset.js";
 import { routingTests } from "./adapter-suite/routing.js";
+import {
+  runSelfServiceAdapterSuite,
+  runSelfServiceConcurrencySuite,
+  selfServiceTests,
+} from "./adapter-suite/self-service.js";
 import { sessionsTests } from "./adapter-suite/sessions.js";
 import { verificationTests } from "./adapter-suite/verification.js";
 import { runLimitsAdapterSuite } from "./limits-suite.js";
@@ -41,7 +46,10 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   devices: devicesTests,
   "breached-passwords": breachedPasswordsTests,
   "email-sign-in": emailSignInTests,
+  "self-service": selfServiceTests,
 };
+
+export { runSelfServiceAdapterSuite };
 
 /**
  * The `devices` area alone (known browsers: the device cookie, the login budget per account and
@@ -87,4 +95,5 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
   describe(`adapter conformance: ${options.name}`, () => {
     for (const [area, tests] of Object.entries(ADAPTER_SUITE_AREAS)) runAppTests(options, area, tests);
   });
+  runSelfServiceConcurrencySuite(options);
 }

@@ -1,4 +1,5 @@
 export { runAccessTokenAllowlistSuite } from "./access-token-allowlist-suite.js";
+export { type ErasedAccount, entriesNaming, fillAndEraseAccount } from "./account-erasure.js";
 export { runActivityStoreSuite } from "./activity-store-suite.js";
 export type { App, AppTests, Boot, SignedIn } from "./adapter-suite/fixture.js";
 export { cookieHeader, cookieValue, expectCode, expectError, runAppTests } from "./adapter-suite/fixture.js";
@@ -9,6 +10,7 @@ export {
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
+  runSelfServiceAdapterSuite,
   type StartedServer,
 } from "./adapter-suite.js";
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";

@@ -56,9 +56,92 @@ function replacePasswordHash(
   return store.replacePasswordHash.bind(store);
 }
 
+/** The store's `changeEmail`: optional in the type, expected of a store that passes this suite. */
+function changeEmail(store: UserStore): NonNullable<UserStore["changeEmail"]> {
+  if (!store.changeEmail)
+    throw new Error(
+      "this UserStore has no changeEmail(id, from, to): see UserStore.changeEmail in @portcullis/core",
+    );
+  return store.changeEmail.bind(store);
+}
+
+/** `UserStore.changeEmail`: the compare-and-set on the old address and the new one's uniqueness. */
+const changeEmailTests: Record<string, (context: { store: UserStore }) => Promise<void>> = {
+  "changeEmail - moves the user to the new address, verified; the old address finds nobody and is free":
+    async ({ store }) => {
+      const user = newUser({ twoFactor: totp() });
+      await store.create(user);
+      const to = `${uniqueId("moved")}@example.test`;
+      const result = await changeEmail(store)(user.id, user.email, to);
+      const moved = { ...user, email: to, emailVerified: true };
+      expect(result).toEqual({ status: "changed", user: moved });
+      expect(await store.findById(user.id)).toEqual(moved);
+      expect(await store.findByEmail(to)).toEqual(moved);
+      expect(await store.findByEmail(user.email)).toBeNull();
+      const again = newUser({ email: user.email });
+      expect(await store.create(again)).toEqual(again);
+    },
+  "changeEmail - another user's address is taken: nothing changes for either": async ({ store }) => {
+    const user = newUser();
+    const other = newUser();
+    await store.create(user);
+    await store.create(other);
+    expect(await changeEmail(store)(user.id, user.email, other.email)).toEqual({ status: "taken" });
+    expect(await store.findById(user.id)).toEqual(user);
+    expect(await store.findByEmail(other.email)).toEqual(other);
+  },
+  "changeEmail - stale when the address is no longer the expected one, or there is no such user": async ({
+    store,
+  }) => {
+    const user = newUser();
+    await store.create(user);
+    const to = `${uniqueId("stale")}@example.test`;
+    expect(await changeEmail(store)(user.id, `${uniqueId("old")}@example.test`, to)).toEqual({
+      status: "stale",
+    });
+    expect(await changeEmail(store)(uniqueId("missing"), user.email, to)).toEqual({ status: "stale" });
+    expect(await store.findById(user.id)).toEqual(user);
+    expect(await store.findByEmail(to)).toBeNull();
+  },
+  "changeEmail - 10 users moving to one address at once: exactly one changed, the others taken and unchanged":
+    async ({ store }) => {
+      const users = Array.from({ length: 10 }, () => newUser());
+      for (const user of users) await store.create(user);
+      const to = `${uniqueId("race")}@example.test`;
+      const results = await concurrently(10, (i) => {
+        const user = users[i] as UserRecord;
+        return changeEmail(store)(user.id, user.email, to);
+      });
+      const changed = results.filter((result) => result.status === "changed");
+      expect(changed).toHaveLength(1);
+      expect(results.filter((result) => result.status === "taken")).toHaveLength(9);
+      const winner = changed[0]?.status === "changed" ? changed[0].user.id : undefined;
+      expect((await store.findByEmail(to))?.id).toBe(winner);
+      for (const user of users) {
+        if (user.id !== winner) expect(await store.findById(user.id)).toEqual(user);
+      }
+    },
+  "changeEmail - a move and a create of one address at once: exactly one of them gets it": async ({
+    store,
+  }) => {
+    const user = newUser();
+    await store.create(user);
+    const to = `${uniqueId("contest")}@example.test`;
+    const newcomer = newUser({ email: to });
+    const [moved, created] = await Promise.all([
+      changeEmail(store)(user.id, user.email, to),
+      store.create(newcomer),
+    ]);
+    expect([moved.status === "changed", created !== null].filter(Boolean)).toHaveLength(1);
+    const owner = await store.findByEmail(to);
+    expect(owner?.id).toBe(moved.status === "changed" ? user.id : newcomer.id);
+  },
+};
+
 /** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
 export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<UserStore>, {
   "": {
+    ...changeEmailTests,
     "create - stores the user and returns it; findById and findByEmail read it back": async ({ store }) => {
       const user = newUser({ identityProviders: ["github"], passwordHash: null, twoFactor: totp() });
       expect(await store.create(user)).toEqual(user);

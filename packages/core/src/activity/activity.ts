@@ -32,6 +32,10 @@ export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<Secu
   "refresh_token.reused",
   "user.created",
   "email_sign_in.requested",
+  "password.changed",
+  "email_change.requested",
+  "email.changed",
+  "account.exported",
 ]);
 
 /** Records activity from security events, and lets a call wait for the writes it started. */

@@ -15,6 +15,7 @@ export interface EmailLinks {
   securitySettings: string;
   /** The page of an emailed sign-in link (with `?token=`): it signs in with a POST, never on GET. */
   emailSignIn: string;
+  confirmEmailChange: string;
 }
 
 export interface EmailService {

@@ -26,7 +26,9 @@ export interface EmailValues {
    * the variant falls back to the plain one. `signIn` makes `no-principal-information` speak of a
    * sign-in by email instead of a password reset.
    */
-  variant?: "setup" | "signIn" | undefined;
+  variant?: "setup" | "signIn" | "kept" | undefined;
+  /** The account's new address (`email-changed`, sent to the old one). */
+  newEmail?: string | undefined;
   details?: { time: string; browser: string | null; os: string | null; ip: string | null } | undefined;
 }
 

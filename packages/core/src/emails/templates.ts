@@ -28,6 +28,9 @@ export const KIND_LAYOUT: Readonly<
   "two-factor-changed": { button: true },
   "recovery-code-used": { button: true, details: true },
   "email-sign-in": { button: true, code: true },
+  "email-change": { button: true },
+  "email-changed": { button: false },
+  "account-deleted": { button: false },
 };
 
 /** Escapes a brand value for an MJML attribute or text (the compiled templates use the same). */

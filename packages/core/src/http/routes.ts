@@ -10,8 +10,10 @@ import { AuthError } from "../errors.js";
 import type { Call } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
 import {
+  changePasswordInput,
   codeInput,
   confirmTotpInput,
+  emailChangeInput,
   emailInput,
   emailSignInInput,
   type IdentityLinkInput,
@@ -153,6 +155,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...oauthSignInRoutes(auth, kit, cookies),
     ...oauthAccountRoutes(auth, kit, cookies),
     ...emailSignInRoutes(auth, kit),
+    ...selfServiceRoutes(auth, kit),
   ];
   let document: Record<string, unknown> | undefined;
   const openApi: Route = kit.json(
@@ -738,6 +741,80 @@ function oauthAccountRoutes(auth: Auth, { route, settings }: RouteKit, cookies: 
         errors: ["NOT_FOUND", "IDENTITY_PROVIDER_LAST_METHOD", ...SETTING],
       },
       (call, input) => auth.identityProviders.unlink(call, providerParam(input)),
+    ),
+  ];
+}
+
+/** The signed-in user's own account (CONTRACT §11): password, address, deletion, export. */
+function selfServiceRoutes(
+  auth: Auth,
+  { signOutCookies, route, json, settings, linkCall }: RouteKit,
+): Route[] {
+  return [
+    json(
+      {
+        method: "POST",
+        path: "/password/change",
+        summary: "Change the password (the current one is checked on the login budget); other sessions end",
+        auth: "access",
+        body: changePasswordInput,
+        errors: [
+          "PASSWORD_POLICY_VIOLATION",
+          "PASSWORD_NOT_SET",
+          "INVALID_CREDENTIALS",
+          "LOGIN_THROTTLED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...SETTING,
+        ],
+      },
+      async (input) =>
+        auth.account.changePassword({ principal: input.principal, request: input.meta }, await input.body()),
+    ),
+    settings(
+      {
+        method: "POST",
+        path: "/email/change",
+        summary: "Mail a link that moves the account to a new address (the same answer for a taken one)",
+        body: emailChangeInput,
+        errors: ["EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", ...MAIL, ...SETTING],
+      },
+      async (call, input) => auth.account.requestEmailChange(call, await input.body()),
+    ),
+    json(
+      {
+        method: "POST",
+        path: "/email/change/confirm",
+        summary: "Move the account to the new address with the emailed token",
+        auth: "none",
+        query: ["token"],
+        errors: [
+          "EMAIL_CHANGE_TOKEN_INVALID",
+          "EMAIL_ADDRESS_TAKEN",
+          "RATE_LIMITED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
+      },
+      (input) => auth.account.confirmEmailChange(linkCall(input)),
+    ),
+    route(
+      {
+        method: "DELETE",
+        path: "/me",
+        summary: "Delete the account and everything stored about it; clears the cookies",
+        auth: "step-up",
+        errors: ["EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
+      },
+      async (input) => jsonResponse(200, await auth.account.delete(stepUpCall(input)), signOutCookies()),
+    ),
+    settings(
+      {
+        method: "GET",
+        path: "/me/export",
+        summary: "What is stored about the user, without hashes, secrets or tokens",
+        errors: [...SETTING],
+      },
+      (call) => auth.account.export(call),
     ),
   ];
 }

@@ -68,6 +68,12 @@ export const de: Strings = {
     EMAIL_SIGN_IN_INVALID:
       "Dieser Anmeldelink oder Code ist ungültig, wurde schon verwendet oder ist abgelaufen. Bitte fordere einen neuen an.",
     EMAIL_SIGN_IN_THROTTLED: "Zu viele falsche Codes. Bitte fordere eine neue Anmelde-E-Mail an.",
+    PASSWORD_NOT_SET:
+      "Dieses Konto hat noch kein Passwort. Lege eines über den Link zum Zurücksetzen fest, der an deine E-Mail-Adresse geht.",
+    EMAIL_CHANGE_TOKEN_INVALID:
+      "Dieser Link zum Bestätigen einer neuen E-Mail-Adresse ist ungültig oder abgelaufen.",
+    EMAIL_ADDRESS_TAKEN:
+      "Diese E-Mail-Adresse gehört inzwischen zu einem anderen Konto. Deine Adresse wurde nicht geändert.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",
@@ -95,6 +101,7 @@ export const de: Strings = {
     password_too_long: "Verwende höchstens {{maximum}} Zeichen.",
     password_too_common: "Dieses Passwort ist zu verbreitet. Bitte wähle ein anderes.",
     password_breached: "Dieses Passwort taucht in einem bekannten Datenleck auf. Bitte wähle ein anderes.",
+    email_unchanged: "Das ist bereits die E-Mail-Adresse des Kontos.",
   },
   emails: {
     common: {
@@ -170,6 +177,8 @@ export const de: Strings = {
         "Das Passwort deines {{brand}}-Kontos {{email}} wurde gerade geändert, und alle Sitzungen wurden abgemeldet.",
       button: "Passwort zurücksetzen",
       outro: "Falls du es nicht geändert hast, setze dein Passwort sofort zurück.",
+      intro_kept:
+        "Das Passwort deines {{brand}}-Kontos {{email}} wurde gerade geändert, und alle anderen Sitzungen wurden abgemeldet.",
     },
     "registration-attempt": {
       subject: "Registrierungsversuch für dein {{brand}}-Konto",
@@ -212,6 +221,30 @@ export const de: Strings = {
       button: "Anmelden",
       outro:
         "Code und Link funktionieren einmal, gemeinsam, und laufen in {{minutes}} Minuten ab; eine neuere E-Mail macht sie ungültig. Gib sie niemandem weiter. Falls du das nicht angefordert hast, kannst du diese E-Mail ignorieren.",
+    },
+    "email-change": {
+      subject: "Bestätige deine neue E-Mail-Adresse für {{brand}}",
+      heading: "Bestätige deine neue E-Mail-Adresse",
+      intro: "Jemand möchte die E-Mail-Adresse eines {{brand}}-Kontos in {{email}} ändern.",
+      button: "Neue E-Mail-Adresse bestätigen",
+      outro:
+        "Der Link funktioniert einmal und läuft in {{hours}} Stunden ab. Bis zur Bestätigung behält das Konto seine alte Adresse. Falls du das nicht angefordert hast, kannst du diese E-Mail ignorieren.",
+    },
+    "email-changed": {
+      subject: "Die E-Mail-Adresse deines {{brand}}-Kontos wurde geändert",
+      heading: "Deine E-Mail-Adresse wurde geändert",
+      intro:
+        "Die E-Mail-Adresse deines {{brand}}-Kontos wurde gerade von {{email}} in {{newEmail}} geändert. Du meldest dich jetzt mit der neuen Adresse an.",
+      outro:
+        "Falls du diese Änderung nicht vorgenommen hast, hat womöglich jemand anderes Zugriff auf dein Konto: Antworte auf diese E-Mail oder wende dich sofort an den Dienst.",
+    },
+    "account-deleted": {
+      subject: "Dein {{brand}}-Konto wurde gelöscht",
+      heading: "Dein Konto wurde gelöscht",
+      intro:
+        "Dein {{brand}}-Konto {{email}} wurde gerade gelöscht, mit seinen Sitzungen und allem, was dazu gespeichert war.",
+      outro:
+        "Falls du es nicht gelöscht hast, hatte jemand anderes Zugriff auf dein Konto: Wende dich sofort an den Dienst. Du kannst jederzeit ein neues Konto mit dieser Adresse anlegen.",
     },
   },
 };

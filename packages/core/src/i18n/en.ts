@@ -57,6 +57,10 @@ export const en = {
     EMAIL_SIGN_IN_INVALID:
       "This sign-in link or code is not valid, was already used or has expired. Please ask for a new one.",
     EMAIL_SIGN_IN_THROTTLED: "Too many wrong codes. Please ask for a new sign-in email.",
+    PASSWORD_NOT_SET:
+      "This account has no password yet. Set one with the password reset link sent to your email address.",
+    EMAIL_CHANGE_TOKEN_INVALID: "This link to confirm a new email address is not valid or has expired.",
+    EMAIL_ADDRESS_TAKEN: "This email address now belongs to another account. Your address was not changed.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by
@@ -89,6 +93,7 @@ export const en = {
     password_too_long: "Use at most {{maximum}} characters.",
     password_too_common: "This password is too common. Choose another one.",
     password_breached: "This password appears in a known data breach. Choose another one.",
+    email_unchanged: "This is already the account's email address.",
   },
   emails: {
     common: {
@@ -164,6 +169,9 @@ export const en = {
         "The password of your {{brand}} account {{email}} was just changed, and every session was signed out.",
       button: "Reset your password",
       outro: "If you did not change it, reset your password at once.",
+      // A change by the signed-in user (i18next context `kept`): their own session stays.
+      intro_kept:
+        "The password of your {{brand}} account {{email}} was just changed, and every other session was signed out.",
     },
     "registration-attempt": {
       subject: "Sign-up attempt for your {{brand}} account",
@@ -205,6 +213,30 @@ export const en = {
       button: "Sign in",
       outro:
         "The code and the link work once, together, and expire in {{minutes}} minutes; a newer email makes them invalid. Never share them with anyone. If you did not ask for this, you can ignore this email.",
+    },
+    "email-change": {
+      subject: "Confirm your new email address for {{brand}}",
+      heading: "Confirm your new email address",
+      intro: "Someone asked to change the email address of a {{brand}} account to {{email}}.",
+      button: "Confirm new email address",
+      outro:
+        "The link works once and expires in {{hours}} hours. Until you confirm, the account keeps its old address. If you did not ask for this, you can ignore this email.",
+    },
+    "email-changed": {
+      subject: "The email address of your {{brand}} account was changed",
+      heading: "Your email address was changed",
+      intro:
+        "The email address of your {{brand}} account was just changed from {{email}} to {{newEmail}}. You now sign in with the new address.",
+      outro:
+        "If you did not make this change, someone else may have access to your account: reply to this email or contact the service at once.",
+    },
+    "account-deleted": {
+      subject: "Your {{brand}} account was deleted",
+      heading: "Your account was deleted",
+      intro:
+        "Your {{brand}} account {{email}} was just deleted, with its sessions and everything stored about it.",
+      outro:
+        "If you did not delete it, someone else had access to your account: contact the service at once. You can create a new account with this address at any time.",
     },
   },
 };

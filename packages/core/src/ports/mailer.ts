@@ -11,6 +11,9 @@ export type EmailKind =
   | "two-factor-changed"
   | "recovery-code-used"
   | "email-sign-in";
+  | "email-change"
+  | "email-changed"
+  | "account-deleted";
 
 /** One rendered email, ready to send. */
 export interface EmailMessage {

@@ -44,6 +44,16 @@ export interface UserRecord {
   lastSignInAt?: number | null;
 }
 
+/**
+ * What `UserStore.changeEmail` did: `changed` (the record after the change), `taken` (another
+ * user has the new address: nothing changed) or `stale` (no such user, or its address is no
+ * longer the expected one: nothing changed).
+ */
+export type EmailChangeResult =
+  | { status: "changed"; user: UserRecord }
+  | { status: "taken" }
+  | { status: "stale" };
+
 /** The fields `update` may change; `id`, `email` and `createdAt` never change through it. */
 export type UserPatch = Partial<Omit<UserRecord, "id" | "email" | "createdAt">>;
 
@@ -99,4 +109,19 @@ export interface UserStore {
    * `users.rehash_unsupported` once.
    */
   replacePasswordHash?(id: string, expected: string, next: string): Promise<boolean>;
+  /**
+   * Moves the user from the normalized address `from` to the normalized address `to` and marks
+   * it verified (`emailVerified: true`), only when the user's address is still `from`
+   * (a compare-and-set, like `… set email = ?, email_verified = ? where id = ? and email = ?`) and
+   * no other user has `to`. Must be atomic on the uniqueness of `to` exactly as `create` is: of
+   * two users moving to one address at once (or a user moving to it while an account is created
+   * with it), one wins and the other gets `taken`; on SQL the unique index on the email column
+   * decides. Afterwards `findByEmail(from)` finds nobody (unless someone takes it later) and
+   * `from` is free for a new account.
+   *
+   * Optional so that a store written before it keeps compiling; the conformance suite expects it.
+   * Without it the address-change routes answer 500 `INTERNAL_ERROR` and log
+   * `users.change_email_unsupported`.
+   */
+  changeEmail?(id: string, from: string, to: string): Promise<EmailChangeResult>;
 }

@@ -37,9 +37,11 @@ export async function changeEndingSessions<T>(
   ctx: ChangeStores & { together: StoresTogether | undefined },
   userId: string,
   steps: (stores: ChangeStores) => Promise<T>,
+  /** A session that stays (the signed-in user's own, for a password change): never ended here. */
+  keepSessionId?: string,
 ): Promise<{ result: T; endedAfter: number }> {
   const { together } = ctx;
   if (!together) return { result: await steps(ctx), endedAfter: 0 };
   const result = await guardPort("DATABASE_FAILURE", () => together.run(steps));
-  return { result, endedAfter: (await endUserSessions(ctx, userId)).length };
+  return { result, endedAfter: (await endUserSessions(ctx, userId, keepSessionId)).length };
 }

@@ -8,6 +8,10 @@ export const EMAIL_CODE_PURPOSE = "two-factor-email-code";
 export const TOTP_SETUP_PURPOSE = "totp-setup";
 /** An identity-provider authorization in flight; its token is the `state` parameter. */
 export const OAUTH_STATE_PURPOSE = "oauth-state";
+/** The link that confirms a new address (`/email/change/confirm`), bound to the user and both addresses. */
+export const EMAIL_CHANGE_PURPOSE = "email-change";
+/** How long an address-change link works (CONTRACT §11: 24 h). */
+export const EMAIL_CHANGE_TOKEN_TTL_MS = 24 * 3600 * 1000;
 
 /**
  * An emailed sign-in: its link's token and its code (keyed by user and code), saved together by

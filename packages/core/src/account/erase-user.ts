@@ -1,0 +1,88 @@
+import { EMAIL_KINDS } from "../email-kinds.js";
+import { emailCooldownKey } from "../emails/send-with-cooldown.js";
+import { guardPort } from "../errors.js";
+import type { Limits } from "../limits/limits.js";
+import type { ActivityStore } from "../ports/activity-store.js";
+import type { CooldownStore } from "../ports/cooldown-store.js";
+import type { IdentityStore } from "../ports/identity-store.js";
+import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
+import type { UserRecord, UserStore } from "../ports/user-store.js";
+import { endUserSessions, type SessionLifecycleDeps } from "../sessions/session-lifecycle.js";
+import {
+  CHALLENGE_PURPOSE,
+  EMAIL_CHANGE_PURPOSE,
+  EMAIL_CODE_PURPOSE,
+  EMAIL_VERIFICATION_PURPOSE,
+  EMAIL_VERIFICATION_USED_PURPOSE,
+  OAUTH_STATE_PURPOSE,
+  PASSWORD_RESET_PURPOSE,
+  TOTP_SETUP_PURPOSE,
+} from "../tokens/purposes.js";
+
+/**
+ * Every purpose of a single-use token that names a user: an account's deletion removes the
+ * user's tokens of each. A new purpose that stores `userId` belongs here (passkey challenges
+ * bound to a signed-in user too, once passkeys exist).
+ */
+export const USER_TOKEN_PURPOSES: readonly string[] = [
+  PASSWORD_RESET_PURPOSE,
+  EMAIL_VERIFICATION_PURPOSE,
+  EMAIL_VERIFICATION_USED_PURPOSE,
+  CHALLENGE_PURPOSE,
+  EMAIL_CODE_PURPOSE,
+  TOTP_SETUP_PURPOSE,
+  OAUTH_STATE_PURPOSE,
+  EMAIL_CHANGE_PURPOSE,
+];
+
+/** Every store that keeps something about a user, and the throttles. */
+export interface EraseDeps extends SessionLifecycleDeps {
+  users: UserStore;
+  singleUseTokens: SingleUseTokenStore;
+  cooldowns: CooldownStore;
+  identities: IdentityStore | undefined;
+  activity: { store: ActivityStore | undefined };
+  limits: Pick<Limits, "clearPassword" | "clearTwoFactor">;
+}
+
+/**
+ * Removes a user and everything stored about them, in every store: sessions (their refresh and
+ * access tokens stop working at once; the allowlist entries go with them), single-use tokens of
+ * every purpose, the email cooldowns of the address, the address's and the account's throttle
+ * counters, identity-provider links, activity, and the user record. Each step may be repeated, so
+ * a deletion interrupted by a store failure is finished by a retry. The sessions are ended first
+ * (nothing of the account works while the rest goes) and once more after the record is gone: a
+ * sign-in that checked the password meanwhile wrote its session after the first pass. Returns
+ * false when the record was already gone (a concurrent deletion). Emits nothing: the caller says
+ * why the account went.
+ *
+ * Not reached: the budgets of known browsers (`throttle:password-device:<userId>:<deviceId>` in
+ * the cooldown store), which no store can list by user; they end with their window
+ * (`loginThrottle.windowSeconds`, docs/security.md "Account deletion").
+ */
+export async function eraseUser(ctx: EraseDeps, user: UserRecord): Promise<boolean> {
+  const id = user.id;
+  await endUserSessions(ctx, id);
+  for (const purpose of USER_TOKEN_PURPOSES) {
+    await guardPort("DATABASE_FAILURE", () => ctx.singleUseTokens.deleteUserTokens(id, purpose));
+  }
+  for (const kind of EMAIL_KINDS) {
+    await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
+      ctx.cooldowns.release(emailCooldownKey(kind, user.email)),
+    );
+  }
+  if (ctx.identities) {
+    const identities = ctx.identities;
+    const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(id));
+    for (const link of links) await guardPort("DATABASE_FAILURE", () => identities.unlink(id, link.provider));
+  }
+  // Passkeys: the user's passkey credentials are deleted here once the passkey store exists
+  // (CONTRACT §12, §11 "passkeys … gone").
+  const activity = ctx.activity.store;
+  if (activity) await guardPort("DATABASE_FAILURE", () => activity.deleteUserActivity(id));
+  await ctx.limits.clearPassword(user.email);
+  await ctx.limits.clearTwoFactor(id);
+  const removed = await guardPort("DATABASE_FAILURE", () => ctx.users.delete(id));
+  await endUserSessions(ctx, id);
+  return removed;
+}

@@ -1,0 +1,43 @@
+import type { ActivityItem } from "../activity/list.js";
+import type { SessionInfo } from "../model.js";
+import type { TwoFactorMethod } from "../ports/user-store.js";
+
+/**
+ * What `GET /me/export` answers: what is stored about the user, without a password hash, TOTP
+ * secret, recovery code, token or token hash (CONTRACT §11).
+ */
+export interface AccountExport {
+  /** ISO 8601: when this document was made. */
+  exportedAt: string;
+  user: {
+    id: string;
+    email: string;
+    emailVerified: boolean;
+    name: string | null;
+    hasPassword: boolean;
+    identityProviders: string[];
+    /** ISO 8601. */
+    createdAt: string;
+    /** ISO 8601; null when the account never signed in (or the store does not keep it). */
+    lastSignInAt: string | null;
+  };
+  /** The methods turned on, the preferred one, and how many recovery codes are left: never a secret. */
+  twoFactor: {
+    methods: TwoFactorMethod[];
+    preferredMethod: TwoFactorMethod | null;
+    recoveryCodesLeft: number;
+  };
+  /** The live sessions with their devices, most recently active first; `current` marks the caller's. */
+  sessions: SessionInfo[];
+  /** Links to identity providers: who each provider says the user is. */
+  identities: {
+    provider: string;
+    issuer: string;
+    subject: string;
+    email: string | null;
+    /** ISO 8601. */
+    createdAt: string;
+  }[];
+  /** The account's security events within the retention, newest first. */
+  activity: ActivityItem[];
+}

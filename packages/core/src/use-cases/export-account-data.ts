@@ -1,0 +1,90 @@
+import type { AccountExport } from "../account/export.js";
+import { listActivityPage, MAX_ACTIVITY_PAGE } from "../activity/list.js";
+import type { AuthContext } from "../context.js";
+import { guardPort } from "../errors.js";
+import type { Call } from "../model.js";
+import { isSessionPastLimits, sessionLifetimes } from "../sessions/session-lifecycle.js";
+import { requireStepUp } from "../two-factor/settings.js";
+
+/** The most activity pages an export reads (10 000 entries); the retention keeps far fewer. */
+const MAX_ACTIVITY_PAGES = 100;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * What is stored about the signed-in user (with a step-up), as one JSON document (CONTRACT §11):
+ * the user record's fields, the sessions with their devices, identity-provider links, the 2FA
+ * methods turned on and the activity. Never a password hash, TOTP secret, recovery code, token or
+ * token hash. Emits `account.exported`.
+ */
+export async function exportAccountData(ctx: AuthContext, call: Call): Promise<AccountExport> {
+  const user = await requireStepUp(ctx, call);
+  const sessions = await sessionInfos(ctx, user.id, call.principal?.sessionId);
+  const identities = ctx.identities;
+  const links = identities ? await guardPort("DATABASE_FAILURE", () => identities.listByUser(user.id)) : [];
+  // Passkeys: the user's passkeys (id, name, createdAt, never the public key's counter or
+  // credential id as a secret) join this document once the passkey store exists (CONTRACT §12).
+  const activity: AccountExport["activity"] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_ACTIVITY_PAGES; page += 1) {
+    const { items, nextCursor } = await listActivityPage(ctx, user.id, { cursor, limit: MAX_ACTIVITY_PAGE });
+    activity.push(...items);
+    if (nextCursor === null) break;
+    cursor = nextCursor;
+  }
+  ctx.events.emit("account.exported", {
+    ...call.request,
+    userId: user.id,
+    sessionId: call.principal?.sessionId ?? null,
+  });
+  return {
+    exportedAt: iso(ctx.clock.now()),
+    user: {
+      id: user.id,
+      email: user.email,
+      emailVerified: user.emailVerified,
+      name: user.name,
+      hasPassword: user.passwordHash !== null,
+      identityProviders: [...user.identityProviders],
+      createdAt: iso(user.createdAt),
+      lastSignInAt: user.lastSignInAt == null ? null : iso(user.lastSignInAt),
+    },
+    twoFactor: {
+      methods: [...user.twoFactor.methods],
+      preferredMethod: user.twoFactor.preferredMethod,
+      recoveryCodesLeft: user.twoFactor.recoveryCodeHashes.length,
+    },
+    sessions,
+    identities: links.map((link) => ({
+      provider: link.provider,
+      issuer: link.issuer,
+      subject: link.subject,
+      email: link.email,
+      createdAt: iso(link.createdAt),
+    })),
+    activity,
+  };
+}
+
+/** The user's live sessions as `GET /sessions` lists them, most recently active first. */
+async function sessionInfos(
+  ctx: AuthContext,
+  userId: string,
+  currentSessionId: string | undefined,
+): Promise<AccountExport["sessions"]> {
+  const records = await guardPort("DATABASE_FAILURE", () => ctx.sessions.listSessions(userId));
+  const { limits } = sessionLifetimes(ctx);
+  const now = ctx.clock.now();
+  return records
+    .filter((session) => !isSessionPastLimits(session, now, limits))
+    .sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.createdAt - a.createdAt)
+    .map((session) => ({
+      id: session.id,
+      browser: session.browser,
+      os: session.os,
+      ip: session.ip,
+      createdAt: iso(session.createdAt),
+      lastActiveAt: iso(session.lastActiveAt),
+      current: session.id === currentSessionId,
+    }));
+}
