@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { isValidEmail, normalizeEmail } from "@portcullis/core";
 
 /** The example servers' settings, from the environment table of docs/examples.md. */
 export interface ExampleConfig {
@@ -35,6 +36,8 @@ export interface ExampleConfig {
   oidc: { issuer: string; clientId: string; clientSecret: string } | undefined;
   /** The dev outbox exists only without SMTP and outside production. */
   devOutbox: boolean;
+  /** Normalized addresses whose verified accounts may use the back office (ADMIN_EMAILS); empty: none. */
+  adminEmails: string[];
 }
 
 /** A setting that cannot be used; the server prints it and exits with status 1. */
@@ -146,5 +149,18 @@ export function readConfig(
       oidcIssuer && oidcClientId && oidcClientSecret
         ? { issuer: oidcIssuer, clientId: oidcClientId, clientSecret: oidcClientSecret }
         : undefined,
+    adminEmails: adminEmails(env),
   };
+}
+
+/** ADMIN_EMAILS: comma-separated addresses, normalized as the stores keep them. */
+function adminEmails(env: NodeJS.ProcessEnv): string[] {
+  const listed = (env.ADMIN_EMAILS ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of listed) {
+    if (!isValidEmail(entry)) throw new ConfigError(`ADMIN_EMAILS must list email addresses, not "${entry}"`);
+  }
+  return [...new Set(listed.map(normalizeEmail))];
 }

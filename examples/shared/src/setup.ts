@@ -111,6 +111,14 @@ export async function createExampleAuth(
             },
           ]
         : [],
+      // ADMIN_EMAILS: the back office (docs/back-office.md) for these addresses, once verified.
+      ...(config.adminEmails.length > 0
+        ? {
+            admin: {
+              authorize: (_principal, user) => user.emailVerified && config.adminEmails.includes(user.email),
+            },
+          }
+        : {}),
       ...extra,
     }),
   );

@@ -22,7 +22,15 @@ export type SecurityEventType =
   | "identity.linked"
   | "identity.unlinked"
   | "two_factor.enabled"
-  | "two_factor.disabled";
+  | "two_factor.disabled"
+  | "admin.users_listed"
+  | "admin.user_viewed"
+  | "user.locked"
+  | "user.unlocked"
+  | "admin.sessions_revoked"
+  | "password_change.required"
+  | "password_change.completed"
+  | "impersonation.started";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
@@ -48,6 +56,14 @@ export interface SecurityEvent {
    * `two_factor.disabled` (a method turned on or off by the user), the method (`totp`, `email`).
    */
   reason: string | null;
+  /**
+   * For the back office's events (`admin.*`, `user.locked`, `user.unlocked`,
+   * `password_change.required`, `impersonation.started`, and `login.succeeded`/`session.created`
+   * of an impersonation): who acted, the admin's user id when the admin routes (or a host call with
+   * the admin's principal) did it, else the `actor` the host named in the call, else `"host"`.
+   * Absent from every other event.
+   */
+  actor?: string;
 }
 
 export type SecurityEventInput = Partial<Omit<SecurityEvent, "type" | "time">>;
@@ -92,6 +108,7 @@ export function createSecurityEvents(options: {
         ip: details.ip ?? null,
         userAgent: logSafe(details.userAgent),
         reason: details.reason ?? null,
+        ...(details.actor !== undefined ? { actor: details.actor } : {}),
       };
       const { type: _type, time: _time, ...fields } = event;
       (WARN.has(type) ? logger.warn : logger.info).call(logger, { event: type, ...fields }, type);

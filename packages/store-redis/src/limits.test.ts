@@ -5,6 +5,7 @@ import { portcullis } from "@portcullis/adapter-fastify";
 import type { Auth, Clock } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import {
+  runBackOfficeAdapterSuite,
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runLimitsAdapterSuite,
@@ -66,3 +67,6 @@ runDevicesAdapterSuite({ name: "fastify + redis", createStores, start: startFast
 // Route credentials and the login's email-code cooldown, with the cooldowns on Redis.
 runCredentialsAdapterSuite({ name: "express + redis", createStores, start: startExpress });
 runCredentialsAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
+// The back office (lock, sessions ended, impersonation) with sessions and the allowlist on Redis.
+runBackOfficeAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runBackOfficeAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });

@@ -62,6 +62,11 @@ export const de: Strings = {
       "Dies ist die einzige Anmeldemöglichkeit des Kontos. Lege zuerst ein Passwort fest oder verknüpfe einen weiteren Anbieter.",
     IDENTITY_PROVIDER_FAILURE:
       "Der Identitätsanbieter ist gerade nicht erreichbar. Bitte versuche es später erneut.",
+    ACCOUNT_LOCKED: "Dieses Konto ist gesperrt. Bitte wende dich an den Support.",
+    ADMIN_REQUIRED: "Dafür sind Administratorrechte nötig.",
+    PASSWORD_CHANGE_REQUIRED: "Bitte wähle ein neues Passwort, um fortzufahren.",
+    PASSWORD_CHANGE_TOKEN_INVALID: "Diese Passwortänderung ist abgelaufen. Bitte melde dich erneut an.",
+    IMPERSONATION_NOT_ALLOWED: "Das ist nicht möglich, solange ein Administrator als du angemeldet ist.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",
@@ -88,6 +93,7 @@ export const de: Strings = {
     password_too_short: "Verwende mindestens {{minimum}} Zeichen.",
     password_too_long: "Verwende höchstens {{maximum}} Zeichen.",
     password_too_common: "Dieses Passwort ist zu verbreitet. Bitte wähle ein anderes.",
+    password_reused: "Muss sich vom bisherigen Passwort unterscheiden.",
   },
   emails: {
     common: {

@@ -52,6 +52,11 @@ export const en = {
     IDENTITY_PROVIDER_LAST_METHOD:
       "This is the account's only way to sign in. Set a password or link another provider first.",
     IDENTITY_PROVIDER_FAILURE: "The identity provider cannot be reached right now. Please try again later.",
+    ACCOUNT_LOCKED: "This account is locked. Please contact support.",
+    ADMIN_REQUIRED: "This needs an administrator.",
+    PASSWORD_CHANGE_REQUIRED: "Please choose a new password to continue.",
+    PASSWORD_CHANGE_TOKEN_INVALID: "This password change has expired. Please sign in again.",
+    IMPERSONATION_NOT_ALLOWED: "This is not possible while an administrator is signed in as you.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by
@@ -83,6 +88,7 @@ export const en = {
     password_too_short: "Use at least {{minimum}} characters.",
     password_too_long: "Use at most {{maximum}} characters.",
     password_too_common: "This password is too common. Choose another one.",
+    password_reused: "Must differ from the current password.",
   },
   emails: {
     common: {

@@ -20,4 +20,11 @@ export type {
 } from "./session-store.js";
 export type { SingleUseTokenStore, TokenRecord } from "./single-use-token-store.js";
 export type { ChangeStores, StoresTogether } from "./stores-together.js";
-export type { TwoFactorMethod, TwoFactorSettings, UserPatch, UserRecord, UserStore } from "./user-store.js";
+export type {
+  TwoFactorMethod,
+  TwoFactorSettings,
+  UserListQuery,
+  UserPatch,
+  UserRecord,
+  UserStore,
+} from "./user-store.js";

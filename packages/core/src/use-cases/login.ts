@@ -6,7 +6,9 @@ import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
 import type { Call, RequestContext } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import type { UserRecord } from "../ports/user-store.js";
+import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { requirePasswordChangeAtLogin } from "../sessions/password-change.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { describeDevice } from "../user-agent.js";
 import { loginInput, parseInput } from "../validation.js";
@@ -73,7 +75,12 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     throw new AuthError("INVALID_CREDENTIALS");
   }
   await Promise.all([budget.succeeded(), fromIp.succeeded()]);
+  // Only the right password learns that the account is locked or must change its password.
+  assertNotLocked(user);
   const verifiedPasswordHash = await rehashIfOutdated(ctx, user, user.passwordHash, candidate);
+  if (user.passwordChangeRequired === true) {
+    await requirePasswordChangeAtLogin(ctx, user, { verifiedPasswordHash }, request);
+  }
 
   if (user.twoFactor.methods.length > 0) {
     const device = describeDevice(session, request.userAgent);

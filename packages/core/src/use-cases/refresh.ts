@@ -2,6 +2,8 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { toUser } from "../model.js";
+import { isLocked } from "../sessions/account-lock.js";
+import { accessTokenTtlFor, impersonationEnd } from "../sessions/impersonation.js";
 import {
   endSession,
   newAccessTokenId,
@@ -79,16 +81,33 @@ export async function refresh(
       ? next.candidates.find((candidate) => candidate.hash === session.refreshTokenHash)
       : next;
   if (!issued) throw new AuthError("REFRESH_TOKEN_INVALID");
-  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(session.userId));
-  if (!user) {
+  const now = ctx.clock.now();
+  const end = impersonationEnd(session);
+  if (end !== null && now >= end) {
+    // An admin's impersonation lasts an hour at most, refreshes or not.
     await endSession(ctx, session.id, session);
-    throw new AuthError("REFRESH_TOKEN_INVALID");
+    ctx.events.emit("session.revoked", {
+      ...request,
+      userId: session.userId,
+      sessionId: session.id,
+      reason: "expired",
+    });
+    throw new AuthError("SESSION_EXPIRED");
   }
-  const accessToken = await ctx.accessTokens.sign({
-    userId: user.id,
-    sessionId: session.id,
-    jti: session.accessTokenJti,
-  });
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(session.userId));
+  if (!user || isLocked(user)) {
+    await endSession(ctx, session.id, session);
+    throw new AuthError(user ? "ACCOUNT_LOCKED" : "REFRESH_TOKEN_INVALID");
+  }
+  const accessToken = await ctx.accessTokens.sign(
+    {
+      userId: user.id,
+      sessionId: session.id,
+      jti: session.accessTokenJti,
+      ...(session.impersonatedBy !== undefined ? { actor: session.impersonatedBy } : {}),
+    },
+    accessTokenTtlFor(session, now),
+  );
   return {
     user: toUser(user),
     accessToken,
