@@ -185,6 +185,32 @@ const CODE_CHECK = [
 ] as const;
 /** A security setting: the signed-in user's record must still exist. */
 const SETTING = ["USER_NOT_FOUND", ...DB] as const;
+/** A password login: the password's answers, its counters, a locked account, a required password change. */
+const LOGIN_ERRORS = [
+  "INVALID_CREDENTIALS",
+  "LOGIN_THROTTLED",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  "ACCOUNT_LOCKED",
+  "PASSWORD_CHANGE_REQUIRED",
+  ...DB,
+] as const;
+/** A step-up's password check: the login's answers, and no step-up for an impersonation. */
+const STEP_UP_ERRORS = [
+  "INVALID_CREDENTIALS",
+  "LOGIN_THROTTLED",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  "IMPERSONATION_NOT_ALLOWED",
+  ...SETTING,
+] as const;
+/** A sign-in finished with a recovery code. */
+const RECOVERY_ERRORS = [
+  "TWO_FACTOR_CODE_MISSING",
+  "WRONG_TWO_FACTOR_CODE",
+  "TWO_FACTOR_THROTTLED",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  "ACCOUNT_LOCKED",
+  ...DB,
+] as const;
 
 /** Sign-up, sign-in, refresh and sign-out. */
 function accountRoutes(
@@ -213,14 +239,7 @@ function accountRoutes(
         summary: "Sign in with email and password",
         auth: "none",
         body: loginInput,
-        errors: [
-          "INVALID_CREDENTIALS",
-          "LOGIN_THROTTLED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          "ACCOUNT_LOCKED",
-          "PASSWORD_CHANGE_REQUIRED",
-          ...DB,
-        ],
+        errors: LOGIN_ERRORS,
       },
       async (input) => loginResponse(await auth.login({ request: input.withDevice() }, await input.body())),
     ),
@@ -369,14 +388,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "Finish a sign-in with a recovery code",
         auth: "two-factor",
         body: signInCodeInput,
-        errors: [
-          "TWO_FACTOR_CODE_MISSING",
-          "WRONG_TWO_FACTOR_CODE",
-          "TWO_FACTOR_THROTTLED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          "ACCOUNT_LOCKED",
-          ...DB,
-        ],
+        errors: RECOVERY_ERRORS,
       },
       async (input) =>
         loginResponse(
@@ -393,13 +405,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "Confirm the password before a settings change",
         auth: "access",
         body: stepUpInput,
-        errors: [
-          "INVALID_CREDENTIALS",
-          "LOGIN_THROTTLED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          "IMPERSONATION_NOT_ALLOWED",
-          ...SETTING,
-        ],
+        errors: STEP_UP_ERRORS,
       },
       async (input) =>
         stepUpResponse(

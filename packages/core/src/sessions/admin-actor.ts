@@ -1,14 +1,14 @@
 import { AuthError, guardPort } from "../errors.js";
 import { type Call, toUser } from "../model.js";
 import type { UserStore } from "../ports/user-store.js";
-import type { StepUpTokens } from "../two-factor/step-up-token.js";
 import { isLocked } from "./account-lock.js";
 import { signedIn } from "./signed-in.js";
 
 /** What deciding who acts in the back office needs. */
 export interface AdminActorDeps {
   users: UserStore;
-  stepUpTokens: StepUpTokens;
+  /** `StepUpTokens.verify` (two-factor/step-up-token.ts), by shape: sessions/ does not import two-factor/. */
+  stepUpTokens: { verify(token: string | undefined, userId: string, sessionId: string): Promise<void> };
   options: { admin: { authorize?: ((...args: never[]) => unknown) | undefined } };
 }
 
