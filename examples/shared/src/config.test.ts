@@ -127,4 +127,16 @@ describe("readConfig", () => {
       /BREACHED_PASSWORDS_URL/,
     );
   });
+
+  it("readConfig - ADMIN_EMAILS lists the back office's addresses, normalized; anything else is refused", () => {
+    const config = readConfig(
+      { AUTH_SECRET: "x".repeat(48), ADMIN_EMAILS: " Ops@Example.test, ops@example.test,b@x.test" },
+      () => {},
+    );
+    expect(config.adminEmails).toEqual(["ops@example.test", "b@x.test"]);
+    expect(readConfig({ AUTH_SECRET: "x".repeat(48) }, () => {}).adminEmails).toEqual([]);
+    expect(() =>
+      readConfig({ AUTH_SECRET: "x".repeat(48), ADMIN_EMAILS: "not an address" }, () => {}),
+    ).toThrow(/ADMIN_EMAILS/);
+  });
 });

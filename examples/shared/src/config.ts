@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { isValidEmail, normalizeEmail } from "@portcullis/core";
 
 /** The example servers' settings, from the environment table of docs/examples.md. */
 export interface ExampleConfig {
@@ -41,6 +42,8 @@ export interface ExampleConfig {
   breachedPasswordsFailClosed: boolean;
   /** Sign-in by an emailed link or code (`emailSignIn.enabled`, EMAIL_SIGN_IN); on by default in the examples. */
   emailSignIn: boolean;
+  /** Normalized addresses whose verified accounts may use the back office (ADMIN_EMAILS); empty: none. */
+  adminEmails: string[];
 }
 
 /** A setting that cannot be used; the server prints it and exits with status 1. */
@@ -159,5 +162,18 @@ export function readConfig(
     breachedPasswordsUrl,
     breachedPasswordsFailClosed: flag(env, "BREACHED_PASSWORDS_FAIL_CLOSED", false),
     emailSignIn: flag(env, "EMAIL_SIGN_IN", true),
+    adminEmails: adminEmails(env),
   };
+}
+
+/** ADMIN_EMAILS: comma-separated addresses, normalized as the stores keep them. */
+function adminEmails(env: NodeJS.ProcessEnv): string[] {
+  const listed = (env.ADMIN_EMAILS ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of listed) {
+    if (!isValidEmail(entry)) throw new ConfigError(`ADMIN_EMAILS must list email addresses, not "${entry}"`);
+  }
+  return [...new Set(listed.map(normalizeEmail))];
 }

@@ -122,6 +122,14 @@ export async function createExampleAuth(
         : [],
       // EMAIL_SIGN_IN: the emailed link opens /sign-in/email (pages.ts), which signs in with a POST.
       emailSignIn: { enabled: config.emailSignIn },
+      // ADMIN_EMAILS: the back office (docs/back-office.md) for these addresses, once verified.
+      ...(config.adminEmails.length > 0
+        ? {
+            admin: {
+              authorize: (_principal, user) => user.emailVerified && config.adminEmails.includes(user.email),
+            },
+          }
+        : {}),
       ...extra,
     }),
   );

@@ -3,13 +3,15 @@ import type { AccountExport } from "./account/export.js";
 import type { ActivityPage } from "./activity/list.js";
 import type { Translator } from "./i18n/index.js";
 import type { AuthorizationStart } from "./identity/flow.js";
-import type { Call, Principal, SessionInfo, User } from "./model.js";
+import type { AdminUser, AdminUserDetail, Call, Principal, SessionInfo, User } from "./model.js";
 import type { ResolvedAuthOptions } from "./options.js";
 import type { Clock } from "./ports/clock.js";
 import type { Logger } from "./ports/logger.js";
 import type { TwoFactorMethod } from "./ports/user-store.js";
 import type { SignedIn } from "./sessions/finish-login.js";
 import type { IdentityProviderCallbackResult } from "./use-cases/finish-identity-provider-sign-in.js";
+import type { Impersonation } from "./use-cases/impersonate-user.js";
+import type { UserPage } from "./use-cases/list-users.js";
 import type { LoginResult } from "./use-cases/login.js";
 import type { RefreshResult } from "./use-cases/refresh.js";
 import type { StepUpResult } from "./use-cases/step-up.js";
@@ -45,6 +47,8 @@ export type ChangePasswordInput = z.input<typeof schemas.changePasswordInput>;
 export type EmailChangeInput = z.input<typeof schemas.emailChangeInput>;
 /** What `admin.createUser` takes. */
 export type CreateUserInput = z.input<typeof schemas.createUserInput>;
+/** What `completeRequiredPasswordChange` takes. */
+export type RequiredPasswordChangeInput = z.input<typeof schemas.requiredPasswordChangeInput>;
 
 /** What a TOTP setup shows the user once: nothing is stored until `confirmTotpSetup`. */
 export interface TotpSetup {
@@ -163,6 +167,51 @@ export interface AdminApi {
     call: Call,
     input: { userId: string; cursor?: string | undefined; limit?: number | undefined },
   ): Promise<ActivityPage>;
+  // The back office (docs/back-office.md). Without `call.principal` the host decides who may call
+  // them, and their events name `call.actor` (else "host"); with one (the admin routes), the caller
+  // must be an admin (`admin.authorize`, `ADMIN_REQUIRED`) with a live step-up token
+  // (`STEP_UP_REQUIRED`), and the events name the admin's user id.
+  /**
+   * Users by address prefix (`query`), in address order, a page at a time (`limit` 1 to 100,
+   * default 20; `cursor` from the previous page's `nextCursor`: stable while users are added).
+   * @throws `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`, `INTERNAL_ERROR` (a users store without `listUsers`)
+   */
+  listUsers(
+    call: Call,
+    input?: { query?: string | undefined; cursor?: string | undefined; limit?: number | string | undefined },
+  ): Promise<UserPage>;
+  /**
+   * The user with account state, sessions, identities, second factors and passkeys.
+   * @throws `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  getUser(call: Call, userId: string): Promise<AdminUserDetail>;
+  /**
+   * Locks the account (it signs in by no method: `ACCOUNT_LOCKED`) and ends its sessions at once.
+   * @throws `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   */
+  lockUser(call: Call, input: { userId: string; reason?: string | undefined }): Promise<AdminUser>;
+  /** Lifts the lock. @throws `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  unlockUser(call: Call, userId: string): Promise<AdminUser>;
+  /**
+   * Ends every session of the user; their access tokens are refused at once.
+   * @throws `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  revokeSessions(call: Call, userId: string): Promise<{ success: true; revoked: number }>;
+  /**
+   * The next password sign-in must set a new password before it gets tokens
+   * (`PASSWORD_CHANGE_REQUIRED`); every session ends unless `endSessions: false`.
+   * @throws `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  requirePasswordChange(
+    call: Call,
+    input: { userId: string; endSessions?: boolean | undefined },
+  ): Promise<AdminUser>;
+  /**
+   * A session as the user for at most one hour that cannot step up; `impersonatedBy` in its `/me`;
+   * recorded in the user's activity. Reads `call.request`.
+   * @throws `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `ACCOUNT_LOCKED`, `DATABASE_FAILURE`
+   */
+  impersonate(call: Call, userId: string): Promise<Impersonation>;
 }
 
 /** The signed-in user's activity: their security events. */
@@ -366,6 +415,13 @@ export interface Auth {
    * @throws `NOT_FOUND` (turned off), `VALIDATION_FAILED`, `EMAIL_SIGN_IN_INVALID`, `EMAIL_SIGN_IN_THROTTLED`, `RATE_LIMITED`, `TWO_FACTOR_DISABLED`
    */
   signInWithEmail(call: Call, input: EmailSignInInput): Promise<LoginResult>;
+  /**
+   * The second half of a password sign-in that answered `PASSWORD_CHANGE_REQUIRED`: the login's
+   * `passwordChangeToken` and a new password; then signed in, or the second factor is required.
+   * Reads `call.request`.
+   * @throws `PASSWORD_CHANGE_TOKEN_INVALID`, `PASSWORD_POLICY_VIOLATION`, `ACCOUNT_LOCKED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   */
+  completeRequiredPasswordChange(call: Call, input: RequiredPasswordChangeInput): Promise<LoginResult>;
   /** Host-started sessions and the user's sessions: the only way to them. */
   readonly sessions: SessionApi;
   /** Operations for scripts and back offices. */

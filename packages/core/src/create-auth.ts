@@ -25,6 +25,7 @@ import { createSecretBox } from "./two-factor/secret-box.js";
 import { createStepUpTokens } from "./two-factor/step-up-token.js";
 import { authenticate } from "./use-cases/authenticate.js";
 import { changePassword } from "./use-cases/change-password.js";
+import { completeRequiredPasswordChange } from "./use-cases/complete-required-password-change.js";
 import { completeTwoFactorLogin } from "./use-cases/complete-two-factor-login.js";
 import { completeTwoFactorStepUp } from "./use-cases/complete-two-factor-step-up.js";
 import { confirmEmailChange } from "./use-cases/confirm-email-change.js";
@@ -41,24 +42,30 @@ import { getCurrentUser } from "./use-cases/get-current-user.js";
 import { getPasswordResetCooldown } from "./use-cases/get-password-reset-cooldown.js";
 import { getTotpSetup } from "./use-cases/get-totp-setup.js";
 import { getTwoFactorEmailCooldown } from "./use-cases/get-two-factor-email-cooldown.js";
+import { getUser } from "./use-cases/get-user.js";
 import { getVerificationCooldown } from "./use-cases/get-verification-cooldown.js";
+import { impersonateUser } from "./use-cases/impersonate-user.js";
 import { listActivity } from "./use-cases/list-activity.js";
 import { listSessions } from "./use-cases/list-sessions.js";
 import { listUserActivity } from "./use-cases/list-user-activity.js";
+import { listUsers } from "./use-cases/list-users.js";
+import { lockUser } from "./use-cases/lock-user.js";
 import { login } from "./use-cases/login.js";
 import { logout } from "./use-cases/logout.js";
 import { markEmailVerified } from "./use-cases/mark-email-verified.js";
 import { recoverWithRecoveryCode } from "./use-cases/recover-with-recovery-code.js";
 import { refresh } from "./use-cases/refresh.js";
 import { register } from "./use-cases/register.js";
-import { requestEmailSignIn } from "./use-cases/request-email-sign-in.js";
 import { requestEmailChange } from "./use-cases/request-email-change.js";
+import { requestEmailSignIn } from "./use-cases/request-email-sign-in.js";
 import { requestPasswordReset } from "./use-cases/request-password-reset.js";
+import { requirePasswordChange } from "./use-cases/require-password-change.js";
 import { resendVerification } from "./use-cases/resend-verification.js";
 import { resetPassword } from "./use-cases/reset-password.js";
 import { revokeAllSessions } from "./use-cases/revoke-all-sessions.js";
 import { revokeOtherSessions } from "./use-cases/revoke-other-sessions.js";
 import { revokeSession } from "./use-cases/revoke-session.js";
+import { revokeUserSessions } from "./use-cases/revoke-user-sessions.js";
 import { sendTwoFactorEmailCode } from "./use-cases/send-two-factor-email-code.js";
 import { setPassword } from "./use-cases/set-password.js";
 import { setPreferredTwoFactorMethod } from "./use-cases/set-preferred-two-factor-method.js";
@@ -67,6 +74,7 @@ import { startIdentityProviderLink } from "./use-cases/start-identity-provider-l
 import { startIdentityProviderSignIn } from "./use-cases/start-identity-provider-sign-in.js";
 import { stepUp } from "./use-cases/step-up.js";
 import { unlinkIdentityProvider } from "./use-cases/unlink-identity-provider.js";
+import { unlockUser } from "./use-cases/unlock-user.js";
 import { verifyEmail } from "./use-cases/verify-email.js";
 
 export type { AccountExport } from "./account/export.js";
@@ -75,6 +83,8 @@ export type { AuthorizationStart } from "./identity/flow.js";
 export type { SignedIn } from "./sessions/finish-login.js";
 export type { TwoFactorChallenge } from "./two-factor/challenge.js";
 export type { IdentityProviderCallbackResult } from "./use-cases/finish-identity-provider-sign-in.js";
+export type { Impersonation } from "./use-cases/impersonate-user.js";
+export type { UserPage } from "./use-cases/list-users.js";
 export type { LoginResult } from "./use-cases/login.js";
 export type { RefreshResult } from "./use-cases/refresh.js";
 export type { StepUpResult } from "./use-cases/step-up.js";
@@ -141,6 +151,7 @@ export const USE_CASES = {
   setPreferredTwoFactorMethod,
   requestEmailSignIn,
   signInWithEmail,
+  completeRequiredPasswordChange,
 } as const;
 
 /** `auth.sessions`. */
@@ -159,6 +170,13 @@ export const ADMIN_USE_CASES = {
   markEmailVerified,
   deleteUser,
   listActivity: listUserActivity,
+  listUsers,
+  getUser,
+  lockUser,
+  unlockUser,
+  revokeSessions: revokeUserSessions,
+  requirePasswordChange,
+  impersonate: impersonateUser,
 } as const;
 
 /** `auth.activity`. */

@@ -29,6 +29,7 @@ const AUTH_TEXT: Record<RouteAuth, string> = {
   "access-and-two-factor": "access + 2FA token",
   "access-or-two-factor": "access token, or a login's 2FA token",
   refresh: "refresh token",
+  admin: "access + step-up token of an admin (`admin.authorize`)",
 };
 
 function routeTable(): string {

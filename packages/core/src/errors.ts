@@ -56,6 +56,11 @@ export const ERROR_CODES = [
   "PASSWORD_NOT_SET",
   "EMAIL_CHANGE_TOKEN_INVALID",
   "EMAIL_ADDRESS_TAKEN",
+  "ACCOUNT_LOCKED",
+  "ADMIN_REQUIRED",
+  "PASSWORD_CHANGE_REQUIRED",
+  "PASSWORD_CHANGE_TOKEN_INVALID",
+  "IMPERSONATION_NOT_ALLOWED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -119,6 +124,11 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   PASSWORD_NOT_SET: 400,
   EMAIL_CHANGE_TOKEN_INVALID: 401,
   EMAIL_ADDRESS_TAKEN: 409,
+  ACCOUNT_LOCKED: 403,
+  ADMIN_REQUIRED: 403,
+  PASSWORD_CHANGE_REQUIRED: 403,
+  PASSWORD_CHANGE_TOKEN_INVALID: 401,
+  IMPERSONATION_NOT_ALLOWED: 403,
 };
 
 /** The HTTP status of an error code, from `STATUS_BY_CODE`. */
@@ -206,10 +216,25 @@ export class CooldownError extends AuthError<CooldownCode> {
   }
 }
 
+/**
+ * A password sign-in whose account must set a new password first (`admin.requirePasswordChange`):
+ * carries the single-use token that `completeRequiredPasswordChange` takes with the new password
+ * (sent as `passwordChangeToken` in the 403 body).
+ */
+export class PasswordChangeRequiredError extends AuthError<"PASSWORD_CHANGE_REQUIRED"> {
+  declare readonly passwordChangeToken: string;
+
+  constructor(passwordChangeToken: string) {
+    super("PASSWORD_CHANGE_REQUIRED");
+    this.passwordChangeToken = passwordChangeToken;
+  }
+}
+
 for (const [type, name] of [
   [AuthError, "AuthError"],
   [ValidationError, "ValidationError"],
   [CooldownError, "CooldownError"],
+  [PasswordChangeRequiredError, "PasswordChangeRequiredError"],
 ] as const) {
   Object.defineProperty(type.prototype, "name", { value: name, writable: true, configurable: true });
 }
@@ -229,7 +254,9 @@ export type ErrorClassByCode = {
     ? CooldownError
     : C extends ValidationCode
       ? ValidationError
-      : AuthError<C>;
+      : C extends "PASSWORD_CHANGE_REQUIRED"
+        ? PasswordChangeRequiredError
+        : AuthError<C>;
 };
 
 /**

@@ -23,11 +23,19 @@ export type SecurityEventType =
   | "identity.unlinked"
   | "two_factor.enabled"
   | "two_factor.disabled"
-  | "email_sign_in.requested";
+  | "email_sign_in.requested"
   | "password.changed"
   | "email_change.requested"
   | "email.changed"
-  | "account.exported";
+  | "account.exported"
+  | "admin.users_listed"
+  | "admin.user_viewed"
+  | "user.locked"
+  | "user.unlocked"
+  | "admin.sessions_revoked"
+  | "password_change.required"
+  | "password_change.completed"
+  | "impersonation.started";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
@@ -56,6 +64,14 @@ export interface SecurityEvent {
    * without an account), and `email.verified` after it `email_sign_in`.
    */
   reason: string | null;
+  /**
+   * For the back office's events (`admin.*`, `user.locked`, `user.unlocked`,
+   * `password_change.required`, `impersonation.started`, and `login.succeeded`/`session.created`
+   * of an impersonation): who acted, the admin's user id when the admin routes (or a host call with
+   * the admin's principal) did it, else the `actor` the host named in the call, else `"host"`.
+   * Absent from every other event.
+   */
+  actor?: string;
 }
 
 export type SecurityEventInput = Partial<Omit<SecurityEvent, "type" | "time">>;
@@ -100,6 +116,7 @@ export function createSecurityEvents(options: {
         ip: details.ip ?? null,
         userAgent: logSafe(details.userAgent),
         reason: details.reason ?? null,
+        ...(details.actor !== undefined ? { actor: details.actor } : {}),
       };
       const { type: _type, time: _time, ...fields } = event;
       (WARN.has(type) ? logger.warn : logger.info).call(logger, { event: type, ...fields }, type);

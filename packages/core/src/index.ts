@@ -5,11 +5,13 @@ export {
   type AuthorizationStart,
   createAuth,
   type IdentityProviderCallbackResult,
+  type Impersonation,
   type LoginResult,
   type RefreshResult,
   type SignedIn,
   type StepUpResult,
   type TwoFactorChallenge,
+  type UserPage,
 } from "./create-auth.js";
 export { isValidEmail, normalizeEmail } from "./email-address.js";
 export { EMAIL_KINDS } from "./email-kinds.js";
@@ -31,7 +33,14 @@ export type {
   ValidationCode,
   ValidationIssue,
 } from "./errors.js";
-export { AuthError, CooldownError, ERROR_CODES, isAuthError, ValidationError } from "./errors.js";
+export {
+  AuthError,
+  CooldownError,
+  ERROR_CODES,
+  isAuthError,
+  PasswordChangeRequiredError,
+  ValidationError,
+} from "./errors.js";
 export type { SecurityEvent, SecurityEventType } from "./events.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";
 export { type HttpHandler, httpHandlerFor } from "./http/handler.js";
@@ -44,8 +53,18 @@ export {
   type IdentityProviderOptions,
   type ResolvedIdentityProvider,
 } from "./identity-provider-options.js";
-export type { Call, Principal, RequestContext, SessionInfo, User } from "./model.js";
 export type {
+  AdminSessionInfo,
+  AdminUser,
+  AdminUserDetail,
+  Call,
+  Principal,
+  RequestContext,
+  SessionInfo,
+  User,
+} from "./model.js";
+export type {
+  AdminOptions,
   AuthOptions,
   AuthStores,
   BreachedPasswordsOptions,

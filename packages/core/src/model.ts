@@ -25,6 +25,11 @@ export declare const principalBrand: unique symbol;
 export interface Principal {
   readonly userId: string;
   readonly sessionId: string;
+  /**
+   * Set when the session is an admin's impersonation of the user (`admin.impersonate`): who
+   * started it. Such a principal cannot step up (`IMPERSONATION_NOT_ALLOWED`) nor use the admin routes.
+   */
+  readonly impersonatedBy?: string;
   readonly [principalBrand]: true;
 }
 
@@ -36,10 +41,12 @@ class IssuedPrincipal {
   readonly #issued = true;
   readonly userId: string;
   readonly sessionId: string;
+  declare readonly impersonatedBy?: string;
 
-  constructor(userId: string, sessionId: string) {
+  constructor(userId: string, sessionId: string, impersonatedBy?: string) {
     this.userId = userId;
     this.sessionId = sessionId;
+    if (impersonatedBy !== undefined) this.impersonatedBy = impersonatedBy;
     Object.freeze(this);
   }
 
@@ -49,8 +56,8 @@ class IssuedPrincipal {
 }
 
 /** A principal for a verified access token or a session just started. */
-export function issuePrincipal(userId: string, sessionId: string): Principal {
-  return new IssuedPrincipal(userId, sessionId) as unknown as Principal;
+export function issuePrincipal(userId: string, sessionId: string, impersonatedBy?: string): Principal {
+  return new IssuedPrincipal(userId, sessionId, impersonatedBy) as unknown as Principal;
 }
 
 /** True only for principals this process issued. */
@@ -74,6 +81,12 @@ export interface Call {
   token?: string | undefined;
   /** What is known about the request: IP, user agent, locale. */
   request?: RequestContext | undefined;
+  /**
+   * Who acts, for the back office (`admin.*`) called by the host without a principal: named as
+   * `actor` in the events (e.g. `"support:jane"`); without it they say `"host"`. With a principal
+   * the actor is the principal's user, and this is ignored.
+   */
+  actor?: string | undefined;
 }
 
 /** A user as clients see it: never a password hash, TOTP secret or token. */
@@ -88,6 +101,8 @@ export interface User {
   preferredTwoFactorMethod: TwoFactorMethod | null;
   /** ISO 8601. */
   createdAt: string;
+  /** Only in `/me` of an admin's impersonation session (`admin.impersonate`): who started it. */
+  impersonatedBy?: string;
 }
 
 export function toUser(record: UserRecord): User {
@@ -119,4 +134,47 @@ export interface SessionInfo {
   lastActiveAt: string;
   /** True for the session of the access token that asked. */
   current: boolean;
+}
+
+/** A user as the back office sees it (`admin.listUsers`, `admin.getUser`): the `User` and its account state. */
+export interface AdminUser extends User {
+  /** Set while an admin has the account locked (`admin.lockUser`). */
+  lock: { /** ISO 8601. */ at: string; reason: string | null; by: string | null } | null;
+  /** The next password sign-in must set a new password first (`admin.requirePasswordChange`). */
+  passwordChangeRequired: boolean;
+  /** ISO 8601; null when the account never signed in (or its store keeps no sign-ins). */
+  lastSignInAt: string | null;
+}
+
+export function toAdminUser(record: UserRecord): AdminUser {
+  return {
+    ...toUser(record),
+    lock:
+      record.lockedAt == null
+        ? null
+        : { at: isoDate(record.lockedAt), reason: record.lockReason ?? null, by: record.lockedBy ?? null },
+    passwordChangeRequired: record.passwordChangeRequired === true,
+    lastSignInAt: record.lastSignInAt == null ? null : isoDate(record.lastSignInAt),
+  };
+}
+
+/** A session as the back office sees it: no `current`, and who started it when it is an impersonation. */
+export interface AdminSessionInfo extends Omit<SessionInfo, "current"> {
+  impersonatedBy: string | null;
+}
+
+/** `admin.getUser`: the user, their account state, sessions, sign-in methods. */
+export interface AdminUserDetail {
+  user: AdminUser;
+  /** Live sessions, most recently active first. */
+  sessions: AdminSessionInfo[];
+  /** Linked identity providers. */
+  identities: { provider: string; email: string | null /** ISO 8601. */; linkedAt: string }[];
+  /** Turned-on second factors, as in `user.twoFactorMethods`. */
+  twoFactorMethods: TwoFactorMethod[];
+  /**
+   * The user's passkeys (`{ id, name, createdAt }`). Empty until the passkey store lands: the
+   * place for it is `listPasskeysOf` in `use-cases/get-user.ts`.
+   */
+  passkeys: { id: string; name: string | null; createdAt: string }[];
 }

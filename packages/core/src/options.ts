@@ -4,6 +4,7 @@ import type { SecurityEvent } from "./events.js";
 import { isBareHttpUrl } from "./http-url.js";
 import type { LocaleResources } from "./i18n/index.js";
 import { type IdentityProviderOptions, identityProvidersSchema } from "./identity-provider-options.js";
+import type { Principal, User } from "./model.js";
 import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
 import type { ActivityStore } from "./ports/activity-store.js";
 import type { Clock } from "./ports/clock.js";
@@ -315,6 +316,15 @@ export const authOptionsSchema = z
         enabled: z.boolean().default(false),
         ttlSeconds: z.number().int().min(60).max(3600).default(600),
         maxWrongCodes: z.number().int().min(1).max(20).default(5),
+      })
+      .prefault({}),
+    admin: z
+      .object({
+        authorize: z
+          .custom<AdminOptions["authorize"]>((value) => typeof value === "function", {
+            message: "must be a function",
+          })
+          .optional(),
       })
       .prefault({}),
   })
@@ -695,10 +705,25 @@ export interface AuthOptions {
    * `passwordBreached: true` at login.
    */
   breachedPasswords?: BreachedPasswordsOptions;
+  /**
    * Sign-in by an emailed link or code: `enabled` (default false), how long they work
    * (`ttlSeconds`, default 600) and the wrong codes per request (`maxWrongCodes`, default 5).
    */
   emailSignIn?: EmailSignInOptions;
+  /** The back office (docs/back-office.md): who may use the admin routes under `<prefix>/admin`. */
+  admin?: AdminOptions;
+}
+
+/** The back office's options (docs/back-office.md). */
+export interface AdminOptions {
+  /**
+   * Whether the signed-in caller may use the back office: given the principal (an impersonation's
+   * never gets here) and its user, true to allow. Without it the admin routes are not mounted
+   * (404); with it, each admin route needs an access token and a step-up token of a caller it
+   * allows (403 `ADMIN_REQUIRED` otherwise). A throw or rejection refuses, logged as a 500.
+   * The host API (`auth.admin.*`) called without a principal does not ask it.
+   */
+  authorize?: (principal: Principal, user: User) => boolean | Promise<boolean>;
 }
 /** The options after validation, with every default filled in. */
 export type ResolvedAuthOptions = z.output<typeof authOptionsSchema>;

@@ -256,3 +256,39 @@ export const emailSignInInput = z
         });
     }
   });
+/** `{ query?, cursor?, limit? }` of `admin.listUsers`; `limit` may come as text (a query string). */
+export const adminListInput = z
+  .object({
+    query: z.string().max(320).regex(PLAIN_TEXT).default(""),
+    cursor: z.string().max(600).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+  })
+  .strict();
+
+/** `{ userId }` of the back office's operations on one user. */
+export const adminUserInput = z.object({ userId: userIdField });
+
+/** `{ userId, reason? }` of `admin.lockUser` (the reason at most 500 characters). */
+export const lockUserInput = z.object({
+  userId: userIdField,
+  reason: z.string().trim().max(500).regex(PLAIN_TEXT).optional(),
+});
+
+/** The body of `POST /admin/users/:id/lock`. */
+export const lockUserBody = z
+  .object({ reason: z.string().trim().max(500).regex(PLAIN_TEXT).optional() })
+  .optional();
+
+/** `{ userId, endSessions? }` of `admin.requirePasswordChange` (`endSessions` default true). */
+export const requirePasswordChangeInput = z.object({
+  userId: userIdField,
+  endSessions: z.boolean().optional(),
+});
+
+/** `POST /password/change-required`: the login's token, the new password, and the sign-in's options. */
+export const requiredPasswordChangeInput = z.object({
+  token: opaqueToken,
+  newPassword: passwordField,
+  session: sessionField,
+  rememberMe: rememberMeField,
+});

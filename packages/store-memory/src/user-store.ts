@@ -60,6 +60,14 @@ export function createMemoryUserStore(): UserStore & { size(): number } {
       idByEmail.delete(current.email);
       return true;
     },
+    async listUsers({ prefix, after, limit }) {
+      // Sorted on each call: a memory store is for development and tests, not a million users.
+      const emails = [...idByEmail.keys()]
+        .filter((email) => email.startsWith(prefix) && (after === undefined || email > after))
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        .slice(0, limit);
+      return emails.map((email) => copy(byId.get(idByEmail.get(email) ?? "")) as UserRecord);
+    },
     size: () => byId.size,
   };
 }

@@ -40,7 +40,7 @@ async function dump(match: string): Promise<string[]> {
             : type === "set"
               ? await client.smembers(key)
               : type === "zset"
-                ? await client.zrange(key, 0, -1, "WITHSCORES")
+                ? await client.zrange(key, "0", "-1", "WITHSCORES")
                 : type === "list"
                   ? await client.lrange(key, 0, -1)
                   : `(${type})`;

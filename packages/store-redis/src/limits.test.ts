@@ -5,6 +5,7 @@ import { portcullis } from "@portcullis/adapter-fastify";
 import type { Auth, Clock } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import {
+  runBackOfficeAdapterSuite,
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
@@ -78,3 +79,6 @@ runEmailSignInAdapterSuite({ name: "fastify + redis", createStores, start: start
 // Account self-service (CONTRACT §11) with sessions, tokens, cooldowns and activity on Redis.
 runSelfServiceAdapterSuite({ name: "express + redis", createStores, start: startExpress });
 runSelfServiceAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
+// The back office (lock, sessions ended, impersonation) with sessions and the allowlist on Redis.
+runBackOfficeAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runBackOfficeAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });

@@ -29,6 +29,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0006_session_rotated_at": addedTimeColumn(tables.sessions, "rotated_at"),
     "0007_session_remember_me": addedFlagColumn(tables.sessions, "remember_me"),
     "0008_activity": activityTable(tables, dialect),
+    "0012_back_office": backOffice(tables, dialect),
   };
 }
 
@@ -243,6 +244,45 @@ function activityTable(tables: SqlTables, dialect: SqlDialect): Migration {
     },
     async down(db: AnyKysely) {
       await db.schema.dropTable(tables.activity).ifExists().execute();
+    },
+  };
+}
+
+/**
+ * The back office (`admin.*`): on users, the lock (`locked_at` in ms, `lock_reason`, `locked_by`)
+ * and `password_change_required` (0 or 1), all null on existing rows (not locked, no change
+ * required); on sessions, `impersonated_by` (null: the user's own session). And the index the
+ * address-prefix listing scans: on PostgreSQL `email collate "C"` (byte order, so a prefix is one
+ * range of it whatever the database's collation); SQLite and MySQL (the table's `utf8mb4_bin`)
+ * already compare emails byte for byte, and the unique key on email serves.
+ */
+function backOffice(tables: SqlTables, dialect: SqlDialect): Migration {
+  return {
+    async up(db: AnyKysely) {
+      for (const [column, type] of [
+        ["locked_at", "bigint"],
+        ["lock_reason", "text"],
+        ["locked_by", "varchar(255)"],
+        ["password_change_required", "smallint"],
+      ] as const) {
+        await db.schema.alterTable(tables.users).addColumn(column, type).execute();
+      }
+      await db.schema.alterTable(tables.sessions).addColumn("impersonated_by", "varchar(255)").execute();
+      if (dialect === "postgres") {
+        await db.schema
+          .createIndex(`${tables.users}_email_c_idx`)
+          .on(tables.users)
+          .expression(sql`email collate "C"`)
+          .execute();
+      }
+    },
+    async down(db: AnyKysely) {
+      if (dialect === "postgres")
+        await db.schema.dropIndex(`${tables.users}_email_c_idx`).ifExists().execute();
+      await db.schema.alterTable(tables.sessions).dropColumn("impersonated_by").execute();
+      for (const column of ["password_change_required", "locked_by", "lock_reason", "locked_at"]) {
+        await db.schema.alterTable(tables.users).dropColumn(column).execute();
+      }
     },
   };
 }

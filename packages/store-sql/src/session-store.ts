@@ -36,6 +36,8 @@ interface SessionRow {
   rotated_at?: number | string | null;
   /** 0 when the session is not remembered (migration 0007); null or 1 otherwise. */
   remember_me?: number | string | null;
+  /** Who started an impersonation session (migration 0012); null for the user's own sessions. */
+  impersonated_by?: string | null;
 }
 
 /** Whether `presentedHash` is the parent of `row`'s current hash, rotated at most `intervalMs` before `now`. */
@@ -72,6 +74,7 @@ const fromSessionRow = (row: SessionRow): SessionRecord => ({
   refreshTokenHash: row.refresh_token_hash,
   accessTokenJti: row.access_token_jti,
   ...(row.remember_me != null && Number(row.remember_me) === 0 ? { rememberMe: false } : {}),
+  ...(row.impersonated_by != null ? { impersonatedBy: row.impersonated_by } : {}),
 });
 
 /** A live session's row, or undefined when absent or expired at `now`. */
@@ -117,6 +120,7 @@ function sessionMethods(
         access_token_expires_at: expiresAt,
         expires_at: expiresAt,
         ...(session.rememberMe === false ? { remember_me: 0 } : {}),
+        ...(session.impersonatedBy !== undefined ? { impersonated_by: session.impersonatedBy } : {}),
       };
       await upsert(context, sessions, "id", row);
     },

@@ -1,4 +1,5 @@
 import type { TwoFactorMethod, UserPatch, UserRecord, UserStore } from "@portcullis/core";
+import { sql } from "kysely";
 import { insertUnlessTaken, isDuplicateKey, type SqlContext, toBoolean, toNumber } from "./context.js";
 
 /** A row of `<prefix>users`: lists are JSON arrays in text columns, times are milliseconds. */
@@ -16,6 +17,12 @@ export interface UserRow {
   created_at: number | string;
   /** Null until the account's first sign-in (migration `0003_last_sign_in`). */
   last_sign_in_at?: number | string | null;
+  /** The back office's lock and required password change (migration `0012_back_office`). */
+  locked_at?: number | string | null;
+  lock_reason?: string | null;
+  locked_by?: string | null;
+  /** 1 when the next password sign-in must set a new password; null or 0 otherwise. */
+  password_change_required?: number | string | boolean | null;
 }
 
 const list = (json: string): string[] => JSON.parse(json) as string[];
@@ -36,6 +43,16 @@ export function fromUserRow(row: UserRow): UserRecord {
     },
     createdAt: toNumber(row.created_at),
     ...(row.last_sign_in_at == null ? {} : { lastSignInAt: toNumber(row.last_sign_in_at) }),
+    ...(row.locked_at == null
+      ? {}
+      : {
+          lockedAt: toNumber(row.locked_at),
+          lockReason: row.lock_reason ?? null,
+          lockedBy: row.locked_by ?? null,
+        }),
+    ...(row.password_change_required != null && toBoolean(row.password_change_required as number)
+      ? { passwordChangeRequired: true }
+      : {}),
   };
 }
 
@@ -48,6 +65,11 @@ function patchColumns(patch: UserPatch): Partial<UserRow> {
   if (patch.identityProviders !== undefined)
     columns.identity_providers = JSON.stringify(patch.identityProviders);
   if (patch.lastSignInAt !== undefined) columns.last_sign_in_at = patch.lastSignInAt;
+  if (patch.lockedAt !== undefined) columns.locked_at = patch.lockedAt;
+  if (patch.lockReason !== undefined) columns.lock_reason = patch.lockReason;
+  if (patch.lockedBy !== undefined) columns.locked_by = patch.lockedBy;
+  if (patch.passwordChangeRequired !== undefined)
+    columns.password_change_required = patch.passwordChangeRequired ? 1 : 0;
   if (patch.twoFactor !== undefined) {
     columns.two_factor_methods = JSON.stringify(patch.twoFactor.methods);
     columns.two_factor_preferred_method = patch.twoFactor.preferredMethod;
@@ -134,6 +156,16 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
       if (updated === 0) return { status: "stale" };
       const user = await findBy("id", id);
       return user && user.email === to ? { status: "changed", user } : { status: "stale" };
+    },
+    async listUsers({ prefix, after, limit }) {
+      // Keyset pagination on the unique email, in byte order: a range scan of the email index
+      // (PostgreSQL: the `collate "C"` index of migration 0012), O(limit) whatever the table's size.
+      const key = dialect === "postgres" ? sql<string>`email collate "C"` : sql<string>`email`;
+      let query = db.selectFrom(table).selectAll();
+      if (prefix !== "") query = query.where(key, ">=", prefix).where(key, "<", `${prefix}\u{10FFFF}`);
+      if (after !== undefined) query = query.where(key, ">", after);
+      const rows = await query.orderBy(key).limit(limit).execute();
+      return (rows as UserRow[]).map(fromUserRow);
     },
     async delete(id) {
       const result = await db.deleteFrom(table).where("id", "=", id).executeTakeFirst();

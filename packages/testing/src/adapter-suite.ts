@@ -1,5 +1,6 @@
 import { describe } from "vitest";
 import { activityTests } from "./adapter-suite/activity.js";
+import { backOfficeTests } from "./adapter-suite/back-office.js";
 import { breachedPasswordsTests } from "./adapter-suite/breached-passwords.js";
 import { cookiesTests } from "./adapter-suite/cookies.js";
 import { credentialsTests } from "./adapter-suite/credentials.js";
@@ -47,6 +48,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   "breached-passwords": breachedPasswordsTests,
   "email-sign-in": emailSignInTests,
   "self-service": selfServiceTests,
+  "back-office": backOfficeTests,
 };
 
 export { runSelfServiceAdapterSuite };
@@ -82,6 +84,18 @@ export function runEmailSignInAdapterSuite(
   options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
 ): void {
   describe(`email sign-in: ${options.name}`, () => runAppTests(options, "email-sign-in", emailSignInTests));
+}
+
+/**
+ * The `back-office` area alone (the admin routes: listing with pagination, lock, unlock, ending
+ * sessions, impersonation, required password change), without transcripts: for stores the whole
+ * adapter suite does not run on. Impersonation's hour is passed on the suite's fake clock (the
+ * access token's `exp` and the core's refresh check read it), never on a store's own clock.
+ */
+export function runBackOfficeAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
+): void {
+  describe(`back office: ${options.name}`, () => runAppTests(options, "back-office", backOfficeTests));
 }
 
 /**

@@ -7,6 +7,7 @@ export {
   ADAPTER_SUITE_AREAS,
   type AdapterSuiteOptions,
   runAdapterSuite,
+  runBackOfficeAdapterSuite,
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,

@@ -529,4 +529,21 @@ export const runSessionStoreSuite = defineStoreSuite("SessionStore", sessionCont
       expect(await store.getSession(session.id)).toEqual(original);
     },
   },
+  "back office": {
+    "createSession - impersonatedBy is kept, read back, listed and kept through a rotation": async ({
+      store,
+      storedSession,
+      rotation,
+    }) => {
+      const session = await storedSession({ impersonatedBy: "admin-1" });
+      expect(await store.getSession(session.id)).toEqual(session);
+      expect(await store.listSessions(session.userId)).toEqual([session]);
+      const next = rotation();
+      const rotated = await store.rotateRefreshToken(session.id, session.refreshTokenHash, next, TTL_MS);
+      expect(rotated).toEqual({ status: "rotated", session: { ...session, ...next } });
+      expect((await store.getSession(session.id))?.impersonatedBy).toBe("admin-1");
+      const own = await storedSession();
+      expect((await store.getSession(own.id))?.impersonatedBy).toBeUndefined();
+    },
+  },
 });

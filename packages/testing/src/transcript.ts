@@ -30,7 +30,9 @@ export function normalizeTranscript(text: string): string {
     .replace(/token=[\w-]{43}/g, "token=<token>")
     .replace(/"(\w*Token)":"[\w-]{43}"/g, '"$1":"<token>"')
     .replace(/("secret":"|secret=)[A-Z2-7]{32}/g, "$1<secret>")
-    .replace(/"[A-Z0-9]{5}-[A-Z0-9]{5}"/g, '"<recovery-code>"');
+    .replace(/"[A-Z0-9]{5}-[A-Z0-9]{5}"/g, '"<recovery-code>"')
+    .replace(/\/admin\/users\/[\w-]{22}/g, "/admin/users/<id>")
+    .replace(/"(by|impersonatedBy)":"[\w-]{22}"/g, '"$1":"<id>"');
 }
 
 /** A transcript file: one `=== <test name> ===` section per test, in order. */

@@ -137,6 +137,31 @@ const changeEmailTests: Record<string, (context: { store: UserStore }) => Promis
     expect(owner?.id).toBe(moved.status === "changed" ? user.id : newcomer.id);
   },
 };
+/** The store's `listUsers`: optional in the type, expected of a store that passes this suite. */
+function listUsers(store: UserStore): NonNullable<UserStore["listUsers"]> {
+  if (!store.listUsers)
+    throw new Error("this UserStore has no listUsers(query): see UserStore.listUsers in @portcullis/core");
+  return store.listUsers.bind(store);
+}
+
+/** Every page of `prefix`, `limit` at a time, with `between(page)` run after each page. */
+async function allPages(
+  store: UserStore,
+  prefix: string,
+  limit: number,
+  between: (page: number) => Promise<void> = async () => {},
+): Promise<string[]> {
+  const seen: string[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < 1000; page += 1) {
+    const users = await listUsers(store)({ prefix, after, limit });
+    seen.push(...users.map((user) => user.email));
+    if (users.length < limit) return seen;
+    after = users.at(-1)?.email;
+    await between(page);
+  }
+  throw new Error("listUsers never ended");
+}
 
 /** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
 export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<UserStore>, {
@@ -347,6 +372,76 @@ export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<User
         identityProviders: [],
         twoFactor: totp(),
       });
+    },
+  },
+  "back office": {
+    "update - the lock and the required password change are kept, read back and cleared": async ({
+      store,
+    }) => {
+      const user = newUser();
+      await store.create(user);
+      const lock = { lockedAt: 1_700_000_300_000, lockReason: "fraud review", lockedBy: "admin-1" };
+      expect(await store.update(user.id, { ...lock, passwordChangeRequired: true })).toEqual({
+        ...user,
+        ...lock,
+        passwordChangeRequired: true,
+      });
+      await expectLookups(store, user, { ...user, ...lock, passwordChangeRequired: true });
+      const cleared = await store.update(user.id, {
+        lockedAt: null,
+        lockReason: null,
+        lockedBy: null,
+        passwordChangeRequired: false,
+      });
+      expect(cleared?.lockedAt ?? null).toBeNull();
+      expect(cleared?.lockReason ?? null).toBeNull();
+      expect(cleared?.lockedBy ?? null).toBeNull();
+      expect(cleared?.passwordChangeRequired ?? false).toBe(false);
+      expect(await store.findById(user.id)).toEqual(cleared);
+    },
+    "listUsers - users whose email starts with the prefix, in order, at most limit, after the cursor":
+      async ({ store }) => {
+        const prefix = uniqueId("list").toLowerCase();
+        const emails = ["c", "a", "b", "d", "e"].map((letter) => `${prefix}-${letter}@example.test`);
+        for (const email of emails) await store.create(newUser({ email }));
+        await store.create(newUser({ email: `x${prefix}-z@example.test` }));
+        const sorted = [...emails].sort();
+        const first = await listUsers(store)({ prefix, limit: 2 });
+        expect(first.map((user) => user.email)).toEqual(sorted.slice(0, 2));
+        expect(first[0]).toEqual(await store.findByEmail(sorted[0] as string));
+        const second = await listUsers(store)({ prefix, after: sorted[1], limit: 10 });
+        expect(second.map((user) => user.email)).toEqual(sorted.slice(2));
+        expect(await listUsers(store)({ prefix: `${prefix}-c`, limit: 10 })).toHaveLength(1);
+        expect(await listUsers(store)({ prefix: `${prefix}-q`, limit: 10 })).toEqual([]);
+        expect(await listUsers(store)({ prefix, after: sorted[4], limit: 10 })).toEqual([]);
+      },
+    "listUsers - pages never repeat or skip a user while others are added between them": async ({
+      store,
+    }) => {
+      const prefix = uniqueId("page").toLowerCase();
+      const email = (n: number) => `${prefix}-${String(n).padStart(3, "0")}@example.test`;
+      const existing = Array.from({ length: 60 }, (_, i) => email(i * 2));
+      await concurrently(60, (i) => store.create(newUser({ email: existing[i] as string })));
+      let added = 1;
+      const seen = await allPages(store, prefix, 7, async () => {
+        // One before the cursor, one after it, one at the very end.
+        for (const n of [added, added + 40, 200 + added]) await store.create(newUser({ email: email(n) }));
+        added += 2;
+      });
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen).toEqual([...seen].sort());
+      for (const address of existing) expect(seen).toContain(address);
+    },
+    "listUsers - the empty prefix lists every user; an email with unicode sorts and pages like any": async ({
+      store,
+    }) => {
+      const prefix = uniqueId("uni").toLowerCase();
+      const emails = [`${prefix}-é@example.test`, `${prefix}-e@example.test`, `${prefix}-ü@example.test`];
+      for (const address of emails) await store.create(newUser({ email: address }));
+      const seen = await allPages(store, prefix, 1);
+      expect([...seen].sort()).toEqual([...emails].sort());
+      const everyone = await listUsers(store)({ prefix: "", limit: 101 });
+      expect(everyone.length).toBeGreaterThanOrEqual(Math.min(101, 3));
     },
   },
 });

@@ -36,6 +36,12 @@ export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<Secu
   "email_change.requested",
   "email.changed",
   "account.exported",
+  "user.locked",
+  "user.unlocked",
+  "admin.sessions_revoked",
+  "password_change.required",
+  "password_change.completed",
+  "impersonation.started",
 ]);
 
 /** Records activity from security events, and lets a call wait for the writes it started. */

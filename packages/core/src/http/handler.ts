@@ -168,6 +168,10 @@ const RESOLVE: Record<Exclude<RouteAuth, "none">, (call: Call) => Promise<unknow
     call.refreshToken = requireToken(call, "refresh", "REFRESH_TOKEN_INVALID");
     return undefined;
   },
+  async admin(call) {
+    await authenticateAccess(call);
+    call.stepUpToken = call.token("stepUp");
+  },
 };
 
 /**

@@ -24,6 +24,10 @@ const SECURITY: Record<RouteAuth, Requirement[]> = {
   ],
   "access-or-two-factor": [...ACCESS, ...TWO_FACTOR],
   refresh: [{ bearer: [] }, { refreshCookie: [] }],
+  admin: [
+    { bearer: [], stepUpHeader: [] },
+    { accessCookie: [], stepUpCookie: [] },
+  ],
 };
 
 const ACCESS_ERRORS: readonly ErrorCode[] = [
@@ -48,6 +52,7 @@ const AUTH_ERRORS: Record<RouteAuth, readonly ErrorCode[]> = {
   "access-and-two-factor": [...ACCESS_ERRORS, "TWO_FACTOR_TOKEN_INVALID"],
   "access-or-two-factor": [...ACCESS_ERRORS, "TWO_FACTOR_TOKEN_INVALID"],
   refresh: ["REFRESH_TOKEN_INVALID"],
+  admin: [...ACCESS_ERRORS, "ADMIN_REQUIRED", "STEP_UP_REQUIRED"],
 };
 
 const ERROR_SCHEMA = {

@@ -1,5 +1,11 @@
 import { boundedMemo, createLru } from "../bounded-memo.js";
-import { AuthError, CooldownError, type ErrorCode, ValidationError } from "../errors.js";
+import {
+  AuthError,
+  CooldownError,
+  type ErrorCode,
+  PasswordChangeRequiredError,
+  ValidationError,
+} from "../errors.js";
 import type { Translator } from "../i18n/index.js";
 import type { Logger } from "../ports/logger.js";
 import { createFailureLog } from "./failure-log.js";
@@ -128,6 +134,11 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
           message: translator.fieldMessage(issue, context.locale),
         })),
       };
+      response = jsonResponse(status, body, cookies);
+    } else if (error instanceof PasswordChangeRequiredError) {
+      const message = translator.errorMessage(error.code, context.locale);
+      const { passwordChangeToken } = error;
+      const body = { status, code: error.code, message, path: context.path, timestamp, passwordChangeToken };
       response = jsonResponse(status, body, cookies);
     } else {
       const remaining = error instanceof CooldownError ? error.remainingSeconds : undefined;

@@ -40,6 +40,12 @@ export interface Credentials {
     | { principal?: undefined; twoFactorToken: string };
   /** A refresh token (401 `REFRESH_TOKEN_INVALID` without one); the use case checks it. */
   refresh: { refreshToken: string };
+  /**
+   * The back office: the access token's principal and the step-up token if one came. The use case
+   * asks `admin.authorize` first (403 `ADMIN_REQUIRED`), then checks the step-up token (401
+   * `STEP_UP_REQUIRED`), so a non-admin learns nothing more with a step-up than without.
+   */
+  admin: { principal: Principal; stepUpToken: string | undefined };
 }
 
 /** What a route needs from the caller: a key of `Credentials`. */

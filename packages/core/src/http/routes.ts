@@ -6,7 +6,7 @@ import type {
   StepUpResult,
   TwoFactorChallenge,
 } from "../create-auth.js";
-import { AuthError } from "../errors.js";
+import { AuthError, type ErrorCode } from "../errors.js";
 import type { Call } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
 import {
@@ -18,11 +18,13 @@ import {
   emailSignInInput,
   type IdentityLinkInput,
   identityLinkInput,
+  lockUserBody,
   loginInput,
   parseInput,
   preferredMethodInput,
   refreshInput,
   registerInput,
+  requiredPasswordChangeInput,
   resetPasswordInput,
   revokeSessionsQuery,
   signInCodeInput,
@@ -156,6 +158,8 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...oauthAccountRoutes(auth, kit, cookies),
     ...emailSignInRoutes(auth, kit),
     ...selfServiceRoutes(auth, kit),
+    ...requiredPasswordChangeRoutes(auth, kit),
+    ...(auth.options.admin.authorize ? adminRoutes(auth, kit) : []),
   ];
   let document: Record<string, unknown> | undefined;
   const openApi: Route = kit.json(
@@ -922,6 +926,126 @@ function emailSignInRoutes(auth: Auth, { json, route, loginResponse }: RouteKit)
       },
       async (input) =>
         loginResponse(await auth.signInWithEmail({ request: input.withDevice() }, await input.body())),
+    ),
+  ];
+}
+
+/** The second half of a password sign-in that answered 403 `PASSWORD_CHANGE_REQUIRED` (docs/back-office.md). */
+function requiredPasswordChangeRoutes(auth: Auth, { loginResponse, route }: RouteKit): Route[] {
+  return [
+    route(
+      {
+        method: "POST",
+        path: "/password/change-required",
+        summary: "Set the new password a login asked for (PASSWORD_CHANGE_REQUIRED), then sign in",
+        auth: "none",
+        body: requiredPasswordChangeInput,
+        errors: [
+          "PASSWORD_CHANGE_TOKEN_INVALID",
+          "PASSWORD_POLICY_VIOLATION",
+          "ACCOUNT_LOCKED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
+      },
+      async (input) =>
+        loginResponse(
+          await auth.completeRequiredPasswordChange({ request: input.withDevice() }, await input.body()),
+        ),
+    ),
+  ];
+}
+
+/** The user id of an admin route (`:id`). */
+const userParam = (input: RouteInput) => input.params.id ?? "";
+
+/** The call of an admin route: the admin's principal, step-up token (if any) and the request. */
+const adminCall = (input: RouteInput<"admin">): Call => ({
+  principal: input.principal,
+  stepUpToken: input.stepUpToken,
+  request: input.meta,
+});
+
+/** What every admin route can answer besides its own: the caller is no admin, or has no step-up. */
+const ADMIN = ["ADMIN_REQUIRED", "STEP_UP_REQUIRED", "IMPERSONATION_NOT_ALLOWED", ...DB] as const;
+
+/**
+ * The back office under `/admin` (docs/back-office.md), mounted only when the host passes
+ * `admin.authorize`: an access token and a step-up token of a caller it allows.
+ */
+function adminRoutes(auth: Auth, { json }: RouteKit): Route[] {
+  const admin = <P extends string>(
+    method: "GET" | "POST" | "DELETE",
+    path: P,
+    summary: string,
+    errors: readonly ErrorCode[],
+    run: (call: Call, input: RouteInput<"admin">) => Promise<unknown>,
+    extra: Pick<RouteSpec<"admin">, "body" | "query"> = {},
+  ) =>
+    json({ method, path, summary, auth: "admin", errors: [...errors, ...ADMIN], ...extra }, (input) =>
+      run(adminCall(input), input),
+    );
+  return [
+    admin(
+      "GET",
+      "/admin/users",
+      "Users by address prefix (query), a page at a time (cursor: the previous page's nextCursor)",
+      ["VALIDATION_FAILED"],
+      (call, input) =>
+        auth.admin.listUsers(call, {
+          query: input.query.get("query") ?? undefined,
+          cursor: input.query.get("cursor") ?? undefined,
+          limit: input.query.get("limit") ?? undefined,
+        }),
+      { query: ["query", "cursor", "limit"] },
+    ),
+    admin(
+      "GET",
+      "/admin/users/:id",
+      "A user with sessions, identities, second factors, passkeys and lock state",
+      ["USER_NOT_FOUND"],
+      (call, input) => auth.admin.getUser(call, userParam(input)),
+    ),
+    admin(
+      "POST",
+      "/admin/users/:id/lock",
+      "Lock the account (it signs in by no method) and end its sessions",
+      ["USER_NOT_FOUND", "VALIDATION_FAILED"],
+      async (call, input) => {
+        const body = (await input.body<{ reason?: string } | undefined>()) ?? {};
+        return auth.admin.lockUser(call, { userId: userParam(input), reason: body.reason });
+      },
+      { body: lockUserBody },
+    ),
+    admin("POST", "/admin/users/:id/unlock", "Lift the lock", ["USER_NOT_FOUND"], (call, input) =>
+      auth.admin.unlockUser(call, userParam(input)),
+    ),
+    admin(
+      "DELETE",
+      "/admin/users/:id/sessions",
+      "End every session of the user",
+      ["USER_NOT_FOUND"],
+      (call, input) => auth.admin.revokeSessions(call, userParam(input)),
+    ),
+    admin(
+      "POST",
+      "/admin/users/:id/require-password-change",
+      "The next password sign-in must set a new password first; every session ends",
+      ["USER_NOT_FOUND"],
+      (call, input) => auth.admin.requirePasswordChange(call, { userId: userParam(input) }),
+    ),
+    admin(
+      "POST",
+      "/admin/users/:id/impersonate",
+      "A session as the user for at most one hour that cannot step up (tokens in the body)",
+      ["USER_NOT_FOUND", "ACCOUNT_LOCKED"],
+      async (call, input) => {
+        const { user, accessToken, refreshToken, expiresAt } = await auth.admin.impersonate(
+          call,
+          userParam(input),
+        );
+        return { user, accessToken, refreshToken, expiresAt };
+      },
     ),
   ];
 }

@@ -74,6 +74,11 @@ export const de: Strings = {
       "Dieser Link zum Bestätigen einer neuen E-Mail-Adresse ist ungültig oder abgelaufen.",
     EMAIL_ADDRESS_TAKEN:
       "Diese E-Mail-Adresse gehört inzwischen zu einem anderen Konto. Deine Adresse wurde nicht geändert.",
+    ACCOUNT_LOCKED: "Dieses Konto ist gesperrt. Bitte wende dich an den Support.",
+    ADMIN_REQUIRED: "Dafür sind Administratorrechte nötig.",
+    PASSWORD_CHANGE_REQUIRED: "Bitte wähle ein neues Passwort, um fortzufahren.",
+    PASSWORD_CHANGE_TOKEN_INVALID: "Diese Passwortänderung ist abgelaufen. Bitte melde dich erneut an.",
+    IMPERSONATION_NOT_ALLOWED: "Das ist nicht möglich, solange ein Administrator als du angemeldet ist.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",
@@ -102,6 +107,7 @@ export const de: Strings = {
     password_too_common: "Dieses Passwort ist zu verbreitet. Bitte wähle ein anderes.",
     password_breached: "Dieses Passwort taucht in einem bekannten Datenleck auf. Bitte wähle ein anderes.",
     email_unchanged: "Das ist bereits die E-Mail-Adresse des Kontos.",
+    password_reused: "Muss sich vom bisherigen Passwort unterscheiden.",
   },
   emails: {
     common: {

@@ -61,6 +61,11 @@ export const en = {
       "This account has no password yet. Set one with the password reset link sent to your email address.",
     EMAIL_CHANGE_TOKEN_INVALID: "This link to confirm a new email address is not valid or has expired.",
     EMAIL_ADDRESS_TAKEN: "This email address now belongs to another account. Your address was not changed.",
+    ACCOUNT_LOCKED: "This account is locked. Please contact support.",
+    ADMIN_REQUIRED: "This needs an administrator.",
+    PASSWORD_CHANGE_REQUIRED: "Please choose a new password to continue.",
+    PASSWORD_CHANGE_TOKEN_INVALID: "This password change has expired. Please sign in again.",
+    IMPERSONATION_NOT_ALLOWED: "This is not possible while an administrator is signed in as you.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by
@@ -94,6 +99,7 @@ export const en = {
     password_too_common: "This password is too common. Choose another one.",
     password_breached: "This password appears in a known data breach. Choose another one.",
     email_unchanged: "This is already the account's email address.",
+    password_reused: "Must differ from the current password.",
   },
   emails: {
     common: {

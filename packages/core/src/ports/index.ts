@@ -24,6 +24,7 @@ export type {
   EmailChangeResult,
   TwoFactorMethod,
   TwoFactorSettings,
+  UserListQuery,
   UserPatch,
   UserRecord,
   UserStore,

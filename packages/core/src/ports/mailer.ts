@@ -10,7 +10,7 @@ export type EmailKind =
   | "registration-attempt"
   | "two-factor-changed"
   | "recovery-code-used"
-  | "email-sign-in";
+  | "email-sign-in"
   | "email-change"
   | "email-changed"
   | "account-deleted";

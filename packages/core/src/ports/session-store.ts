@@ -22,6 +22,12 @@ export interface SessionRecord {
    * cookies with a Max-Age. A store keeps it as given and never changes it on rotation.
    */
   rememberMe?: boolean;
+  /**
+   * Set on a session an admin started as the user (`admin.impersonate`): who did (the admin's
+   * user id or the host's actor). Such a session cannot step up and ends an hour after its
+   * creation. A store keeps it as given and never changes it on rotation; absent: a normal session.
+   */
+  impersonatedBy?: string;
 }
 
 /**

@@ -42,6 +42,30 @@ export interface UserRecord {
    * `recordSignIn`; the core sends no login alert for the sign-in that finds it unset.
    */
   lastSignInAt?: number | null;
+  /**
+   * When an admin locked the account (`admin.lockUser`), in milliseconds since the Unix epoch;
+   * absent or null: not locked. A locked account signs in by no method (`ACCOUNT_LOCKED`).
+   */
+  lockedAt?: number | null;
+  /** Why it was locked, as the admin wrote it (at most 500 characters); null without a reason. */
+  lockReason?: string | null;
+  /** Who locked it: the acting admin's user id, or the host's `actor`; null when unknown. */
+  lockedBy?: string | null;
+  /**
+   * True after `admin.requirePasswordChange`: the next password sign-in must set a new password
+   * before it gets tokens (`PASSWORD_CHANGE_REQUIRED`). Absent or false: no change required.
+   */
+  passwordChangeRequired?: boolean;
+}
+
+/** What `UserStore.listUsers` takes. */
+export interface UserListQuery {
+  /** Only users whose normalized email starts with this (the empty string: every user). */
+  prefix: string;
+  /** Only users whose email sorts strictly after this one (the previous page's last); absent: from the start. */
+  after?: string | undefined;
+  /** At most this many users (1 to 101). */
+  limit: number;
 }
 
 /**
@@ -124,4 +148,15 @@ export interface UserStore {
    * `users.change_email_unsupported`.
    */
   changeEmail?(id: string, from: string, to: string): Promise<EmailChangeResult>;
+  /**
+   * Users whose email starts with `query.prefix` and sorts after `query.after`, in ascending
+   * order of email (the store's own string order, the same on every call), at most `query.limit`.
+   * Keyset pagination on the unique email: a page never repeats or skips a user that existed
+   * when the listing started, whatever is inserted between pages. Should cost O(limit) (an
+   * ordered index on email), not a scan of every user.
+   *
+   * Optional so that a store written before it keeps compiling; the conformance suite expects
+   * it. Without it `admin.listUsers` rejects with `INTERNAL_ERROR` (logged as `users.list_unsupported`).
+   */
+  listUsers?(query: UserListQuery): Promise<UserRecord[]>;
 }

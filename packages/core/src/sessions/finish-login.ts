@@ -5,6 +5,7 @@ import type { SecurityEvents } from "../events.js";
 import type { RequestContext } from "../model.js";
 import type { Logger } from "../ports/logger.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
+import { assertNotLocked, isLocked } from "./account-lock.js";
 import { endSession } from "./session-lifecycle.js";
 import { type SessionDeps, type SessionTokens, startSession } from "./start-session.js";
 
@@ -74,10 +75,9 @@ export async function finishLogin(
   }: SignInDetails = {},
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
+  assertNotLocked(user);
   const { record, ...tokens } = await startSession(ctx, user, stated, request, rememberMe !== false);
-  if (verifiedPasswordHash !== undefined) {
-    await endIfPasswordChanged(ctx, user.id, tokens.sessionId, verifiedPasswordHash, request);
-  }
+  await endIfChanged(ctx, user.id, tokens.sessionId, verifiedPasswordHash, request);
   // A browser that signed in to the account before, or registered it, is its owner's: no alert.
   const device = ctx.devices.read(request.deviceToken);
   const known = registered === true || ctx.devices.knows(device, user.id);
@@ -108,18 +108,19 @@ export async function finishLogin(
 }
 
 /**
- * Closes the window between a password check and its session: a password set meanwhile ran its
- * second session purge before this session was written, so this sign-in ends the session itself
- * (with its allowlisted access token) and fails as a sign-in with a password that no longer
- * holds. Not a wrong guess: the login limits already counted the attempt as a success. When the
- * re-read fails, the session is deleted (best effort: no one holds its tokens) and the failure
- * is answered.
+ * Closes the window between the checks of a sign-in and its session: a lock (`admin.lockUser`)
+ * or a password set meanwhile ran its session purge before this session was written, so this
+ * sign-in ends the session itself (with its allowlisted access token) and fails: `ACCOUNT_LOCKED`,
+ * or, for a password sign-in (`verifiedPasswordHash`), as a sign-in with a password that no
+ * longer holds. Not a wrong guess: the login limits already counted the attempt as a success.
+ * When the re-read fails, the session is deleted (best effort: no one holds its tokens) and the
+ * failure is answered.
  */
-async function endIfPasswordChanged(
+async function endIfChanged(
   ctx: FinishLoginDeps,
   userId: string,
   sessionId: string,
-  verifiedPasswordHash: string,
+  verifiedPasswordHash: string | undefined,
   request: RequestContext,
 ): Promise<void> {
   let current: UserRecord | null;
@@ -129,6 +130,11 @@ async function endIfPasswordChanged(
     await endSession(ctx, sessionId).catch(() => null);
     throw error;
   }
+  if (current !== null && isLocked(current)) {
+    await endSession(ctx, sessionId);
+    throw new AuthError("ACCOUNT_LOCKED");
+  }
+  if (verifiedPasswordHash === undefined) return;
   if (current !== null && current.passwordHash === verifiedPasswordHash) return;
   await endSession(ctx, sessionId);
   ctx.logger.info(

@@ -7,6 +7,7 @@ import type { AccessTokenCodec } from "../tokens/access-token.js";
 import { randomId } from "../tokens/random.js";
 import { issueRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../user-agent.js";
+import { accessTokenTtlFor } from "./impersonation.js";
 import {
   type LifetimeOptions,
   newAccessTokenId,
@@ -49,6 +50,8 @@ export async function startSession(
   stated: { browser?: string | undefined; os?: string | undefined } | undefined,
   request: RequestContext,
   rememberMe = true,
+  /** An admin's impersonation (`admin.impersonate`): who started it; its tokens end within the hour. */
+  impersonatedBy?: string,
 ): Promise<StartedSession> {
   const sessionId = ctx.sessions.createSessionId?.(user.id) ?? randomId();
   const jti = newAccessTokenId(ctx, sessionId);
@@ -66,8 +69,15 @@ export async function startSession(
     refreshTokenHash: refresh.hash,
     accessTokenJti: jti,
     ...(rememberMe ? {} : { rememberMe: false }),
+    ...(impersonatedBy !== undefined ? { impersonatedBy } : {}),
   };
   await storeNewSession(ctx, record, sessionLifetimes(ctx));
-  const accessToken = await ctx.accessTokens.sign({ userId: user.id, sessionId, jti });
+  const accessToken =
+    impersonatedBy === undefined
+      ? await ctx.accessTokens.sign({ userId: user.id, sessionId, jti })
+      : await ctx.accessTokens.sign(
+          { userId: user.id, sessionId, jti, actor: impersonatedBy },
+          accessTokenTtlFor(record, now),
+        );
   return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId, rememberMe, record };
 }

@@ -16,11 +16,16 @@ export interface AccessTokenClaims {
   userId: string;
   sessionId: string;
   jti: string;
+  /** An impersonation's admin (the `act.sub` claim); absent for the user's own sessions. */
+  actor?: string;
 }
 
 export interface AccessTokenCodec {
-  /** Signs an access token for the session; `jti` is the allowlist key the caller stored. */
-  sign(claims: AccessTokenClaims): Promise<string>;
+  /**
+   * Signs an access token for the session; `jti` is the allowlist key the caller stored.
+   * `ttlSeconds` shortens the lifetime (never lengthens it): an impersonation's tokens end with it.
+   */
+  sign(claims: AccessTokenClaims, ttlSeconds?: number): Promise<string>;
   /** Verifies signature, algorithm, `typ`, `iss`, `aud` and `exp`; throws `ACCESS_TOKEN_EXPIRED` or `ACCESS_TOKEN_INVALID`. */
   verify(token: string): Promise<AccessTokenClaims>;
   /** How many verified tokens the cache holds (at most `cacheMaxEntries`). */
@@ -55,16 +60,17 @@ export function createAccessTokenCodec(options: {
 
   return {
     cachedCount: () => verified.size,
-    sign: ({ userId, sessionId, jti }) =>
+    sign: ({ userId, sessionId, jti, actor }, ttlSeconds) =>
       signSessionJwt(keys, {
         typ: ACCESS_TOKEN_TYPE,
         userId,
         sessionId,
         jti,
+        ...(actor !== undefined ? { actor } : {}),
         issuer: options.issuer,
         audience: options.audience,
         issuedAtSeconds: nowSeconds(),
-        ttlSeconds: options.ttlSeconds,
+        ttlSeconds: Math.max(1, Math.min(options.ttlSeconds, ttlSeconds ?? options.ttlSeconds)),
       }),
     async verify(token) {
       if (token.length > 4096) throw new AuthError("ACCESS_TOKEN_INVALID");
@@ -84,11 +90,15 @@ export function createAccessTokenCodec(options: {
           currentDate: new Date(options.clock.now()),
           requiredClaims: ["exp", "iat", "sub", "jti", "sid"],
         });
-        const { sub, jti, sid, exp } = payload;
+        const { sub, jti, sid, exp, act } = payload;
         if (typeof sub !== "string" || typeof jti !== "string" || typeof sid !== "string") {
           throw new AuthError("ACCESS_TOKEN_INVALID");
         }
-        const claims = { userId: sub, sessionId: sid, jti };
+        const actor = (act as { sub?: unknown } | undefined)?.sub;
+        const claims: AccessTokenClaims =
+          typeof actor === "string"
+            ? { userId: sub, sessionId: sid, jti, actor }
+            : { userId: sub, sessionId: sid, jti };
         if (typeof exp === "number") verified.set(token, { claims, exp });
         return { ...claims };
       } catch (error) {

@@ -15,13 +15,19 @@ export async function signSessionJwt(
     userId: string;
     sessionId: string;
     jti?: string;
+    /** RFC 8693's actor claim (`act: { sub }`): who acts as the user (an admin's impersonation). */
+    actor?: string;
     issuer: string;
     audience: string;
     issuedAtSeconds: number;
     ttlSeconds: number;
   },
 ): Promise<string> {
-  const jwt = new SignJWT({ sid: claims.sessionId })
+  const jwt = new SignJWT(
+    claims.actor === undefined
+      ? { sid: claims.sessionId }
+      : { sid: claims.sessionId, act: { sub: claims.actor } },
+  )
     .setProtectedHeader({ alg: JWT_ALGORITHM, typ: claims.typ, kid: keys.currentKid })
     .setSubject(claims.userId)
     .setIssuer(claims.issuer)

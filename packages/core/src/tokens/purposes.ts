@@ -28,3 +28,6 @@ export const EXPIRED_TOKEN_GRACE_MS = 24 * 3600 * 1000;
  * died (kill -9, a crash) works again a minute later.
  */
 export const TOKEN_CLAIM_LEASE_MS = 60_000;
+
+/** A password sign-in whose account must set a new password first (`admin.requirePasswordChange`). */
+export const PASSWORD_CHANGE_PURPOSE = "password-change-required";

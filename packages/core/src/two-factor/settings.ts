@@ -5,6 +5,7 @@ import { type Call, type Principal, type RequestContext, toUser, type User } fro
 import type { Logger } from "../ports/logger.js";
 import type { TwoFactorMethod, TwoFactorSettings, UserRecord, UserStore } from "../ports/user-store.js";
 import { currentUser } from "../sessions/current-user.js";
+import { assertNotImpersonating } from "../sessions/impersonation.js";
 import { signedIn } from "../sessions/signed-in.js";
 import type { StepUpTokens } from "./step-up-token.js";
 
@@ -36,6 +37,7 @@ export async function requireStepUp(
   call: Call,
 ): Promise<UserRecord> {
   const principal = signedIn(call);
+  assertNotImpersonating(principal);
   await ctx.stepUpTokens.verify(call.stepUpToken, principal.userId, principal.sessionId);
   return currentUser(ctx, principal);
 }

@@ -16,5 +16,5 @@ export async function authenticate(ctx: AuthContext, { token: accessToken }: Cal
   if (entry === null || entry.sessionId !== claims.sessionId || entry.userId !== claims.userId) {
     throw new AuthError("ACCESS_TOKEN_INVALID");
   }
-  return issuePrincipal(claims.userId, claims.sessionId);
+  return issuePrincipal(claims.userId, claims.sessionId, claims.actor);
 }

@@ -1,6 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
 import type { Call } from "../model.js";
+import { assertNotImpersonating } from "../sessions/impersonation.js";
 import { signedIn } from "../sessions/signed-in.js";
 import { takeChallenge } from "../two-factor/challenge.js";
 import { checkSecondFactor } from "../two-factor/check.js";
@@ -13,6 +14,7 @@ export async function completeTwoFactorStepUp(
   input: unknown,
 ): Promise<{ twoFactorRequired: false; stepUpToken: string }> {
   const principal = signedIn(call);
+  assertNotImpersonating(principal);
   const { token, request = {} } = call;
   const { code, method } = parseCodeInput(input);
   const { record, user, restore } = await takeChallenge(ctx, token, "step-up");

@@ -6,6 +6,7 @@ import { redirectUriOf, relyingParty, type TakenAuthorization, takeAuthorization
 import type { ProviderIdentity } from "../identity/relying-party.js";
 import { type Call, type RequestContext, toUser, type User } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
+import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { createUserRecord } from "../sessions/new-user.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
@@ -63,6 +64,7 @@ export async function finishIdentityProviderSignIn(
 
   if (taken.mode === "sign-in") {
     const { user, registered } = await accountFor(ctx, provider, identity, request);
+    assertNotLocked(user);
     if (user.twoFactor.methods.length > 0) {
       const device = describeDevice(undefined, request.userAgent);
       const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);

@@ -4,8 +4,14 @@ import { toUser } from "../model.js";
 import { currentUser } from "../sessions/current-user.js";
 import { signedIn } from "../sessions/signed-in.js";
 
-/** The signed-in user; `USER_NOT_FOUND` when the account was deleted after the token was issued. */
+/**
+ * The signed-in user; `USER_NOT_FOUND` when the account was deleted after the token was issued.
+ * In an admin's impersonation session it says who: `impersonatedBy`.
+ */
 export async function getCurrentUser(ctx: AuthContext, call: Call): Promise<User> {
-  const user = await currentUser(ctx, signedIn(call));
-  return toUser(user);
+  const principal = signedIn(call);
+  const user = toUser(await currentUser(ctx, principal));
+  return principal.impersonatedBy === undefined
+    ? user
+    : { ...user, impersonatedBy: principal.impersonatedBy };
 }

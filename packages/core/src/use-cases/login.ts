@@ -6,7 +6,9 @@ import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
 import type { Call, RequestContext } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import type { UserRecord } from "../ports/user-store.js";
+import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { requirePasswordChangeAtLogin } from "../sessions/password-change.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { describeDevice } from "../user-agent.js";
 import { loginInput, parseInput } from "../validation.js";
@@ -73,6 +75,8 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     throw new AuthError("INVALID_CREDENTIALS");
   }
   await Promise.all([budget.succeeded(), fromIp.succeeded()]);
+  // Only the right password learns that the account is locked or must change its password.
+  assertNotLocked(user);
   // The breach check (never refused at login, never throws) runs beside the rehash.
   const breachCheck = ctx.breachedPasswords?.check(candidate);
   const verifiedPasswordHash = await rehashIfOutdated(ctx, user, user.passwordHash, candidate);
@@ -82,6 +86,9 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
       { event: "login.password_breached", userId: user.id, ip: request.ip ?? null },
       "signed in with a password found in the breach corpus",
     );
+  }
+  if (user.passwordChangeRequired === true) {
+    await requirePasswordChangeAtLogin(ctx, user, { verifiedPasswordHash }, request);
   }
 
   if (user.twoFactor.methods.length > 0) {

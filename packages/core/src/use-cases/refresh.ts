@@ -1,7 +1,10 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { Call } from "../model.js";
+import type { Call, RequestContext } from "../model.js";
 import { toUser } from "../model.js";
+import type { SessionRecord } from "../ports/session-store.js";
+import { isLocked } from "../sessions/account-lock.js";
+import { accessTokenTtlFor, impersonationEnd } from "../sessions/impersonation.js";
 import {
   endSession,
   newAccessTokenId,
@@ -79,16 +82,17 @@ export async function refresh(
       ? next.candidates.find((candidate) => candidate.hash === session.refreshTokenHash)
       : next;
   if (!issued) throw new AuthError("REFRESH_TOKEN_INVALID");
-  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(session.userId));
-  if (!user) {
-    await endSession(ctx, session.id, session);
-    throw new AuthError("REFRESH_TOKEN_INVALID");
-  }
-  const accessToken = await ctx.accessTokens.sign({
-    userId: user.id,
-    sessionId: session.id,
-    jti: session.accessTokenJti,
-  });
+  const now = ctx.clock.now();
+  const user = await allowedUser(ctx, session, now, request);
+  const accessToken = await ctx.accessTokens.sign(
+    {
+      userId: user.id,
+      sessionId: session.id,
+      jti: session.accessTokenJti,
+      ...(session.impersonatedBy !== undefined ? { actor: session.impersonatedBy } : {}),
+    },
+    accessTokenTtlFor(session, now),
+  );
   return {
     user: toUser(user),
     accessToken,
@@ -96,4 +100,29 @@ export async function refresh(
     sessionId: session.id,
     rememberMe: session.rememberMe !== false,
   };
+}
+
+/**
+ * The user of a rotated session, when the session may go on: an admin's impersonation ends an
+ * hour after it started, refreshes or not (`SESSION_EXPIRED`); a locked account's session ends
+ * (`ACCOUNT_LOCKED`); a deleted account's too (`REFRESH_TOKEN_INVALID`).
+ */
+async function allowedUser(ctx: AuthContext, session: SessionRecord, now: number, request: RequestContext) {
+  const end = impersonationEnd(session);
+  if (end !== null && now >= end) {
+    await endSession(ctx, session.id, session);
+    ctx.events.emit("session.revoked", {
+      ...request,
+      userId: session.userId,
+      sessionId: session.id,
+      reason: "expired",
+    });
+    throw new AuthError("SESSION_EXPIRED");
+  }
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(session.userId));
+  if (!user || isLocked(user)) {
+    await endSession(ctx, session.id, session);
+    throw new AuthError(user ? "ACCOUNT_LOCKED" : "REFRESH_TOKEN_INVALID");
+  }
+  return user;
 }

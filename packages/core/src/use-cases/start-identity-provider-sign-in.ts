@@ -9,6 +9,7 @@ import {
 } from "../identity/flow.js";
 import type { Call } from "../model.js";
 import { currentUser } from "../sessions/current-user.js";
+import { assertNotImpersonating } from "../sessions/impersonation.js";
 import { signedIn } from "../sessions/signed-in.js";
 
 /**
@@ -23,6 +24,7 @@ export async function startIdentityProviderSignIn(
   { provider, ...input }: { provider: string; returnTo?: string | undefined; stepUp?: boolean | undefined },
 ): Promise<AuthorizationStart> {
   const principal = input.stepUp ? signedIn(call) : undefined;
+  assertNotImpersonating(principal);
   relyingParty(ctx.relyingParties, provider);
   const returnTo = parseReturnTo(ctx.options.appOrigin, input.returnTo);
   if (!principal) return startAuthorization(ctx, provider, { mode: "sign-in", returnTo });

@@ -4,6 +4,7 @@ import { giveBackOnFailure } from "../limits/throttle.js";
 import type { Call } from "../model.js";
 import { normalizePassword } from "../password-policy.js";
 import { currentUser } from "../sessions/current-user.js";
+import { assertNotImpersonating } from "../sessions/impersonation.js";
 import { signedIn } from "../sessions/signed-in.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { parseInput, stepUpInput } from "../validation.js";
@@ -19,6 +20,7 @@ export type StepUpResult =
  */
 export async function stepUp(ctx: AuthContext, call: Call, input: unknown): Promise<StepUpResult> {
   const principal = signedIn(call);
+  assertNotImpersonating(principal);
   const { request = {} } = call;
   const { password } = parseInput(stepUpInput, input);
   const user = await currentUser(ctx, principal);

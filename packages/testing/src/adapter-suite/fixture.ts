@@ -231,7 +231,9 @@ export function expectError(reply: HttpReply, status: number, code: string): voi
     ? ["errors"]
     : status === 429
       ? ["remaining"]
-      : [];
+      : code === "PASSWORD_CHANGE_REQUIRED"
+        ? ["passwordChangeToken"]
+        : [];
   expect(Object.keys(reply.body).sort()).toEqual(
     ["status", "code", "message", "path", "timestamp", ...extra].sort(),
   );

@@ -1,0 +1,62 @@
+import type { AuthContext } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+import { type AdminUserDetail, type Call, toAdminUser } from "../model.js";
+import { actingAdmin } from "../sessions/admin-actor.js";
+import { isSessionPastLimits, sessionLifetimes } from "../sessions/session-lifecycle.js";
+import { adminUserInput, parseInput } from "../validation.js";
+
+/**
+ * One user for the back office: the account and its state (lock, required password change, last
+ * sign-in), live sessions (most recently active first, impersonations marked), linked identity
+ * providers, second factors and passkeys. `USER_NOT_FOUND` for an unknown id.
+ */
+export async function getUser(ctx: AuthContext, call: Call, userId: string): Promise<AdminUserDetail> {
+  const actor = await actingAdmin(ctx, call);
+  const { userId: id } = parseInput(adminUserInput, { userId });
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  const [sessions, identities, passkeys] = await Promise.all([
+    guardPort("DATABASE_FAILURE", () => ctx.sessions.listSessions(id)),
+    identitiesOf(ctx, id),
+    listPasskeysOf(ctx, id),
+  ]);
+  const { limits } = sessionLifetimes(ctx);
+  const now = ctx.clock.now();
+  ctx.events.emit("admin.user_viewed", { ...call.request, userId: id, actor });
+  return {
+    user: toAdminUser(user),
+    sessions: sessions
+      .filter((session) => !isSessionPastLimits(session, now, limits))
+      .sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.createdAt - a.createdAt)
+      .map((session) => ({
+        id: session.id,
+        browser: session.browser,
+        os: session.os,
+        ip: session.ip,
+        createdAt: new Date(session.createdAt).toISOString(),
+        lastActiveAt: new Date(session.lastActiveAt).toISOString(),
+        impersonatedBy: session.impersonatedBy ?? null,
+      })),
+    identities: identities.map((identity) => ({
+      provider: identity.provider,
+      email: identity.email,
+      linkedAt: new Date(identity.createdAt).toISOString(),
+    })),
+    twoFactorMethods: [...user.twoFactor.methods],
+    passkeys,
+  };
+}
+
+/** The user's identity-provider links; none without an identity store. */
+async function identitiesOf(ctx: AuthContext, userId: string) {
+  const { identities } = ctx;
+  return identities ? guardPort("DATABASE_FAILURE", () => identities.listByUser(userId)) : [];
+}
+
+/**
+ * The place for the user's passkeys in the back office: none until the passkey store exists
+ * (CONTRACT §12); the passkeys feature fills it from its store (`{ id, name, createdAt }`).
+ */
+async function listPasskeysOf(_ctx: AuthContext, _userId: string): Promise<AdminUserDetail["passkeys"]> {
+  return [];
+}

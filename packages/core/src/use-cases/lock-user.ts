@@ -1,0 +1,35 @@
+import type { AuthContext } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+import { type AdminUser, type Call, toAdminUser } from "../model.js";
+import { actingAdmin } from "../sessions/admin-actor.js";
+import { endUserSessions } from "../sessions/session-lifecycle.js";
+import { lockUserInput, parseInput } from "../validation.js";
+
+/**
+ * Locks an account: from now on it signs in by no method (403 `ACCOUNT_LOCKED`: password, second
+ * factor, recovery code, refresh, identity provider, `sessions.create`, and every sign-in that goes
+ * through `assertNotLocked`), and every session ends at once, their access tokens taken off the
+ * allowlist. The lock is written first, then the sessions end: a sign-in racing it either sees
+ * the lock or has its session ended (it checks again once its session is written). Locking a
+ * locked account replaces the reason. `USER_NOT_FOUND` for an unknown id.
+ */
+export async function lockUser(
+  ctx: AuthContext,
+  call: Call,
+  input: { userId: string; reason?: string | undefined },
+): Promise<AdminUser> {
+  const actor = await actingAdmin(ctx, call);
+  const { userId, reason } = parseInput(lockUserInput, input);
+  const user = await guardPort("DATABASE_FAILURE", () =>
+    ctx.users.update(userId, { lockedAt: ctx.clock.now(), lockReason: reason || null, lockedBy: actor }),
+  );
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  const ended = await endUserSessions(ctx, userId);
+  ctx.events.emit("user.locked", {
+    ...call.request,
+    userId,
+    actor,
+    reason: `sessions_ended:${ended.length}`,
+  });
+  return toAdminUser(user);
+}
