@@ -1,10 +1,11 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { ActivityApi, AdminApi, Auth, IdentityProviderApi, SessionApi } from "./auth.js";
+import type { ActivityApi, AdminApi, Auth, IdentityProviderApi, PasskeyApi, SessionApi } from "./auth.js";
 import {
   ACTIVITY_USE_CASES,
   ADMIN_USE_CASES,
   type BoundUseCases,
   IDENTITY_PROVIDER_USE_CASES,
+  PASSKEY_USE_CASES,
   SESSION_USE_CASES,
   USE_CASES,
 } from "./create-auth.js";
@@ -22,7 +23,8 @@ type NotUseCases =
   | "sessions"
   | "admin"
   | "activity"
-  | "identityProviders";
+  | "identityProviders"
+  | "passkeys";
 
 /** Use cases that refuse a call without an issued principal. */
 const SIGNED_IN = [
@@ -56,6 +58,11 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
       auth.identityProviders,
       Object.keys(IDENTITY_PROVIDER_USE_CASES) as (keyof typeof IDENTITY_PROVIDER_USE_CASES)[],
     ),
+    ...group(
+      "passkeys.",
+      auth.passkeys,
+      Object.keys(PASSKEY_USE_CASES) as (keyof typeof PASSKEY_USE_CASES)[],
+    ),
   ];
 }
 
@@ -75,6 +82,8 @@ describe("createAuth", () => {
     expectTypeOf<BoundUseCases<typeof IDENTITY_PROVIDER_USE_CASES>>().toExtend<
       Omit<IdentityProviderApi, "list">
     >();
+    expectTypeOf<keyof typeof PASSKEY_USE_CASES>().toEqualTypeOf<Exclude<keyof PasskeyApi, "enabled">>();
+    expectTypeOf<BoundUseCases<typeof PASSKEY_USE_CASES>>().toExtend<Omit<PasskeyApi, "enabled">>();
   });
 
   it("createAuth - every use case refuses a call whose principal was not issued, before it runs: AUTHENTICATION_REQUIRED", async () => {
@@ -85,10 +94,14 @@ describe("createAuth", () => {
     );
     expect(answers.filter(([, answer]) => answer !== "AUTHENTICATION_REQUIRED")).toEqual([]);
     expect(answers.length).toBe(
-      [USE_CASES, SESSION_USE_CASES, ADMIN_USE_CASES, IDENTITY_PROVIDER_USE_CASES, ACTIVITY_USE_CASES].reduce(
-        (sum, table) => sum + Object.keys(table).length,
-        0,
-      ),
+      [
+        USE_CASES,
+        SESSION_USE_CASES,
+        ADMIN_USE_CASES,
+        IDENTITY_PROVIDER_USE_CASES,
+        ACTIVITY_USE_CASES,
+        PASSKEY_USE_CASES,
+      ].reduce((sum, table) => sum + Object.keys(table).length, 0),
     );
   });
 

@@ -22,7 +22,11 @@ export type SecurityEventType =
   | "identity.linked"
   | "identity.unlinked"
   | "two_factor.enabled"
-  | "two_factor.disabled";
+  | "two_factor.disabled"
+  | "passkey.added"
+  | "passkey.renamed"
+  | "passkey.removed"
+  | "passkey.failed";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
@@ -45,7 +49,11 @@ export interface SecurityEvent {
    * `sessions.create`, `api` (a password sign-in has none; every sign-in emits `login.succeeded`
    * and `session.created` with the same reason); for `user.created`, `register`, `admin` or
    * `oidc:<provider>`; for `email.verified`, `link` or `admin`; for `two_factor.enabled` and
-   * `two_factor.disabled` (a method turned on or off by the user), the method (`totp`, `email`).
+   * `two_factor.disabled` (a method turned on or off by the user), the method (`totp`, `email`);
+   * for a passkey sign-in, `passkey`; for a refused passkey ceremony (`passkey.failed` of a
+   * registration, `login.failed` of a sign-in, `step_up.failed` of a step-up), `passkey:<why>`
+   * (`origin`, `rp_id`, `user_verification`, `counter`, `signature`, `challenge_unknown`,
+   * `challenge_expired`, `other_browser`, `unknown_credential`, `invalid`).
    */
   reason: string | null;
 }

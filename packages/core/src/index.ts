@@ -5,6 +5,8 @@ export {
   createAuth,
   type IdentityProviderCallbackResult,
   type LoginResult,
+  type PasskeySignInStart,
+  type PasskeyView,
   type RefreshResult,
   type SignedIn,
   type StepUpResult,
@@ -57,6 +59,7 @@ export type {
   PasswordOptions,
   ResolvedAuthOptions,
   TwoFactorOptions,
+  WebAuthnOptions,
 } from "./options.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";

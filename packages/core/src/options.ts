@@ -11,12 +11,14 @@ import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
 import type { Logger } from "./ports/logger.js";
 import type { EmailKind, Mailer } from "./ports/mailer.js";
+import type { PasskeyStore } from "./ports/passkey-store.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
 import type { StoresTogether } from "./ports/stores-together.js";
 import type { UserStore } from "./ports/user-store.js";
 import { isWeakSecret, MIN_SECRET_BITS } from "./secret-strength.js";
+import { resolveWebAuthn, webAuthnOptionsSchema } from "./webauthn-options.js";
 
 const EMAIL_KIND_NAMES = EMAIL_KINDS as [EmailKind, ...EmailKind[]];
 
@@ -87,6 +89,15 @@ export const STORE_METHODS = {
     "deleteUserActivity",
     "sweepActivity",
   ] as const satisfies readonly RequiredMethods<ActivityStore>[],
+  passkeys: [
+    "create",
+    "findById",
+    "listByUser",
+    "recordUse",
+    "rename",
+    "delete",
+    "deleteAllForUser",
+  ] as const satisfies readonly RequiredMethods<PasskeyStore>[],
 };
 
 /** The longest idle timeout or absolute lifetime of a session: 400 days, the cap browsers put on a cookie's Max-Age. */
@@ -161,6 +172,7 @@ export const authOptionsSchema = z
       identities: port<IdentityStore>("IdentityStore", STORE_METHODS.identities).optional(),
       together: port<StoresTogether>("StoresTogether", STORE_METHODS.together).optional(),
       activity: port<ActivityStore>("ActivityStore", STORE_METHODS.activity).optional(),
+      passkeys: port<PasskeyStore>("PasskeyStore", STORE_METHODS.passkeys).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     generateId: z
@@ -290,6 +302,7 @@ export const authOptionsSchema = z
       .default(16 * 1024),
     defaultLocale: z.string().min(2).default("en"),
     locales: z.record(z.string().min(2), z.record(z.string(), z.unknown())).optional(),
+    webauthn: webAuthnOptionsSchema,
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -312,6 +325,14 @@ export const authOptionsSchema = z
     message:
       "is required while identityProviders are configured: redirects go to it, never to request headers",
     path: ["appOrigin"],
+  })
+  .refine((o) => o.webauthn === undefined || o.stores.passkeys !== undefined, {
+    message: "is required while webauthn is configured (a PasskeyStore keeps the passkeys)",
+    path: ["stores", "passkeys"],
+  })
+  .superRefine((o, ctx) => {
+    for (const problem of resolveWebAuthn(o.webauthn, o.appOrigin, o.email.brand.name).problems)
+      ctx.addIssue({ code: "custom", message: problem.message, path: problem.path.split(".") });
   });
 
 /** The ports `createAuth` works with. */
@@ -339,6 +360,8 @@ export interface AuthStores {
    * `create*Stores()` has one; without it nothing is recorded and the activity reads empty.
    */
   activity?: ActivityStore;
+  /** Passkeys (WebAuthn credentials); required only with `webauthn`. */
+  passkeys?: PasskeyStore;
 }
 
 /**
@@ -474,6 +497,24 @@ export interface IpLimitsOptions {
   verificationSends?: IpLimitOptions;
   /** Invalid reset and verification tokens per IP. Default 50 in 900 seconds. */
   invalidTokens?: IpLimitOptions;
+}
+
+/** Passkeys (WebAuthn): who the relying party is, and where the browser may run the ceremonies. */
+export interface WebAuthnOptions {
+  /**
+   * The relying party id: `appOrigin`'s host or a registrable suffix of it (`example.com` for
+   * `https://app.example.com`). Passkeys are bound to it: changing it later strands every
+   * registered passkey. Default: `appOrigin`'s host.
+   */
+  rpId?: string;
+  /** The name the browser shows while registering a passkey. Default: the email brand name. */
+  rpName?: string;
+  /**
+   * The origins whose pages may run the ceremonies (the `origin` in a response's client data);
+   * each an https origin (http only on `localhost`) whose host is `rpId` or below it, and one of
+   * them `appOrigin`'s. Default: `[appOrigin's origin]`.
+   */
+  origins?: string[];
 }
 
 /**
@@ -614,6 +655,12 @@ export interface AuthOptions {
   defaultLocale?: string;
   /** More locales, or string overrides of shipped ones: `{ fr: { errors: { … } } }`. */
   locales?: LocaleResources;
+  /**
+   * Passkeys (WebAuthn): sign-in, step-up and registration under `<basePath>/passkeys`; needs
+   * `appOrigin`, `stores.passkeys` and the `@simplewebauthn/server` package. `createAuth`
+   * throws when `rpId` and `origins` cannot work with `appOrigin`.
+   */
+  webauthn?: WebAuthnOptions;
 }
 /** The options after validation, with every default filled in. */
 export type ResolvedAuthOptions = z.output<typeof authOptionsSchema>;

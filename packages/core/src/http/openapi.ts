@@ -165,6 +165,7 @@ const READS_DEVICE = new Set([
   "POST /2fa/login",
   "POST /2fa/recover",
   "GET /oauth/:provider/callback",
+  "POST /passkeys/login",
 ]);
 
 const DEVICE_PARAMS = [

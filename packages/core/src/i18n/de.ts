@@ -62,6 +62,14 @@ export const de: Strings = {
       "Dies ist die einzige Anmeldemöglichkeit des Kontos. Lege zuerst ein Passwort fest oder verknüpfe einen weiteren Anbieter.",
     IDENTITY_PROVIDER_FAILURE:
       "Der Identitätsanbieter ist gerade nicht erreichbar. Bitte versuche es später erneut.",
+    LAST_SIGN_IN_METHOD:
+      "Dies ist die letzte Anmeldemöglichkeit des Kontos. Füge zuerst ein Passwort, einen Passkey oder einen Identitätsanbieter hinzu.",
+    PASSKEY_VERIFICATION_FAILED: "Der Passkey konnte nicht geprüft werden. Bitte versuche es erneut.",
+    PASSKEY_CHALLENGE_INVALID:
+      "Diese Passkey-Anfrage ist ungültig (bereits verwendet oder in einem anderen Browser begonnen). Bitte beginne erneut.",
+    PASSKEY_CHALLENGE_EXPIRED: "Diese Passkey-Anfrage ist abgelaufen. Bitte beginne erneut.",
+    PASSKEY_UNKNOWN: "Dieser Passkey ist hier bei keinem Konto registriert.",
+    PASSKEY_ALREADY_REGISTERED: "Dieser Passkey ist bereits registriert.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",

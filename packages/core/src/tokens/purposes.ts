@@ -18,3 +18,6 @@ export const EXPIRED_TOKEN_GRACE_MS = 24 * 3600 * 1000;
  * died (kill -9, a crash) works again a minute later.
  */
 export const TOKEN_CLAIM_LEASE_MS = 60_000;
+
+/** A WebAuthn challenge in flight (passkey registration, sign-in, step-up); its token is the challenge. */
+export const PASSKEY_CHALLENGE_PURPOSE = "passkey-challenge";

@@ -10,6 +10,7 @@ import {
   EMAIL_VERIFICATION_PURPOSE,
   EMAIL_VERIFICATION_USED_PURPOSE,
   OAUTH_STATE_PURPOSE,
+  PASSKEY_CHALLENGE_PURPOSE,
   PASSWORD_RESET_PURPOSE,
   TOTP_SETUP_PURPOSE,
 } from "../tokens/purposes.js";
@@ -23,12 +24,13 @@ const PURPOSES = [
   EMAIL_CODE_PURPOSE,
   TOTP_SETUP_PURPOSE,
   OAUTH_STATE_PURPOSE,
+  PASSKEY_CHALLENGE_PURPOSE,
 ];
 
 /**
  * Deletes a user from a script or back office, with everything kept about them: sessions (their
  * tokens stop working at once), single-use tokens of every purpose, email cooldowns and throttle
- * counters, identity-provider links, activity. `USER_NOT_FOUND` for an unknown id.
+ * counters, identity-provider links, passkeys, activity. `USER_NOT_FOUND` for an unknown id.
  */
 export async function deleteUser(ctx: AuthContext, _call: Call, userId: string): Promise<{ success: true }> {
   const id = parseInput(userIdField, userId);
@@ -48,6 +50,8 @@ export async function deleteUser(ctx: AuthContext, _call: Call, userId: string):
     const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(id));
     for (const link of links) await guardPort("DATABASE_FAILURE", () => identities.unlink(id, link.provider));
   }
+  const passkeys = ctx.passkeys;
+  if (passkeys) await guardPort("DATABASE_FAILURE", () => passkeys.deleteAllForUser(id));
   const activity = ctx.activity.store;
   if (activity) await guardPort("DATABASE_FAILURE", () => activity.deleteUserActivity(id));
   await ctx.limits.clearPassword(user.email);
