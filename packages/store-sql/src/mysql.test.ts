@@ -11,6 +11,7 @@ import {
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runIdentityStoreSuite,
+  runPasskeyStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runUserStoreSuite,
@@ -59,6 +60,7 @@ describe.skipIf(!database)("mysql", () => {
   runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
   runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
   runActivityStoreSuite({ name: "mysql", create: fixture("activity") });
+  runPasskeyStoreSuite({ name: "mysql", create: fixture("passkeys") });
 });
 
 // Known browsers (the login budget per account and browser) through both adapters, with every

@@ -29,6 +29,7 @@ describe("createSqlStores", () => {
       "0006_session_rotated_at",
       "0007_session_remember_me",
       "0008_activity",
+      "0010_passkeys",
     ]);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
@@ -46,6 +47,7 @@ describe("createSqlStores", () => {
       "0006_session_rotated_at",
       "0007_session_remember_me",
       "0008_activity",
+      "0010_passkeys",
     ]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
     expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
@@ -81,6 +83,7 @@ describe("createSqlStores", () => {
       "0006_session_rotated_at",
       "0007_session_remember_me",
       "0008_activity",
+      "0010_passkeys",
     ]);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();

@@ -315,7 +315,14 @@ export async function postgresDatabase(serverUrl: string): Promise<{ url: string
 /** The stores of `createSqlStores` that the conformance suites take, by name. */
 export type StoreKinds = Pick<
   ReturnType<typeof createSqlStores>,
-  "users" | "sessions" | "allowlist" | "singleUseTokens" | "cooldowns" | "identities" | "activity"
+  | "users"
+  | "sessions"
+  | "allowlist"
+  | "singleUseTokens"
+  | "cooldowns"
+  | "identities"
+  | "activity"
+  | "passkeys"
 >;
 
 /**

@@ -18,7 +18,10 @@ export async function signInMethodsBesidesPasskeys(
 }
 
 /** How many passkeys the account has (0 when passkeys are not configured). */
-export async function passkeyCount(ctx: { passkeys: PasskeyStore | undefined }, userId: string): Promise<number> {
+export async function passkeyCount(
+  ctx: { passkeys: PasskeyStore | undefined },
+  userId: string,
+): Promise<number> {
   const store = ctx.passkeys;
   if (!store) return 0;
   return (await guardPort("DATABASE_FAILURE", () => store.listByUser(userId))).length;
