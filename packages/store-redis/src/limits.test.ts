@@ -8,6 +8,7 @@ import {
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runLimitsAdapterSuite,
+  runPasskeysAdapterSuite,
 } from "@portcullis/testing";
 import express from "express";
 import Fastify from "fastify";
@@ -66,3 +67,6 @@ runDevicesAdapterSuite({ name: "fastify + redis", createStores, start: startFast
 // Route credentials and the login's email-code cooldown, with the cooldowns on Redis.
 runCredentialsAdapterSuite({ name: "express + redis", createStores, start: startExpress });
 runCredentialsAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
+// Passkeys: their store, and the challenges in the single-use token store, on Redis.
+runPasskeysAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runPasskeysAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });

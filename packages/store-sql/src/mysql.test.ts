@@ -12,6 +12,7 @@ import {
   runDevicesAdapterSuite,
   runIdentityStoreSuite,
   runPasskeyStoreSuite,
+  runPasskeysAdapterSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runUserStoreSuite,
@@ -101,5 +102,7 @@ describe.skipIf(!database)("mysql: known browsers", () => {
     runDevicesAdapterSuite({ name, start, createStores });
     // Route credentials and the login's email-code cooldown on MySQL.
     runCredentialsAdapterSuite({ name, start, createStores });
+    // Passkeys and their challenges on MySQL.
+    runPasskeysAdapterSuite({ name, start, createStores });
   }
 });

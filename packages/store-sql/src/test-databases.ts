@@ -349,5 +349,6 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
     singleUseTokens: migrated(stores.singleUseTokens),
     cooldowns: migrated(stores.cooldowns),
     activity: migrated(stores.activity),
+    passkeys: migrated(stores.passkeys),
   };
 }

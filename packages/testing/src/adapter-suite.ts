@@ -9,6 +9,7 @@ import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-
 import { hostApiTests } from "./adapter-suite/host-api.js";
 import { lifetimesTests } from "./adapter-suite/lifetimes.js";
 import { loginTests } from "./adapter-suite/login.js";
+import { passkeysTests } from "./adapter-suite/passkeys.js";
 import { refreshReuseTests } from "./adapter-suite/refresh-reuse.js";
 import { registrationTests } from "./adapter-suite/registration.js";
 import { resetTests } from "./adapter-suite/reset.js";
@@ -37,6 +38,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   activity: activityTests,
   lifetimes: lifetimesTests,
   devices: devicesTests,
+  passkeys: passkeysTests,
 };
 
 /**
@@ -59,6 +61,17 @@ export function runCredentialsAdapterSuite(
   options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
 ): void {
   describe(`credentials: ${options.name}`, () => runAppTests(options, "credentials", credentialsTests));
+}
+
+/**
+ * The `passkeys` area alone (registration, sign-in, step-up and removal with a software
+ * authenticator, and each refusal), without transcripts: for stores the whole adapter suite does
+ * not run on. `createStores` must include `passkeys`.
+ */
+export function runPasskeysAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
+): void {
+  describe(`passkeys: ${options.name}`, () => runAppTests(options, "passkeys", passkeysTests));
 }
 
 /**

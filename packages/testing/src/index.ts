@@ -8,6 +8,7 @@ export {
   runAdapterSuite,
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
+  runPasskeysAdapterSuite,
   type StartedServer,
 } from "./adapter-suite.js";
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";

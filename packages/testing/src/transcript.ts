@@ -30,7 +30,14 @@ export function normalizeTranscript(text: string): string {
     .replace(/token=[\w-]{43}/g, "token=<token>")
     .replace(/"(\w*Token)":"[\w-]{43}"/g, '"$1":"<token>"')
     .replace(/("secret":"|secret=)[A-Z2-7]{32}/g, "$1<secret>")
-    .replace(/"[A-Z0-9]{5}-[A-Z0-9]{5}"/g, '"<recovery-code>"');
+    .replace(/"[A-Z0-9]{5}-[A-Z0-9]{5}"/g, '"<recovery-code>"')
+    .replace(
+      /"(challenge|rawId|clientDataJSON|attestationObject|authenticatorData|signature|userHandle)":"[\w-]+"/g,
+      '"$1":"<webauthn>"',
+    )
+    .replace(/("user":\{"id":")[\w-]+/g, "$1<user-handle>")
+    .replace(/\/passkeys\/[\w-]{22}/g, "/passkeys/<id>")
+    .replace(/passkey_challenge=[\w-]{43}/g, "passkey_challenge=<token>");
 }
 
 /** A transcript file: one `=== <test name> ===` section per test, in order. */

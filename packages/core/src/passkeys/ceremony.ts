@@ -11,6 +11,8 @@ type SimpleWebAuthn = typeof import("@simplewebauthn/server");
 
 /** How long a challenge can be answered: 5 minutes (also the ceremony's `timeout`). */
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60 * 1000;
+/** The public-key algorithms a passkey may use (COSE): EdDSA, ES256, RS256, whatever the runtime supports besides. */
+export const PASSKEY_ALGORITHMS = [-8, -7, -257];
 /** How long an expired challenge is kept, so it can be told from an unknown one. */
 const CHALLENGE_GRACE_MS = 10 * 60 * 1000;
 

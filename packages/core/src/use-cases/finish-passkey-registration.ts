@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { passkeysOf, reasonOf, refuse, takeChallenge } from "../passkeys/ceremony.js";
+import { PASSKEY_ALGORITHMS, passkeysOf, reasonOf, refuse, takeChallenge } from "../passkeys/ceremony.js";
 import type { PasskeyRecord } from "../ports/passkey-store.js";
 import { signedIn } from "../sessions/signed-in.js";
 import { requireStepUp } from "../two-factor/settings.js";
@@ -38,6 +38,7 @@ export async function finishPasskeyRegistration(
       expectedOrigin: passkeys.config.origins,
       expectedRPID: passkeys.config.rpId,
       requireUserVerification: true,
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     });
     info = verified.registrationInfo;
   } catch (error) {

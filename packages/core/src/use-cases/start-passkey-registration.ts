@@ -1,7 +1,12 @@
 import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { issueChallenge, PASSKEY_CHALLENGE_TTL_MS, passkeysOf } from "../passkeys/ceremony.js";
+import {
+  issueChallenge,
+  PASSKEY_ALGORITHMS,
+  PASSKEY_CHALLENGE_TTL_MS,
+  passkeysOf,
+} from "../passkeys/ceremony.js";
 import { signedIn } from "../sessions/signed-in.js";
 import { requireStepUp } from "../two-factor/settings.js";
 
@@ -28,6 +33,7 @@ export async function startPasskeyRegistration(
     challenge: bytes,
     timeout: PASSKEY_CHALLENGE_TTL_MS,
     attestationType: "none",
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     excludeCredentials: existing.map((passkey) => ({ id: passkey.id, transports: passkey.transports })),
     authenticatorSelection: { residentKey: "preferred", userVerification: "required" },
   });
