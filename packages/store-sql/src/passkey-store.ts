@@ -58,8 +58,8 @@ export function createSqlPasskeyStore({ db, dialect, tables }: SqlContext): Pass
         public_key: passkey.publicKey,
         counter: passkey.counter,
         transports: JSON.stringify(passkey.transports),
-        backup_eligible: passkey.backupEligible,
-        backed_up: passkey.backedUp,
+        backup_eligible: passkey.backupEligible ? 1 : 0,
+        backed_up: passkey.backedUp ? 1 : 0,
         name: passkey.name,
         created_at: passkey.createdAt,
         last_used_at: passkey.lastUsedAt,
@@ -78,7 +78,7 @@ export function createSqlPasskeyStore({ db, dialect, tables }: SqlContext): Pass
     async recordUse(id, use) {
       const result = await db
         .updateTable(table)
-        .set({ counter: use.counter, backed_up: use.backedUp, last_used_at: use.usedAt })
+        .set({ counter: use.counter, backed_up: use.backedUp ? 1 : 0, last_used_at: use.usedAt })
         .where("id", "=", storedKey(id))
         .where("counter", "=", use.expectedCounter)
         .executeTakeFirst();
@@ -95,39 +95,45 @@ export function createSqlPasskeyStore({ db, dialect, tables }: SqlContext): Pass
       const row = await byUser(db, userId).where("id", "=", storedKey(id)).executeTakeFirst();
       return row ? fromRow(row as PasskeyRow) : null;
     },
-    async delete(userId, id, options) {
-      const keepAtLeast = options?.keepAtLeast ?? 0;
-      const remove = (executor: AnyKysely) =>
-        executor.deleteFrom(table).where("id", "=", storedKey(id)).where("user_id", "=", userId);
-      if (keepAtLeast <= 0) return deleted(await remove(db).executeTakeFirst());
-      if (dialect === "sqlite") {
-        // SQLite runs one writing statement at a time: the count and the delete are one step.
-        const result = await remove(db)
-          .where(
-            (eb) => eb.selectFrom(table).select(eb.fn.countAll().as("n")).where("user_id", "=", userId),
-            ">",
-            keepAtLeast,
-          )
-          .executeTakeFirst();
-        return deleted(result);
-      }
-      // PostgreSQL and MySQL: lock the user's rows first, so a concurrent delete waits and then
-      // no longer sees the row this one deleted.
-      return inTransaction(db, async (trx) => {
-        const rows = await trx
-          .selectFrom(table)
-          .select("id")
-          .where("user_id", "=", userId)
-          .forUpdate()
-          .execute();
-        if (!rows.some((row) => row.id === storedKey(id))) return false;
-        if (rows.length - 1 < keepAtLeast) return false;
-        return deleted(await remove(trx).executeTakeFirst());
-      });
-    },
+    delete: (userId, id, options) =>
+      deletePasskey({ db, dialect, table }, userId, id, options?.keepAtLeast ?? 0),
     async deleteAllForUser(userId) {
       const result = await db.deleteFrom(table).where("user_id", "=", userId).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
+}
+
+/**
+ * Removes the user's passkey `id`, only when the user keeps `keepAtLeast` passkeys afterwards:
+ * one DELETE with a count subquery on SQLite; on PostgreSQL and MySQL a transaction that locks
+ * the user's rows first, so a concurrent delete waits and then no longer sees the row this one
+ * deleted.
+ */
+async function deletePasskey(
+  { db, dialect, table }: Pick<SqlContext, "db" | "dialect"> & { table: string },
+  userId: string,
+  id: string,
+  keepAtLeast: number,
+): Promise<boolean> {
+  const remove = (executor: AnyKysely) =>
+    executor.deleteFrom(table).where("id", "=", storedKey(id)).where("user_id", "=", userId);
+  if (keepAtLeast <= 0) return deleted(await remove(db).executeTakeFirst());
+  if (dialect === "sqlite") {
+    // SQLite runs one writing statement at a time: the count and the delete are one step.
+    const result = await remove(db)
+      .where(
+        (eb) => eb.selectFrom(table).select(eb.fn.countAll().as("n")).where("user_id", "=", userId),
+        ">",
+        keepAtLeast,
+      )
+      .executeTakeFirst();
+    return deleted(result);
+  }
+  return inTransaction(db, async (trx) => {
+    const rows = await trx.selectFrom(table).select("id").where("user_id", "=", userId).forUpdate().execute();
+    if (!rows.some((row) => row.id === storedKey(id))) return false;
+    if (rows.length - 1 < keepAtLeast) return false;
+    return deleted(await remove(trx).executeTakeFirst());
+  });
 }

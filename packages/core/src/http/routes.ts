@@ -817,7 +817,8 @@ const PASSKEY_CHECK = [
  * list, rename and removal. `NOT_FOUND` when `webauthn` is not configured.
  */
 function passkeyRoutes(auth: Auth, kit: RouteKit, cookies: Cookies): Route[] {
-  return [...passkeyAccountRoutes(auth, kit), ...passkeySignInRoutes(auth, kit, cookies)];
+  // Sign-in first: `/passkeys/login` must come before `/passkeys/:id` in the OpenAPI document's paths.
+  return [...passkeySignInRoutes(auth, kit, cookies), ...passkeyAccountRoutes(auth, kit)];
 }
 
 /** Registering, listing, renaming and removing the signed-in user's passkeys. */
