@@ -5,6 +5,7 @@ import type { Translator } from "./i18n/index.js";
 import type { AuthorizationStart } from "./identity/flow.js";
 import type { AdminUser, AdminUserDetail, Call, Principal, SessionInfo, User } from "./model.js";
 import type { ResolvedAuthOptions } from "./options.js";
+import type { PasskeyView } from "./passkeys/ceremony.js";
 import type { Clock } from "./ports/clock.js";
 import type { Logger } from "./ports/logger.js";
 import type { TwoFactorMethod } from "./ports/user-store.js";
@@ -14,6 +15,7 @@ import type { Impersonation } from "./use-cases/impersonate-user.js";
 import type { UserPage } from "./use-cases/list-users.js";
 import type { LoginResult } from "./use-cases/login.js";
 import type { RefreshResult } from "./use-cases/refresh.js";
+import type { PasskeySignInStart } from "./use-cases/start-passkey-sign-in.js";
 import type { StepUpResult } from "./use-cases/step-up.js";
 import type * as schemas from "./validation.js";
 
@@ -133,6 +135,54 @@ export interface IdentityProviderApi {
    * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `IDENTITY_PROVIDER_LAST_METHOD`
    */
   unlink(call: Call, provider: string): Promise<User>;
+}
+
+/**
+ * Passkeys (WebAuthn; the "Passkeys" section of docs/concepts.md). Each method but `enabled`
+ * rejects with `NOT_FOUND` when `webauthn` is not configured. The HTTP layer binds a sign-in's
+ * challenge to the browser with an HttpOnly cookie (`browserBinding`, handed back to `signIn` as
+ * `call.token`); a host calling these itself must too.
+ */
+export interface PasskeyApi {
+  /** True when `webauthn` is configured. */
+  readonly enabled: boolean;
+  /**
+   * The options of `navigator.credentials.create()` for a new passkey (needs `call.stepUpToken`).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`
+   */
+  registrationOptions(call: Call): Promise<Record<string, unknown>>;
+  /**
+   * Stores the passkey of a `create()` response `{ response, name? }` (needs `call.stepUpToken`).
+   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_VERIFICATION_FAILED`, `PASSKEY_ALREADY_REGISTERED`, `STEP_UP_REQUIRED`
+   */
+  register(call: Call, input: unknown): Promise<{ id: string; name: string; createdAt: string }>;
+  /** The options of `navigator.credentials.get()` for a sign-in (`{ email? }`), and the browser binding. */
+  signInOptions(call: Call, input?: unknown): Promise<PasskeySignInStart>;
+  /**
+   * Signs in with a `get()` response `{ response, session?, rememberMe? }`; `call.token` is the
+   * browser binding of `signInOptions`.
+   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_UNKNOWN`, `PASSKEY_VERIFICATION_FAILED`
+   */
+  signIn(call: Call, input: unknown): Promise<SignedIn>;
+  /** The options of `navigator.credentials.get()` for a step-up of `call.principal`. */
+  stepUpOptions(call: Call): Promise<Record<string, unknown>>;
+  /**
+   * A step-up token for a `get()` response `{ response }` of the signed-in user.
+   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_UNKNOWN`, `PASSKEY_VERIFICATION_FAILED`
+   */
+  stepUp(call: Call, input: unknown): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
+  /** The signed-in user's passkeys, oldest first. */
+  list(call: Call): Promise<{ passkeys: PasskeyView[] }>;
+  /**
+   * Renames a passkey (needs `call.stepUpToken`).
+   * @throws `STEP_UP_REQUIRED`, `VALIDATION_FAILED`, `NOT_FOUND`
+   */
+  rename(call: Call, input: { id: string; body: unknown }): Promise<PasskeyView>;
+  /**
+   * Removes a passkey (needs `call.stepUpToken`).
+   * @throws `STEP_UP_REQUIRED`, `NOT_FOUND`, `LAST_SIGN_IN_METHOD`
+   */
+  delete(call: Call, id: string): Promise<{ success: true }>;
 }
 
 /**
@@ -432,4 +482,6 @@ export interface Auth {
   readonly identityProviders: IdentityProviderApi;
   /** The signed-in user's own account: password and address changes, deletion, export. */
   readonly account: AccountApi;
+  /** Passkeys: registration, sign-in, step-up, listing, renaming and removal. */
+  readonly passkeys: PasskeyApi;
 }

@@ -14,6 +14,7 @@ import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
 import type { Logger } from "./ports/logger.js";
 import type { Mailer } from "./ports/mailer.js";
+import type { PasskeyStore } from "./ports/passkey-store.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
@@ -23,6 +24,7 @@ import type { AccessTokenCodec } from "./tokens/access-token.js";
 import type { KeyedHash } from "./tokens/keys.js";
 import type { SecretBox } from "./two-factor/secret-box.js";
 import type { StepUpTokens } from "./two-factor/step-up-token.js";
+import type { ResolvedWebAuthn } from "./webauthn-options.js";
 
 /**
  * Everything a use case may touch: validated options, the ports and the mechanisms built on
@@ -75,4 +77,10 @@ export interface AuthContext {
   dummyHash(): Promise<string>;
   /** The breached-password range client; undefined when `breachedPasswords` is not set. */
   breachedPasswords: BreachedPasswords | undefined;
+  /** Passkeys; present whenever `webauthn` is configured. */
+  passkeys: PasskeyStore | undefined;
+  /** The `webauthn` option with its defaults filled in; undefined when passkeys are off. */
+  webauthn: ResolvedWebAuthn | undefined;
+  /** The keyed hash that makes the stand-in credential ids of an email-first passkey sign-in. */
+  passkeyDecoys: KeyedHash;
 }

@@ -1,11 +1,20 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { AccountApi, ActivityApi, AdminApi, Auth, IdentityProviderApi, SessionApi } from "./auth.js";
+import type {
+  AccountApi,
+  ActivityApi,
+  AdminApi,
+  Auth,
+  IdentityProviderApi,
+  PasskeyApi,
+  SessionApi,
+} from "./auth.js";
 import {
   ACCOUNT_USE_CASES,
   ACTIVITY_USE_CASES,
   ADMIN_USE_CASES,
   type BoundUseCases,
   IDENTITY_PROVIDER_USE_CASES,
+  PASSKEY_USE_CASES,
   SESSION_USE_CASES,
   USE_CASES,
 } from "./create-auth.js";
@@ -24,7 +33,8 @@ type NotUseCases =
   | "admin"
   | "activity"
   | "identityProviders"
-  | "account";
+  | "account"
+  | "passkeys";
 
 /** Use cases that refuse a call without an issued principal. */
 const SIGNED_IN = [
@@ -59,6 +69,11 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
       Object.keys(IDENTITY_PROVIDER_USE_CASES) as (keyof typeof IDENTITY_PROVIDER_USE_CASES)[],
     ),
     ...group("account.", auth.account, Object.keys(ACCOUNT_USE_CASES) as (keyof AccountApi)[]),
+    ...group(
+      "passkeys.",
+      auth.passkeys,
+      Object.keys(PASSKEY_USE_CASES) as (keyof typeof PASSKEY_USE_CASES)[],
+    ),
   ];
 }
 
@@ -80,6 +95,8 @@ describe("createAuth", () => {
     >();
     expectTypeOf<keyof typeof ACCOUNT_USE_CASES>().toEqualTypeOf<keyof AccountApi>();
     expectTypeOf<BoundUseCases<typeof ACCOUNT_USE_CASES>>().toExtend<AccountApi>();
+    expectTypeOf<keyof typeof PASSKEY_USE_CASES>().toEqualTypeOf<Exclude<keyof PasskeyApi, "enabled">>();
+    expectTypeOf<BoundUseCases<typeof PASSKEY_USE_CASES>>().toExtend<Omit<PasskeyApi, "enabled">>();
   });
 
   it("createAuth - every use case refuses a call whose principal was not issued, before it runs: AUTHENTICATION_REQUIRED", async () => {
@@ -97,6 +114,7 @@ describe("createAuth", () => {
         IDENTITY_PROVIDER_USE_CASES,
         ACTIVITY_USE_CASES,
         ACCOUNT_USE_CASES,
+        PASSKEY_USE_CASES,
       ].reduce((sum, table) => sum + Object.keys(table).length, 0),
     );
   });

@@ -15,6 +15,7 @@ import { assertOpenIdClientInstalled, loadOpenIdClient } from "./identity/relyin
 import { createLimits } from "./limits/limits.js";
 import { type Call, isIssuedPrincipal } from "./model.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./options.js";
+import { assertSimpleWebAuthnInstalled } from "./passkeys/ceremony.js";
 import { systemClock } from "./ports/clock.js";
 import { consoleLogger, type Logger } from "./ports/logger.js";
 import { coveringTogether } from "./sessions/change-together.js";
@@ -33,11 +34,15 @@ import { confirmTotpSetup } from "./use-cases/confirm-totp-setup.js";
 import { createSession } from "./use-cases/create-session.js";
 import { createUser } from "./use-cases/create-user.js";
 import { deleteAccount } from "./use-cases/delete-account.js";
+import { deletePasskey } from "./use-cases/delete-passkey.js";
 import { deleteUser } from "./use-cases/delete-user.js";
 import { disableTwoFactorMethod } from "./use-cases/disable-two-factor-method.js";
 import { enableEmailTwoFactor } from "./use-cases/enable-email-two-factor.js";
 import { exportAccountData } from "./use-cases/export-account-data.js";
 import { finishIdentityProviderSignIn } from "./use-cases/finish-identity-provider-sign-in.js";
+import { finishPasskeyRegistration } from "./use-cases/finish-passkey-registration.js";
+import { finishPasskeySignIn } from "./use-cases/finish-passkey-sign-in.js";
+import { finishPasskeyStepUp } from "./use-cases/finish-passkey-step-up.js";
 import { getCurrentUser } from "./use-cases/get-current-user.js";
 import { getPasswordResetCooldown } from "./use-cases/get-password-reset-cooldown.js";
 import { getTotpSetup } from "./use-cases/get-totp-setup.js";
@@ -46,6 +51,7 @@ import { getUser } from "./use-cases/get-user.js";
 import { getVerificationCooldown } from "./use-cases/get-verification-cooldown.js";
 import { impersonateUser } from "./use-cases/impersonate-user.js";
 import { listActivity } from "./use-cases/list-activity.js";
+import { listPasskeys } from "./use-cases/list-passkeys.js";
 import { listSessions } from "./use-cases/list-sessions.js";
 import { listUserActivity } from "./use-cases/list-user-activity.js";
 import { listUsers } from "./use-cases/list-users.js";
@@ -56,6 +62,7 @@ import { markEmailVerified } from "./use-cases/mark-email-verified.js";
 import { recoverWithRecoveryCode } from "./use-cases/recover-with-recovery-code.js";
 import { refresh } from "./use-cases/refresh.js";
 import { register } from "./use-cases/register.js";
+import { renamePasskey } from "./use-cases/rename-passkey.js";
 import { requestEmailChange } from "./use-cases/request-email-change.js";
 import { requestEmailSignIn } from "./use-cases/request-email-sign-in.js";
 import { requestPasswordReset } from "./use-cases/request-password-reset.js";
@@ -72,14 +79,19 @@ import { setPreferredTwoFactorMethod } from "./use-cases/set-preferred-two-facto
 import { signInWithEmail } from "./use-cases/sign-in-with-email.js";
 import { startIdentityProviderLink } from "./use-cases/start-identity-provider-link.js";
 import { startIdentityProviderSignIn } from "./use-cases/start-identity-provider-sign-in.js";
+import { startPasskeyRegistration } from "./use-cases/start-passkey-registration.js";
+import { startPasskeySignIn } from "./use-cases/start-passkey-sign-in.js";
+import { startPasskeyStepUp } from "./use-cases/start-passkey-step-up.js";
 import { stepUp } from "./use-cases/step-up.js";
 import { unlinkIdentityProvider } from "./use-cases/unlink-identity-provider.js";
 import { unlockUser } from "./use-cases/unlock-user.js";
 import { verifyEmail } from "./use-cases/verify-email.js";
+import { resolveWebAuthn } from "./webauthn-options.js";
 
 export type { AccountExport } from "./account/export.js";
 export type { AccountApi, AdminApi, Auth, IdentityProviderApi, SessionApi, TotpSetup } from "./auth.js";
 export type { AuthorizationStart } from "./identity/flow.js";
+export type { PasskeyView } from "./passkeys/ceremony.js";
 export type { SignedIn } from "./sessions/finish-login.js";
 export type { TwoFactorChallenge } from "./two-factor/challenge.js";
 export type { IdentityProviderCallbackResult } from "./use-cases/finish-identity-provider-sign-in.js";
@@ -87,6 +99,7 @@ export type { Impersonation } from "./use-cases/impersonate-user.js";
 export type { UserPage } from "./use-cases/list-users.js";
 export type { LoginResult } from "./use-cases/login.js";
 export type { RefreshResult } from "./use-cases/refresh.js";
+export type { PasskeySignInStart } from "./use-cases/start-passkey-sign-in.js";
 export type { StepUpResult } from "./use-cases/step-up.js";
 
 /**
@@ -97,6 +110,7 @@ export type { StepUpResult } from "./use-cases/step-up.js";
 export function createAuth(input: AuthOptions): Auth {
   const options = parseAuthOptions(input);
   if (options.identityProviders.length > 0) assertOpenIdClientInstalled();
+  if (options.webauthn) assertSimpleWebAuthnInstalled();
   const translator = createTranslator(options.defaultLocale, input.locales);
   const renderer = createEmailRenderer({
     brand: options.email.brand,
@@ -121,6 +135,10 @@ export function createAuth(input: AuthOptions): Auth {
       ...bindUseCases(ctx, IDENTITY_PROVIDER_USE_CASES),
     },
     account: bindUseCases(ctx, ACCOUNT_USE_CASES),
+    passkeys: {
+      enabled: ctx.webauthn !== undefined,
+      ...bindUseCases(ctx, PASSKEY_USE_CASES),
+    },
   };
 }
 
@@ -199,6 +217,19 @@ export const ACCOUNT_USE_CASES = {
   export: exportAccountData,
 } as const;
 
+/** `auth.passkeys`, besides `enabled`. */
+export const PASSKEY_USE_CASES = {
+  registrationOptions: startPasskeyRegistration,
+  register: finishPasskeyRegistration,
+  signInOptions: startPasskeySignIn,
+  signIn: finishPasskeySignIn,
+  stepUpOptions: startPasskeyStepUp,
+  stepUp: finishPasskeyStepUp,
+  list: listPasskeys,
+  rename: renamePasskey,
+  delete: deletePasskey,
+} as const;
+
 /** A use case: the context, who calls and how, and its input when it has one. */
 type UseCase = (ctx: AuthContext, call: Call, input: never) => Promise<unknown>;
 
@@ -250,6 +281,7 @@ function contextStores(options: ResolvedAuthOptions, logger: Logger) {
     singleUseTokens: stores.singleUseTokens,
     together: coveringTogether(stores, logger),
     identities: stores.identities,
+    passkeys: stores.passkeys,
   };
 }
 
@@ -324,6 +356,8 @@ function createContext(
         ? undefined
         : createBreachedPasswords({ ...options.breachedPasswords, clock, logger }),
     generateId: options.generateId ?? randomId,
+    webauthn: resolveWebAuthn(options.webauthn, options.appOrigin, options.email.brand.name).value,
+    passkeyDecoys: createKeyedHash(options.secret, "passkey decoy v1"),
     dummyHash() {
       dummyHash ??= hasher.hash(randomToken(24)).catch((error: unknown) => {
         dummyHash = undefined;

@@ -35,7 +35,11 @@ export type SecurityEventType =
   | "admin.sessions_revoked"
   | "password_change.required"
   | "password_change.completed"
-  | "impersonation.started";
+  | "impersonation.started"
+  | "passkey.added"
+  | "passkey.renamed"
+  | "passkey.removed"
+  | "passkey.failed";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
@@ -62,6 +66,11 @@ export interface SecurityEvent {
    * A sign-in by an emailed link or code has `email` (`login.succeeded`, `session.created`); its
    * failures `email_link` or `email_code` (`login.failed`, with `unknown_email` for an address
    * without an account), and `email.verified` after it `email_sign_in`.
+   * `two_factor.disabled` (a method turned on or off by the user), the method (`totp`, `email`);
+   * for a passkey sign-in, `passkey`; for a refused passkey ceremony (`passkey.failed` of a
+   * registration, `login.failed` of a sign-in, `step_up.failed` of a step-up), `passkey:<why>`
+   * (`origin`, `rp_id`, `user_verification`, `counter`, `signature`, `challenge_unknown`,
+   * `challenge_expired`, `other_browser`, `unknown_credential`, `invalid`).
    */
   reason: string | null;
   /**

@@ -7,6 +7,8 @@ export {
   type IdentityProviderCallbackResult,
   type Impersonation,
   type LoginResult,
+  type PasskeySignInStart,
+  type PasskeyView,
   type RefreshResult,
   type SignedIn,
   type StepUpResult,
@@ -79,6 +81,7 @@ export type {
   PasswordOptions,
   ResolvedAuthOptions,
   TwoFactorOptions,
+  WebAuthnOptions,
 } from "./options.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";

@@ -172,9 +172,6 @@ export interface AdminUserDetail {
   identities: { provider: string; email: string | null /** ISO 8601. */; linkedAt: string }[];
   /** Turned-on second factors, as in `user.twoFactorMethods`. */
   twoFactorMethods: TwoFactorMethod[];
-  /**
-   * The user's passkeys (`{ id, name, createdAt }`). Empty until the passkey store lands: the
-   * place for it is `listPasskeysOf` in `use-cases/get-user.ts`.
-   */
+  /** The user's passkeys (`{ id, name, createdAt }`); empty without a passkey store. */
   passkeys: { id: string; name: string | null; createdAt: string }[];
 }

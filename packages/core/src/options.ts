@@ -12,12 +12,14 @@ import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
 import type { Logger } from "./ports/logger.js";
 import type { EmailKind, Mailer } from "./ports/mailer.js";
+import type { PasskeyStore } from "./ports/passkey-store.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
 import type { StoresTogether } from "./ports/stores-together.js";
 import type { UserStore } from "./ports/user-store.js";
 import { isWeakSecret, MIN_SECRET_BITS } from "./secret-strength.js";
+import { resolveWebAuthn, webAuthnOptionsSchema } from "./webauthn-options.js";
 
 const EMAIL_KIND_NAMES = EMAIL_KINDS as [EmailKind, ...EmailKind[]];
 
@@ -88,6 +90,15 @@ export const STORE_METHODS = {
     "deleteUserActivity",
     "sweepActivity",
   ] as const satisfies readonly RequiredMethods<ActivityStore>[],
+  passkeys: [
+    "create",
+    "findById",
+    "listByUser",
+    "recordUse",
+    "rename",
+    "delete",
+    "deleteAllForUser",
+  ] as const satisfies readonly RequiredMethods<PasskeyStore>[],
 };
 
 /** The longest idle timeout or absolute lifetime of a session: 400 days, the cap browsers put on a cookie's Max-Age. */
@@ -162,6 +173,7 @@ export const authOptionsSchema = z
       identities: port<IdentityStore>("IdentityStore", STORE_METHODS.identities).optional(),
       together: port<StoresTogether>("StoresTogether", STORE_METHODS.together).optional(),
       activity: port<ActivityStore>("ActivityStore", STORE_METHODS.activity).optional(),
+      passkeys: port<PasskeyStore>("PasskeyStore", STORE_METHODS.passkeys).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     generateId: z
@@ -327,6 +339,7 @@ export const authOptionsSchema = z
           .optional(),
       })
       .prefault({}),
+    webauthn: webAuthnOptionsSchema,
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -349,6 +362,14 @@ export const authOptionsSchema = z
     message:
       "is required while identityProviders are configured: redirects go to it, never to request headers",
     path: ["appOrigin"],
+  })
+  .refine((o) => o.webauthn === undefined || o.stores.passkeys !== undefined, {
+    message: "is required while webauthn is configured (a PasskeyStore keeps the passkeys)",
+    path: ["stores", "passkeys"],
+  })
+  .superRefine((o, ctx) => {
+    for (const problem of resolveWebAuthn(o.webauthn, o.appOrigin, o.email.brand.name).problems)
+      ctx.addIssue({ code: "custom", message: problem.message, path: problem.path.split(".") });
   });
 
 /** The breached-password check (`breachedPasswords`): where the range API is and how long to wait for it. */
@@ -398,6 +419,8 @@ export interface AuthStores {
    * `create*Stores()` has one; without it nothing is recorded and the activity reads empty.
    */
   activity?: ActivityStore;
+  /** Passkeys (WebAuthn credentials); required only with `webauthn`. */
+  passkeys?: PasskeyStore;
 }
 
 /**
@@ -560,6 +583,24 @@ export interface EmailSignInOptions {
   maxWrongCodes?: number;
 }
 
+/** Passkeys (WebAuthn): who the relying party is, and where the browser may run the ceremonies. */
+export interface WebAuthnOptions {
+  /**
+   * The relying party id: `appOrigin`'s host or a registrable suffix of it (`example.com` for
+   * `https://app.example.com`). Passkeys are bound to it: changing it later strands every
+   * registered passkey. Default: `appOrigin`'s host.
+   */
+  rpId?: string;
+  /** The name the browser shows while registering a passkey. Default: the email brand name. */
+  rpName?: string;
+  /**
+   * The origins whose pages may run the ceremonies (the `origin` in a response's client data);
+   * each an https origin (http only on `localhost`) whose host is `rpId` or below it, and one of
+   * them `appOrigin`'s. Default: `[appOrigin's origin]`.
+   */
+  origins?: string[];
+}
+
 /**
  * What `createAuth` accepts. Every option is checked once, at start-up: a bad one (or a
  * combination that cannot work) throws a `TypeError` naming it.
@@ -698,6 +739,12 @@ export interface AuthOptions {
   defaultLocale?: string;
   /** More locales, or string overrides of shipped ones: `{ fr: { errors: { … } } }`. */
   locales?: LocaleResources;
+  /**
+   * Passkeys (WebAuthn): sign-in, step-up and registration under `<basePath>/passkeys`; needs
+   * `appOrigin`, `stores.passkeys` and the `@simplewebauthn/server` package. `createAuth`
+   * throws when `rpId` and `origins` cannot work with `appOrigin`.
+   */
+  webauthn?: WebAuthnOptions;
   /**
    * Checks new passwords against a breach corpus by k-anonymity: only the first 5 hex characters
    * of the password's SHA-1 leave the process. Off unless set. A found password is refused at

@@ -292,3 +292,67 @@ export const requiredPasswordChangeInput = z.object({
   session: sessionField,
   rememberMe: rememberMeField,
 });
+/** base64url text of a WebAuthn response (client data, attestation, signature). */
+const base64urlField = z
+  .string()
+  .max(8192)
+  .regex(/^[A-Za-z0-9_-]*$/);
+/** A WebAuthn credential id, base64url (at most 1023 bytes). */
+export const credentialIdField = z
+  .string()
+  .min(1)
+  .max(1366)
+  .regex(/^[A-Za-z0-9_-]+$/);
+/** What every credential in a response carries besides its `response`. */
+const credentialFields = {
+  id: credentialIdField,
+  rawId: credentialIdField,
+  type: z.literal("public-key"),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
+};
+/** A passkey's name as its owner types it. */
+export const passkeyNameField = z.string().trim().min(1).max(100).regex(PLAIN_TEXT);
+
+/** `{ response, name? }` of `POST /passkeys/register`: `PublicKeyCredential.toJSON()` of a `create()`. */
+export const passkeyRegistrationInput = z.object({
+  response: z.object({
+    ...credentialFields,
+    response: z.object({
+      clientDataJSON: base64urlField,
+      attestationObject: base64urlField,
+      authenticatorData: base64urlField.optional(),
+      publicKey: base64urlField.optional(),
+      publicKeyAlgorithm: z.number().int().optional(),
+      transports: z.array(z.string().max(32).regex(PLAIN_TEXT)).max(10).optional(),
+    }),
+  }),
+  name: passkeyNameField.optional(),
+});
+
+/** `PublicKeyCredential.toJSON()` of a `get()`. */
+const assertionField = z.object({
+  ...credentialFields,
+  response: z.object({
+    clientDataJSON: base64urlField,
+    authenticatorData: base64urlField,
+    signature: base64urlField,
+    userHandle: base64urlField.optional(),
+  }),
+});
+
+/** `{ email? }` of `POST /passkeys/login/options` (no body: a discoverable sign-in). */
+export const passkeySignInOptionsInput = z.object({ email: emailField.optional() }).optional();
+
+/** `{ response, session?, rememberMe? }` of `POST /passkeys/login`. */
+export const passkeySignInInput = z.object({
+  response: assertionField,
+  session: sessionField,
+  rememberMe: rememberMeField,
+});
+
+/** `{ response }` of `POST /passkeys/step-up`. */
+export const passkeyStepUpInput = z.object({ response: assertionField });
+
+/** `{ name }` of `PATCH /passkeys/:id`. */
+export const passkeyRenameInput = z.object({ name: passkeyNameField });

@@ -4,13 +4,22 @@ import {
   runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
+  runPasskeyStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runUserStoreSuite,
 } from "@portcullis/testing";
 import { createMemoryStores } from "./memory-stores.js";
 
-type Kind = "users" | "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "identities" | "activity";
+type Kind =
+  | "users"
+  | "cooldowns"
+  | "sessions"
+  | "allowlist"
+  | "singleUseTokens"
+  | "identities"
+  | "activity"
+  | "passkeys";
 
 /** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
 const withFakeClock = <K extends Kind>(kind: K) => {
@@ -22,7 +31,7 @@ const withFakeClock = <K extends Kind>(kind: K) => {
 };
 
 /** The system clock, no `advance`: the suites' real-time path, as a store like Redis runs it. */
-const withSystemClock = <K extends Exclude<Kind, "users" | "identities">>(kind: K) => {
+const withSystemClock = <K extends Exclude<Kind, "users" | "identities" | "passkeys">>(kind: K) => {
   return () => {
     const stores = createMemoryStores();
     return { store: stores[kind], cleanup: stores.close };
@@ -41,3 +50,4 @@ runCooldownStoreSuite({ name: "memory, real time", create: withSystemClock("cool
 runSessionStoreSuite({ name: "memory, real time", create: withSystemClock("sessions") });
 runAccessTokenAllowlistSuite({ name: "memory, real time", create: withSystemClock("allowlist") });
 runSingleUseTokenStoreSuite({ name: "memory, real time", create: withSystemClock("singleUseTokens") });
+runPasskeyStoreSuite({ name: "memory", create: withFakeClock("passkeys") });

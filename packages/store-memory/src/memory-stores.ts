@@ -3,6 +3,7 @@ import {
   consoleLogger,
   type IdentityStore,
   type Logger,
+  type PasskeyStore,
   systemClock,
   type UserStore,
 } from "@portcullis/core";
@@ -13,6 +14,7 @@ import {
 import { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
+import { createMemoryPasskeyStore } from "./passkey-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 import { createMemorySingleUseTokenStore, type MemorySingleUseTokenStore } from "./single-use-token-store.js";
 import { createMemoryUserStore } from "./user-store.js";
@@ -36,6 +38,8 @@ export interface MemoryStores {
   identities: IdentityStore;
   /** Each user's activity (security events), kept for the retention `createAuth` writes with. */
   activity: MemoryActivityStore;
+  /** Passkeys (for `webauthn`). */
+  passkeys: PasskeyStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -73,6 +77,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     singleUseTokens,
     identities: createMemoryIdentityStore(),
     activity,
+    passkeys: createMemoryPasskeyStore(),
     sweep,
     close: () => clearInterval(timer),
   };

@@ -10,6 +10,7 @@ import {
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
   runLimitsAdapterSuite,
+  runPasskeysAdapterSuite,
   runSelfServiceAdapterSuite,
 } from "@portcullis/testing";
 import express from "express";
@@ -82,3 +83,6 @@ runSelfServiceAdapterSuite({ name: "fastify + redis", createStores, start: start
 // The back office (lock, sessions ended, impersonation) with sessions and the allowlist on Redis.
 runBackOfficeAdapterSuite({ name: "express + redis", createStores, start: startExpress });
 runBackOfficeAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
+// Passkeys: their store, and the challenges in the single-use token store, on Redis.
+runPasskeysAdapterSuite({ name: "express + redis", createStores, start: startExpress });
+runPasskeysAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });

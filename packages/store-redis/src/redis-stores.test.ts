@@ -3,6 +3,7 @@ import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
   runCooldownStoreSuite,
+  runPasskeyStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
 } from "@portcullis/testing";
@@ -25,7 +26,9 @@ afterAll(async () => {
   await redis.stop();
 });
 
-function fixture<K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity">(kind: K) {
+function fixture<
+  K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity" | "passkeys",
+>(kind: K) {
   return () => {
     const keyPrefix = testPrefix();
     return {
@@ -40,6 +43,7 @@ runCooldownStoreSuite({ name: "redis", create: fixture("cooldowns") });
 runSessionStoreSuite({ name: "redis", create: fixture("sessions") });
 runAccessTokenAllowlistSuite({ name: "redis", create: fixture("allowlist") });
 runSingleUseTokenStoreSuite({ name: "redis", create: fixture("singleUseTokens") });
+runPasskeyStoreSuite({ name: "redis", create: fixture("passkeys") });
 
 describe("redis single-use tokens: claims", () => {
   it("deleteUserTokens deletes a claimed token's claim with it (a finished reset leaves no key behind)", async () => {

@@ -4,6 +4,7 @@ import {
   type ActivityStore,
   type AllowlistEntry,
   type CooldownStore,
+  type PasskeyStore,
   REMEMBERED_REFRESH_TOKEN_HASHES,
   type RotationResult,
   type SessionRecord,
@@ -14,6 +15,7 @@ import {
 } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
 import { globEscape, redisActivityStore } from "./activity-store.js";
+import { redisPasskeyStore } from "./passkey-store.js";
 import {
   ACQUIRE_COOLDOWN,
   CLAIM_TOKEN,
@@ -51,6 +53,8 @@ export interface RedisStores {
   singleUseTokens: SingleUseTokenStore;
   /** Each user's activity: a sorted set per user, capped and expiring a retention after its latest write. */
   activity: ActivityStore;
+  /** Passkeys (for `webauthn`): a hash per passkey and a set per user, under one hash tag; they never expire. */
+  passkeys: PasskeyStore;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -121,6 +125,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
       keys,
       Math.max(1, Math.floor(options.activityCapPerUser ?? 1000)),
     ),
+    passkeys: redisPasskeyStore(client, bounded, options.keyPrefix ?? "portcullis:"),
   };
 }
 

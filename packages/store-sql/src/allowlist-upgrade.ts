@@ -44,6 +44,7 @@ export async function checkAllowlistUpgrade(db: AnyKysely): Promise<void> {
     "0006_session_rotated_at",
     "0007_session_remember_me",
     "0008_activity",
+    "0010_passkeys",
     "0012_back_office",
   ]);
   const { allowlist, sessions } = createSqlStores({ db, clock, tablePrefix });

@@ -20,6 +20,8 @@ export interface SqlTables {
   identities: string;
   /** Each user's activity (migration 0008). */
   activity: string;
+  /** Passkeys (migration 0010). */
+  passkeys: string;
   migrations: string;
   migrationLock: string;
 }
@@ -41,6 +43,7 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     counters: `${prefix}counters`,
     identities: `${prefix}identities`,
     activity: `${prefix}activity`,
+    passkeys: `${prefix}passkeys`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

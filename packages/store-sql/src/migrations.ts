@@ -29,6 +29,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0006_session_rotated_at": addedTimeColumn(tables.sessions, "rotated_at"),
     "0007_session_remember_me": addedFlagColumn(tables.sessions, "remember_me"),
     "0008_activity": activityTable(tables, dialect),
+    "0010_passkeys": passkeysTable(tables, dialect),
     "0012_back_office": backOffice(tables, dialect),
   };
 }
@@ -283,6 +284,35 @@ function backOffice(tables: SqlTables, dialect: SqlDialect): Migration {
       for (const column of ["password_change_required", "locked_by", "lock_reason", "locked_at"]) {
         await db.schema.alterTable(tables.users).dropColumn(column).execute();
       }
+    },
+  };
+}
+
+/**
+ * Passkeys (WebAuthn credentials): keyed by the credential id (its SHA-256 when longer than 200
+ * characters; the full id in `credential_id`), listed per user through `user_id`.
+ */
+function passkeysTable(tables: SqlTables, dialect: SqlDialect): Migration {
+  return {
+    async up(db: AnyKysely) {
+      const { createTable, createIndexes } = schemaSteps(db, dialect);
+      await createTable(tables.passkeys, {
+        id: PRIMARY_ID,
+        credential_id: required("text"),
+        user_id: ID,
+        public_key: required("text"),
+        counter: required("bigint"),
+        transports: required("text"),
+        backup_eligible: required("boolean"),
+        backed_up: required("boolean"),
+        name: required("text"),
+        created_at: EPOCH_MS,
+        last_used_at: ["bigint"],
+      });
+      await createIndexes(tables.passkeys, ["user_id"]);
+    },
+    async down(db: AnyKysely) {
+      await db.schema.dropTable(tables.passkeys).ifExists().execute();
     },
   };
 }

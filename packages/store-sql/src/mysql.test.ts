@@ -12,6 +12,8 @@ import {
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
   runIdentityStoreSuite,
+  runPasskeyStoreSuite,
+  runPasskeysAdapterSuite,
   runSelfServiceAdapterSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -61,6 +63,7 @@ describe.skipIf(!database)("mysql", () => {
   runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
   runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
   runActivityStoreSuite({ name: "mysql", create: fixture("activity") });
+  runPasskeyStoreSuite({ name: "mysql", create: fixture("passkeys") });
 });
 
 // Known browsers (the login budget per account and browser) through both adapters, with every
@@ -105,5 +108,7 @@ describe.skipIf(!database)("mysql: known browsers", () => {
     runEmailSignInAdapterSuite({ name, start, createStores });
     // Account self-service (CONTRACT §11), every store on MySQL: the address's uniqueness too.
     runSelfServiceAdapterSuite({ name, start, createStores });
+    // Passkeys and their challenges on MySQL.
+    runPasskeysAdapterSuite({ name, start, createStores });
   }
 });

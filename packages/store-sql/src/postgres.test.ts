@@ -4,6 +4,7 @@ import {
   runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
+  runPasskeyStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runUserStoreSuite,
@@ -43,6 +44,7 @@ runSingleUseTokenStoreSuite({ name: "postgres", create: fixture("singleUseTokens
 runCooldownStoreSuite({ name: "postgres", create: fixture("cooldowns") });
 runIdentityStoreSuite({ name: "postgres", create: fixture("identities") });
 runActivityStoreSuite({ name: "postgres", create: fixture("activity") });
+runPasskeyStoreSuite({ name: "postgres", create: fixture("passkeys") });
 
 describe("migrate on postgres", () => {
   it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {

@@ -29,6 +29,7 @@ describe("createSqlStores", () => {
       "0006_session_rotated_at",
       "0007_session_remember_me",
       "0008_activity",
+      "0010_passkeys",
       "0012_back_office",
     ]);
     expect(await migrate(db)).toEqual([]);
@@ -47,6 +48,7 @@ describe("createSqlStores", () => {
       "0006_session_rotated_at",
       "0007_session_remember_me",
       "0008_activity",
+      "0010_passkeys",
       "0012_back_office",
     ]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
@@ -83,6 +85,7 @@ describe("createSqlStores", () => {
       "0006_session_rotated_at",
       "0007_session_remember_me",
       "0008_activity",
+      "0010_passkeys",
       "0012_back_office",
     ]);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);

@@ -4,6 +4,7 @@ import {
   type Clock,
   type CooldownStore,
   type IdentityStore,
+  type PasskeyStore,
   type SessionStore,
   type SingleUseTokenStore,
   type StoresTogether,
@@ -24,6 +25,7 @@ import {
 import { createSqlCooldownStore } from "./cooldown-store.js";
 import { createSqlIdentityStore } from "./identity-store.js";
 import { migrate } from "./migrations.js";
+import { createSqlPasskeyStore } from "./passkey-store.js";
 import { createSqlSessionStore } from "./session-store.js";
 import { createSqlSingleUseTokenStore } from "./single-use-token-store.js";
 import { createSqlUserStore } from "./user-store.js";
@@ -61,6 +63,8 @@ export interface SqlStores {
    * at most once an hour (or `activity.sweepActivity(olderThan)` on a schedule of the host's).
    */
   activity: ActivityStore;
+  /** Passkeys (for `webauthn`), in `<prefix>passkeys`. */
+  passkeys: PasskeyStore;
   /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went. Expired rows read as absent whether or not they were swept; schedule this
@@ -103,6 +107,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
       run: (work) => inTransaction(db, (trx) => work(changeStores({ ...context, db: trx }))),
     },
     activity: createSqlActivityStore(context),
+    passkeys: createSqlPasskeyStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;

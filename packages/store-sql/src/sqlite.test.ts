@@ -7,6 +7,7 @@ import {
   runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
+  runPasskeyStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runUserStoreSuite,
@@ -52,4 +53,5 @@ for (const [name, db] of [
   runCooldownStoreSuite({ name, create: fixture(db, "cooldowns") });
   runIdentityStoreSuite({ name, create: fixture(db, "identities") });
   runActivityStoreSuite({ name, create: fixture(db, "activity") });
+  runPasskeyStoreSuite({ name, create: fixture(db, "passkeys") });
 }

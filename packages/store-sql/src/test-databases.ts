@@ -315,7 +315,14 @@ export async function postgresDatabase(serverUrl: string): Promise<{ url: string
 /** The stores of `createSqlStores` that the conformance suites take, by name. */
 export type StoreKinds = Pick<
   ReturnType<typeof createSqlStores>,
-  "users" | "sessions" | "allowlist" | "singleUseTokens" | "cooldowns" | "identities" | "activity"
+  | "users"
+  | "sessions"
+  | "allowlist"
+  | "singleUseTokens"
+  | "cooldowns"
+  | "identities"
+  | "activity"
+  | "passkeys"
 >;
 
 /**
@@ -342,5 +349,6 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
     singleUseTokens: migrated(stores.singleUseTokens),
     cooldowns: migrated(stores.cooldowns),
     activity: migrated(stores.activity),
+    passkeys: migrated(stores.passkeys),
   };
 }

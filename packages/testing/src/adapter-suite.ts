@@ -12,6 +12,7 @@ import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-
 import { hostApiTests } from "./adapter-suite/host-api.js";
 import { lifetimesTests } from "./adapter-suite/lifetimes.js";
 import { loginTests } from "./adapter-suite/login.js";
+import { passkeysTests } from "./adapter-suite/passkeys.js";
 import { refreshReuseTests } from "./adapter-suite/refresh-reuse.js";
 import { registrationTests } from "./adapter-suite/registration.js";
 import { resetTests } from "./adapter-suite/reset.js";
@@ -49,6 +50,7 @@ export const ADAPTER_SUITE_AREAS: Record<string, AppTests> = {
   "email-sign-in": emailSignInTests,
   "self-service": selfServiceTests,
   "back-office": backOfficeTests,
+  passkeys: passkeysTests,
 };
 
 export { runSelfServiceAdapterSuite };
@@ -96,6 +98,17 @@ export function runBackOfficeAdapterSuite(
   options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
 ): void {
   describe(`back office: ${options.name}`, () => runAppTests(options, "back-office", backOfficeTests));
+}
+
+/**
+ * The `passkeys` area alone (registration, sign-in, step-up and removal with a software
+ * authenticator, and each refusal), without transcripts: for stores the whole adapter suite does
+ * not run on. `createStores` must include `passkeys`.
+ */
+export function runPasskeysAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
+): void {
+  describe(`passkeys: ${options.name}`, () => runAppTests(options, "passkeys", passkeysTests));
 }
 
 /**

@@ -11,6 +11,7 @@ export {
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
+  runPasskeysAdapterSuite,
   runSelfServiceAdapterSuite,
   type StartedServer,
 } from "./adapter-suite.js";
@@ -53,8 +54,16 @@ export {
   type TestOidcProvider,
   type TestOidcProviderOptions,
 } from "./oidc-test-provider.js";
+export { runPasskeyStoreSuite } from "./passkey-store-suite.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
 export { runSingleUseTokenStoreSuite } from "./single-use-token-store-suite.js";
+export {
+  type AuthenticationResponse,
+  type CeremonyTweaks,
+  createSoftwareAuthenticator,
+  type RegistrationResponse,
+  type SoftwareAuthenticator,
+} from "./software-authenticator.js";
 export type { StoreFixture, StoreSuite, StoreSuiteOptions } from "./store-fixture.js";
 export {
   GOLDEN_TRANSCRIPTS_DIR,

@@ -32,7 +32,14 @@ export function normalizeTranscript(text: string): string {
     .replace(/("secret":"|secret=)[A-Z2-7]{32}/g, "$1<secret>")
     .replace(/"[A-Z0-9]{5}-[A-Z0-9]{5}"/g, '"<recovery-code>"')
     .replace(/\/admin\/users\/[\w-]{22}/g, "/admin/users/<id>")
-    .replace(/"(by|impersonatedBy)":"[\w-]{22}"/g, '"$1":"<id>"');
+    .replace(/"(by|impersonatedBy)":"[\w-]{22}"/g, '"$1":"<id>"')
+    .replace(
+      /"(challenge|rawId|clientDataJSON|attestationObject|authenticatorData|signature|userHandle)":"[\w-]+"/g,
+      '"$1":"<webauthn>"',
+    )
+    .replace(/("user":\{"id":")[\w-]+/g, "$1<user-handle>")
+    .replace(/\/passkeys\/[\w-]{22}/g, "/passkeys/<id>")
+    .replace(/passkey_challenge=[\w-]{43}/g, "passkey_challenge=<token>");
 }
 
 /** A transcript file: one `=== <test name> ===` section per test, in order. */

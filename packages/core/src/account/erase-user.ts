@@ -5,6 +5,7 @@ import type { Limits } from "../limits/limits.js";
 import type { ActivityStore } from "../ports/activity-store.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { IdentityStore } from "../ports/identity-store.js";
+import type { PasskeyStore } from "../ports/passkey-store.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 import { endUserSessions, type SessionLifecycleDeps } from "../sessions/session-lifecycle.js";
@@ -15,14 +16,14 @@ import {
   EMAIL_VERIFICATION_PURPOSE,
   EMAIL_VERIFICATION_USED_PURPOSE,
   OAUTH_STATE_PURPOSE,
+  PASSKEY_CHALLENGE_PURPOSE,
   PASSWORD_RESET_PURPOSE,
   TOTP_SETUP_PURPOSE,
 } from "../tokens/purposes.js";
 
 /**
  * Every purpose of a single-use token that names a user: an account's deletion removes the
- * user's tokens of each. A new purpose that stores `userId` belongs here (passkey challenges
- * bound to a signed-in user too, once passkeys exist).
+ * user's tokens of each. A new purpose that stores `userId` belongs here.
  */
 export const USER_TOKEN_PURPOSES: readonly string[] = [
   PASSWORD_RESET_PURPOSE,
@@ -33,6 +34,7 @@ export const USER_TOKEN_PURPOSES: readonly string[] = [
   TOTP_SETUP_PURPOSE,
   OAUTH_STATE_PURPOSE,
   EMAIL_CHANGE_PURPOSE,
+  PASSKEY_CHALLENGE_PURPOSE,
 ];
 
 /** Every store that keeps something about a user, and the throttles. */
@@ -41,6 +43,7 @@ export interface EraseDeps extends SessionLifecycleDeps {
   singleUseTokens: SingleUseTokenStore;
   cooldowns: CooldownStore;
   identities: IdentityStore | undefined;
+  passkeys: PasskeyStore | undefined;
   activity: { store: ActivityStore | undefined };
   limits: Pick<Limits, "clearPassword" | "clearTwoFactor">;
 }
@@ -49,7 +52,7 @@ export interface EraseDeps extends SessionLifecycleDeps {
  * Removes a user and everything stored about them, in every store: sessions (their refresh and
  * access tokens stop working at once; the allowlist entries go with them), single-use tokens of
  * every purpose, the email cooldowns of the address, the address's and the account's throttle
- * counters, identity-provider links, activity, and the user record. Each step may be repeated, so
+ * counters, identity-provider links, passkeys, activity, and the user record. Each step may be repeated, so
  * a deletion interrupted by a store failure is finished by a retry. The sessions are ended first
  * (nothing of the account works while the rest goes) and once more after the record is gone: a
  * sign-in that checked the password meanwhile wrote its session after the first pass. Returns
@@ -76,8 +79,8 @@ export async function eraseUser(ctx: EraseDeps, user: UserRecord): Promise<boole
     const links = await guardPort("DATABASE_FAILURE", () => identities.listByUser(id));
     for (const link of links) await guardPort("DATABASE_FAILURE", () => identities.unlink(id, link.provider));
   }
-  // Passkeys: the user's passkey credentials are deleted here once the passkey store exists
-  // (CONTRACT §12, §11 "passkeys … gone").
+  const passkeys = ctx.passkeys;
+  if (passkeys) await guardPort("DATABASE_FAILURE", () => passkeys.deleteAllForUser(id));
   const activity = ctx.activity.store;
   if (activity) await guardPort("DATABASE_FAILURE", () => activity.deleteUserActivity(id));
   await ctx.limits.clearPassword(user.email);

@@ -38,6 +38,16 @@ export interface AccountExport {
     /** ISO 8601. */
     createdAt: string;
   }[];
+  /** The account's passkeys: names, times and backup state, never the public key or counter. */
+  passkeys: {
+    id: string;
+    name: string;
+    backedUp: boolean;
+    /** ISO 8601. */
+    createdAt: string;
+    /** ISO 8601; null before its first use. */
+    lastUsedAt: string | null;
+  }[];
   /** The account's security events within the retention, newest first. */
   activity: ActivityItem[];
 }

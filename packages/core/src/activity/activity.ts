@@ -9,7 +9,7 @@ import { describeDevice } from "../user-agent.js";
 /**
  * The security events a user sees in their activity (when the event names the user): sign-ins,
  * failed and throttled sign-ins of the account, second-factor and step-up failures, 2FA changes,
- * password and address changes, provider links, ended sessions, refresh-token reuse, the
+ * password and address changes, provider links, passkey changes and refused passkey registrations, ended sessions, refresh-token reuse, the
  * account's creation (by an admin: `reason` `admin`). Not `session.created` (the same sign-in as
  * `login.succeeded`), `user.deleted` (the activity goes with the account) or `ip.limited`.
  */
@@ -42,6 +42,10 @@ export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<Secu
   "password_change.required",
   "password_change.completed",
   "impersonation.started",
+  "passkey.added",
+  "passkey.renamed",
+  "passkey.removed",
+  "passkey.failed",
 ]);
 
 /** Records activity from security events, and lets a call wait for the writes it started. */

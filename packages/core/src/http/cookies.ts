@@ -1,9 +1,16 @@
 import { parseCookie, stringifySetCookie } from "cookie";
 import type { ResolvedAuthOptions } from "../options.js";
 
-export type CookieKind = "access" | "refresh" | "twoFactor" | "stepUp" | "oauthState" | "device";
+export type CookieKind =
+  | "access"
+  | "refresh"
+  | "twoFactor"
+  | "stepUp"
+  | "oauthState"
+  | "device"
+  | "passkeyChallenge";
 /** The cookies that carry a credential a route reads (the header may carry it instead). */
-export type TokenKind = Exclude<CookieKind, "oauthState">;
+export type TokenKind = Exclude<CookieKind, "oauthState" | "passkeyChallenge">;
 
 const BASE_NAMES: Record<CookieKind, string> = {
   access: "access_token",
@@ -12,6 +19,7 @@ const BASE_NAMES: Record<CookieKind, string> = {
   stepUp: "step_up_token",
   oauthState: "oauth_state",
   device: "device_token",
+  passkeyChallenge: "passkey_challenge",
 };
 
 /** The device cookie's Max-Age: one year, renewed by every sign-in. */
@@ -23,7 +31,8 @@ export const DEVICE_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
  * Max-Age equal to the token's lifetime, and Max-Age=0 to clear. The identity-provider state
  * cookie is scoped to `<prefix>/oauth` and SameSite=Lax at most (it must survive the redirect back).
  * The device cookie (known browsers) is scoped to the prefix, SameSite=Lax at most too (an
- * identity provider's callback reads it), and lives `DEVICE_COOKIE_MAX_AGE_SECONDS`. With `hostPrefix`, path-`/`
+ * identity provider's callback reads it), and lives `DEVICE_COOKIE_MAX_AGE_SECONDS`. The passkey
+ * challenge cookie (a sign-in's browser binding) is scoped to `<prefix>/passkeys` and lives 5 minutes. With `hostPrefix`, path-`/`
  * cookies are named `__Host-…` and prefix-scoped ones `__Secure-…` (`__Host-` demands Path=/).
  */
 export interface Cookies {
@@ -48,6 +57,7 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
   const { secure, sameSite, hostPrefix } = options.cookies;
   const pathOf = (kind: CookieKind) => {
     if (kind === "oauthState") return `${options.basePath}/oauth`;
+    if (kind === "passkeyChallenge") return `${options.basePath}/passkeys`;
     return kind === "refresh" || kind === "stepUp" || kind === "device" ? options.basePath : "/";
   };
   // The provider's redirect back is a cross-site navigation: a Strict state cookie would not come along.
@@ -64,6 +74,7 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
     stepUp: nameOf("stepUp"),
     oauthState: nameOf("oauthState"),
     device: nameOf("device"),
+    passkeyChallenge: nameOf("passkeyChallenge"),
   };
   const serialize = (kind: CookieKind, value: string, maxAge: number | undefined) =>
     stringifySetCookie(names[kind], value, {

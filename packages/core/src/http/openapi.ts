@@ -171,6 +171,7 @@ const READS_DEVICE = new Set([
   "POST /2fa/recover",
   "GET /oauth/:provider/callback",
   "POST /email-sign-in",
+  "POST /passkeys/login",
 ]);
 
 const DEVICE_PARAMS = [

@@ -21,6 +21,11 @@ import {
   lockUserBody,
   loginInput,
   parseInput,
+  passkeyRegistrationInput,
+  passkeyRenameInput,
+  passkeySignInInput,
+  passkeySignInOptionsInput,
+  passkeyStepUpInput,
   preferredMethodInput,
   refreshInput,
   registerInput,
@@ -160,6 +165,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...selfServiceRoutes(auth, kit),
     ...requiredPasswordChangeRoutes(auth, kit),
     ...(auth.options.admin.authorize ? adminRoutes(auth, kit) : []),
+    ...passkeyRoutes(auth, kit, cookies),
   ];
   let document: Record<string, unknown> | undefined;
   const openApi: Route = kit.json(
@@ -192,6 +198,32 @@ const CODE_CHECK = [
 ] as const;
 /** A security setting: the signed-in user's record must still exist. */
 const SETTING = ["USER_NOT_FOUND", ...DB] as const;
+/** A password login: the password's answers, its counters, a locked account, a required password change. */
+const LOGIN_ERRORS = [
+  "INVALID_CREDENTIALS",
+  "LOGIN_THROTTLED",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  "ACCOUNT_LOCKED",
+  "PASSWORD_CHANGE_REQUIRED",
+  ...DB,
+] as const;
+/** A step-up's password check: the login's answers, and no step-up for an impersonation. */
+const STEP_UP_ERRORS = [
+  "INVALID_CREDENTIALS",
+  "LOGIN_THROTTLED",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  "IMPERSONATION_NOT_ALLOWED",
+  ...SETTING,
+] as const;
+/** A sign-in finished with a recovery code. */
+const RECOVERY_ERRORS = [
+  "TWO_FACTOR_CODE_MISSING",
+  "WRONG_TWO_FACTOR_CODE",
+  "TWO_FACTOR_THROTTLED",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  "ACCOUNT_LOCKED",
+  ...DB,
+] as const;
 
 /** Sign-up, sign-in, refresh and sign-out. */
 function accountRoutes(
@@ -227,7 +259,7 @@ function accountRoutes(
         summary: "Sign in with email and password",
         auth: "none",
         body: loginInput,
-        errors: ["INVALID_CREDENTIALS", "LOGIN_THROTTLED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
+        errors: LOGIN_ERRORS,
       },
       async (input) => loginResponse(await auth.login({ request: input.withDevice() }, await input.body())),
     ),
@@ -238,8 +270,11 @@ function accountRoutes(
         summary: "Rotate the refresh token",
         auth: "refresh",
         body: refreshInput,
-        errors: ["SESSION_EXPIRED", ...DB],
-        clearOnError: { codes: ["REFRESH_TOKEN_INVALID", "SESSION_EXPIRED"], cookies: ["access", "refresh"] },
+        errors: ["SESSION_EXPIRED", "ACCOUNT_LOCKED", ...DB],
+        clearOnError: {
+          codes: ["REFRESH_TOKEN_INVALID", "SESSION_EXPIRED", "ACCOUNT_LOCKED"],
+          cookies: ["access", "refresh"],
+        },
       },
       async (input) => {
         const result = await auth.refresh(
@@ -356,7 +391,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "Finish a sign-in with a TOTP or emailed code",
         auth: "two-factor",
         body: signInCodeInput,
-        errors: [...CODE_CHECK, ...DB],
+        errors: [...CODE_CHECK, "ACCOUNT_LOCKED", ...DB],
       },
       async (input) =>
         loginResponse(
@@ -373,13 +408,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "Finish a sign-in with a recovery code",
         auth: "two-factor",
         body: signInCodeInput,
-        errors: [
-          "TWO_FACTOR_CODE_MISSING",
-          "WRONG_TWO_FACTOR_CODE",
-          "TWO_FACTOR_THROTTLED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          ...DB,
-        ],
+        errors: RECOVERY_ERRORS,
       },
       async (input) =>
         loginResponse(
@@ -396,7 +425,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "Confirm the password before a settings change",
         auth: "access",
         body: stepUpInput,
-        errors: ["INVALID_CREDENTIALS", "LOGIN_THROTTLED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
+        errors: STEP_UP_ERRORS,
       },
       async (input) =>
         stepUpResponse(
@@ -410,7 +439,7 @@ function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse, route }: R
         summary: "The second factor of a step-up",
         auth: "access-and-two-factor",
         body: codeInput,
-        errors: [...CODE_CHECK, ...DB],
+        errors: [...CODE_CHECK, "IMPERSONATION_NOT_ALLOWED", ...DB],
       },
       async (input) =>
         stepUpResponse(
@@ -1046,6 +1075,151 @@ function adminRoutes(auth: Auth, { json }: RouteKit): Route[] {
         );
         return { user, accessToken, refreshToken, expiresAt };
       },
+    ),
+  ];
+}
+
+/** How long the browser keeps a passkey sign-in's challenge cookie: the challenge's 5 minutes. */
+const PASSKEY_CHALLENGE_COOKIE_SECONDS = 300;
+/** The refusals of a passkey ceremony's answer. */
+const PASSKEY_CHECK = [
+  "PASSKEY_CHALLENGE_INVALID",
+  "PASSKEY_CHALLENGE_EXPIRED",
+  "PASSKEY_VERIFICATION_FAILED",
+  "NOT_FOUND",
+] as const;
+
+/**
+ * Passkeys (CONTRACT §12): registration (access + step-up), sign-in (none; the challenge is bound
+ * to the browser by an HttpOnly cookie scoped to `<prefix>/passkeys`), step-up (access), and the
+ * list, rename and removal. `NOT_FOUND` when `webauthn` is not configured.
+ */
+function passkeyRoutes(auth: Auth, kit: RouteKit, cookies: Cookies): Route[] {
+  // Sign-in first: `/passkeys/login` must come before `/passkeys/:id` in the OpenAPI document's paths.
+  return [...passkeySignInRoutes(auth, kit, cookies), ...passkeyAccountRoutes(auth, kit)];
+}
+
+/** Registering, listing, renaming and removing the signed-in user's passkeys. */
+function passkeyAccountRoutes(auth: Auth, { json, settings }: RouteKit): Route[] {
+  return [
+    settings(
+      {
+        method: "POST",
+        path: "/passkeys/register/options",
+        summary: "Start registering a passkey: the options of navigator.credentials.create()",
+        errors: ["NOT_FOUND", ...SETTING],
+      },
+      (call) => auth.passkeys.registrationOptions(call),
+    ),
+    settings(
+      {
+        method: "POST",
+        path: "/passkeys/register",
+        summary: "Store the passkey of a navigator.credentials.create() response",
+        body: passkeyRegistrationInput,
+        errors: [...PASSKEY_CHECK, "PASSKEY_ALREADY_REGISTERED", ...SETTING],
+      },
+      async (call, input) => auth.passkeys.register(call, await input.body()),
+    ),
+    json(
+      {
+        method: "GET",
+        path: "/passkeys",
+        summary: "The user's passkeys",
+        auth: "access",
+        errors: ["NOT_FOUND", ...DB],
+      },
+      async (input) => auth.passkeys.list({ principal: input.principal }),
+    ),
+    settings(
+      {
+        method: "PATCH",
+        path: "/passkeys/:id",
+        summary: "Rename a passkey",
+        body: passkeyRenameInput,
+        errors: ["NOT_FOUND", ...SETTING],
+      },
+      async (call, input) =>
+        auth.passkeys.rename(call, { id: input.params.id ?? "", body: await input.body() }),
+    ),
+    settings(
+      {
+        method: "DELETE",
+        path: "/passkeys/:id",
+        summary: "Remove a passkey (not the account's last way to sign in)",
+        errors: ["NOT_FOUND", "LAST_SIGN_IN_METHOD", ...SETTING],
+      },
+      (call, input) => auth.passkeys.delete(call, input.params.id ?? ""),
+    ),
+  ];
+}
+
+/** Passkey sign-in (its challenge bound to the browser by a cookie) and step-up. */
+function passkeySignInRoutes(auth: Auth, kit: RouteKit, cookies: Cookies): Route[] {
+  const { route, json, loginResponse, stepUpResponse } = kit;
+  const clearChallenge = cookies.clear("passkeyChallenge");
+  return [
+    route(
+      {
+        method: "POST",
+        path: "/passkeys/login/options",
+        summary: "Start a passkey sign-in (email: email-first): the options of navigator.credentials.get()",
+        auth: "none",
+        body: passkeySignInOptionsInput,
+        errors: ["NOT_FOUND", ...DB],
+      },
+      async (input) => {
+        const start = await auth.passkeys.signInOptions({ request: input.meta }, await input.body());
+        return jsonResponse(200, start.options, [
+          cookies.set("passkeyChallenge", start.browserBinding, PASSKEY_CHALLENGE_COOKIE_SECONDS),
+        ]);
+      },
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/passkeys/login",
+        summary: "Sign in with a navigator.credentials.get() response",
+        auth: "none",
+        body: passkeySignInInput,
+        errors: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN", ...DB],
+        clearOnError: {
+          codes: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN"],
+          cookies: ["passkeyChallenge"],
+        },
+      },
+      async (input) => {
+        const signedIn = await auth.passkeys.signIn(
+          { token: input.cookie("passkeyChallenge"), request: input.withDevice() },
+          await input.body(),
+        );
+        const response = loginResponse(signedIn);
+        return { ...response, cookies: [...(response.cookies ?? []), clearChallenge] };
+      },
+    ),
+    json(
+      {
+        method: "POST",
+        path: "/passkeys/step-up/options",
+        summary: "Start a passkey step-up: the options of navigator.credentials.get()",
+        auth: "access",
+        errors: ["NOT_FOUND", ...SETTING],
+      },
+      async (input) => auth.passkeys.stepUpOptions({ principal: input.principal, request: input.meta }),
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/passkeys/step-up",
+        summary: "Step up with a passkey: the step-up token",
+        auth: "access",
+        body: passkeyStepUpInput,
+        errors: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN", ...SETTING],
+      },
+      async (input) =>
+        stepUpResponse(
+          await auth.passkeys.stepUp({ principal: input.principal, request: input.meta }, await input.body()),
+        ),
     ),
   ];
 }

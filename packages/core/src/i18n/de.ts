@@ -79,6 +79,14 @@ export const de: Strings = {
     PASSWORD_CHANGE_REQUIRED: "Bitte wähle ein neues Passwort, um fortzufahren.",
     PASSWORD_CHANGE_TOKEN_INVALID: "Diese Passwortänderung ist abgelaufen. Bitte melde dich erneut an.",
     IMPERSONATION_NOT_ALLOWED: "Das ist nicht möglich, solange ein Administrator als du angemeldet ist.",
+    LAST_SIGN_IN_METHOD:
+      "Dies ist die letzte Anmeldemöglichkeit des Kontos. Füge zuerst ein Passwort, einen Passkey oder einen Identitätsanbieter hinzu.",
+    PASSKEY_VERIFICATION_FAILED: "Der Passkey konnte nicht geprüft werden. Bitte versuche es erneut.",
+    PASSKEY_CHALLENGE_INVALID:
+      "Diese Passkey-Anfrage ist ungültig (bereits verwendet oder in einem anderen Browser begonnen). Bitte beginne erneut.",
+    PASSKEY_CHALLENGE_EXPIRED: "Diese Passkey-Anfrage ist abgelaufen. Bitte beginne erneut.",
+    PASSKEY_UNKNOWN: "Dieser Passkey ist hier bei keinem Konto registriert.",
+    PASSKEY_ALREADY_REGISTERED: "Dieser Passkey ist bereits registriert.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",

@@ -66,6 +66,14 @@ export const en = {
     PASSWORD_CHANGE_REQUIRED: "Please choose a new password to continue.",
     PASSWORD_CHANGE_TOKEN_INVALID: "This password change has expired. Please sign in again.",
     IMPERSONATION_NOT_ALLOWED: "This is not possible while an administrator is signed in as you.",
+    LAST_SIGN_IN_METHOD:
+      "This is the account's last way to sign in. Add a password, a passkey or an identity provider first.",
+    PASSKEY_VERIFICATION_FAILED: "The passkey could not be verified. Please try again.",
+    PASSKEY_CHALLENGE_INVALID:
+      "This passkey request is not valid (used already, or started in another browser). Please start again.",
+    PASSKEY_CHALLENGE_EXPIRED: "This passkey request has expired. Please start again.",
+    PASSKEY_UNKNOWN: "This passkey is not registered to an account here.",
+    PASSKEY_ALREADY_REGISTERED: "This passkey is registered already.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by

@@ -10,6 +10,7 @@ export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
 export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";
 export type { Logger } from "./logger.js";
 export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
+export type { PasskeyRecord, PasskeyStore, PasskeyUse } from "./passkey-store.js";
 export type { PasswordHasher } from "./password-hasher.js";
 export type {
   RotationResult,

@@ -31,3 +31,5 @@ export const TOKEN_CLAIM_LEASE_MS = 60_000;
 
 /** A password sign-in whose account must set a new password first (`admin.requirePasswordChange`). */
 export const PASSWORD_CHANGE_PURPOSE = "password-change-required";
+/** A WebAuthn challenge in flight (passkey registration, sign-in, step-up); its token is the challenge. */
+export const PASSKEY_CHALLENGE_PURPOSE = "passkey-challenge";

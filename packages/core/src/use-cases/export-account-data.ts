@@ -13,8 +13,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * What is stored about the signed-in user (with a step-up), as one JSON document (CONTRACT §11):
- * the user record's fields, the sessions with their devices, identity-provider links, the 2FA
- * methods turned on and the activity. Never a password hash, TOTP secret, recovery code, token or
+ * the user record's fields, the sessions with their devices, identity-provider links, passkeys,
+ * the 2FA methods turned on and the activity. Never a password hash, TOTP secret, recovery code, token or
  * token hash. Emits `account.exported`.
  */
 export async function exportAccountData(ctx: AuthContext, call: Call): Promise<AccountExport> {
@@ -22,8 +22,10 @@ export async function exportAccountData(ctx: AuthContext, call: Call): Promise<A
   const sessions = await sessionInfos(ctx, user.id, call.principal?.sessionId);
   const identities = ctx.identities;
   const links = identities ? await guardPort("DATABASE_FAILURE", () => identities.listByUser(user.id)) : [];
-  // Passkeys: the user's passkeys (id, name, createdAt, never the public key's counter or
-  // credential id as a secret) join this document once the passkey store exists (CONTRACT §12).
+  const passkeyStore = ctx.passkeys;
+  const passkeys = passkeyStore
+    ? await guardPort("DATABASE_FAILURE", () => passkeyStore.listByUser(user.id))
+    : [];
   const activity: AccountExport["activity"] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_ACTIVITY_PAGES; page += 1) {
@@ -61,6 +63,13 @@ export async function exportAccountData(ctx: AuthContext, call: Call): Promise<A
       subject: link.subject,
       email: link.email,
       createdAt: iso(link.createdAt),
+    })),
+    passkeys: passkeys.map((passkey) => ({
+      id: passkey.id,
+      name: passkey.name,
+      backedUp: passkey.backedUp,
+      createdAt: iso(passkey.createdAt),
+      lastUsedAt: passkey.lastUsedAt === null ? null : iso(passkey.lastUsedAt),
     })),
     activity,
   };

@@ -53,10 +53,14 @@ async function identitiesOf(ctx: AuthContext, userId: string) {
   return identities ? guardPort("DATABASE_FAILURE", () => identities.listByUser(userId)) : [];
 }
 
-/**
- * The place for the user's passkeys in the back office: none until the passkey store exists
- * (CONTRACT §12); the passkeys feature fills it from its store (`{ id, name, createdAt }`).
- */
-async function listPasskeysOf(_ctx: AuthContext, _userId: string): Promise<AdminUserDetail["passkeys"]> {
-  return [];
+/** The user's passkeys (names and times, never a key); none without a passkey store. */
+async function listPasskeysOf(ctx: AuthContext, userId: string): Promise<AdminUserDetail["passkeys"]> {
+  const { passkeys } = ctx;
+  if (!passkeys) return [];
+  const records = await guardPort("DATABASE_FAILURE", () => passkeys.listByUser(userId));
+  return records.map((passkey) => ({
+    id: passkey.id,
+    name: passkey.name,
+    createdAt: new Date(passkey.createdAt).toISOString(),
+  }));
 }

@@ -2,12 +2,13 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { identityStoreOf, providerReason } from "../identity/accounts.js";
 import { type Call, toUser, type User } from "../model.js";
+import { passkeyCount } from "../passkeys/sign-in-methods.js";
 import { signedIn } from "../sessions/signed-in.js";
 import { requireStepUp } from "../two-factor/settings.js";
 
 /**
  * Removes a provider from the signed-in account (needs step-up). The last way to sign in (no
- * password and one provider) cannot be removed: `IDENTITY_PROVIDER_LAST_METHOD`, also when
+ * password, no passkey and one provider) cannot be removed: `IDENTITY_PROVIDER_LAST_METHOD`, also when
  * unlinks run concurrently (the identity store removes the link only when the account keeps
  * another one, atomically). `NOT_FOUND` when the account does not have this provider.
  */
@@ -19,9 +20,10 @@ export async function unlinkIdentityProvider(ctx: AuthContext, call: Call, provi
   const stored = new Set(links.map((link) => link.provider));
   if (!stored.has(provider) && !user.identityProviders.includes(provider)) throw new AuthError("NOT_FOUND");
   // The ways to sign in besides the stored links, which the store cannot count: the password,
-  // and providers the account names without a stored link (e.g. imported accounts).
+  // passkeys, and providers the account names without a stored link (e.g. imported accounts).
   const otherMethods =
     (user.passwordHash === null ? 0 : 1) +
+    (await passkeyCount(ctx, user.id)) +
     user.identityProviders.filter((name) => name !== provider && !stored.has(name)).length;
   if (stored.has(provider)) {
     const keepAtLeast = otherMethods > 0 ? 0 : 1;

@@ -1,0 +1,45 @@
+import type { AuthContext } from "../context.js";
+import { guardPort } from "../errors.js";
+import type { Call } from "../model.js";
+import {
+  type AssertionResponse,
+  passkeysOf,
+  refuse,
+  takeChallenge,
+  verifyAssertion,
+} from "../passkeys/ceremony.js";
+import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { parseInput, passkeySignInInput } from "../validation.js";
+
+/**
+ * Signs in with a passkey: the challenge of this browser (`call.token`, the challenge cookie's
+ * value), a registered credential (of the email-first sign-in's account, when one was named),
+ * and a verified assertion with user verification. Complete without a second factor (the passkey
+ * is something owned and, with user verification, something known or is). Refused:
+ * `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_UNKNOWN`,
+ * `PASSKEY_VERIFICATION_FAILED`; each emits `login.failed` with `passkey:<why>`.
+ */
+export async function finishPasskeySignIn(ctx: AuthContext, call: Call, input: unknown): Promise<SignedIn> {
+  const passkeys = await passkeysOf(ctx);
+  const { response, session, rememberMe } = parseInput(passkeySignInInput, input);
+  const request = call.request ?? {};
+  const { challenge, userId } = await takeChallenge(
+    ctx,
+    response.response.clientDataJSON,
+    { kind: "sign-in", browser: call.token },
+    request,
+  );
+  const passkey = await guardPort("DATABASE_FAILURE", () => passkeys.store.findById(response.id));
+  if (!passkey || (userId !== "" && passkey.userId !== userId))
+    refuse(ctx, "sign-in", { request, userId: userId || null }, "unknown_credential", "PASSKEY_UNKNOWN");
+  const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(passkey.userId));
+  if (!user) refuse(ctx, "sign-in", { request }, "unknown_credential", "PASSKEY_UNKNOWN");
+  await verifyAssertion(
+    ctx,
+    passkeys,
+    { response: response as AssertionResponse, challenge, passkey },
+    "sign-in",
+    { request },
+  );
+  return finishLogin(ctx, user, session, request, { reason: "passkey", rememberMe });
+}
