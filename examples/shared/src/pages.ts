@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { escapeHtml, type OutboxMailer } from "@portcullis/core";
 import { apiReferencePages } from "./api-reference.js";
 import { emailSignInPages } from "./email-sign-in-page.js";
@@ -95,29 +97,61 @@ export const UI_PAGES = [
   "/activity",
 ];
 
-const ASSETS: Record<string, string> = {
-  "index.html": "text/html; charset=utf-8",
-  "app.js": "text/javascript; charset=utf-8",
-  "style.css": "text/css; charset=utf-8",
-  "favicon.svg": "image/svg+xml",
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  svg: "image/svg+xml",
 };
+
+/** The path the page imports `@portcullis/client` from (its built ESM file). */
+export const CLIENT_SCRIPT_PATH = "/portcullis-client.js";
+
+/**
+ * `@portcullis/client`'s browser build (`dist/index.js`, one ESM file without imports), read
+ * from node_modules, without its source-map comment (the map is not served).
+ */
+function clientScript(): Page {
+  const manifest = createRequire(import.meta.url).resolve("@portcullis/client/package.json");
+  const body = readFileSync(join(dirname(manifest), "dist", "index.js"), "utf8").replace(
+    /\n\/\/# sourceMappingURL=.*\s*$/,
+    "\n",
+  );
+  return { status: 200, contentType: TYPES.js as string, body };
+}
+
+/** The UI's modules: `app.js` and every `.js` under `ui/` and `views/`, by URL path. */
+function modules(dir: URL): [string, Page][] {
+  const files = [
+    "app.js",
+    ...["ui", "views"].flatMap((sub) => readdirSync(new URL(`${sub}/`, dir)).map((f) => `${sub}/${f}`)),
+  ];
+  return files
+    .filter((file) => file.endsWith(".js"))
+    .map((file) => [
+      `/${file}`,
+      { status: 200, contentType: TYPES.js as string, body: readFileSync(new URL(file, dir), "utf8") },
+    ]);
+}
 
 /**
  * The web UI's files, read once at start-up, by URL path: the page under every `UI_PAGES` path,
- * the API reference page (`GET /docs/api`) with its script, and the page of an emailed sign-in
- * link (`GET /sign-in/email`, which signs in only from its button) with its script.
+ * its ES modules, the client package's build, the API reference page (`GET /docs/api`) with
+ * its script, and the page of an emailed sign-in link (`GET /sign-in/email`, which signs in only
+ * from its button) with its script.
  */
 export function uiAssets(): Map<string, Page> {
   const dir = new URL("../public/", import.meta.url);
   const read = (file: string): Page => ({
     status: 200,
-    contentType: ASSETS[file] ?? "text/plain",
+    contentType: TYPES[file.slice(file.lastIndexOf(".") + 1)] ?? "text/plain",
     body: readFileSync(new URL(file, dir), "utf8"),
   });
   const page = read("index.html");
   return new Map<string, Page>([
     ...UI_PAGES.map((path): [string, Page] => [path, page]),
-    ["/app.js", read("app.js")],
+    ...modules(dir),
+    [CLIENT_SCRIPT_PATH, clientScript()],
     ["/style.css", read("style.css")],
     ["/favicon.svg", read("favicon.svg")],
     ["/favicon.ico", read("favicon.svg")],

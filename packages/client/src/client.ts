@@ -35,9 +35,9 @@ export interface AuthClientOptions {
   fetch?: typeof fetch;
   /** Header mode: where the tokens are kept (memory by default). */
   storage?: TokenStorage;
-  /** Sent as `Accept-Language`: the language of the server's messages. */
-  locale?: string;
-  /** Header mode: refresh this many seconds before the access token expires (30 by default). */
+  /** Sent as `Accept-Language`: the language of the server's messages (a function: read at each call). */
+  locale?: string | (() => string | undefined);
+  /** Refresh this many seconds before the access token expires (30 by default; at most a quarter of its lifetime). */
   refreshMarginSeconds?: number;
   /** Web Locks (`navigator.locks` by default when present); `null` for none. */
   locks?: LockManagerLike | null;
@@ -47,6 +47,11 @@ export interface AuthClientOptions {
   name?: string;
   /** Milliseconds since the epoch (`Date.now` by default). */
   now?: () => number;
+  /**
+   * `signed-out` when the host knows this browser holds no session (e.g. it never signed in here):
+   * a 401 then tries no refresh until a sign-in (here or in another tab). `unknown` by default.
+   */
+  initialState?: "unknown" | "signed-out";
 }
 
 /** The defaults the browser offers: `navigator.locks` and a `BroadcastChannel`. */
@@ -74,7 +79,8 @@ export function createAuthClient(options: AuthClientOptions) {
     mode,
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     storage,
-    locale: options.locale,
+    locale:
+      typeof options.locale === "function" ? options.locale : () => options.locale as string | undefined,
     stepUpToken: () => session?.stepUpToken(),
   });
   const live = createSession({
@@ -87,6 +93,7 @@ export function createAuthClient(options: AuthClientOptions) {
     now: options.now ?? Date.now,
     refreshMarginSeconds: options.refreshMarginSeconds ?? 30,
     kinds: ROUTE_AUTH,
+    ...(options.initialState ? { initialState: options.initialState } : {}),
   });
   session = live;
   const call = <K extends RouteKey>(key: K, init: CallInit<K>) =>

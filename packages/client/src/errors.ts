@@ -3,10 +3,14 @@ import type { ErrorCode } from "@portcullis/core";
 /** Codes of the client's own failures: no answer from the server, or an answer that is not the API's. */
 export type ClientErrorCode = "NETWORK_FAILURE" | "UNEXPECTED_RESPONSE";
 
-/** One field's problem in a `VALIDATION_FAILED` answer: the field's path and its localized message. */
+/**
+ * One field's problem in a `VALIDATION_FAILED` answer: the field's path, its localized message
+ * ("" when the server gave none) and the rule's code (`required`, `too_short`, …) when it gave one.
+ */
 export interface FieldError {
   path: string;
   message: string;
+  code?: string;
 }
 
 /**
@@ -19,7 +23,7 @@ export class PortcullisError extends Error {
   /** The HTTP status; 0 when no answer came. */
   readonly status: number;
   readonly fields: readonly FieldError[];
-  /** Seconds to wait (`Retry-After`) before trying again, when the server said. */
+  /** Seconds to wait (`Retry-After`, or the body's `remaining`) before trying again, when the server said. */
   readonly retryAfter: number | undefined;
 
   constructor(
@@ -60,16 +64,17 @@ export async function errorFromResponse(response: Response): Promise<PortcullisE
   }
   const headerCode = response.headers.get("auth-error-code");
   if (typeof body === "object" && body !== null && typeof (body as { code?: unknown }).code === "string") {
-    const { code, message, errors } = body as { code: ErrorCode; message?: unknown; errors?: unknown };
-    const fields = Array.isArray(errors)
-      ? errors.filter(
-          (item): item is FieldError => typeof item?.path === "string" && typeof item?.message === "string",
-        )
-      : [];
+    const { code, message, errors, remaining } = body as {
+      code: ErrorCode;
+      message?: unknown;
+      errors?: unknown;
+      remaining?: unknown;
+    };
+    const wait = retryAfter ?? (typeof remaining === "number" && remaining > 0 ? remaining : undefined);
     return new PortcullisError(code, typeof message === "string" ? message : code, {
       status: response.status,
-      fields,
-      ...(retryAfter === undefined ? {} : { retryAfter }),
+      fields: fieldsOf(errors),
+      ...(wait === undefined ? {} : { retryAfter: wait }),
     });
   }
   if (headerCode)
@@ -77,4 +82,16 @@ export async function errorFromResponse(response: Response): Promise<PortcullisE
   return new PortcullisError("UNEXPECTED_RESPONSE", `Unexpected answer: HTTP ${response.status}`, {
     status: response.status,
   });
+}
+
+/** The field errors of an error body's `errors` (entries without a string `path` are left out). */
+function fieldsOf(errors: unknown): FieldError[] {
+  if (!Array.isArray(errors)) return [];
+  return errors
+    .filter((item) => typeof item?.path === "string")
+    .map((item: { path: string; message?: unknown; code?: unknown }) => ({
+      path: item.path,
+      message: typeof item.message === "string" ? item.message : "",
+      ...(typeof item.code === "string" ? { code: item.code } : {}),
+    }));
 }

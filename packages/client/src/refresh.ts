@@ -13,15 +13,15 @@ export interface ChannelLike {
 
 /** What one tab tells the others: a refresh's new tokens (header mode) or a sign-out. */
 export type SharedMessage =
-  | { type: "portcullis:refreshed"; tokens?: unknown }
-  | { type: "portcullis:signed-out"; code: string; message: string }
-  | { type: "portcullis:signed-in" };
+  | { type: "portcullis:refreshed"; tokens?: unknown; accessTokenExpiresAt?: string | undefined }
+  | { type: "portcullis:signed-out"; code: string; message: string; accessTokenExpiresAt?: undefined }
+  | { type: "portcullis:signed-in"; accessTokenExpiresAt?: string | undefined };
 
 const MESSAGE_TYPES = new Set(["portcullis:refreshed", "portcullis:signed-out", "portcullis:signed-in"]);
 
 export interface RefresherDeps {
-  /** Refreshes (`POST /refresh`) and returns what the other tabs need (the tokens in header mode). */
-  refresh(): Promise<unknown>;
+  /** Refreshes (`POST /refresh`) and returns what the other tabs need: the expiry, the tokens in header mode. */
+  refresh(): Promise<{ tokens?: unknown; accessTokenExpiresAt?: string | undefined }>;
   locks: LockManagerLike | undefined;
   channel: ChannelLike | undefined;
   lockName: string;
@@ -59,9 +59,9 @@ export function createRefresher(deps: RefresherDeps) {
         throw new PortcullisError(last.code as PortcullisError["code"], last.message, { status: 401 });
       return;
     }
-    const tokens = await deps.refresh();
+    const outcome = await deps.refresh();
     generation += 1;
-    post({ type: "portcullis:refreshed", ...(tokens === undefined ? {} : { tokens }) });
+    post({ type: "portcullis:refreshed", ...outcome });
   };
 
   return {

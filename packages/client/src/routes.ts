@@ -38,18 +38,31 @@ export interface SignedInResponse extends ChallengeMethods {
   deviceToken: string | null;
   /** Present (true) when the password just used is in the breach corpus (`breachedPasswords`): ask for a new one. */
   passwordBreached?: true;
+  emailCodeSent: false;
+  emailCodeCooldown: null;
+  /** When the new access token expires (ISO 8601): the client refreshes shortly before. */
+  accessTokenExpiresAt: string | null;
 }
 
 /** A sign-in or step-up that needs a second factor: the 2FA token only with header authentication. */
 export interface TwoFactorRequiredResponse extends ChallengeMethods {
   twoFactorRequired: true;
   twoFactorAuthenticationToken: string | null;
+  /** True when this step mailed a code now (email preferred); false when none was to be or could be sent. */
+  emailCodeSent: boolean;
+  /** Seconds until `POST /2fa/email/send` can mail a code (null when no code was to be mailed). */
+  emailCodeCooldown: number | null;
 }
 
 /** What `POST /login`, `/2fa/login` and `/2fa/recover` answer. */
 export type LoginResponse =
   | SignedInResponse
-  | (TwoFactorRequiredResponse & { user: null; accessToken: null; refreshToken: null });
+  | (TwoFactorRequiredResponse & {
+      user: null;
+      accessToken: null;
+      refreshToken: null;
+      accessTokenExpiresAt: null;
+    });
 
 /** What `POST /step-up` and `/2fa/step-up` answer: the step-up token only with header authentication. */
 export type StepUpResponse =
@@ -61,6 +74,8 @@ export interface RefreshResponse {
   user: SignedIn["user"];
   accessToken: string | null;
   refreshToken: string | null;
+  /** When the new access token expires (ISO 8601). */
+  accessTokenExpiresAt: string | null;
 }
 
 /** One route: its JSON body, its query parameters and its answer. */
@@ -151,7 +166,7 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "POST /2fa/totp/setup": "step-up",
   "DELETE /2fa/totp": "step-up",
   "POST /2fa/email/send": "access-or-two-factor",
-  "GET /2fa/email/cooldown": "access",
+  "GET /2fa/email/cooldown": "access-or-two-factor",
   "POST /2fa/email/enable": "step-up",
   "DELETE /2fa/email": "step-up",
   "POST /2fa/preferred-method": "step-up",

@@ -41,10 +41,15 @@ async function startServer() {
     mailer: { send: async (message) => void emails.push(message) },
   });
   await auth.ready();
-  const counts = { refresh: 0 };
+  const counts = { refresh: 0, unauthorized: 0 };
   const app = express();
-  app.use((req, _res, next) => {
+  app.use((req, res, next) => {
     if (req.path === "/api/auth/refresh") counts.refresh += 1;
+    // The server's time is its clock's, in the Date header as in the tokens it signs.
+    res.setHeader("date", new Date(clock.now()).toUTCString());
+    res.on("finish", () => {
+      if (res.statusCode === 401) counts.unauthorized += 1;
+    });
     next();
   });
   app.use(createAuthRouter(auth));
@@ -205,6 +210,65 @@ describe("client against a real server", () => {
     const calls = tabs.flatMap((tab) => Array.from({ length: 5 }, () => tab.me()));
     const answers = await Promise.all(calls);
     expect(answers.every((user) => user.email === ADA)).toBe(true);
+    expect(server.counts.refresh).toBe(1);
+  });
+
+  it("cookie mode - refreshes shortly before accessTokenExpiresAt, without a 401 first", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const client = server.client({ mode: "cookie", fetch: cookieJarFetch() });
+    const login = await client.login({ email: ADA, password: PASSWORD });
+    expect(login.twoFactorRequired).toBe(false);
+    const expiresAt = Date.parse(String((login as { accessTokenExpiresAt: unknown }).accessTokenExpiresAt));
+    expect(expiresAt - server.clock.now()).toBeGreaterThan(899_000);
+    // 40 s before the expiry: outside the 30 s margin, no refresh.
+    server.clock.advance(expiresAt - server.clock.now() - 40_000);
+    await client.me();
+    expect(server.counts.refresh).toBe(0);
+    // 20 s before: a refresh first, then the call; no 401 on the way.
+    server.clock.advance(20_000);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => client.me()));
+    expect(answers.every((user) => user.email === ADA)).toBe(true);
+    expect(server.counts).toEqual({ refresh: 1, unauthorized: 0 });
+    // The refresh's answer gave the next expiry: the calls after it refresh no more.
+    await client.me();
+    expect(server.counts.refresh).toBe(1);
+  });
+
+  it("cookie mode - a clock far ahead of the server's (its Date) does not refresh on every call", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    // This clock says 880 s later than the server's: taken as is, the token would expire in 20 s.
+    const client = server.client({
+      mode: "cookie",
+      fetch: cookieJarFetch(),
+      now: () => server.clock.now() + 880_000,
+    });
+    await client.login({ email: ADA, password: PASSWORD });
+    for (let i = 0; i < 3; i += 1) await client.me();
+    expect(server.counts.refresh).toBe(0);
+    // Near the real expiry, it does refresh.
+    server.clock.advance(880_000);
+    await client.me();
+    expect(server.counts).toEqual({ refresh: 1, unauthorized: 0 });
+  });
+
+  it("cookie mode, two tabs - a tab's refresh gives the other tab the new expiry: one refresh before it, none after", async () => {
+    const server = await startServer();
+    await registerAda(server);
+    const fetch = cookieJarFetch();
+    const { locks, channels } = fakeBrowser(2);
+    const [first, second] = channels.map((channel) =>
+      server.client({ mode: "cookie", fetch, locks, channel }),
+    );
+    await first?.login({ email: ADA, password: PASSWORD });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    server.clock.advance(900_000 - 10_000);
+    // Both tabs at once, 10 s before the expiry the sign-in gave them both: one refresh.
+    await Promise.all([first?.me(), second?.me(), first?.me(), second?.me()]);
+    expect(server.counts).toEqual({ refresh: 1, unauthorized: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await Promise.all([first?.me(), second?.me()]);
     expect(server.counts.refresh).toBe(1);
   });
 

@@ -2,7 +2,7 @@ import type { ErrorCode, User } from "@portcullis/core";
 import type { PortcullisError } from "./errors.js";
 import { type ChannelLike, createRefresher, type LockManagerLike, type SharedMessage } from "./refresh.js";
 import type { RouteKey, Routes } from "./routes.js";
-import { type CallInit, expiryOf, readAnswer, type Send, type TokenStorage } from "./transport.js";
+import { type CallInit, readAnswer, type Send, type TokenStorage, timesOf } from "./transport.js";
 
 /** The session events: `on(name, listener)` gives a function that removes the listener. */
 export interface AuthClientEvents {
@@ -39,6 +39,52 @@ export interface SessionOptions {
   now(): number;
   refreshMarginSeconds: number;
   kinds: { readonly [K in RouteKey]: string };
+  /** `signed-out` when the host knows this browser holds no session: a 401 then tries no refresh. */
+  initialState?: "unknown" | "signed-out";
+}
+
+/** Past this gap (ms) between the server's `Date` and this clock, expiries are moved by it. */
+const SKEW_MS = 5_000;
+
+/**
+ * When the access token expires, as this clock tells time: from the answers' `accessTokenExpiresAt`
+ * (cookie mode, where the token is out of reach) or the token's `exp` (header mode). A clock more
+ * than 5 s off the server's `Date` is corrected for; the margin is at most a quarter of the
+ * token's lifetime, so short-lived tokens are not refreshed on every call.
+ */
+function createExpiry(options: Pick<SessionOptions, "now" | "refreshMarginSeconds" | "mode" | "storage">) {
+  let noted: { at: number; lifetime: number } | undefined;
+  let offset = 0;
+  const soon = (at: number, lifetime: number) =>
+    at - options.now() <= Math.min(options.refreshMarginSeconds * 1000, lifetime / 4);
+  return {
+    /** An answer's `Date` header: the server's time. */
+    serverTime(date: string | null | undefined) {
+      const server = date ? Date.parse(date) : Number.NaN;
+      if (!Number.isFinite(server)) return;
+      const gap = server - options.now();
+      offset = Math.abs(gap) > SKEW_MS ? gap : 0;
+    },
+    /** An answer's (or another tab's) `accessTokenExpiresAt`. */
+    note(iso: unknown) {
+      const at = typeof iso === "string" ? Date.parse(iso) - offset : Number.NaN;
+      if (Number.isFinite(at)) noted = { at, lifetime: Math.max(0, at - options.now()) };
+    },
+    clear() {
+      noted = undefined;
+    },
+    /** The last noted expiry, as the server tells time (to share with other tabs). */
+    shared: () => (noted ? new Date(noted.at + offset).toISOString() : undefined),
+    soon() {
+      if (options.mode === "header") {
+        const times = timesOf(options.storage.get()?.accessToken);
+        if (!times) return false;
+        const lifetime = times.iat === undefined ? Number.POSITIVE_INFINITY : (times.exp - times.iat) * 1000;
+        return soon(times.exp * 1000 - offset, lifetime);
+      }
+      return noted !== undefined && soon(noted.at, noted.lifetime);
+    },
+  };
 }
 
 function createEvents() {
@@ -61,7 +107,8 @@ function createEvents() {
 export function createSession(options: SessionOptions) {
   const { storage, mode } = options;
   const events = createEvents();
-  let state: SessionState = "unknown";
+  const expiry = createExpiry(options);
+  let state: SessionState = options.initialState ?? "unknown";
   let stepUpToken: string | undefined;
 
   const signOut = (
@@ -72,6 +119,7 @@ export function createSession(options: SessionOptions) {
     const deviceToken = storage.get()?.deviceToken ?? null;
     storage.set(mode === "header" ? { accessToken: null, refreshToken: null, deviceToken } : null);
     stepUpToken = undefined;
+    expiry.clear();
     if (reason !== "other-tab")
       refresher.share({ type: "portcullis:signed-out", code: code ?? "AUTHENTICATION_REQUIRED", message });
     if (state === "signed-out") return;
@@ -82,14 +130,16 @@ export function createSession(options: SessionOptions) {
   };
 
   const onShared = (message: SharedMessage) => {
-    if (message.type === "portcullis:signed-out") signOut("other-tab", message.code as ErrorCode);
-    else if (message.type === "portcullis:signed-in") state = "unknown";
+    if (message.type === "portcullis:signed-out") return signOut("other-tab", message.code as ErrorCode);
+    expiry.note(message.accessTokenExpiresAt);
+    if (message.type === "portcullis:signed-in") state = "unknown";
     else if (mode === "header" && message.tokens)
       storage.set(message.tokens as ReturnType<TokenStorage["get"]>);
   };
 
   const refreshOnce = () =>
     refreshAndKeep(options, {
+      expiry,
       signOut,
       signedIn: () => {
         state = "signed-in";
@@ -106,18 +156,14 @@ export function createSession(options: SessionOptions) {
 
   const canRefresh = () =>
     mode === "header" ? Boolean(storage.get()?.refreshToken) : state !== "signed-out";
-  const expiresSoon = () => {
-    if (mode !== "header") return false;
-    const exp = expiryOf(storage.get()?.accessToken);
-    return exp !== undefined && exp * 1000 - options.now() <= options.refreshMarginSeconds * 1000;
-  };
 
   return {
     events,
     refresher,
     signOut,
     canRefresh,
-    expiresSoon,
+    expiresSoon: () => state !== "signed-out" && expiry.soon(),
+    expiry,
     state: () => state,
     setState: (next: SessionState) => {
       state = next;
@@ -125,7 +171,11 @@ export function createSession(options: SessionOptions) {
     setTokens: (tokens: ReturnType<TokenStorage["get"]>) => storage.set(tokens),
     signIn: (user: User) => {
       state = "signed-in";
-      refresher.share({ type: "portcullis:signed-in" });
+      const accessTokenExpiresAt = expiry.shared();
+      refresher.share({
+        type: "portcullis:signed-in",
+        ...(accessTokenExpiresAt ? { accessTokenExpiresAt } : {}),
+      });
       events.emit("signedIn", { user });
     },
     stepUpToken: () => stepUpToken,
@@ -140,9 +190,14 @@ export type Session = ReturnType<typeof createSession>;
 /** `POST /refresh`: keeps the new tokens (header mode) and gives them to share; a 4xx refusal signs out. */
 async function refreshAndKeep(
   { send, mode, storage }: Pick<SessionOptions, "send" | "mode" | "storage">,
-  on: { signOut(reason: "session-ended", code: ErrorCode, message: string): void; signedIn(): void },
+  on: {
+    expiry: ReturnType<typeof createExpiry>;
+    signOut(reason: "session-ended", code: ErrorCode, message: string): void;
+    signedIn(): void;
+  },
 ) {
   const response = await send("POST /refresh", {});
+  on.expiry.serverTime(response.headers.get("date"));
   if (!response.ok) {
     const error = await readAnswer<never>(response).catch((e: PortcullisError) => e);
     if (error.status >= 400 && error.status < 500 && error.status !== 429)
@@ -150,11 +205,13 @@ async function refreshAndKeep(
     throw error;
   }
   const body = await readAnswer<Routes["POST /refresh"]["response"]>(response);
+  on.expiry.note(body.accessTokenExpiresAt);
   on.signedIn();
-  if (mode !== "header") return undefined;
+  const shared = { accessTokenExpiresAt: body.accessTokenExpiresAt ?? undefined };
+  if (mode !== "header") return shared;
   const tokens = { ...storage.get(), accessToken: body.accessToken, refreshToken: body.refreshToken };
   storage.set(tokens);
-  return tokens;
+  return { ...shared, tokens };
 }
 
 /**
@@ -186,6 +243,10 @@ export async function callWithRefresh<K extends RouteKey>(
     }
   }
   const body = await readAnswer<Routes[K]["response"]>(response);
-  if (usesAccess && session.state() === "unknown") session.setState("signed-in");
+  // A sign-in's answer: when its access token expires (the server's time, moved by a skewed clock).
+  session.expiry.serverTime(response.headers.get("date"));
+  session.expiry.note((body as { accessTokenExpiresAt?: unknown } | null)?.accessTokenExpiresAt);
+  // An access call that worked: this browser holds a session, whatever was thought before.
+  if (usesAccess && session.state() !== "signed-in") session.setState("signed-in");
   return body;
 }

@@ -30,7 +30,7 @@ export interface TransportOptions {
   mode: "cookie" | "header";
   fetch: typeof fetch;
   storage: TokenStorage;
-  locale: string | undefined;
+  locale(): string | undefined;
   stepUpToken(): string | undefined;
 }
 
@@ -59,7 +59,8 @@ export function createTransport(options: TransportOptions) {
   return async function send<K extends RouteKey>(key: K, init: CallInit<K>): Promise<Response> {
     const kind = ROUTE_AUTH[key];
     const headers: Record<string, string> = { accept: "application/json", ...init.headers };
-    if (options.locale) headers["accept-language"] = options.locale;
+    const locale = options.locale();
+    if (locale) headers["accept-language"] = locale;
     if (init.body !== undefined) headers["content-type"] = "application/json";
     if (options.mode === "header") {
       const tokens = options.storage.get();
@@ -111,12 +112,18 @@ export function memoryStorage(): TokenStorage {
 
 /** Seconds since the epoch at which a JWT expires (its `exp`), or undefined when it cannot be read. */
 export function expiryOf(token: string | null | undefined): number | undefined {
+  return timesOf(token)?.exp;
+}
+
+/** A JWT's `exp` and `iat` (seconds since the epoch; `iat` may be missing), or undefined. */
+export function timesOf(token: string | null | undefined): { exp: number; iat?: number } | undefined {
   const payload = token?.split(".")[1];
   if (!payload) return undefined;
   try {
     const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
-    const exp = (JSON.parse(json) as { exp?: unknown }).exp;
-    return typeof exp === "number" ? exp : undefined;
+    const { exp, iat } = JSON.parse(json) as { exp?: unknown; iat?: unknown };
+    if (typeof exp !== "number") return undefined;
+    return typeof iat === "number" ? { exp, iat } : { exp };
   } catch {
     return undefined;
   }

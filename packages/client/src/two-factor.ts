@@ -27,6 +27,8 @@ export interface TwoFactorFlow<S extends TwoFactorStart = TwoFactorStart> {
   readonly state: TwoFactorState;
   /** Mails a code (email 2FA); `cooldown` is the seconds before another may be sent. */
   sendEmailCode(): Promise<{ cooldown: number }>;
+  /** Seconds until `sendEmailCode` can mail a code (0: now). */
+  emailCooldown(): Promise<{ remaining: number }>;
   /** A TOTP or emailed code: `completed` on success; a wrong code keeps `code-required`. */
   submit(code: string, options?: { rememberMe?: boolean }): Promise<TwoFactorResult<S>>;
   /** A recovery code (sign-in only): `completed` on success. */
@@ -73,6 +75,9 @@ export function createTwoFactorFlow<S extends TwoFactorStart>(start: S, call: Ca
         return Promise.reject(new PortcullisError("TWO_FACTOR_TOKEN_INVALID", `This 2FA flow is ${state}`));
       // A step-up's code goes to the signed-in user (access token); a login's to the 2FA token's.
       return call("POST /2fa/email/send", purpose === "login" ? { headers } : {});
+    },
+    emailCooldown() {
+      return call("GET /2fa/email/cooldown", purpose === "login" ? { headers } : {});
     },
     submit(code, options = {}) {
       const body = { code, ...options };

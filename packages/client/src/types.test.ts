@@ -128,7 +128,7 @@ describe("types", () => {
       ErrorCode | "NETWORK_FAILURE" | "UNEXPECTED_RESPONSE"
     >();
     expectTypeOf(new PortcullisError("LOGIN_THROTTLED", "x").fields).toEqualTypeOf<
-      readonly { path: string; message: string }[]
+      readonly { path: string; message: string; code?: string }[]
     >();
   });
 });

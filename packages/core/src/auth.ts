@@ -440,7 +440,11 @@ export interface Auth {
    * @throws `EMAIL_DISABLED`, `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `EMAIL_NOT_VERIFIED`, `EMAIL_COOLDOWN_ACTIVE`
    */
   sendTwoFactorEmailCode(call: Call): Promise<{ cooldown: number }>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND` */
+  /**
+   * Seconds until another 2FA code can be mailed: to the user of a login's 2FA token
+   * (`call.token`, judged on its own) or else the signed-in user's.
+   * @throws `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `USER_NOT_FOUND`
+   */
   getTwoFactorEmailCooldown(call: Call): Promise<{ remaining: number }>;
   /**
    * Turns email 2FA on with a mailed code (needs `call.stepUpToken`). Reads `call.request`.

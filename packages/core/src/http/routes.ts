@@ -41,6 +41,7 @@ import { buildOpenApiDocument } from "./openapi.js";
 import { jsonResponse, redirectResponse } from "./respond.js";
 import type { Route, RouteAuth, RouteInput, RouteOf, RouteSpec } from "./route.js";
 import { statusForCode } from "./status.js";
+import { accessTokenExpiresAt } from "./token-expiry.js";
 import type { HttpResponse } from "./types.js";
 
 const SUCCESS = { success: true } as const;
@@ -75,7 +76,12 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
     );
   const loginResponse = (result: LoginResult): HttpResponse => {
     if (result.twoFactorRequired)
-      return challenge(result, { user: null, accessToken: null, refreshToken: null });
+      return challenge(result, {
+        user: null,
+        accessToken: null,
+        refreshToken: null,
+        accessTokenExpiresAt: null,
+      });
     return jsonResponse(200, signedInBody(result, exposeTokens), [
       ...sessionCookies(result),
       cookies.clear("twoFactor"),
@@ -138,6 +144,7 @@ function signedInBody(result: Extract<LoginResult, { twoFactorRequired: false }>
     deviceToken: exposeTokens ? result.deviceToken : null,
     // Only when the password was found in the breach corpus (`breachedPasswords`).
     ...(result.passwordBreached === true ? { passwordBreached: true } : {}),
+    accessTokenExpiresAt: accessTokenExpiresAt(result.accessToken),
   };
 }
 
@@ -285,6 +292,7 @@ function accountRoutes(
           user: result.user,
           accessToken: exposeTokens ? result.accessToken : null,
           refreshToken: exposeTokens ? result.refreshToken : null,
+          accessTokenExpiresAt: accessTokenExpiresAt(result.accessToken),
         };
         return jsonResponse(200, body, sessionCookies(result));
       },
@@ -536,11 +544,12 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
       {
         method: "GET",
         path: "/2fa/email/cooldown",
-        summary: "Seconds until another 2FA code can be mailed",
-        auth: "access",
+        summary: "Seconds until another 2FA code can be mailed (access token, or a login's 2FA token)",
+        auth: "access-or-two-factor",
         errors: ["EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
       },
-      async (input) => auth.getTwoFactorEmailCooldown({ principal: input.principal }),
+      async (input) =>
+        auth.getTwoFactorEmailCooldown({ principal: input.principal, token: input.twoFactorToken }),
     ),
     ...onAndOff("email"),
     settings(

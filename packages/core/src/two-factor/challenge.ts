@@ -1,4 +1,5 @@
 import { AuthError, CooldownError, guardPort } from "../errors.js";
+import type { Call } from "../model.js";
 import type { TokenRecord } from "../ports/single-use-token-store.js";
 import type { TwoFactorMethod, UserRecord, UserStore } from "../ports/user-store.js";
 import { CHALLENGE_PURPOSE } from "../tokens/purposes.js";
@@ -202,4 +203,26 @@ export function statedDevice(data: TokenRecord["data"]): { browser?: string; os?
 /** Whether the password step of a login found its password in the breach corpus (`passwordBreached`). */
 export function statedPasswordBreached(data: TokenRecord["data"]): boolean {
   return data?.passwordBreached === true;
+}
+
+/**
+ * The user of the call's 2FA token (taken and given back at once: asking spends nothing), or undefined when no token
+ * came, or when a principal came too and the token is refused or its user has no email 2FA.
+ */
+export async function challengeUser(
+  ctx: TokenDeps & { users: UserStore },
+  call: Pick<Call, "token" | "principal">,
+): Promise<UserRecord | undefined> {
+  if (call.token === undefined && call.principal !== undefined) return undefined;
+  try {
+    const challenge = await takeChallenge(ctx, call.token, "any");
+    await challenge.restore();
+    // After a sign-in by email, the step offers no email method: no code is mailed for it.
+    const offered = offeredMethods(challenge.user, challenge.record.data?.signIn);
+    if (call.principal === undefined || offered.twoFactor.methods.includes("email")) return offered;
+  } catch (error) {
+    if (call.principal === undefined) throw error;
+    if (!(error instanceof AuthError) || error.code !== "TWO_FACTOR_TOKEN_INVALID") throw error;
+  }
+  return undefined;
 }

@@ -1,10 +1,9 @@
 import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
 import type { Call } from "../model.js";
-import type { UserRecord } from "../ports/user-store.js";
 import { currentUser } from "../sessions/current-user.js";
 import { signedIn } from "../sessions/signed-in.js";
-import { offeredMethods, takeChallenge } from "../two-factor/challenge.js";
+import { challengeUser } from "../two-factor/challenge.js";
 import { sendEmailCode } from "../two-factor/email-code.js";
 import { requireVerifiedAddress } from "../two-factor/settings.js";
 
@@ -30,23 +29,4 @@ export async function sendTwoFactorEmailCode(ctx: AuthContext, call: Call): Prom
   }
   const locale = request.locale ?? ctx.translator.defaultLocale;
   return sendEmailCode(ctx, user, locale, setup ? "setup" : "sign-in");
-}
-
-/**
- * The user of the call's 2FA token (taken and given back at once), or undefined when no token
- * came, or when a principal came too and the token is refused or its user has no email 2FA.
- */
-async function challengeUser(ctx: AuthContext, call: Call): Promise<UserRecord | undefined> {
-  if (call.token === undefined && call.principal !== undefined) return undefined;
-  try {
-    const challenge = await takeChallenge(ctx, call.token, "any");
-    await challenge.restore();
-    // After a sign-in by email, the step offers no email method: no code is mailed for it.
-    const offered = offeredMethods(challenge.user, challenge.record.data?.signIn);
-    if (call.principal === undefined || offered.twoFactor.methods.includes("email")) return offered;
-  } catch (error) {
-    if (call.principal === undefined) throw error;
-    if (!(error instanceof AuthError) || error.code !== "TWO_FACTOR_TOKEN_INVALID") throw error;
-  }
-  return undefined;
 }

@@ -233,6 +233,57 @@ export const credentialsTests: AppTests = {
         emailCodeCooldown: null,
       });
     },
+
+  "GET /2fa/email/cooldown - a login's 2FA token alone answers its user's cooldown, a stale access cookie beside it changes nothing":
+    async (boot) => {
+      const app = await boot({ email: { loginAlerts: false } });
+      const email = await emailTwoFactorUser(app, "cooldown@example.test");
+      // An earlier session of this browser ended elsewhere: its access cookie stays behind.
+      const ended = await app.signUp("ended@example.test");
+      await app.api("DELETE", "/sessions", { label: "revoke every session", bearer: ended.accessToken });
+      const stale = `access_token=${cookieValue(ended.cookies, "access_token")}`;
+      const login = await app.api("POST", "/login", { label: "login", body: { email, password: PASSWORD } });
+      expect(login.body).toMatchObject({
+        twoFactorRequired: true,
+        emailCodeSent: true,
+        accessTokenExpiresAt: null,
+      });
+      const twoFactor = cookieHeader(login.cookies);
+      for (const [label, cookie] of [
+        ["cooldown: the 2FA cookie alone", twoFactor],
+        ["cooldown: a stale access cookie and the 2FA cookie", `${stale}; ${twoFactor}`],
+      ] as const) {
+        const reply = await app.api("GET", "/2fa/email/cooldown", { label, cookie });
+        expect(reply.status, reply.text).toBe(200);
+        expect(reply.body.remaining).toBeGreaterThan(0);
+        expect(reply.body.remaining).toBeLessThanOrEqual(60);
+      }
+      // Asking did not spend the 2FA token: the mailed code finishes the sign-in.
+      await app.auth.idle();
+      const done = await app.api("POST", "/2fa/login", {
+        label: "the code finishes the sign-in",
+        cookie: `${stale}; ${twoFactor}`,
+        body: { code: latestCode(app) },
+      });
+      expect(done.status, done.text).toBe(200);
+      // Without a live credential: the 2FA token's 401 once it is spent, the access token's alone.
+      expectError(
+        await app.api("GET", "/2fa/email/cooldown", {
+          label: "cooldown: a spent 2FA cookie",
+          cookie: twoFactor,
+        }),
+        401,
+        "TWO_FACTOR_TOKEN_INVALID",
+      );
+      expectError(
+        await app.api("GET", "/2fa/email/cooldown", {
+          label: "cooldown: a stale access cookie alone",
+          cookie: stale,
+        }),
+        401,
+        "ACCESS_TOKEN_INVALID",
+      );
+    },
 };
 
 /** A verified user with email 2FA on and preferred, set in the store (no code mailed yet): the address. */

@@ -147,4 +147,31 @@ export const lifetimesTests: AppTests = {
     });
     for (const cookie of authCookies(again)) expect(cookie.maxAge).toBe(true);
   },
+
+  "login and refresh - accessTokenExpiresAt is the new access token's expiry (its exp)": async (boot) => {
+    /** The answer's `accessTokenExpiresAt` in ms, and the access token's `exp` and `iat` in ms. */
+    const expiry = (reply: HttpReply) => {
+      const claims = JSON.parse(atob(String(reply.body.accessToken).split(".")[1] ?? "")) as Record<
+        string,
+        number
+      >;
+      const at = String(reply.body.accessTokenExpiresAt);
+      expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      return { at: Date.parse(at), exp: (claims.exp ?? 0) * 1000, iat: (claims.iat ?? 0) * 1000 };
+    };
+    const app = await boot();
+    await app.signUp("expiry@example.test");
+    const login = await app.call("login", "POST", "/api/auth/login", {
+      body: { email: "expiry@example.test", password: PASSWORD },
+    });
+    const first = expiry(login);
+    expect(first.at).toBe(first.exp);
+    expect(first.exp - first.iat).toBe(app.auth.options.accessTokenTtlSeconds * 1000);
+    const refresh = await app.call("refresh", "POST", "/api/auth/refresh", {
+      bearer: String(login.body.refreshToken),
+    });
+    const second = expiry(refresh);
+    expect(second.at).toBe(second.exp);
+    expect(second.at).toBeGreaterThanOrEqual(first.at);
+  },
 };

@@ -1,0 +1,299 @@
+// The page shell the views share: DOM helpers, the status line, form checks and error messages,
+// `run` (an API action with its outcome shown), the router and the in-page confirmations.
+import { isApiError } from "./client.js";
+import { loadMe, state } from "./state.js";
+import { currentLanguage, has, number, t } from "./strings.js";
+
+// ---- DOM helpers -------------------------------------------------------------------------------
+export const $ = (id) => document.getElementById(id);
+export const show = (id, visible) => {
+  $(id).hidden = !visible;
+};
+export const fields = (form) => Object.fromEntries(new FormData(form).entries());
+export const element = (tag, props = {}, ...children) => {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  node.append(...children);
+  return node;
+};
+export const button = (text, onClick, className) => {
+  const node = element("button", { type: "button", textContent: text });
+  if (className) node.className = className;
+  node.addEventListener("click", onClick);
+  return node;
+};
+/** Radio buttons, one per 2FA method. */
+export const radios = (name, methods, checked) =>
+  methods.map((method) =>
+    element(
+      "label",
+      { className: "choice" },
+      element("input", { type: "radio", name, value: method, checked: method === checked }),
+      ` ${t(`method.${method}`)}`,
+    ),
+  );
+
+// ---- Status line -------------------------------------------------------------------------------
+let countdown;
+/** The status line: `kind` is "ok" or "error"; `seconds` starts a countdown (a 429's wait). */
+export function say(text, kind = "ok", seconds) {
+  clearInterval(countdown);
+  const status = $("status");
+  status.hidden = !text;
+  status.className = kind;
+  if (!seconds) {
+    status.textContent = text;
+    return;
+  }
+  let left = seconds;
+  const tick = () => {
+    status.textContent =
+      left > 0 ? t("error.cooldown", { message: text, seconds: number(left) }) : t("error.cooldownOver");
+    if (left <= 0) clearInterval(countdown);
+    left -= 1;
+  };
+  tick();
+  countdown = setInterval(tick, 1000);
+}
+
+/** Keeps a button disabled for a 429's wait, whatever the status line shows meanwhile. */
+function holdButton(node, seconds) {
+  node.disabled = true;
+  node.dataset.cooldown = "1";
+  clearTimeout(node.cooldownTimer);
+  node.cooldownTimer = setTimeout(() => {
+    node.disabled = false;
+    delete node.dataset.cooldown;
+  }, seconds * 1000);
+}
+
+// ---- Form checks and errors --------------------------------------------------------------------
+/** Marks an input invalid with a message under it. */
+const markField = (input, message) => {
+  input.setAttribute("aria-invalid", "true");
+  const note = element("small", { className: "field-error", textContent: message });
+  note.id = `${input.form?.id ?? "form"}-${input.name}-error`;
+  input.setAttribute("aria-describedby", note.id);
+  input.closest("label").append(note);
+};
+
+export const clearFieldErrors = () => {
+  for (const node of document.querySelectorAll(".field-error")) node.remove();
+  for (const node of document.querySelectorAll("[aria-invalid]")) {
+    node.removeAttribute("aria-invalid");
+    node.removeAttribute("aria-describedby");
+  }
+};
+
+/**
+ * Checks a form before sending: every empty required field and every malformed email address at
+ * once, in the page's language. False (with the fields marked) when something is missing.
+ */
+export function validate(form) {
+  clearFieldErrors();
+  let valid = true;
+  for (const input of form.querySelectorAll("input[name]")) {
+    const value = input.value.trim();
+    const key =
+      input.required && value === ""
+        ? `invalid.${input.name}.required`
+        : input.type === "email" && value !== "" && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)
+          ? `invalid.${input.name}.format`
+          : null;
+    if (!key) continue;
+    markField(input, has(key) ? t(key) : t("error.fields"));
+    valid = false;
+  }
+  if (!valid) {
+    say(t("error.fields"), "error");
+    form.querySelector("[aria-invalid]")?.focus();
+  }
+  return valid;
+}
+
+/** True when the API gave a message of its own (not just its code, not a proxy's page). */
+const hasMessage = (error) =>
+  error.code !== "UNEXPECTED_RESPONSE" && error.message !== "" && error.message !== error.code;
+
+/** The words for an API error: ours for its code, else the API's localized message, never a bare code. */
+export const messageOf = (error) =>
+  has(`code.${error.code}`)
+    ? t(`code.${error.code}`)
+    : hasMessage(error)
+      ? error.message
+      : t("error.unexpected", { status: error.status });
+
+/** The code of the last error shown ("" for none). */
+export let lastErrorCode = "";
+
+/** Field errors under their inputs: the API's localized message when it has one, else ours for the field. */
+function showFieldErrors(error, form) {
+  const loose = [];
+  for (const issue of error.fields) {
+    const name = issue.path.split(/[./]/).filter(Boolean).pop();
+    const input = name && form?.querySelector(`[name="${CSS.escape(name)}"]`);
+    const text =
+      issue.message !== ""
+        ? issue.message
+        : name && has(`invalid.${name}`)
+          ? t(`invalid.${name}`)
+          : t("error.fields");
+    if (input && !input.hasAttribute("aria-invalid")) markField(input, text);
+    else if (!input) loose.push(text);
+  }
+  say(loose.length > 0 ? loose.join(" ") : t("error.fields"), "error");
+}
+
+/** A human message from an error's code (and its field errors, placed under their inputs). */
+export function showError(error, form, context = {}) {
+  lastErrorCode = isApiError(error) ? error.code : "";
+  if (!isApiError(error)) {
+    say(t("error.network"), "error");
+    return;
+  }
+  if (error.fields.length > 0) {
+    showFieldErrors(error, form);
+    return;
+  }
+  const message = context.messages?.[error.code] ? t(context.messages[error.code]) : messageOf(error);
+  if (error.code === "WRONG_TWO_FACTOR_CODE" && context.method === "totp") {
+    say(`${message} ${t("error.reusedCode")}`, "error");
+    return;
+  }
+  if (error.status === 429 && error.retryAfter) {
+    if (context.button) holdButton(context.button, error.retryAfter);
+    say(message, "error", error.retryAfter);
+    return;
+  }
+  say(message, "error");
+}
+
+/** Runs an API action from a form or button: clears old errors, shows success or a human error. */
+export async function run(action, done, options = {}) {
+  clearFieldErrors();
+  try {
+    const result = await action();
+    const text = typeof done === "function" ? done(result) : done;
+    if (text) say(text);
+    return result;
+  } catch (error) {
+    showError(error, options.form, options);
+    if (isApiError(error) && error.code === "STEP_UP_REQUIRED") state.stepUpUntil = 0;
+    return undefined;
+  } finally {
+    if (options.refresh !== false && (await loadMe())) say(t("signedOut.elsewhere"), "error");
+    render();
+  }
+}
+
+/** A form's submit handler: `handler(form, fields, submitter)`. */
+export const onSubmit = (id, handler) =>
+  $(id).addEventListener("submit", (event) => {
+    event.preventDefault();
+    handler(event.target, fields(event.target), event.submitter);
+  });
+
+// ---- Router ------------------------------------------------------------------------------------
+const SIGNED_IN_ONLY = ["/account", "/settings/security", "/activity"];
+const SIGNED_OUT_ONLY = ["/login", "/signup", "/login/2fa"];
+export const isSignedInOnly = (path) => SIGNED_IN_ONLY.includes(path);
+
+/** The view for the URL and the state: signed-in pages need a user, the second step a pending sign-in. */
+function currentView() {
+  let path = location.pathname;
+  if (path === "/") path = state.me ? "/account" : "/login";
+  if (path === "/login" && state.pendingLogin) path = "/login/2fa";
+  if (path === "/login/2fa" && !state.pendingLogin) path = "/login";
+  if (SIGNED_IN_ONLY.includes(path) && !state.me) path = "/login";
+  if (SIGNED_OUT_ONLY.includes(path) && state.me) path = "/account";
+  return path;
+}
+
+export function navigate(path, replace = false) {
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  render();
+}
+
+/** Each view's render function, called on every render with the current view's path. */
+const renderers = [];
+export const addView = (renderView) => renderers.push(renderView);
+
+function applyStrings() {
+  document.documentElement.lang = currentLanguage();
+  $("language").value = currentLanguage();
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+}
+
+/** The view shown last: a change moves the focus to the new view's heading. */
+let shownView = null;
+export function render() {
+  applyStrings();
+  const view = currentView();
+  if (view !== "/account" || !state.me) closeConfirm();
+  const url = view === "/login/2fa" ? "/login" : view;
+  if (url !== location.pathname && location.pathname !== "/") history.replaceState(null, "", url);
+  for (const section of document.querySelectorAll(".view")) section.hidden = section.dataset.view !== view;
+  for (const node of document.querySelectorAll("[data-when]"))
+    node.hidden = (node.dataset.when === "in") !== Boolean(state.me);
+  for (const link of document.querySelectorAll("nav a[data-link]"))
+    link.classList.toggle("current", link.pathname === view);
+  for (const renderView of renderers) renderView(view);
+  if (shownView !== null && shownView !== view) {
+    const heading = document.querySelector(`.view[data-view="${view}"] h1`);
+    if (heading && !heading.closest(".view").contains(document.activeElement)) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
+  }
+  shownView = view;
+}
+
+document.addEventListener("click", (event) => {
+  const link = event.target.closest?.("a[data-link]");
+  if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  event.preventDefault();
+  if (link.pathname === location.pathname && !location.search) return;
+  say("");
+  navigate(link.pathname);
+});
+window.addEventListener("popstate", render);
+
+// ---- Confirmations -----------------------------------------------------------------------------
+/** The focus before a confirmation opened, given back when it closes. */
+let confirmReturn = null;
+export function closeConfirm() {
+  const box = $("confirm");
+  if (box.hidden) return;
+  box.hidden = true;
+  box.replaceChildren();
+  if (confirmReturn?.isConnected) confirmReturn.focus();
+  confirmReturn = null;
+}
+/** Asks in the page (not window.confirm) before an action that signs sessions out. */
+export function askFirst(question, yes, action) {
+  confirmReturn = document.activeElement;
+  const box = $("confirm");
+  box.replaceChildren(
+    element("p", { id: "confirm-question", textContent: question }),
+    element(
+      "div",
+      { className: "row" },
+      button(
+        yes,
+        () => {
+          confirmReturn = null;
+          closeConfirm();
+          action();
+        },
+        "danger confirm-yes",
+      ),
+      button(t("confirm.cancel"), closeConfirm, "secondary confirm-cancel"),
+    ),
+  );
+  box.hidden = false;
+  box.querySelector(".confirm-cancel").focus();
+}
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") closeConfirm();
+});

@@ -1,0 +1,221 @@
+// The security settings: a step-up first (the password, then a second factor when 2FA is on, or
+// a provider's sign-in for a password-less account), then the authenticator app, codes by email,
+// the method asked first, and the identity providers.
+import { auth } from "../ui/client.js";
+import { $, button, element, lastErrorCode, onSubmit, radios, run, say, show, validate } from "../ui/page.js";
+import { state } from "../ui/state.js";
+import { t } from "../ui/strings.js";
+import { renderProfile } from "./account.js";
+import { authorizeUrl } from "./sign-in.js";
+
+/** The step-up cookie lasts five minutes: the page closes the settings a little before. */
+const STEP_UP_MS = 4.5 * 60 * 1000;
+
+/** A step-up is done: the settings are open for a few minutes. */
+export const stepUpDone = () => {
+  state.stepUpUntil = Date.now() + STEP_UP_MS;
+  state.stepUpFlow = null;
+  show("step-up-code", false);
+  return t("done.stepUp");
+};
+
+/** A step-up waits for its second factor (its answer, or a provider's return without one). */
+export function askStepUpCode(answer) {
+  const me = state.me;
+  state.stepUpFlow = auth.twoFactor(
+    answer ?? {
+      twoFactorRequired: true,
+      twoFactorMethods: me?.twoFactorMethods ?? [],
+      preferredTwoFactorMethod: me?.preferredTwoFactorMethod ?? null,
+      twoFactorAuthenticationToken: null,
+      stepUpToken: null,
+    },
+  );
+  show("step-up-code", true);
+  return t("done.stepUpCode");
+}
+
+function clearSettings() {
+  state.stepUpUntil = 0;
+  for (const id of ["totp-confirm", "email-enable", "step-up-code"]) show(id, false);
+  for (const id of ["security-state", "recovery-codes"]) $(id).replaceChildren();
+  $("totp-secret").textContent = "";
+  $("totp-uri").textContent = "";
+  $("totp-qr").removeAttribute("src");
+}
+
+function renderProviderSettings() {
+  const { me, providers } = state;
+  const linked = new Set(me.identityProviders ?? []);
+  // A password-less account confirms changes by signing in at its provider again.
+  const stepUpWith = providers.filter((provider) => !me.hasPassword && linked.has(provider.name));
+  $("step-up-providers").replaceChildren(
+    ...stepUpWith.map((provider) =>
+      button(t("security.confirmWith", { name: provider.displayName }), () => {
+        location.href = authorizeUrl(provider.name, true);
+      }),
+    ),
+  );
+  show("step-up-providers", stepUpWith.length > 0);
+  $("provider-settings").replaceChildren(
+    ...providers.map((provider) =>
+      linked.has(provider.name)
+        ? button(
+            t("security.unlink", { name: provider.displayName }),
+            () =>
+              run(
+                () => auth.identityProviders.unlink(provider.name),
+                t("done.unlinked", { name: provider.displayName }),
+              ),
+            "danger",
+          )
+        : button(t("security.link", { name: provider.displayName }), () =>
+            run(async () => {
+              const { authorizationUrl } = await auth.identityProviders.link(provider.name, {
+                returnTo: "/settings/security",
+              });
+              location.href = authorizationUrl;
+            }),
+          ),
+    ),
+  );
+  show("provider-settings-card", providers.length > 0);
+}
+
+export function renderSecurity() {
+  const { me } = state;
+  if (!me) {
+    clearSettings();
+    return;
+  }
+  renderProfile("security-state");
+  renderProviderSettings();
+  const confirmed = Date.now() < state.stepUpUntil;
+  show("step-up-box", !confirmed);
+  show("step-up", !confirmed && me.hasPassword !== false && $("step-up-code").hidden);
+  show("settings", confirmed);
+  const totpOn = me.twoFactorMethods.includes("totp");
+  const emailOn = me.twoFactorMethods.includes("email");
+  $("totp-state").textContent = totpOn ? t("security.totpOn") : t("security.totpIsOff");
+  $("totp-setup").textContent = totpOn ? t("security.totpAgain") : t("security.totpSetup");
+  show("totp-disable", totpOn);
+  $("email-state").textContent = emailOn
+    ? t("security.emailIsOn", { email: me.email })
+    : t("security.emailIsOff");
+  show("email-send", !emailOn);
+  show("email-disable", emailOn);
+  if (emailOn) show("email-enable", false);
+  show("preferred", me.twoFactorMethods.length > 1);
+  if (me.twoFactorMethods.length > 1 && !$("preferred").contains(document.activeElement))
+    $("preferred-methods").replaceChildren(
+      ...radios("method", me.twoFactorMethods, me.preferredTwoFactorMethod ?? me.twoFactorMethods[0]),
+    );
+}
+
+onSubmit(
+  "step-up",
+  (form, body) =>
+    validate(form) &&
+    run(
+      () => auth.stepUp(body),
+      (result) => {
+        form.reset();
+        return result.twoFactorRequired ? askStepUpCode(result) : stepUpDone();
+      },
+      // A wrong password here is not a sign-in: no "email or password" in the message.
+      { form, messages: { INVALID_CREDENTIALS: "stepUp.wrongPassword" } },
+    ),
+);
+onSubmit("step-up-code", (form, { code }) => {
+  if (!state.stepUpFlow) askStepUpCode();
+  return run(() => state.stepUpFlow.submit(code), stepUpDone, {
+    form,
+    method: state.me?.preferredTwoFactorMethod ?? state.me?.twoFactorMethods[0],
+  }).then((result) => {
+    if (result) form.reset();
+    // The step-up's 2FA token ran out: start again with the password.
+    else if (lastErrorCode === "TWO_FACTOR_TOKEN_INVALID") {
+      state.stepUpFlow = null;
+      show("step-up-code", false);
+      renderSecurity();
+    }
+  });
+});
+
+$("totp-setup").addEventListener("click", () =>
+  run(async () => {
+    const setup = await auth.twoFactorSettings.totpSetup();
+    $("totp-secret").textContent = setup.secret;
+    $("totp-uri").textContent = setup.otpauthUri;
+    $("recovery-codes").replaceChildren(
+      ...setup.recoveryCodes.map((code) => element("li", {}, element("code", { textContent: code }))),
+    );
+    $("totp-confirm").dataset.setupToken = setup.setupToken;
+    show("totp-confirm", true);
+    const qr = await fetch("/ui/qr", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: setup.otpauthUri }),
+    });
+    if (qr.ok) $("totp-qr").src = URL.createObjectURL(await qr.blob());
+    return setup;
+  }, t("done.totpStart")),
+);
+const recoveryText = () =>
+  [...$("recovery-codes").querySelectorAll("code")].map((node) => node.textContent).join("\n");
+$("recovery-copy").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText(recoveryText());
+    say(t("security.copied"));
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents($("recovery-codes"));
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+  }
+});
+$("recovery-download").addEventListener("click", () => {
+  const link = element("a", {
+    href: URL.createObjectURL(new Blob([`${recoveryText()}\n`], { type: "text/plain" })),
+    download: `recovery-codes-${location.hostname}.txt`,
+  });
+  link.click();
+  URL.revokeObjectURL(link.href);
+});
+onSubmit("totp-confirm", (form, { code }) =>
+  run(
+    () => auth.twoFactorSettings.confirmTotp({ setupToken: form.dataset.setupToken, code }),
+    t("done.totpOn"),
+    { form, method: "totp" },
+  ).then((result) => {
+    if (!result) return;
+    form.reset();
+    show("totp-confirm", false);
+  }),
+);
+$("totp-disable").addEventListener("click", () =>
+  run(() => auth.twoFactorSettings.disableTotp(), t("done.totpOff")).then(() => show("totp-confirm", false)),
+);
+$("email-send").addEventListener("click", (event) =>
+  run(
+    () => auth.twoFactorSettings.sendEmailCode().then(() => show("email-enable", true)),
+    t("done.codeSent"),
+    { button: event.currentTarget },
+  ),
+);
+onSubmit("email-enable", (form, body) =>
+  run(() => auth.twoFactorSettings.enableEmail({ ...body, method: "email" }), t("done.emailOn"), {
+    form,
+    method: "email",
+  }).then((result) => {
+    if (!result) return;
+    form.reset();
+    show("email-enable", false);
+  }),
+);
+$("email-disable").addEventListener("click", () =>
+  run(() => auth.twoFactorSettings.disableEmail(), t("done.emailOff")),
+);
+onSubmit("preferred", (form, { method }) =>
+  run(() => auth.twoFactorSettings.setPreferredMethod({ method }), t("done.preferred"), { form }),
+);

@@ -1,0 +1,106 @@
+// Signing up and in: the sign-in form (and identity providers), the sign-up form, the forgotten
+// password and its reset, and the emailed verification link.
+import { auth, isApiError } from "../ui/client.js";
+import { $, element, messageOf, navigate, onSubmit, run, say, show, validate } from "../ui/page.js";
+import { state } from "../ui/state.js";
+import { t } from "../ui/strings.js";
+import { startSecondFactor } from "./two-factor.js";
+
+const token = new URLSearchParams(location.search).get("token");
+
+/** Sign-in and step-up at a provider are browser navigations: it redirects back to the callback. */
+export const authorizeUrl = (name, stepUp = false) => auth.authorizeUrl(name, { returnTo: "/", stepUp });
+
+export function renderSignIn() {
+  $("provider-buttons").replaceChildren(
+    ...state.providers.map((provider) =>
+      element("a", {
+        className: "button",
+        href: authorizeUrl(provider.name),
+        textContent: t("login.providerButton", { name: provider.displayName }),
+      }),
+    ),
+  );
+  show("providers", state.providers.length > 0);
+}
+
+onSubmit(
+  "signup",
+  (form, { email, password, name }) =>
+    validate(form) &&
+    run(() => auth.register({ email, password, ...(name ? { name } : {}) }), t("done.signup"), {
+      form,
+    }).then((result) => {
+      if (result) form.reset();
+    }),
+);
+
+onSubmit(
+  "login",
+  (form, { rememberMe, ...body }, submitter) =>
+    validate(form) &&
+    run(
+      // An unticked "Keep me signed in": the session's cookies end when the browser closes. The
+      // choice rides along in the 2FA token when a second factor follows.
+      () => auth.login({ ...body, rememberMe: rememberMe === "on" }),
+      (result) => (result.twoFactorRequired ? "" : t("done.login")),
+      { form, button: submitter ?? form.querySelector("button[type=submit]") },
+    ).then((result) => {
+      if (!result) return;
+      form.reset();
+      if (result.twoFactorRequired) startSecondFactor(result);
+      else navigate("/account", true);
+    }),
+);
+
+onSubmit(
+  "forgot-password",
+  (form, body, submitter) =>
+    validate(form) &&
+    run(() => auth.passwordReset.request(body), t("done.resetRequested"), {
+      form,
+      button: submitter,
+      refresh: false,
+    }),
+);
+
+onSubmit("reset-password", (form, body) => {
+  if (!token) {
+    say(t("reset.noToken"), "error");
+    return;
+  }
+  if (!validate(form)) return;
+  state.signingOut = true;
+  return run(() => auth.passwordReset.confirm(token, body), t("done.reset"), { form })
+    .then((result) => {
+      if (!result) return;
+      form.reset();
+      navigate("/login", true);
+    })
+    .finally(() => {
+      state.signingOut = false;
+    });
+});
+
+/** `/verify-email?token=`: verifies the address of the emailed link (once; again is not a failure). */
+export async function verifyFromLink() {
+  const result = $("verify-result");
+  if (!token) {
+    result.textContent = t("verify.noToken");
+    return;
+  }
+  try {
+    await auth.verification.verify(token);
+    result.textContent = t("verify.done");
+    result.className = "ok";
+  } catch (error) {
+    // 304 EMAIL_ALREADY_VERIFIED: the link was used before; that is not a failure.
+    if (isApiError(error) && error.code === "EMAIL_ALREADY_VERIFIED") {
+      result.textContent = t("verify.already");
+      result.className = "ok";
+    } else {
+      result.textContent = isApiError(error) ? messageOf(error) : t("error.network");
+      result.className = "error";
+    }
+  }
+}
