@@ -11,10 +11,12 @@ import type {
   ConfirmTotpInput,
   EmailChangeInput,
   EmailInput,
+  EmailSignInInput,
   LoginInput,
   PreferredMethodInput,
   RefreshInput,
   RegisterInput,
+  RequiredPasswordChangeInput,
   ResetPasswordInput,
   SignedIn,
   StepUpInput,
@@ -86,6 +88,7 @@ interface R<Response, Body = undefined, Query = undefined> {
 }
 
 type Sessions = Auth["sessions"];
+type Passkeys = Auth["passkeys"];
 type Cooldown = Answer<Auth["requestPasswordReset"]>;
 type Remaining = Answer<Auth["getPasswordResetCooldown"]>;
 
@@ -130,6 +133,21 @@ export interface Routes {
   >;
   "DELETE /me": R<Answer<Auth["account"]["delete"]>>;
   "GET /me/export": R<AccountExport>;
+  "POST /email-sign-in/request": R<Cooldown, EmailInput>;
+  "POST /email-sign-in": R<LoginResponse, EmailSignInInput>;
+  "POST /password/change-required": R<LoginResponse, RequiredPasswordChangeInput>;
+  "POST /passkeys/register/options": R<Answer<Passkeys["registrationOptions"]>>;
+  "POST /passkeys/register": R<Answer<Passkeys["register"]>, { response: unknown; name?: string }>;
+  "POST /passkeys/login/options": R<Record<string, unknown>, { email?: string } | undefined>;
+  "POST /passkeys/login": R<
+    LoginResponse,
+    { response: unknown; session?: LoginInput["session"]; rememberMe?: boolean }
+  >;
+  "POST /passkeys/step-up/options": R<Answer<Passkeys["stepUpOptions"]>>;
+  "POST /passkeys/step-up": R<StepUpResponse, { response: unknown }>;
+  "GET /passkeys": R<Answer<Passkeys["list"]>>;
+  "PATCH /passkeys/:id": R<Answer<Passkeys["rename"]>, { name: string }>;
+  "DELETE /passkeys/:id": R<Answer<Passkeys["delete"]>>;
 }
 
 export type RouteKey = keyof Routes;
@@ -184,6 +202,18 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "POST /email/change/confirm": "none",
   "DELETE /me": "step-up",
   "GET /me/export": "step-up",
+  "POST /email-sign-in/request": "none",
+  "POST /email-sign-in": "none",
+  "POST /password/change-required": "none",
+  "POST /passkeys/register/options": "step-up",
+  "POST /passkeys/register": "step-up",
+  "POST /passkeys/login/options": "none",
+  "POST /passkeys/login": "none",
+  "POST /passkeys/step-up/options": "access",
+  "POST /passkeys/step-up": "access",
+  "GET /passkeys": "access",
+  "PATCH /passkeys/:id": "step-up",
+  "DELETE /passkeys/:id": "step-up",
 };
 
 /**

@@ -46,7 +46,6 @@ const SIGNED_IN = [
   "getTotpSetup",
   "confirmTotpSetup",
   "disableTwoFactorMethod",
-  "getTwoFactorEmailCooldown",
   "enableEmailTwoFactor",
   "setPreferredTwoFactorMethod",
 ] as const satisfies readonly (keyof typeof USE_CASES)[];

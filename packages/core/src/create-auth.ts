@@ -285,6 +285,17 @@ function contextStores(options: ResolvedAuthOptions, logger: Logger) {
   };
 }
 
+/** The keys of TOTP secrets and recovery codes: `twoFactor.encryptionKey`, else `secret` (warned). */
+function encryptionKeysOf(options: ResolvedAuthOptions, logger: Logger) {
+  if (!options.twoFactor.encryptionKey && !["development", "test"].includes(process.env.NODE_ENV ?? "")) {
+    logger.warn(
+      { event: "config.encryption_key_missing" },
+      "twoFactor.encryptionKey is not set: TOTP secrets and recovery codes are keyed by `secret`, which then cannot be rotated away",
+    );
+  }
+  return options.twoFactor.encryptionKey ?? options.secret;
+}
+
 function createContext(
   options: ResolvedAuthOptions,
   translator: Translator,
@@ -295,13 +306,7 @@ function createContext(
   const logger = options.logger ?? consoleLogger;
   let dummyHash: Promise<string> | undefined;
   const signingKeys = createSigningKeys(options.secret, "ACCESS_TOKEN_INVALID");
-  const encryptionKeys = options.twoFactor.encryptionKey ?? options.secret;
-  if (!options.twoFactor.encryptionKey && !["development", "test"].includes(process.env.NODE_ENV ?? "")) {
-    logger.warn(
-      { event: "config.encryption_key_missing" },
-      "twoFactor.encryptionKey is not set: TOTP secrets and recovery codes are keyed by `secret`, which then cannot be rotated away",
-    );
-  }
+  const encryptionKeys = encryptionKeysOf(options, logger);
   const background = createBackgroundTasks(logger);
   const activity = createActivityRecorder({
     store: options.stores.activity,

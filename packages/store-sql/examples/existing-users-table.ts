@@ -1,10 +1,16 @@
-import type { TwoFactorSettings, UserPatch, UserRecord, UserStore } from "@portcullis/core";
+import type {
+  EmailChangeResult,
+  TwoFactorSettings,
+  UserPatch,
+  UserRecord,
+  UserStore,
+} from "@portcullis/core";
 import type { Generated, Kysely, Selectable, Updateable } from "kysely";
 
 /**
  * The host's own table, as its Kysely `Database` type describes it: an integer id it assigns
- * itself, its own column names, and four columns added for Portcullis (`auth_id`,
- * `auth_identity_providers`, `auth_two_factor`, `auth_last_sign_in_at`). See
+ * itself, its own column names, and five columns added for Portcullis (`auth_id`,
+ * `auth_identity_providers`, `auth_two_factor`, `auth_last_sign_in_at`, `auth_admin`). See
  * docs/existing-users-table.md.
  */
 export interface MembersTable {
@@ -22,6 +28,11 @@ export interface MembersTable {
   auth_two_factor: string;
   /** Milliseconds of the last sign-in; null until the first (no login alert for that one). */
   auth_last_sign_in_at: number | string | null;
+  /**
+   * JSON of the back office's state (`lockedAt`, `lockReason`, `lockedBy`,
+   * `passwordChangeRequired`); `{}` when none is set.
+   */
+  auth_admin: string;
 }
 
 export interface HostDatabase {
@@ -46,11 +57,30 @@ function toUser(row: Selectable<MembersTable>): UserRecord {
     twoFactor: { ...NO_TWO_FACTOR, ...(JSON.parse(row.auth_two_factor) as Partial<TwoFactorSettings>) },
     createdAt: Number(row.joined_at_ms),
     ...(row.auth_last_sign_in_at != null && { lastSignInAt: Number(row.auth_last_sign_in_at) }),
+    ...adminState(JSON.parse(row.auth_admin) as AdminState),
   };
 }
 
-function toColumns(patch: UserPatch): Updateable<MembersTable> {
+/** The back office's fields of a user, as `auth_admin` keeps them. */
+type AdminState = Pick<UserRecord, "lockedAt" | "lockReason" | "lockedBy" | "passwordChangeRequired">;
+
+/** The back office's fields as a user record has them: a lock only with its time, the flag only when true. */
+function adminState(state: AdminState): AdminState {
   return {
+    ...(state.lockedAt != null && {
+      lockedAt: state.lockedAt,
+      lockReason: state.lockReason ?? null,
+      lockedBy: state.lockedBy ?? null,
+    }),
+    ...(state.passwordChangeRequired === true && { passwordChangeRequired: true }),
+  };
+}
+
+function toColumns(patch: UserPatch, current: UserRecord): Updateable<MembersTable> {
+  const admin = ["lockedAt", "lockReason", "lockedBy", "passwordChangeRequired"] as const;
+  const adminChanged = admin.some((field) => patch[field] !== undefined);
+  return {
+    ...(adminChanged && { auth_admin: JSON.stringify(adminState({ ...current, ...patch })) }),
     ...(patch.emailVerified !== undefined && { email_confirmed: patch.emailVerified ? 1 : 0 }),
     ...(patch.name !== undefined && { full_name: patch.name }),
     ...(patch.passwordHash !== undefined && { password_digest: patch.passwordHash }),
@@ -85,6 +115,7 @@ export function createMembersUserStore(db: Kysely<HostDatabase>): UserStore {
           auth_identity_providers: JSON.stringify(user.identityProviders),
           auth_two_factor: JSON.stringify(user.twoFactor),
           auth_last_sign_in_at: user.lastSignInAt ?? null,
+          auth_admin: JSON.stringify(adminState(user)),
         })
         .onConflict((conflict) => conflict.doNothing())
         .returningAll()
@@ -92,8 +123,10 @@ export function createMembersUserStore(db: Kysely<HostDatabase>): UserStore {
       return row ? toUser(row) : null;
     },
     async update(id, patch) {
-      const columns = toColumns(patch);
-      if (Object.keys(columns).length === 0) return findBy("auth_id", id);
+      const current = await findBy("auth_id", id);
+      if (current === null) return null;
+      const columns = toColumns(patch, current);
+      if (Object.keys(columns).length === 0) return current;
       const row = await db
         .updateTable("members")
         .set(columns)
@@ -119,6 +152,32 @@ export function createMembersUserStore(db: Kysely<HostDatabase>): UserStore {
         .where("password_digest", "=", expected)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+    async changeEmail(id, from, to): Promise<EmailChangeResult> {
+      // One conditional UPDATE: the unique index on email_address lets one of two moves to an
+      // address (or a sign-up with it) win; the other's statement fails on it.
+      try {
+        const row = await db
+          .updateTable("members")
+          .set({ email_address: to, email_confirmed: 1 })
+          .where("auth_id", "=", id)
+          .where("email_address", "=", from)
+          .returningAll()
+          .executeTakeFirst();
+        return row ? { status: "changed", user: toUser(row) } : { status: "stale" };
+      } catch (error) {
+        if (/unique|duplicate/i.test(String((error as Error).message))) return { status: "taken" };
+        throw error;
+      }
+    },
+    async listUsers({ prefix, after, limit }) {
+      // Keyset pagination on the unique email_address (its index keeps a page O(limit)).
+      let query = db.selectFrom("members").selectAll();
+      if (prefix !== "")
+        query = query.where("email_address", ">=", prefix).where("email_address", "<", `${prefix}\u{10FFFF}`);
+      if (after !== undefined) query = query.where("email_address", ">", after);
+      const rows = await query.orderBy("email_address").limit(limit).execute();
+      return rows.map(toUser);
     },
     async delete(id) {
       const result = await db.deleteFrom("members").where("auth_id", "=", id).executeTakeFirst();

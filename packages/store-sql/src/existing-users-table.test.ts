@@ -22,6 +22,7 @@ beforeAll(async () => {
   await sql`alter table members add column auth_identity_providers text not null default '[]'`.execute(db);
   await sql`alter table members add column auth_two_factor text not null default '{}'`.execute(db);
   await sql`alter table members add column auth_last_sign_in_at bigint`.execute(db);
+  await sql`alter table members add column auth_admin text not null default '{}'`.execute(db);
   await sql`create unique index members_auth_id_key on members (auth_id)`.execute(db);
 });
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import type { TwoFactorMethod, UserPatch, UserRecord, UserStore } from "@portcullis/core";
+import type { TwoFactorMethod, UserListQuery, UserPatch, UserRecord, UserStore } from "@portcullis/core";
 import { sql } from "kysely";
 import { insertUnlessTaken, isDuplicateKey, type SqlContext, toBoolean, toNumber } from "./context.js";
 
@@ -157,19 +157,26 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
       const user = await findBy("id", id);
       return user && user.email === to ? { status: "changed", user } : { status: "stale" };
     },
-    async listUsers({ prefix, after, limit }) {
-      // Keyset pagination on the unique email, in byte order: a range scan of the email index
-      // (PostgreSQL: the `collate "C"` index of migration 0012), O(limit) whatever the table's size.
-      const key = dialect === "postgres" ? sql<string>`email collate "C"` : sql<string>`email`;
-      let query = db.selectFrom(table).selectAll();
-      if (prefix !== "") query = query.where(key, ">=", prefix).where(key, "<", `${prefix}\u{10FFFF}`);
-      if (after !== undefined) query = query.where(key, ">", after);
-      const rows = await query.orderBy(key).limit(limit).execute();
-      return (rows as UserRow[]).map(fromUserRow);
-    },
+    listUsers: (query) => listUsersPage({ db, dialect, tables }, query),
     async delete(id) {
       const result = await db.deleteFrom(table).where("id", "=", id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
   };
+}
+
+/**
+ * `listUsers`: keyset pagination on the unique email, in byte order: a range scan of the email
+ * index (PostgreSQL: the `collate "C"` index of migration 0012), O(limit) whatever the table's size.
+ */
+async function listUsersPage(
+  { db, dialect, tables }: Pick<SqlContext, "db" | "dialect" | "tables">,
+  { prefix, after, limit }: UserListQuery,
+): Promise<UserRecord[]> {
+  const key = dialect === "postgres" ? sql<string>`email collate "C"` : sql<string>`email`;
+  let query = db.selectFrom(tables.users).selectAll();
+  if (prefix !== "") query = query.where(key, ">=", prefix).where(key, "<", `${prefix}\u{10FFFF}`);
+  if (after !== undefined) query = query.where(key, ">", after);
+  const rows = await query.orderBy(key).limit(limit).execute();
+  return (rows as UserRow[]).map(fromUserRow);
 }

@@ -232,6 +232,16 @@ const RECOVERY_ERRORS = [
   ...DB,
 ] as const;
 
+/** What a sign-up can answer besides success. */
+const REGISTER_ERRORS = [
+  "PASSWORD_POLICY_VIOLATION",
+  "RATE_LIMITED",
+  "EMAIL_COOLDOWN_CACHE_FAILURE",
+  ...DB,
+  "PASSWORD_BREACHED",
+  "BREACHED_PASSWORD_CHECK_FAILURE",
+] as const;
+
 /** Sign-up, sign-in, refresh and sign-out. */
 function accountRoutes(
   auth: Auth,
@@ -245,14 +255,7 @@ function accountRoutes(
         summary: "Create a password account",
         auth: "none",
         body: registerInput,
-        errors: [
-          "PASSWORD_POLICY_VIOLATION",
-          "RATE_LIMITED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          ...DB,
-          "PASSWORD_BREACHED",
-          "BREACHED_PASSWORD_CHECK_FAILURE",
-        ],
+        errors: REGISTER_ERRORS,
       },
       async (input) => {
         const { deviceToken } = await auth.register({ request: input.withDevice() }, await input.body());

@@ -77,16 +77,10 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
   await Promise.all([budget.succeeded(), fromIp.succeeded()]);
   // Only the right password learns that the account is locked or must change its password.
   assertNotLocked(user);
-  // The breach check (never refused at login, never throws) runs beside the rehash.
-  const breachCheck = ctx.breachedPasswords?.check(candidate);
-  const verifiedPasswordHash = await rehashIfOutdated(ctx, user, user.passwordHash, candidate);
-  const passwordBreached = (await breachCheck) === "found";
-  if (passwordBreached) {
-    ctx.logger.info(
-      { event: "login.password_breached", userId: user.id, ip: request.ip ?? null },
-      "signed in with a password found in the breach corpus",
-    );
-  }
+  const { verifiedPasswordHash, passwordBreached } = await acceptPassword(ctx, user, user.passwordHash, {
+    candidate,
+    request,
+  });
   if (user.passwordChangeRequired === true) {
     await requirePasswordChangeAtLogin(ctx, user, { verifiedPasswordHash }, request);
   }
@@ -205,4 +199,26 @@ async function rehashIfOutdated(
     );
     return passwordHash;
   }
+}
+
+/**
+ * After the right password: the rehash to current parameters and the breach check (never
+ * refused at login, never throws), side by side; a found password is logged.
+ */
+async function acceptPassword(
+  ctx: AuthContext,
+  user: UserRecord,
+  passwordHash: string,
+  { candidate, request }: { candidate: string; request: RequestContext },
+): Promise<{ verifiedPasswordHash: string; passwordBreached: boolean }> {
+  const breachCheck = ctx.breachedPasswords?.check(candidate);
+  const verifiedPasswordHash = await rehashIfOutdated(ctx, user, passwordHash, candidate);
+  const passwordBreached = (await breachCheck) === "found";
+  if (passwordBreached) {
+    ctx.logger.info(
+      { event: "login.password_breached", userId: user.id, ip: request.ip ?? null },
+      "signed in with a password found in the breach corpus",
+    );
+  }
+  return { verifiedPasswordHash, passwordBreached };
 }
