@@ -1,5 +1,7 @@
 import { guardPort } from "../errors.js";
+import type { SessionInfo } from "../model.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
+import type { Clock } from "../ports/clock.js";
 import {
   isPastLimits,
   type RotationResult,
@@ -231,4 +233,34 @@ export async function endUserSessions(
     deleted.map((s) => s.accessTokenJti).filter((jti) => !revoked.has(jti)),
   );
   return deleted;
+}
+
+/**
+ * The user's sessions that still live on the core's clock (not past the idle timeout or the
+ * absolute lifetime), most recently active first: what `GET /sessions`, the account export and the
+ * back office's user detail list.
+ */
+export async function liveSessions(
+  ctx: { sessions: SessionStore; clock: Clock; options: LifetimeOptions },
+  userId: string,
+): Promise<SessionRecord[]> {
+  const records = await guardPort("DATABASE_FAILURE", () => ctx.sessions.listSessions(userId));
+  const { limits } = sessionLifetimes(ctx);
+  const now = ctx.clock.now();
+  return records
+    .filter((session) => !isSessionPastLimits(session, now, limits))
+    .sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.createdAt - a.createdAt);
+}
+
+/** A session as `GET /sessions` shows it; `current` marks the caller's. */
+export function sessionInfo(session: SessionRecord, currentSessionId: string | undefined): SessionInfo {
+  return {
+    id: session.id,
+    browser: session.browser,
+    os: session.os,
+    ip: session.ip,
+    createdAt: new Date(session.createdAt).toISOString(),
+    lastActiveAt: new Date(session.lastActiveAt).toISOString(),
+    current: session.id === currentSessionId,
+  };
 }

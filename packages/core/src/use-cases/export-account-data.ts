@@ -3,7 +3,7 @@ import { listActivityPage, MAX_ACTIVITY_PAGE } from "../activity/list.js";
 import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { isSessionPastLimits, sessionLifetimes } from "../sessions/session-lifecycle.js";
+import { liveSessions, sessionInfo } from "../sessions/session-lifecycle.js";
 import { requireStepUp } from "../two-factor/settings.js";
 
 /** The most activity pages an export reads (10 000 entries); the retention keeps far fewer. */
@@ -19,7 +19,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
  */
 export async function exportAccountData(ctx: AuthContext, call: Call): Promise<AccountExport> {
   const user = await requireStepUp(ctx, call);
-  const sessions = await sessionInfos(ctx, user.id, call.principal?.sessionId);
+  const sessions = (await liveSessions(ctx, user.id)).map((session) =>
+    sessionInfo(session, call.principal?.sessionId),
+  );
   const identities = ctx.identities;
   const links = identities ? await guardPort("DATABASE_FAILURE", () => identities.listByUser(user.id)) : [];
   const passkeyStore = ctx.passkeys;
@@ -73,27 +75,4 @@ export async function exportAccountData(ctx: AuthContext, call: Call): Promise<A
     })),
     activity,
   };
-}
-
-/** The user's live sessions as `GET /sessions` lists them, most recently active first. */
-async function sessionInfos(
-  ctx: AuthContext,
-  userId: string,
-  currentSessionId: string | undefined,
-): Promise<AccountExport["sessions"]> {
-  const records = await guardPort("DATABASE_FAILURE", () => ctx.sessions.listSessions(userId));
-  const { limits } = sessionLifetimes(ctx);
-  const now = ctx.clock.now();
-  return records
-    .filter((session) => !isSessionPastLimits(session, now, limits))
-    .sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.createdAt - a.createdAt)
-    .map((session) => ({
-      id: session.id,
-      browser: session.browser,
-      os: session.os,
-      ip: session.ip,
-      createdAt: iso(session.createdAt),
-      lastActiveAt: iso(session.lastActiveAt),
-      current: session.id === currentSessionId,
-    }));
 }

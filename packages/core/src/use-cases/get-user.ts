@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { type AdminUserDetail, type Call, toAdminUser } from "../model.js";
 import { actingAdmin } from "../sessions/admin-actor.js";
-import { isSessionPastLimits, sessionLifetimes } from "../sessions/session-lifecycle.js";
+import { liveSessions, sessionInfo } from "../sessions/session-lifecycle.js";
 import { adminUserInput, parseInput } from "../validation.js";
 
 /**
@@ -16,27 +16,17 @@ export async function getUser(ctx: AuthContext, call: Call, userId: string): Pro
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
   if (!user) throw new AuthError("USER_NOT_FOUND");
   const [sessions, identities, passkeys] = await Promise.all([
-    guardPort("DATABASE_FAILURE", () => ctx.sessions.listSessions(id)),
+    liveSessions(ctx, id),
     identitiesOf(ctx, id),
     listPasskeysOf(ctx, id),
   ]);
-  const { limits } = sessionLifetimes(ctx);
-  const now = ctx.clock.now();
   ctx.events.emit("admin.user_viewed", { ...call.request, userId: id, actor });
   return {
     user: toAdminUser(user),
-    sessions: sessions
-      .filter((session) => !isSessionPastLimits(session, now, limits))
-      .sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.createdAt - a.createdAt)
-      .map((session) => ({
-        id: session.id,
-        browser: session.browser,
-        os: session.os,
-        ip: session.ip,
-        createdAt: new Date(session.createdAt).toISOString(),
-        lastActiveAt: new Date(session.lastActiveAt).toISOString(),
-        impersonatedBy: session.impersonatedBy ?? null,
-      })),
+    sessions: sessions.map(({ impersonatedBy, ...session }) => {
+      const { current: _current, ...info } = sessionInfo(session, undefined);
+      return { ...info, impersonatedBy: impersonatedBy ?? null };
+    }),
     identities: identities.map((identity) => ({
       provider: identity.provider,
       email: identity.email,

@@ -1,7 +1,6 @@
 import type { AuthContext } from "../context.js";
-import { guardPort } from "../errors.js";
 import type { Call, SessionInfo } from "../model.js";
-import { isSessionPastLimits, sessionLifetimes } from "../sessions/session-lifecycle.js";
+import { liveSessions, sessionInfo } from "../sessions/session-lifecycle.js";
 import { signedIn } from "../sessions/signed-in.js";
 
 /**
@@ -11,19 +10,6 @@ import { signedIn } from "../sessions/signed-in.js";
  */
 export async function listSessions(ctx: AuthContext, call: Call): Promise<SessionInfo[]> {
   const principal = signedIn(call);
-  const sessions = await guardPort("DATABASE_FAILURE", () => ctx.sessions.listSessions(principal.userId));
-  const { limits } = sessionLifetimes(ctx);
-  const now = ctx.clock.now();
-  return sessions
-    .filter((session) => !isSessionPastLimits(session, now, limits))
-    .sort((a, b) => b.lastActiveAt - a.lastActiveAt || b.createdAt - a.createdAt)
-    .map((session) => ({
-      id: session.id,
-      browser: session.browser,
-      os: session.os,
-      ip: session.ip,
-      createdAt: new Date(session.createdAt).toISOString(),
-      lastActiveAt: new Date(session.lastActiveAt).toISOString(),
-      current: session.id === principal.sessionId,
-    }));
+  const sessions = await liveSessions(ctx, principal.userId);
+  return sessions.map((session) => sessionInfo(session, principal.sessionId));
 }
