@@ -110,6 +110,28 @@ describe("breached passwords", () => {
     expectOnlyPrefixes(api, [BREACHED, CLEAN]);
   });
 
+  it("account.changePassword - a password of the corpus is PASSWORD_BREACHED on newPassword; the old one still works", async () => {
+    const { auth, api } = await setup();
+    await auth.admin.createUser({}, { email: "change@x.test", password: CLEAN, emailVerified: true });
+    const login = await signIn(auth, { email: "change@x.test", password: CLEAN });
+    const principal = await auth.authenticate({ token: login.accessToken });
+    expect(
+      await refusal(
+        auth.account.changePassword({ principal }, { currentPassword: CLEAN, newPassword: BREACHED }),
+      ),
+    ).toBe("PASSWORD_BREACHED newPassword:password_breached");
+    expect(await code(signIn(auth, { email: "change@x.test", password: CLEAN }))).toBe("OK");
+    expect(
+      await refusal(
+        auth.account.changePassword(
+          { principal },
+          { currentPassword: CLEAN, newPassword: "a fresh clean passphrase" },
+        ),
+      ),
+    ).toBe("OK");
+    expectOnlyPrefixes(api, [BREACHED, "a fresh clean passphrase"]);
+  });
+
   it("resetPassword - without a token that can be one, no range request is sent", async () => {
     const { auth, api } = await setup();
     expect(await code(auth.resetPassword({}, { newPassword: BREACHED }))).toBe(

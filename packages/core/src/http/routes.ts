@@ -809,6 +809,8 @@ function selfServiceRoutes(
           "INVALID_CREDENTIALS",
           "LOGIN_THROTTLED",
           "EMAIL_COOLDOWN_CACHE_FAILURE",
+          "PASSWORD_BREACHED",
+          "BREACHED_PASSWORD_CHECK_FAILURE",
           ...SETTING,
         ],
       },

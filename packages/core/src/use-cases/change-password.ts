@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { giveBackOnFailure } from "../limits/throttle.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy, normalizePassword } from "../password-policy.js";
+import { checkPasswordPolicy, normalizePassword, refuseBreachedPassword } from "../password-policy.js";
 import type { ChangeStores } from "../ports/stores-together.js";
 import { changeEndingSessions } from "../sessions/change-together.js";
 import { currentUser } from "../sessions/current-user.js";
@@ -53,6 +53,7 @@ export async function changePassword(
   await attempt.succeeded();
   // Breached passwords (CONTRACT §13, `breachedPasswords`): the new password is checked here,
   // after the current one was proved and before anything is stored (400 `PASSWORD_BREACHED`).
+  await refuseBreachedPassword(ctx, password, "newPassword");
   const passwordHash = await ctx.hasher.hash(password);
   const keep = principal.sessionId;
   let revoked = 0;
