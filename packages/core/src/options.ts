@@ -748,8 +748,8 @@ export interface AuthOptions {
   /**
    * Checks new passwords against a breach corpus by k-anonymity: only the first 5 hex characters
    * of the password's SHA-1 leave the process. Off unless set. A found password is refused at
-   * registration, reset, `POST /password/change` and `setPassword` (400 `PASSWORD_BREACHED`) and signs in with
-   * `passwordBreached: true` at login.
+   * registration, reset, `POST /password/change` and `setPassword` (400 `PASSWORD_BREACHED`) and
+   * signs in with `passwordBreached: true` at login.
    */
   breachedPasswords?: BreachedPasswordsOptions;
   /**
