@@ -1566,6 +1566,23 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           expectHuman(await form.locator("[name=newPassword] ~ .field-error").textContent());
           expect(await form.locator("[name=currentPassword] ~ .field-error").count()).toBe(0);
           await shot(page, `28a-password-error-${lang}`);
+          // A 429 (the current password shares the login budget): the button waits out the countdown.
+          await page.route("**/api/auth/password/change", (route) =>
+            route.fulfill({
+              status: 429,
+              headers: { "content-type": "application/json", "auth-error-code": "LOGIN_THROTTLED" },
+              body: JSON.stringify({ code: "LOGIN_THROTTLED", message: "Too many attempts.", remaining: 2 }),
+            }),
+          );
+          const submit = form.locator("button[type=submit]");
+          await form.locator("[name=newPassword]").fill(NEW_PASSWORD);
+          await submit.click();
+          await expect.poll(() => submit.isDisabled()).toBe(true);
+          expect(await status(page).textContent()).toContain(
+            lang === "en" ? "Try again in" : "Versuche es in",
+          );
+          await expect.poll(() => submit.isDisabled(), { timeout: 5_000 }).toBe(false);
+          await page.unroute("**/api/auth/password/change");
           expect((await elsewhere.get("/api/auth/me")).status()).toBe(200);
           // Success: said so, the other session is signed out, this one stays.
           await form.locator("[name=newPassword]").fill(NEW_PASSWORD);
