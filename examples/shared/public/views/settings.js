@@ -49,7 +49,7 @@ function placeStepUpBox(view) {
     stepUpHome.insertBefore(stepUpBox, $("settings"));
 }
 
-/** True while the step-up lasts: the address, the export and the deletion are open. */
+/** Whether the last render of this page found the step-up open (the address, the export and the deletion shown). */
 let wasConfirmed = false;
 
 // ---- Render -----------------------------------------------------------------------------------
