@@ -13,6 +13,7 @@ import { setLanguage, t } from "./ui/strings.js";
 import { renderAccount } from "./views/account.js";
 import { renderActivity } from "./views/activity.js";
 import { askStepUpCode, renderSecurity, stepUpDone } from "./views/security.js";
+import { renderSettings } from "./views/settings.js";
 import { renderSignIn, verifyFromLink } from "./views/sign-in.js";
 import {
   dropPendingLogin,
@@ -26,6 +27,7 @@ addView(renderTwoFactor);
 addView(renderAccount);
 addView(renderSecurity);
 addView(renderActivity);
+addView(renderSettings);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);

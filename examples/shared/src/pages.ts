@@ -95,6 +95,8 @@ export const UI_PAGES = [
   "/settings/security",
   "/account",
   "/activity",
+  "/settings/account",
+  "/confirm-email-change",
 ];
 
 const TYPES: Record<string, string> = {

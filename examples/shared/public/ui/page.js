@@ -69,7 +69,7 @@ function holdButton(node, seconds) {
 
 // ---- Form checks and errors --------------------------------------------------------------------
 /** Marks an input invalid with a message under it. */
-const markField = (input, message) => {
+export const markField = (input, message) => {
   input.setAttribute("aria-invalid", "true");
   const note = element("small", { className: "field-error", textContent: message });
   note.id = `${input.form?.id ?? "form"}-${input.name}-error`;
@@ -194,7 +194,7 @@ export const onSubmit = (id, handler) =>
   });
 
 // ---- Router ------------------------------------------------------------------------------------
-const SIGNED_IN_ONLY = ["/account", "/settings/security", "/activity"];
+const SIGNED_IN_ONLY = ["/account", "/settings/security", "/activity", "/settings/account"];
 const SIGNED_OUT_ONLY = ["/login", "/signup", "/login/2fa"];
 export const isSignedInOnly = (path) => SIGNED_IN_ONLY.includes(path);
 

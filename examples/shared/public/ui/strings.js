@@ -204,6 +204,56 @@ export const STRINGS = {
     "invalid.code.required": "Enter the code.",
     "invalid.code": "Enter the code as it was shown or sent.",
     "error.unexpected": "Something went wrong (HTTP {status}). Please try again.",
+    // ---- Account settings (issues 28 and 30): views/settings.js ----
+    "settings.link": "Account settings",
+    "settings.title": "Account settings",
+    "settings.lead": "Your password, your email address and your data.",
+    "settings.breachedTitle": "Your password is in a data breach",
+    "settings.breachedLead":
+      "The password you signed in with appears in a known data breach, so others may try it. Please change it now.",
+    "settings.breachedChange": "Change my password",
+    "settings.passwordTitle": "Change password",
+    "settings.passwordLead": "Your other sessions are signed out when the password changes.",
+    "settings.passwordSubmit": "Change password",
+    "settings.passwordNone":
+      "This account has no password yet. Choose one with “Forgot your password?” on the sign-in page.",
+    "settings.wrongCurrent": "Your current password is not right.",
+    "settings.emailTitle": "Email address",
+    "settings.emailCurrent": "Now: {email}. A link to the new address confirms the change.",
+    "settings.emailSubmit": "Email me a confirmation link",
+    "settings.exportTitle": "Your data",
+    "settings.exportLead":
+      "Download what is stored about your account as a JSON file: profile, sessions, sign-in methods and activity. It holds no password hash, secret or token.",
+    "settings.exportSubmit": "Download my data",
+    "settings.deleteTitle": "Delete account",
+    "settings.deleteLead":
+      "Deleting removes the account, its sessions, sign-in methods and activity. It cannot be undone.",
+    "settings.deleteSubmit": "Delete my account",
+    "settings.deleteQuestion":
+      "Delete your account for good? You are signed out everywhere and cannot sign in with it again.",
+    "settings.deleteYes": "Yes, delete my account",
+    "field.currentPassword": "Current password",
+    "field.newEmail": "New email address",
+    "invalid.currentPassword.required": "Enter your current password.",
+    "invalid.currentPassword": "Enter your current password.",
+    "invalid.newEmail.required": "Enter the new email address.",
+    "invalid.newEmail.format": "Enter an email address like name@example.com.",
+    "invalid.newEmail": "Enter a valid email address.",
+    "emailChange.title": "Confirm your new email address",
+    "emailChange.lead": "Press the button to move your account to the new address.",
+    "emailChange.submit": "Confirm the new address",
+    "emailChange.noToken": "This page needs the link from the email that confirms a new address.",
+    "emailChange.done": "Done: your account's address is now {email}. Sign in with it from now on.",
+    "emailChange.failed": "{message} Ask for a new link in your account settings.",
+    "code.EMAIL_CHANGE_TOKEN_INVALID":
+      "This link is not valid: it was used already, is too old or was replaced by a newer one.",
+    "code.EMAIL_ADDRESS_TAKEN": "Another account took this address meanwhile. Your address stays as it was.",
+    "code.PASSWORD_NOT_SET": "This account has no password yet: choose one with “Forgot your password?”.",
+    "done.passwordChanged": "Password changed. Your other sessions were signed out.",
+    "done.emailChangeSent": "Check your inbox at {email}: the link there confirms the new address.",
+    "done.exported": "Your data was downloaded as a JSON file.",
+    "done.accountDeleted": "Your account was deleted. Goodbye!",
+    // ---- End of account settings ----
   },
   de: {
     "nav.login": "Anmelden",
@@ -414,6 +464,58 @@ export const STRINGS = {
     "invalid.code.required": "Gib den Code ein.",
     "invalid.code": "Gib den Code so ein, wie er angezeigt oder gesendet wurde.",
     "error.unexpected": "Etwas ist schiefgegangen (HTTP {status}). Bitte versuche es erneut.",
+    // ---- Account settings (issues 28 and 30): views/settings.js ----
+    "settings.link": "Kontoeinstellungen",
+    "settings.title": "Kontoeinstellungen",
+    "settings.lead": "Dein Passwort, deine E-Mail-Adresse und deine Daten.",
+    "settings.breachedTitle": "Dein Passwort steht in einem Datenleck",
+    "settings.breachedLead":
+      "Das Passwort, mit dem du dich angemeldet hast, taucht in einem bekannten Datenleck auf; andere könnten es ausprobieren. Bitte ändere es jetzt.",
+    "settings.breachedChange": "Passwort ändern",
+    "settings.passwordTitle": "Passwort ändern",
+    "settings.passwordLead": "Wenn sich das Passwort ändert, werden deine anderen Sitzungen abgemeldet.",
+    "settings.passwordSubmit": "Passwort ändern",
+    "settings.passwordNone":
+      "Dieses Konto hat noch kein Passwort. Wähle eines über „Passwort vergessen?“ auf der Anmeldeseite.",
+    "settings.wrongCurrent": "Dein aktuelles Passwort stimmt nicht.",
+    "settings.emailTitle": "E-Mail-Adresse",
+    "settings.emailCurrent": "Jetzt: {email}. Ein Link an die neue Adresse bestätigt die Änderung.",
+    "settings.emailSubmit": "Bestätigungslink senden",
+    "settings.exportTitle": "Deine Daten",
+    "settings.exportLead":
+      "Lade herunter, was über dein Konto gespeichert ist, als JSON-Datei: Profil, Sitzungen, Anmeldemethoden und Aktivität. Sie enthält keinen Passwort-Hash, kein Geheimnis und kein Token.",
+    "settings.exportSubmit": "Meine Daten herunterladen",
+    "settings.deleteTitle": "Konto löschen",
+    "settings.deleteLead":
+      "Beim Löschen verschwinden das Konto, seine Sitzungen, Anmeldemethoden und Aktivität. Das lässt sich nicht rückgängig machen.",
+    "settings.deleteSubmit": "Mein Konto löschen",
+    "settings.deleteQuestion":
+      "Dein Konto endgültig löschen? Du wirst überall abgemeldet und kannst dich damit nicht wieder anmelden.",
+    "settings.deleteYes": "Ja, mein Konto löschen",
+    "field.currentPassword": "Aktuelles Passwort",
+    "field.newEmail": "Neue E-Mail-Adresse",
+    "invalid.currentPassword.required": "Gib dein aktuelles Passwort ein.",
+    "invalid.currentPassword": "Gib dein aktuelles Passwort ein.",
+    "invalid.newEmail.required": "Gib die neue E-Mail-Adresse ein.",
+    "invalid.newEmail.format": "Gib eine E-Mail-Adresse wie name@example.com ein.",
+    "invalid.newEmail": "Gib eine gültige E-Mail-Adresse ein.",
+    "emailChange.title": "Neue E-Mail-Adresse bestätigen",
+    "emailChange.lead": "Drücke den Knopf, um dein Konto auf die neue Adresse umzustellen.",
+    "emailChange.submit": "Neue Adresse bestätigen",
+    "emailChange.noToken": "Diese Seite braucht den Link aus der E-Mail, die eine neue Adresse bestätigt.",
+    "emailChange.done":
+      "Erledigt: Die Adresse deines Kontos ist jetzt {email}. Melde dich ab jetzt damit an.",
+    "emailChange.failed": "{message} Fordere in deinen Kontoeinstellungen einen neuen Link an.",
+    "code.EMAIL_CHANGE_TOKEN_INVALID":
+      "Dieser Link ist nicht gültig: Er wurde schon benutzt, ist zu alt oder wurde durch einen neueren ersetzt.",
+    "code.EMAIL_ADDRESS_TAKEN":
+      "Ein anderes Konto hat diese Adresse inzwischen übernommen. Deine Adresse bleibt, wie sie war.",
+    "code.PASSWORD_NOT_SET": "Dieses Konto hat noch kein Passwort: Wähle eines über „Passwort vergessen?“.",
+    "done.passwordChanged": "Passwort geändert. Deine anderen Sitzungen wurden abgemeldet.",
+    "done.emailChangeSent": "Schau in dein Postfach unter {email}: Der Link dort bestätigt die neue Adresse.",
+    "done.exported": "Deine Daten wurden als JSON-Datei heruntergeladen.",
+    "done.accountDeleted": "Dein Konto wurde gelöscht. Auf Wiedersehen!",
+    // ---- End of account settings ----
   },
 };
 

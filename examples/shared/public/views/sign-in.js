@@ -4,6 +4,7 @@ import { auth, isApiError } from "../ui/client.js";
 import { $, element, messageOf, navigate, onSubmit, run, say, show, validate } from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
+import { landingAfterSignIn } from "./settings.js";
 import { startSecondFactor } from "./two-factor.js";
 
 const token = new URLSearchParams(location.search).get("token");
@@ -49,7 +50,7 @@ onSubmit(
       if (!result) return;
       form.reset();
       if (result.twoFactorRequired) startSecondFactor(result);
-      else navigate("/account", true);
+      else navigate(landingAfterSignIn(result), true);
     }),
 );
 

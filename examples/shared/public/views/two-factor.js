@@ -5,6 +5,7 @@ import { auth } from "../ui/client.js";
 import { $, lastErrorCode, navigate, onSubmit, radios, run, say, show, validate } from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
+import { landingAfterSignIn } from "./settings.js";
 
 const PENDING_KEY = "portcullis-pending-login";
 
@@ -94,7 +95,7 @@ const finishSecondFactor = (form) => (result) => {
   if (!result) return;
   dropPendingLogin();
   form.reset();
-  navigate("/account", true);
+  navigate(landingAfterSignIn(result), true);
 };
 
 /** A 2FA token that ran out (or a reload after it did): back to the sign-in form, with the reason shown. */
