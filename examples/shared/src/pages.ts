@@ -95,6 +95,8 @@ export const UI_PAGES = [
   "/settings/security",
   "/account",
   "/activity",
+  // The back office (views/admin.js).
+  "/admin",
 ];
 
 const TYPES: Record<string, string> = {
