@@ -1714,6 +1714,44 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       }
     }, 90_000);
 
+    it("ui (32f) - axe-core finds no serious or critical violations on the back office (list, a locked user's detail) and with the impersonation banner, at 375 and 1280 px", async () => {
+      const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+      const email = await createAccount("axe-back-office");
+      const [context, page] = await newPage();
+      const found: string[] = [];
+      const check = async (view: string) => {
+        for (const width of [375, 1280]) {
+          await page.setViewportSize({ width, height: 900 });
+          await page.addScriptTag({ path: axePath });
+          const violations = (await page.evaluate(async () => {
+            const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
+            return (await axe.run()).violations;
+          })) as { id: string; impact: string; nodes: { target: string[] }[] }[];
+          for (const v of violations)
+            if (v.impact === "serious" || v.impact === "critical")
+              found.push(`${view} @${width}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+        }
+      };
+      try {
+        await openBackOffice(page, await adminAccount("en"));
+        await openUser(page, email);
+        await page.click("#admin-lock button[type=submit]");
+        await expect.poll(() => visible(page, "#admin-unlock")).toBe(true);
+        await check("back office, a locked user");
+        await page.click("#admin-unlock");
+        await expect.poll(() => visible(page, "#admin-lock")).toBe(true);
+        await page.click("#admin-impersonate");
+        await signedInAs(page, email);
+        await expect.poll(() => visible(page, "#impersonation-banner")).toBe(true);
+        await check("impersonation banner");
+        await page.click("#impersonation-banner button");
+        await expect.poll(() => visible(page, "#signed-out")).toBe(true);
+      } finally {
+        await context.close();
+      }
+      expect(found).toEqual([]);
+    }, 60_000);
+
     it("ui (27j) - axe-core finds no serious or critical violations on any view at 375 and 1280 px", async () => {
       const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
       const email = await createAccount("axe");
