@@ -1689,6 +1689,11 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           );
           expect(await visible(page, "#nav-admin")).toBe(false);
           await shot(page, `32e-impersonating-${lang}`);
+          // Another tab of the browser is the user too, with the same banner.
+          const tab = await context.newPage();
+          await tab.goto(`${base}/account`);
+          await expect.poll(() => tab.locator("#impersonation-banner").textContent()).toBe(text);
+          await tab.close();
           // The impersonation cannot step up: the security page says so in words.
           await page.click('nav a[href="/settings/security"]');
           await page.fill("#step-up [name=password]", PASSWORD);

@@ -27,11 +27,11 @@ const admin = {
   detail: null,
 };
 
-/** Who started an impersonation and when it ends (not a credential): kept for the banner. */
+/** Who started an impersonation and when it ends (not a credential): kept for the banner of every tab. */
 const IMPERSONATION_KEY = "portcullis-impersonation";
 const impersonation = () => {
   try {
-    return JSON.parse(sessionStorage.getItem(IMPERSONATION_KEY) ?? "null");
+    return JSON.parse(localStorage.getItem(IMPERSONATION_KEY) ?? "null");
   } catch {
     return null;
   }
@@ -85,7 +85,7 @@ function renderBanner() {
 }
 
 function endImpersonation() {
-  sessionStorage.removeItem(IMPERSONATION_KEY);
+  localStorage.removeItem(IMPERSONATION_KEY);
   return signOut(() => auth.logout(), t("admin.impersonationEnded"));
 }
 
@@ -262,7 +262,7 @@ $("admin-impersonate").addEventListener("click", async () => {
   const started = await run(() => auth.admin.impersonate(admin.detail.user.id), "", { refresh: false });
   if (!started) return;
   // The answer set this browser's session cookies: from here on the page is the user's.
-  sessionStorage.setItem(
+  localStorage.setItem(
     IMPERSONATION_KEY,
     JSON.stringify({ admin: adminEmail, user: started.user.email, expiresAt: started.expiresAt }),
   );
