@@ -12,6 +12,7 @@ import { loadMe, state } from "./ui/state.js";
 import { setLanguage, t } from "./ui/strings.js";
 import { renderAccount } from "./views/account.js";
 import { renderActivity } from "./views/activity.js";
+import { renderAdmin } from "./views/admin.js";
 import { askStepUpCode, renderSecurity, stepUpDone } from "./views/security.js";
 import { renderSettings } from "./views/settings.js";
 import { renderSignIn, verifyFromLink } from "./views/sign-in.js";
@@ -28,6 +29,7 @@ addView(renderAccount);
 addView(renderSecurity);
 addView(renderActivity);
 addView(renderSettings);
+addView(renderAdmin);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);

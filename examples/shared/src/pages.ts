@@ -97,6 +97,8 @@ export const UI_PAGES = [
   "/activity",
   "/settings/account",
   "/confirm-email-change",
+  // The back office (views/admin.js).
+  "/admin",
 ];
 
 const TYPES: Record<string, string> = {

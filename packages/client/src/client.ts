@@ -130,6 +130,7 @@ export function createAuthClient(options: AuthClientOptions) {
     ...accountCalls(call),
     ...settingsCalls(call),
     ...selfServiceCalls(call),
+    ...adminCalls(call),
   };
 }
 
@@ -221,6 +222,31 @@ function selfServiceCalls(call: Call) {
       confirmEmailChange: (token: string) => call("POST /email/change/confirm", { query: { token } }),
       delete: () => call("DELETE /me", {}),
       export: () => call("GET /me/export", {}),
+    },
+  };
+}
+
+/**
+ * The back office (docs/back-office.md): for an account the server's `admin.authorize` allows,
+ * after a step-up (403 `ADMIN_REQUIRED` for anyone else, 401 `STEP_UP_REQUIRED` without a step-up).
+ */
+function adminCalls(call: Call) {
+  const user = (id: string) => ({ params: { id } });
+  return {
+    admin: {
+      listUsers: (query: { query?: string; cursor?: string; limit?: number } = {}) =>
+        call("GET /admin/users", { query }),
+      getUser: (id: string) => call("GET /admin/users/:id", user(id)),
+      lockUser: (id: string, body: { reason?: string } = {}) =>
+        call("POST /admin/users/:id/lock", { ...user(id), body }),
+      unlockUser: (id: string) => call("POST /admin/users/:id/unlock", user(id)),
+      revokeSessions: (id: string) => call("DELETE /admin/users/:id/sessions", user(id)),
+      requirePasswordChange: (id: string) => call("POST /admin/users/:id/require-password-change", user(id)),
+      /**
+       * A session as the user for at most an hour. In cookie mode the server sets this browser's
+       * session cookies (the tokens are null in the answer): the page is then the user's.
+       */
+      impersonate: (id: string) => call("POST /admin/users/:id/impersonate", user(id)),
     },
   };
 }

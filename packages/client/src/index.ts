@@ -4,6 +4,7 @@ export { type AuthClient, type AuthClientOptions, createAuthClient } from "./cli
 export { type ClientErrorCode, type FieldError, isPortcullisError, PortcullisError } from "./errors.js";
 export type { ChannelLike, LockManagerLike } from "./refresh.js";
 export {
+  type ImpersonationResponse,
   type LoginResponse,
   NAVIGATION_ROUTES,
   type RefreshResponse,

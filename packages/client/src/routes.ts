@@ -5,6 +5,8 @@
 import type {
   AccountExport,
   ActivityPage,
+  AdminUser,
+  AdminUserDetail,
   Auth,
   ChangePasswordInput,
   CodeInput,
@@ -88,6 +90,7 @@ interface R<Response, Body = undefined, Query = undefined> {
 }
 
 type Sessions = Auth["sessions"];
+type Admin = Auth["admin"];
 type Passkeys = Auth["passkeys"];
 type Cooldown = Answer<Auth["requestPasswordReset"]>;
 type Remaining = Answer<Auth["getPasswordResetCooldown"]>;
@@ -148,6 +151,29 @@ export interface Routes {
   "GET /passkeys": R<Answer<Passkeys["list"]>>;
   "PATCH /passkeys/:id": R<Answer<Passkeys["rename"]>, { name: string }>;
   "DELETE /passkeys/:id": R<Answer<Passkeys["delete"]>>;
+  "GET /admin/users": R<
+    Answer<Admin["listUsers"]>,
+    undefined,
+    { query?: string; cursor?: string; limit?: number }
+  >;
+  "GET /admin/users/:id": R<AdminUserDetail>;
+  "POST /admin/users/:id/lock": R<AdminUser, { reason?: string }>;
+  "POST /admin/users/:id/unlock": R<AdminUser>;
+  "DELETE /admin/users/:id/sessions": R<Answer<Admin["revokeSessions"]>>;
+  "POST /admin/users/:id/require-password-change": R<AdminUser>;
+  "POST /admin/users/:id/impersonate": R<ImpersonationResponse>;
+}
+
+/**
+ * What `POST /admin/users/:id/impersonate` answers: the tokens with header authentication; null
+ * with cookie authentication, where the answer sets the browser's session cookies instead.
+ */
+export interface ImpersonationResponse {
+  user: User;
+  accessToken: string | null;
+  refreshToken: string | null;
+  /** ISO 8601: when the impersonation ends (an hour after it started). */
+  expiresAt: string;
 }
 
 export type RouteKey = keyof Routes;
@@ -164,7 +190,9 @@ export type RouteAuthKind =
   | "two-factor"
   | "access-and-two-factor"
   | "access-or-two-factor"
-  | "refresh";
+  | "refresh"
+  /** The back office: the access token, and the step-up token the client holds (the server asks for it after `admin.authorize`). */
+  | "admin";
 
 export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "POST /register": "none",
@@ -214,6 +242,13 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "GET /passkeys": "access",
   "PATCH /passkeys/:id": "step-up",
   "DELETE /passkeys/:id": "step-up",
+  "GET /admin/users": "admin",
+  "GET /admin/users/:id": "admin",
+  "POST /admin/users/:id/lock": "admin",
+  "POST /admin/users/:id/unlock": "admin",
+  "DELETE /admin/users/:id/sessions": "admin",
+  "POST /admin/users/:id/require-password-change": "admin",
+  "POST /admin/users/:id/impersonate": "admin",
 };
 
 /**

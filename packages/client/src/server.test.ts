@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type AuthClientOptions,
   createAuthClient,
+  memoryStorage,
   NAVIGATION_ROUTES,
   type PortcullisError,
   ROUTE_AUTH,
@@ -39,6 +40,8 @@ async function startServer() {
     appOrigin: "https://app.example.test",
     allowHeaderAuthentication: true,
     mailer: { send: async (message) => void emails.push(message) },
+    // The back office (admin routes) for accounts whose address starts with "admin".
+    admin: { authorize: (_principal, user) => user.email.startsWith("admin") },
   });
   await auth.ready();
   const counts = { refresh: 0, unauthorized: 0 };
@@ -363,4 +366,75 @@ describe("client against a real server", () => {
       expect(states).toEqual(["expired"]);
       await expect(stale.submit(code)).rejects.toMatchObject({ code: "TWO_FACTOR_TOKEN_INVALID" });
     });
+
+  it.each(["header", "cookie"] as const)(
+    "admin (%s mode) - a non-admin is refused; list with a cursor, detail, lock and unlock, end sessions, impersonate",
+    async (mode) => {
+      const server = await startServer();
+      const make = () => server.client(mode === "cookie" ? { mode, fetch: cookieJarFetch() } : { mode });
+      for (const email of [
+        "admin@example.com",
+        "user-a@example.com",
+        "user-b@example.com",
+        "user-c@example.com",
+      ])
+        await server.auth.admin.createUser({}, { email, password: PASSWORD, emailVerified: true });
+      const outsider = make();
+      await outsider.login({ email: "user-c@example.com", password: PASSWORD });
+      await outsider.stepUp({ password: PASSWORD });
+      await expect(outsider.admin.listUsers()).rejects.toMatchObject({ code: "ADMIN_REQUIRED", status: 403 });
+
+      const admin = make();
+      await admin.login({ email: "admin@example.com", password: PASSWORD });
+      await expect(admin.admin.listUsers()).rejects.toMatchObject({ code: "STEP_UP_REQUIRED" });
+      await admin.stepUp({ password: PASSWORD });
+      const first = await admin.admin.listUsers({ query: "USER-", limit: 2 });
+      expect(first.items.map((user) => user.email)).toEqual(["user-a@example.com", "user-b@example.com"]);
+      const next = await admin.admin.listUsers({ query: "user-", limit: 2, cursor: first.nextCursor ?? "" });
+      expect(next.items.map((user) => user.email)).toEqual(["user-c@example.com"]);
+      expect(next.nextCursor).toBeNull();
+
+      const target = first.items[0]?.id ?? "";
+      const victim = make();
+      await victim.login({ email: "user-a@example.com", password: PASSWORD });
+      const detail = await admin.admin.getUser(target);
+      expect(detail.user).toMatchObject({ email: "user-a@example.com", lock: null });
+      expect(detail.sessions).toHaveLength(1);
+      const locked = await admin.admin.lockUser(target, { reason: "chargeback" });
+      expect(locked.lock).toMatchObject({ reason: "chargeback" });
+      await expect(victim.me()).rejects.toMatchObject({ status: 401 });
+      await expect(make().login({ email: "user-a@example.com", password: PASSWORD })).rejects.toMatchObject({
+        code: "ACCOUNT_LOCKED",
+      });
+      expect((await admin.admin.unlockUser(target)).lock).toBeNull();
+      await make().login({ email: "user-a@example.com", password: PASSWORD });
+      expect(await admin.admin.revokeSessions(target)).toEqual({ success: true, revoked: 1 });
+      expect((await admin.admin.requirePasswordChange(target)).passwordChangeRequired).toBe(true);
+
+      const other = first.items[1]?.id ?? "";
+      const started = await admin.admin.impersonate(other);
+      expect(started.user.email).toBe("user-b@example.com");
+      expect(Date.parse(started.expiresAt)).toBeGreaterThan(server.clock.now());
+      if (mode === "header") {
+        // The tokens are the caller's to use: the admin's client is still the admin.
+        expect(started.accessToken).toEqual(expect.any(String));
+        const asUser = server.client({ mode, storage: memoryStorage() });
+        const me = await asUser.request("GET /me", {
+          headers: { authorization: `Bearer ${started.accessToken}` },
+        });
+        expect(me).toMatchObject({ email: "user-b@example.com", impersonatedBy: locked.lock?.by });
+        expect((await admin.me()).email).toBe("admin@example.com");
+      } else {
+        // The browser (its cookie jar) is now the user; the tokens never came to the script.
+        expect(started).toMatchObject({ accessToken: null, refreshToken: null });
+        expect(await admin.me()).toMatchObject({
+          email: "user-b@example.com",
+          impersonatedBy: locked.lock?.by,
+        });
+        await expect(admin.admin.listUsers()).rejects.toMatchObject({ code: "ADMIN_REQUIRED" });
+        await admin.logout();
+        await expect(admin.me()).rejects.toMatchObject({ status: 401 });
+      }
+    },
+  );
 });

@@ -26,7 +26,7 @@ const REFRESHABLE = new Set<string>([
   "AUTHENTICATION_REQUIRED",
 ]);
 /** The kinds of route that send the access token. */
-const ACCESS_KINDS = new Set(["access", "step-up", "access-and-two-factor", "access-or-two-factor"]);
+const ACCESS_KINDS = new Set(["access", "step-up", "access-and-two-factor", "access-or-two-factor", "admin"]);
 
 export interface SessionOptions {
   send: Send;

@@ -68,7 +68,7 @@ export function createTransport(options: TransportOptions) {
       if (bearer) headers.authorization = `Bearer ${bearer}`;
       if (tokens?.deviceToken) headers["x-device-token"] = tokens.deviceToken;
       const stepUp = options.stepUpToken();
-      if (stepUp && kind === "step-up") headers["x-step-up-token"] = stepUp;
+      if (stepUp && (kind === "step-up" || kind === "admin")) headers["x-step-up-token"] = stepUp;
     }
     const method = key.slice(0, key.indexOf(" "));
     try {

@@ -403,6 +403,30 @@ const identityProviderTests: IdpTests = {
           true,
         );
       },
+
+    "lock - a locked account's provider sign-in is refused (ACCOUNT_LOCKED, no session); after the unlock it signs in again":
+      async (boot) => {
+        const app = await boot();
+        const { id, browser } = newAccount(app);
+        await signIn(app, browser);
+        const userId = await userIdOf(app, browser);
+        await app.auth.admin.lockUser({ actor: "support:test" }, { userId, reason: "chargeback" });
+        // The lock ended the session the browser holds: its access cookie is refused at once.
+        expect((await me(app, browser)).status).toBe(401);
+        const refused = await signIn(app, browser);
+        expect(refused.status).toBe(302);
+        expect(new URL(refused.location ?? "").origin).toBe(app.appOrigin);
+        expect(errorOf(refused.location)).toBe("ACCOUNT_LOCKED");
+        expect(hasSession(refused.setCookies)).toBe(false);
+        // A fresh browser of the same provider identity fares no better.
+        const elsewhere = await signIn(app, new TestBrowser(id));
+        expect(errorOf(elsewhere.location)).toBe("ACCOUNT_LOCKED");
+        expect(hasSession(elsewhere.setCookies)).toBe(false);
+        await app.auth.admin.unlockUser({ actor: "support:test" }, userId);
+        const again = await signIn(app, browser);
+        expect(hasSession(again.setCookies)).toBe(true);
+        expect(await userIdOf(app, browser)).toBe(userId);
+      },
   },
 
   "attacks - never sign anyone in": {

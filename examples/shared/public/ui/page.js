@@ -197,6 +197,8 @@ export const onSubmit = (id, handler) =>
 const SIGNED_IN_ONLY = ["/account", "/settings/security", "/activity", "/settings/account"];
 const SIGNED_OUT_ONLY = ["/login", "/signup", "/login/2fa"];
 export const isSignedInOnly = (path) => SIGNED_IN_ONLY.includes(path);
+/** A view module's own signed-in page (e.g. the back office's /admin). */
+export const addSignedInPath = (path) => SIGNED_IN_ONLY.push(path);
 
 /** The view for the URL and the state: signed-in pages need a user, the second step a pending sign-in. */
 function currentView() {

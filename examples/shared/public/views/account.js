@@ -91,7 +91,7 @@ $("resend-verification").addEventListener("click", (event) =>
 );
 
 /** Signs this page out on purpose: no "signed out elsewhere" notice for it. */
-const signOut = (action, done) => {
+export const signOut = (action, done) => {
   state.signingOut = true;
   return run(action, done)
     .then(() => navigate("/login", true))

@@ -2,7 +2,19 @@
 // a provider's sign-in for a password-less account), then the authenticator app, codes by email,
 // the method asked first, and the identity providers.
 import { auth } from "../ui/client.js";
-import { $, button, element, lastErrorCode, onSubmit, radios, run, say, show, validate } from "../ui/page.js";
+import {
+  $,
+  button,
+  element,
+  lastErrorCode,
+  onSubmit,
+  radios,
+  render,
+  run,
+  say,
+  show,
+  validate,
+} from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
 import { renderProfile } from "./account.js";
@@ -44,8 +56,20 @@ function clearSettings() {
   $("totp-qr").removeAttribute("src");
 }
 
-function renderProviderSettings() {
+/** Where the step-up box lives in the markup (the security page): other pages borrow it. */
+const stepUpHome = { parent: $("step-up-box").parentElement, next: $("step-up-box").nextSibling };
+
+/**
+ * The step-up (password, second factor, or a provider's sign-in for a password-less account) in
+ * the element `hostId`, or in its place on the security page without one: pages that need a
+ * step-up (security, back office) share this one box. True while the step-up is live.
+ */
+export function renderStepUp(hostId) {
   const { me, providers } = state;
+  const box = $("step-up-box");
+  if (hostId && box.parentElement !== $(hostId)) $(hostId).append(box);
+  else if (!hostId && box.parentElement !== stepUpHome.parent)
+    stepUpHome.parent.insertBefore(box, stepUpHome.next);
   const linked = new Set(me.identityProviders ?? []);
   // A password-less account confirms changes by signing in at its provider again.
   const stepUpWith = providers.filter((provider) => !me.hasPassword && linked.has(provider.name));
@@ -57,6 +81,15 @@ function renderProviderSettings() {
     ),
   );
   show("step-up-providers", stepUpWith.length > 0);
+  const confirmed = Date.now() < state.stepUpUntil;
+  show("step-up-box", !confirmed);
+  show("step-up", !confirmed && me.hasPassword !== false && $("step-up-code").hidden);
+  return confirmed;
+}
+
+function renderProviderSettings() {
+  const { me, providers } = state;
+  const linked = new Set(me.identityProviders ?? []);
   $("provider-settings").replaceChildren(
     ...providers.map((provider) =>
       linked.has(provider.name)
@@ -82,7 +115,7 @@ function renderProviderSettings() {
   show("provider-settings-card", providers.length > 0);
 }
 
-export function renderSecurity() {
+export function renderSecurity(view) {
   const { me } = state;
   if (!me) {
     clearSettings();
@@ -90,9 +123,8 @@ export function renderSecurity() {
   }
   renderProfile("security-state");
   renderProviderSettings();
-  const confirmed = Date.now() < state.stepUpUntil;
-  show("step-up-box", !confirmed);
-  show("step-up", !confirmed && me.hasPassword !== false && $("step-up-code").hidden);
+  // The box stays where another page borrowed it while that page is shown.
+  const confirmed = view === "/settings/security" || !view ? renderStepUp() : Date.now() < state.stepUpUntil;
   show("settings", confirmed);
   const totpOn = me.twoFactorMethods.includes("totp");
   const emailOn = me.twoFactorMethods.includes("email");
@@ -137,7 +169,7 @@ onSubmit("step-up-code", (form, { code }) => {
     else if (lastErrorCode === "TWO_FACTOR_TOKEN_INVALID") {
       state.stepUpFlow = null;
       show("step-up-code", false);
-      renderSecurity();
+      render();
     }
   });
 });

@@ -99,6 +99,11 @@ class Call implements RequestInput {
   withDevice(): RequestContext {
     return { ...this.meta, deviceToken: this.token("device") };
   }
+
+  accessByCookie(): boolean {
+    const cookie = this.cookie("access");
+    return cookie !== undefined && this.token("access") === cookie;
+  }
 }
 
 /** The principal of the call's access token; throws its 401 (or the allowlist's 500). */

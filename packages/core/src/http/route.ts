@@ -66,6 +66,8 @@ export interface RequestInput {
   cookie(kind: CookieKind): string | undefined;
   /** `meta` with the browser's device token: the cookie, or `X-Device-Token` with header authentication. */
   withDevice(): RequestContext;
+  /** Whether the access token the request is judged by came in its cookie (a browser's session), not a header. */
+  accessByCookie(): boolean;
 }
 
 /** What the handler of a route with `auth: A` gets: the request and the credentials of `A`. */

@@ -117,6 +117,7 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
 
   return {
     exposeTokens,
+    cookies,
     signOutCookies,
     sessionCookies,
     deviceCookie,
@@ -1016,7 +1017,7 @@ const ADMIN = ["ADMIN_REQUIRED", "STEP_UP_REQUIRED", "IMPERSONATION_NOT_ALLOWED"
  * The back office under `/admin` (docs/back-office.md), mounted only when the host passes
  * `admin.authorize`: an access token and a step-up token of a caller it allows.
  */
-function adminRoutes(auth: Auth, { json }: RouteKit): Route[] {
+function adminRoutes(auth: Auth, { json, route, cookies, sessionCookies }: RouteKit): Route[] {
   const admin = <P extends string>(
     method: "GET" | "POST" | "DELETE",
     path: P,
@@ -1077,17 +1078,29 @@ function adminRoutes(auth: Auth, { json }: RouteKit): Route[] {
       ["USER_NOT_FOUND"],
       (call, input) => auth.admin.requirePasswordChange(call, { userId: userParam(input) }),
     ),
-    admin(
-      "POST",
-      "/admin/users/:id/impersonate",
-      "A session as the user for at most one hour that cannot step up (tokens in the body)",
-      ["USER_NOT_FOUND", "ACCOUNT_LOCKED"],
-      async (call, input) => {
+    route(
+      {
+        method: "POST",
+        path: "/admin/users/:id/impersonate",
+        summary:
+          "A session as the user for at most one hour that cannot step up (tokens in the body; with cookie authentication, the browser's session cookies instead)",
+        auth: "admin",
+        errors: ["USER_NOT_FOUND", "ACCOUNT_LOCKED", ...ADMIN],
+      },
+      async (input) => {
         const { user, accessToken, refreshToken, expiresAt } = await auth.admin.impersonate(
-          call,
+          adminCall(input),
           userParam(input),
         );
-        return { user, accessToken, refreshToken, expiresAt };
+        if (!input.accessByCookie()) return jsonResponse(200, { user, accessToken, refreshToken, expiresAt });
+        // A browser's admin (cookie authentication): the browser becomes the user. The session's
+        // cookies are set (browser-session cookies, no Max-Age) and the tokens stay out of the
+        // page's script; the admin's step-up cookie goes, as the session it belonged to does here.
+        return jsonResponse(200, { user, accessToken: null, refreshToken: null, expiresAt }, [
+          ...sessionCookies({ accessToken, refreshToken, rememberMe: false }),
+          cookies.clear("stepUp"),
+          cookies.clear("twoFactor"),
+        ]);
       },
     ),
   ];

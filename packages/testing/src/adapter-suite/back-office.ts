@@ -1,7 +1,15 @@
 import type { AuthOptions, SecurityEvent } from "@portcullis/core";
 import { expect } from "vitest";
 import type { HttpReply } from "../http-client.js";
-import { type App, type AppTests, type Boot, expectError, PASSWORD } from "./fixture.js";
+import {
+  type App,
+  type AppTests,
+  type Boot,
+  cookieHeader,
+  cookieValue,
+  expectError,
+  PASSWORD,
+} from "./fixture.js";
 
 /** An admin is any account whose address starts with `admin` (the examples read ADMIN_EMAILS). */
 const isAdmin: NonNullable<NonNullable<AuthOptions["admin"]>["authorize"]> = async (_principal, user) =>
@@ -334,6 +342,60 @@ export const backOfficeTests: AppTests = {
         bearer: String(refreshed.body.refreshToken),
       });
       expectError(late, 401, "SESSION_EXPIRED");
+    },
+
+  "impersonate - with cookie authentication: the browser's session cookies become the user's, no token in the body":
+    async (boot) => {
+      const { app } = await bootAdmin(boot);
+      const admin = await app.signUp("admin@example.test");
+      const user = await app.signUp("browser-user@example.test");
+      const stepUp = await app.call("step-up by cookie", "POST", "/api/auth/step-up", {
+        cookie: cookieHeader(admin.cookies),
+        body: { password: PASSWORD },
+      });
+      expect(stepUp.status).toBe(200);
+      const jar = `${cookieHeader(admin.cookies)}; ${cookieHeader(stepUp.cookies)}`;
+      const started = await app.call(
+        "impersonate by cookie",
+        "POST",
+        `/api/auth/admin/users/${user.user.id}/impersonate`,
+        { cookie: jar },
+      );
+      expect(started.status).toBe(200);
+      expect(started.body).toMatchObject({
+        user: { id: user.user.id },
+        accessToken: null,
+        refreshToken: null,
+      });
+      expect(Date.parse(String(started.body.expiresAt))).toBeGreaterThan(app.clock.now());
+      // Browser-session cookies (no Max-Age: they end with the browser), the step-up cookie cleared.
+      const access = started.cookies.find((line) => line.startsWith("access_token="));
+      const refresh = started.cookies.find((line) => line.startsWith("refresh_token="));
+      expect(access).toMatch(/HttpOnly/);
+      expect(access).not.toMatch(/Max-Age/);
+      expect(refresh).not.toMatch(/Max-Age/);
+      expect(started.cookies.some((line) => /^step_up_token=;.*Max-Age=0/.test(line))).toBe(true);
+      const asUser = `access_token=${cookieValue(started.cookies, "access_token")}; refresh_token=${cookieValue(started.cookies, "refresh_token")}`;
+      const me = await app.call("me with the new cookies", "GET", "/api/auth/me", { cookie: asUser });
+      expect(me.body).toMatchObject({ id: user.user.id, impersonatedBy: admin.user.id });
+      const refreshed = await app.call("refresh by cookie", "POST", "/api/auth/refresh", { cookie: asUser });
+      expect(refreshed.status).toBe(200);
+      expect(refreshed.body.user).toMatchObject({ id: user.user.id });
+      // The admin's own session is untouched on the server (its tokens still work where they are held).
+      expect((await app.call("admin me", "GET", "/api/auth/me", { bearer: admin.accessToken })).body.id).toBe(
+        admin.user.id,
+      );
+      // With header authentication the answer is as before: tokens in the body, no cookie.
+      const headerAdmin = await stepUpAs(app, "admin-header@example.test");
+      const byHeader = await adminCall(
+        app,
+        headerAdmin,
+        "impersonate by header",
+        "POST",
+        `/users/${user.user.id}/impersonate`,
+      );
+      expect(typeof byHeader.body.accessToken).toBe("string");
+      expect(byHeader.cookies).toEqual([]);
     },
 
   "requirePasswordChange - the next login answers 403 with a token; a new password set with it signs in":
