@@ -130,6 +130,7 @@ export function createAuthClient(options: AuthClientOptions) {
     ...accountCalls(call),
     ...settingsCalls(call),
     ...selfServiceCalls(call),
+    ...passkeyCalls(call),
   };
 }
 
@@ -221,6 +222,17 @@ function selfServiceCalls(call: Call) {
       confirmEmailChange: (token: string) => call("POST /email/change/confirm", { query: { token } }),
       delete: () => call("DELETE /me", {}),
       export: () => call("GET /me/export", {}),
+    },
+  };
+}
+
+/** The account's passkeys (renaming and removing need a step-up). The ceremonies are in `passkeys.ts`. */
+function passkeyCalls(call: Call) {
+  return {
+    passkeys: {
+      list: () => call("GET /passkeys", {}),
+      rename: (id: string, name: string) => call("PATCH /passkeys/:id", { params: { id }, body: { name } }),
+      delete: (id: string) => call("DELETE /passkeys/:id", { params: { id } }),
     },
   };
 }
