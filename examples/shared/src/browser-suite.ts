@@ -407,8 +407,9 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     it(
       "ui (b) - the email's “Review security settings” link opens the security page, signed in, on the printed origin",
       inNewPage(async (page, context) => {
-        // The origin the server prints (no APP_ORIGIN set) is the one the emails link to.
-        expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        // The origin the server prints (no APP_ORIGIN set) is the one the emails link to: on a
+        // loopback HOST, localhost (WebAuthn refuses IP addresses).
+        expect(base).toMatch(/^http:\/\/localhost:\d+$/);
         const email = await createAccount("alert", { lastSignInAt: Date.now() - DAY });
         await signIn(page, email);
         await signedInAs(page, email);
