@@ -12,6 +12,7 @@ import { loadMe, state } from "./ui/state.js";
 import { setLanguage, t } from "./ui/strings.js";
 import { renderAccount } from "./views/account.js";
 import { renderActivity } from "./views/activity.js";
+import { renderPasskeys } from "./views/passkeys.js";
 import { askStepUpCode, renderSecurity, stepUpDone } from "./views/security.js";
 import { renderSignIn, verifyFromLink } from "./views/sign-in.js";
 import {
@@ -26,6 +27,7 @@ addView(renderTwoFactor);
 addView(renderAccount);
 addView(renderSecurity);
 addView(renderActivity);
+addView(renderPasskeys);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);
