@@ -1542,12 +1542,13 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         .toEqual(["Laptop"]);
     };
     /** Signs out, then signs in on /login with the passkey button, no email typed. */
-    const signInWithPasskeyButton = async (page: Page, email: string) => {
+    const signInWithPasskeyButton = async (page: Page, email: string, shotName?: string) => {
       await page.click("#logout");
       await expect.poll(() => visible(page, "#signed-out")).toBe(true);
       await page.goto(`${base}/login`);
       await expect.poll(() => visible(page, "#passkey-sign-in")).toBe(true);
       expect(await page.inputValue("#login [name=email]")).toBe("");
+      if (shotName) await shot(page, shotName);
       await page.click("#passkey-sign-in");
       await signedInAs(page, email);
     };
@@ -1578,7 +1579,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           ]);
           await shot(page, `passkeys-added-${lang}`);
 
-          await signInWithPasskeyButton(page, email);
+          await signInWithPasskeyButton(page, email, `passkeys-sign-in-${lang}`);
           await shot(page, `passkeys-signed-in-${lang}`);
           await stepUpWithPasskeyButton(page, lang);
 

@@ -425,7 +425,7 @@ Object.assign(STRINGS.en, {
   "passkeys.lead":
     "A passkey signs you in with your device's screen lock or a security key, without a password.",
   "passkeys.none": "No passkeys yet.",
-  "passkeys.name": "Name (optional)",
+  "passkeys.name": "Name for a new passkey (optional)",
   "passkeys.add": "Add a passkey",
   "passkeys.details": "Added {created} · last used {used}",
   "passkeys.neverUsed": "never",
@@ -457,7 +457,7 @@ Object.assign(STRINGS.de, {
   "passkeys.lead":
     "Ein Passkey meldet dich mit der Bildschirmsperre deines Geräts oder einem Sicherheitsschlüssel an, ohne Passwort.",
   "passkeys.none": "Noch keine Passkeys.",
-  "passkeys.name": "Name (optional)",
+  "passkeys.name": "Name für einen neuen Passkey (optional)",
   "passkeys.add": "Passkey hinzufügen",
   "passkeys.details": "Hinzugefügt {created} · zuletzt benutzt {used}",
   "passkeys.neverUsed": "nie",
