@@ -30,6 +30,8 @@ const view = {
   removing: null,
   /** The autofill request while the sign-in view shows: `{ controller, done }`. */
   conditional: null,
+  /** True while the button's request runs. */
+  busy: false,
   /** The autofill request ended (signed in or refused): not started again until the view is left. */
   conditionalDone: false,
 };
@@ -104,7 +106,8 @@ async function stopConditional() {
 /** Offers the passkeys of this site in the email field's autofill while the sign-in view shows. */
 async function startConditional() {
   if (view.conditional || view.conditionalDone || !(await isConditionalPasskeyAvailable())) return;
-  if (view.conditional || location.pathname !== "/login" || state.me || state.pendingLogin) return;
+  if (view.conditional || view.busy || location.pathname !== "/login" || state.me || state.pendingLogin)
+    return;
   const controller = new AbortController();
   const pending = { controller, done: Promise.resolve() };
   view.conditional = pending;
@@ -135,13 +138,20 @@ async function startConditional() {
 
 $("passkey-sign-in").addEventListener("click", async (event) => {
   const trigger = event.currentTarget;
+  // The button's own request: no autofill request meanwhile (one WebAuthn request at a time).
+  view.busy = true;
   await stopConditional();
   const result = await ceremony(
-    () => signInWithPasskey(auth, { rememberMe: rememberMe() }),
-    t("done.login"),
-    {
-      button: trigger,
+    async () => {
+      try {
+        return await signInWithPasskey(auth, { rememberMe: rememberMe() });
+      } finally {
+        // Before `run` renders again: a refused sign-in starts the autofill request anew.
+        view.busy = false;
+      }
     },
+    t("done.login"),
+    { button: trigger },
   );
   signedIn(result);
 });
