@@ -206,7 +206,7 @@ async function startServer() {
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
   const browser = () => createAuthClient({ baseUrl, locks: null, channel: null, fetch: cookieJarFetch() });
   await browser().register({ email: ADA, password: PASSWORD });
-  return { auth, browser };
+  return { auth, browser, baseUrl };
 }
 
 describe("passkey ceremonies against a real server", () => {
@@ -266,6 +266,40 @@ describe("passkey ceremonies against a real server", () => {
       (error: PortcullisError) => error,
     );
     expect(gone).toMatchObject({ status: 401, code: "PASSKEY_UNKNOWN" });
+  });
+
+  it("signInWithPasskey - without navigator.credentials: a TypeError before any request; the signal and mediation reach get()", async () => {
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests += 1;
+      return fetch(input, init);
+    };
+    const server = await startServer();
+    const client = createAuthClient({ baseUrl: server.baseUrl, locks: null, channel: null, fetch: counting });
+    await expect(signInWithPasskey(client)).rejects.toThrow(TypeError);
+    await expect(stepUpWithPasskey(client)).rejects.toThrow(TypeError);
+    await expect(registerPasskey(client)).rejects.toThrow(TypeError);
+    expect(requests).toBe(0);
+    const controller = new AbortController();
+    const seen: { mediation?: string; signal?: AbortSignal }[] = [];
+    const refusing: CredentialsLike = {
+      create: async () => {
+        throw new Error("not used");
+      },
+      get: async (options) => {
+        seen.push(options);
+        throw new DOMException("The operation either timed out or was not allowed.", "NotAllowedError");
+      },
+    };
+    const refused = signInWithPasskey(client, {
+      credentials: refusing,
+      mediation: "conditional",
+      signal: controller.signal,
+    });
+    await expect(refused).rejects.toMatchObject({ name: "NotAllowedError" });
+    expect(seen).toEqual([expect.objectContaining({ mediation: "conditional", signal: controller.signal })]);
+    expect(requests).toBe(1);
+    expect(client.state).not.toBe("signed-in");
   });
 
   it("credentialToJSON - a credential's binary fields, transports and attachment, as the server reads them", () => {

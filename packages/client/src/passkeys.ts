@@ -89,7 +89,7 @@ export function credentialToJSON(credential: unknown): Json {
   };
 }
 
-/** The browser's `navigator.credentials`, or the one passed. */
+/** The browser's `navigator.credentials`, or the one passed; checked before any request, so no challenge is wasted. */
 function credentialsOf(passed?: CredentialsLike): CredentialsLike {
   const found =
     passed ?? (globalThis as { navigator?: { credentials?: CredentialsLike } }).navigator?.credentials;
@@ -112,8 +112,9 @@ export async function registerPasskey(
   client: AuthClient,
   options: PasskeyCeremonyOptions & { name?: string } = {},
 ) {
+  const credentials = credentialsOf(options.credentials);
   const json = await client.request("POST /passkeys/register/options", {});
-  const credential = await credentialsOf(options.credentials).create({
+  const credential = await credentials.create({
     publicKey: creationOptionsFromJSON(json as Json),
     ...(options.signal ? { signal: options.signal } : {}),
   });
@@ -135,10 +136,11 @@ export async function signInWithPasskey(
     rememberMe?: boolean;
   } = {},
 ): Promise<LoginResponse> {
+  const credentials = credentialsOf(options.credentials);
   const json = await client.request("POST /passkeys/login/options", {
     body: options.email ? { email: options.email } : {},
   });
-  const credential = await credentialsOf(options.credentials).get({
+  const credential = await credentials.get({
     publicKey: requestOptionsFromJSON(json),
     ...(options.mediation ? { mediation: options.mediation } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -155,8 +157,9 @@ export async function stepUpWithPasskey(
   client: AuthClient,
   options: PasskeyCeremonyOptions = {},
 ): Promise<StepUpResponse> {
+  const credentials = credentialsOf(options.credentials);
   const json = await client.request("POST /passkeys/step-up/options", {});
-  const credential = await credentialsOf(options.credentials).get({
+  const credential = await credentials.get({
     publicKey: requestOptionsFromJSON(json as Json),
     ...(options.signal ? { signal: options.signal } : {}),
   });
