@@ -1606,6 +1606,15 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           await page.reload();
           await expect.poll(() => visible(page, "#step-up")).toBe(true);
           expect(await visible(page, "#step-up-passkey")).toBe(false);
+          // The activity tells each change and the passkey sign-in, in the page's language.
+          await page.click('nav a[href="/activity"]');
+          await expect.poll(() => page.locator("#activity-list li strong").count()).toBeGreaterThan(3);
+          const titles = await page.locator("#activity-list li strong").allTextContents();
+          const words =
+            lang === "en"
+              ? ["Passkey removed", "Passkey renamed", "Passkey added", "Signed in (passkey)"]
+              : ["Passkey entfernt", "Passkey umbenannt", "Passkey hinzugefügt", "Angemeldet (Passkey)"];
+          for (const title of words) expect(titles, title).toContain(title);
         } finally {
           await context.close();
         }
