@@ -232,11 +232,24 @@ describe("passkey ceremonies against a real server", () => {
 
     // Another browser, no email typed: the authenticator picks its passkey for the RP ID.
     const second = server.browser();
+    // rememberMe as a function is read after the user picked a passkey (not when the request started).
+    const order: string[] = [];
+    const watched: CredentialsLike = {
+      create: credentials.create,
+      get: async (options) => {
+        order.push("get");
+        return credentials.get(options);
+      },
+    };
     const signedIn = await signInWithPasskey(second, {
-      credentials,
+      credentials: watched,
       mediation: "conditional",
-      rememberMe: false,
+      rememberMe: () => {
+        order.push("rememberMe");
+        return false;
+      },
     });
+    expect(order).toEqual(["get", "rememberMe"]);
     expect(signedIn).toMatchObject({ twoFactorRequired: false, user: { email: ADA } });
     expect(second.state).toBe("signed-in");
     expect(asked[1]).toMatchObject({ kind: "get", mediation: "conditional" });

@@ -133,7 +133,12 @@ export async function signInWithPasskey(
   options: PasskeyCeremonyOptions & {
     email?: string;
     mediation?: "conditional" | "optional" | "required";
-    rememberMe?: boolean;
+    /**
+     * The session outlives the browser (the default) or ends with it. A function is read once the
+     * user picked a passkey: an autofill request waits while the user may still change a
+     * "keep me signed in" box.
+     */
+    rememberMe?: boolean | (() => boolean);
   } = {},
 ): Promise<LoginResponse> {
   const credentials = credentialsOf(options.credentials);
@@ -145,9 +150,10 @@ export async function signInWithPasskey(
     ...(options.mediation ? { mediation: options.mediation } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const rememberMe = typeof options.rememberMe === "function" ? options.rememberMe() : options.rememberMe;
   const body = {
     response: credentialToJSON(credential),
-    ...(options.rememberMe !== undefined ? { rememberMe: options.rememberMe } : {}),
+    ...(rememberMe !== undefined ? { rememberMe } : {}),
   };
   return client.request("POST /passkeys/login", { body });
 }

@@ -114,7 +114,8 @@ async function startConditional() {
   pending.done = signInWithPasskey(auth, {
     mediation: "conditional",
     signal: controller.signal,
-    rememberMe: rememberMe(),
+    // Read when the user picks a passkey: the box may change while the request waits.
+    rememberMe,
   }).then(
     async (result) => {
       if (view.conditional === pending) view.conditional = null;
