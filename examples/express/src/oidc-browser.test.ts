@@ -57,6 +57,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync(SERVER))(
           NODE_ENV: "development",
           PORT: String(port),
           HOST: "127.0.0.1",
+          // The provider knows the callback on 127.0.0.1 (a loopback HOST defaults to localhost).
+          APP_ORIGIN: base,
+          PASSKEYS: "false",
           AUTH_SECRET: randomBytes(48).toString("base64url"),
           LOGIN_ALERTS: "false",
           OIDC_ISSUER: provider.issuer,

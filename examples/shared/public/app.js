@@ -13,6 +13,7 @@ import { setLanguage, t } from "./ui/strings.js";
 import { renderAccount } from "./views/account.js";
 import { renderActivity } from "./views/activity.js";
 import { renderAdmin } from "./views/admin.js";
+import { renderPasskeys } from "./views/passkeys.js";
 import { askStepUpCode, renderSecurity, stepUpDone } from "./views/security.js";
 import { renderSettings } from "./views/settings.js";
 import { renderSignIn, verifyFromLink } from "./views/sign-in.js";
@@ -30,6 +31,7 @@ addView(renderSecurity);
 addView(renderActivity);
 addView(renderSettings);
 addView(renderAdmin);
+addView(renderPasskeys);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);

@@ -8,7 +8,8 @@ describe("readConfig", () => {
     expect(config).toMatchObject({
       port: 3000,
       host: "127.0.0.1",
-      appOrigin: "http://127.0.0.1:3000",
+      appOrigin: "http://localhost:3000",
+      passkeys: { rpId: "localhost", origin: "http://localhost:3000" },
       emailEnabled: true,
       emailCooldownSeconds: 60,
       accessTokenTtlSeconds: 900,
@@ -37,13 +38,19 @@ describe("readConfig", () => {
       },
       () => {},
     );
-    expect(config).toMatchObject({ appOrigin: "http://127.0.0.1:4000", emailEnabled: false, trustProxy: 1 });
+    expect(config).toMatchObject({ appOrigin: "http://localhost:4000", emailEnabled: false, trustProxy: 1 });
     expect(readConfig({ AUTH_SECRET: "x", EMAIL_SIGN_IN: "false" }, () => {}).emailSignIn).toBe(false);
     expect(readConfig({ AUTH_SECRET: "x", HOST: "0.0.0.0" }, () => {}).appOrigin).toBe(
       "http://localhost:3000",
     );
     expect(readConfig({ AUTH_SECRET: "x", HOST: "::1", PORT: "8080" }, () => {}).appOrigin).toBe(
-      "http://[::1]:8080",
+      "http://localhost:8080",
+    );
+    expect(readConfig({ AUTH_SECRET: "x", HOST: "127.0.0.2" }, () => {}).appOrigin).toBe(
+      "http://localhost:3000",
+    );
+    expect(readConfig({ AUTH_SECRET: "x", HOST: "fd00::5", PORT: "8080" }, () => {}).appOrigin).toBe(
+      "http://[fd00::5]:8080",
     );
     expect(() => readConfig({ AUTH_SECRET: "x", TRUST_PROXY: "yes" }, () => {})).toThrow(ConfigError);
     expect(config).toMatchObject({ emailCooldownSeconds: 5, cookieSecure: true, secret: "x" });
@@ -138,5 +145,36 @@ describe("readConfig", () => {
     expect(() =>
       readConfig({ AUTH_SECRET: "x".repeat(48), ADMIN_EMAILS: "not an address" }, () => {}),
     ).toThrow(/ADMIN_EMAILS/);
+  });
+
+  it("readConfig - PASSKEYS: on for APP_ORIGIN's host; an IP address or plain http elsewhere turns them off with a warning, or stops the server when asked for", () => {
+    const secret = { AUTH_SECRET: "x" };
+    expect(readConfig({ ...secret, APP_ORIGIN: "https://app.example.com" }, () => {}).passkeys).toEqual({
+      rpId: "app.example.com",
+      origin: "https://app.example.com",
+    });
+    expect(readConfig({ ...secret, PASSKEYS: "false" }, () => {}).passkeys).toBeUndefined();
+    for (const [origin, why] of [
+      ["http://127.0.0.1:3000", /IP address/],
+      ["http://10.0.0.5:3000", /IP address/],
+      ["http://[::1]:3000", /IP address/],
+      ["http://app.example.com", /not https/],
+    ] as const) {
+      const warn = vi.fn();
+      expect(readConfig({ ...secret, APP_ORIGIN: origin }, warn).passkeys, origin).toBeUndefined();
+      expect(warn, origin).toHaveBeenCalledWith(expect.stringMatching(/^Passkeys are off: /));
+      expect(warn.mock.calls[0]?.[0], origin).toMatch(why);
+      expect(() => readConfig({ ...secret, APP_ORIGIN: origin, PASSKEYS: "true" }, () => {}), origin).toThrow(
+        ConfigError,
+      );
+    }
+    // A HOST that is not loopback keeps its address in the default origin: passkeys off, said once.
+    const warn = vi.fn();
+    expect(readConfig({ ...secret, HOST: "192.168.1.20" }, warn)).toMatchObject({
+      appOrigin: "http://192.168.1.20:3000",
+      passkeys: undefined,
+    });
+    expect(warn).toHaveBeenCalledOnce();
+    expect(() => readConfig({ ...secret, APP_ORIGIN: "not a url" }, () => {})).toThrow(/APP_ORIGIN/);
   });
 });

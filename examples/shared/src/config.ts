@@ -44,6 +44,11 @@ export interface ExampleConfig {
   emailSignIn: boolean;
   /** Normalized addresses whose verified accounts may use the back office (ADMIN_EMAILS); empty: none. */
   adminEmails: string[];
+  /**
+   * Passkeys (`webauthn`, PASSKEYS): the RP ID is APP_ORIGIN's host name and the one allowed
+   * origin is APP_ORIGIN's; undefined when off (PASSKEYS=false, or an origin WebAuthn refuses).
+   */
+  passkeys: { rpId: string; origin: string } | undefined;
 }
 
 /** A setting that cannot be used; the server prints it and exits with status 1. */
@@ -129,13 +134,12 @@ export function readConfig(
   if (oidcIssuer && !URL.canParse(oidcIssuer)) {
     throw new ConfigError(`OIDC_ISSUER must be the issuer's URL, not "${oidcIssuer}"`);
   }
+  const appOrigin = env.APP_ORIGIN?.trim() || defaultOrigin(host, port);
+  if (!URL.canParse(appOrigin)) throw new ConfigError(`APP_ORIGIN must be a URL, not "${appOrigin}"`);
   return {
     port,
     host,
-    // The URL the server prints, so email links land on the same site (and cookies) as the page.
-    appOrigin:
-      env.APP_ORIGIN?.trim() ||
-      `http://${host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host}:${port}`,
+    appOrigin,
     secret,
     smtpUrl,
     redisUrl: env.REDIS_URL?.trim() || undefined,
@@ -163,7 +167,48 @@ export function readConfig(
     breachedPasswordsFailClosed: flag(env, "BREACHED_PASSWORDS_FAIL_CLOSED", false),
     emailSignIn: flag(env, "EMAIL_SIGN_IN", true),
     adminEmails: adminEmails(env),
+    passkeys: passkeys(env, appOrigin, warn),
   };
+}
+
+/** 127.0.0.0/8, ::1 and the wildcard addresses: a browser on this machine reaches them as `localhost`. */
+const isLoopbackOrAny = (host: string) =>
+  /^127(\.\d{1,3}){3}$/.test(host) || ["::1", "0.0.0.0", "::", "localhost"].includes(host.toLowerCase());
+
+/**
+ * APP_ORIGIN's default: the address the server listens on, with `localhost` for a loopback or
+ * wildcard address (WebAuthn refuses IP addresses, and browsers treat http://localhost as a
+ * secure context); other addresses as they are (IPv6 in brackets).
+ */
+function defaultOrigin(host: string, port: number): string {
+  if (isLoopbackOrAny(host)) return `http://localhost:${port}`;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * PASSKEYS (default on): WebAuthn on APP_ORIGIN, the RP ID its host name. An origin WebAuthn cannot
+ * use (an IP address, or http on anything but localhost) turns passkeys off with a warning, or
+ * stops the server when PASSKEYS=true asked for them explicitly.
+ */
+function passkeys(
+  env: NodeJS.ProcessEnv,
+  appOrigin: string,
+  warn: (message: string) => void,
+): ExampleConfig["passkeys"] {
+  const explicit = (env.PASSKEYS?.trim() ?? "") !== "";
+  if (!flag(env, "PASSKEYS", true)) return undefined;
+  const url = new URL(appOrigin);
+  const host = url.hostname;
+  const problem =
+    /^[0-9.]+$/.test(host) || host.startsWith("[")
+      ? `APP_ORIGIN's host (${host}) is an IP address; WebAuthn needs a domain name (use http://localhost:PORT on this machine)`
+      : url.protocol !== "https:" && host !== "localhost"
+        ? `APP_ORIGIN (${url.origin}) is not https; browsers allow passkeys over http only on localhost`
+        : undefined;
+  if (problem === undefined) return { rpId: host, origin: url.origin };
+  if (explicit) throw new ConfigError(`PASSKEYS=true cannot work: ${problem}`);
+  warn(`Passkeys are off: ${problem}. Set PASSKEYS=false to silence this.`);
+  return undefined;
 }
 
 /** ADMIN_EMAILS: comma-separated addresses, normalized as the stores keep them. */

@@ -59,12 +59,13 @@ export async function createExampleAuth(
   }
   const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
   const base = database?.stores ?? memory;
-  // Identity-provider links live with the users (SQL or memory), never in Redis.
+  // Identity-provider links and passkeys live with the users (SQL or memory), never in Redis.
   const stores = redis
     ? {
         users: base.users,
         identities: base.identities,
         ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }),
+        passkeys: base.passkeys,
       }
     : {
         users: base.users,
@@ -74,6 +75,7 @@ export async function createExampleAuth(
         singleUseTokens: base.singleUseTokens,
         identities: base.identities,
         activity: base.activity,
+        passkeys: base.passkeys,
       };
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;
@@ -122,6 +124,10 @@ export async function createExampleAuth(
         : [],
       // EMAIL_SIGN_IN: the emailed link opens /sign-in/email (pages.ts), which signs in with a POST.
       emailSignIn: { enabled: config.emailSignIn },
+      // PASSKEYS (on unless APP_ORIGIN cannot use them): the RP ID is APP_ORIGIN's host name.
+      ...(config.passkeys
+        ? { webauthn: { rpId: config.passkeys.rpId, origins: [config.passkeys.origin] } }
+        : {}),
       // ADMIN_EMAILS: the back office (docs/back-office.md) for these addresses, once verified.
       ...(config.adminEmails.length > 0
         ? {

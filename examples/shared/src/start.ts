@@ -28,6 +28,7 @@ export async function startExample(
       `Portcullis ${framework} example on http://${config.host}:${port} (emails link to ${config.appOrigin})`,
     );
     if (outbox) console.log(`Dev outbox: http://${config.host}:${port}/dev/outbox`);
+    if (config.passkeys) console.log(`Passkeys on: open ${config.appOrigin} (RP ID ${config.passkeys.rpId})`);
     const stop = () => server.close().then(() => process.exit(0));
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);

@@ -131,6 +131,7 @@ export function createAuthClient(options: AuthClientOptions) {
     ...settingsCalls(call),
     ...selfServiceCalls(call),
     ...adminCalls(call),
+    ...passkeyCalls(call),
   };
 }
 
@@ -247,6 +248,17 @@ function adminCalls(call: Call) {
        * session cookies (the tokens are null in the answer): the page is then the user's.
        */
       impersonate: (id: string) => call("POST /admin/users/:id/impersonate", user(id)),
+    },
+  };
+}
+
+/** The account's passkeys (renaming and removing need a step-up). The ceremonies are in `passkeys.ts`. */
+function passkeyCalls(call: Call) {
+  return {
+    passkeys: {
+      list: () => call("GET /passkeys", {}),
+      rename: (id: string, name: string) => call("PATCH /passkeys/:id", { params: { id }, body: { name } }),
+      delete: (id: string) => call("DELETE /passkeys/:id", { params: { id } }),
     },
   };
 }

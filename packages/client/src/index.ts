@@ -2,6 +2,19 @@
 export type { ErrorCode, User } from "@portcullis/core";
 export { type AuthClient, type AuthClientOptions, createAuthClient } from "./client.js";
 export { type ClientErrorCode, type FieldError, isPortcullisError, PortcullisError } from "./errors.js";
+export {
+  type CredentialsLike,
+  creationOptionsFromJSON,
+  credentialToJSON,
+  fromBase64url,
+  isConditionalPasskeyAvailable,
+  type PasskeyCeremonyOptions,
+  registerPasskey,
+  requestOptionsFromJSON,
+  signInWithPasskey,
+  stepUpWithPasskey,
+  toBase64url,
+} from "./passkeys.js";
 export type { ChannelLike, LockManagerLike } from "./refresh.js";
 export {
   type ImpersonationResponse,

@@ -606,6 +606,72 @@ export const STRINGS = {
   },
 };
 
+// Passkeys (issue 29): the sign-in button, the security settings' card and step-up, the activity.
+Object.assign(STRINGS.en, {
+  "login.passkey": "Sign in with a passkey",
+  "security.confirmPasskey": "Confirm with a passkey",
+  "passkeys.title": "Passkeys",
+  "passkeys.lead":
+    "A passkey signs you in with your device's screen lock or a security key, without a password.",
+  "passkeys.none": "No passkeys yet.",
+  "passkeys.name": "Name for a new passkey (optional)",
+  "passkeys.add": "Add a passkey",
+  "passkeys.details": "Added {created} · last used {used}",
+  "passkeys.neverUsed": "never",
+  "passkeys.synced": "synced",
+  "passkeys.rename": "Rename",
+  "passkeys.newName": "New name",
+  "passkeys.save": "Save",
+  "passkeys.remove": "Remove",
+  "passkeys.confirmRemove": "Remove “{name}”? It will no longer sign you in.",
+  "passkeys.yesRemove": "Yes, remove",
+  "passkeys.cancel": "Cancel",
+  "passkeys.cancelled": "No passkey was used.",
+  "passkeys.exists": "This device already holds a passkey for this account.",
+  "passkeys.unsupported": "This browser cannot use passkeys on this page.",
+  "done.passkeyAdded": "Passkey “{name}” added.",
+  "done.passkeyRenamed": "Passkey renamed.",
+  "done.passkeyRemoved": "Passkey removed.",
+  "event.passkey.added": "Passkey added",
+  "event.passkey.renamed": "Passkey renamed",
+  "event.passkey.removed": "Passkey removed",
+  "event.passkey.failed": "Passkey not accepted",
+  "reason.passkey": "passkey",
+  "invalid.name.required": "Enter a name.",
+});
+Object.assign(STRINGS.de, {
+  "login.passkey": "Mit einem Passkey anmelden",
+  "security.confirmPasskey": "Mit einem Passkey bestätigen",
+  "passkeys.title": "Passkeys",
+  "passkeys.lead":
+    "Ein Passkey meldet dich mit der Bildschirmsperre deines Geräts oder einem Sicherheitsschlüssel an, ohne Passwort.",
+  "passkeys.none": "Noch keine Passkeys.",
+  "passkeys.name": "Name für einen neuen Passkey (optional)",
+  "passkeys.add": "Passkey hinzufügen",
+  "passkeys.details": "Hinzugefügt {created} · zuletzt benutzt {used}",
+  "passkeys.neverUsed": "nie",
+  "passkeys.synced": "synchronisiert",
+  "passkeys.rename": "Umbenennen",
+  "passkeys.newName": "Neuer Name",
+  "passkeys.save": "Speichern",
+  "passkeys.remove": "Entfernen",
+  "passkeys.confirmRemove": "„{name}“ entfernen? Damit kannst du dich dann nicht mehr anmelden.",
+  "passkeys.yesRemove": "Ja, entfernen",
+  "passkeys.cancel": "Abbrechen",
+  "passkeys.cancelled": "Es wurde kein Passkey verwendet.",
+  "passkeys.exists": "Dieses Gerät hat bereits einen Passkey für dieses Konto.",
+  "passkeys.unsupported": "Dieser Browser kann auf dieser Seite keine Passkeys verwenden.",
+  "done.passkeyAdded": "Passkey „{name}“ hinzugefügt.",
+  "done.passkeyRenamed": "Passkey umbenannt.",
+  "done.passkeyRemoved": "Passkey entfernt.",
+  "event.passkey.added": "Passkey hinzugefügt",
+  "event.passkey.renamed": "Passkey umbenannt",
+  "event.passkey.removed": "Passkey entfernt",
+  "event.passkey.failed": "Passkey nicht akzeptiert",
+  "reason.passkey": "Passkey",
+  "invalid.name.required": "Gib einen Namen ein.",
+});
+
 const pickLanguage = () => {
   const stored = localStorage.getItem("language");
   if (stored && stored in STRINGS) return stored;

@@ -1,6 +1,6 @@
 // The security settings: a step-up first (the password, then a second factor when 2FA is on, or
-// a provider's sign-in for a password-less account), then the authenticator app, codes by email,
-// the method asked first, and the identity providers.
+// a provider's sign-in for a password-less account, or a passkey: views/passkeys.js), then the
+// authenticator app, codes by email, the method asked first, and the identity providers.
 import { auth } from "../ui/client.js";
 import {
   $,

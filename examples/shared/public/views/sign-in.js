@@ -1,5 +1,5 @@
-// Signing up and in: the sign-in form (and identity providers), the sign-up form, the forgotten
-// password and its reset, and the emailed verification link.
+// Signing up and in: the sign-in form (and identity providers; passkeys are in views/passkeys.js),
+// the sign-up form, the forgotten password and its reset, and the emailed verification link.
 import { auth, isApiError } from "../ui/client.js";
 import { $, element, messageOf, navigate, onSubmit, run, say, show, validate } from "../ui/page.js";
 import { state } from "../ui/state.js";

@@ -1209,7 +1209,13 @@ function passkeySignInRoutes(auth: Auth, kit: RouteKit, cookies: Cookies): Route
         summary: "Sign in with a navigator.credentials.get() response",
         auth: "none",
         body: passkeySignInInput,
-        errors: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN", ...DB],
+        errors: [
+          ...PASSKEY_CHECK,
+          "PASSKEY_UNKNOWN",
+          "LOGIN_THROTTLED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
         clearOnError: {
           codes: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN"],
           cookies: ["passkeyChallenge"],

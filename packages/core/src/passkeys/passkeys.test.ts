@@ -339,3 +339,52 @@ describe("passkeys", () => {
     expect(await context.stores.passkeys.findById(id)).toBeNull();
   });
 });
+
+describe("passkeys - failed sign-ins per IP", () => {
+  const IP = "203.0.113.7";
+  const budget = { ipLimits: { failedLogins: { max: 5, windowSeconds: 900 } } };
+
+  /** One sign-in from `ip`: its own challenge, answered by the authenticator (tweaked to fail when asked). */
+  const signInFrom = async (context: Awaited<ReturnType<typeof setUp>>, ip: string, fail: boolean) => {
+    const { options, browser } = await startSignIn(context.auth);
+    const response = context.authenticator.authenticate(options, fail ? { origin: "https://evil.test" } : {});
+    return code(context.auth.passkeys.signIn({ token: browser, request: { ip } }, { response }));
+  };
+
+  it("sign-in - 20 failures at once with a budget of 5: 5 are checked, 15 get LOGIN_THROTTLED; then the right passkey too, another IP not", async () => {
+    const context = await setUp(budget);
+    await addPasskey(context);
+    const codes = await Promise.all(Array.from({ length: 20 }, () => signInFrom(context, IP, true)));
+    expect(codes.filter((c) => c === "PASSKEY_VERIFICATION_FAILED")).toHaveLength(5);
+    expect(codes.filter((c) => c === "LOGIN_THROTTLED")).toHaveLength(15);
+    const checked = context.events.filter(
+      (e) => e.type === "login.failed" && e.reason?.startsWith("passkey:"),
+    );
+    expect(checked).toHaveLength(5);
+    expect(context.events.filter((e) => e.type === "ip.limited" && e.ip === IP)).toHaveLength(15);
+    // Counted before the check: the right passkey is refused as well, and so is a password.
+    expect(await signInFrom(context, IP, false)).toBe("LOGIN_THROTTLED");
+    expect(
+      await code(context.auth.login({ request: { ip: IP } }, { email: context.email, password: PASSWORD })),
+    ).toBe("LOGIN_THROTTLED");
+    expect(await signInFrom(context, "198.51.100.9", false)).toBe("OK");
+    context.clock.advance(900_000);
+    expect(await signInFrom(context, IP, false)).toBe("OK");
+  });
+
+  it("sign-in - a verified passkey gives its attempt back: 10 sign-ins in a budget of 5, then 5 failures still checked", async () => {
+    const context = await setUp(budget);
+    await addPasskey(context);
+    for (let i = 0; i < 10; i += 1) expect(await signInFrom(context, IP, false)).toBe("OK");
+    const codes = [];
+    for (let i = 0; i < 6; i += 1) codes.push(await signInFrom(context, IP, true));
+    expect(codes).toEqual([...Array(5).fill("PASSKEY_VERIFICATION_FAILED"), "LOGIN_THROTTLED"]);
+  });
+
+  it("sign-in - a loopback client is not limited per IP (as for passwords)", async () => {
+    const context = await setUp(budget);
+    await addPasskey(context);
+    for (let i = 0; i < 8; i += 1)
+      expect(await signInFrom(context, "127.0.0.1", true)).toBe("PASSKEY_VERIFICATION_FAILED");
+  });
+});

@@ -1,5 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
+import { giveBackOnFailure } from "../limits/throttle.js";
 import type { Call } from "../model.js";
 import {
   type AssertionResponse,
@@ -18,11 +19,29 @@ import { parseInput, passkeySignInInput } from "../validation.js";
  * is something owned and, with user verification, something known or is). Refused:
  * `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_UNKNOWN`,
  * `PASSKEY_VERIFICATION_FAILED`; each emits `login.failed` with `passkey:<why>`.
+ *
+ * Counted per client IP before anything is checked, in the budget of failed password logins
+ * (`ipLimits.failedLogins`: one budget for every way of guessing a sign-in); past it, 429
+ * `LOGIN_THROTTLED`. A sign-in that verifies gives its attempt back; an outage does too.
  */
 export async function finishPasskeySignIn(ctx: AuthContext, call: Call, input: unknown): Promise<SignedIn> {
   const passkeys = await passkeysOf(ctx);
   const { response, session, rememberMe } = parseInput(passkeySignInInput, input);
   const request = call.request ?? {};
+  const fromIp = await ctx.limits.ip("failedLogins", request);
+  const user = await giveBackOnFailure([fromIp], () => verifySignIn(ctx, passkeys, call, response, request));
+  await fromIp.succeeded();
+  return finishLogin(ctx, user, session, request, { reason: "passkey", rememberMe });
+}
+
+/** The challenge, the credential, its account and the assertion, each refused with its code. */
+async function verifySignIn(
+  ctx: AuthContext,
+  passkeys: Awaited<ReturnType<typeof passkeysOf>>,
+  call: Call,
+  response: ReturnType<typeof parseInput<typeof passkeySignInInput>>["response"],
+  request: NonNullable<Call["request"]>,
+) {
   const { challenge, userId } = await takeChallenge(
     ctx,
     response.response.clientDataJSON,
@@ -41,5 +60,5 @@ export async function finishPasskeySignIn(ctx: AuthContext, call: Call, input: u
     "sign-in",
     { request },
   );
-  return finishLogin(ctx, user, session, request, { reason: "passkey", rememberMe });
+  return user;
 }

@@ -205,6 +205,31 @@ export const passkeysTests: AppTests = {
     for (const reply of replies.filter((r) => r.status !== 200))
       expectError(reply, 400, "PASSKEY_CHALLENGE_INVALID");
   },
+  "POST /passkeys/login - failed sign-ins are counted per client IP before the check: 429 LOGIN_THROTTLED with Retry-After, the right passkey too":
+    async (boot) => {
+      const app = await boot({
+        ...WEBAUTHN,
+        trustProxy: 1,
+        ipLimits: { failedLogins: { max: 3, windowSeconds: 900 } },
+      });
+      const { authenticator } = await withPasskey(app);
+      const from = (ip: string, tweaks: CeremonyTweaks, label?: string) =>
+        startSignIn(app).then((start) =>
+          app.api("POST", "/passkeys/login", {
+            cookie: start.cookie,
+            headers: { origin: APP_ORIGIN, "x-forwarded-for": ip },
+            body: { response: authenticator.authenticate(start.options, tweaks) },
+            ...(label ? { label } : { record: false }),
+          }),
+        );
+      const wrong = { origin: "https://evil.test" };
+      for (let i = 0; i < 3; i += 1)
+        expectError(await from("203.0.113.7", wrong), 400, "PASSKEY_VERIFICATION_FAILED");
+      const throttled = await from("203.0.113.7", {}, "login throttled per IP");
+      expectError(throttled, 429, "LOGIN_THROTTLED");
+      expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await from("198.51.100.9", {})).status).toBe(200);
+    },
   "POST /passkeys/step-up - a passkey step-up renames; the last way to sign in cannot be removed: 409 LAST_SIGN_IN_METHOD":
     async (boot) => {
       const app = await boot(WEBAUTHN);
