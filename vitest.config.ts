@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -31,6 +32,9 @@ export default defineConfig({
       "examples/*/test/**/*.test.ts",
       "test/**/*.test.ts",
     ],
+    // Most test files wait on I/O (a database, Redis, SMTP, a browser): vitest's default of one
+    // worker per core minus one leaves a 2-core machine's second core idle. At least two files at once.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },

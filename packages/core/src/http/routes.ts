@@ -1017,7 +1017,8 @@ const ADMIN = ["ADMIN_REQUIRED", "STEP_UP_REQUIRED", "IMPERSONATION_NOT_ALLOWED"
  * The back office under `/admin` (docs/back-office.md), mounted only when the host passes
  * `admin.authorize`: an access token and a step-up token of a caller it allows.
  */
-function adminRoutes(auth: Auth, { json, route, cookies, sessionCookies }: RouteKit): Route[] {
+function adminRoutes(auth: Auth, kit: RouteKit): Route[] {
+  const { json } = kit;
   const admin = <P extends string>(
     method: "GET" | "POST" | "DELETE",
     path: P,
@@ -1078,32 +1079,40 @@ function adminRoutes(auth: Auth, { json, route, cookies, sessionCookies }: Route
       ["USER_NOT_FOUND"],
       (call, input) => auth.admin.requirePasswordChange(call, { userId: userParam(input) }),
     ),
-    route(
-      {
-        method: "POST",
-        path: "/admin/users/:id/impersonate",
-        summary:
-          "A session as the user for at most one hour that cannot step up (tokens in the body; with cookie authentication, the browser's session cookies instead)",
-        auth: "admin",
-        errors: ["USER_NOT_FOUND", "ACCOUNT_LOCKED", ...ADMIN],
-      },
-      async (input) => {
-        const { user, accessToken, refreshToken, expiresAt } = await auth.admin.impersonate(
-          adminCall(input),
-          userParam(input),
-        );
-        if (!input.accessByCookie()) return jsonResponse(200, { user, accessToken, refreshToken, expiresAt });
-        // A browser's admin (cookie authentication): the browser becomes the user. The session's
-        // cookies are set (browser-session cookies, no Max-Age) and the tokens stay out of the
-        // page's script; the admin's step-up cookie goes, as the session it belonged to does here.
-        return jsonResponse(200, { user, accessToken: null, refreshToken: null, expiresAt }, [
-          ...sessionCookies({ accessToken, refreshToken, rememberMe: false }),
-          cookies.clear("stepUp"),
-          cookies.clear("twoFactor"),
-        ]);
-      },
-    ),
+    impersonateRoute(auth, kit),
   ];
+}
+
+/**
+ * POST /admin/users/:id/impersonate: the tokens in the body; an admin authenticated by cookie (a
+ * browser) gets the session's cookies instead, so the tokens stay out of the page's script.
+ */
+function impersonateRoute(auth: Auth, { route, cookies, sessionCookies }: RouteKit): Route {
+  return route(
+    {
+      method: "POST",
+      path: "/admin/users/:id/impersonate",
+      summary:
+        "A session as the user for at most one hour that cannot step up (tokens in the body; with cookie authentication, the browser's session cookies instead)",
+      auth: "admin",
+      errors: ["USER_NOT_FOUND", "ACCOUNT_LOCKED", ...ADMIN],
+    },
+    async (input) => {
+      const { user, accessToken, refreshToken, expiresAt } = await auth.admin.impersonate(
+        adminCall(input),
+        userParam(input),
+      );
+      if (!input.accessByCookie()) return jsonResponse(200, { user, accessToken, refreshToken, expiresAt });
+      // A browser's admin (cookie authentication): the browser becomes the user. The session's
+      // cookies are set (browser-session cookies, no Max-Age) and the tokens stay out of the
+      // page's script; the admin's step-up cookie goes, as the session it belonged to does here.
+      return jsonResponse(200, { user, accessToken: null, refreshToken: null, expiresAt }, [
+        ...sessionCookies({ accessToken, refreshToken, rememberMe: false }),
+        cookies.clear("stepUp"),
+        cookies.clear("twoFactor"),
+      ]);
+    },
+  );
 }
 
 /** How long the browser keeps a passkey sign-in's challenge cookie: the challenge's 5 minutes. */
