@@ -118,6 +118,10 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ["sessions.deleteSession", () => stores.sessions.deleteSession("s10")],
     ["sessions.deleteUserSessions", () => stores.sessions.deleteUserSessions("u11", "s0")],
     ["allowlist.findAllowedAccessToken", () => stores.allowlist.findAllowedAccessToken("j5")],
+    [
+      "allowlist.findAllowedAccessTokenWithUser",
+      () => stores.allowlist.findAllowedAccessTokenWithUser?.("j5", stores.users) ?? Promise.resolve(),
+    ],
     ["allowlist.revokeAccessTokens", () => stores.allowlist.revokeAccessTokens(["j12", "j13"])],
     ["singleUseTokens.consumeToken", () => stores.singleUseTokens.consumeToken("password-reset", "th5")],
     [
