@@ -12,6 +12,7 @@ import { fromUserRow, type UserRow } from "./user-store.js";
 export function createSqlAccessTokenAllowlist(context: SqlContext, users?: UserStore): AccessTokenAllowlist {
   const { db, tables, clock } = context;
   const table = tables.accessTokens;
+  const ownFindById = users?.findById;
   return {
     async allowAccessToken(jti, entry, ttlMs) {
       const row = {
@@ -32,7 +33,9 @@ export function createSqlAccessTokenAllowlist(context: SqlContext, users?: UserS
       return row ? { userId: row.user_id as string, sessionId: row.session_id as string } : null;
     },
     async findAllowedAccessTokenWithUser(jti, usersOfCore) {
-      if (users === undefined || usersOfCore !== users) return undefined;
+      // Only for its own users, as created: a `findById` replaced since (a host's wrapper, a
+      // test's) is what the core must see, so the core reads it itself.
+      if (users === undefined || usersOfCore !== users || users.findById !== ownFindById) return undefined;
       const row = await db
         .selectFrom(`${table} as a`)
         .leftJoin(`${tables.users} as u`, "u.id", "a.user_id")

@@ -345,9 +345,12 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
   const users = migrated(stores.users);
   const allowlist = migrated(stores.allowlist);
   // The joint read knows its own users store, not the wrapper above: hand it the store it wraps.
+  // (Only while the wrapper's `findById` is its own: a test that replaces it must be seen.)
+  const wrappedFindById = users.findById;
   allowlist.findAllowedAccessTokenWithUser = async (jti, given) => {
     await ready;
-    return stores.allowlist.findAllowedAccessTokenWithUser?.(jti, given === users ? stores.users : given);
+    const own = given === users && given.findById === wrappedFindById;
+    return stores.allowlist.findAllowedAccessTokenWithUser?.(jti, own ? stores.users : given);
   };
   return {
     users,

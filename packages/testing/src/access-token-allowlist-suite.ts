@@ -231,6 +231,22 @@ export const runAccessTokenAllowlistSuite: (options: {
       const other: UserStore = { ...with_.users };
       expect(await with_.read(jti, other)).toBeUndefined();
     },
+    "findAllowedAccessTokenWithUser - undefined once its users store's findById was replaced": async ({
+      joint,
+    }) => {
+      const with_ = joint();
+      if (with_ === null) return;
+      const { jti } = await with_.allowedForUser();
+      const findById = with_.users.findById;
+      // A host's wrapper (or a test's) in place: the core must read the user through it.
+      with_.users.findById = async () => null;
+      try {
+        expect(await with_.read(jti)).toBeUndefined();
+      } finally {
+        with_.users.findById = findById;
+      }
+      expect(await with_.read(jti)).not.toBeUndefined();
+    },
   },
   copies: {
     "allowAccessToken / findAllowedAccessToken - entries are copies both ways": async ({

@@ -33,8 +33,8 @@ export interface AccessTokenAllowlist {
    * or script), for an allowlist kept beside the users, so an authenticated request costs one
    * round trip. `users` is the `UserStore` the core was given: a store answers only when it reads
    * that store's records itself (its own sibling, e.g. the users of the same `createSqlStores`
-   * call) and resolves to `undefined` for any other, without a lookup; the core then makes the two
-   * reads. Otherwise it resolves as `findAllowedAccessToken` would (null when the `jti` is not, or
+   * call, with its own `findById` still in place) and resolves to `undefined` for any other,
+   * without a lookup; the core then makes the two reads. Otherwise it resolves as `findAllowedAccessToken` would (null when the `jti` is not, or
    * no longer, allowed: revocation holds at once), with `user` as `users.findById(entry.userId)`
    * would answer at that moment (null when the account is gone). A failed read rejects (reported
    * as `ACCESS_TOKEN_ALLOWLIST_READING_FAILURE`).
