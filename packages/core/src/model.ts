@@ -39,25 +39,54 @@ export interface Principal {
  */
 class IssuedPrincipal {
   readonly #issued = true;
+  /** The user's record as `authenticate` read it with the allowlist entry, and when (core clock, ms). */
+  readonly #user: UserRecord | null | undefined;
+  readonly #userReadAt: number;
   readonly userId: string;
   readonly sessionId: string;
   declare readonly impersonatedBy?: string;
 
-  constructor(userId: string, sessionId: string, impersonatedBy?: string) {
+  constructor(userId: string, sessionId: string, impersonatedBy?: string, read?: UserRead) {
     this.userId = userId;
     this.sessionId = sessionId;
     if (impersonatedBy !== undefined) this.impersonatedBy = impersonatedBy;
+    this.#user = read?.user;
+    this.#userReadAt = read?.at ?? 0;
     Object.freeze(this);
   }
 
   static isIssued(value: object): boolean {
     return #issued in value;
   }
+
+  static userRead(principal: IssuedPrincipal): UserRead | undefined {
+    return principal.#user === undefined ? undefined : { user: principal.#user, at: principal.#userReadAt };
+  }
 }
 
-/** A principal for a verified access token or a session just started. */
-export function issuePrincipal(userId: string, sessionId: string, impersonatedBy?: string): Principal {
-  return new IssuedPrincipal(userId, sessionId, impersonatedBy) as unknown as Principal;
+/** A user's record (null: there was none) read at `at` (milliseconds of the core's clock). */
+export interface UserRead {
+  user: UserRecord | null;
+  at: number;
+}
+
+/**
+ * A principal for a verified access token or a session just started. `read`: the user's record,
+ * when `authenticate` read it in the same lookup as the allowlist entry (kept out of sight: a
+ * private field, never enumerated or copied).
+ */
+export function issuePrincipal(
+  userId: string,
+  sessionId: string,
+  impersonatedBy?: string,
+  read?: UserRead,
+): Principal {
+  return new IssuedPrincipal(userId, sessionId, impersonatedBy, read) as unknown as Principal;
+}
+
+/** The user's record read together with the principal's allowlist entry, if it was. */
+export function principalUserRead(principal: Principal): UserRead | undefined {
+  return IssuedPrincipal.userRead(principal as unknown as IssuedPrincipal);
 }
 
 /** True only for principals this process issued. */

@@ -44,8 +44,11 @@ const fixture = <K extends keyof StoreKinds>(kind: K) => {
   return () => {
     const clock = createFakeClock();
     if (!database) throw new Error("unreachable: skipped without a server");
+    const stores = createSqlStores({ db: database.db, clock });
     return {
-      store: createSqlStores({ db: database.db, clock })[kind],
+      store: stores[kind],
+      // The allowlist's own users, for its joint read of an entry and its user.
+      users: stores.users,
       advance: clock.advance,
       now: clock.now,
     };

@@ -34,7 +34,9 @@ const fixture =
   <K extends keyof StoreKinds>(kind: K) =>
   () => {
     const clock = createFakeClock();
-    return { store: createSqlStores({ db: schema.db, clock })[kind], advance: clock.advance, now: clock.now };
+    const stores = createSqlStores({ db: schema.db, clock });
+    // `users`: the allowlist's own, for its joint read of an entry and its user.
+    return { store: stores[kind], users: stores.users, advance: clock.advance, now: clock.now };
   };
 
 runUserStoreSuite({ name: "postgres", create: fixture("users") });

@@ -90,12 +90,16 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     clock: options.clock ?? systemClock,
   };
   const { db, tables, clock } = context;
-  const changeStores = (on: SqlContext) => ({
-    users: createSqlUserStore(on),
-    sessions: createSqlSessionStore(on),
-    allowlist: createSqlAccessTokenAllowlist(on),
-    singleUseTokens: createSqlSingleUseTokenStore(on),
-  });
+  const changeStores = (on: SqlContext) => {
+    const users = createSqlUserStore(on);
+    return {
+      users,
+      sessions: createSqlSessionStore(on),
+      // Reads an access token's entry and its user in one statement when the core's users are these.
+      allowlist: createSqlAccessTokenAllowlist(on, users),
+      singleUseTokens: createSqlSingleUseTokenStore(on),
+    };
+  };
   const stores = changeStores(context);
   const covered = new WeakSet<object>(Object.values(stores));
   return {

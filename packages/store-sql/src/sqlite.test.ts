@@ -39,7 +39,9 @@ const fixture =
   <K extends keyof StoreKinds>(db: () => AnyKysely, kind: K) =>
   () => {
     const clock = createFakeClock();
-    return { store: createSqlStores({ db: db(), clock })[kind], advance: clock.advance, now: clock.now };
+    const stores = createSqlStores({ db: db(), clock });
+    // `users`: the allowlist's own, for its joint read of an entry and its user.
+    return { store: stores[kind], users: stores.users, advance: clock.advance, now: clock.now };
   };
 
 for (const [name, db] of [

@@ -342,10 +342,20 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
         },
       ]),
     ) as S;
+  const users = migrated(stores.users);
+  const allowlist = migrated(stores.allowlist);
+  // The joint read knows its own users store, not the wrapper above: hand it the store it wraps.
+  // (Only while the wrapper's `findById` is its own: a test that replaces it must be seen.)
+  const wrappedFindById = users.findById;
+  allowlist.findAllowedAccessTokenWithUser = async (jti, given) => {
+    await ready;
+    const own = given === users && given.findById === wrappedFindById;
+    return stores.allowlist.findAllowedAccessTokenWithUser?.(jti, own ? stores.users : given);
+  };
   return {
-    users: migrated(stores.users),
+    users,
     sessions: migrated(stores.sessions),
-    allowlist: migrated(stores.allowlist),
+    allowlist,
     singleUseTokens: migrated(stores.singleUseTokens),
     cooldowns: migrated(stores.cooldowns),
     activity: migrated(stores.activity),

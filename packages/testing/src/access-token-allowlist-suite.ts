@@ -1,4 +1,4 @@
-import type { AccessTokenAllowlist, AllowlistEntry } from "@portcullis/core";
+import type { AccessTokenAllowlist, AllowlistEntry, UserRecord, UserStore } from "@portcullis/core";
 import { expect } from "vitest";
 import {
   concurrently,
@@ -12,9 +12,58 @@ import {
 /** An access token's lifetime in these tests (15 minutes), in milliseconds. */
 const TTL_MS = 900_000;
 
+/**
+ * The allowlist suite's fixture: with `users`, the users store an allowlist that implements
+ * `findAllowedAccessTokenWithUser` reads beside its entries (its sibling); required for such a store.
+ */
+export interface AccessTokenAllowlistFixture extends StoreFixture<AccessTokenAllowlist> {
+  users?: UserStore;
+}
+
+/** A user record of its own for the joint-read tests. */
+const newUser = (): UserRecord => {
+  const id = uniqueId("user");
+  return {
+    id,
+    email: `${id}@example.test`,
+    emailVerified: true,
+    name: "Ada",
+    passwordHash: null,
+    identityProviders: ["github"],
+    twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+    createdAt: 1_700_000_000_000,
+  };
+};
+
 /** The allowlist of one test, and helpers that make entries for it. */
-function allowlistContext(fixture: StoreFixture<AccessTokenAllowlist>) {
+function allowlistContext(fixture: AccessTokenAllowlistFixture) {
   const store = fixture.store;
+  /**
+   * The store's joint read and its sibling users, when it has one (null: the store reads entries
+   * alone, and the joint-read tests have nothing to check).
+   */
+  const joint = () => {
+    const read = store.findAllowedAccessTokenWithUser;
+    if (read === undefined) return null;
+    const users = fixture.users;
+    if (users === undefined)
+      throw new Error("a store with findAllowedAccessTokenWithUser needs the fixture's `users`");
+    /** A user created in `users`, and a `jti` allowed for one session of theirs. */
+    const allowedForUser = async (ttlMs = TTL_MS) => {
+      const user = newUser();
+      expect(await users.create(user)).not.toBeNull();
+      const sessionId = uniqueId("session");
+      const jti = store.createAccessTokenId?.(sessionId) ?? uniqueId("jti");
+      const entry: AllowlistEntry = { userId: user.id, sessionId };
+      await store.allowAccessToken(jti, entry, ttlMs);
+      return { user, jti, entry };
+    };
+    return {
+      read: (jti: string, given: UserStore = users) => read.call(store, jti, given),
+      users,
+      allowedForUser,
+    };
+  };
   /** A new session's entry and a `jti` for it (the store's own when it mints them). */
   const newToken = (sessionId = uniqueId("session")) => {
     const entry: AllowlistEntry = { userId: uniqueId("user"), sessionId };
@@ -26,7 +75,7 @@ function allowlistContext(fixture: StoreFixture<AccessTokenAllowlist>) {
     await store.allowAccessToken(token.jti, token.entry, ttlMs);
     return token;
   };
-  return { store, fixture, newToken, allowedToken };
+  return { store, fixture, newToken, allowedToken, joint };
 }
 
 /**
@@ -34,7 +83,10 @@ function allowlistContext(fixture: StoreFixture<AccessTokenAllowlist>) {
  * Time-dependent tests use TTLs of a few hundred milliseconds, so a store without a movable clock
  * waits under 1 s in all.
  */
-export const runAccessTokenAllowlistSuite = defineStoreSuite("AccessTokenAllowlist", allowlistContext, {
+export const runAccessTokenAllowlistSuite: (options: {
+  name?: string;
+  create: () => AccessTokenAllowlistFixture | Promise<AccessTokenAllowlistFixture>;
+}) => void = defineStoreSuite("AccessTokenAllowlist", allowlistContext, {
   "": {
     "createAccessTokenId - when a store mints ids, they are unique base64url of 16-64 characters": ({
       store,
@@ -125,6 +177,76 @@ export const runAccessTokenAllowlistSuite = defineStoreSuite("AccessTokenAllowli
         for (const token of tokens) expect(await store.findAllowedAccessToken(token.jti)).toBeNull();
         expect(await store.findAllowedAccessToken(kept.jti)).toEqual(kept.entry);
       },
+  },
+  "with the user (optional findAllowedAccessTokenWithUser)": {
+    "findAllowedAccessTokenWithUser - the entry and the user's record, as findAllowedAccessToken and findById answer":
+      async ({ store, joint }) => {
+        const with_ = joint();
+        if (with_ === null) return;
+        const { user, jti, entry } = await with_.allowedForUser();
+        expect(await with_.read(jti)).toEqual({ entry, user: await with_.users.findById(user.id) });
+        expect(await store.findAllowedAccessToken(jti)).toEqual(entry);
+      },
+    "findAllowedAccessTokenWithUser - null for a jti never allowed": async ({ joint }) => {
+      const with_ = joint();
+      if (with_ === null) return;
+      expect(await with_.read(uniqueId("missing"))).toBeNull();
+    },
+    "findAllowedAccessTokenWithUser - a revoked jti is null on the very next read": async ({
+      store,
+      joint,
+    }) => {
+      const with_ = joint();
+      if (with_ === null) return;
+      const { jti, entry } = await with_.allowedForUser();
+      expect((await with_.read(jti))?.entry).toEqual(entry);
+      await store.revokeAccessTokens([jti]);
+      expect(await with_.read(jti)).toBeNull();
+    },
+    "findAllowedAccessTokenWithUser - null once the entry's ttlMs has passed": async ({ fixture, joint }) => {
+      const with_ = joint();
+      if (with_ === null) return;
+      const { jti } = await with_.allowedForUser(200);
+      await elapse(fixture, 260);
+      expect(await with_.read(jti)).toBeNull();
+    },
+    "findAllowedAccessTokenWithUser - the user's latest record; null for a deleted user, the entry kept":
+      async ({ joint }) => {
+        const with_ = joint();
+        if (with_ === null) return;
+        const { user, jti, entry } = await with_.allowedForUser();
+        await with_.users.update(user.id, { name: "Grace", emailVerified: false });
+        expect((await with_.read(jti))?.user).toMatchObject({
+          id: user.id,
+          name: "Grace",
+          emailVerified: false,
+        });
+        await with_.users.delete(user.id);
+        expect(await with_.read(jti)).toEqual({ entry, user: null });
+      },
+    "findAllowedAccessTokenWithUser - undefined for a users store that is not its own": async ({ joint }) => {
+      const with_ = joint();
+      if (with_ === null) return;
+      const { jti } = await with_.allowedForUser();
+      const other: UserStore = { ...with_.users };
+      expect(await with_.read(jti, other)).toBeUndefined();
+    },
+    "findAllowedAccessTokenWithUser - undefined once its users store's findById was replaced": async ({
+      joint,
+    }) => {
+      const with_ = joint();
+      if (with_ === null) return;
+      const { jti } = await with_.allowedForUser();
+      const findById = with_.users.findById;
+      // A host's wrapper (or a test's) in place: the core must read the user through it.
+      with_.users.findById = async () => null;
+      try {
+        expect(await with_.read(jti)).toBeUndefined();
+      } finally {
+        with_.users.findById = findById;
+      }
+      expect(await with_.read(jti)).not.toBeUndefined();
+    },
   },
   copies: {
     "allowAccessToken / findAllowedAccessToken - entries are copies both ways": async ({

@@ -1,4 +1,7 @@
-export { runAccessTokenAllowlistSuite } from "./access-token-allowlist-suite.js";
+export {
+  type AccessTokenAllowlistFixture,
+  runAccessTokenAllowlistSuite,
+} from "./access-token-allowlist-suite.js";
 export { type ErasedAccount, entriesNaming, fillAndEraseAccount } from "./account-erasure.js";
 export { runActivityStoreSuite } from "./activity-store-suite.js";
 export type { App, AppTests, Boot, SignedIn } from "./adapter-suite/fixture.js";

@@ -1,3 +1,5 @@
+import type { UserRecord, UserStore } from "./user-store.js";
+
 /** What the allowlist knows about an access token's `jti`. */
 export interface AllowlistEntry {
   userId: string;
@@ -26,6 +28,28 @@ export interface AccessTokenAllowlist {
    * every authenticated request: one lookup by key, nothing more.
    */
   findAllowedAccessToken(jti: string): Promise<AllowlistEntry | null>;
+  /**
+   * Optional: `findAllowedAccessToken` and the read of the entry's user in one lookup (one query
+   * or script), for an allowlist kept beside the users, so an authenticated request costs one
+   * round trip. `users` is the `UserStore` the core was given: a store answers only when it reads
+   * that store's records itself (its own sibling, e.g. the users of the same `createSqlStores`
+   * call, with its own `findById` still in place) and resolves to `undefined` for any other,
+   * without a lookup; the core then makes the two reads. Otherwise it resolves as `findAllowedAccessToken` would (null when the `jti` is not, or
+   * no longer, allowed: revocation holds at once), with `user` as `users.findById(entry.userId)`
+   * would answer at that moment (null when the account is gone). A failed read rejects (reported
+   * as `ACCESS_TOKEN_ALLOWLIST_READING_FAILURE`).
+   */
+  findAllowedAccessTokenWithUser?(
+    jti: string,
+    users: UserStore,
+  ): Promise<AllowedAccessToken | null | undefined>;
   /** Takes every `jti` given off the allowlist; unknown ones are skipped; an empty list is a no-op. */
   revokeAccessTokens(jtis: string[]): Promise<void>;
+}
+
+/** An allowed access token's entry and its user's record, read together. */
+export interface AllowedAccessToken {
+  entry: AllowlistEntry;
+  /** The record of `entry.userId`, or null when there is none. */
+  user: UserRecord | null;
 }

@@ -1,4 +1,4 @@
-export type { AccessTokenAllowlist, AllowlistEntry } from "./access-token-allowlist.js";
+export type { AccessTokenAllowlist, AllowedAccessToken, AllowlistEntry } from "./access-token-allowlist.js";
 export type {
   ActivityListOptions,
   ActivityPosition,

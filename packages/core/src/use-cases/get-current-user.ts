@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import type { Call, User } from "../model.js";
 import { toUser } from "../model.js";
-import { currentUser } from "../sessions/current-user.js";
+import { currentUserForAnswer } from "../sessions/current-user.js";
 import { signedIn } from "../sessions/signed-in.js";
 
 /**
@@ -10,7 +10,7 @@ import { signedIn } from "../sessions/signed-in.js";
  */
 export async function getCurrentUser(ctx: AuthContext, call: Call): Promise<User> {
   const principal = signedIn(call);
-  const user = toUser(await currentUser(ctx, principal));
+  const user = toUser(await currentUserForAnswer(ctx, principal));
   return principal.impersonatedBy === undefined
     ? user
     : { ...user, impersonatedBy: principal.impersonatedBy };

@@ -3,7 +3,7 @@ import { requireEmailEnabled } from "../emails/send-with-cooldown.js";
 import { sendVerificationEmail } from "../emails/verification-email.js";
 import { AuthError } from "../errors.js";
 import type { Call } from "../model.js";
-import { currentUser } from "../sessions/current-user.js";
+import { currentUserForAnswer } from "../sessions/current-user.js";
 import { signedIn } from "../sessions/signed-in.js";
 
 /**
@@ -15,7 +15,7 @@ export async function resendVerification(ctx: AuthContext, call: Call): Promise<
   const principal = signedIn(call);
   const { request = {} } = call;
   requireEmailEnabled(ctx);
-  const user = await currentUser(ctx, principal);
+  const user = await currentUserForAnswer(ctx, principal);
   if (user.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
   await ctx.limits.ip("verificationSends", { ...request, userId: user.id });
   return sendVerificationEmail(ctx, user, request.locale ?? ctx.translator.defaultLocale);

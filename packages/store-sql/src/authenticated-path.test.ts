@@ -1,0 +1,166 @@
+import { createArgon2Hasher, createAuth, httpHandlerFor, silentLogger } from "@portcullis/core";
+import { createFakeClock } from "@portcullis/testing";
+import { Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
+import Database from "libsql";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnyKysely } from "./context.js";
+import { createSqlStores } from "./sql-stores.js";
+import { createSqliteDialect } from "./sqlite-dialect.js";
+import { postgresDatabase, usePostgres } from "./test-databases.js";
+
+// The authenticated path on SQL stores through the core's HTTP handler: GET /me reads the
+// allowlist entry and the user in one statement, and revocation still holds on the very next
+// request (logout, ending the session, a deleted account, a changed record).
+
+/** A Kysely whose statements are counted while `counting.on`. */
+function counted(make: (log: (event: LogEvent) => void) => AnyKysely) {
+  const counting = { on: false, statements: [] as string[] };
+  const db = make((event) => {
+    if (counting.on && event.level === "query") counting.statements.push(event.query.sql);
+  });
+  return { db, counting };
+}
+
+function suite(
+  name: string,
+  open: () => Promise<{ db: AnyKysely; counting: { on: boolean; statements: string[] } }>,
+) {
+  describe(`authenticated path on ${name}`, () => {
+    let db: AnyKysely;
+    let counting: { on: boolean; statements: string[] };
+    let handler: ReturnType<typeof httpHandlerFor>;
+    let n = 0;
+    beforeAll(async () => {
+      ({ db, counting } = await open());
+      const stores = createSqlStores({ db, clock: createFakeClock() });
+      await stores.migrate();
+      const auth = createAuth({
+        secret: "authenticated-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjFX",
+        stores,
+        logger: silentLogger,
+        appOrigin: "http://localhost:3000",
+        allowHeaderAuthentication: true,
+        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+        email: { enabled: false },
+      });
+      handler = httpHandlerFor(auth);
+    }, 60_000);
+
+    const send = async (method: string, path: string, options: { token?: string; body?: unknown } = {}) => {
+      const headers: Record<string, string> = { host: "localhost:3000" };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers["content-type"] = "application/json";
+        headers["content-length"] = String(Buffer.byteLength(body));
+      }
+      const response = await handler.handle({
+        method,
+        url: `/api/auth${path}`,
+        headers,
+        body,
+        remoteAddress: "127.0.0.1",
+      });
+      if (!response) throw new Error(`no route for ${method} ${path}`);
+      return { status: response.status, body: response.body ? JSON.parse(String(response.body)) : null };
+    };
+
+    /** A new account, signed in: its id, address and access token. */
+    const signedIn = async () => {
+      n += 1;
+      const credentials = {
+        email: `user${n}-${Date.now()}@example.test`,
+        password: "correct horse battery staple",
+      };
+      expect((await send("POST", "/register", { body: credentials })).status).toBeLessThan(300);
+      const login = await send("POST", "/login", { body: credentials });
+      expect(login.status).toBe(200);
+      return {
+        id: login.body.user.id as string,
+        email: credentials.email,
+        token: login.body.accessToken as string,
+      };
+    };
+
+    /** GET /me with `token`, and the statements it sent. */
+    const me = async (token: string) => {
+      counting.statements = [];
+      counting.on = true;
+      try {
+        const answer = await send("GET", "/me", { token });
+        return { ...answer, statements: [...counting.statements] };
+      } finally {
+        counting.on = false;
+      }
+    };
+
+    it("GET /me - one statement: the allowlist entry and the user read together", async () => {
+      const user = await signedIn();
+      const answer = await me(user.token);
+      expect(answer.status).toBe(200);
+      expect(answer.body.user ?? answer.body).toMatchObject({ id: user.id, email: user.email });
+      expect(answer.statements).toHaveLength(1);
+      expect(answer.statements[0]).toMatch(/join/i);
+    });
+
+    it("GET /me - after logout the token is refused on the very next request", async () => {
+      const user = await signedIn();
+      expect((await me(user.token)).status).toBe(200);
+      expect((await send("POST", "/logout", { token: user.token })).status).toBeLessThan(300);
+      const answer = await me(user.token);
+      expect(answer.status).toBe(401);
+      expect(answer.body.code).toBe("ACCESS_TOKEN_INVALID");
+    });
+
+    it("GET /me - after DELETE /sessions (every session ended) the token is refused on the very next request", async () => {
+      const user = await signedIn();
+      expect((await me(user.token)).status).toBe(200);
+      expect((await send("DELETE", "/sessions", { token: user.token })).status).toBeLessThan(300);
+      const answer = await me(user.token);
+      expect(answer.status).toBe(401);
+      expect(answer.body.code).toBe("ACCESS_TOKEN_INVALID");
+    });
+
+    it("GET /me - a changed record shows on the next request; a removed user row is USER_NOT_FOUND", async () => {
+      const user = await signedIn();
+      await sql`update portcullis_users set name = ${"Grace"} where id = ${user.id}`.execute(db);
+      const renamed = await me(user.token);
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.user?.name ?? renamed.body.name).toBe("Grace");
+      await sql`delete from portcullis_users where id = ${user.id}`.execute(db);
+      const gone = await me(user.token);
+      expect(gone.status).toBe(404);
+      expect(gone.body.code).toBe("USER_NOT_FOUND");
+      expect(gone.statements).toHaveLength(1);
+    });
+  });
+}
+
+suite("sqlite", async () =>
+  counted(
+    (log) =>
+      new Kysely({ dialect: createSqliteDialect({ database: new Database(":memory:") }), log }) as AnyKysely,
+  ));
+
+let server: Awaited<ReturnType<typeof usePostgres>> | undefined;
+let database: Awaited<ReturnType<typeof postgresDatabase>> | undefined;
+let postgres: AnyKysely | undefined;
+suite("postgres", async () => {
+  server = await usePostgres();
+  database = await postgresDatabase(server.url);
+  const url = database.url;
+  const made = counted((log) => {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    pool.on("error", () => {});
+    return new Kysely({ dialect: new PostgresDialect({ pool }), log }) as AnyKysely;
+  });
+  postgres = made.db;
+  return made;
+});
+afterAll(async () => {
+  await postgres?.destroy();
+  await database?.drop();
+  await server?.stop();
+}, 60_000);
