@@ -36,6 +36,10 @@ export default defineConfig({
     // worker per core minus one leaves a 2-core machine's second core idle. At least two files at once.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20_000,
+    // expect.poll's default of 1 s is short for a browser page on a machine running two test files
+    // at once (a verification page still said "Checking your link…" after 1 s once): 5 s, which only
+    // a failing check waits out.
+    expect: { poll: { timeout: 5_000 } },
     hookTimeout: 30_000,
   },
 });

@@ -1029,8 +1029,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await withShortTokens(async (origin, short) => {
         for (const [locale, lang] of LOCALES) {
           const email = await createAccount(`short-ttl-${lang}`, {}, short);
-          const [context, page] = await newPage({ locale });
-          try {
+          await inNewPage({ locale }, async (page, context) => {
             const traffic = authTraffic(page);
             await page.goto(`${origin}/login`);
             await page.fill("#login [name=email]", email);
@@ -1057,9 +1056,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
             await page.click('nav a[href="/account"]');
             await signedInAs(page, email);
             expect((await status(page).textContent()) ?? "").not.toMatch(/sign in|melde dich/i);
-          } finally {
-            await context.close();
-          }
+          })();
         }
       });
     }, 60_000);
@@ -1108,8 +1105,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         const earlier = await createAccount(`dead-cookie-earlier-${lang}`);
         const withEmail = await createAccount(`dead-cookie-email-${lang}`);
         await enableTwoFactor(withEmail, { email: true });
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page, context) => {
           await signIn(page, earlier);
           await signedInAs(page, earlier);
           const access = (await context.cookies()).find((cookie) => cookie.name === "access_token");
@@ -1137,9 +1133,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
             );
           await finishWithEmailedCode(page, withEmail, before);
           expect(await visible(page, "#two-factor")).toBe(false);
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 60_000);
 
@@ -1159,8 +1153,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         },
       };
       for (const [locale, lang] of LOCALES) {
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           const sent: string[] = [];
           page.on("request", (req) => {
             // The sign-in page's passkey autofill asks for its challenge on its own (issue 29).
@@ -1180,17 +1173,14 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
             for (const text of texts) expectHuman(text);
           }
           expect(sent).toEqual([]);
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 60_000);
 
     it("ui (27b) - a session revoked elsewhere shows signed out at once: on the next poll, on visibility, in English and German", async () => {
       for (const [locale, lang] of LOCALES) {
         const email = await createAccount(`revoked-elsewhere-${lang}`);
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           await page.clock.install();
           await signIn(page, email);
           await signedInAs(page, email);
@@ -1218,9 +1208,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
               : "Du wurdest abgemeldet (diese Sitzung wurde anderswo beendet). Bitte melde dich erneut an.",
           );
           expect(new URL(page.url()).pathname).toBe("/login");
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 60_000);
 
@@ -1230,8 +1218,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         await enableTwoFactor(emailOnly, { email: true });
         const withApp = await createAccount(`second-step-totp-${lang}`);
         await enableTwoFactor(withApp, { totp: true });
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page, context) => {
           // A banner from before (a wrong password) does not stay on the second step.
           await signIn(page, emailOnly, "not the password");
           await expect.poll(() => status(page).isVisible()).toBe(true);
@@ -1275,9 +1262,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
               ? "The sign-in took too long. Please sign in again."
               : "Die Anmeldung hat zu lange gedauert. Bitte melde dich erneut an.",
           );
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 60_000);
 
@@ -1302,8 +1287,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     it("ui (27e) - a wrong password on the security page has its own message, in English and German", async () => {
       for (const [locale, lang] of LOCALES) {
         const email = await createAccount(`step-up-wrong-${lang}`);
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           await signIn(page, email);
           await signedInAs(page, email);
           await page.click('nav a[href="/settings/security"]');
@@ -1318,9 +1302,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
             );
           expect(await visible(page, "#settings")).toBe(false);
           await signedInAs(page, email);
-        } finally {
-          await context.close();
-        }
+        })();
       }
     });
 
@@ -1376,8 +1358,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
 
     it("ui (27g) - a 429 on sign-in disables the button for its countdown, in English and German", async () => {
       for (const [locale, lang] of LOCALES) {
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           // The throttled answer as the API gives it (LOGIN_THROTTLED with `remaining`).
           await page.route("**/api/auth/login", (route) =>
             route.fulfill({
@@ -1393,9 +1374,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
             lang === "en" ? "Try again in" : "Versuche es in",
           );
           await expect.poll(() => submit.isDisabled(), { timeout: 5_000 }).toBe(false);
-        } finally {
-          await context.close();
-        }
+        })();
       }
     });
 
@@ -1414,8 +1393,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
 
     it("ui (27i) - forms check every field before sending and show readable messages; API field errors land under their fields, in English and German", async () => {
       for (const [locale, lang] of LOCALES) {
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           const sent: string[] = [];
           page.on("request", (req) => {
             // The sign-in page's passkey autofill asks for its challenge on its own (issue 29).
@@ -1470,9 +1448,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           expect(await page.locator("#signup [name=password] ~ .field-error").textContent()).toBe(
             "Use 12 characters or more.",
           );
-        } finally {
-          await context.close();
-        }
+        })();
       }
     });
 
@@ -1618,8 +1594,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       for (const [locale, lang] of LOCALES) {
         const email = await createAccount(`email-change-${lang}`);
         const newEmail = `moved-${lang}-${accounts}@example.test`;
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           await signIn(page, email);
           await signedInAs(page, email);
           await openAccountSettings(page);
@@ -1672,17 +1647,14 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           await page.click("#email-change-confirm");
           await expect.poll(() => page.locator("#email-change-result").getAttribute("class")).toBe("error");
           expectHuman(await page.locator("#email-change-result").textContent());
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 90_000);
 
     it("ui (28c) - download my data gives a JSON file without hashes; delete account asks in the page, needs the step-up, and the account cannot sign in afterwards, in English and German", async () => {
       for (const [locale, lang] of LOCALES) {
         const email = await createAccount(`delete-${lang}`);
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           await signIn(page, email);
           await signedInAs(page, email);
           await openAccountSettings(page);
@@ -1729,9 +1701,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
                 ? "The email address or password is wrong."
                 : "E-Mail-Adresse oder Passwort ist falsch.",
             );
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 90_000);
 
@@ -1740,8 +1710,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       await withBreachedCheck([PASSWORD, BREACHED_NEW], async (origin, instance, api) => {
         for (const [locale, lang] of LOCALES) {
           const email = await createAccount(`breached-${lang}`, {}, instance);
-          const [context, page] = await newPage({ locale });
-          try {
+          await inNewPage({ locale }, async (page) => {
             await page.goto(`${origin}/login`);
             await page.fill("#login [name=email]", email);
             await page.fill("#login [name=password]", PASSWORD);
@@ -1780,9 +1749,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
             await signedInAs(page, email);
             await expect.poll(() => new URL(page.url()).pathname).toBe("/account");
             expect(await visible(page, "#breached-notice")).toBe(false);
-          } finally {
-            await context.close();
-          }
+          })();
         }
       });
     }, 90_000);
@@ -1823,8 +1790,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     it("ui (32a) - the back office is in the nav only for an admin; a non-admin at /admin sees that it is for administrators, in English and German at 375 and 1280 px", async () => {
       for (const [locale, lang] of LOCALES) {
         const email = await createAccount(`not-admin-${lang}`);
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           // The page asks the server (403 ADMIN_REQUIRED): no link, and the URL says so in words.
           const asked = page.waitForResponse(
             (r) => r.url().includes("/api/auth/admin/users") && r.status() === 403,
@@ -1841,9 +1807,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           expect(await visible(page, "#admin-tools")).toBe(false);
           expect(await visible(page, "#nav-admin")).toBe(false);
           await shot(page, `32a-not-admin-${lang}`);
-        } finally {
-          await context.close();
-        }
+        })();
         const [adminContext, adminPage] = await newPage({ locale });
         try {
           await signIn(adminPage, await adminAccount(lang));
@@ -1866,8 +1830,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       for (const [locale, lang] of LOCALES) {
         const prefix = `find-${lang}-${randomBytes(3).toString("hex")}`;
         for (let i = 0; i < 13; i++) await createAccount(`${prefix}-${String(i).padStart(2, "0")}`);
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page) => {
           await openBackOffice(page, await adminAccount(lang));
           await page.fill("#admin-search [name=query]", prefix.toUpperCase());
           await page.click("#admin-search button[type=submit]");
@@ -1889,9 +1852,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           await page.click("#admin-search button[type=submit]");
           await expect.poll(() => visible(page, "#admin-empty")).toBe(true);
           expect(await page.locator("#admin-users li").count()).toBe(0);
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 90_000);
 
@@ -1980,8 +1941,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       for (const [locale, lang] of LOCALES) {
         const email = await createAccount(`impersonate-me-${lang}`);
         const adminEmail = await adminAccount(lang);
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page, context) => {
           await openBackOffice(page, adminEmail);
           await openUser(page, email);
           // The answer, read on its way to the page (which moves on to /account at once).
@@ -2036,9 +1996,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           const userId = (await example.stores.users.findByEmail(email))?.id ?? "";
           const events = await example.auth.admin.listActivity({}, { userId });
           expect(events.items.map((item) => item.type)).toContain("impersonation.started");
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 90_000);
 
@@ -2178,8 +2136,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     it("ui (29a) - add a passkey, sign out, sign in with it without an email, step up with it, rename and remove it, in English and German at 375 and 1280 px", async () => {
       for (const [locale, lang] of LOCALES) {
         const email = await createAccount(`passkey-${lang}`);
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page, context) => {
           const authenticator = await virtualAuthenticator(context, page);
           await openSettings(page, email);
           expect(await visible(page, "#passkeys-empty")).toBe(true);
@@ -2228,17 +2185,14 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
               ? ["Passkey removed", "Passkey renamed", "Passkey added", "Signed in (passkey)"]
               : ["Passkey entfernt", "Passkey umbenannt", "Passkey hinzugefügt", "Angemeldet (Passkey)"];
           for (const title of words) expect(titles, title).toContain(title);
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 90_000);
 
     it("ui (29b) - a passkey-only account cannot remove its last passkey: the server's message, in English and German", async () => {
       for (const [locale, lang] of LOCALES) {
         const email = await createAccount(`passkey-only-${lang}`);
-        const [context, page] = await newPage({ locale });
-        try {
+        await inNewPage({ locale }, async (page, context) => {
           await virtualAuthenticator(context, page);
           await openSettings(page, email);
           await addPasskeyInSettings(page, lang);
@@ -2259,9 +2213,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
           await shot(page, `passkeys-last-method-${lang}`);
           expect(await storedPasskeys(email)).toHaveLength(1);
           expect(await page.locator("#passkey-list .passkey-name").allTextContents()).toEqual(["Laptop"]);
-        } finally {
-          await context.close();
-        }
+        })();
       }
     }, 90_000);
 
