@@ -19,9 +19,10 @@ const UPDATE_HINT = "pnpm --filter @portcullis/testing transcripts:update";
 
 /** Replaces what differs between runs (tokens, ids, secrets, times) so transcripts can be compared. */
 export function normalizeTranscript(text: string): string {
+  // Device tokens before JWTs: a device token's random part can hold "eyJ", a JWT's first letters.
   return text
-    .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, "<jwt>")
     .replace(/d1\.[\w-]{22}\.[\w~-]*\.[\w-]{43}/g, "<device>")
+    .replace(/(?<![\w-])eyJ[\w-]+\.[\w-]+\.[\w-]+/g, "<jwt>")
     .replace(/[\w-]{22}\.[\w-]{43}/g, "<refresh>")
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, "<time>")
     .replace(/"(id|sessionId)":"[\w-]{22}"/g, '"$1":"<id>"')
