@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,24 +50,49 @@ async function start(
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group: `.bin/deno` and `.bin/bun` are shell shims that start the runtime as
+    // their child, so a signal to the shim alone left the server running after the test.
+    detached: true,
   });
+  /** Signals the shim and the runtime it started (the whole group). */
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, name);
+    } catch {
+      // The group is gone already.
+    }
+  };
   const output: string[] = [];
   child.stdout?.on("data", (chunk) => output.push(String(chunk)));
   child.stderr?.on("data", (chunk) => output.push(String(chunk)));
   const started = Date.now();
   while (!output.join("").includes(`${banner} ${base}`)) {
     if (child.exitCode !== null || Date.now() - started > 20_000) {
-      child.kill("SIGKILL");
+      signal("SIGKILL");
       throw new Error(`${runtime.name} did not start the example:\n${output.join("")}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  /** Whether something still accepts connections on the server's port. */
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
   const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    if (child.exitCode === null) child.kill("SIGKILL");
+    const exited = child.exitCode === null ? new Promise((resolve) => child.once("exit", resolve)) : null;
+    signal("SIGTERM");
+    if (exited) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    // The group, not only the shim: the runtime it started may outlive it.
+    signal("SIGKILL");
+    for (let waited = 0; (await listening()) && waited < 2_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (await listening()) throw new Error(`${runtime.name} still answers on ${base} after its stop`);
   };
   return { base, output, stop };
 }
