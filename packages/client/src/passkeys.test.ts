@@ -2,14 +2,11 @@
 // ceremonies against a real server (express adapter, memory stores), with `navigator.credentials`
 // played by the testing package's software authenticator behind binary (ArrayBuffer) values, as
 // a browser hands them over.
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import { createAuthRouter } from "@portcullis/adapter-express";
 import { createArgon2Hasher, createAuth, type EmailMessage, silentLogger } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createSoftwareAuthenticator, type SoftwareAuthenticator } from "@portcullis/testing";
 import express from "express";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type CredentialsLike,
   createAuthClient,
@@ -23,14 +20,11 @@ import {
   stepUpWithPasskey,
   toBase64url,
 } from "./index.js";
+import { listenWithAuth } from "./test-server.js";
 
 const APP = "https://app.example.test";
 const PASSWORD = "correct horse battery staple 42";
 const ADA = "ada@example.com";
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
 
 describe("base64url", () => {
   it("toBase64url, fromBase64url - every byte value and every length up to 40 round-trip, unpadded", () => {
@@ -193,17 +187,7 @@ async function startServer() {
   });
   await auth.ready();
   const app = express();
-  app.use(createAuthRouter(auth));
-  const server = app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  closers.push(async () => {
-    await auth.idle();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
+  const baseUrl = await listenWithAuth(app, auth);
   const browser = () => createAuthClient({ baseUrl, locks: null, channel: null, fetch: cookieJarFetch() });
   await browser().register({ email: ADA, password: PASSWORD });
   return { auth, browser, baseUrl };

@@ -1,14 +1,11 @@
 // The client against a real Portcullis server (express adapter, memory stores, cheap argon2) on
 // 127.0.0.1, driven with Node's fetch: header mode (tokens kept by the client) and cookie mode
 // (a cookie jar stands in for the browser).
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import { createAuthRouter } from "@portcullis/adapter-express";
 import { createArgon2Hasher, createAuth, type EmailMessage, silentLogger } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock, referenceTotp } from "@portcullis/testing";
 import express from "express";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type AuthClientOptions,
   createAuthClient,
@@ -18,14 +15,11 @@ import {
   ROUTE_AUTH,
 } from "./index.js";
 import { fakeBrowser } from "./test-browser.js";
+import { listenWithAuth } from "./test-server.js";
 
 const PASSWORD = "correct horse battery staple 42";
 const ADA = "ada@example.com";
 const TOTP_STEP = 30_000;
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
 
 /** A server on 127.0.0.1 with the auth routes at /api/auth; its clock, emails and refresh count. */
 async function startServer() {
@@ -55,17 +49,7 @@ async function startServer() {
     });
     next();
   });
-  app.use(createAuthRouter(auth));
-  const server = app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  closers.push(async () => {
-    await auth.idle();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
+  const baseUrl = await listenWithAuth(app, auth);
   const linkToken = (kind: string) => {
     const html = emails.filter((email) => email.kind === kind).at(-1)?.html ?? "";
     const href = /href="([^"]+\?token=[^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, "&") ?? "";
