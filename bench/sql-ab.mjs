@@ -4,7 +4,7 @@
 // (429). Each example gets a PostgreSQL database of its own (created through psql at BENCH_PG_URL,
 // default the local server, dropped at the end) and SEED users (default 20).
 //
-//   node bench/sql-ab.mjs /work/main        (both trees built)
+//   node bench/sql-ab.mjs ../portcullis-main   (another checkout, e.g. of main; both trees built)
 //
 // Env: AB_ROUNDS (default 5), AB_SECONDS (window, default 4), AB_PATHS (me,verification).
 import { spawnSync } from "node:child_process";
