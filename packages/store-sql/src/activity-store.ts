@@ -1,6 +1,7 @@
 import type { ActivityRecord, ActivityStore } from "@portcullis/core";
 import type { SqlContext } from "./context.js";
 import { toNumber } from "./context.js";
+import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 
 /** A row of `<prefix>activity`; `at` in milliseconds. */
 interface ActivityRow {
@@ -35,14 +36,16 @@ const MAX_SWEEP_INTERVAL_MS = 3_600_000;
  * more than the retention older than the written one (through the index on `at`). The first
  * write after start-up sweeps. The write that sweeps waits for it.
  */
-export function createSqlActivityStore({ db, tables }: SqlContext): ActivityStore {
+export function createSqlActivityStore(
+  { db, dialect, tables }: SqlContext,
+  sweepBatchRows = DEFAULT_SWEEP_BATCH_ROWS,
+): ActivityStore {
   const table = tables.activity;
   let lastSweepAt = Number.NEGATIVE_INFINITY;
 
-  const sweepActivity = async (olderThan: number) => {
-    const result = await db.deleteFrom(table).where("at", "<", olderThan).executeTakeFirst();
-    return Number(result.numDeletedRows);
-  };
+  // In batches, each its own short transaction, like `sweep`: sign-ins record activity meanwhile.
+  const sweepActivity = (olderThan: number) =>
+    deleteInBatches(db, dialect, { table, column: "at", before: olderThan, strict: true }, sweepBatchRows);
 
   return {
     async record(entry, retentionMs) {

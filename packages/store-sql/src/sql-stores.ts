@@ -28,6 +28,7 @@ import { migrate } from "./migrations.js";
 import { createSqlPasskeyStore } from "./passkey-store.js";
 import { createSqlSessionStore } from "./session-store.js";
 import { createSqlSingleUseTokenStore } from "./single-use-token-store.js";
+import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 import { createSqlUserStore } from "./user-store.js";
 
 export interface SqlStoresOptions {
@@ -39,6 +40,11 @@ export interface SqlStoresOptions {
   clock?: Clock;
   /** Only needed when the dialect cannot be told from the Kysely instance's adapter. */
   dialect?: SqlDialect;
+  /**
+   * Rows one statement of `sweep` (and of the activity's retention sweep) deletes at most: each
+   * batch is its own short transaction, so a large sweep never holds its locks for long. Default 1000.
+   */
+  sweepBatchRows?: number;
 }
 
 export interface SqlStores {
@@ -67,7 +73,8 @@ export interface SqlStores {
   passkeys: PasskeyStore;
   /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
-   * how many went. Expired rows read as absent whether or not they were swept; schedule this
+   * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
+   * write the same tables go on between the batches. Expired rows read as absent whether or not they were swept; schedule this
    * (every few minutes) only to keep the tables small.
    */
   sweep(): Promise<number>;
@@ -83,6 +90,10 @@ export interface SqlStores {
 export function createSqlStores(options: SqlStoresOptions): SqlStores {
   const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
   const dialect = options.dialect ?? detectDialect(options.db);
+  const sweepBatchRows = options.sweepBatchRows ?? DEFAULT_SWEEP_BATCH_ROWS;
+  if (!Number.isInteger(sweepBatchRows) || sweepBatchRows < 1) {
+    throw new RangeError(`sweepBatchRows must be a positive integer, not ${sweepBatchRows}`);
+  }
   const context: SqlContext = {
     db: options.db,
     dialect,
@@ -110,7 +121,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
       covers: (store) => covered.has(store),
       run: (work) => inTransaction(db, (trx) => work(changeStores({ ...context, db: trx }))),
     },
-    activity: createSqlActivityStore(context),
+    activity: createSqlActivityStore(context, sweepBatchRows),
     passkeys: createSqlPasskeyStore(context),
     async sweep() {
       const now = clock.now();
@@ -122,8 +133,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
         [tables.cooldowns, "expires_at"],
         [tables.counters, "expires_at"],
       ] as const) {
-        const result = await db.deleteFrom(table).where(column, "<=", now).executeTakeFirst();
-        removed += Number(result.numDeletedRows);
+        removed += await deleteInBatches(db, dialect, { table, column, before: now }, sweepBatchRows);
       }
       return removed;
     },

@@ -1,0 +1,52 @@
+import { sql } from "kysely";
+import type { AnyKysely, SqlDialect } from "./context.js";
+
+/** Rows one statement of a sweep deletes at most, unless `sweepBatchRows` says otherwise. */
+export const DEFAULT_SWEEP_BATCH_ROWS = 1000;
+
+/** Which rows of a table a sweep removes: `column < before` (`strict`) or `column <= before`. */
+export interface SweepTarget {
+  table: string;
+  column: string;
+  before: number;
+  strict?: boolean;
+}
+
+/**
+ * Deletes the rows of `target` in statements of at most `batchRows` rows each, every one its own
+ * short transaction, until a statement finds fewer: a sweep of a million expired rows never holds
+ * their row locks (PostgreSQL, MySQL) or the database's write lock (SQLite) for longer than one
+ * batch, so logins and refusals that write the same tables go on between the batches. Each batch
+ * is found through the expiry column's index. Resolves to how many rows went.
+ */
+export async function deleteInBatches(
+  db: AnyKysely,
+  dialect: SqlDialect,
+  target: SweepTarget,
+  batchRows: number = DEFAULT_SWEEP_BATCH_ROWS,
+): Promise<number> {
+  const statement = batchStatement(dialect, target, batchRows);
+  let removed = 0;
+  for (;;) {
+    const result = await statement.execute(db);
+    const count = Number(result.numAffectedRows ?? 0n);
+    removed += count;
+    if (count < batchRows) return removed;
+  }
+}
+
+function batchStatement(dialect: SqlDialect, { table, column, before, strict }: SweepTarget, limit: number) {
+  const t = sql.table(table);
+  const c = sql.ref(column);
+  const due = strict ? sql`${c} < ${before}` : sql`${c} <= ${before}`;
+  switch (dialect) {
+    // The row's physical address: no primary key needed, and the delete touches only the rows found.
+    case "postgres":
+      return sql`delete from ${t} where ctid = any(array(select ctid from ${t} where ${due} limit ${limit}))`;
+    case "sqlite":
+      return sql`delete from ${t} where rowid in (select rowid from ${t} where ${due} limit ${limit})`;
+    // MySQL refuses `limit` in an `in` subquery; its single-table delete takes one itself.
+    case "mysql":
+      return sql`delete from ${t} where ${due} order by ${c} limit ${limit}`;
+  }
+}
