@@ -1453,9 +1453,9 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
     });
 
     // ---- Issues 28 and 30: account settings, the breached-password prompt ---------------------
-    /** Opens the account settings from the account page's link. */
-    const openAccountSettings = async (page: Page) => {
-      await page.click('#signed-in a[href="/settings/account"]');
+    /** Opens the account settings from the account page's link, or from the nav's. */
+    const openAccountSettings = async (page: Page, from: "account" | "nav" = "account") => {
+      await page.click(`${from === "nav" ? "nav" : "#signed-in"} a[href="/settings/account"]`);
       await expect.poll(() => visible(page, "#account-settings")).toBe(true);
     };
     /** Confirms the password in the step-up box the settings page shows (the security page's own). */
@@ -1517,7 +1517,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         try {
           await signIn(page, email);
           await signedInAs(page, email);
-          await openAccountSettings(page);
+          await openAccountSettings(page, "nav");
           expect(await focusedHeading(page)).toBe(
             lang === "en" ? "H1:Account settings" : "H1:Kontoeinstellungen",
           );

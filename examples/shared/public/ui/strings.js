@@ -5,6 +5,7 @@ export const STRINGS = {
     "nav.signup": "Sign up",
     "nav.account": "Account",
     "nav.security": "Security",
+    "nav.settings": "Settings",
     "nav.activity": "Activity",
     "activity.title": "Activity",
     "activity.lead": "Security events of your account, newest first: sign-ins, failed attempts and changes.",
@@ -303,6 +304,7 @@ export const STRINGS = {
     "nav.signup": "Registrieren",
     "nav.account": "Konto",
     "nav.security": "Sicherheit",
+    "nav.settings": "Einstellungen",
     "nav.activity": "Aktivität",
     "activity.title": "Aktivität",
     "activity.lead":
