@@ -1754,6 +1754,41 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       });
     }, 90_000);
 
+    it("ui (30b) - a breached password with a second factor: the prompt follows the emailed code's sign-in, in English and German", async () => {
+      await withBreachedCheck([PASSWORD], async (origin, instance) => {
+        const mails = instance.outbox as OutboxMailer;
+        for (const [locale, lang] of LOCALES) {
+          const email = await createAccount(`breached-2fa-${lang}`, {}, instance);
+          const user = await instance.stores.users.findByEmail(email);
+          await instance.stores.users.update(user?.id ?? "", {
+            twoFactor: {
+              methods: ["email"],
+              preferredMethod: "email",
+              totpSecretEncrypted: null,
+              recoveryCodeHashes: [],
+            },
+          });
+          await inNewPage({ locale }, async (page) => {
+            await page.goto(`${origin}/login`);
+            await page.fill("#login [name=email]", email);
+            await page.fill("#login [name=password]", PASSWORD);
+            await page.click("#login button[type=submit]");
+            await expect.poll(() => visible(page, "#two-factor")).toBe(true);
+            // The password step says nothing yet: no notice before the second factor.
+            expect(await visible(page, "#breached-notice")).toBe(false);
+            const mailed = () => mails.list().find((m) => m.kind === "two-factor-code" && m.to === email);
+            await expect.poll(mailed).toBeDefined();
+            await submitTwoFactorCode(page, /\b(\d{6})\b/.exec(mailed()?.text ?? "")?.[1] ?? "");
+            await expect.poll(() => visible(page, "#breached-notice")).toBe(true);
+            expect(new URL(page.url()).pathname).toBe("/settings/account");
+            expect(await page.locator("#breached-notice h2").textContent()).toBe(
+              lang === "en" ? "Your password is in a data breach" : "Dein Passwort steht in einem Datenleck",
+            );
+          })();
+        }
+      });
+    }, 60_000);
+
     // ---- The back office (issue 32) -----------------------------------------------------------
     /** The admin of `lang` (one of ADMIN_EMAILS), created once, verified, with the test password. */
     const adminAccount = async (lang: string) => {
