@@ -289,6 +289,7 @@ export const authOptionsSchema = z
         verificationSends: ipLimit(20, 3600),
         invalidTokens: ipLimit(50, 15 * 60),
         emailSignInRequests: ipLimit(20, 3600),
+        passkeySignInStarts: ipLimit(100, 15 * 60),
       })
       .prefault({}),
     onEvent: z
@@ -546,7 +547,7 @@ export interface IpLimitOptions {
 /**
  * Limits per client IP (loopback clients are exempt): failed logins (`LOGIN_THROTTLED`), wrong
  * 2FA codes (`TWO_FACTOR_THROTTLED`), registrations, reset requests, verification sends,
- * invalid reset/verification tokens and email sign-in requests (`RATE_LIMITED`).
+ * invalid reset/verification tokens, email sign-in requests and passkey sign-in starts (`RATE_LIMITED`).
  */
 export interface IpLimitsOptions {
   /** `false` turns every per-IP limit off. Default true. */
@@ -565,6 +566,11 @@ export interface IpLimitsOptions {
   invalidTokens?: IpLimitOptions;
   /** Email sign-in requests (`POST /email-sign-in/request`) per IP. Default 20 in 3600 seconds. */
   emailSignInRequests?: IpLimitOptions;
+  /**
+   * Passkey sign-ins started (`POST /passkeys/login/options`: each stores a challenge for 5
+   * minutes; a sign-in page with autofill starts one per visit) per IP. Default 100 in 900 seconds.
+   */
+  passkeySignInStarts?: IpLimitOptions;
 }
 
 /**

@@ -1202,7 +1202,7 @@ function passkeySignInRoutes(auth: Auth, kit: RouteKit, cookies: Cookies): Route
         summary: "Start a passkey sign-in (email: email-first): the options of navigator.credentials.get()",
         auth: "none",
         body: passkeySignInOptionsInput,
-        errors: ["NOT_FOUND", ...DB],
+        errors: ["NOT_FOUND", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
       },
       async (input) => {
         const start = await auth.passkeys.signInOptions({ request: input.meta }, await input.body());

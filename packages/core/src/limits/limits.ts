@@ -18,7 +18,8 @@ export type IpLimitName =
   | "passwordResetRequests"
   | "verificationSends"
   | "invalidTokens"
-  | "emailSignInRequests";
+  | "emailSignInRequests"
+  | "passkeySignInStarts";
 
 /** The options the limits are built from (see `AuthOptions`). */
 export interface LimitOptions {
@@ -41,6 +42,7 @@ const IP_LIMITS: Record<IpLimitName, { code: ThrottleCode; onSuccess: "refund" |
   verificationSends: { code: "RATE_LIMITED", onSuccess: "keep" },
   invalidTokens: { code: "RATE_LIMITED", onSuccess: "refund" },
   emailSignInRequests: { code: "RATE_LIMITED", onSuccess: "keep" },
+  passkeySignInStarts: { code: "RATE_LIMITED", onSuccess: "keep" },
 };
 
 /** Who an attempt is for, as security events report it. */

@@ -388,3 +388,26 @@ describe("passkeys - failed sign-ins per IP", () => {
       expect(await signInFrom(context, "127.0.0.1", true)).toBe("PASSKEY_VERIFICATION_FAILED");
   });
 });
+
+describe("passkeys - sign-ins started per IP", () => {
+  const IP = "203.0.113.8";
+  const budget = { ipLimits: { passkeySignInStarts: { max: 5, windowSeconds: 900 } } };
+  const startFrom = (auth: Auth, ip: string, input: object = {}) =>
+    code(auth.passkeys.signInOptions({ request: { ip } }, input));
+
+  it("signInOptions - 20 starts at once with a budget of 5: 5 challenges, 15 RATE_LIMITED with an ip.limited event; another IP and loopback go on; the window's end lets it start again", async () => {
+    const context = await setUp(budget);
+    const codes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        startFrom(context.auth, IP, i % 2 ? { email: context.email } : {}),
+      ),
+    );
+    expect(codes.filter((c) => c === "OK")).toHaveLength(5);
+    expect(codes.filter((c) => c === "RATE_LIMITED")).toHaveLength(15);
+    expect(context.events.filter((e) => e.type === "ip.limited" && e.ip === IP)).toHaveLength(15);
+    expect(await startFrom(context.auth, "198.51.100.9")).toBe("OK");
+    for (let i = 0; i < 8; i += 1) expect(await startFrom(context.auth, "127.0.0.1")).toBe("OK");
+    context.clock.advance(900_000);
+    expect(await startFrom(context.auth, IP)).toBe("OK");
+  });
+});

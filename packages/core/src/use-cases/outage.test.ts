@@ -25,6 +25,7 @@ const IP_NAMES: IpLimitName[] = [
   "verificationSends",
   "invalidTokens",
   "emailSignInRequests",
+  "passkeySignInStarts",
 ];
 /** The account budgets of the defaults, per-IP limits off. */
 const LIMITS: LimitOptions = {

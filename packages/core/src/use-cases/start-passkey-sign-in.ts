@@ -16,15 +16,18 @@ export interface PasskeySignInStart {
  * to the browser (the HTTP layer sets `browserBinding` as an HttpOnly cookie), user
  * verification required. Without `email` (a discoverable sign-in) no credential is named; with
  * it, the account's passkeys are, and an address without any gets a stand-in id derived from it,
- * so the answer does not tell which addresses have passkeys.
+ * so the answer does not tell which addresses have passkeys. Counted per client IP
+ * (`ipLimits.passkeySignInStarts`, 429 `RATE_LIMITED`).
  */
 export async function startPasskeySignIn(
   ctx: AuthContext,
-  _call: Call,
+  { request = {} }: Call,
   input?: unknown,
 ): Promise<PasskeySignInStart> {
   const passkeys = await passkeysOf(ctx);
   const { email } = parseInput(passkeySignInOptionsInput, input ?? {}) ?? {};
+  // Each start stores a challenge: counted per IP before anything is read or written.
+  await ctx.limits.ip("passkeySignInStarts", request);
   let userId: string | undefined;
   let allowCredentials: { id: string; transports?: string[] }[] | undefined;
   if (email !== undefined) {
