@@ -28,7 +28,9 @@ async function setup(breached: Partial<NonNullable<AuthOptions["breachedPassword
   const test = createTestAuth({
     email: { enabled: false },
     logger,
-    breachedPasswords: { rangeUrl: api.rangeUrl, timeoutMs: 300, ...breached },
+    // Long enough for a loaded machine: a range answer late past it would be allowed (fail-open)
+    // and read as a miss. The slow-API test sets its own.
+    breachedPasswords: { rangeUrl: api.rangeUrl, timeoutMs: 3_000, ...breached },
   });
   return { ...test, api, lines };
 }
