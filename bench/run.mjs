@@ -213,9 +213,9 @@ async function main() {
     log(
       `servers run on Node ${nodes.server}${nodes.node20 ? `, the Node 20 rows on ${nodes.node20.version}` : ""}`,
     );
-  log(
-    `groups: ${GROUPS.join(", ")}; starting ${keys.length} servers and seeding 1,000 users each (argon2id, takes a while)`,
-  );
+  log(`groups: ${GROUPS.join(", ")}`);
+  if (keys.length > 0)
+    log(`starting ${keys.length} servers and seeding 1,000 users each (argon2id, takes a while)`);
   const { servers, ready, settled } = startServers(keys, { seedFile: writeSeedFile(), sql, nodes });
   const withRedis = keys.some((key) => SERVERS[key].redis);
   const cleanUp = cleaner(servers, sql, withRedis);
@@ -242,7 +242,7 @@ async function main() {
     notes,
     timing: TIMING,
   };
-  const nodeNames = { server: nodes.server ?? process.version, node20: nodes.node20?.version };
+  const nodeNames = { server: keys.length > 0 ? nodes.server : undefined, node20: nodes.node20?.version };
   Object.assign(run, { rounds: ROUNDS, quick: QUICK, groups: GROUPS, partial: PARTIAL, nodes: nodeNames });
   const stamp = writeReport(run);
   console.log(`\nwritten to bench/results/${stamp}.md and bench/README.md`);

@@ -31,8 +31,12 @@ const markdownTable = (rows) => {
 /** The machine and the Nodes, for the header line. */
 const machineOf = (nodes) => {
   const cpu = os.cpus();
-  const node20 = nodes.node20 ? `, Node 20 rows on ${nodes.node20}` : "";
-  return `${cpu.length} × ${cpu[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, ${os.platform()} ${os.release()}, servers on Node ${nodes.server}${node20} (bench and raw argon2id on ${process.version})`;
+  const parts = [
+    nodes.server && `servers on Node ${nodes.server}`,
+    nodes.node20 && `Node 20 rows on ${nodes.node20}`,
+  ];
+  const servers = parts.filter(Boolean).join(", ") || "no servers";
+  return `${cpu.length} × ${cpu[0]?.model.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB, ${os.platform()} ${os.release()}, ${servers} (bench and raw argon2id on ${process.version})`;
 };
 
 /**
@@ -45,7 +49,9 @@ export function writeReport(run) {
   const partial = run.partial ? ` Partial run: BENCH_ONLY=${run.groups.join(",")}.` : "";
   const { timing } = run;
   const lines = [run.memoryLine, ...run.notes].filter(Boolean).join("\n");
-  const report = `Run of ${date} on ${machine}; autocannon ${timing.connections} connections, ${timing.durationS} s after ${timing.warmupS} s warm-up; each ratio the median of ${run.rounds} back-to-back pairs (baseline, then ours), each figure the median of its windows${run.quick ? " (BENCH_QUICK)" : ""}.${partial}\n\n${markdownTable(run.rows)}\n${lines ? `\n${lines}\n` : ""}`;
+  const head = `Run of ${date} on ${machine}; autocannon ${timing.connections} connections, ${timing.durationS} s after ${timing.warmupS} s warm-up; each ratio the median of ${run.rounds} back-to-back pairs (baseline, then ours), each figure the median of its windows${run.quick ? " (BENCH_QUICK)" : ""}.${partial}`;
+  const table = run.rows.length > 0 ? markdownTable(run.rows) : "";
+  const report = `${[head, table, lines].filter(Boolean).join("\n\n")}\n`;
   const results = join(BENCH_DIR, "results");
   mkdirSync(results, { recursive: true });
   const stamp = date.replace(/[:.]/g, "-");
