@@ -45,8 +45,9 @@ const serversOf = (rows) =>
   new Set(rows.flatMap((row) => [row.ours, row.base]).filter((key) => key !== "raw"));
 
 /**
- * The Nodes, Redis, Better Auth and databases the selected rows need, each set up only when
- * needed. Answers the rows whose servers can run, the Nodes, the databases and notes on what is left out.
+ * The Nodes the selected rows' servers need, each found (or installed) only when needed. Answers
+ * them, the notes on what is left out, the servers that cannot run (`missing`) and `wanted(test)`:
+ * the selected rows' servers whose spec passes `test`.
  */
 function setUp() {
   const wanted = (test) =>
