@@ -25,11 +25,17 @@ export function writeSeedFile(count = USERS) {
 
 /**
  * Starts `node <entry>` with `env`, resolving with the base URL once the server prints it
- * (`http://host:port` on its first line) and a `stop()` that ends it with SIGINT.
+ * (`http://host:port` on its first line) and a `stop()` that ends it with SIGINT. `node`: the
+ * binary, by default BENCH_NODE (the Node the servers run on: run.mjs picks one the packages
+ * support), else this one.
  */
-export function startProcess(entry, env = {}, nodeArgs = []) {
-  // BENCH_NODE: the Node the servers run on (run.mjs picks one the packages support).
-  const child = spawn(process.env.BENCH_NODE || process.execPath, [...nodeArgs, entry], {
+export function startProcess(
+  entry,
+  env = {},
+  nodeArgs = [],
+  node = process.env.BENCH_NODE || process.execPath,
+) {
+  const child = spawn(node, [...nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: "development", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -57,8 +63,8 @@ export function startProcess(entry, env = {}, nodeArgs = []) {
   });
 }
 
-/** One of the example servers with memory stores, the seed file and header tokens. */
-export const startExample = (framework, { seedFile, env = {}, nodeArgs = [] } = {}) =>
+/** One of the example servers with memory stores (unless `env` names others), the seed file and header tokens. */
+export const startExample = (framework, { seedFile, env = {}, nodeArgs = [], node } = {}) =>
   startProcess(
     join(ROOT, "examples", framework, "dist", "server.js"),
     {
@@ -69,6 +75,7 @@ export const startExample = (framework, { seedFile, env = {}, nodeArgs = [] } = 
       ...env,
     },
     nodeArgs,
+    node,
   );
 
 export async function post(url, body, headers = {}) {
