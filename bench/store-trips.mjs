@@ -10,7 +10,10 @@
 //
 // Env: BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres: a database of its own is
 // created and dropped), BENCH_REDIS_URL (default redis://127.0.0.1:6379; keys under
-// portcullis-trips:<pid>: are deleted at the end), TRIPS_REQUESTS (per path, default 40).
+// portcullis-trips:<pid>: are deleted at the end), TRIPS_REQUESTS (per path, default 40),
+// TRIPS_PREPARED (default 1: the pool sends named prepared statements, as store-sql's
+// `discardTimedOutConnections` sets up; 0: unnamed, each statement planned anew),
+// TRIPS_TIMING_CALLS and TRIPS_TIMING_ROUNDS (the joint read's timing: 2,000 calls, 7 rounds).
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -20,7 +23,7 @@ const fromSql = createRequire(join(ROOT, "packages/store-sql/package.json"));
 const fromRedis = createRequire(join(ROOT, "packages/store-redis/package.json"));
 const load = (path) => import(pathToFileURL(join(ROOT, path)).href);
 const core = await load("packages/core/dist/index.js");
-const { createSqlStores } = await load("packages/store-sql/dist/index.js");
+const { createSqlStores, preparePostgresStatements } = await load("packages/store-sql/dist/index.js");
 const { createRedisStores, createRedisClient } = await load("packages/store-redis/dist/index.js");
 const { createMemoryStores } = await load("packages/store-memory/dist/index.js");
 const pg = fromSql("pg");
@@ -30,6 +33,7 @@ const Redis = fromRedis("ioredis");
 const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 const REQUESTS = Number(process.env.TRIPS_REQUESTS ?? 40);
+const PREPARED = process.env.TRIPS_PREPARED !== "0";
 const ROWS = Number(process.env.TRIPS_ROWS ?? 20_000);
 const PASSWORD = "correct horse battery staple";
 const email = (i) => `user${i}@example.test`;
@@ -40,8 +44,9 @@ const seen = [];
 let recording = false;
 class CountingClient extends pg.Client {
   query(config, values, callback) {
-    if (recording && typeof config === "string") seen.push({ text: config, values });
-    else if (recording && config?.text) seen.push({ text: config.text, values: config.values ?? values });
+    if (recording && typeof config === "string") seen.push({ text: config, values, named: false });
+    else if (recording && config?.text)
+      seen.push({ text: config.text, values: config.values ?? values, named: Boolean(config.name) });
     return super.query(config, values, callback);
   }
 }
@@ -120,6 +125,7 @@ async function postgres() {
   url.pathname = `/${database}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: 10, Client: CountingClient });
   pool.on("error", () => {});
+  if (PREPARED) preparePostgresStatements(pool);
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   try {
     const stores = createSqlStores({ db });
@@ -139,7 +145,8 @@ async function postgres() {
         kinds[key] = (kinds[key] ?? 0) + 1;
         statements.set(key, { text, values, path: name });
       }
-      result[name] = { perRequest: seen.length / REQUESTS, kinds };
+      const named = seen.filter((statement) => statement.named).length / REQUESTS;
+      result[name] = { perRequest: seen.length / REQUESTS, named, kinds };
     }
     // Fill the tables so the planner has a choice, then EXPLAIN ANALYZE each statement seen.
     await fill(db);
@@ -167,12 +174,70 @@ async function postgres() {
         client.release();
       }
     }
-    return { result, plans };
+    const timing = await jointReadTiming(url.toString(), stores);
+    return { result, plans, timing };
   } finally {
     await db.destroy();
     await admin.query(`drop database if exists ${database} with (force)`);
     await admin.end();
   }
+}
+
+/**
+ * µs per joint read (the allowlist row and its user, GET /me's one statement), sequential, on a
+ * pool of one connection: unnamed and built each call (the stores before issue 33's change),
+ * named and built, named and compiled once (the store now). Rounds alternate the order; the
+ * median of each variant's rounds is reported.
+ */
+async function jointReadTiming(url, stores) {
+  const CALLS = Number(process.env.TRIPS_TIMING_CALLS ?? 2_000);
+  const ROUNDS = Number(process.env.TRIPS_TIMING_ROUNDS ?? 7);
+  const user = await stores.users.findByEmail(email(0));
+  await stores.allowlist.allowAccessToken("timing-jti", { userId: user.id, sessionId: "s" }, 3_600_000);
+  const open = (prepared) => {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    if (prepared) preparePostgresStatements(pool);
+    const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    return { db, stores: createSqlStores({ db }) };
+  };
+  const built = (db) =>
+    db
+      .selectFrom("portcullis_access_tokens as a")
+      .leftJoin("portcullis_users as u", "u.id", "a.user_id")
+      .selectAll("u")
+      .select(["a.user_id as allowed_user_id", "a.session_id as allowed_session_id"])
+      .where("a.jti", "=", "timing-jti")
+      .where("a.expires_at", ">", Date.now())
+      .executeTakeFirst();
+  const unnamed = open(false);
+  const named = open(true);
+  const variants = {
+    "unnamed, built each call": () => built(unnamed.db),
+    "named, built each call": () => built(named.db),
+    "named, compiled once (store-sql now)": () =>
+      named.stores.allowlist.findAllowedAccessTokenWithUser("timing-jti", named.stores.users),
+  };
+  const figures = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  try {
+    for (const run of Object.values(variants)) for (let i = 0; i < 200; i++) await run();
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = Object.entries(variants);
+      for (const [name, run] of round % 2 ? order.reverse() : order) {
+        const started = process.hrtime.bigint();
+        for (let i = 0; i < CALLS; i++) await run();
+        figures[name].push(Number(process.hrtime.bigint() - started) / 1_000 / CALLS);
+      }
+    }
+  } finally {
+    await unnamed.db.destroy();
+    await named.db.destroy();
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return Object.entries(figures).map(([name, values]) => ({
+    name,
+    median: median(values),
+    rounds: values.map((value) => Math.round(value)),
+  }));
 }
 
 /** ROWS users, as many sessions and allowlist rows, 2 × ROWS cooldown and counter rows, then ANALYZE. */
@@ -258,10 +323,13 @@ const per = (kinds) =>
     .map(([key, n]) => `${(n / REQUESTS).toFixed(2)} × ${key.length > 160 ? `${key.slice(0, 157)}...` : key}`)
     .join("\n    ");
 
-const { result: pgResult, plans } = await postgres();
-console.log("## PostgreSQL (store-sql): statements per request\n");
+const { result: pgResult, plans, timing } = await postgres();
+console.log(
+  `## PostgreSQL (store-sql): statements per request (prepared statements ${PREPARED ? "on" : "off"})\n`,
+);
 for (const name of PATHS) {
-  console.log(`${name}: ${pgResult[name].perRequest.toFixed(2)}\n    ${per(pgResult[name].kinds)}`);
+  const { perRequest, named, kinds } = pgResult[name];
+  console.log(`${name}: ${perRequest.toFixed(2)}, of them named ${named.toFixed(2)}\n    ${per(kinds)}`);
 }
 console.log(
   `\n## EXPLAIN ANALYZE (${ROWS} users, sessions, allowlist rows; ${2 * ROWS} cooldowns, counters)\n`,
@@ -269,6 +337,9 @@ console.log(
 for (const { path, statement, plan } of plans) {
   console.log(`[${path}] ${statement}\n    ${plan.join("\n    ")}\n`);
 }
+console.log("## Joint read (GET /me's statement), µs per call, one connection, sequential\n");
+for (const { name, median, rounds } of timing)
+  console.log(`${name}: ${median.toFixed(1)} µs (rounds ${rounds.join(", ")})`);
 const redisResult = await redis();
 console.log("## Redis (store-redis; users in memory): round trips per request (MONITOR)\n");
 for (const name of PATHS) {

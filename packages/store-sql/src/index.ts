@@ -4,9 +4,11 @@ export {
   discardTimedOutConnections,
   type PgClientLike,
   type PgPoolLike,
+  type PostgresConnectionOptions,
   type PostgresPoolTimeoutOptions,
   type PostgresTimeouts,
   postgresPoolOptions,
 } from "./postgres-pool.js";
+export { type PreparedStatementOptions, preparePostgresStatements } from "./postgres-prepared.js";
 export { createSqlStores, type SqlStores, type SqlStoresOptions } from "./sql-stores.js";
 export { createSqliteDialect, SQLITE_ATTEMPT_BUSY_MS, type SqliteDialectOptions } from "./sqlite-dialect.js";

@@ -1,3 +1,5 @@
+import { type PreparedStatementOptions, preparePostgresStatements } from "./postgres-prepared.js";
+
 /**
  * Recommended `pg.Pool` settings for the stores: the server cancels a statement that runs or waits
  * too long, so its connection comes back clean instead of busy, and a write never lands after the
@@ -56,6 +58,17 @@ function positive(value: number, name: string): number {
   return value;
 }
 
+/** What `discardTimedOutConnections` adds besides closing timed-out connections. */
+export interface PostgresConnectionOptions {
+  /**
+   * Send the stores' statements as named prepared statements (`preparePostgresStatements`), so
+   * PostgreSQL plans each once per connection: `true` (the default), `false`, or its bounds.
+   * Turn it off behind a pooler in transaction mode that does not track prepared statements
+   * (PgBouncer before 1.21, or with `max_prepared_statements = 0`).
+   */
+  preparedStatements?: boolean | PreparedStatementOptions;
+}
+
 /** The parts of a `pg` client and pool that `discardTimedOutConnections` uses. */
 export interface PgClientLike {
   query: (...args: never[]) => unknown;
@@ -77,9 +90,18 @@ export interface PgPoolLike {
  * between two statements (an outage in the middle of a transaction) emits an `error` nobody
  * listens to, which Node turns into an uncaught exception. The listener added here ignores it:
  * the statement in flight, or the next one, fails with the cause, and the store reports that.
- * Returns the pool.
+ *
+ * Unless `preparedStatements` is false, the connections also send the stores' statements as named
+ * prepared statements (`preparePostgresStatements`). Returns the pool.
  */
-export function discardTimedOutConnections<P extends PgPoolLike>(pool: P): P {
+export function discardTimedOutConnections<P extends PgPoolLike>(
+  pool: P,
+  options: PostgresConnectionOptions = {},
+): P {
+  const { preparedStatements = true } = options;
+  // Before the listener below: the prepared statements' queries go through its timeout check.
+  if (preparedStatements !== false)
+    preparePostgresStatements(pool, preparedStatements === true ? {} : preparedStatements);
   pool.on("connect", (client) => {
     client.on?.("error", () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
