@@ -6,7 +6,7 @@ import type { AuthContext } from "./context.js";
 import { createDeviceTokens } from "./devices/device-token.js";
 import { createEmailService } from "./emails/email-service.js";
 import { createEmailRenderer, type EmailRenderer } from "./emails/renderer.js";
-import { AuthError } from "./errors.js";
+import { AuthError, throwingRefusal } from "./errors.js";
 import { createSecurityEvents } from "./events.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
 import { createTranslator, type Translator } from "./i18n/index.js";
@@ -119,7 +119,7 @@ export function createAuth(input: AuthOptions): Auth {
   });
   const ctx = createContext(options, translator, renderer);
   const startup = startUp(ctx, renderer);
-  return {
+  const auth: Auth = {
     options,
     translator: ctx.translator,
     clock: ctx.clock,
@@ -140,6 +140,28 @@ export function createAuth(input: AuthOptions): Auth {
       ...bindUseCases(ctx, PASSKEY_USE_CASES),
     },
   };
+  refusing.set(auth, bindUseCases(ctx, REFUSING_USE_CASES));
+  return auth;
+}
+
+/**
+ * The use cases whose running email cooldown is a returned `CooldownRefusal`: `Auth` has their
+ * throwing form (`throwingRefusal`), the HTTP routes call these (`refusingUseCasesOf`), so a flood
+ * of refused requests throws nothing.
+ */
+const REFUSING_USE_CASES = { requestPasswordReset, resendVerification } as const;
+
+/** The refusal-returning forms of `REFUSING_USE_CASES`, bound like `Auth`'s methods. */
+export type RefusingUseCases = BoundUseCases<typeof REFUSING_USE_CASES>;
+
+const refusing = new WeakMap<Auth, RefusingUseCases>();
+
+/**
+ * The refusal-returning use cases of an `Auth` that `createAuth` made; undefined for any other
+ * object (e.g. a host's wrapper of `Auth`), whose own methods the HTTP layer then calls.
+ */
+export function refusingUseCasesOf(auth: Auth): RefusingUseCases | undefined {
+  return refusing.get(auth);
 }
 
 /** What `Auth` calls by name: each of its methods is the use case bound to the context. */
@@ -150,10 +172,10 @@ export const USE_CASES = {
   logout,
   authenticate,
   getCurrentUser,
-  requestPasswordReset,
+  requestPasswordReset: throwingRefusal(requestPasswordReset),
   getPasswordResetCooldown,
   resetPassword,
-  resendVerification,
+  resendVerification: throwingRefusal(resendVerification),
   getVerificationCooldown,
   verifyEmail,
   completeTwoFactorLogin,

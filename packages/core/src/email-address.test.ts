@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isValidEmail, normalizeEmail } from "./email-address.js";
-import { emailField } from "./validation.js";
+import { emailField, emailInput, parseEmailInput, parseInput } from "./validation.js";
 
 describe("email addresses", () => {
   it("normalizeEmail - trims, lower-cases and NFC-normalizes so variants share one key", () => {
@@ -81,5 +81,51 @@ describe("email addresses", () => {
       expect(viaField(typed)).toEqual(direct(typed));
     }
     expect(emailField.safeParse(`${"a".repeat(310)}@x.test`).success).toBe(false);
+  });
+
+  it("parseEmailInput - the same answer as parseInput(emailInput) for every input, valid or not, before and after the memos know it", () => {
+    /** The settled answer: the parsed value, or the refusal's code and issues. */
+    const answer = (parse: () => unknown) => {
+      try {
+        return { value: parse() };
+      } catch (error) {
+        const { code, issues } = error as { code: string; issues: unknown };
+        return { code, issues };
+      }
+    };
+    const prototypeless = Object.assign(Object.create(null), { email: "ada@example.test" });
+    const inherited = Object.create({ email: "ada@example.test" });
+    const inputs: unknown[] = [
+      { email: " Ada@Example.TEST " },
+      { email: "ＥＲＩＮ＠ｘ．ｔｅｓｔ", extra: "ignored" },
+      { email: "zoë@Bücher.test" },
+      { email: "" },
+      { email: "not an address" },
+      { email: "a@x.test\r\nbcc: b@y.test" },
+      { email: `${"a".repeat(64)}@${"b".repeat(252)}.test` },
+      { email: `${"\ufdfa".repeat(300)}@x.test` },
+      { email: 42 },
+      { email: ["ada@example.test"] },
+      {},
+      [],
+      ["ada@example.test"],
+      null,
+      undefined,
+      "ada@example.test",
+      prototypeless,
+      inherited,
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (const input of inputs) {
+        const expected = answer(() => parseInput(emailInput, input));
+        expect(
+          answer(() => parseEmailInput(input)),
+          JSON.stringify(input),
+        ).toEqual(expected);
+      }
+    }
+    const fast = parseEmailInput({ email: " Ada@Example.TEST ", extra: 1 });
+    expect(fast).toEqual({ email: "ada@example.test" });
+    expect(Object.keys(fast)).toEqual(["email"]);
   });
 });

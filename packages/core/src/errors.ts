@@ -229,6 +229,44 @@ export class CooldownError extends AuthError<CooldownCode> {
 }
 
 /**
+ * A running cooldown as a value, not a thrown error: what the email use cases behind the HTTP
+ * routes return when the cooldown refuses (answered as the same 429 as a `CooldownError`). A
+ * refusal is a common answer under a flood of requests, and throwing one through the async frames
+ * of a use case cost more than the rest of the refusal (bench/README.md, seventh round). Internal:
+ * `Auth`'s methods still throw `toError()`.
+ */
+export class CooldownRefusal {
+  constructor(
+    readonly code: CooldownCode,
+    readonly remainingSeconds: number,
+  ) {}
+
+  /** The `CooldownError` a public caller gets for this refusal. */
+  toError(): CooldownError {
+    return new CooldownError(this.code, this.remainingSeconds);
+  }
+}
+
+/**
+ * The public form of a use case that may answer with a `CooldownRefusal`: the same function, whose
+ * refusal is thrown as its `CooldownError`.
+ */
+export function throwingRefusal<A extends unknown[], R>(
+  useCase: (...args: A) => Promise<R | CooldownRefusal>,
+): (...args: A) => Promise<Exclude<R, CooldownRefusal>> {
+  return async (...args) => {
+    const result = await useCase(...args);
+    if (result instanceof CooldownRefusal) throw result.toError();
+    return result as Exclude<R, CooldownRefusal>;
+  };
+}
+
+/** The error a port call's failure becomes: the port's own `AuthError` unchanged, else `code` with the failure as `cause`. */
+export function portFailure(code: ErrorCode, error: unknown): AuthError {
+  return error instanceof AuthError ? error : new AuthError(code, { cause: error });
+}
+
+/**
  * A password sign-in whose account must set a new password first (`admin.requirePasswordChange`):
  * carries the single-use token that `completeRequiredPasswordChange` takes with the new password
  * (sent as `passwordChangeToken` in the 403 body).

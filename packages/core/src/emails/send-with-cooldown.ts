@@ -1,5 +1,12 @@
 import type { BackgroundTasks } from "../background.js";
-import { AuthError, CooldownError, guardPort, wholeSeconds } from "../errors.js";
+import {
+  AuthError,
+  CooldownError,
+  CooldownRefusal,
+  guardPort,
+  portFailure,
+  wholeSeconds,
+} from "../errors.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { Logger } from "../ports/logger.js";
 import type { EmailKind } from "../ports/mailer.js";
@@ -41,12 +48,32 @@ export async function sendWithCooldown(
   address: string,
   prepare: () => Promise<PreparedEmail>,
 ): Promise<{ cooldown: number }> {
+  const result = await sendUnlessCooling(deps, cooldownKind, address, prepare);
+  if (result instanceof CooldownRefusal) throw result.toError();
+  return result;
+}
+
+/**
+ * `sendWithCooldown` whose running cooldown is answered with a `CooldownRefusal` instead of a
+ * thrown `CooldownError` (what the HTTP routes' use cases return); every other failure throws.
+ */
+export async function sendUnlessCooling(
+  deps: Omit<CooldownSendDeps, "background">,
+  cooldownKind: EmailKind,
+  address: string,
+  prepare: () => Promise<PreparedEmail>,
+): Promise<{ cooldown: number } | CooldownRefusal> {
   const key = emailCooldownKey(cooldownKind, address);
   const ttlMs = deps.options.email.cooldownSeconds * 1000;
-  const { acquired, remainingMs } = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
-    deps.cooldowns.acquire(key, ttlMs),
-  );
-  if (!acquired) throw new CooldownError("EMAIL_COOLDOWN_ACTIVE", withinCooldown(remainingMs, ttlMs));
+  let acquired: { acquired: boolean; remainingMs: number };
+  try {
+    // Not through `guardPort`: no closure and no async frame of its own on every refusal.
+    acquired = await deps.cooldowns.acquire(key, ttlMs);
+  } catch (error) {
+    throw portFailure("EMAIL_COOLDOWN_CACHE_FAILURE", error);
+  }
+  if (!acquired.acquired)
+    return new CooldownRefusal("EMAIL_COOLDOWN_ACTIVE", withinCooldown(acquired.remainingMs, ttlMs));
   let undo: (() => Promise<unknown>) | undefined;
   try {
     const email = await prepare();

@@ -1,5 +1,5 @@
 import type { Auth } from "../create-auth.js";
-import { AuthError, type ErrorCode } from "../errors.js";
+import { AuthError, CooldownRefusal, type ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import { readJsonBody } from "./body.js";
 import { type CookieKind, type Cookies, createCookies, type TokenKind } from "./cookies.js";
@@ -196,6 +196,15 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   const fail = (error: unknown, path: string, locale: string, cookiesOnError: string[] = []) =>
     errorResponse(error, { path, locale, now: clock.now(), cookies: cookiesOnError });
 
+  /** The cookies a route clears when it fails with `error`'s code (`clearOnError`). */
+  const clearing = (route: Route | undefined, error: unknown): string[] => {
+    const clear = route?.clearOnError;
+    const code = error instanceof AuthError || error instanceof CooldownRefusal ? error.code : undefined;
+    return clear && code !== undefined && clear.codes.includes(code)
+      ? clear.cookies.map((kind) => cookies.clear(kind))
+      : [];
+  };
+
   return {
     basePath,
     async handle(request) {
@@ -214,11 +223,15 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         const resolving = route.auth === "none" ? undefined : RESOLVE[route.auth](call);
         if (resolving) await resolving;
         // The call carries the credentials of `route.auth`, resolved just above.
-        return await (route as { handle(input: Call): Promise<HttpResponse> }).handle(call);
+        const answer = await (
+          route as { handle(input: Call): Promise<HttpResponse | CooldownRefusal> }
+        ).handle(call);
+        // A running cooldown comes back as a value (no error thrown through the use case's frames).
+        return answer instanceof CooldownRefusal
+          ? fail(answer, path, locale, clearing(route, answer))
+          : answer;
       } catch (error) {
-        const clear = route?.clearOnError;
-        const matches = clear && error instanceof AuthError && clear.codes.includes(error.code);
-        return fail(error, path, locale, matches ? clear.cookies.map((kind) => cookies.clear(kind)) : []);
+        return fail(error, path, locale, clearing(route, error));
       }
     },
     sessionCookies: (tokens) => [...cookies.session(tokens), cookies.clear("twoFactor")],

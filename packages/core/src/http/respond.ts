@@ -2,6 +2,7 @@ import { boundedMemo, createLru } from "../bounded-memo.js";
 import {
   AuthError,
   CooldownError,
+  CooldownRefusal,
   type ErrorCode,
   PasswordChangeRequiredError,
   ValidationError,
@@ -65,7 +66,8 @@ export interface ErrorResponder {
   /**
    * The error response of docs/errors.md: `{ status, code, message, path, timestamp }` (plus
    * `remaining` or `errors`), the `Auth-Error-Code` header, `Retry-After` on 429, no body on 304.
-   * Anything that is not an `AuthError` becomes `INTERNAL_ERROR`; 500s log their cause, never send it
+   * A `CooldownRefusal` is answered as its `CooldownError`. Anything else that is not an `AuthError`
+   * becomes `INTERNAL_ERROR`; 500s log their cause, never send it
    * (once per cause and interval, with a count: `createFailureLog`).
    */
   (caught: unknown, context: { path: string; locale: string; now: number; cookies?: string[] }): HttpResponse;
@@ -108,9 +110,9 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
     caught: unknown,
     context: { path: string; locale: string; now: number; cookies?: string[] },
   ): HttpResponse => {
-    const error = caught instanceof AuthError ? caught : new AuthError("INTERNAL_ERROR", { cause: caught });
+    const error = answerable(caught);
     const status = statusForCode(error.code);
-    if (status >= 500) {
+    if (status >= 500 && error instanceof AuthError) {
       const cause = error.cause ?? (caught instanceof AuthError ? undefined : caught);
       logFailure({ code: error.code, path: context.path, err: describe(cause) });
     }
@@ -141,7 +143,7 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
       const body = { status, code: error.code, message, path: context.path, timestamp, passwordChangeToken };
       response = jsonResponse(status, body, cookies);
     } else {
-      const remaining = error instanceof CooldownError ? error.remainingSeconds : undefined;
+      const remaining = remainingOf(error);
       const parts = rememberedParts(error.code, context.locale, context.path, remaining);
       const text = parts.head + timestamp + parts.tail;
       response = jsonTextResponse(status, text, parts.bytes + timestamp.length, cookies);
@@ -153,6 +155,20 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
     return response;
   };
   return Object.assign(respond, { rememberedBodies: () => remembered.size });
+}
+
+/** What an error response is built from: a `CooldownRefusal` as its `CooldownError` would be (without making one). */
+function answerable(caught: unknown): AuthError | CooldownRefusal {
+  return caught instanceof AuthError || caught instanceof CooldownRefusal
+    ? caught
+    : new AuthError("INTERNAL_ERROR", { cause: caught });
+}
+
+/** The `remaining` seconds of a running cooldown's answer; undefined for any other error. */
+function remainingOf(error: AuthError | CooldownRefusal): number | undefined {
+  return error instanceof CooldownError || error instanceof CooldownRefusal
+    ? error.remainingSeconds
+    : undefined;
 }
 
 function describe(cause: unknown): string | undefined {

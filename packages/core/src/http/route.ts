@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AuthError, ErrorCode } from "../errors.js";
+import type { AuthError, CooldownRefusal, ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import type { CookieKind } from "./cookies.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
@@ -96,7 +96,8 @@ export interface RouteSpec<A extends RouteAuth = RouteAuth> {
 
 /** One route of docs/http-api.md with `auth: A`: its data and what it does. */
 export interface RouteOf<A extends RouteAuth> extends RouteSpec<A> {
-  handle(input: RouteInput<A>): Promise<HttpResponse>;
+  /** The response, or a running cooldown's `CooldownRefusal`, which the handler answers as its 429. */
+  handle(input: RouteInput<A>): Promise<HttpResponse | CooldownRefusal>;
 }
 
 /** One route of any kind of `auth`: the route table is a list of these. */

@@ -6,7 +6,8 @@ import type {
   StepUpResult,
   TwoFactorChallenge,
 } from "../create-auth.js";
-import { AuthError, type ErrorCode } from "../errors.js";
+import { refusingUseCasesOf } from "../create-auth.js";
+import { AuthError, CooldownRefusal, type ErrorCode } from "../errors.js";
 import type { Call } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
 import {
@@ -48,6 +49,10 @@ const SUCCESS = { success: true } as const;
 /** What a session's auth cookies are made of. */
 type SessionCookieInput = { accessToken: string; refreshToken: string; rememberMe: boolean };
 const SIGN_OUT: CookieKind[] = ["access", "refresh", "twoFactor", "stepUp"];
+
+/** A use case's result as a 200 JSON answer; a `CooldownRefusal` goes back to the handler, which answers its 429. */
+const okOrRefusal = (result: unknown): HttpResponse | CooldownRefusal =>
+  result instanceof CooldownRefusal ? result : jsonResponse(200, result);
 
 /** What the route tables share: response shapes and small route builders. */
 function createRouteKit(auth: Auth, cookies: Cookies) {
@@ -99,11 +104,11 @@ function createRouteKit(auth: Auth, cookies: Cookies) {
   /** A route: its data and its handler, which gets the credentials its `auth` names. */
   const route = <A extends RouteAuth>(spec: RouteSpec<A>, handle: RouteOf<A>["handle"]): Route =>
     ({ ...spec, handle }) as RouteOf<A> as Route;
-  /** A route that answers 200 with the use case's result as JSON. */
+  /** A route that answers 200 with the use case's result as JSON (a `CooldownRefusal` as its 429: `okOrRefusal`). */
   const json = <A extends RouteAuth>(
     spec: RouteSpec<A>,
     run: (input: RouteInput<A>) => Promise<unknown>,
-  ): Route => route(spec, async (input) => jsonResponse(200, await run(input)));
+  ): Route => route(spec, async (input) => okOrRefusal(await run(input)));
   /** A security-settings route: its use case's call has the principal, the step-up token (header or cookie) and the request. */
   const settings = (
     spec: Omit<RouteSpec<"step-up">, "auth">,
@@ -571,6 +576,7 @@ function twoFactorSettingsRoutes(auth: Auth, { json, settings }: RouteKit): Rout
 
 /** The emailed-link flow of a forgotten password. */
 function passwordResetRoutes(auth: Auth, { signOutCookies, route, json, linkCall }: RouteKit): Route[] {
+  const refusing = refusingUseCasesOf(auth);
   return [
     json(
       {
@@ -581,7 +587,11 @@ function passwordResetRoutes(auth: Auth, { signOutCookies, route, json, linkCall
         body: emailInput,
         errors: ["EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", "RATE_LIMITED", ...MAIL, ...DB],
       },
-      async (input) => auth.requestPasswordReset({ request: input.meta }, await input.body()),
+      async (input) => {
+        const call = { request: input.meta };
+        const body = await input.body<Parameters<Auth["requestPasswordReset"]>[1]>();
+        return refusing ? refusing.requestPasswordReset(call, body) : auth.requestPasswordReset(call, body);
+      },
     ),
     json(
       {
@@ -621,6 +631,7 @@ function passwordResetRoutes(auth: Auth, { signOutCookies, route, json, linkCall
 
 /** The emailed-link flow of address verification. */
 function verificationRoutes(auth: Auth, { json, linkCall }: RouteKit): Route[] {
+  const refusing = refusingUseCasesOf(auth);
   return [
     json(
       {
@@ -639,7 +650,10 @@ function verificationRoutes(auth: Auth, { json, linkCall }: RouteKit): Route[] {
           ...DB,
         ],
       },
-      async (input) => auth.resendVerification({ principal: input.principal, request: input.meta }),
+      async (input) => {
+        const call = { principal: input.principal, request: input.meta };
+        return refusing ? refusing.resendVerification(call) : auth.resendVerification(call);
+      },
     ),
     json(
       {

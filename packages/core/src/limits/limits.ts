@@ -77,8 +77,9 @@ export interface Limits {
   /**
    * Counts one request against a per-IP limit (`ip.limited` event and the limit's 429 when over
    * it). Loopback and unknown IPs, and every IP when `ipLimits.enabled` is false, pass uncounted.
+   * `userId`, when given, is the event's (a copy of `who` with it is made only when counting).
    */
-  ip(name: IpLimitName, who: AttemptContext): Promise<ThrottleAttempt>;
+  ip(name: IpLimitName, who: AttemptContext, userId?: string): Promise<ThrottleAttempt>;
   /**
    * Counts an emailed sign-in code for a normalized address before it is checked (known and
    * unknown addresses alike): `emailSignIn.maxWrongCodes` in a window of the code's lifetime,
@@ -166,11 +167,12 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
     clearTwoFactor: (userId) => secondFactor.clear(userId),
     emailSignInCode: (address, who) => counted(signInCodes, address, "login.throttled", "email_code", who),
     clearEmailSignInCodes: (address) => signInCodes.clear(address),
-    async ip(name, who) {
+    async ip(name, who, userId) {
       const bucket = ipLimits.enabled ? ipBucket(who.ip) : null;
       const throttle = perIp.get(name);
       if (bucket === null || !throttle) return UNCOUNTED;
-      return counted(throttle, bucket, "ip.limited", `ip:${name}`, who);
+      const subject = userId === undefined ? who : { ...who, userId };
+      return counted(throttle, bucket, "ip.limited", `ip:${name}`, subject);
     },
   };
 }

@@ -1,27 +1,29 @@
 import type { AuthContext } from "../context.js";
-import { requireEmailEnabled, sendWithCooldown } from "../emails/send-with-cooldown.js";
-import { guardPort } from "../errors.js";
+import { requireEmailEnabled, sendUnlessCooling } from "../emails/send-with-cooldown.js";
+import { CooldownRefusal, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { issueLinkToken } from "../tokens/link-token.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
-import { emailInput, parseInput } from "../validation.js";
+import { parseEmailInput } from "../validation.js";
 
 /**
  * Known address → a reset email with a single-use link (a newer one invalidates older links);
  * unknown address → a No Principal Information email. The same `{ cooldown }` either way, and the
- * same cooldown per normalized address, acquired before anything is looked up.
+ * same cooldown per normalized address, acquired before anything is looked up. A running cooldown
+ * is returned as a `CooldownRefusal` (the HTTP route answers it; `auth.requestPasswordReset` throws
+ * it as its `CooldownError`, `throwingRefusal` in create-auth.ts).
  */
 export async function requestPasswordReset(
   ctx: AuthContext,
   { request = {} }: Call,
   input: unknown,
-): Promise<{ cooldown: number }> {
+): Promise<{ cooldown: number } | CooldownRefusal> {
   requireEmailEnabled(ctx);
-  const { email } = parseInput(emailInput, input);
+  const { email } = parseEmailInput(input);
   const locale = request.locale ?? ctx.translator.defaultLocale;
   await ctx.limits.ip("passwordResetRequests", request);
   let userId: string | null = null;
-  const result = await sendWithCooldown(ctx, "password-reset", email, async () => {
+  const result = await sendUnlessCooling(ctx, "password-reset", email, async () => {
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
     userId = user?.id ?? null;
     if (!user) {
@@ -51,6 +53,7 @@ export async function requestPasswordReset(
       undo: () => ctx.singleUseTokens.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
     };
   });
+  if (result instanceof CooldownRefusal) return result;
   ctx.events.emit("password_reset.requested", { ...request, userId });
   return result;
 }
