@@ -42,12 +42,15 @@ export async function explainSeen(pool, seen) {
 }
 
 /** Alternates GET /me and the reset 429 until `done()`, at least `min` of each; their times. */
-async function alternate(paths, done, min) {
-  const times = { me: [], reset429: [] };
+async function alternate(paths, done, min, { expired = false } = {}) {
+  const times = { me: [], reset429: [], expired: [] };
+  const calls = { me: paths.me, reset429: paths.reset429 };
+  // An address whose cooldown row is expired and in the sweep's way: the acquire's upsert meets it.
+  if (expired) calls.expired = (k) => paths.resetRequest(`expired${1 + k * 97}@example.test`, 200);
   for (let k = 0; k < min || !done(); k++) {
-    for (const name of ["me", "reset429"]) {
+    for (const [name, call] of Object.entries(calls)) {
       const t0 = performance.now();
-      await paths[name]();
+      await call(k);
       times[name].push(performance.now() - t0);
     }
   }
@@ -103,7 +106,7 @@ export async function sweepUnderLoad({ pool, stores, paths, rows }) {
   const sweep = stores.sweep().finally(() => {
     finished = true;
   });
-  const during = await alternate(paths, () => finished, 20);
+  const during = await alternate(paths, () => finished, 20, { expired: true });
   const removed = await sweep;
   const seconds = (performance.now() - t0) / 1000;
   await watcher.stop();
@@ -114,6 +117,7 @@ export async function sweepUnderLoad({ pool, stores, paths, rows }) {
     console.log(line(`${name === "me" ? "GET /me" : "reset 429"}, before the sweep`, summary(before[name])));
     console.log(line(`${name === "me" ? "GET /me" : "reset 429"}, during the sweep`, summary(during[name])));
   }
+  console.log(line("reset of an address whose row is being swept", summary(during.expired)));
   const { waits, sweepLocks, ticks } = watcher.seen;
   console.log(`  relation locks the sweep's DELETEs held: ${[...sweepLocks].join(", ") || "(none seen)"}`);
   console.log(

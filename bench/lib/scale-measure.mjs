@@ -112,6 +112,9 @@ async function pathsOver(send, users, seed) {
     },
     reset429: () =>
       send(request("POST", "/password/reset-request", { body: { email: seededEmail(pick(users)) } }), 429),
+    /** A reset request for any address (no account needed: the cooldown is taken all the same). */
+    resetRequest: (email, status) =>
+      send(request("POST", "/password/reset-request", { body: { email } }), status),
     verification429: () =>
       send(request("POST", "/email/verification/send", { token: next().accessToken }), 429),
   };
