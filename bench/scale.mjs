@@ -7,7 +7,7 @@
 // of every statement the paths sent (a sequential scan of a store table is reported), and GET /me
 // and the reset 429 timed while `stores.sweep()` deletes 1,000,000 expired rows.
 //
-//   pnpm bench:scale                   (builds, then about 15 minutes)
+//   pnpm bench:scale                   (builds, then about 16 minutes on a shared 2-core VM)
 //   SCALE=0.01 node bench/scale.mjs    (10,000 users at full size, 1,000 at the small one: a check)
 //
 // Env: BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres; a database of its own is
