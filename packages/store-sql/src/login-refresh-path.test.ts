@@ -39,6 +39,10 @@ function kinds(statements: string[]): string[] {
     [/^select .* from "?portcullis_sessions/i, "read session"],
     [/^update "?portcullis_sessions/i, "rotate session"],
     [/^select .* from "?portcullis_users"? where "?id/i, "user by id"],
+    [
+      /^update "?portcullis_users"? as u set last_sign_in_at = case .* returning before\.\*/is,
+      "check and record sign-in",
+    ],
     [/^update "?portcullis_users.*last_sign_in_at/is, "record sign-in"],
   ];
   return statements
@@ -194,8 +198,8 @@ const PG_LOGIN = [
   "clear throttle",
   "allow jti",
   "create session",
-  "user by id",
-  "record sign-in",
+  // The re-read that closes the window between the check and the session, and last_sign_in_at.
+  "check and record sign-in",
 ];
 suite(
   "sqlite",

@@ -92,6 +92,10 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ["users.update", () => stores.users.update("u6", { name: "Six" })],
     ["users.recordSignIn", () => stores.users.recordSignIn?.("u7", NOW) ?? Promise.resolve()],
     [
+      "users.recordSignInIfUnchanged",
+      () => stores.users.recordSignInIfUnchanged?.("u9", NOW, "x") ?? stores.users.findById("u9"),
+    ],
+    [
       "users.replacePasswordHash",
       () => stores.users.replacePasswordHash?.("u8", "x", "y") ?? Promise.resolve(),
     ],
