@@ -44,6 +44,10 @@ export function createMemoryCooldownStore(options: { clock?: Clock } = {}): Memo
     async clearHits(key) {
       counters.delete(key);
     },
+    async clearKeys(counterKeys, cooldownKeys) {
+      for (const key of counterKeys) counters.delete(key);
+      for (const key of cooldownKeys) cooldowns.delete(key);
+    },
     sweep: () => cooldowns.sweep() + counters.sweep(),
     size: () => cooldowns.size + counters.size,
   };

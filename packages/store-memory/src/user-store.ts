@@ -35,6 +35,15 @@ export function createMemoryUserStore(): UserStore & { size(): number } {
       byId.set(id, { ...current, lastSignInAt: at });
       return current.lastSignInAt == null;
     },
+    async recordSignInIfUnchanged(id, at, passwordHash) {
+      // Synchronous from the read to the write: no other call runs in between.
+      const current = byId.get(id);
+      if (!current) return null;
+      const unchanged =
+        current.lockedAt == null && (passwordHash === undefined || current.passwordHash === passwordHash);
+      if (unchanged) byId.set(id, { ...current, lastSignInAt: at });
+      return clonePlain(current);
+    },
     async replacePasswordHash(id, expected, next) {
       const current = byId.get(id);
       if (!current || current.passwordHash !== expected) return false;

@@ -239,6 +239,14 @@ function redisCooldownStore(
     async clearHits(key) {
       await bounded(redis.del(counterKey(key)));
     },
+    async clearKeys(counterKeys, cooldownKeys) {
+      // One DEL of every key; on a Cluster each key has a slot of its own, so one DEL each, sent together.
+      const keys = [...counterKeys.map(counterKey), ...cooldownKeys.map(cooldownKey)];
+      if (keys.length === 0) return;
+      if ("isCluster" in redis && redis.isCluster)
+        await bounded(Promise.all(keys.map((key) => redis.del(key))));
+      else await bounded(redis.del(...keys));
+    },
   };
 }
 

@@ -78,7 +78,33 @@ export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContex
     async clearHits(key) {
       await db.deleteFrom(counters).where("id", "=", storedKey(key)).execute();
     },
+
+    clearKeys: (counterKeys, cooldownKeys) =>
+      clearKeys({ db, dialect, tables }, counterKeys.map(storedKey), cooldownKeys.map(storedKey)),
   };
+}
+
+/**
+ * `clearKeys`: the counters and the cooldowns of the ids given removed, in one statement on
+ * PostgreSQL (a data-modifying WITH); SQLite and MySQL have none, so one statement per table.
+ */
+async function clearKeys(
+  { db, dialect, tables }: Pick<SqlContext, "db" | "dialect" | "tables">,
+  counterIds: string[],
+  cooldownIds: string[],
+): Promise<void> {
+  const clearCounters = () => db.deleteFrom(tables.counters).where("id", "in", counterIds);
+  const clearCooldowns = () => db.deleteFrom(tables.cooldowns).where("id", "in", cooldownIds);
+  if (counterIds.length > 0 && cooldownIds.length > 0 && dialect === "postgres") {
+    await db
+      .with("cleared_counters", () => clearCounters())
+      .deleteFrom(tables.cooldowns)
+      .where("id", "in", cooldownIds)
+      .execute();
+    return;
+  }
+  if (counterIds.length > 0) await clearCounters().execute();
+  if (cooldownIds.length > 0) await clearCooldowns().execute();
 }
 
 /**

@@ -92,6 +92,10 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ["users.update", () => stores.users.update("u6", { name: "Six" })],
     ["users.recordSignIn", () => stores.users.recordSignIn?.("u7", NOW) ?? Promise.resolve()],
     [
+      "users.recordSignInIfUnchanged",
+      () => stores.users.recordSignInIfUnchanged?.("u9", NOW, "x") ?? stores.users.findById("u9"),
+    ],
+    [
       "users.replacePasswordHash",
       () => stores.users.replacePasswordHash?.("u8", "x", "y") ?? Promise.resolve(),
     ],
@@ -114,6 +118,21 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
           idleTimeoutMs: 86_400_000,
           absoluteLifetimeMs: 30 * 86_400_000,
         }),
+    ],
+    [
+      "sessions.rotateRefreshToken (after getSession)",
+      async () => {
+        const read = await stores.sessions.getSession("s8");
+        return stores.sessions.rotateRefreshToken(
+          "s8",
+          "rh8",
+          { ...rotation, refreshTokenHash: "rh-8", accessTokenJti: "j-8" },
+          86_400_000,
+          10_000,
+          undefined,
+          read ?? undefined,
+        );
+      },
     ],
     ["sessions.deleteSession", () => stores.sessions.deleteSession("s10")],
     ["sessions.deleteUserSessions", () => stores.sessions.deleteUserSessions("u11", "s0")],
@@ -142,6 +161,7 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ["cooldowns.hit", () => stores.cooldowns.hit("k8", 60_000)],
     ["cooldowns.refundHit", () => stores.cooldowns.refundHit("k8")],
     ["cooldowns.clearHits", () => stores.cooldowns.clearHits("k9")],
+    ["cooldowns.clearKeys", () => stores.cooldowns.clearKeys?.(["k10"], ["k11", "k12"]) ?? Promise.resolve()],
     ["identities.findBySubject", () => stores.identities.findBySubject("https://issuer.example", "sub5")],
     ["identities.listByUser", () => stores.identities.listByUser("u5")],
     ["identities.unlink", () => stores.identities.unlink("u6", "github", { keepAtLeast: 1 })],

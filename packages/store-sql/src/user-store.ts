@@ -119,6 +119,7 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
       return row ? fromUserRow(row as UserRow) : null;
     },
     async recordSignIn(id, at) {
+      if (dialect === "postgres") return recordSignInInOneStatement(db, table, id, at);
       // A later sign-in (the common case) is one statement; the first is the compare-and-set
       // `where last_sign_in_at is null`, which only one of concurrent first sign-ins can win.
       const set = () => db.updateTable(table).set({ last_sign_in_at: at }).where("id", "=", id);
@@ -127,6 +128,13 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
       const first = await set().where("last_sign_in_at", "is", null).executeTakeFirst();
       return Number(first.numUpdatedRows) > 0;
     },
+    // PostgreSQL only: the other dialects cannot read the row as it was in the UPDATE itself.
+    ...(dialect === "postgres"
+      ? {
+          recordSignInIfUnchanged: (id: string, at: number, passwordHash?: string) =>
+            recordSignInIfUnchanged(db, table, id, at, passwordHash),
+        }
+      : {}),
     async replacePasswordHash(id, expected, next) {
       // One conditional UPDATE: of concurrent replacements of one hash, the database lets one match.
       const result = await db
@@ -163,6 +171,51 @@ export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserSto
       return Number(result.numDeletedRows) > 0;
     },
   };
+}
+
+/**
+ * PostgreSQL's `recordSignIn`, first sign-in or not, in one statement: the row is locked and read
+ * (`for update`) in the UPDATE's own FROM, so the value returned is the one this update replaced.
+ * Of concurrent first sign-ins, the later ones wait for the lock and read the earlier one's time.
+ */
+async function recordSignInInOneStatement(
+  db: SqlContext["db"],
+  table: string,
+  id: string,
+  at: number,
+): Promise<boolean> {
+  const users = sql.table(table);
+  const { rows } = await sql<{ before: number | string | null }>`update ${users} as u
+    set last_sign_in_at = ${at}
+    from (select id, last_sign_in_at from ${users} where id = ${id} for update) as before
+    where u.id = before.id
+    returning before.last_sign_in_at as before`.execute(db);
+  return rows.length > 0 && rows[0]?.before == null;
+}
+
+/**
+ * PostgreSQL's `recordSignInIfUnchanged`, one statement: the row is locked and read in the
+ * UPDATE's own FROM (as it was, so the core's checks see it), and `last_sign_in_at` is set only
+ * when the account is unlocked and, with `passwordHash`, still has that hash.
+ */
+async function recordSignInIfUnchanged(
+  db: SqlContext["db"],
+  table: string,
+  id: string,
+  at: number,
+  passwordHash: string | undefined,
+): Promise<UserRecord | null> {
+  const users = sql.table(table);
+  const hash = passwordHash ?? null;
+  const { rows } = await sql<UserRow>`update ${users} as u
+    set last_sign_in_at = case
+      when before.locked_at is null and (${hash}::text is null or before.password_hash = ${hash}::text)
+      then ${at}::bigint else u.last_sign_in_at end
+    from (select * from ${users} where id = ${id} for update) as before
+    where u.id = before.id
+    returning before.*`.execute(db);
+  const [row] = rows;
+  return row ? fromUserRow(row) : null;
 }
 
 /**

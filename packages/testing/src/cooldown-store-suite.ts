@@ -282,6 +282,61 @@ export const runCooldownStoreSuite = defineStoreSuite("CooldownStore", cooldownC
     "clearHits - a no-op when there is no counter": async ({ store }) => {
       await expect(store.clearHits(uniqueId("counter"))).resolves.toBeUndefined();
     },
+    "clearKeys (optional) - removes the counters and ends the cooldowns named; other keys and kinds are kept":
+      async ({ store, hitCounter, acquiredCooldown }) => {
+        if (!store.clearKeys) return;
+        const [a, b, kept] = [
+          await hitCounter(3, 60_000),
+          await hitCounter(1, 60_000),
+          await hitCounter(1, 60_000),
+        ];
+        const [c, d, running] = [
+          await acquiredCooldown(60_000),
+          await acquiredCooldown(60_000),
+          await acquiredCooldown(60_000),
+        ];
+        // A key with both a counter and a cooldown: only the kind named is cleared.
+        const both = uniqueId("both");
+        await store.hit(both, 60_000);
+        await store.acquire(both, 60_000);
+        await store.clearKeys([a, b, both], [c, d]);
+        for (const key of [a, b, both]) expect((await store.hit(key, 60_000)).count, key).toBe(1);
+        for (const key of [c, d]) {
+          expect(await store.remainingMs(key), key).toBe(0);
+          expect((await store.acquire(key, 60_000)).acquired, key).toBe(true);
+        }
+        expect((await store.hit(kept, 60_000)).count).toBe(2);
+        expect(await store.remainingMs(running)).toBeGreaterThan(0);
+        expect(await store.remainingMs(both)).toBeGreaterThan(0);
+      },
+    "clearKeys (optional) - a no-op for absent keys and empty lists; only counters, or only cooldowns":
+      async ({ store, hitCounter, acquiredCooldown }) => {
+        if (!store.clearKeys) return;
+        await expect(store.clearKeys([uniqueId("counter")], [uniqueId("cooldown")])).resolves.toBeUndefined();
+        await expect(store.clearKeys([], [])).resolves.toBeUndefined();
+        const counter = await hitCounter(2, 60_000);
+        const cooldown = await acquiredCooldown(60_000);
+        await store.clearKeys([counter], []);
+        expect(await store.remainingMs(cooldown)).toBeGreaterThan(0);
+        expect((await store.hit(counter, 60_000)).count).toBe(1);
+        await store.clearKeys([], [cooldown]);
+        expect(await store.remainingMs(cooldown)).toBe(0);
+        expect((await store.hit(counter, 60_000)).count).toBe(2);
+      },
+    "clearKeys (optional) - 20 concurrent clears beside 20 concurrent hits: the count is at most 20, then clear":
+      async ({ store }) => {
+        if (!store.clearKeys) return;
+        const [counter, lock] = [uniqueId("counter"), uniqueId("cooldown")];
+        await store.acquire(lock, 60_000);
+        const results = await Promise.all([
+          ...Array.from({ length: 20 }, () => store.hit(counter, 60_000).then(({ count }) => count)),
+          ...Array.from({ length: 20 }, () => store.clearKeys?.([counter], [lock]).then(() => 0)),
+        ]);
+        for (const count of results) expect(count).toBeLessThanOrEqual(20);
+        expect(await store.remainingMs(lock)).toBe(0);
+        await store.clearKeys([counter], [lock]);
+        expect((await store.hit(counter, 60_000)).count).toBe(1);
+      },
   },
   "": {
     "acquire / hit - a cooldown and a counter on the same key do not interfere": async ({ store }) => {

@@ -546,4 +546,158 @@ export const runSessionStoreSuite = defineStoreSuite("SessionStore", sessionCont
       expect((await store.getSession(own.id))?.impersonatedBy).toBeUndefined();
     },
   },
+  "rotation after a read": {
+    // The core reads the session (`getSession`), then rotates handing over the record read
+    // (`read`): a store may take it as its own first read, but never rotate on a stale one.
+    "rotateRefreshToken (read) - the current hash rotates, and the next rotation with a new read too":
+      async ({ store, storedSession, rotation }) => {
+        const session = await storedSession();
+        const read = await store.getSession(session.id);
+        const next = rotation();
+        const first = rotationOf(
+          await store.rotateRefreshToken(
+            session.id,
+            session.refreshTokenHash,
+            next,
+            TTL_MS,
+            0,
+            undefined,
+            read ?? undefined,
+          ),
+        );
+        expect(first.refreshTokenHash).toBe(next.refreshTokenHash);
+        expect(await store.getSession(session.id)).toEqual(first);
+        const again = await store.getSession(session.id);
+        rotationOf(
+          await store.rotateRefreshToken(
+            session.id,
+            first.refreshTokenHash,
+            rotation(),
+            TTL_MS,
+            0,
+            undefined,
+            again ?? undefined,
+          ),
+        );
+        // The first hash is two rotations back: reuse, whatever the record handed over.
+        const stale = await store.rotateRefreshToken(
+          session.id,
+          session.refreshTokenHash,
+          rotation(),
+          TTL_MS,
+          0,
+          undefined,
+          read ?? undefined,
+        );
+        expect(stale.status).toBe("reused");
+        expect(await store.getSession(session.id)).toBeNull();
+      },
+    "rotateRefreshToken (read) - a record read before another rotation: reuse without an interval, current within one":
+      async ({ store, storedSession, rotation }) => {
+        for (const interval of [0, LONG_INTERVAL_MS]) {
+          const session = await storedSession();
+          const read = (await store.getSession(session.id)) ?? undefined;
+          const winner = rotationOf(
+            await store.rotateRefreshToken(
+              session.id,
+              session.refreshTokenHash,
+              rotation(),
+              TTL_MS,
+              interval,
+            ),
+          );
+          const late = await store.rotateRefreshToken(
+            session.id,
+            session.refreshTokenHash,
+            rotation(),
+            TTL_MS,
+            interval,
+            undefined,
+            read,
+          );
+          if (interval === 0) {
+            expect(late.status).toBe("reused");
+            expect(await store.getSession(session.id)).toBeNull();
+          } else {
+            expect(late).toEqual({ status: "current", session: winner });
+            expect(await store.getSession(session.id)).toEqual(winner);
+          }
+        }
+      },
+    "rotateRefreshToken (read) - the session deleted since the read: invalid, and nothing is written back":
+      async ({ store, storedSession, rotation }) => {
+        const session = await storedSession();
+        const read = (await store.getSession(session.id)) ?? undefined;
+        await store.deleteSession(session.id);
+        expect(
+          await store.rotateRefreshToken(
+            session.id,
+            session.refreshTokenHash,
+            rotation(),
+            TTL_MS,
+            0,
+            undefined,
+            read,
+          ),
+        ).toEqual({
+          status: "invalid",
+        });
+        expect(await store.getSession(session.id)).toBeNull();
+        expect(await store.listSessions(session.userId)).toEqual([]);
+      },
+    "rotateRefreshToken (read) - the session past its idle timeout since the read: expired": async ({
+      store,
+      fixture,
+      sessionNow,
+      rotation,
+    }) => {
+      const session = await sessionNow();
+      const read = (await store.getSession(session.id)) ?? undefined;
+      await elapse(fixture, 800);
+      const result = await store.rotateRefreshToken(
+        session.id,
+        session.refreshTokenHash,
+        rotation(),
+        TTL_MS,
+        0,
+        LIMITS,
+        read,
+      );
+      expect(result.status).toBe("expired");
+      expect(await store.getSession(session.id)).toBeNull();
+    },
+    "rotateRefreshToken (read) - 20 concurrent refreshes, each after its own read: exactly one rotates":
+      async ({ store, storedSession, rotation }) => {
+        for (const interval of [0, LONG_INTERVAL_MS]) {
+          const session = await storedSession();
+          const nexts = Array.from({ length: 20 }, () => rotation());
+          const results = await concurrently(20, async (i) => {
+            const read = (await store.getSession(session.id)) ?? undefined;
+            return store.rotateRefreshToken(
+              session.id,
+              session.refreshTokenHash,
+              nexts[i] as SessionRotation,
+              TTL_MS,
+              interval,
+              undefined,
+              read,
+            );
+          });
+          const rotated = results.filter((result) => result.status === "rotated");
+          expect(rotated, `interval ${interval}`).toHaveLength(1);
+          const others = results
+            .filter((result) => result.status !== "rotated")
+            .map((result) => result.status);
+          if (interval > 0) {
+            // Every loser finds its hash as the parent: the session as the winner left it.
+            expect(new Set(others)).toEqual(new Set(["current"]));
+            expect(await store.getSession(session.id)).toEqual(
+              rotated[0]?.status === "rotated" ? rotated[0].session : null,
+            );
+          } else {
+            for (const status of others) expect(["reused", "invalid"]).toContain(status);
+          }
+        }
+      },
+  },
 });

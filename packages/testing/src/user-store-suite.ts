@@ -332,6 +332,59 @@ export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<User
       expect(await recordSignIn(store)(c.id, 1_700_000_100_000)).toBe(false);
       expect(await recordSignIn(store)(b.id, 1_700_000_100_000)).toBe(true);
     },
+    "recordSignInIfUnchanged (optional) - answers the record as read and records the sign-in; an unknown id is null":
+      async ({ store }) => {
+        if (!store.recordSignInIfUnchanged) return;
+        const user = newUser();
+        await store.create(user);
+        expect(
+          await store.recordSignInIfUnchanged(user.id, 1_700_000_100_000, user.passwordHash ?? undefined),
+        ).toEqual(user);
+        expect(await store.findById(user.id)).toEqual({ ...user, lastSignInAt: 1_700_000_100_000 });
+        // Without a hash (a sign-in by another method) only the lock is checked.
+        expect(await store.recordSignInIfUnchanged(user.id, 1_700_000_200_000)).toEqual({
+          ...user,
+          lastSignInAt: 1_700_000_100_000,
+        });
+        expect((await store.findById(user.id))?.lastSignInAt).toBe(1_700_000_200_000);
+        const missing = uniqueId("missing");
+        expect(await store.recordSignInIfUnchanged(missing, 1_700_000_100_000)).toBeNull();
+        expect(await store.findById(missing)).toBeNull();
+      },
+    "recordSignInIfUnchanged (optional) - another hash or a lock: the record as it is, and nothing recorded":
+      async ({ store }) => {
+        if (!store.recordSignInIfUnchanged) return;
+        const user = newUser();
+        await store.create(user);
+        expect(await store.recordSignInIfUnchanged(user.id, 1_700_000_100_000, "$argon2id$another")).toEqual(
+          user,
+        );
+        expect((await store.findById(user.id))?.lastSignInAt ?? null).toBeNull();
+        const locked = await store.update(user.id, {
+          lockedAt: 1_700_000_050_000,
+          lockReason: null,
+          lockedBy: null,
+        });
+        expect(
+          await store.recordSignInIfUnchanged(user.id, 1_700_000_100_000, user.passwordHash ?? undefined),
+        ).toEqual(locked);
+        expect(await store.recordSignInIfUnchanged(user.id, 1_700_000_100_000)).toEqual(locked);
+        expect(await store.findById(user.id)).toEqual(locked);
+      },
+    "recordSignInIfUnchanged (optional) - 20 concurrent sign-ins: exactly one reads the account as never signed in":
+      async ({ store }) => {
+        const record = store.recordSignInIfUnchanged?.bind(store);
+        if (!record) return;
+        const user = newUser();
+        await store.create(user);
+        const read = await concurrently(20, (i) =>
+          record(user.id, 1_700_000_100_000 + i, user.passwordHash ?? undefined),
+        );
+        expect(read.filter((record) => record?.lastSignInAt == null)).toHaveLength(1);
+        const last = (await store.findById(user.id))?.lastSignInAt;
+        expect(last).toBeGreaterThanOrEqual(1_700_000_100_000);
+        expect(last).toBeLessThan(1_700_000_100_020);
+      },
     "update - sets lastSignInAt like any other field": async ({ store }) => {
       const user = newUser();
       await store.create(user);

@@ -110,6 +110,33 @@ describe("throttle", () => {
     expect(await attempt("ada")).toBe("ok");
   });
 
+  it("clear - one clearKeys call forgets the counter and both lock keys; a store without it gets the calls one by one", async () => {
+    for (const withClearKeys of [true, false]) {
+      const { throttle, attempt, cooldowns } = setup();
+      const calls: string[] = [];
+      const { clearKeys, clearHits, release } = cooldowns;
+      cooldowns.clearKeys = withClearKeys
+        ? async (counters, locks) => {
+            calls.push(`clearKeys ${counters.length} ${locks.length}`);
+            await clearKeys?.call(cooldowns, counters, locks);
+          }
+        : undefined;
+      cooldowns.clearHits = async (key) => {
+        calls.push("clearHits");
+        await clearHits.call(cooldowns, key);
+      };
+      cooldowns.release = async (key) => {
+        calls.push("release");
+        await release.call(cooldowns, key);
+      };
+      for (let i = 0; i < 6; i++) await attempt("ada");
+      expect(await attempt("ada")).toMatch(/^LOGIN_THROTTLED/);
+      await throttle.clear("ada");
+      expect(calls).toEqual(withClearKeys ? ["clearKeys 1 2"] : ["clearHits", "release", "release"]);
+      for (let i = 0; i < 5; i++) expect(await attempt("ada"), String(withClearKeys)).toBe("ok");
+    }
+  });
+
   it("attempt - without a lock, a fixed window: refused until it ends, Retry-After is what is left of it", async () => {
     const { play } = setup({ lock: undefined, freeAttempts: 2, windowMs: 60_000, code: "RATE_LIMITED" });
     await play(["ok", 20_000, "ok", "RATE_LIMITED 40", 40_000, "ok"]);

@@ -115,11 +115,12 @@ export function createThrottle(store: CooldownStore, policy: ThrottlePolicy): Th
   };
 
   const clear = async (subject: string) => {
+    const locks = policy.lock ? [lockKey(subject), lockedKey(subject)] : [];
+    // One call where the store can (`clearKeys`), else the counter and each lock one by one.
+    const { clearKeys } = store;
+    if (clearKeys) return guard(() => clearKeys.call(store, [counterKey(subject)], locks));
     await guard(() => store.clearHits(counterKey(subject)));
-    if (policy.lock) {
-      await guard(() => store.release(lockKey(subject)));
-      await guard(() => store.release(lockedKey(subject)));
-    }
+    for (const key of locks) await guard(() => store.release(key));
   };
 
   return {

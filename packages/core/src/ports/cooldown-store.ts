@@ -44,4 +44,12 @@ export interface CooldownStore {
   refundHit(key: string): Promise<void>;
   /** Removes `key`'s counter. No-op when absent. */
   clearHits(key: string): Promise<void>;
+  /**
+   * Optional: removes the counters `counterKeys` and ends the cooldowns `cooldownKeys`, as
+   * `clearHits` and `release` on each key would, in one call (a store does it in one statement
+   * or round trip where it can). Absent keys are no-ops. A throttle's `clear` (a right password
+   * forgets the address's counter and its two lock keys) uses it; without it, the core makes
+   * the calls one by one.
+   */
+  clearKeys?(counterKeys: readonly string[], cooldownKeys: readonly string[]): Promise<void>;
 }

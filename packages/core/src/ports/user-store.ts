@@ -121,6 +121,16 @@ export interface UserStore {
    */
   recordSignIn?(id: string, at: number): Promise<boolean>;
   /**
+   * Optional: the check that ends every sign-in (the user read again once its session is written)
+   * and `recordSignIn` in one step (one statement where the store can). Reads the user as it is
+   * now and, only when the account is not locked (`lockedAt` unset) and, with `passwordHash`
+   * given, its password hash is still `passwordHash`, sets `lastSignInAt` to `at`; the read and the
+   * write are atomic (nothing changes the user between them). Resolves the record as read, before
+   * the write (its `lastSignInAt` is the previous one), or null for an unknown id (nothing written).
+   * Without it the core calls `findById`, then `recordSignIn` when the sign-in goes on.
+   */
+  recordSignInIfUnchanged?(id: string, at: number, passwordHash?: string): Promise<UserRecord | null>;
+  /**
    * Sets the user's `passwordHash` to `next` only when it is still `expected`, as a compare-and-set
    * (`… set password_hash = ? where id = ? and password_hash = ?`); resolves true when it did,
    * false when the hash was another one (or null) or there is no such user. `next` always differs

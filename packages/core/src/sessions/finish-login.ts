@@ -77,11 +77,18 @@ export async function finishLogin(
   const locale = request.locale ?? ctx.translator.defaultLocale;
   assertNotLocked(user);
   const { record, ...tokens } = await startSession(ctx, user, stated, request, rememberMe !== false);
-  await endIfChanged(ctx, user.id, tokens.sessionId, verifiedPasswordHash, request);
+  const recorded = await endIfChanged(
+    ctx,
+    user.id,
+    tokens.sessionId,
+    verifiedPasswordHash,
+    request,
+    record.createdAt,
+  );
   // A browser that signed in to the account before, or registered it, is its owner's: no alert.
   const device = ctx.devices.read(request.deviceToken);
   const known = registered === true || ctx.devices.knows(device, user.id);
-  await recordSignIn(ctx, user, record.createdAt);
+  if (!recorded) await recordSignIn(ctx, user, record.createdAt);
   const notice = (kind: "login-alert" | "recovery-code-used") =>
     ctx.emails.sendInBackground(kind, user.email, locale, {
       name: user.name,
@@ -114,7 +121,9 @@ export async function finishLogin(
  * or, for a password sign-in (`verifiedPasswordHash`), as a sign-in with a password that no
  * longer holds. Not a wrong guess: the login limits already counted the attempt as a success.
  * When the re-read fails, the session is deleted (best effort: no one holds its tokens) and the
- * failure is answered.
+ * failure is answered. With `recordSignInIfUnchanged` the re-read also records the sign-in at `at`
+ * when the checks pass (one statement where the store can): true then, and the caller records
+ * nothing more.
  */
 async function endIfChanged(
   ctx: FinishLoginDeps,
@@ -122,10 +131,17 @@ async function endIfChanged(
   sessionId: string,
   verifiedPasswordHash: string | undefined,
   request: RequestContext,
-): Promise<void> {
+  at: number,
+): Promise<boolean> {
+  const { users } = ctx;
+  const recordIfUnchanged = users.recordSignInIfUnchanged;
   let current: UserRecord | null;
   try {
-    current = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(userId));
+    current = await guardPort("DATABASE_FAILURE", () =>
+      recordIfUnchanged
+        ? recordIfUnchanged.call(users, userId, at, verifiedPasswordHash)
+        : users.findById(userId),
+    );
   } catch (error) {
     await endSession(ctx, sessionId).catch(() => null);
     throw error;
@@ -134,8 +150,9 @@ async function endIfChanged(
     await endSession(ctx, sessionId);
     throw new AuthError("ACCOUNT_LOCKED");
   }
-  if (verifiedPasswordHash === undefined) return;
-  if (current !== null && current.passwordHash === verifiedPasswordHash) return;
+  const recorded = recordIfUnchanged !== undefined;
+  if (verifiedPasswordHash === undefined) return recorded;
+  if (current !== null && current.passwordHash === verifiedPasswordHash) return recorded;
   await endSession(ctx, sessionId);
   ctx.logger.info(
     { event: "login.password_changed", userId, ip: request.ip ?? null },

@@ -168,12 +168,33 @@ describe("login alerts", () => {
     const users: UserStore = {
       ...memory.users,
       recordSignIn: () => Promise.reject(new Error("connection lost")),
+      // The fallback path: the re-read, then `recordSignIn` (the combined call is tested below).
+      recordSignInIfUnchanged: undefined,
     };
     const { auth, alerts } = setup({ logger, stores: { ...memory, users } });
     await auth.register({}, { email: ADA, password: PASSWORD });
     await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(1);
     expect(lines.some((line) => line.includes('"event":"users.record_sign_in_failed"'))).toBe(true);
+  });
+});
+
+describe("a failing recordSignInIfUnchanged", () => {
+  it("login - it is the re-read of the sign-in's check: DATABASE_FAILURE, and the session it wrote is ended", async () => {
+    const memory = createMemoryStores({ sweepIntervalMs: 0 });
+    const users: UserStore = {
+      ...memory.users,
+      recordSignInIfUnchanged: () => Promise.reject(new Error("connection lost")),
+    };
+    const { auth } = setup({ stores: { ...memory, users } });
+    await auth.register({}, { email: ADA, password: PASSWORD });
+    const id = (await memory.users.findByEmail(ADA))?.id ?? "";
+    await expect(signIn(auth, { email: ADA, password: PASSWORD })).rejects.toMatchObject({
+      code: "DATABASE_FAILURE",
+    });
+    expect(id).not.toBe("");
+    expect(await memory.sessions.listSessions(id)).toEqual([]);
+    expect((await memory.users.findByEmail(ADA))?.lastSignInAt ?? null).toBeNull();
   });
 });
 

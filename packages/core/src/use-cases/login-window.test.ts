@@ -1,6 +1,6 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth.js";
 import type { SecurityEvent } from "../events.js";
 import { silentLogger } from "../ports/logger.js";
@@ -31,6 +31,12 @@ const NEW_PASSWORD = "a brand new passphrase";
 /** A hook run once, when armed, at a point of the sign-in. */
 type Hook = (() => Promise<void>) | null;
 
+/**
+ * Whether the users store of `scenario` has `recordSignInIfUnchanged` (the re-read and the
+ * sign-in's record in one call) or only `findById` and `recordSignIn`; the window tests run both.
+ */
+let combinedRecord = true;
+
 async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number } = {}) {
   const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
   const memory = createMemoryStores({ clock, sweepIntervalMs: 0 });
@@ -60,6 +66,7 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
   const users = new Proxy(memory.users, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);
+      if (property === "recordSignInIfUnchanged" && !combinedRecord) return undefined;
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         userCalls.push(String(property));
@@ -107,7 +114,19 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
   return { auth, memory, hooks, userCalls, created, events, sent, user, resetLink, expectNoSessionLeft };
 }
 
-describe("login - the window between the password check and the session", () => {
+describe.each([
+  ["recordSignInIfUnchanged", true],
+  ["findById, then recordSignIn", false],
+])("login - the window between the password check and the session (%s)", (_, combined) => {
+  beforeEach(() => {
+    combinedRecord = combined;
+  });
+  afterEach(() => {
+    combinedRecord = true;
+  });
+  /** The users store's calls once the session is written: the re-read and the sign-in's record. */
+  const afterSession = combined ? ["recordSignInIfUnchanged"] : ["findById", "recordSignIn"];
+
   it("login - a reset between the check and the session write ends the session (INVALID_CREDENTIALS)", async () => {
     const { auth, hooks, events, resetLink, expectNoSessionLeft, created } = await scenario();
     const token = await resetLink();
@@ -160,7 +179,7 @@ describe("login - the window between the password check and the session", () => 
     userCalls.length = 0;
     const signedIn = await signIn(auth, { email: EMAIL, password: PASSWORD });
     expect((await memory.users.findById(user.id))?.passwordHash).not.toBe(before);
-    expect(userCalls).toEqual(["findByEmail", "replacePasswordHash", "findById", "recordSignIn"]);
+    expect(userCalls).toEqual(["findByEmail", "replacePasswordHash", ...afterSession]);
     expect(await code(auth.authenticate({ token: signedIn.accessToken }))).toBe("OK");
   });
 
@@ -217,12 +236,13 @@ describe("login - the window between the password check and the session", () => 
     const { auth, userCalls, user } = await scenario();
     userCalls.length = 0;
     const signedIn = await signIn(auth, { email: EMAIL, password: PASSWORD });
-    expect(userCalls).toEqual(["findByEmail", "findById", "recordSignIn"]);
+    expect(userCalls).toEqual(["findByEmail", ...afterSession]);
     expect(await code(auth.authenticate({ token: signedIn.accessToken }))).toBe("OK");
     userCalls.length = 0;
     await auth.sessions.create({}, { userId: user.id });
     // Its own lookup, then the check for a lock that landed while the session was written.
-    expect(userCalls.filter((call) => call === "findById")).toHaveLength(2);
+    expect(userCalls.filter((call) => call === "findById")).toHaveLength(combined ? 1 : 2);
+    expect(userCalls.filter((call) => call === "recordSignInIfUnchanged")).toHaveLength(combined ? 1 : 0);
   });
 });
 
