@@ -8,7 +8,10 @@ import { inTransaction, type SqlContext, storedKey, toNumber } from "./context.j
  * are one UPSERT each whose expiry logic runs inside the statement: `INSERT … ON CONFLICT DO
  * UPDATE … RETURNING` (SQLite, PostgreSQL), or on MySQL `INSERT … ON DUPLICATE KEY UPDATE` and a
  * read of the locked row in one transaction. An acquire writes a random holder id: the caller
- * whose id is on the row afterwards is the one that acquired.
+ * whose id is on the row afterwards is the one that acquired. An acquire first reads the row, and
+ * a live one answers it without a write: a refusal (the 429 of a running cooldown, what a flood
+ * of requests meets) is then a read, with no row lock, no write lock and no commit to flush;
+ * the UPSERT still decides every acquire that may succeed.
  */
 export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContext): CooldownStore {
   const cooldowns = tables.cooldowns;
@@ -18,6 +21,15 @@ export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContex
   return {
     async acquire(key, ttlMs) {
       const now = clock.now();
+      const live = await db
+        .selectFrom(cooldowns)
+        .select("expires_at")
+        .where("id", "=", storedKey(key))
+        .where("expires_at", ">", now)
+        .executeTakeFirst();
+      // Live at `now`: nothing can take it before it ends (only `release` removes it early, and
+      // a release after this read orders after this refusal). Remaining time as measured below.
+      if (live) return { acquired: false, remainingMs: Math.max(1, toNumber(live.expires_at) - clock.now()) };
       const holder = randomUUID();
       // The holder is set before expires_at: on MySQL later assignments see earlier ones.
       const row = await upsert<{ holder: string; expires_at: number | string }>(
