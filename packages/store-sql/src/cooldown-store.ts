@@ -21,15 +21,10 @@ export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContex
   return {
     async acquire(key, ttlMs) {
       const now = clock.now();
-      const live = await db
-        .selectFrom(cooldowns)
-        .select("expires_at")
-        .where("id", "=", storedKey(key))
-        .where("expires_at", ">", now)
-        .executeTakeFirst();
       // Live at `now`: nothing can take it before it ends (only `release` removes it early, and
       // a release after this read orders after this refusal). Remaining time as measured below.
-      if (live) return { acquired: false, remainingMs: Math.max(1, toNumber(live.expires_at) - clock.now()) };
+      const liveUntil = await liveExpiry({ db, tables }, key, now);
+      if (liveUntil !== null) return { acquired: false, remainingMs: Math.max(1, liveUntil - clock.now()) };
       const holder = randomUUID();
       // The holder is set before expires_at: on MySQL later assignments see earlier ones.
       const row = await upsert<{ holder: string; expires_at: number | string }>(
@@ -94,6 +89,21 @@ export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContex
     clearKeys: (counterKeys, cooldownKeys) =>
       clearKeys({ db, dialect, tables }, counterKeys.map(storedKey), cooldownKeys.map(storedKey)),
   };
+}
+
+/** When `key`'s cooldown is live at `now`, its end; else null (absent or expired). One indexed read. */
+async function liveExpiry(
+  { db, tables }: Pick<SqlContext, "db" | "tables">,
+  key: string,
+  now: number,
+): Promise<number | null> {
+  const row = await db
+    .selectFrom(tables.cooldowns)
+    .select("expires_at")
+    .where("id", "=", storedKey(key))
+    .where("expires_at", ">", now)
+    .executeTakeFirst();
+  return row ? toNumber(row.expires_at) : null;
 }
 
 /**
