@@ -471,8 +471,9 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
         await expect.poll(() => status(page).textContent()).toBe("Verification email sent");
         const tab = await context.newPage();
         await tab.goto(await linkFromOutbox(tab, "email-verification", email));
+        // A new tab's first page on a machine busy with other test files took over 5 s once.
         await expect
-          .poll(() => tab.locator("#verify-result").textContent())
+          .poll(() => tab.locator("#verify-result").textContent(), { timeout: 15_000 })
           .toBe("Your email address is verified.");
         await tab.close();
         await page.click("#resend-verification");
@@ -490,7 +491,8 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
       "ui (d) - a field error the API returns is shown under its field, in German too",
       inNewPage({ locale: "de-DE" }, async (page) => {
         await page.goto(`${base}/signup`);
-        expect(await page.locator("#signup h1").textContent()).toBe("Konto erstellen");
+        // The page's words are applied by its script after the load: wait for the German ones.
+        await expect.poll(() => page.locator("#signup h1").textContent()).toBe("Konto erstellen");
         await page.fill("#signup [name=email]", "not-an-address");
         await page.fill("#signup [name=password]", PASSWORD);
         await page.click("#signup button[type=submit]");
