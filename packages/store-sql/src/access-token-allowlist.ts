@@ -1,7 +1,12 @@
 import type { AccessTokenAllowlist, UserStore } from "@portcullis/core";
+import { sql } from "kysely";
 import { compiledQuery } from "./compiled-query.js";
 import { type SqlContext, upsert } from "./context.js";
+import { createReadBatch } from "./read-batch.js";
 import { fromUserRow, type UserRow } from "./user-store.js";
+
+type EntryRow = { user_id: string; session_id: string };
+type EntryWithUserRow = UserRow & { allowed_user_id: string; allowed_session_id: string };
 
 /**
  * The allowlist in `<prefix>access_tokens` (migration 0005): one row per allowed `jti`, its
@@ -9,25 +14,23 @@ import { fromUserRow, type UserRow } from "./user-store.js";
  * (the time comes from the injected clock, never the database's). `users`: the users store of the
  * same tables; given it, `findAllowedAccessTokenWithUser` reads the entry and its user in one
  * statement (a left join on the users' primary key) when the core's users store is that one.
+ * On PostgreSQL (outside a transaction) the reads of requests that arrive in one turn of the
+ * event loop go as one statement (`jti = any($1)`, `read-batch.ts`): each still reads the row
+ * after its request arrived, so a token revoked before it is refused.
  */
 export function createSqlAccessTokenAllowlist(context: SqlContext, users?: UserStore): AccessTokenAllowlist {
   const { db, tables, clock } = context;
   const table = tables.accessTokens;
   const ownFindById = users?.findById;
   // The two reads of every authenticated request, compiled once (arguments: jti, now).
-  const findEntry = compiledQuery<[string, number], { user_id: string; session_id: string }>(
-    2,
-    (on, jti, now) =>
-      on
-        .selectFrom(table)
-        .select(["user_id", "session_id"])
-        .where("jti", "=", jti)
-        .where("expires_at", ">", now),
+  const findEntry = compiledQuery<[string, number], EntryRow>(2, (on, jti, now) =>
+    on
+      .selectFrom(table)
+      .select(["user_id", "session_id"])
+      .where("jti", "=", jti)
+      .where("expires_at", ">", now),
   );
-  const findEntryWithUser = compiledQuery<
-    [string, number],
-    UserRow & { allowed_user_id: string; allowed_session_id: string }
-  >(2, (on, jti, now) =>
+  const findEntryWithUser = compiledQuery<[string, number], EntryWithUserRow>(2, (on, jti, now) =>
     on
       .selectFrom(`${table} as a`)
       .leftJoin(`${tables.users} as u`, "u.id", "a.user_id")
@@ -35,6 +38,11 @@ export function createSqlAccessTokenAllowlist(context: SqlContext, users?: UserS
       .select(["a.user_id as allowed_user_id", "a.session_id as allowed_session_id"])
       .where("a.jti", "=", jti)
       .where("a.expires_at", ">", now),
+  );
+  const { entry: readEntry, withUser: readEntryWithUser } = batchedReads(
+    context,
+    findEntry,
+    findEntryWithUser,
   );
   return {
     async allowAccessToken(jti, entry, ttlMs) {
@@ -47,14 +55,14 @@ export function createSqlAccessTokenAllowlist(context: SqlContext, users?: UserS
       await upsert(context, table, "jti", row);
     },
     async findAllowedAccessToken(jti) {
-      const [row] = await findEntry(db, jti, clock.now());
+      const row = await readEntry(jti);
       return row ? { userId: row.user_id, sessionId: row.session_id } : null;
     },
     async findAllowedAccessTokenWithUser(jti, usersOfCore) {
       // Only for its own users, as created: a `findById` replaced since (a host's wrapper, a
       // test's) is what the core must see, so the core reads it itself.
       if (users === undefined || usersOfCore !== users || users.findById !== ownFindById) return undefined;
-      const [row] = await findEntryWithUser(db, jti, clock.now());
+      const row = await readEntryWithUser(jti);
       if (!row) return null;
       const { allowed_user_id, allowed_session_id, ...user } = row;
       return {
@@ -66,5 +74,65 @@ export function createSqlAccessTokenAllowlist(context: SqlContext, users?: UserS
       if (jtis.length === 0) return;
       await db.deleteFrom(table).where("jti", "in", jtis).execute();
     },
+  };
+}
+
+type Read<Row> = (db: SqlContext["db"], jti: string, now: number) => Promise<Row[]>;
+type ReadMany<Row> = (db: SqlContext["db"], jtis: string[], now: number) => Promise<Row[]>;
+
+/**
+ * The allowlist's two reads by jti: on PostgreSQL outside a transaction, batched per turn of the
+ * event loop (a turn's single read keeps the one-key statement); elsewhere one statement each
+ * (SQLite runs in the process; a transaction's statements run one by one anyway).
+ */
+function batchedReads(
+  { db, dialect, tables, clock }: SqlContext,
+  findEntry: Read<EntryRow>,
+  findEntryWithUser: Read<EntryWithUserRow>,
+) {
+  const single =
+    <Row>(read: Read<Row>) =>
+    async (jti: string): Promise<Row | undefined> =>
+      (await read(db, jti, clock.now()))[0];
+  if (dialect !== "postgres" || db.isTransaction)
+    return { entry: single(findEntry), withUser: single(findEntryWithUser) };
+  const table = tables.accessTokens;
+  // The same reads for many jtis (one array parameter, so one prepared statement for any count).
+  const findEntries = compiledQuery<[string[], number], EntryRow & { jti: string }>(2, (on, jtis, now) =>
+    on
+      .selectFrom(table)
+      .select(["jti", "user_id", "session_id"])
+      .where("jti", "=", sql<string>`any(${jtis})`)
+      .where("expires_at", ">", now),
+  );
+  const findEntriesWithUser = compiledQuery<[string[], number], EntryWithUserRow & { allowed_jti: string }>(
+    2,
+    (on, jtis, now) =>
+      on
+        .selectFrom(`${table} as a`)
+        .leftJoin(`${tables.users} as u`, "u.id", "a.user_id")
+        .selectAll("u")
+        .select([
+          "a.jti as allowed_jti",
+          "a.user_id as allowed_user_id",
+          "a.session_id as allowed_session_id",
+        ])
+        .where("a.jti", "=", sql<string>`any(${jtis})`)
+        .where("a.expires_at", ">", now),
+  );
+  const batch = <Row, Many extends Row>(one: Read<Row>, many: ReadMany<Many>, jtiOf: (row: Many) => string) =>
+    createReadBatch<string, Row>(async (jtis) => {
+      const now = clock.now();
+      if (jtis.length === 1) {
+        const [jti] = jtis as [string];
+        const [row] = await one(db, jti, now);
+        return new Map(row ? [[jti, row]] : []);
+      }
+      const rows = await many(db, jtis, now);
+      return new Map(rows.map((row) => [jtiOf(row), row]));
+    });
+  return {
+    entry: batch(findEntry, findEntries, (row) => row.jti),
+    withUser: batch(findEntryWithUser, findEntriesWithUser, (row) => row.allowed_jti),
   };
 }
