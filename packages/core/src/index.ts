@@ -87,6 +87,7 @@ export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
 export { applyRotation, isPastLimits, REMEMBERED_REFRESH_TOKEN_HASHES } from "./ports/session-store.js";
+export { createReadBatch } from "./read-batch.js";
 export type { SessionTokens } from "./sessions/start-session.js";
 export { TOKEN_CLAIM_LEASE_MS } from "./tokens/purposes.js";
 export { withTimeout } from "./with-timeout.js";

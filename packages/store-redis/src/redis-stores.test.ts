@@ -68,3 +68,45 @@ describe("redis single-use tokens: claims", () => {
   });
 });
 runActivityStoreSuite({ name: "redis", create: fixture("activity") });
+
+describe("allowlist reads batched on Redis", () => {
+  it("20 concurrent reads of live, revoked and unknown tokens: one MGET, each its own answer; a revoke is seen by the next read", async () => {
+    const keyPrefix = testPrefix();
+    const { allowlist } = createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 });
+    const commands: string[] = [];
+    const { get, mget } = client;
+    client.get = ((...args: Parameters<Redis["get"]>) => {
+      commands.push("get");
+      return get.apply(client, args);
+    }) as Redis["get"];
+    client.mget = ((...args: Parameters<Redis["mget"]>) => {
+      commands.push(`mget ${args.length}`);
+      return (mget as (...keys: unknown[]) => ReturnType<Redis["mget"]>).apply(client, args);
+    }) as Redis["mget"];
+    try {
+      const jtis = Array.from({ length: 8 }, (_, i) => `live-${i}`);
+      for (const [i, jti] of jtis.entries())
+        await allowlist.allowAccessToken(jti, { userId: "u1", sessionId: `s${i}` }, 60_000);
+      await allowlist.allowAccessToken("revoked", { userId: "u1", sessionId: "s-revoked" }, 60_000);
+      await allowlist.revokeAccessTokens(["revoked"]);
+      const asked = [...jtis, "revoked", "unknown", ...jtis.slice(0, 5), "unknown", "revoked", "live-7"];
+      commands.length = 0;
+      const answers = await Promise.all(asked.map((jti) => allowlist.findAllowedAccessToken(jti)));
+      // One MGET of the distinct keys (8 live, revoked, unknown).
+      expect(commands).toEqual(["mget 10"]);
+      asked.forEach((jti, i) =>
+        expect(answers[i], jti).toEqual(
+          jti.startsWith("live-") ? { userId: "u1", sessionId: `s${jti.slice(5)}` } : null,
+        ),
+      );
+      await allowlist.revokeAccessTokens(["live-3"]);
+      commands.length = 0;
+      expect(await allowlist.findAllowedAccessToken("live-3")).toBeNull();
+      expect(commands).toEqual(["get"]);
+    } finally {
+      client.get = get;
+      client.mget = mget;
+      await deleteKeys(client, keyPrefix);
+    }
+  });
+});

@@ -4,6 +4,7 @@ import {
   type ActivityStore,
   type AllowlistEntry,
   type CooldownStore,
+  createReadBatch,
   type PasskeyStore,
   REMEMBERED_REFRESH_TOKEN_HASHES,
   type RotationResult,
@@ -339,13 +340,23 @@ function redisSessionStore(
 
 /**
  * The allowlist: one key per `jti` (a single GET per authenticated request), in the slot of the
- * tag the `jti` starts with (its session's, when minted by `createAccessTokenId`).
+ * tag the `jti` starts with (its session's, when minted by `createAccessTokenId`). On a single
+ * Redis (not a Cluster, where the keys are in different slots) the reads of requests that
+ * arrive in one turn of the event loop go as one MGET; each still starts after its request
+ * arrived, so a token revoked before it is refused.
  */
 function redisAccessTokenAllowlist(
   redis: ScriptedRedis,
   bounded: Bounded,
   { allowlistKey }: RedisKeys,
 ): AccessTokenAllowlist {
+  const cluster = "isCluster" in redis && redis.isCluster;
+  const read: (key: string) => Promise<string | null | undefined> = cluster
+    ? (key) => redis.get(key)
+    : createReadBatch<string, string | null>(async (keys) => {
+        const values = keys.length === 1 ? [await redis.get(keys[0] as string)] : await redis.mget(...keys);
+        return new Map(keys.map((key, i) => [key, values[i] ?? null]));
+      });
   return {
     createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
     async allowAccessToken(jti, entry, ttlMs) {
@@ -353,7 +364,7 @@ function redisAccessTokenAllowlist(
       await bounded(redis.set(allowlistKey(jti), JSON.stringify(value), "PX", Math.max(1, Math.ceil(ttlMs))));
     },
     async findAllowedAccessToken(jti) {
-      const raw = await bounded(redis.get(allowlistKey(jti)));
+      const raw = await bounded(read(allowlistKey(jti)));
       return raw ? (JSON.parse(raw) as AllowlistEntry) : null;
     },
     async revokeAccessTokens(jtis) {

@@ -1,8 +1,7 @@
-import type { AccessTokenAllowlist, UserStore } from "@portcullis/core";
+import { type AccessTokenAllowlist, createReadBatch, type UserStore } from "@portcullis/core";
 import { sql } from "kysely";
 import { compiledQuery } from "./compiled-query.js";
 import { type SqlContext, upsert } from "./context.js";
-import { createReadBatch } from "./read-batch.js";
 import { fromUserRow, type UserRow } from "./user-store.js";
 
 type EntryRow = { user_id: string; session_id: string };

@@ -4,51 +4,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
-import { createReadBatch } from "./read-batch.js";
 import { createSqlStores } from "./sql-stores.js";
 import { postgresDatabase, usePostgres } from "./test-databases.js";
-
-describe("createReadBatch", () => {
-  const recording = () => {
-    const batches: string[][] = [];
-    const read = createReadBatch<string, string>(async (keys) => {
-      batches.push(keys);
-      return new Map(keys.filter((key) => !key.startsWith("missing")).map((key) => [key, `value of ${key}`]));
-    }, 3);
-    return { batches, read };
-  };
-
-  it("reads of one turn share a statement (at most maxKeys keys each), a repeated key is read once, a later turn reads anew", async () => {
-    const { batches, read } = recording();
-    const answers = await Promise.all(["a", "b", "a", "missing", "c", "d"].map(read));
-    expect(answers).toEqual([
-      "value of a",
-      "value of b",
-      "value of a",
-      undefined,
-      "value of c",
-      "value of d",
-    ]);
-    expect(batches).toEqual([
-      ["a", "b", "missing"],
-      ["c", "d"],
-    ]);
-    expect(await read("a")).toBe("value of a");
-    expect(batches).toHaveLength(3);
-  });
-
-  it("a failing read rejects every call it carried, and only those", async () => {
-    let fail = true;
-    const read = createReadBatch<string, number>(async (keys) => {
-      if (fail) throw new Error("connection refused");
-      return new Map(keys.map((key) => [key, key.length]));
-    });
-    const outcomes = await Promise.allSettled([read("a"), read("bb"), read("a")]);
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(["rejected", "rejected", "rejected"]);
-    fail = false;
-    expect(await Promise.all([read("a"), read("bb")])).toEqual([1, 2]);
-  });
-});
 
 // On PostgreSQL, the allowlist's reads of one turn go as one statement, each still as of after
 // its call: a token revoked before a read is refused by it.

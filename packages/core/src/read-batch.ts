@@ -1,5 +1,6 @@
 /**
- * Reads by key that arrive in one turn of the event loop, sent as one statement. Each call
+ * For store implementations (store-sql's allowlist on PostgreSQL, store-redis's allowlist):
+ * reads by key that arrive in one turn of the event loop, sent as one statement. Each call
  * registers its key; the first schedules a flush with `setImmediate`, which runs after the I/O
  * callbacks of the turn (the HTTP requests parsed together), so requests that arrive together
  * share one round trip, and a lone request waits one turn. Every read starts after its call: a
