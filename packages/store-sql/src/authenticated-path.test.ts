@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
-import { postgresDatabase, usePostgres } from "./test-databases.js";
+import { postgresDatabase, type SendOptions, sendTo, usePostgres } from "./test-databases.js";
 
 // The authenticated path on SQL stores through the core's HTTP handler: GET /me reads the
 // allowlist entry and the user in one statement, and revocation still holds on the very next
@@ -47,25 +47,8 @@ function suite(
       handler = httpHandlerFor(auth);
     }, 60_000);
 
-    const send = async (method: string, path: string, options: { token?: string; body?: unknown } = {}) => {
-      const headers: Record<string, string> = { host: "localhost:3000" };
-      if (options.token) headers.authorization = `Bearer ${options.token}`;
-      let body: string | undefined;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers["content-type"] = "application/json";
-        headers["content-length"] = String(Buffer.byteLength(body));
-      }
-      const response = await handler.handle({
-        method,
-        url: `/api/auth${path}`,
-        headers,
-        body,
-        remoteAddress: "127.0.0.1",
-      });
-      if (!response) throw new Error(`no route for ${method} ${path}`);
-      return { status: response.status, body: response.body ? JSON.parse(String(response.body)) : null };
-    };
+    const send = (method: string, path: string, options: SendOptions = {}) =>
+      sendTo(handler, method, path, options);
 
     /** A new account, signed in: its id, address and access token. */
     const signedIn = async () => {

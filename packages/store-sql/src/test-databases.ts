@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { Clock } from "@portcullis/core";
+import type { Clock, HttpHandler } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
 import { Kysely, MysqlDialect, PostgresDialect, sql } from "kysely";
 import Database from "libsql";
@@ -361,4 +361,30 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
     activity: migrated(stores.activity),
     passkeys: migrated(stores.passkeys),
   };
+}
+
+export interface SendOptions {
+  token?: string;
+  body?: unknown;
+}
+
+/** One request through the core's HTTP handler (as a loopback client of localhost:3000): status and parsed body. */
+export async function sendTo(handler: HttpHandler, method: string, path: string, options: SendOptions = {}) {
+  const headers: Record<string, string> = { host: "localhost:3000" };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] = "application/json";
+    headers["content-length"] = String(Buffer.byteLength(body));
+  }
+  const response = await handler.handle({
+    method,
+    url: `/api/auth${path}`,
+    headers,
+    body,
+    remoteAddress: "127.0.0.1",
+  });
+  if (!response) throw new Error(`no route for ${method} ${path}`);
+  return { status: response.status, body: response.body ? JSON.parse(String(response.body)) : null };
 }
