@@ -17,6 +17,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { handlerRequest } from "./lib/handler-request.mjs";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const fromSql = createRequire(join(ROOT, "packages/store-sql/package.json"));
@@ -37,7 +38,6 @@ const PREPARED = process.env.TRIPS_PREPARED !== "0";
 const ROWS = Number(process.env.TRIPS_ROWS ?? 20_000);
 const PASSWORD = "correct horse battery staple";
 const email = (i) => `user${i}@example.test`;
-const HEADERS = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0", host: "localhost:3000" };
 
 /** Statements sent to PostgreSQL, in order, while `recording`. */
 const seen = [];
@@ -51,17 +51,7 @@ class CountingClient extends pg.Client {
   }
 }
 
-function request(method, path, { body, token } = {}) {
-  const headers = { ...HEADERS };
-  if (token) headers.authorization = `Bearer ${token}`;
-  let text;
-  if (body !== undefined) {
-    text = JSON.stringify(body);
-    headers["content-type"] = "application/json";
-    headers["content-length"] = String(Buffer.byteLength(text));
-  }
-  return { method, url: `/api/auth${path}`, headers, body: text, remoteAddress: "127.0.0.1" };
-}
+const request = handlerRequest;
 
 /** An Auth on `stores` with users 0..(9+REQUESTS) registered (cheap argon2id: the hash is not what is counted). */
 async function prepare(stores) {

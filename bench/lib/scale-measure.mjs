@@ -7,6 +7,7 @@ import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { handlerRequest } from "./handler-request.mjs";
 import { seededEmail } from "./scale-seed.mjs";
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -26,7 +27,6 @@ const SWEEP_ROWS = Number(process.env.SWEEP_ROWS ?? Math.round(1_000_000 * SCALE
 const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const PASSWORD = "correct horse battery staple";
 const PREFIX = "portcullis-scale:";
-const HEADERS = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0", host: "localhost:3000" };
 const PATHS = ["me", "login", "refresh", "reset429", "verification429"];
 const LABELS = {
   me: "GET /me",
@@ -49,17 +49,7 @@ class RecordingClient extends pg.Client {
   }
 }
 
-function request(method, path, { body, token } = {}) {
-  const headers = { ...HEADERS };
-  if (token) headers.authorization = `Bearer ${token}`;
-  let text;
-  if (body !== undefined) {
-    text = JSON.stringify(body);
-    headers["content-type"] = "application/json";
-    headers["content-length"] = String(Buffer.byteLength(text));
-  }
-  return { method, url: `/api/auth${path}`, headers, body: text, remoteAddress: "127.0.0.1" };
-}
+const request = handlerRequest;
 
 /** A seeded user number in [1, users], odd (unverified) when asked, from a small LCG so runs repeat. */
 function picker(seed) {

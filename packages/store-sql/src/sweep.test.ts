@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
+import { deleteInBatches } from "./sweep.js";
 import { mysqlDatabase, postgresSchema, sqliteDb, useMysql, usePostgres } from "./test-databases.js";
 
 // `sweep` and the activity's retention sweep delete in batches, each its own statement and
@@ -117,6 +118,35 @@ function sweepSuite(name: string, open: () => Promise<{ db: AnyKysely; close(): 
     });
   });
 }
+
+describe("deleteInBatches", () => {
+  it("a batch that deletes fewer rows than it found does not end the sweep; an empty batch does", async () => {
+    // On PostgreSQL a row updated while a batch runs has moved, so that batch deletes fewer than it
+    // found. Here a trigger keeps some rows the same way: every batch finds them first.
+    const db = sqliteDb();
+    await sql`create table t (id text primary key, expires_at integer not null)`.execute(db);
+    await sql`create index t_expires_at on t (expires_at)`.execute(db);
+    await sql`create trigger keep before delete on t when old.id like 'keep%' begin select raise(ignore); end`.execute(
+      db,
+    );
+    const rows = [
+      ...Array.from({ length: 3 }, (_, i) => ({ id: `keep${i}`, expires_at: i })),
+      ...Array.from({ length: 40 }, (_, i) => ({ id: `old${i}`, expires_at: 10 + i })),
+      { id: "live", expires_at: 1000 },
+    ];
+    await db.insertInto("t").values(rows).execute();
+    expect(await deleteInBatches(db, "sqlite", { table: "t", column: "expires_at", before: 100 }, 10)).toBe(
+      40,
+    );
+    expect((await db.selectFrom("t").select("id").orderBy("id").execute()).map((row) => row.id)).toEqual([
+      "keep0",
+      "keep1",
+      "keep2",
+      "live",
+    ]);
+    await db.destroy();
+  });
+});
 
 sweepSuite("SQLite", async () => {
   const db = sqliteDb();

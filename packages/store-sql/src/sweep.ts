@@ -14,10 +14,12 @@ export interface SweepTarget {
 
 /**
  * Deletes the rows of `target` in statements of at most `batchRows` rows each, every one its own
- * short transaction, until a statement finds fewer: a sweep of a million expired rows never holds
+ * short transaction, until a statement deletes none: a sweep of a million expired rows never holds
  * their row locks (PostgreSQL, MySQL) or the database's write lock (SQLite) for longer than one
  * batch, so logins and refusals that write the same tables go on between the batches. Each batch
- * is found through the expiry column's index. Resolves to how many rows went.
+ * is found through the expiry column's index. Resolves to how many rows went. A batch that
+ * deletes fewer than it found (on PostgreSQL, a row a request updated meanwhile has moved, so its
+ * address no longer matches) does not end the sweep: only an empty batch does.
  */
 export async function deleteInBatches(
   db: AnyKysely,
@@ -31,7 +33,7 @@ export async function deleteInBatches(
     const result = await statement.execute(db);
     const count = Number(result.numAffectedRows ?? 0n);
     removed += count;
-    if (count < batchRows) return removed;
+    if (count === 0) return removed;
   }
 }
 
