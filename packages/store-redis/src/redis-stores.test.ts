@@ -94,11 +94,11 @@ describe("allowlist reads batched on Redis", () => {
       const answers = await Promise.all(asked.map((jti) => allowlist.findAllowedAccessToken(jti)));
       // One MGET of the distinct keys (8 live, revoked, unknown).
       expect(commands).toEqual(["mget 10"]);
-      asked.forEach((jti, i) =>
+      for (const [i, jti] of asked.entries()) {
         expect(answers[i], jti).toEqual(
           jti.startsWith("live-") ? { userId: "u1", sessionId: `s${jti.slice(5)}` } : null,
-        ),
-      );
+        );
+      }
       await allowlist.revokeAccessTokens(["live-3"]);
       commands.length = 0;
       expect(await allowlist.findAllowedAccessToken("live-3")).toBeNull();
