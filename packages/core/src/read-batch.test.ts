@@ -42,3 +42,12 @@ describe("createReadBatch", () => {
     expect(await Promise.all([read("a"), read("bb")])).toEqual([1, 2]);
   });
 });
+
+describe("createReadBatch - a read that throws", () => {
+  it("a readMany that throws instead of rejecting rejects the calls it carried", async () => {
+    const read = createReadBatch<string, number>(() => {
+      throw new Error("not connected");
+    });
+    await expect(Promise.all([read("a"), read("b")])).rejects.toThrow("not connected");
+  });
+});

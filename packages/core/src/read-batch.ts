@@ -18,7 +18,8 @@ export function createReadBatch<K, V>(
     batch: Map<K, ((value: V | undefined) => void)[]>,
     rejects: ((error: unknown) => void)[],
   ) => {
-    readMany([...batch.keys()]).then(
+    // A `readMany` that throws instead of rejecting still rejects its calls (never the timer's turn).
+    new Promise<Map<K, V>>((resolve) => resolve(readMany([...batch.keys()]))).then(
       (found) => {
         for (const [key, waiting] of batch) for (const resolve of waiting) resolve(found.get(key));
       },
