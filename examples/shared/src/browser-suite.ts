@@ -1084,7 +1084,7 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
             await Promise.all(tabs.map((tab) => tab.click('nav a[href="/activity"]')));
             for (const tab of tabs)
               await expect
-                .poll(() => tab.locator("#activity-list li").count(), { timeout: 10_000 })
+                .poll(() => tab.locator("#activity-list li").count(), { timeout: 20_000 })
                 .toBeGreaterThan(0);
             const refreshes = traffic.flat().filter((line) => line.startsWith("/refresh"));
             expect(refreshes.length).toBeGreaterThanOrEqual(1);

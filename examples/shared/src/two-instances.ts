@@ -25,7 +25,9 @@ const freePort = (): Promise<number> =>
   });
 
 async function waitUntilUp(base: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  // A child's start (Node, the example's imports, the migrations) took over 15 s once on a machine
+  // running other test files and browsers beside it.
+  const deadline = Date.now() + 45_000;
   while (
     (await fetch(`${base}/`).then(
       (r) => r.status,
@@ -77,11 +79,20 @@ export function runTwoInstanceTests(name: string, stores: SharedStores): void {
         bases.push(`http://127.0.0.1:${port}`);
       }
       for (const base of bases) await waitUntilUp(base);
-    }, 30_000);
+    }, 100_000);
 
     afterAll(async () => {
+      // A child that already exited emits no second "exit"; one that ignores SIGTERM gets SIGKILL.
       await Promise.all(
-        children.map((child) => new Promise((resolve) => child.once("exit", resolve).kill("SIGTERM"))),
+        children.map((child) =>
+          child.exitCode !== null || child.signalCode !== null
+            ? undefined
+            : new Promise((resolve) => {
+                const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
+                child.once("exit", () => resolve(clearTimeout(kill)));
+                child.kill("SIGTERM");
+              }),
+        ),
       );
       if (built) await stores.teardown();
     });
