@@ -122,7 +122,7 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     [
       "sessions.rotateRefreshToken (after getSession)",
       async () => {
-        const read = await stores.sessions.getSession("s8");
+        await stores.sessions.getSession("s8");
         return stores.sessions.rotateRefreshToken(
           "s8",
           "rh8",
@@ -130,7 +130,6 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
           86_400_000,
           10_000,
           undefined,
-          read ?? undefined,
         );
       },
     ],

@@ -91,16 +91,12 @@ const liveSession = ({ db, tables }: SqlContext, id: string, now: number) =>
  * clock, never the database's), whether or not `sweep` has removed them yet.
  */
 export function createSqlSessionStore(context: SqlContext): SessionStore {
-  // The row behind each record `getSession` answered, so the rotation that follows (the core reads
-  // the session first) can take it as its own first read instead of reading the row again.
-  const rowsRead = new WeakMap<SessionRecord, SessionRow>();
-  return { ...sessionMethods(context, rowsRead), ...rotationMethods(context, rowsRead) };
+  return { ...sessionMethods(context), ...rotationMethods(context) };
 }
 
 /** Creating, reading and deleting session rows. */
 function sessionMethods(
   context: SqlContext,
-  rowsRead: WeakMap<SessionRecord, SessionRow>,
 ): Pick<
   SessionStore,
   "createSession" | "getSession" | "listSessions" | "deleteSession" | "deleteUserSessions"
@@ -131,10 +127,7 @@ function sessionMethods(
 
     async getSession(id) {
       const row = await liveSession(context, id, clock.now());
-      if (!row) return null;
-      const record = fromSessionRow(row);
-      rowsRead.set(record, row);
-      return record;
+      return row ? fromSessionRow(row) : null;
     },
 
     async listSessions(userId) {
@@ -196,36 +189,10 @@ async function deleteUserRows(
   });
 }
 
-/**
- * The row to decide a rotation on: on the first attempt, the row behind `read` (the record
- * `getSession` answered just before) when it still shows `presentedHash` current, live and within
- * `limits` at `now`, so the conditional update can go at once; otherwise the row read now. The
- * update stays conditional on the hash and the earlier hashes as read, so a rotation that landed
- * since makes it match nothing and the next attempt reads again.
- */
-function rowToRotate(
-  context: SqlContext,
-  sessionId: string,
-  presentedHash: string,
-  now: number,
-  known: SessionRow | undefined,
-  limits: SessionLimits | undefined,
-): Promise<SessionRow | undefined> {
-  const usable =
-    known !== undefined &&
-    known.id === sessionId &&
-    known.refresh_token_hash === presentedHash &&
-    toNumber(known.expires_at) > now &&
-    !(limits && isPastLimits(toNumber(known.created_at), activeAt(known), now, limits));
-  return usable ? Promise.resolve(known) : liveSession(context, sessionId, now);
-}
-
 /** Refresh-token rotation with reuse detection, as a conditional update retried on lost races. */
-function rotationMethods(
-  context: SqlContext,
-  rowsRead: WeakMap<SessionRecord, SessionRow>,
-): Pick<SessionStore, "rotateRefreshToken"> {
-  const { clock } = context;
+function rotationMethods(context: SqlContext): Pick<SessionStore, "rotateRefreshToken"> {
+  const { db, tables, clock } = context;
+  const sessions = tables.sessions;
   return {
     async rotateRefreshToken(
       sessionId,
@@ -234,13 +201,10 @@ function rotationMethods(
       ttlMs,
       reuseIntervalMs = 0,
       limits?: SessionLimits,
-      read?: SessionRecord,
     ): Promise<RotationResult> {
-      let known = read === undefined ? undefined : rowsRead.get(read);
       for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt++) {
         const now = clock.now();
-        const row = await rowToRotate(context, sessionId, presentedHash, now, known, limits);
-        known = undefined;
+        const row = await liveSession(context, sessionId, now);
         if (!row) return { status: "invalid" };
         const current = fromSessionRow(row);
         const isCurrent = row.refresh_token_hash === presentedHash;
@@ -255,50 +219,37 @@ function rotationMethods(
           // One read decides it: the parent within the interval changes nothing.
           if (isParentWithinInterval(row, presentedHash, now, reuseIntervalMs))
             return { status: "current", session: current };
-          await context.db.deleteFrom(context.tables.sessions).where("id", "=", sessionId).execute();
+          await db.deleteFrom(sessions).where("id", "=", sessionId).execute();
           return { status: "reused", session: current };
         }
         const rotated = applyRotation(current, next);
-        if (await updateIfUnchanged(context, row, rotated, now + ttlMs, now))
-          return { status: "rotated", session: rotated };
+        const remembered = [presentedHash, ...previous];
+        // Conditional on the hash just read: of concurrent rotations exactly one updates the row;
+        // the others read again and find their hash as the parent (current, within the interval)
+        // or among the previous ones (reuse).
+        const { numUpdatedRows } = await db
+          .updateTable(sessions)
+          .set({
+            browser: rotated.browser,
+            os: rotated.os,
+            ip: rotated.ip,
+            last_active_at: rotated.lastActiveAt,
+            refresh_token_hash: rotated.refreshTokenHash,
+            previous_refresh_token_hashes: JSON.stringify(
+              remembered.slice(0, REMEMBERED_REFRESH_TOKEN_HASHES),
+            ),
+            access_token_jti: rotated.accessTokenJti,
+            access_token_expires_at: now + ttlMs,
+            expires_at: now + ttlMs,
+            rotated_at: now,
+          })
+          .where("id", "=", sessionId)
+          .where("refresh_token_hash", "=", presentedHash)
+          .where("expires_at", ">", now)
+          .executeTakeFirst();
+        if (Number(numUpdatedRows) === 1) return { status: "rotated", session: rotated };
       }
       throw new Error(`rotateRefreshToken lost ${ROTATION_ATTEMPTS} races in a row on one session`);
     },
   };
-}
-
-/**
- * Stores `rotated` on the session of `row` if it is still as read (the same current and earlier
- * hashes): of concurrent rotations exactly one updates the row; the others read again and find
- * their hash as the parent (current, within the interval) or among the earlier ones (reuse).
- */
-async function updateIfUnchanged(
-  { db, tables }: SqlContext,
-  row: SessionRow,
-  rotated: SessionRecord,
-  expiresAt: number,
-  now: number,
-): Promise<boolean> {
-  const previous = JSON.parse(row.previous_refresh_token_hashes) as string[];
-  const remembered = [row.refresh_token_hash, ...previous];
-  const { numUpdatedRows } = await db
-    .updateTable(tables.sessions)
-    .set({
-      browser: rotated.browser,
-      os: rotated.os,
-      ip: rotated.ip,
-      last_active_at: rotated.lastActiveAt,
-      refresh_token_hash: rotated.refreshTokenHash,
-      previous_refresh_token_hashes: JSON.stringify(remembered.slice(0, REMEMBERED_REFRESH_TOKEN_HASHES)),
-      access_token_jti: rotated.accessTokenJti,
-      access_token_expires_at: expiresAt,
-      expires_at: expiresAt,
-      rotated_at: now,
-    })
-    .where("id", "=", row.id)
-    .where("refresh_token_hash", "=", row.refresh_token_hash)
-    .where("previous_refresh_token_hashes", "=", row.previous_refresh_token_hashes)
-    .where("expires_at", ">", now)
-    .executeTakeFirst();
-  return Number(numUpdatedRows) === 1;
 }

@@ -143,13 +143,6 @@ export interface SessionStore {
    * the clock it records rotations on (a store on a server measures on the server's clock, from
    * times it recorded itself). A store written before lifetimes existed ignores `limits`; the core
    * then checks the record it rotated on its own clock (not atomic with the rotation).
-   *
-   * `read`: the record this store's `getSession` answered for `sessionId` just before (the core
-   * reads the session first, to allow the new access token before the rotation). A store may take
-   * what it read then as the first read of its compare-and-set, so a rotation whose hash is still
-   * current is one conditional write; the write must stay conditional on the row being as read
-   * (a rotation that landed since matches nothing, and the store reads again). A store that ignores
-   * it reads the session itself, as before.
    */
   rotateRefreshToken(
     sessionId: string,
@@ -158,7 +151,6 @@ export interface SessionStore {
     ttlMs: number,
     reuseIntervalMs?: number,
     limits?: SessionLimits,
-    read?: SessionRecord,
   ): Promise<RotationResult>;
   /** Deletes the session; returns the deleted record, or null when it was absent (or expired). */
   deleteSession(id: string): Promise<SessionRecord | null>;

@@ -129,7 +129,7 @@ export async function storeNewSession(
 /**
  * Rotates a session's refresh token. The session is read (for its user), `next.accessTokenJti`
  * is allowed, and, when the presented hash is the current one, the old `jti` is revoked; then
- * the store compares and sets (handed the record read, which a store may take as its own read). `reused` (the store deleted the session) revokes the session's
+ * the store compares and sets. `reused` (the store deleted the session) revokes the session's
  * current `jti` and the new one; `invalid` and `current` (the parent within the reuse interval:
  * the session keeps its current `jti`, which the caller re-signs) revoke the new one (and
  * `rotated` the old one, had it not been current when read). Revoking the old `jti` before the rotation rather than after it
@@ -166,7 +166,6 @@ export async function rotateSession(
       storeTtlMs(lifetimes, before.createdAt, now),
       lifetimes.reuseIntervalMs,
       lifetimes.limits,
-      before,
     ),
   );
   if (result.status === "rotated" && !wasCurrent) await revoke(deps, [before.accessTokenJti]);
