@@ -1,26 +1,16 @@
 import { createArgon2Hasher, createAuth, httpHandlerFor, silentLogger } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
-import { Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
+import { Kysely, sql } from "kysely";
 import Database from "libsql";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
-import { postgresDatabase, type SendOptions, sendTo, usePostgres } from "./test-databases.js";
+import { counted, countedPostgres, type SendOptions, sendTo } from "./test-databases.js";
 
 // The authenticated path on SQL stores through the core's HTTP handler: GET /me reads the
 // allowlist entry and the user in one statement, and revocation still holds on the very next
 // request (logout, ending the session, a deleted account, a changed record).
-
-/** A Kysely whose statements are counted while `counting.on`. */
-function counted(make: (log: (event: LogEvent) => void) => AnyKysely) {
-  const counting = { on: false, statements: [] as string[] };
-  const db = make((event) => {
-    if (counting.on && event.level === "query") counting.statements.push(event.query.sql);
-  });
-  return { db, counting };
-}
 
 function suite(
   name: string,
@@ -127,23 +117,9 @@ suite("sqlite", async () =>
       new Kysely({ dialect: createSqliteDialect({ database: new Database(":memory:") }), log }) as AnyKysely,
   ));
 
-let server: Awaited<ReturnType<typeof usePostgres>> | undefined;
-let database: Awaited<ReturnType<typeof postgresDatabase>> | undefined;
-let postgres: AnyKysely | undefined;
+let postgres: Awaited<ReturnType<typeof countedPostgres>> | undefined;
 suite("postgres", async () => {
-  server = await usePostgres();
-  database = await postgresDatabase(server.url);
-  const url = database.url;
-  const made = counted((log) => {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    pool.on("error", () => {});
-    return new Kysely({ dialect: new PostgresDialect({ pool }), log }) as AnyKysely;
-  });
-  postgres = made.db;
-  return made;
+  postgres = await countedPostgres();
+  return postgres;
 });
-afterAll(async () => {
-  await postgres?.destroy();
-  await database?.drop();
-  await server?.stop();
-}, 60_000);
+afterAll(() => postgres?.close(), 60_000);

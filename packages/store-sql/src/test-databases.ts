@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Clock, HttpHandler } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
-import { Kysely, MysqlDialect, PostgresDialect, sql } from "kysely";
+import { Kysely, type LogEvent, MysqlDialect, PostgresDialect, sql } from "kysely";
 import Database from "libsql";
 import { createPool } from "mysql2";
 import { createConnection } from "mysql2/promise";
@@ -387,4 +387,32 @@ export async function sendTo(handler: HttpHandler, method: string, path: string,
   });
   if (!response) throw new Error(`no route for ${method} ${path}`);
   return { status: response.status, body: response.body ? JSON.parse(String(response.body)) : null };
+}
+
+/** A Kysely whose statements are counted while `counting.on`. */
+export function counted(make: (log: (event: LogEvent) => void) => AnyKysely) {
+  const counting = { on: false, statements: [] as string[] };
+  const db = make((event) => {
+    if (counting.on && event.level === "query") counting.statements.push(event.query.sql);
+  });
+  return { db, counting };
+}
+
+/** A PostgreSQL database of the test's own, with a counting Kysely on it; `close` drops it. */
+export async function countedPostgres() {
+  const server = await usePostgres();
+  const database = await postgresDatabase(server.url);
+  const made = counted((log) => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    pool.on("error", () => {});
+    return new Kysely({ dialect: new PostgresDialect({ pool }), log }) as AnyKysely;
+  });
+  return {
+    ...made,
+    async close() {
+      await made.db.destroy();
+      await database.drop();
+      await server.stop();
+    },
+  };
 }
