@@ -1,6 +1,6 @@
 // CPU profiles of the example servers under load: one server process per (framework, scenario)
 // under `node --cpu-prof`, autocannon 10 connections, then where the server's CPU time went.
-// Run: pnpm --filter portcullis-bench profile [express|fastify] [me|reset|verification]
+// Run: pnpm --filter portcullis-bench profile [express|fastify] [me|reset|verification|login]
 // PROFILE_STORE=postgres: the example on store-sql, in a PostgreSQL database of its own (created
 // through psql at BENCH_PG_URL, default the local server, and dropped afterwards);
 // PROFILE_STORE=redis: on store-redis (BENCH_REDIS_URL) under a key prefix of its own.
@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { summarize } from "./lib/cpu-profile.mjs";
+import { loginScenario } from "./lib/rows-measure.mjs";
 import { load, prepareScenarios, startExample, TMP, writeSeedFile } from "./lib/servers.mjs";
 
 const frameworks = process.argv[2] ? [process.argv[2]] : ["express", "fastify"];
@@ -69,6 +70,11 @@ const INCLUSIVE = [
   "executeQuery",
   "compileQuery",
   "sendCommand",
+  "login",
+  "finishLogin",
+  "verify",
+  "countAttempt",
+  "acceptPassword",
 ];
 
 for (const framework of frameworks) {
@@ -82,7 +88,7 @@ for (const framework of frameworks) {
       env: store.env,
       nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--cpu-prof-interval=200"],
     });
-    const scenario = (await prepareScenarios(server.url))[name];
+    const scenario = name === "login" ? loginScenario : (await prepareScenarios(server.url))[name];
     const result = await load(server.url, scenario, { durationS, warmupS: 1 });
     const loadEnded = performance.now();
     await server.stop();

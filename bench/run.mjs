@@ -9,7 +9,14 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { compare, loginScenario, measurer, prepareBetterAuth, rawMeasure } from "./lib/rows-measure.mjs";
+import {
+  compare,
+  cpuSplitLines,
+  loginScenario,
+  measurer,
+  prepareBetterAuth,
+  rawMeasure,
+} from "./lib/rows-measure.mjs";
 import { chooseNode20, chooseServerNode, nodeMajor } from "./lib/rows-node.mjs";
 import { rowPlan, SCENARIO_LABELS, SERVERS, selectedGroups } from "./lib/rows-plan.mjs";
 import { tableRow, writeReport } from "./lib/rows-report.mjs";
@@ -159,14 +166,17 @@ async function measureRows(plan, servers, scenarios, figures) {
   for (const row of plan) {
     const name = row.scenario.split(":")[0];
     const oursScenario = scenarioOf(scenarios, row.ours, name);
-    const ours = measure(`${row.scenario} ${row.ours}`, servers[row.ours].url, oursScenario);
+    // Logins record where their CPU went (the server's and PostgreSQL's, cpuSplitLines).
+    const pid = name === "login" ? servers[row.ours].child.pid : undefined;
+    const ours = measure(`${row.scenario} ${row.ours}`, servers[row.ours].url, oursScenario, pid);
     let base = raw;
     if (row.base !== "raw") {
       const baseScenario =
         SERVERS[row.base].kind === "bare"
           ? { ...oursScenario, status: scenarios.bareRoutes.find((r) => r.path === oursScenario.path).status }
           : scenarioOf(scenarios, row.base, name);
-      base = measure(`${row.scenario} ${row.base}`, servers[row.base].url, baseScenario);
+      const basePid = name === "login" ? servers[row.base].child.pid : undefined;
+      base = measure(`${row.scenario} ${row.base}`, servers[row.base].url, baseScenario, basePid);
     }
     const result = await compare(ours, base, ROUNDS);
     printed.push(tableRow(SCENARIO_LABELS[row.scenario], row.framework, result, row.baseName, row.goal));
@@ -233,6 +243,7 @@ async function main() {
   const footprint = GROUPS.includes("memory-footprint") ? memoryFootprint() : undefined;
   if (rows.length > 0) console.table(rows);
   if (footprint) console.log(footprint.line);
+  notes.push(...cpuSplitLines(figures));
   for (const note of notes) console.log(note);
   const run = {
     rows,

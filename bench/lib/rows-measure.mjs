@@ -1,6 +1,7 @@
 // How `pnpm bench` measures a row: autocannon windows against a server, raw argon2id verifies in
 // this process, and ROUNDS back-to-back pairs (the baseline, then ours) reduced to medians.
 import { hash, verify } from "@node-rs/argon2";
+import { cpuSplitAround, cpuSplitAvailable, withOwnCpu } from "./cpu-split.mjs";
 import { email, load, PASSWORD, post } from "./servers.mjs";
 
 const log = (...args) => console.error("[bench]", ...args);
@@ -93,20 +94,46 @@ export async function prepareBetterAuth(base) {
 /**
  * A window's measure, recorded under `key` in `figures` (every window's figure, for the JSON
  * result); unexpected statuses and socket errors are logged, so a wrong row does not pass unseen.
+ * With the server's `pid` (on Linux), the window's CPU per request of the server and of
+ * PostgreSQL is recorded too, under `cpu <key>`.
  */
-export const measurer = (timing, figures) => (key, url, scenario) => async () => {
-  const result = await load(url, scenario, timing);
+export const measurer = (timing, figures) => (key, url, scenario, pid) => async () => {
+  const split = {};
+  const around = pid !== undefined && cpuSplitAvailable ? cpuSplitAround(pid, split) : undefined;
+  const result = await load(url, scenario, { ...timing, around });
   if (result.unexpected > 0 || result.errors > 0)
     log(`${key}: ${result.unexpected} unexpected statuses, ${result.errors} errors`);
   figures[key] = [...(figures[key] ?? []), result.rps];
+  if (around) figures[`cpu ${key}`] = [...(figures[`cpu ${key}`] ?? []), split];
   log(`${key}: ${Math.round(result.rps)} req/s`);
   return result.rps;
 };
 
-/** The raw argon2id baseline, a window of its own right before each login window. */
+/** The raw argon2id baseline, a window of its own right before each login window; its CPU per verify under `cpu raw argon2id`. */
 export const rawMeasure = (timing, figures) => async () => {
-  const rate = await argon2Throughput(timing.durationS, timing.connections);
+  const { rate, cpuMs } = await withOwnCpu(() => argon2Throughput(timing.durationS, timing.connections));
   figures["raw argon2id verifies/s"] = [...(figures["raw argon2id verifies/s"] ?? []), rate];
-  log(`raw argon2id: ${Math.round(rate)} verifies/s`);
+  figures["cpu raw argon2id"] = [...(figures["cpu raw argon2id"] ?? []), cpuMs];
+  log(`raw argon2id: ${Math.round(rate)} verifies/s, ${cpuMs.toFixed(1)} ms CPU each`);
   return rate;
 };
+
+/**
+ * For each login row measured with its CPU split: a line saying where a login's CPU went (the
+ * server's, argon2id included, and PostgreSQL's, medians of the windows) beside a raw verify's.
+ */
+export function cpuSplitLines(figures) {
+  const raw = figures["cpu raw argon2id"];
+  if (!raw) return [];
+  const ms = (value) => `${value.toFixed(1)} ms`;
+  const lines = [];
+  for (const [key, splits] of Object.entries(figures)) {
+    if (!key.startsWith("cpu login") || splits.length === 0) continue;
+    const server = median(splits.map((s) => s.serverMs));
+    const postgres = median(splits.map((s) => s.postgresMs));
+    lines.push(
+      `CPU per ${key.slice(4)}: server ${ms(server)} (argon2id included), PostgreSQL ${ms(postgres)}, total ${ms(server + postgres)}; raw argon2id verify ${ms(median(raw))}`,
+    );
+  }
+  return lines;
+}

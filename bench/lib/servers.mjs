@@ -127,7 +127,7 @@ export async function prepareScenarios(base) {
 }
 
 /** autocannon against `base` + the scenario's path; returns requests/s and the status check. */
-export function load(base, scenario, { connections = 10, durationS = 10, warmupS = 2 } = {}) {
+export function load(base, scenario, { connections = 10, durationS = 10, warmupS = 2, around } = {}) {
   const run = (duration) =>
     new Promise((resolve, reject) => {
       const instance = autocannon(
@@ -154,7 +154,8 @@ export function load(base, scenario, { connections = 10, durationS = 10, warmupS
   return (async () => {
     if (warmupS > 0) await run(warmupS);
     unexpected = 0;
-    const result = await run(durationS);
+    // `around`: wraps the measured window (not the warm-up), e.g. to account its CPU.
+    const result = await (around ? around(() => run(durationS)) : run(durationS));
     return { rps: result.requests.average, total: result.requests.total, unexpected, errors: result.errors };
   })();
 }
