@@ -144,10 +144,28 @@ function tokenEndpointTap() {
   return { fetch: tapped, idTokens, tamper };
 }
 
-/** The boot of the suite's tests: a provider of the test's own and an app that trusts it. */
+/**
+ * The boot of the suite's tests: a provider of the test's own and an app that trusts it. The app's
+ * port is chosen before the provider starts (its redirect URI names it), so another server can
+ * take it in between (EADDRINUSE, seen once in CI): the boot then starts over on a new port, at
+ * most three times. What a failed try started is closed when the test ends.
+ */
 export function createIdpBoot(options: IdentityProviderSuiteOptions): IdpBoot {
-  return async ({ clock = systemClock } = {}) => {
-    const port = await freePort();
+  const bootOnce = bootOn(options);
+  return async (settings = {}) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await bootOnce(settings, await freePort());
+      } catch (error) {
+        if (attempt >= 3 || (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+      }
+    }
+  };
+}
+
+/** One try of `createIdpBoot`'s boot, the app on `port`. */
+function bootOn(options: IdentityProviderSuiteOptions) {
+  return async ({ clock = systemClock }: Parameters<IdpBoot>[0] = {}, port: number): Promise<IdpApp> => {
     const appOrigin = `http://127.0.0.1:${port}`;
     const provider = await startTestOidcProvider({
       client: { ...CLIENT, redirectUris: [`${appOrigin}${PREFIX}/oauth/oidc/callback`] },
