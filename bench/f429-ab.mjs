@@ -13,6 +13,7 @@
 // when installed there, as run.mjs installs it).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { processCpuS } from "./lib/cpu-split.mjs";
 import {
   BENCH_DIR,
   load,
@@ -32,17 +33,12 @@ const peerNode = join(BENCH_DIR, ".peer-node", "node_modules", ".bin", "node");
 const NODES = process.env.AB_NODES
   ? process.env.AB_NODES.split(",")
   : [process.execPath, ...(existsSync(peerNode) ? [peerNode] : [])];
-const TICK_US = 1e6 / 100; // USER_HZ: 100 on Linux
 
 const seedFile = writeSeedFile(20);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** utime + stime of a process, in µs. */
-function cpuUs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-}
+const cpuUs = (pid) => processCpuS(pid) * 1e6;
 
 const example = (root, node) =>
   startProcess(join(root, "examples", "fastify", "dist", "server.js"), {

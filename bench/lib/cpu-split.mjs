@@ -7,9 +7,11 @@ import { readdirSync, readFileSync } from "node:fs";
 const TICKS_PER_S = 100;
 
 /** User + system CPU seconds of process `pid` (0 when it cannot be read). */
-function processCpuS(pid) {
+export function processCpuS(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // After the last ")": the command name in parentheses may itself hold one.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
   } catch {
     return 0;
