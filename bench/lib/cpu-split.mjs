@@ -18,6 +18,25 @@ export function processCpuS(pid) {
   }
 }
 
+/**
+ * CPU seconds of process `pid`'s main thread (JavaScript: HTTP, the store's driver, the use case)
+ * and of its other threads together (libuv's pool, where argon2id runs, and V8's helpers).
+ */
+export function threadCpuS(pid) {
+  let others = 0;
+  let main = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const seconds = processCpuS(`${pid}/task/${tid}`);
+      if (tid === String(pid)) main = seconds;
+      else others += seconds;
+    }
+  } catch {
+    // The process ended, or a thread ended between the listing and its read.
+  }
+  return { main, others };
+}
+
 /** CPU seconds of every process named postgres (the server's backends and helpers). */
 function postgresCpuS() {
   let total = 0;
@@ -36,15 +55,20 @@ export const cpuSplitAvailable = process.platform === "linux";
 
 /**
  * Wraps a measured autocannon window (`load`'s `around`): records into `sink` the CPU milliseconds
- * per answered request of the server `pid` (`serverMs`) and of PostgreSQL (`postgresMs`).
+ * per answered request of the server `pid` (`serverMs`; of it, `mainThreadMs` and
+ * `otherThreadsMs`) and of PostgreSQL (`postgresMs`).
  */
 export const cpuSplitAround = (pid, sink) => async (window) => {
   const server = processCpuS(pid);
+  const threads = threadCpuS(pid);
   const postgres = postgresCpuS();
   const result = await window();
   const requests = result.requests.total;
   const perRequestMs = (seconds) => (requests > 0 ? (seconds * 1000) / requests : 0);
+  const threadsAfter = threadCpuS(pid);
   sink.serverMs = perRequestMs(processCpuS(pid) - server);
+  sink.mainThreadMs = perRequestMs(threadsAfter.main - threads.main);
+  sink.otherThreadsMs = perRequestMs(threadsAfter.others - threads.others);
   sink.postgresMs = perRequestMs(postgresCpuS() - postgres);
   return result;
 };

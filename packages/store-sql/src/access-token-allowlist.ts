@@ -1,7 +1,13 @@
-import { type AccessTokenAllowlist, createReadBatch, type UserStore } from "@portcullis/core";
+import {
+  type AccessTokenAllowlist,
+  createReadBatch,
+  type SessionStore,
+  type UserStore,
+} from "@portcullis/core";
 import { sql } from "kysely";
 import { compiledQuery } from "./compiled-query.js";
 import { type SqlContext, upsert } from "./context.js";
+import { newSessionRow } from "./session-store.js";
 import { fromUserRow, type UserRow } from "./user-store.js";
 
 type EntryRow = { user_id: string; session_id: string };
@@ -13,11 +19,18 @@ type EntryWithUserRow = UserRow & { allowed_user_id: string; allowed_session_id:
  * (the time comes from the injected clock, never the database's). `users`: the users store of the
  * same tables; given it, `findAllowedAccessTokenWithUser` reads the entry and its user in one
  * statement (a left join on the users' primary key) when the core's users store is that one.
+ * `sessions`: the sessions store of the same tables; given it, `allowAccessTokenWithSession`
+ * writes the entry and the new session in one statement; only on PostgreSQL (a data-modifying
+ * WITH; SQLite and MySQL have none, so there the method is absent and the core makes two calls).
  * On PostgreSQL (outside a transaction) the reads of requests that arrive in one turn of the
  * event loop go as one statement (`jti = any($1)`, `read-batch.ts`): each still reads the row
  * after its request arrived, so a token revoked before it is refused.
  */
-export function createSqlAccessTokenAllowlist(context: SqlContext, users?: UserStore): AccessTokenAllowlist {
+export function createSqlAccessTokenAllowlist(
+  context: SqlContext,
+  users?: UserStore,
+  sessions?: SessionStore,
+): AccessTokenAllowlist {
   const { db, tables, clock } = context;
   const table = tables.accessTokens;
   const ownFindById = users?.findById;
@@ -53,6 +66,9 @@ export function createSqlAccessTokenAllowlist(context: SqlContext, users?: UserS
       };
       await upsert(context, table, "jti", row);
     },
+    ...(sessions !== undefined && context.dialect === "postgres"
+      ? { allowAccessTokenWithSession: jointWrite(context, sessions) }
+      : {}),
     async findAllowedAccessToken(jti) {
       const row = await readEntry(jti);
       return row ? { userId: row.user_id, sessionId: row.session_id } : null;
@@ -133,5 +149,35 @@ function batchedReads(
   return {
     entry: batch(findEntry, findEntries, (row) => row.jti),
     withUser: batch(findEntryWithUser, findEntriesWithUser, (row) => row.allowed_jti),
+  };
+}
+
+/**
+ * `allowAccessTokenWithSession` on PostgreSQL: the entry's UPSERT as a data-modifying WITH of the
+ * session's, one statement, so both rows are written or neither. Only for `sessions` as created (a
+ * wrapped `createSession` must be called, so the core makes the two calls).
+ */
+function jointWrite(
+  { db, tables, clock }: SqlContext,
+  sessions: SessionStore,
+): NonNullable<AccessTokenAllowlist["allowAccessTokenWithSession"]> {
+  const ownCreateSession = sessions.createSession;
+  return async (jti, entry, ttlMs, session, sessionTtlMs, sessionsOfCore) => {
+    if (sessionsOfCore !== sessions || sessions.createSession !== ownCreateSession) return false;
+    const now = clock.now();
+    const allowed = { user_id: entry.userId, session_id: entry.sessionId, expires_at: now + ttlMs };
+    const { id: _id, ...created } = newSessionRow(session, now + sessionTtlMs);
+    await db
+      .with("allowed", (on) =>
+        on
+          .insertInto(tables.accessTokens)
+          .values({ jti, ...allowed })
+          .onConflict((conflict) => conflict.column("jti").doUpdateSet(allowed)),
+      )
+      .insertInto(tables.sessions)
+      .values({ id: session.id, ...created })
+      .onConflict((conflict) => conflict.column("id").doUpdateSet(created))
+      .execute();
+    return true;
   };
 }

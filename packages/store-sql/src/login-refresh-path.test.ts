@@ -23,6 +23,10 @@ function kinds(statements: string[]): string[] {
     [/^with .*delete from "?portcullis_counters.*delete from "?portcullis_cooldowns/i, "clear throttle"],
     [/^delete from "?portcullis_counters/i, "clear counter"],
     [/^delete from "?portcullis_cooldowns/i, "clear locks"],
+    [
+      /^with .*insert into "?portcullis_access_tokens.*insert into "?portcullis_sessions/i,
+      "allow jti and create session",
+    ],
     [/^insert into "?portcullis_access_tokens/i, "allow jti"],
     [/^delete from "?portcullis_access_tokens/i, "revoke jti"],
     [/^insert into "?portcullis_sessions/i, "create session"],
@@ -170,8 +174,8 @@ const PG_LOGIN = [
   "count attempt",
   "user by email",
   "clear throttle",
-  "allow jti",
-  "create session",
+  // The new session and its access token's allowlist entry, one statement (a data-modifying WITH).
+  "allow jti and create session",
   // The re-read that closes the window between the check and the session, and last_sign_in_at.
   "check and record sign-in",
 ];

@@ -47,8 +47,10 @@ const fixture = <K extends keyof StoreKinds>(kind: K) => {
     const stores = createSqlStores({ db: database.db, clock });
     return {
       store: stores[kind],
-      // The allowlist's own users, for its joint read of an entry and its user.
+      // The allowlist's own users and sessions, for its joint read of an entry and its user and
+      // its joint write of an entry and a session (MySQL answers false: the core makes two calls).
       users: stores.users,
+      sessions: stores.sessions,
       advance: clock.advance,
       now: clock.now,
     };

@@ -18,7 +18,7 @@ const ROTATION_ATTEMPTS = 5;
  * session's expiry, so a process of an earlier version (during a rolling upgrade) still accepts
  * the session's current access token.
  */
-interface SessionRow {
+export interface SessionRow {
   id: string;
   user_id: string;
   browser: string | null;
@@ -94,6 +94,26 @@ export function createSqlSessionStore(context: SqlContext): SessionStore {
   return { ...sessionMethods(context), ...rotationMethods(context) };
 }
 
+/** The row `createSession` stores for a new session that expires at `expiresAt`. */
+export function newSessionRow(session: SessionRecord, expiresAt: number): SessionRow {
+  return {
+    id: session.id,
+    user_id: session.userId,
+    browser: session.browser,
+    os: session.os,
+    ip: session.ip,
+    created_at: session.createdAt,
+    last_active_at: session.lastActiveAt,
+    refresh_token_hash: session.refreshTokenHash,
+    previous_refresh_token_hashes: "[]",
+    access_token_jti: session.accessTokenJti,
+    access_token_expires_at: expiresAt,
+    expires_at: expiresAt,
+    ...(session.rememberMe === false ? { remember_me: 0 } : {}),
+    ...(session.impersonatedBy !== undefined ? { impersonated_by: session.impersonatedBy } : {}),
+  };
+}
+
 /** Creating, reading and deleting session rows. */
 function sessionMethods(
   context: SqlContext,
@@ -105,24 +125,7 @@ function sessionMethods(
   const sessions = tables.sessions;
   return {
     async createSession(session, ttlMs) {
-      const expiresAt = clock.now() + ttlMs;
-      const row: SessionRow = {
-        id: session.id,
-        user_id: session.userId,
-        browser: session.browser,
-        os: session.os,
-        ip: session.ip,
-        created_at: session.createdAt,
-        last_active_at: session.lastActiveAt,
-        refresh_token_hash: session.refreshTokenHash,
-        previous_refresh_token_hashes: "[]",
-        access_token_jti: session.accessTokenJti,
-        access_token_expires_at: expiresAt,
-        expires_at: expiresAt,
-        ...(session.rememberMe === false ? { remember_me: 0 } : {}),
-        ...(session.impersonatedBy !== undefined ? { impersonated_by: session.impersonatedBy } : {}),
-      };
-      await upsert(context, sessions, "id", row);
+      await upsert(context, sessions, "id", newSessionRow(session, clock.now() + ttlMs));
     },
 
     async getSession(id) {

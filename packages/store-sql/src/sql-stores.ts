@@ -103,11 +103,13 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
   const { db, tables, clock } = context;
   const changeStores = (on: SqlContext) => {
     const users = createSqlUserStore(on);
+    const sessions = createSqlSessionStore(on);
     return {
       users,
-      sessions: createSqlSessionStore(on),
-      // Reads an access token's entry and its user in one statement when the core's users are these.
-      allowlist: createSqlAccessTokenAllowlist(on, users),
+      sessions,
+      // Reads an access token's entry and its user in one statement when the core's users are
+      // these, and writes a new session with its entry in one when the core's sessions are these.
+      allowlist: createSqlAccessTokenAllowlist(on, users, sessions),
       singleUseTokens: createSqlSingleUseTokenStore(on),
     };
   };

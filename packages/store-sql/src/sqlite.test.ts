@@ -40,8 +40,15 @@ const fixture =
   () => {
     const clock = createFakeClock();
     const stores = createSqlStores({ db: db(), clock });
-    // `users`: the allowlist's own, for its joint read of an entry and its user.
-    return { store: stores[kind], users: stores.users, advance: clock.advance, now: clock.now };
+    // `users` and `sessions`: the allowlist's own, for its joint read of an entry and its user and
+    // its joint write of an entry and a session.
+    return {
+      store: stores[kind],
+      users: stores.users,
+      sessions: stores.sessions,
+      advance: clock.advance,
+      now: clock.now,
+    };
   };
 
 for (const [name, db] of [

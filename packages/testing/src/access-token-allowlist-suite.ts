@@ -1,4 +1,11 @@
-import type { AccessTokenAllowlist, AllowlistEntry, UserRecord, UserStore } from "@portcullis/core";
+import type {
+  AccessTokenAllowlist,
+  AllowlistEntry,
+  SessionRecord,
+  SessionStore,
+  UserRecord,
+  UserStore,
+} from "@portcullis/core";
 import { expect } from "vitest";
 import {
   concurrently,
@@ -14,11 +21,26 @@ const TTL_MS = 900_000;
 
 /**
  * The allowlist suite's fixture: with `users`, the users store an allowlist that implements
- * `findAllowedAccessTokenWithUser` reads beside its entries (its sibling); required for such a store.
+ * `findAllowedAccessTokenWithUser` reads beside its entries (its sibling); required for such a
+ * store. With `sessions`, likewise the sessions store that `allowAccessTokenWithSession` writes.
  */
 export interface AccessTokenAllowlistFixture extends StoreFixture<AccessTokenAllowlist> {
   users?: UserStore;
+  sessions?: SessionStore;
 }
+
+/** A new session of `userId` whose access token is `jti`, for the joint-write tests. */
+const newSessionRecord = (sessions: SessionStore, userId: string, jti: string): SessionRecord => ({
+  id: sessions.createSessionId?.(userId) ?? uniqueId("session"),
+  userId,
+  browser: "Firefox 130",
+  os: "Linux",
+  ip: "203.0.113.7",
+  createdAt: 1_700_000_000_000,
+  lastActiveAt: 1_700_000_000_000,
+  refreshTokenHash: uniqueId("hash"),
+  accessTokenJti: jti,
+});
 
 /** A user record of its own for the joint-read tests. */
 const newUser = (): UserRecord => {
@@ -64,6 +86,35 @@ function allowlistContext(fixture: AccessTokenAllowlistFixture) {
       allowedForUser,
     };
   };
+  /**
+   * The store's joint write and its sibling sessions, when it has one (null: nothing to check).
+   * `write` makes a new session of a new user and its `jti`, and writes both through the joint
+   * call with `given` as the core's sessions: its answer, the record and the entry.
+   */
+  const jointWrite = () => {
+    const write = store.allowAccessTokenWithSession;
+    if (write === undefined) return null;
+    const sessions = fixture.sessions;
+    if (sessions === undefined)
+      throw new Error("a store with allowAccessTokenWithSession needs the fixture's `sessions`");
+    const prepare = (userId = uniqueId("user")) => {
+      const jti0 = uniqueId("jti");
+      const session = newSessionRecord(sessions, userId, jti0);
+      const jti = store.createAccessTokenId?.(session.id) ?? jti0;
+      return { session: { ...session, accessTokenJti: jti }, entry: { userId, sessionId: session.id }, jti };
+    };
+    return {
+      sessions,
+      prepare,
+      write: async (
+        made: ReturnType<typeof prepare> = prepare(),
+        { ttlMs = TTL_MS, sessionTtlMs = TTL_MS, given = sessions } = {},
+      ) => ({
+        ...made,
+        written: await write.call(store, made.jti, made.entry, ttlMs, made.session, sessionTtlMs, given),
+      }),
+    };
+  };
   /** A new session's entry and a `jti` for it (the store's own when it mints them). */
   const newToken = (sessionId = uniqueId("session")) => {
     const entry: AllowlistEntry = { userId: uniqueId("user"), sessionId };
@@ -75,7 +126,7 @@ function allowlistContext(fixture: AccessTokenAllowlistFixture) {
     await store.allowAccessToken(token.jti, token.entry, ttlMs);
     return token;
   };
-  return { store, fixture, newToken, allowedToken, joint };
+  return { store, fixture, newToken, allowedToken, joint, jointWrite };
 }
 
 /**
@@ -247,6 +298,89 @@ export const runAccessTokenAllowlistSuite: (options: {
       }
       expect(await with_.read(jti)).not.toBeUndefined();
     },
+  },
+  "with the session (optional allowAccessTokenWithSession)": {
+    "allowAccessTokenWithSession - true; the entry and the session read as the two calls would have stored them":
+      async ({ store, jointWrite }) => {
+        const joint = jointWrite();
+        if (joint === null) return;
+        const { written, jti, entry, session } = await joint.write();
+        expect(written).toBe(true);
+        expect(await store.findAllowedAccessToken(jti)).toEqual(entry);
+        expect(await joint.sessions.getSession(session.id)).toEqual(session);
+        // The same session and jti through the two calls read alike.
+        const apart = joint.prepare();
+        await store.allowAccessToken(apart.jti, apart.entry, TTL_MS);
+        await joint.sessions.createSession(apart.session, TTL_MS);
+        expect(await joint.sessions.getSession(apart.session.id)).toEqual(apart.session);
+      },
+    "allowAccessTokenWithSession - each part expires on its own ttl": async ({
+      store,
+      fixture,
+      jointWrite,
+    }) => {
+      const joint = jointWrite();
+      if (joint === null) return;
+      const shortEntry = await joint.write(undefined, { ttlMs: 200 });
+      const shortSession = await joint.write(undefined, { sessionTtlMs: 200 });
+      await elapse(fixture, 260);
+      expect(await store.findAllowedAccessToken(shortEntry.jti)).toBeNull();
+      expect(await joint.sessions.getSession(shortEntry.session.id)).toEqual(shortEntry.session);
+      expect(await store.findAllowedAccessToken(shortSession.jti)).toEqual(shortSession.entry);
+      expect(await joint.sessions.getSession(shortSession.session.id)).toBeNull();
+    },
+    "allowAccessTokenWithSession - a session of the same id is replaced, as createSession does": async ({
+      store,
+      jointWrite,
+    }) => {
+      const joint = jointWrite();
+      if (joint === null) return;
+      const first = await joint.write();
+      const again = { ...first, jti: uniqueId("jti") };
+      again.session = { ...first.session, accessTokenJti: again.jti, refreshTokenHash: uniqueId("hash") };
+      expect((await joint.write(again)).written).toBe(true);
+      expect(await joint.sessions.getSession(first.session.id)).toEqual(again.session);
+      expect(await store.findAllowedAccessToken(again.jti)).toEqual(first.entry);
+    },
+    "allowAccessTokenWithSession - false for a sessions store that is not its own, and nothing written":
+      async ({ store, jointWrite }) => {
+        const joint = jointWrite();
+        if (joint === null) return;
+        const other: SessionStore = { ...joint.sessions };
+        const { written, jti, session } = await joint.write(undefined, { given: other });
+        expect(written).toBe(false);
+        expect(await store.findAllowedAccessToken(jti)).toBeNull();
+        expect(await joint.sessions.getSession(session.id)).toBeNull();
+      },
+    "allowAccessTokenWithSession - false once its sessions store's createSession was replaced": async ({
+      store,
+      jointWrite,
+    }) => {
+      const joint = jointWrite();
+      if (joint === null) return;
+      const createSession = joint.sessions.createSession;
+      // A host's wrapper (or a test's) in place: the core must call it.
+      joint.sessions.createSession = async () => {};
+      try {
+        const { written, jti } = await joint.write();
+        expect(written).toBe(false);
+        expect(await store.findAllowedAccessToken(jti)).toBeNull();
+      } finally {
+        joint.sessions.createSession = createSession;
+      }
+    },
+    "allowAccessTokenWithSession - 20 concurrent sign-ins of one user: every session and entry is found":
+      async ({ store, jointWrite }) => {
+        const joint = jointWrite();
+        if (joint === null) return;
+        const userId = uniqueId("user");
+        const made = Array.from({ length: 20 }, () => joint.prepare(userId));
+        const results = await concurrently(20, (i) => joint.write(made[i]));
+        expect(results.map((result) => result.written)).toEqual(Array(20).fill(true));
+        for (const one of made) expect(await store.findAllowedAccessToken(one.jti)).toEqual(one.entry);
+        const listed = await joint.sessions.listSessions(userId);
+        expect(listed.map((session) => session.id).sort()).toEqual(made.map((one) => one.session.id).sort());
+      },
   },
   copies: {
     "allowAccessToken / findAllowedAccessToken - entries are copies both ways": async ({

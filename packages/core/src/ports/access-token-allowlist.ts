@@ -1,3 +1,4 @@
+import type { SessionRecord, SessionStore } from "./session-store.js";
 import type { UserRecord, UserStore } from "./user-store.js";
 
 /** What the allowlist knows about an access token's `jti`. */
@@ -43,6 +44,24 @@ export interface AccessTokenAllowlist {
     jti: string,
     users: UserStore,
   ): Promise<AllowedAccessToken | null | undefined>;
+  /**
+   * Optional: `allowAccessToken(jti, entry, ttlMs)` and `sessions.createSession(session,
+   * sessionTtlMs)` as one write (one statement or script, both or neither), for an allowlist kept
+   * beside the sessions, so a sign-in stores its new session in one round trip. `sessions` is the
+   * `SessionStore` the core was given: a store writes only when that is its own sibling (the
+   * sessions of the same `createSqlStores` call, with its own `createSession` still in place) and
+   * resolves to `false` for any other, without a write; the core then makes the two calls.
+   * Resolves to `true` once both are stored, exactly as the two calls would have stored them. A
+   * failed write rejects (reported as `DATABASE_FAILURE`) and leaves neither.
+   */
+  allowAccessTokenWithSession?(
+    jti: string,
+    entry: AllowlistEntry,
+    ttlMs: number,
+    session: SessionRecord,
+    sessionTtlMs: number,
+    sessions: SessionStore,
+  ): Promise<boolean>;
   /** Takes every `jti` given off the allowlist; unknown ones are skipped; an empty list is a no-op. */
   revokeAccessTokens(jtis: string[]): Promise<void>;
 }

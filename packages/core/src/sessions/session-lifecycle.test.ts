@@ -56,6 +56,70 @@ describe("session lifecycle", () => {
     expect(await allowed(record.accessTokenJti)).toEqual({ userId: record.userId, sessionId: record.id });
   });
 
+  it("storeNewSession - an allowlist's joint write is used when it answers true; on false the two calls are made", async () => {
+    const { memory, deps } = setup();
+    const calls: string[] = [];
+    let answer = true;
+    const allowlist = {
+      ...memory.allowlist,
+      allowAccessToken: async (...args: Parameters<typeof memory.allowlist.allowAccessToken>) => {
+        calls.push("allow");
+        return memory.allowlist.allowAccessToken(...args);
+      },
+      async allowAccessTokenWithSession(
+        jti: string,
+        entry: { userId: string; sessionId: string },
+        ttlMs: number,
+        session: SessionRecord,
+        sessionTtlMs: number,
+        given: SessionStore,
+      ) {
+        calls.push(`joint ${given === sessions} ${ttlMs} ${sessionTtlMs}`);
+        if (!answer) return false;
+        await memory.allowlist.allowAccessToken(jti, entry, ttlMs);
+        await memory.sessions.createSession(session, sessionTtlMs);
+        return true;
+      },
+    };
+    const sessions = {
+      ...deps.sessions,
+      createSession: async (...args: Parameters<SessionStore["createSession"]>) => {
+        calls.push("create");
+        return deps.sessions.createSession(...args);
+      },
+    };
+    const joined = { sessions, allowlist };
+    // The core hands the joint write its own sessions store, and each part's lifetime.
+    const first = {
+      id: randomId(),
+      userId: "u",
+      browser: null,
+      os: null,
+      ip: null,
+      createdAt: 0,
+      lastActiveAt: 0,
+      refreshTokenHash: randomId(),
+      accessTokenJti: randomId(),
+    };
+    await storeNewSession(joined, first, LIFETIMES);
+    expect(calls).toEqual([`joint true ${LIFETIMES.accessTokenTtlMs} ${LIFETIMES.sessionTtlMs}`]);
+    expect(await memory.sessions.getSession(first.id)).toEqual(first);
+    expect(await memory.allowlist.findAllowedAccessToken(first.accessTokenJti)).toEqual({
+      userId: "u",
+      sessionId: first.id,
+    });
+    calls.length = 0;
+    answer = false;
+    const second = { ...first, id: randomId(), accessTokenJti: randomId() };
+    await storeNewSession(joined, second, LIFETIMES);
+    expect(calls).toEqual([
+      `joint true ${LIFETIMES.accessTokenTtlMs} ${LIFETIMES.sessionTtlMs}`,
+      "allow",
+      "create",
+    ]);
+    expect(await memory.sessions.getSession(second.id)).toEqual(second);
+  });
+
   it("rotateSession - rotated: the new jti is allowed and the old one revoked", async () => {
     const { started, rotate, allowed } = setup();
     const record = await started();

@@ -110,6 +110,7 @@ async function revoke(deps: SessionLifecycleDeps, jtis: string[]): Promise<void>
 /**
  * Stores a new session: its access token's `jti` is allowed first, then the session is created.
  * A failure (or a crash) between the two leaves an allowed `jti` of a token never handed out.
+ * An allowlist with `allowAccessTokenWithSession` for these sessions writes both in one step.
  */
 export async function storeNewSession(
   deps: SessionLifecycleDeps,
@@ -118,12 +119,22 @@ export async function storeNewSession(
 ): Promise<void> {
   const entry = { userId: record.userId, sessionId: record.id };
   const now = record.createdAt;
+  const allowTtlMs = allowlistTtlMs(lifetimes, now, now);
+  const sessionTtlMs = storeTtlMs(lifetimes, now, now);
+  const { allowlist, sessions } = deps;
+  // One write when the allowlist sits beside these sessions (store-sql on PostgreSQL); else two.
+  const joint = allowlist.allowAccessTokenWithSession;
+  if (
+    joint &&
+    (await guardPort("DATABASE_FAILURE", () =>
+      joint.call(allowlist, record.accessTokenJti, entry, allowTtlMs, record, sessionTtlMs, sessions),
+    ))
+  )
+    return;
   await guardPort("DATABASE_FAILURE", () =>
-    deps.allowlist.allowAccessToken(record.accessTokenJti, entry, allowlistTtlMs(lifetimes, now, now)),
+    allowlist.allowAccessToken(record.accessTokenJti, entry, allowTtlMs),
   );
-  await guardPort("DATABASE_FAILURE", () =>
-    deps.sessions.createSession(record, storeTtlMs(lifetimes, now, now)),
-  );
+  await guardPort("DATABASE_FAILURE", () => sessions.createSession(record, sessionTtlMs));
 }
 
 /**

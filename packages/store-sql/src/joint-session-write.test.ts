@@ -1,0 +1,76 @@
+import { createFakeClock } from "@portcullis/testing";
+import { Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AnyKysely } from "./context.js";
+import { migrate } from "./migrations.js";
+import { createSqlStores } from "./sql-stores.js";
+import { postgresDatabase, usePostgres } from "./test-databases.js";
+
+// On PostgreSQL a sign-in's new session and its access token's allowlist entry are one statement:
+// both rows or neither, even when the second insert fails after the first ran.
+describe("a new session and its allowlist entry in one statement on PostgreSQL", () => {
+  let server: Awaited<ReturnType<typeof usePostgres>>;
+  let database: Awaited<ReturnType<typeof postgresDatabase>>;
+  let db: AnyKysely;
+  const statements: string[] = [];
+  beforeAll(async () => {
+    server = await usePostgres();
+    database = await postgresDatabase(server.url);
+    db = new Kysely({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 4 }) }),
+      log: (event: LogEvent) => {
+        if (event.level === "query") statements.push(event.query.sql);
+      },
+    }) as AnyKysely;
+    await migrate(db);
+    // A constraint of this test's own, so the session's insert fails after the entry's ran.
+    await sql`alter table portcullis_sessions add constraint refused_browser check (browser <> 'Refused')`.execute(
+      db,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+    await server?.stop();
+  });
+
+  const session = (id: string, browser: string) => ({
+    id,
+    userId: "u1",
+    browser,
+    os: "Linux",
+    ip: null,
+    createdAt: 1,
+    lastActiveAt: 1,
+    refreshTokenHash: `hash-${id}`,
+    accessTokenJti: `jti-${id}`,
+  });
+
+  it("one statement writes both; a session insert that fails leaves no allowlist entry", async () => {
+    const { allowlist, sessions } = createSqlStores({ db, clock: createFakeClock() });
+    const write = allowlist.allowAccessTokenWithSession;
+    expect(write).toBeDefined();
+    if (!write) return;
+    const entry = (id: string) => ({ userId: "u1", sessionId: id });
+
+    statements.length = 0;
+    const kept = session("kept", "Firefox 130");
+    expect(await write.call(allowlist, "jti-kept", entry("kept"), 60_000, kept, 3_600_000, sessions)).toBe(true);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^with "allowed" as \(insert into "portcullis_access_tokens"/);
+    expect(await allowlist.findAllowedAccessToken("jti-kept")).toEqual(entry("kept"));
+    expect(await sessions.getSession("kept")).toEqual(kept);
+
+    const refused = session("refused", "Refused");
+    await expect(
+      write.call(allowlist, "jti-refused", entry("refused"), 60_000, refused, 3_600_000, sessions),
+    ).rejects.toThrow(/refused_browser/);
+    expect(await allowlist.findAllowedAccessToken("jti-refused")).toBeNull();
+    expect(await sessions.getSession("refused")).toBeNull();
+    // The two calls apart, for contrast: the entry stays when the session's insert fails.
+    await allowlist.allowAccessToken("jti-apart", entry("apart"), 60_000);
+    await expect(sessions.createSession(session("apart", "Refused"), 3_600_000)).rejects.toThrow();
+    expect(await allowlist.findAllowedAccessToken("jti-apart")).toEqual(entry("apart"));
+  });
+});
