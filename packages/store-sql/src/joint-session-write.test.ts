@@ -56,7 +56,9 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
 
     statements.length = 0;
     const kept = session("kept", "Firefox 130");
-    expect(await write.call(allowlist, "jti-kept", entry("kept"), 60_000, kept, 3_600_000, sessions)).toBe(true);
+    expect(await write.call(allowlist, "jti-kept", entry("kept"), 60_000, kept, 3_600_000, sessions)).toBe(
+      true,
+    );
     expect(statements).toHaveLength(1);
     expect(statements[0]).toMatch(/^with "allowed" as \(insert into "portcullis_access_tokens"/);
     expect(await allowlist.findAllowedAccessToken("jti-kept")).toEqual(entry("kept"));
