@@ -1087,10 +1087,20 @@ export function runBrowserSuite(options: BrowserSuiteOptions): void {
             await first.waitForTimeout(3_000);
             // Both tabs act at once, past the access token's lifetime: each needs a refresh.
             await Promise.all(tabs.map((tab) => tab.click('nav a[href="/activity"]')));
-            for (const tab of tabs)
-              await expect
-                .poll(() => tab.locator("#activity-list li").count(), { timeout: 20_000 })
-                .toBeGreaterThan(0);
+            for (const [index, tab] of tabs.entries()) {
+              try {
+                await expect
+                  .poll(() => tab.locator("#activity-list li").count(), { timeout: 20_000 })
+                  .toBeGreaterThan(0);
+              } catch (error) {
+                // What each tab asked and was answered, and what this one shows, for the report.
+                const shows = await status(tab).textContent();
+                throw new Error(
+                  `tab ${index + 1} shows no activity (status: ${shows}); auth traffic: ${JSON.stringify(traffic)}`,
+                  { cause: error },
+                );
+              }
+            }
             const refreshes = traffic.flat().filter((line) => line.startsWith("/refresh"));
             expect(refreshes.length).toBeGreaterThanOrEqual(1);
             expect(refreshes.every((line) => line === "/refresh 200")).toBe(true);

@@ -89,6 +89,62 @@ describe("refresh", () => {
     expect(locks.requests).toBe(2);
   });
 
+  it("across tabs - the message arrives after the lock could pass on: the refreshing tab holds the lock past its refresh, so the other takes its outcome", async () => {
+    const server = scriptedServer({ refreshOk: true, refreshDelayMs: 20 });
+    // Each message 40 ms late, as between a busy browser's tabs; the lock's handover is 250 ms.
+    const { locks, channels } = fakeBrowser(2, 40);
+    const [a, b] = channels.map((channel) =>
+      createAuthClient({ baseUrl: "http://api.test/auth", fetch: server.fetch, locks, channel }),
+    );
+    await Promise.all([a?.refresh(), b?.refresh()]);
+    expect(server.state.refreshes).toBe(1);
+  });
+
+  it("across tabs - the refreshing tab's own callers do not wait for the handover", async () => {
+    const server = scriptedServer({ refreshOk: true });
+    const { locks, channels } = fakeBrowser(2);
+    const a = createAuthClient({
+      baseUrl: "http://api.test/auth",
+      fetch: server.fetch,
+      locks,
+      channel: channels[0] as ChannelLike,
+    });
+    await a.refresh();
+    expect(server.state.refreshes).toBe(1);
+    // Answered while the lock is still held for the other tabs.
+    expect(locks.held).toBe(true);
+  });
+
+  it("across tabs - a retry refused because another tab refreshed meanwhile is sent once more with that tab's token, and nobody is signed out", async () => {
+    const { locks, channels } = fakeBrowser(2);
+    const [own, other] = channels as [ChannelLike, ChannelLike];
+    let meCalls = 0;
+    let refreshes = 0;
+    const fetch = (async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      if (url.pathname.endsWith("/refresh")) {
+        refreshes += 1;
+        return json(200, { user: USER, accessToken: null, refreshToken: null });
+      }
+      meCalls += 1;
+      // 1: the expired token. 2: the retry, whose token the other tab's refresh revoked meanwhile.
+      if (meCalls === 1) return refused("ACCESS_TOKEN_EXPIRED");
+      if (meCalls === 2) {
+        other.postMessage({ type: "portcullis:refreshed" });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return refused("ACCESS_TOKEN_INVALID");
+      }
+      return json(200, USER);
+    }) as typeof globalThis.fetch;
+    const client = createAuthClient({ baseUrl: "http://api.test/auth", fetch, locks, channel: own });
+    const events: string[] = [];
+    client.on("signedOut", (event) => events.push(event.reason));
+    expect(await client.me()).toEqual(USER);
+    expect(meCalls).toBe(3);
+    expect(refreshes).toBe(1);
+    expect(events).toEqual([]);
+  });
+
   it("defaults - the platform's BroadcastChannel, unreferenced (in Node it would keep the process alive)", () => {
     const made: { name: string; unrefs: number }[] = [];
     class FakeChannel {

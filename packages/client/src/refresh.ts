@@ -27,7 +27,19 @@ export interface RefresherDeps {
   lockName: string;
   /** Another tab's message. */
   onShared(message: SharedMessage): void;
+  /** How long the lock is held after this tab's own refresh (default `HANDOVER_MS`). */
+  handoverMs?: number;
 }
+
+/** The default of `RefresherDeps.handoverMs`: ample for a message between tabs of a busy browser. */
+export const HANDOVER_MS = 250;
+
+/** Resolves after `ms` without keeping a Node process alive. */
+const pause = (ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms) as { unref?: () => void };
+    timer.unref?.();
+  });
 
 /**
  * One refresh at a time: in the tab (callers during a refresh share it) and across the tabs
@@ -52,17 +64,36 @@ export function createRefresher(deps: RefresherDeps) {
 
   const post = (message: SharedMessage) => deps.channel?.postMessage(message);
 
+  /** Refreshes unless another tab's outcome came since `asked`; true when this tab refreshed. */
   const refreshUnderLock = async (asked: number) => {
     if (generation !== asked && last) {
       // Another tab finished a refresh (or signed out) while this one waited.
       if (last.type === "portcullis:signed-out")
         throw new PortcullisError(last.code as PortcullisError["code"], last.message, { status: 401 });
-      return;
+      return false;
     }
     const outcome = await deps.refresh();
     generation += 1;
     post({ type: "portcullis:refreshed", ...outcome });
+    return true;
   };
+
+  /**
+   * Under the Web Lock. The lock is held `handoverMs` past this tab's own refresh: the channel's
+   * message and the lock's grant reach a waiting tab on separate paths, and a tab granted the lock
+   * before the message came would refresh again with the rotated token, revoking the access token
+   * this tab just got (its calls in flight then fail). This tab's callers do not wait for it.
+   */
+  const locked = (locks: LockManagerLike, asked: number) =>
+    new Promise<void>((resolve, reject) => {
+      locks
+        .request(deps.lockName, async () => {
+          const refreshed = refreshUnderLock(asked);
+          refreshed.then(() => resolve(), reject);
+          if (await refreshed.catch(() => false)) await pause(deps.handoverMs ?? HANDOVER_MS);
+        })
+        .catch(reject);
+    });
 
   return {
     /** The number of outcomes seen so far: a call compares it to know whether a refresh came since it was sent. */
@@ -72,8 +103,8 @@ export function createRefresher(deps: RefresherDeps) {
     refresh(): Promise<void> {
       if (inflight) return inflight;
       const asked = generation;
-      const run = () => refreshUnderLock(asked);
-      inflight = (deps.locks ? deps.locks.request(deps.lockName, run) : run()).finally(() => {
+      const run = deps.locks ? locked(deps.locks, asked) : refreshUnderLock(asked).then(() => undefined);
+      inflight = run.finally(() => {
         inflight = undefined;
       });
       return inflight;

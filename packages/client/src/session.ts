@@ -216,8 +216,8 @@ async function refreshAndKeep(
 
 /**
  * A call of route `key`: refreshed first when the access token is about to expire, and retried
- * once after one refresh when the access token is refused; a refusal refresh cannot fix ends the
- * session (`sessionEnded`, `signedOut`).
+ * once after one refresh when the access token is refused (twice when another tab refreshed
+ * during the retry); a refusal refresh cannot fix ends the session (`sessionEnded`, `signedOut`).
  */
 export async function callWithRefresh<K extends RouteKey>(
   session: Session,
@@ -228,14 +228,19 @@ export async function callWithRefresh<K extends RouteKey>(
   const usesAccess =
     ACCESS_KINDS.has(options.kinds[key]) && !init.headers?.["x-two-factor-authentication-token"];
   if (usesAccess && session.expiresSoon() && session.canRefresh()) await session.refresher.refresh();
-  const sentAt = session.refresher.generation;
+  let sentAt = session.refresher.generation;
   let response = await options.send(key, init);
   if (response.status === 401 && usesAccess) {
     const refused = await readAnswer<never>(response).catch((e: PortcullisError) => e);
     if (!REFRESHABLE.has(refused.code) || !session.canRefresh()) throw refused;
     // A refresh that finished since this call was sent already gave a new token: retry with it.
     if (session.refresher.generation === sentAt) await session.refresher.refresh();
+    sentAt = session.refresher.generation;
     response = await options.send(key, init);
+    // Refused again: when another tab's refresh came meanwhile (it revoked the token this retry
+    // carried), once more with that tab's token; otherwise the session has ended.
+    if (response.status === 401 && session.refresher.generation !== sentAt)
+      response = await options.send(key, init);
     if (response.status === 401) {
       const again = await readAnswer<never>(response).catch((e: PortcullisError) => e);
       if (REFRESHABLE.has(again.code)) session.signOut("session-ended", again.code as ErrorCode);
