@@ -4,7 +4,6 @@ import { createAuthRouter } from "@portcullis/adapter-express";
 import { portcullis } from "@portcullis/adapter-fastify";
 import type { Auth } from "@portcullis/core";
 import {
-  createFakeClock,
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
   runCooldownStoreSuite,
@@ -24,8 +23,13 @@ import Fastify from "fastify";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { migrate } from "./migrations.js";
-import { createSqlStores } from "./sql-stores.js";
-import { freshSqlStores, mysqlDatabase, type StoreKinds, useMysql } from "./test-databases.js";
+import {
+  conformanceFixture,
+  freshSqlStores,
+  mysqlDatabase,
+  type StoreKinds,
+  useMysql,
+} from "./test-databases.js";
 
 // The conformance suites on MariaDB/MySQL (`useMysql`: MYSQL_URL, root on 127.0.0.1:3306, or a
 // server started for this file), in a database of this file's own that is dropped afterwards.
@@ -42,18 +46,8 @@ afterAll(async () => {
 
 const fixture = <K extends keyof StoreKinds>(kind: K) => {
   return () => {
-    const clock = createFakeClock();
     if (!database) throw new Error("unreachable: skipped without a server");
-    const stores = createSqlStores({ db: database.db, clock });
-    return {
-      store: stores[kind],
-      // The allowlist's own users and sessions, for its joint read of an entry and its user and
-      // its joint write of an entry and a session (MySQL answers false: the core makes two calls).
-      users: stores.users,
-      sessions: stores.sessions,
-      advance: clock.advance,
-      now: clock.now,
-    };
+    return conformanceFixture(database.db, kind);
   };
 };
 

@@ -1,5 +1,4 @@
 import {
-  createFakeClock,
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
   runCooldownStoreSuite,
@@ -13,8 +12,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
-import { createSqlStores } from "./sql-stores.js";
-import { postgresSchema, type StoreKinds, usePostgres } from "./test-databases.js";
+import { conformanceFixture, postgresSchema, type StoreKinds, usePostgres } from "./test-databases.js";
 
 // The conformance suites on a real PostgreSQL (PG_URL, the machine's, or one started here), in a
 // schema of this file's own that is dropped afterwards.
@@ -32,19 +30,8 @@ afterAll(async () => {
 
 const fixture =
   <K extends keyof StoreKinds>(kind: K) =>
-  () => {
-    const clock = createFakeClock();
-    const stores = createSqlStores({ db: schema.db, clock });
-    // `users` and `sessions`: the allowlist's own, for its joint read of an entry and its user and
-    // its joint write of an entry and a session.
-    return {
-      store: stores[kind],
-      users: stores.users,
-      sessions: stores.sessions,
-      advance: clock.advance,
-      now: clock.now,
-    };
-  };
+  () =>
+    conformanceFixture(schema.db, kind);
 
 runUserStoreSuite({ name: "postgres", create: fixture("users") });
 runSessionStoreSuite({ name: "postgres", create: fixture("sessions") });

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  createFakeClock,
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
   runCooldownStoreSuite,
@@ -15,8 +14,7 @@ import {
 import { afterAll, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
-import { createSqlStores } from "./sql-stores.js";
-import { type StoreKinds, sqliteDb } from "./test-databases.js";
+import { conformanceFixture, type StoreKinds, sqliteDb } from "./test-databases.js";
 
 // The conformance suites on SQLite, in memory and in a file; one database each, migrated once.
 let memory: AnyKysely;
@@ -37,19 +35,8 @@ afterAll(async () => {
 
 const fixture =
   <K extends keyof StoreKinds>(db: () => AnyKysely, kind: K) =>
-  () => {
-    const clock = createFakeClock();
-    const stores = createSqlStores({ db: db(), clock });
-    // `users` and `sessions`: the allowlist's own, for its joint read of an entry and its user and
-    // its joint write of an entry and a session.
-    return {
-      store: stores[kind],
-      users: stores.users,
-      sessions: stores.sessions,
-      advance: clock.advance,
-      now: clock.now,
-    };
-  };
+  () =>
+    conformanceFixture(db(), kind);
 
 for (const [name, db] of [
   ["sqlite memory", () => memory],

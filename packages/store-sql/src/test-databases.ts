@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Clock, HttpHandler } from "@portcullis/core";
-import { freePort } from "@portcullis/testing";
+import { createFakeClock, freePort } from "@portcullis/testing";
 import { Kysely, type LogEvent, MysqlDialect, PostgresDialect, sql } from "kysely";
 import Database from "libsql";
 import { createPool } from "mysql2";
@@ -324,6 +324,23 @@ export type StoreKinds = Pick<
   | "activity"
   | "passkeys"
 >;
+
+/**
+ * The conformance fixture of one store of `kind`, new stores on `db` with a fake clock. `users`
+ * and `sessions` are the allowlist's own, for its joint read of an entry and its user and its
+ * joint write of an entry and a session (each suite checks those only where the store has them).
+ */
+export function conformanceFixture<K extends keyof StoreKinds>(db: AnyKysely, kind: K) {
+  const clock = createFakeClock();
+  const stores = createSqlStores({ db, clock });
+  return {
+    store: stores[kind],
+    users: stores.users,
+    sessions: stores.sessions,
+    advance: clock.advance,
+    now: clock.now,
+  };
+}
 
 /**
  * Stores under a table prefix of their own on `db`, migrated before their first call: for suites

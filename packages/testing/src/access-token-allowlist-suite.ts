@@ -1,7 +1,6 @@
 import type {
   AccessTokenAllowlist,
   AllowlistEntry,
-  SessionRecord,
   SessionStore,
   UserRecord,
   UserStore,
@@ -13,6 +12,7 @@ import {
   elapse,
   expectMintedIds,
   type StoreFixture,
+  sampleSession,
   uniqueId,
 } from "./store-fixture.js";
 
@@ -28,19 +28,6 @@ export interface AccessTokenAllowlistFixture extends StoreFixture<AccessTokenAll
   users?: UserStore;
   sessions?: SessionStore;
 }
-
-/** A new session of `userId` whose access token is `jti`, for the joint-write tests. */
-const newSessionRecord = (sessions: SessionStore, userId: string, jti: string): SessionRecord => ({
-  id: sessions.createSessionId?.(userId) ?? uniqueId("session"),
-  userId,
-  browser: "Firefox 130",
-  os: "Linux",
-  ip: "203.0.113.7",
-  createdAt: 1_700_000_000_000,
-  lastActiveAt: 1_700_000_000_000,
-  refreshTokenHash: uniqueId("hash"),
-  accessTokenJti: jti,
-});
 
 /** A user record of its own for the joint-read tests. */
 const newUser = (): UserRecord => {
@@ -99,7 +86,7 @@ function allowlistContext(fixture: AccessTokenAllowlistFixture) {
       throw new Error("a store with allowAccessTokenWithSession needs the fixture's `sessions`");
     const prepare = (userId = uniqueId("user")) => {
       const jti0 = uniqueId("jti");
-      const session = newSessionRecord(sessions, userId, jti0);
+      const session = sampleSession(sessions, { userId, accessTokenJti: jti0 });
       const jti = store.createAccessTokenId?.(session.id) ?? jti0;
       return { session: { ...session, accessTokenJti: jti }, entry: { userId, sessionId: session.id }, jti };
     };

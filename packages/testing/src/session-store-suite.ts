@@ -6,6 +6,7 @@ import {
   elapse,
   expectMintedIds,
   type StoreFixture,
+  sampleSession,
   uniqueId,
 } from "./store-fixture.js";
 
@@ -35,22 +36,7 @@ function rotationOf(result: Awaited<ReturnType<SessionStore["rotateRefreshToken"
 function sessionContext(fixture: StoreFixture<SessionStore>) {
   const store = fixture.store;
   /** A new session; ids come from the store's own minting functions when it has them. */
-  const newSession = (overrides: Partial<SessionRecord> = {}): SessionRecord => {
-    const userId = overrides.userId ?? uniqueId("user");
-    const id = overrides.id ?? store.createSessionId?.(userId) ?? uniqueId("session");
-    return {
-      id,
-      userId,
-      browser: "Firefox 130",
-      os: "Linux",
-      ip: "203.0.113.7",
-      createdAt: 1_700_000_000_000,
-      lastActiveAt: 1_700_000_000_000,
-      refreshTokenHash: uniqueId("hash"),
-      accessTokenJti: uniqueId("jti"),
-      ...overrides,
-    };
-  };
+  const newSession = (overrides: Partial<SessionRecord> = {}) => sampleSession(store, overrides);
   /** A new session, created in the store with `TTL_MS`. */
   const storedSession = async (overrides: Partial<SessionRecord> = {}) => {
     const session = newSession(overrides);

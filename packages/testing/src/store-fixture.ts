@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { SessionRecord, SessionStore } from "@portcullis/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** What a store suite needs from the caller for each test. */
@@ -31,6 +32,26 @@ export interface StoreSuiteOptions<S> {
 
 /** A unique id per test, so suites can share one Redis without colliding. */
 export const uniqueId = (label: string) => `${label}-${randomUUID()}`;
+
+/** A new session record of the suites (ids minted by `sessions` when it mints them), with `overrides`. */
+export const sampleSession = (
+  sessions: SessionStore,
+  overrides: Partial<SessionRecord> = {},
+): SessionRecord => {
+  const userId = overrides.userId ?? uniqueId("user");
+  return {
+    id: overrides.id ?? sessions.createSessionId?.(userId) ?? uniqueId("session"),
+    userId,
+    browser: "Firefox 130",
+    os: "Linux",
+    ip: "203.0.113.7",
+    createdAt: 1_700_000_000_000,
+    lastActiveAt: 1_700_000_000_000,
+    refreshTokenHash: uniqueId("hash"),
+    accessTokenJti: uniqueId("jti"),
+    ...overrides,
+  };
+};
 
 /** How long past `ms` a wait for the store's clock may take before the suite gives up. */
 const CLOCK_WAIT_SLACK_MS = 10_000;

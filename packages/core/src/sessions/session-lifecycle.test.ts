@@ -45,7 +45,7 @@ function setup() {
     return { next, result: rotateSession(deps, record.id, presentedHash, next, LIFETIMES) };
   };
   const allowed = (jti: string) => memory.allowlist.findAllowedAccessToken(jti);
-  return { memory, deps, hooks, started, rotate, allowed };
+  return { memory, deps, hooks, newSession, started, rotate, allowed };
 }
 
 describe("session lifecycle", () => {
@@ -57,7 +57,7 @@ describe("session lifecycle", () => {
   });
 
   it("storeNewSession - an allowlist's joint write is used when it answers true; on false the two calls are made", async () => {
-    const { memory, deps } = setup();
+    const { memory, deps, newSession } = setup();
     const calls: string[] = [];
     let answer = true;
     const allowlist = {
@@ -90,17 +90,7 @@ describe("session lifecycle", () => {
     };
     const joined = { sessions, allowlist };
     // The core hands the joint write its own sessions store, and each part's lifetime.
-    const first = {
-      id: randomId(),
-      userId: "u",
-      browser: null,
-      os: null,
-      ip: null,
-      createdAt: 0,
-      lastActiveAt: 0,
-      refreshTokenHash: randomId(),
-      accessTokenJti: randomId(),
-    };
+    const first = newSession("u");
     await storeNewSession(joined, first, LIFETIMES);
     expect(calls).toEqual([`joint true ${LIFETIMES.accessTokenTtlMs} ${LIFETIMES.sessionTtlMs}`]);
     expect(await memory.sessions.getSession(first.id)).toEqual(first);
