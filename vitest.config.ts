@@ -1,8 +1,40 @@
 import { availableParallelism } from "node:os";
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+/**
+ * The longest files of a run (CI's JSON report: 75-300 s each on a 2-core VM), started first, the
+ * three browser files apart from each other, so that no long file starts last and leaves a core
+ * idle (a clean clone has no timing cache, and vitest then starts the largest files first; the
+ * browser files are small ones that call a shared suite, so they came last and ran side by side).
+ */
+const LONGEST_FIRST = [
+  "examples/express/src/browser.test.ts",
+  "packages/store-sql/src/mysql.test.ts",
+  "examples/hono/src/browser.test.ts",
+  "examples/fastify/src/postgres-redis.test.ts",
+  "examples/hono/src/sqlite-redis.test.ts",
+  "examples/fastify/src/browser.test.ts",
+  "examples/express/src/sqlite.test.ts",
+  "examples/express/src/postgres.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = LONGEST_FIRST.indexOf(relative(root, file.moduleId).replaceAll("\\", "/"));
+      return index === -1 ? LONGEST_FIRST.length : index;
+    };
+    // Array#sort is stable: the others keep vitest's own order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   resolve: {
@@ -41,5 +73,6 @@ export default defineConfig({
     // a failing check waits out.
     expect: { poll: { timeout: 5_000 } },
     hookTimeout: 30_000,
+    sequence: { sequencer: LongestFirst },
   },
 });
