@@ -1,11 +1,10 @@
 import { createFakeClock } from "@portcullis/testing";
-import { Kysely, type LogEvent, PostgresDialect } from "kysely";
-import pg from "pg";
+import type { LogEvent } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import { postgresDatabase, usePostgres } from "./test-databases.js";
+import { plainPostgresDb, postgresDatabase, usePostgres } from "./test-databases.js";
 
 // On PostgreSQL, the allowlist's reads of one turn go as one statement, each still as of after
 // its call: a token revoked before a read is refused by it.
@@ -17,12 +16,9 @@ describe("allowlist reads batched on PostgreSQL", () => {
   beforeAll(async () => {
     server = await usePostgres();
     database = await postgresDatabase(server.url);
-    db = new Kysely({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 10 }) }),
-      log: (event: LogEvent) => {
-        if (event.level === "query") statements.push(event.query.sql);
-      },
-    }) as AnyKysely;
+    db = plainPostgresDb(database.url, 10, (event: LogEvent) => {
+      if (event.level === "query") statements.push(event.query.sql);
+    });
     await migrate(db);
   }, 60_000);
   afterAll(async () => {

@@ -1,12 +1,11 @@
 import { createFakeClock } from "@portcullis/testing";
-import { Kysely, type LogEvent, PostgresDialect } from "kysely";
+import { Kysely, type LogEvent } from "kysely";
 import Database from "libsql";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
-import { postgresDatabase, usePostgres } from "./test-databases.js";
+import { plainPostgresDb, postgresDatabase, usePostgres } from "./test-databases.js";
 
 // A cooldown that is running refuses `acquire` with a read: no INSERT/UPDATE, so the 429 of a
 // running email cooldown takes no row lock (PostgreSQL), no write lock (SQLite) and no commit to
@@ -76,11 +75,4 @@ afterAll(async () => {
   await database.drop();
   await server.stop();
 });
-cooldownSuite(
-  "PostgreSQL",
-  async (log) =>
-    new Kysely({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 10 }) }),
-      log,
-    }) as AnyKysely,
-);
+cooldownSuite("PostgreSQL", async (log) => plainPostgresDb(database.url, 10, log));

@@ -1,12 +1,11 @@
 import type { LogEvent } from "kysely";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { Kysely, sql } from "kysely";
 import Database from "libsql";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely, SqlDialect } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
-import { postgresDatabase, usePostgres } from "./test-databases.js";
+import { plainPostgresDb, postgresDatabase, usePostgres } from "./test-databases.js";
 
 // Every hot query of the stores is planned on full tables: each table holds ROWS rows (cooldowns
 // and counters twice as many) and has been ANALYZEd, so a planner without a usable index would
@@ -252,9 +251,7 @@ describe("query plans on postgres", () => {
   beforeAll(async () => {
     server = await usePostgres();
     database = await postgresDatabase(server.url);
-    const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-    pool.on("error", () => {});
-    db = new Kysely({ dialect: new PostgresDialect({ pool }), log });
+    db = plainPostgresDb(database.url, 2, log);
   }, 60_000);
   afterAll(async () => {
     await db?.destroy();

@@ -415,15 +415,23 @@ export function counted(make: (log: (event: LogEvent) => void) => AnyKysely) {
   return { db, counting };
 }
 
+/**
+ * A Kysely on a plain pool (no timeouts, no prepared statements) at `url`, with `log`. The pool
+ * ignores its idle connections' errors: a database dropped `with (force)` right after `destroy`
+ * (whose promise resolves before every socket has closed) terminates them, and an unhandled
+ * "error" event of the pool is an uncaught exception that fails the whole run.
+ */
+export function plainPostgresDb(url: string, max: number, log?: (event: LogEvent) => void): AnyKysely {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on("error", () => {});
+  return new Kysely({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) }) as AnyKysely;
+}
+
 /** A PostgreSQL database of the test's own, with a counting Kysely on it; `close` drops it. */
 export async function countedPostgres() {
   const server = await usePostgres();
   const database = await postgresDatabase(server.url);
-  const made = counted((log) => {
-    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-    pool.on("error", () => {});
-    return new Kysely({ dialect: new PostgresDialect({ pool }), log }) as AnyKysely;
-  });
+  const made = counted((log) => plainPostgresDb(database.url, 4, log));
   return {
     ...made,
     async close() {
