@@ -85,9 +85,9 @@ function allowlistContext(fixture: AccessTokenAllowlistFixture) {
     if (sessions === undefined)
       throw new Error("a store with allowAccessTokenWithSession needs the fixture's `sessions`");
     const prepare = (userId = uniqueId("user")) => {
-      const jti0 = uniqueId("jti");
-      const session = sampleSession(sessions, { userId, accessTokenJti: jti0 });
-      const jti = store.createAccessTokenId?.(session.id) ?? jti0;
+      const session = sampleSession(sessions, { userId });
+      // The store's own jti for the session when it mints them.
+      const jti = store.createAccessTokenId?.(session.id) ?? session.accessTokenJti;
       return { session: { ...session, accessTokenJti: jti }, entry: { userId, sessionId: session.id }, jti };
     };
     return {
