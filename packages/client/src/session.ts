@@ -239,8 +239,10 @@ export async function callWithRefresh<K extends RouteKey>(
     response = await options.send(key, init);
     // Refused again: when another tab's refresh came meanwhile (it revoked the token this retry
     // carried), once more with that tab's token; otherwise the session has ended.
-    if (response.status === 401 && session.refresher.generation !== sentAt)
+    if (response.status === 401 && session.refresher.generation !== sentAt) {
+      await response.body?.cancel().catch(() => {});
       response = await options.send(key, init);
+    }
     if (response.status === 401) {
       const again = await readAnswer<never>(response).catch((e: PortcullisError) => e);
       if (REFRESHABLE.has(again.code)) session.signOut("session-ended", again.code as ErrorCode);
