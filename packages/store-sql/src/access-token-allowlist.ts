@@ -6,7 +6,7 @@ import {
 } from "@portcullis/core";
 import { sql } from "kysely";
 import { compiledQuery } from "./compiled-query.js";
-import { type SqlContext, upsert } from "./context.js";
+import { type SqlContext, upsert, upsertQuery } from "./context.js";
 import { newSessionRow } from "./session-store.js";
 import { fromUserRow, type UserRow } from "./user-store.js";
 
@@ -158,26 +158,19 @@ function batchedReads(
  * wrapped `createSession` must be called, so the core makes the two calls).
  */
 function jointWrite(
-  { db, tables, clock }: SqlContext,
+  { db, dialect, tables, clock }: SqlContext,
   sessions: SessionStore,
 ): NonNullable<AccessTokenAllowlist["allowAccessTokenWithSession"]> {
   const ownCreateSession = sessions.createSession;
   return async (jti, entry, ttlMs, session, sessionTtlMs, sessionsOfCore) => {
     if (sessionsOfCore !== sessions || sessions.createSession !== ownCreateSession) return false;
     const now = clock.now();
-    const allowed = { user_id: entry.userId, session_id: entry.sessionId, expires_at: now + ttlMs };
-    const { id: _id, ...created } = newSessionRow(session, now + sessionTtlMs);
-    await db
-      .with("allowed", (on) =>
-        on
-          .insertInto(tables.accessTokens)
-          .values({ jti, ...allowed })
-          .onConflict((conflict) => conflict.column("jti").doUpdateSet(allowed)),
-      )
-      .insertInto(tables.sessions)
-      .values({ id: session.id, ...created })
-      .onConflict((conflict) => conflict.column("id").doUpdateSet(created))
-      .execute();
+    const allowed = { jti, user_id: entry.userId, session_id: entry.sessionId, expires_at: now + ttlMs };
+    const withAllowed = db.with("allowed", (on) =>
+      upsertQuery({ db: on, dialect }, tables.accessTokens, "jti", allowed),
+    );
+    const created = newSessionRow(session, now + sessionTtlMs);
+    await upsertQuery({ db: withAllowed, dialect }, tables.sessions, "id", created).execute();
     return true;
   };
 }

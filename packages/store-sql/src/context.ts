@@ -149,15 +149,27 @@ export async function deleteReturning<Row>(
 
 /** Inserts `row`, or overwrites the row of the same `key` (its primary key): `ON CONFLICT … DO UPDATE`, on MySQL `ON DUPLICATE KEY UPDATE`. */
 export async function upsert<Row extends object>(
-  { db, dialect }: Pick<SqlContext, "db" | "dialect">,
+  context: Pick<SqlContext, "db" | "dialect">,
   table: string,
   key: keyof Row & string,
   row: Row,
 ): Promise<void> {
+  await upsertQuery(context, table, key, row).execute();
+}
+
+/**
+ * `upsert`'s statement, built on `db` (a Kysely, or the query creator of a `with`, so it can be
+ * a data-modifying WITH of another statement or carry one) and not yet run.
+ */
+export function upsertQuery<Row extends object>(
+  { db, dialect }: { db: Pick<SqlContext["db"], "insertInto">; dialect: SqlDialect },
+  table: string,
+  key: keyof Row & string,
+  row: Row,
+) {
   const { [key]: _key, ...rest } = row;
   const insert = db.insertInto(table).values(row);
-  await (dialect === "mysql"
+  return dialect === "mysql"
     ? insert.onDuplicateKeyUpdate(rest)
-    : insert.onConflict((conflict) => conflict.column(key).doUpdateSet(rest))
-  ).execute();
+    : insert.onConflict((conflict) => conflict.column(key).doUpdateSet(rest));
 }

@@ -297,9 +297,7 @@ export async function postgresDatabase(serverUrl: string): Promise<{ url: string
   const name = `portcullis_test_${randomBytes(6).toString("hex")}`;
   // Without the stores' short timeouts: creating and dropping a database waits for a checkpoint,
   // which takes seconds on a machine busy with other tests.
-  const pool = new pg.Pool({ connectionString: serverUrl, max: 1 });
-  pool.on("error", () => {});
-  const admin: AnyKysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  const admin = plainPostgresDb(serverUrl, 1);
   await sql`create database ${sql.id(name)}`.execute(admin);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
