@@ -26,18 +26,26 @@ export interface ExampleDatabase {
  * that waits for a lock over 2 s or runs over 5 s (store-sql's `postgresPoolOptions`), so a locked
  * table answers 500 codes, its connections come back clean and no write lands after its 500; a
  * connection takes at most 1 s to open, so an outage answers 500 codes instead of hanging. SQLite
- * waits for another process's lock asynchronously (store-sql's `createSqliteDialect`), up to 5 s.
+ * waits for another process's lock asynchronously (store-sql's `createSqliteDialect`), up to 5 s;
+ * several processes may open and migrate one file at once. A database that cannot be opened or
+ * migrated is a `ConfigError` (a one-line message at start, no stack trace).
  */
 export async function openDatabase(url: string): Promise<ExampleDatabase> {
   // biome-ignore lint/suspicious/noExplicitAny: store-sql's tables are not part of a host database type here.
   let db: Kysely<any>;
   if (url.startsWith("sqlite:")) {
     const file = url.slice("sqlite:".length);
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    const database = new Database(file);
+    let database: Database.Database;
+    try {
+      if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+      database = new Database(file);
+    } catch (error) {
+      throw new ConfigError(`DATABASE_URL cannot be used: ${(error as Error).message}`, { cause: error });
+    }
     // WAL: reads never wait for a writer; writes wait for another process's lock without blocking.
-    database.pragma("journal_mode = WAL");
-    db = new Kysely({ dialect: createSqliteDialect({ database, busyTimeoutMs: 5_000 }) });
+    // The dialect switches the file to WAL on its first statement (in `migrate` below), waiting
+    // for another process that opens or migrates the same file at the same moment.
+    db = new Kysely({ dialect: createSqliteDialect({ database, busyTimeoutMs: 5_000, journalMode: "wal" }) });
   } else {
     const pool = discardTimedOutConnections(
       new pg.Pool({ connectionString: url, max: 10, ...postgresPoolOptions() }),

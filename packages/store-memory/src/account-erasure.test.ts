@@ -16,7 +16,7 @@ describe("account erasure: memory", () => {
     expect(await stores.sessions.listSessions(kept.userId)).toHaveLength(1);
     expect(stores.singleUseTokens.size()).toBeGreaterThan(0);
 
-    await auth.admin.deleteUser({}, kept.userId);
+    await auth.host.deleteUser({}, kept.userId);
     expect(stores.sessions.size()).toBe(0);
     expect(stores.allowlist.size()).toBe(0);
     expect(stores.singleUseTokens.size()).toBe(0);

@@ -41,6 +41,13 @@ export class ExpiringMap<V> {
     this.#entries.set(key, { value, expiresAt: this.#clock.now() + ttlMs });
   }
 
+  /** Moves `key`'s end to `maxMs` from now when it is further away (the clock was set back). */
+  cap(key: string, maxMs: number): void {
+    const entry = this.#entries.get(key);
+    const latest = this.#clock.now() + maxMs;
+    if (entry !== undefined && entry.expiresAt > latest) entry.expiresAt = latest;
+  }
+
   delete(key: string): boolean {
     return this.#entries.delete(key);
   }
@@ -51,45 +58,6 @@ export class ExpiringMap<V> {
 
   get size(): number {
     return this.#entries.size;
-  }
-}
-
-/**
- * Keys that expire, with nothing else to hold (the cooldowns): each key maps straight to its
- * expiry time, without an entry object per key (a quarter less memory for a million cooldowns).
- */
-export class ExpiringKeys {
-  readonly #expiries = new Map<string, number>();
-  readonly #clock: Clock;
-
-  constructor(clock: Clock) {
-    this.#clock = clock;
-  }
-
-  /** Milliseconds until `key` expires; 0 when absent or expired (an expired key is dropped). */
-  ttlMs(key: string): number {
-    const expiresAt = this.#expiries.get(key);
-    if (expiresAt === undefined) return 0;
-    const remaining = expiresAt - this.#clock.now();
-    if (remaining > 0) return remaining;
-    this.#expiries.delete(key);
-    return 0;
-  }
-
-  add(key: string, ttlMs: number): void {
-    this.#expiries.set(key, this.#clock.now() + ttlMs);
-  }
-
-  delete(key: string): boolean {
-    return this.#expiries.delete(key);
-  }
-
-  sweep(): number {
-    return removeExpired(this.#expiries, this.#clock.now(), (expiresAt) => expiresAt);
-  }
-
-  get size(): number {
-    return this.#expiries.size;
   }
 }
 

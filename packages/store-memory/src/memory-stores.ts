@@ -50,6 +50,18 @@ export interface MemoryStores {
  * Every store in memory: for development, tests and single-process apps. Everything is lost
  * on restart and nothing is shared between processes, so production apps with several
  * instances use store-redis (and their own database for users).
+ * @example
+ * ```ts
+ * import { createAuth } from "@portcullis/core";
+ * import { createMemoryStores } from "@portcullis/store-memory";
+ *
+ * const auth = createAuth({
+ *   secret: process.env.AUTH_SECRET ?? "",
+ *   stores: createMemoryStores(),
+ *   appOrigin: "http://localhost:3000",
+ *   email: { enabled: false },
+ * });
+ * ```
  */
 export function createMemoryStores(options: MemoryStoresOptions = {}): MemoryStores {
   const clock = options.clock ?? systemClock;

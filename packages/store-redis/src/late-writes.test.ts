@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import type { SessionRecord, SessionStore } from "@portcullis/core";
+import type { CooldownStore, SessionRecord, SessionStore } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,8 @@ import { canStartRedis, startRedisServer, stopRedisServer } from "./test-redis.j
 
 // A Redis of the test's own, busy for 1.5 s (a long script from another client) while a store
 // write is queued behind it: the caller gives up at 500 ms, Redis runs the write at ~1.5 s. A
-// session creation or a refresh-token rotation that runs past its deadline must change nothing.
+// session creation, a refresh-token rotation, a throttle hit or a cooldown that runs past its
+// deadline must change nothing.
 const BUSY_MS = 1_500;
 const TTL_MS = 60_000;
 
@@ -19,6 +20,7 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
   let client: Redis;
   let blocker: Redis;
   let sessions: SessionStore;
+  let cooldowns: CooldownStore;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -27,7 +29,7 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
     client = createRedisClient(url, { commandTimeout: 500 });
     blocker = createRedisClient(url, { commandTimeout: 10_000 });
     await Promise.all([once(client, "ready"), once(blocker, "ready")]);
-    sessions = createRedisStores({ client, keyPrefix: "late:", operationTimeoutMs: 500 }).sessions;
+    ({ sessions, cooldowns } = createRedisStores({ client, keyPrefix: "late:", operationTimeoutMs: 500 }));
   });
   afterAll(async () => {
     client?.disconnect();
@@ -44,6 +46,9 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
       0,
       BUSY_MS * 1000,
     );
+
+  /** Lets the blocking script start before the write under test is sent (on a busy machine too). */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
   const newSession = (userId: string, hash: string): SessionRecord => {
     const id = sessions.createSessionId?.(userId) ?? "";
@@ -108,5 +113,27 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
     const session = newSession("user-in-time", "hash-x");
     await sessions.createSession(session, TTL_MS);
     expect((await sessions.getSession(session.id))?.refreshTokenHash).toBe("hash-x");
+  });
+
+  it("hit - run past its deadline, it counts nothing: the next hit counts as if the late one never came", async () => {
+    const key = `hit-${randomUUID()}`;
+    expect((await cooldowns.hit(key, TTL_MS)).count).toBe(1);
+    const busy = keepRedisBusy();
+    await settle();
+    const started = Date.now();
+    await expect(cooldowns.hit(key, TTL_MS)).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await busy;
+    expect((await cooldowns.hit(key, TTL_MS)).count).toBe(2);
+  });
+
+  it("acquire - run past its deadline, it takes nothing: the cooldown is still free afterwards", async () => {
+    const key = `lock-${randomUUID()}`;
+    const busy = keepRedisBusy();
+    await settle();
+    await expect(cooldowns.acquire(key, TTL_MS)).rejects.toThrow();
+    await busy;
+    expect(await cooldowns.remainingMs(key)).toBe(0);
+    expect((await cooldowns.acquire(key, TTL_MS)).acquired).toBe(true);
   });
 });

@@ -27,6 +27,7 @@ import {
   INDEX_TOKEN,
   LIST_SESSIONS,
   REFUND_HIT,
+  REMAINING_COOLDOWN,
   ROTATE_REFRESH_TOKEN,
 } from "./scripts.js";
 
@@ -38,9 +39,10 @@ export interface RedisStoresOptions {
   /**
    * Upper bound for one store operation, in milliseconds, on top of the client's own command
    * timeout: a slow or unreachable Redis fails the request instead of hanging it. Default 1000.
-   * Creating a session and rotating a refresh token carry a deadline (the shorter of this and
-   * the client's `commandTimeout`, less a margin): if Redis only runs them after it, they write
-   * nothing, so a request that answered 500 leaves no session or rotation behind.
+   * Creating a session, rotating a refresh token, counting a throttle hit and taking a cooldown
+   * carry a deadline (the shorter of this and the client's `commandTimeout`, less a margin): if
+   * Redis only runs them after it (a hang), they write nothing, so a request that answered 500
+   * leaves no session, rotation, counted attempt or lock behind.
    */
   operationTimeoutMs?: number;
   /** The most activity entries kept per user (the newest); older ones are dropped on write. Default 1000. */
@@ -66,9 +68,10 @@ const CLOCK_REFRESH_MS = 60_000;
 const DEADLINE_MARGIN_MS = 100;
 
 interface ScriptedClient {
-  portcullisAcquire(key: string, ttlMs: number): Promise<[number, number]>;
-  portcullisHit(key: string, windowMs: number): Promise<[number, number]>;
+  portcullisAcquire(key: string, ttlMs: number, deadline: number): Promise<[number, number]>;
+  portcullisHit(key: string, windowMs: number, deadline: number): Promise<[number, number]>;
   portcullisRefundHit(key: string): Promise<number>;
+  portcullisRemaining(key: string): Promise<number>;
   portcullisCreateSession(...args: (string | number)[]): Promise<number>;
   portcullisRotate(...args: (string | number)[]): Promise<[string, string?]>;
   portcullisDeleteSession(...args: string[]): Promise<string | null>;
@@ -82,6 +85,7 @@ const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string 
   portcullisAcquire: { numberOfKeys: 1, lua: ACQUIRE_COOLDOWN },
   portcullisHit: { numberOfKeys: 1, lua: HIT_COUNTER },
   portcullisRefundHit: { numberOfKeys: 1, lua: REFUND_HIT },
+  portcullisRemaining: { numberOfKeys: 1, lua: REMAINING_COOLDOWN },
   portcullisCreateSession: { numberOfKeys: 2, lua: CREATE_SESSION },
   portcullisRotate: { numberOfKeys: 2, lua: ROTATE_REFRESH_TOKEN },
   portcullisDeleteSession: { numberOfKeys: 2, lua: DELETE_SESSION },
@@ -101,6 +105,23 @@ const userTag = (userId: string) =>
  * scripts loaded once; every key has a TTL; ending a user's sessions reads a per-user index set
  * (never KEYS). Session ids start with the user's tag, so one user's session keys share a cluster
  * slot; access-token ids start with their session's tag.
+ * @example
+ * ```ts
+ * import { once } from "node:events";
+ * import { createAuth, type UserStore } from "@portcullis/core";
+ * import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
+ *
+ * declare const users: UserStore; // your users, e.g. createSqlStores({ db }).users
+ *
+ * const client = createRedisClient(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+ * await once(client, "ready");
+ * const auth = createAuth({
+ *   secret: process.env.AUTH_SECRET ?? "",
+ *   stores: { ...createRedisStores({ client, keyPrefix: "acme:auth:" }), users },
+ *   appOrigin: "https://acme.test",
+ *   email: { enabled: false },
+ * });
+ * ```
  */
 export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const timeoutMs = options.operationTimeoutMs ?? 1_000;
@@ -116,7 +137,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const keys = redisKeys(options.keyPrefix ?? "portcullis:");
   const deadline = redisDeadline(redis, bounded, Math.min(timeoutMs, commandTimeoutOf(client) ?? timeoutMs));
   return {
-    cooldowns: redisCooldownStore(redis, bounded, keys),
+    cooldowns: redisCooldownStore(redis, bounded, keys, deadline),
     sessions: redisSessionStore(redis, bounded, keys, deadline),
     allowlist: redisAccessTokenAllowlist(redis, bounded, keys),
     singleUseTokens: redisSingleUseTokenStore(redis, bounded, keys),
@@ -209,29 +230,38 @@ function redisKeys(prefix: string) {
   };
 }
 
-/** Cooldowns as keys with a TTL (SET NX PX), counters as Lua-scripted INCR with an expiry. */
+/**
+ * Cooldowns as keys with a TTL (SET NX PX), counters as Lua-scripted INCR with an expiry. Taking a
+ * cooldown and counting a hit carry a deadline: run later (Redis hung, then resumed after the
+ * request answered 500), they change nothing, so a hang never counts against anyone.
+ */
 function redisCooldownStore(
   redis: ScriptedRedis,
   bounded: Bounded,
   { cooldownKey, counterKey }: RedisKeys,
+  deadline: Deadline,
 ): CooldownStore {
   return {
     async acquire(key, ttlMs) {
+      const by = await deadline();
       const [acquired, remainingMs] = await bounded(
-        redis.portcullisAcquire(cooldownKey(key), Math.max(1, Math.ceil(ttlMs))),
+        redis.portcullisAcquire(cooldownKey(key), Math.max(1, Math.ceil(ttlMs)), by),
       );
+      if (acquired === -1) throw new Error("Redis ran the cooldown past its deadline: nothing was written");
       return { acquired: acquired === 1, remainingMs };
     },
     async remainingMs(key) {
-      return Math.max(0, await bounded(redis.pttl(cooldownKey(key))));
+      return Math.max(0, await bounded(redis.portcullisRemaining(cooldownKey(key))));
     },
     async release(key) {
       await bounded(redis.del(cooldownKey(key)));
     },
     async hit(key, windowMs) {
+      const by = await deadline();
       const [count, remainingMs] = await bounded(
-        redis.portcullisHit(counterKey(key), Math.max(1, Math.ceil(windowMs))),
+        redis.portcullisHit(counterKey(key), Math.max(1, Math.ceil(windowMs)), by),
       );
+      if (count === -1) throw new Error("Redis ran the hit past its deadline: nothing was counted");
       return { count, remainingMs };
     },
     async refundHit(key) {

@@ -4,24 +4,65 @@
  * KEYS and, for one user, shares that user's hash tag, so the scripts also run on Redis Cluster.
  */
 
-/** KEYS[1] cooldown · ARGV[1] ttl ms → {1, ttl} when acquired, {0, pttl} when one runs. */
-export const ACQUIRE_COOLDOWN = `
-if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
-  return {1, tonumber(ARGV[1])}
-end
-local left = redis.call('PTTL', KEYS[1])
-if left < 0 then left = 0 end
-return {0, left}`;
+/**
+ * True once Redis's clock has passed ARGV deadline (ms since the epoch, on Redis's clock): the
+ * caller has given up by then, so a write that would only now run is refused instead of landing
+ * after the request answered 500. (TIME before writes needs effects replication: Redis 5+ does it
+ * by default, older ones when asked.)
+ */
+const PAST_DEADLINE = `
+if redis.replicate_commands then pcall(redis.replicate_commands) end
+local function past_deadline(deadline)
+  local now = redis.call('TIME')
+  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(deadline)
+end`;
 
 /**
- * KEYS[1] counter · ARGV[1] window ms → {count, pttl}: counts one hit; the first hit opens the
- * window (PEXPIRE), later hits never extend it.
+ * What is left of the cooldown KEYS[1] (its value is the length it was started with): Redis
+ * keeps expiries as instants on its clock, so one written while that clock ran ahead is further
+ * away than its length once the clock is corrected; it is then moved to its length from now.
+ * (A value of 1 is a cooldown written before the length was kept: left as it is.)
  */
-export const HIT_COUNTER = `
+const COOLDOWN_LEFT = `
+local function cooldown_left(key)
+  local left = redis.call('PTTL', key)
+  if left < 0 then return 0 end
+  local length = tonumber(redis.call('GET', key))
+  if length and length > 1 and left > length then
+    redis.call('PEXPIRE', key, length)
+    left = length
+  end
+  return left
+end`;
+
+/**
+ * KEYS[1] cooldown · ARGV[1] ttl ms · ARGV[2] deadline → {1, ttl} when acquired, {0, left} when
+ * one runs (at most its own length: COOLDOWN_LEFT), {-1, 0} (nothing written) when it runs past
+ * the deadline. The key's value is the cooldown's length.
+ */
+export const ACQUIRE_COOLDOWN = `${PAST_DEADLINE}${COOLDOWN_LEFT}
+if past_deadline(ARGV[2]) then return {-1, 0} end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[1]) then
+  return {1, tonumber(ARGV[1])}
+end
+return {0, cooldown_left(KEYS[1])}`;
+
+/** KEYS[1] cooldown → the ms left of it, 0 when none runs; at most its own length (COOLDOWN_LEFT). */
+export const REMAINING_COOLDOWN = `${COOLDOWN_LEFT}
+return cooldown_left(KEYS[1])`;
+
+/**
+ * KEYS[1] counter · ARGV[1] window ms · ARGV[2] deadline → {count, pttl}: counts one hit; the first
+ * hit opens the window (PEXPIRE), later hits never extend it. {-1, 0} (nothing counted) when it
+ * runs past the deadline: a hit sent during a hang, whose request answered 500, never counts.
+ */
+export const HIT_COUNTER = `${PAST_DEADLINE}
+if past_deadline(ARGV[2]) then return {-1, 0} end
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local left = redis.call('PTTL', KEYS[1])
-if left < 1 then
+if left < 1 or left > tonumber(ARGV[1]) then
+  -- Also when further than the window (written while Redis's clock ran ahead): never longer.
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
   left = tonumber(ARGV[1])
 end
@@ -35,19 +76,6 @@ if count and count > 0 then
   return 1
 end
 return 0`;
-
-/**
- * True once Redis's clock has passed ARGV deadline (ms since the epoch, on Redis's clock): the
- * caller has given up by then, so a write that would only now run is refused instead of landing
- * after the request answered 500. (TIME before writes needs effects replication: Redis 5+ does it
- * by default, older ones when asked.)
- */
-const PAST_DEADLINE = `
-if redis.replicate_commands then pcall(redis.replicate_commands) end
-local function past_deadline(deadline)
-  local now = redis.call('TIME')
-  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) > tonumber(deadline)
-end`;
 
 /** Keeps the user's index alive at least as long as its longest-lived member. */
 const TOUCH_INDEX = `

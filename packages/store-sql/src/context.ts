@@ -64,9 +64,24 @@ export function detectDialect(db: AnyKysely): SqlDialect {
  * Runs `work` in a transaction, or, when `db` is one already (the stores of `together.run`), in
  * that one: Kysely does not nest transactions, and the enclosing one makes the work atomic anyway.
  */
-export function inTransaction<T>(db: AnyKysely, work: (trx: AnyKysely) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
+export async function inTransaction<T>(db: AnyKysely, work: (trx: AnyKysely) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(work);
+    } catch (error) {
+      // InnoDB rolled the whole transaction back and asks for it to be run again.
+      if (attempt >= DEADLOCK_ATTEMPTS || !isMysqlDeadlock(error)) throw error;
+    }
+  }
 }
+
+/** How often a transaction that MySQL ended as a deadlock's victim runs: once, and twice more. */
+const DEADLOCK_ATTEMPTS = 3;
+
+/** MySQL's ER_LOCK_DEADLOCK (1213): the transaction was rolled back, nothing of it stays. */
+const isMysqlDeadlock = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { errno?: unknown }).errno === 1213;
 
 /** What every store of one `createSqlStores` call shares. */
 export interface SqlContext {

@@ -12,69 +12,39 @@ import { inTransaction, type SqlContext, storedKey, toNumber } from "./context.j
  * a live one answers it without a write: a refusal (the 429 of a running cooldown, what a flood
  * of requests meets) is then a read, with no row lock, no write lock and no commit to flush;
  * the UPSERT still decides every acquire that may succeed.
+ *
+ * Ends are deadlines on the store's clock. A cooldown keeps the length it was started with in its
+ * holder id (`<random>/<length ms>`: no column of its own); an end further away than that length
+ * (the clock was set back after a forward jump) is moved to it from now by the call that reads it.
+ * A counter's end further than the hit's `windowMs` away is moved in the UPSERT itself.
  */
-export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContext): CooldownStore {
-  const cooldowns = tables.cooldowns;
-  const counters = tables.counters;
-  const { stored, incoming, ifExpired, upsert } = upserts({ db, dialect });
+export function createSqlCooldownStore(context: SqlContext): CooldownStore {
+  const { db, tables, clock } = context;
+  const pieces = upserts(context);
 
   return {
-    async acquire(key, ttlMs) {
-      const now = clock.now();
-      // Live at `now`: nothing can take it before it ends (only `release` removes it early, and
-      // a release after this read orders after this refusal). Remaining time as measured below.
-      const liveUntil = await liveExpiry({ db, tables }, key, now);
-      if (liveUntil !== null) return { acquired: false, remainingMs: Math.max(1, liveUntil - clock.now()) };
-      const holder = randomUUID();
-      // The holder is set before expires_at: on MySQL later assignments see earlier ones.
-      const row = await upsert<{ holder: string; expires_at: number | string }>(
-        cooldowns,
-        storedKey(key),
-        { holder, expires_at: now + ttlMs },
-        {
-          holder: ifExpired(cooldowns, now, incoming("holder"), stored(cooldowns, "holder")),
-          expires_at: ifExpired(cooldowns, now, incoming("expires_at"), stored(cooldowns, "expires_at")),
-        },
-      );
-      if (row.holder === holder) return { acquired: true, remainingMs: ttlMs };
-      // The row was live at `now`. What remains is measured on the clock as read after the
-      // statement: the holder's `now` may be later than ours (concurrent calls reach the database
-      // in any order), and no later reading can put the end more than its ttl away.
-      return { acquired: false, remainingMs: Math.max(1, toNumber(row.expires_at) - clock.now()) };
-    },
+    acquire: (key, ttlMs) => acquireCooldown(context, pieces, key, ttlMs),
 
     async remainingMs(key) {
       const row = await db
-        .selectFrom(cooldowns)
-        .select("expires_at")
+        .selectFrom(tables.cooldowns)
+        .select(["holder", "expires_at"])
         .where("id", "=", storedKey(key))
         .executeTakeFirst();
-      // Read after the row, for the same reason as in `acquire`.
-      return row ? Math.max(0, toNumber(row.expires_at) - clock.now()) : 0;
+      // Read after the row, for the same reason as in `acquireCooldown`.
+      const now = clock.now();
+      return row && toNumber(row.expires_at) > now ? cooldownLeft(context, key, row as CooldownRow, now) : 0;
     },
 
     async release(key) {
-      await db.deleteFrom(cooldowns).where("id", "=", storedKey(key)).execute();
+      await db.deleteFrom(tables.cooldowns).where("id", "=", storedKey(key)).execute();
     },
 
-    async hit(key, windowMs) {
-      const now = clock.now();
-      const row = await upsert<{ hits: number | string; expires_at: number | string }>(
-        counters,
-        storedKey(key),
-        { hits: 1, expires_at: now + windowMs },
-        {
-          hits: ifExpired(counters, now, sql`1`, sql`${stored(counters, "hits")} + 1`),
-          expires_at: ifExpired(counters, now, incoming("expires_at"), stored(counters, "expires_at")),
-        },
-      );
-      // The window was live at `now`; what remains is measured after the statement, as in `acquire`.
-      return { count: toNumber(row.hits), remainingMs: Math.max(1, toNumber(row.expires_at) - clock.now()) };
-    },
+    hit: (key, windowMs) => countHit(context, pieces, key, windowMs),
 
     async refundHit(key) {
       await db
-        .updateTable(counters)
+        .updateTable(tables.counters)
         .set({ hits: sql`hits - 1` })
         .where("id", "=", storedKey(key))
         .where("expires_at", ">", clock.now())
@@ -83,27 +53,130 @@ export function createSqlCooldownStore({ db, dialect, tables, clock }: SqlContex
     },
 
     async clearHits(key) {
-      await db.deleteFrom(counters).where("id", "=", storedKey(key)).execute();
+      await db.deleteFrom(tables.counters).where("id", "=", storedKey(key)).execute();
     },
 
     clearKeys: (counterKeys, cooldownKeys) =>
-      clearKeys({ db, dialect, tables }, counterKeys.map(storedKey), cooldownKeys.map(storedKey)),
+      clearKeys(context, counterKeys.map(storedKey), cooldownKeys.map(storedKey)),
   };
 }
 
-/** When `key`'s cooldown is live at `now`, its end; else null (absent or expired). One indexed read. */
-async function liveExpiry(
+/** The UPSERT and the pieces its update part is written with, for one store's dialect. */
+type Upserts = ReturnType<typeof upserts>;
+
+/** `acquire`: a read that answers a live cooldown, else the UPSERT that decides who holds it. */
+async function acquireCooldown(
+  context: SqlContext,
+  { stored, incoming, ifExpired, upsert }: Upserts,
+  key: string,
+  ttlMs: number,
+): ReturnType<CooldownStore["acquire"]> {
+  const { clock } = context;
+  const cooldowns = context.tables.cooldowns;
+  const now = clock.now();
+  // Live at `now`: nothing can take it before it ends (only `release` removes it early, and
+  // a release after this read orders after this refusal). Remaining time as measured below.
+  const live = await liveCooldown(context, key, now);
+  if (live)
+    return { acquired: false, remainingMs: Math.max(1, await cooldownLeft(context, key, live, clock.now())) };
+  const holder = newHolder(ttlMs);
+  // The holder is set before expires_at: on MySQL later assignments see earlier ones.
+  const row = await upsert<CooldownRow>(
+    cooldowns,
+    storedKey(key),
+    { holder, expires_at: now + ttlMs },
+    {
+      holder: ifExpired(cooldowns, now, incoming("holder"), stored(cooldowns, "holder")),
+      expires_at: ifExpired(cooldowns, now, incoming("expires_at"), stored(cooldowns, "expires_at")),
+    },
+  );
+  if (row.holder === holder) return { acquired: true, remainingMs: ttlMs };
+  // The row was live at `now`. What remains is measured on the clock as read after the
+  // statement: the holder's `now` may be later than ours (concurrent calls reach the database
+  // in any order), and no later reading can put the end more than its ttl away.
+  return { acquired: false, remainingMs: Math.max(1, await cooldownLeft(context, key, row, clock.now())) };
+}
+
+/**
+ * What is left at `now` of the live cooldown `row` of `key`. An end further away than the
+ * cooldown's own length (the clock was set back) is moved to that length from now, only on
+ * that same cooldown (its holder) and never later than it already is.
+ */
+async function cooldownLeft(
+  { db, tables }: Pick<SqlContext, "db" | "tables">,
+  key: string,
+  row: CooldownRow,
+  now: number,
+): Promise<number> {
+  const remaining = toNumber(row.expires_at) - now;
+  const lengthMs = lengthOf(row.holder);
+  if (lengthMs === null || remaining <= lengthMs) return remaining;
+  await db
+    .updateTable(tables.cooldowns)
+    .set({ expires_at: now + lengthMs })
+    .where("id", "=", storedKey(key))
+    .where("holder", "=", row.holder)
+    .where("expires_at", ">", now + lengthMs)
+    .execute();
+  return lengthMs;
+}
+
+/** `hit`: one UPSERT that starts a window or counts in the live one. */
+async function countHit(
+  { tables, clock }: Pick<SqlContext, "tables" | "clock">,
+  { stored, incoming, ifExpired, earliest, upsert }: Upserts,
+  key: string,
+  windowMs: number,
+): ReturnType<CooldownStore["hit"]> {
+  const counters = tables.counters;
+  const now = clock.now();
+  const row = await upsert<{ hits: number | string; expires_at: number | string }>(
+    counters,
+    storedKey(key),
+    { hits: 1, expires_at: now + windowMs },
+    {
+      hits: ifExpired(counters, now, sql`1`, sql`${stored(counters, "hits")} + 1`),
+      // Never extended; moved nearer when further than `windowMs` away (the clock was set back).
+      expires_at: ifExpired(
+        counters,
+        now,
+        incoming("expires_at"),
+        earliest(stored(counters, "expires_at"), incoming("expires_at")),
+      ),
+    },
+  );
+  // The window was live at `now`; what remains is measured after the statement, as in `acquireCooldown`.
+  return { count: toNumber(row.hits), remainingMs: Math.max(1, toNumber(row.expires_at) - clock.now()) };
+}
+
+/** A cooldown row as read. */
+interface CooldownRow {
+  holder: string;
+  expires_at: number | string;
+}
+
+/** A new holder id for a cooldown of `lengthMs`: random, then the length (see `lengthOf`). */
+const newHolder = (lengthMs: number) => `${randomUUID()}/${lengthMs}`;
+
+/** The length (ms) a cooldown was started with, from its holder id; null for one written before it was kept. */
+function lengthOf(holder: string): number | null {
+  const slash = holder.lastIndexOf("/");
+  const lengthMs = slash < 0 ? Number.NaN : Number(holder.slice(slash + 1));
+  return Number.isFinite(lengthMs) && lengthMs > 0 ? lengthMs : null;
+}
+
+/** `key`'s cooldown when it is live at `now`; else undefined (absent or expired). One indexed read. */
+async function liveCooldown(
   { db, tables }: Pick<SqlContext, "db" | "tables">,
   key: string,
   now: number,
-): Promise<number | null> {
-  const row = await db
+): Promise<CooldownRow | undefined> {
+  return (await db
     .selectFrom(tables.cooldowns)
-    .select("expires_at")
+    .select(["holder", "expires_at"])
     .where("id", "=", storedKey(key))
     .where("expires_at", ">", now)
-    .executeTakeFirst();
-  return row ? toNumber(row.expires_at) : null;
+    .executeTakeFirst()) as CooldownRow | undefined;
 }
 
 /**
@@ -145,6 +218,9 @@ function upserts({ db, dialect }: Pick<SqlContext, "db" | "dialect">) {
     mysql
       ? sql`if(${stored(table, "expires_at")} <= ${now}, ${fresh}, ${kept})`
       : sql`case when ${stored(table, "expires_at")} <= ${now} then ${fresh} else ${kept} end`;
+  /** The smaller of two numbers, evaluated by the database (SQLite's two-argument `min`). */
+  const earliest = (a: Expression<unknown>, b: Expression<unknown>) =>
+    dialect === "sqlite" ? sql`min(${a}, ${b})` : sql`least(${a}, ${b})`;
 
   async function upsert<Row>(
     table: string,
@@ -164,5 +240,5 @@ function upserts({ db, dialect }: Pick<SqlContext, "db" | "dialect">) {
       return (await trx.selectFrom(table).selectAll().where("id", "=", id).executeTakeFirstOrThrow()) as Row;
     });
   }
-  return { stored, incoming, ifExpired, upsert };
+  return { stored, incoming, ifExpired, earliest, upsert };
 }

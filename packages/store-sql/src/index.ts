@@ -1,10 +1,18 @@
 export { type SqlDialect, type SqlTables, tableNames } from "./context.js";
-export { createSqlMigrator, type MigrateOptions, migrate, sqlMigrations } from "./migrations.js";
+export {
+  createSqlMigrator,
+  type MigrateOptions,
+  migrate,
+  POSTGRES_MIGRATION_TIMEOUT_MS,
+  sqlMigrations,
+} from "./migrations.js";
 export {
   discardTimedOutConnections,
   type PgClientLike,
   type PgPoolLike,
+  POSTGRES_PROBE_INTERVAL_MS,
   type PostgresConnectionOptions,
+  PostgresNotAnsweringError,
   type PostgresPoolTimeoutOptions,
   type PostgresTimeouts,
   postgresPoolOptions,

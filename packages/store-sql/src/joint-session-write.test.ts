@@ -1,3 +1,4 @@
+import { type AuthStores, createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,17 +37,15 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
   });
 
   it("one statement writes both; a session insert that fails leaves no allowlist entry", async () => {
-    const { allowlist, sessions } = createSqlStores({ db, clock: createFakeClock() });
-    const write = allowlist.allowAccessTokenWithSession;
+    const { allowlist, sessions, joint } = createSqlStores({ db, clock: createFakeClock() });
+    const write = joint.allowAccessTokenWithSession;
     expect(write).toBeDefined();
     if (!write) return;
     const entry = (id: string) => ({ userId: "u1", sessionId: id });
 
     counting.on = true;
     const kept = session("kept", "Firefox 130");
-    expect(await write.call(allowlist, "jti-kept", entry("kept"), 60_000, kept, 3_600_000, sessions)).toBe(
-      true,
-    );
+    await write.call(joint, "jti-kept", entry("kept"), 60_000, kept, 3_600_000);
     counting.on = false;
     expect(counting.statements).toHaveLength(1);
     expect(counting.statements[0]).toMatch(/^with "allowed" as \(insert into "portcullis_access_tokens"/);
@@ -55,7 +54,7 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
 
     const refused = session("refused", "Refused");
     await expect(
-      write.call(allowlist, "jti-refused", entry("refused"), 60_000, refused, 3_600_000, sessions),
+      write.call(joint, "jti-refused", entry("refused"), 60_000, refused, 3_600_000),
     ).rejects.toThrow(/refused_browser/);
     expect(await allowlist.findAllowedAccessToken("jti-refused")).toBeNull();
     expect(await sessions.getSession("refused")).toBeNull();
@@ -63,5 +62,48 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
     await allowlist.allowAccessToken("jti-apart", entry("apart"), 60_000);
     await expect(sessions.createSession(session("apart", "Refused"), 3_600_000)).rejects.toThrow();
     expect(await allowlist.findAllowedAccessToken("jti-apart")).toEqual(entry("apart"));
+  });
+
+  it("login - stores copied apart, with joint given: one joint statement; with joint left out: the entry's insert, then the session's", async () => {
+    const { joint, ...made } = createSqlStores({ db, clock: createFakeClock() });
+    // Copies: no store given below is an object createSqlStores returned; nothing compares them.
+    const apart = {
+      ...made,
+      users: { ...made.users },
+      sessions: { ...made.sessions },
+      allowlist: { ...made.allowlist },
+    };
+    let n = 0;
+    const sessionWrites = async (stores: AuthStores) => {
+      const auth = createAuth({
+        secret: "joint-session-write-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
+        stores,
+        logger: silentLogger,
+        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+        email: { enabled: false },
+      });
+      n += 1;
+      const credentials = { email: `apart${n}@example.test`, password: "correct horse battery staple" };
+      await auth.register({}, credentials);
+      counting.statements = [];
+      counting.on = true;
+      try {
+        expect((await auth.login({}, credentials)).twoFactorRequired).toBe(false);
+      } finally {
+        counting.on = false;
+      }
+      return counting.statements
+        .map((text) => text.replace(/\s+/g, " "))
+        .filter((text) =>
+          /^(with "allowed" as|insert into "portcullis_(access_tokens|sessions)")/.test(text),
+        );
+    };
+    expect(await sessionWrites({ ...apart, joint })).toEqual([
+      expect.stringMatching(/^with "allowed" as \(insert into "portcullis_access/),
+    ]);
+    expect(await sessionWrites(apart)).toEqual([
+      expect.stringMatching(/^insert into "portcullis_access_tokens"/),
+      expect.stringMatching(/^insert into "portcullis_sessions"/),
+    ]);
   });
 });

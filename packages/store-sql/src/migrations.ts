@@ -1,6 +1,7 @@
 import { type ColumnBuilderCallback, type ColumnDataType, type CreateTableBuilder, sql } from "kysely";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 import { type Migration, type MigrationResult, Migrator } from "./kysely-migration.js";
+import { retryWhileBusy } from "./sqlite-dialect.js";
 
 export interface MigrateOptions {
   /** The prefix of every table (the same one given to `createSqlStores`). Default `portcullis_`. */
@@ -372,12 +373,63 @@ export function createSqlMigrator(db: AnyKysely, options: MigrateOptions = {}): 
 }
 
 /**
+ * How long a SQLite migration waits for another process's write lock (another process migrating
+ * the same file, or writing to it) before it fails with `SQLITE_BUSY`.
+ */
+export const SQLITE_MIGRATION_LOCK_WAIT_MS = 30_000;
+
+/**
  * Brings the store's tables to the latest schema version (creating them on first run); safe to
- * run at every start and from several processes at once (Kysely's migration lock). Rejects with
- * the migration's error when one fails. Resolves to the names of the migrations it applied.
+ * run at every start and from several processes at once. PostgreSQL and MySQL: Kysely's migration
+ * lock. SQLite (where Kysely takes no lock and runs each migration outside a transaction): the
+ * whole run is one `BEGIN IMMEDIATE` transaction, which holds the file's write lock, so a second
+ * process waits for it (up to `SQLITE_MIGRATION_LOCK_WAIT_MS`, asynchronously), then finds the
+ * migrations applied; a failed run leaves the file as it was. Rejects with the migration's error
+ * when one fails. Resolves to the names of the migrations it applied.
  */
 export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Promise<string[]> {
   const dialect = options.dialect ?? detectDialect(db);
+  if (dialect === "sqlite" && !db.isTransaction) {
+    return db.connection().execute(async (connection) => {
+      await retryWhileBusy(() => sql`begin immediate`.execute(connection), SQLITE_MIGRATION_LOCK_WAIT_MS);
+      let applied: string[];
+      try {
+        applied = await migrateNow(connection, { ...options, dialect });
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => {});
+        throw error;
+      }
+      await retryWhileBusy(() => sql`commit`.execute(connection), SQLITE_MIGRATION_LOCK_WAIT_MS);
+      return applied;
+    });
+  }
+  if (dialect === "postgres" && !db.isTransaction) {
+    // The pool's timeouts bound requests (1 s by default); a migration run, or the wait for
+    // another process's run (Kysely's migration lock), may take longer: one connection of the
+    // pool runs it with PostgreSQL's timeouts raised (`discardTimedOutConnections` raises the
+    // client's with them), and gets the pool's back after it.
+    return db.connection().execute(async (connection) => {
+      await sql.raw(`set statement_timeout = ${POSTGRES_MIGRATION_TIMEOUT_MS}`).execute(connection);
+      await sql.raw(`set lock_timeout = ${POSTGRES_MIGRATION_TIMEOUT_MS}`).execute(connection);
+      try {
+        return await migrateNow(connection, { ...options, dialect });
+      } finally {
+        await sql`reset statement_timeout`.execute(connection).catch(() => {});
+        await sql`reset lock_timeout`.execute(connection).catch(() => {});
+      }
+    });
+  }
+  return migrateNow(db, { ...options, dialect });
+}
+
+/** PostgreSQL's statement and lock timeouts during a migration run (and its wait for another's). */
+export const POSTGRES_MIGRATION_TIMEOUT_MS = 60_000;
+
+async function migrateNow(
+  db: AnyKysely,
+  options: MigrateOptions & { dialect: SqlDialect },
+): Promise<string[]> {
+  const { dialect } = options;
   let migrationTableSchema = options.migrationTableSchema;
   if (dialect === "postgres" && migrationTableSchema === undefined) {
     const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);

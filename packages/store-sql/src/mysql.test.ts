@@ -105,7 +105,7 @@ describe.skipIf(!database)("mysql: known browsers", () => {
     runCredentialsAdapterSuite({ name, start, createStores });
     // Sign-in by email with its tokens and code counters in MySQL.
     runEmailSignInAdapterSuite({ name, start, createStores });
-    // Account self-service (CONTRACT §11), every store on MySQL: the address's uniqueness too.
+    // Account self-service (docs/concepts.md, "Account self-service"), every store on MySQL: the address's uniqueness too.
     runSelfServiceAdapterSuite({ name, start, createStores });
     // Passkeys and their challenges on MySQL.
     runPasskeysAdapterSuite({ name, start, createStores });

@@ -1,7 +1,12 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { discardTimedOutConnections, postgresPoolOptions } from "./postgres-pool.js";
+import {
+  discardTimedOutConnections,
+  POSTGRES_PROBE_INTERVAL_MS,
+  PostgresNotAnsweringError,
+  postgresPoolOptions,
+} from "./postgres-pool.js";
 import { usePostgres } from "./test-databases.js";
 
 // The recommended pool settings on a real server: the timeouts reach each session, and a
@@ -16,14 +21,14 @@ describe("postgresPoolOptions", () => {
   it("postgresPoolOptions - sets the server's statement, lock and idle-in-transaction timeouts on every connection", async () => {
     const pool = new pg.Pool({
       connectionString: server.url,
-      ...postgresPoolOptions({ lockTimeoutMs: 1_500 }),
+      ...postgresPoolOptions({ lockTimeoutMs: 800 }),
     });
     try {
       const show = async (name: string) => (await pool.query(`show ${name}`)).rows[0][name];
-      expect(await show("statement_timeout")).toBe("5s");
-      expect(await show("lock_timeout")).toBe("1500ms");
+      expect(await show("statement_timeout")).toBe("1s");
+      expect(await show("lock_timeout")).toBe("800ms");
       expect(await show("idle_in_transaction_session_timeout")).toBe("10s");
-      await expect(pool.query("select pg_sleep(6)")).rejects.toMatchObject({ code: "57014" });
+      await expect(pool.query("select pg_sleep(2)")).rejects.toMatchObject({ code: "57014" });
     } finally {
       await pool.end();
     }
@@ -55,7 +60,27 @@ describe("discardTimedOutConnections", () => {
       const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
       try {
         await expect(sql`select pg_sleep(2)`.execute(db)).rejects.toThrow("Query read timeout");
-        // The abandoned statement still runs on the connection for ~2 s: a query queued behind it times out too.
+        if (discard) {
+          // The server did not answer in time: the next call fails at once; the pool's own probe
+          // (every 250 ms) finds it answering again, and calls go through.
+          const started = Date.now();
+          await expect(sql`select 1 as one`.execute(db)).rejects.toThrow(PostgresNotAnsweringError);
+          expect(Date.now() - started).toBeLessThan(50);
+          await expect
+            .poll(
+              () =>
+                sql`select 1 as one`.execute(db).then(
+                  () => "answered",
+                  (error: Error) => error.name,
+                ),
+              {
+                timeout: 2_000,
+                interval: POSTGRES_PROBE_INTERVAL_MS / 5,
+              },
+            )
+            .toBe("answered");
+        }
+        // The abandoned statement still runs on the connection for ~1 s: a query queued behind it times out too.
         const next = sql<{ one: number }>`select 1 as one`.execute(db);
         if (discard) expect((await next).rows).toEqual([{ one: 1 }]);
         else await expect(next).rejects.toThrow("Query read timeout");

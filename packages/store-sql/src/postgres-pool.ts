@@ -7,9 +7,13 @@ import { type PreparedStatementOptions, preparePostgresStatements } from "./post
  */
 
 export interface PostgresTimeouts {
-  /** Longest a statement may run on the server before PostgreSQL cancels it (`statement_timeout`). Default 5000. */
+  /**
+   * Longest a statement may run on the server before PostgreSQL cancels it (`statement_timeout`).
+   * The client gives up 250 ms later (`query_timeout`), so this also bounds how long a request
+   * waits for a server that hangs. Default 1000.
+   */
   statementTimeoutMs?: number;
-  /** Longest a statement may wait for a lock before PostgreSQL cancels it (`lock_timeout`). Default 2000. */
+  /** Longest a statement may wait for a lock before PostgreSQL cancels it (`lock_timeout`). Default 500. */
   lockTimeoutMs?: number;
   /** Longest a transaction may sit idle before PostgreSQL ends its session (`idle_in_transaction_session_timeout`). Default 10000. */
   idleInTransactionTimeoutMs?: number;
@@ -27,18 +31,19 @@ export interface PostgresPoolTimeoutOptions {
 }
 
 /** How much later than the server's `statement_timeout` the client's own `query_timeout` fires. */
-const CLIENT_MARGIN_MS = 1_000;
+const CLIENT_MARGIN_MS = 250;
 
 /**
- * `pg.Pool` options that make PostgreSQL cancel what runs too long: `statement_timeout` (5 s),
- * `lock_timeout` (2 s) and `idle_in_transaction_session_timeout` (10 s), sent when each connection
- * starts. pg's client-side `query_timeout` is set 1 s above the statement timeout, so it fires
- * only when the server cannot answer at all (a network that drops packets); pair the pool with
- * `discardTimedOutConnections` so such a connection is closed instead of returned to the pool.
+ * `pg.Pool` options that make PostgreSQL cancel what runs too long: `statement_timeout` (1 s),
+ * `lock_timeout` (500 ms) and `idle_in_transaction_session_timeout` (10 s), sent when each
+ * connection starts. pg's client-side `query_timeout` is set 250 ms above the statement timeout,
+ * so it fires only when the server cannot answer at all (a server that hangs, a network that drops
+ * packets); pair the pool with `discardTimedOutConnections` so such a connection is closed instead
+ * of returned to the pool, and the requests after it fail at once instead of waiting again.
  */
 export function postgresPoolOptions(timeouts: PostgresTimeouts = {}): PostgresPoolTimeoutOptions {
-  const statement = positive(timeouts.statementTimeoutMs ?? 5_000, "statementTimeoutMs");
-  const lock = positive(timeouts.lockTimeoutMs ?? 2_000, "lockTimeoutMs");
+  const statement = positive(timeouts.statementTimeoutMs ?? 1_000, "statementTimeoutMs");
+  const lock = positive(timeouts.lockTimeoutMs ?? Math.min(500, statement), "lockTimeoutMs");
   if (lock > statement) throw new RangeError("lockTimeoutMs must not exceed statementTimeoutMs");
   return {
     statement_timeout: statement,
@@ -77,13 +82,59 @@ export interface PgClientLike {
 }
 export interface PgPoolLike {
   on(event: "connect", listener: (client: PgClientLike) => void): unknown;
+  /** pg-pool's `connect()`: wrapped so that, while the server does not answer, it fails at once. */
+  connect?: (...args: never[]) => unknown;
+}
+
+/** How often, while the server does not answer, a `select 1` of the pool's own tries it. */
+export const POSTGRES_PROBE_INTERVAL_MS = 250;
+/** Time kept between a guarded COMMIT's deadline and the moment the client gives up (the reply's way back). */
+const COMMIT_MARGIN_MS = 100;
+
+/** pg's client-side timeout error (`query_timeout`). */
+const isQueryTimeout = (error: unknown) => (error as Error | undefined)?.message === "Query read timeout";
+/**
+ * pg's timeout for a new connection (`connectionTimeoutMillis`): the server did not answer it. (A
+ * wait for a free connection of a full pool is load, not a silent server: it does not count.)
+ */
+const isConnectTimeout = (error: unknown) =>
+  (error as Error | undefined)?.message === "Connection terminated due to connection timeout";
+
+/** `SET statement_timeout = …` (ms, or with a unit) → its milliseconds; `RESET statement_timeout` → null. */
+function statementTimeoutSet(statement: string): number | null | undefined {
+  if (/^reset\s+statement_timeout$/.test(statement)) return null;
+  const set = /^set\s+(?:session\s+)?statement_timeout\s*(?:=|to)\s*'?(\d+)\s*(ms|s|min)?'?$/.exec(statement);
+  if (!set) return undefined;
+  const unit = set[2] === "s" ? 1_000 : set[2] === "min" ? 60_000 : 1;
+  return Number(set[1]) * unit;
+}
+
+/** Refused while the server does not answer (after a statement or connection timed out). */
+export class PostgresNotAnsweringError extends Error {
+  constructor() {
+    super("PostgreSQL did not answer in time: failing at once until it answers again");
+    this.name = "PostgresNotAnsweringError";
+  }
 }
 
 /**
  * Closes a pooled connection whose query hit pg's client-side `query_timeout`, instead of letting
  * it go back to the pool with the statement still running (pg returns it as if idle: the next
  * query would queue behind the old one). `end()` is called before the pool sees the release, so
- * the pool drops the connection.
+ * the pool drops the connection, and pg closes its socket at once (a query is active): the server
+ * rolls back the open transaction when it reads the close.
+ *
+ * A server that hangs (frozen, or a network that drops everything) answers nothing, so each
+ * request would wait out a timeout of its own, one per statement. After a query or connection
+ * timeout the pool's `connect()` therefore fails at once (`PostgresNotAnsweringError`), and a
+ * `select 1` of its own tries the server at most every `POSTGRES_PROBE_INTERVAL_MS` (250 ms);
+ * the first statement that is answered again ends this. No request's statement is sent to the
+ * silent server meanwhile, so none runs late when it resumes.
+ *
+ * A COMMIT carries a deadline: sent with `query_timeout` set, it runs behind a check of the
+ * server's own clock (time since its BEGIN, against the time the client saw pass since then plus
+ * the timeout, less a margin), so a server that resumes after the client gave up (and answered
+ * 500) rolls the transaction back instead of committing it.
  *
  * It also keeps a lost connection from crashing the process: pg-pool listens for a connection's
  * `error` only while it sits idle in the pool, so a checked-out connection that the server drops
@@ -102,19 +153,173 @@ export function discardTimedOutConnections<P extends PgPoolLike>(
   // Before the listener below: the prepared statements' queries go through its timeout check.
   if (preparedStatements !== false)
     preparePostgresStatements(pool, preparedStatements === true ? {} : preparedStatements);
-  pool.on("connect", (client) => {
-    client.on?.("error", () => {});
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    client.query = ((...args: unknown[]) => {
-      const result = query(...args);
-      if (result instanceof Promise) {
-        result.catch((error: unknown) => {
-          if ((error as Error | undefined)?.message === "Query read timeout")
-            void Promise.resolve(client.end()).catch(() => {});
-        });
-      }
-      return result;
-    }) as PgClientLike["query"];
-  });
+  const health = watchServer(pool);
+  pool.on("connect", (client) => guardConnection(client, health));
   return pool;
+}
+
+/** Whether the server answers, as the connections of one pool see it. */
+interface ServerHealth {
+  /** False after a statement or a new connection timed out, until a statement is answered again. */
+  answering: boolean;
+  /** Marks the server as silent: `connect()` fails at once and probes start. */
+  notAnswering(): void;
+}
+
+/**
+ * Wraps the pool's `connect()` so that, while the server does not answer, it fails at once
+ * (`PostgresNotAnsweringError`), and tries the server with probes of its own meanwhile.
+ */
+function watchServer<P extends PgPoolLike>(pool: P): ServerHealth {
+  const health: ServerHealth = { answering: true, notAnswering: () => notAnswering() };
+  /** Whether a probe runs, and when a call was last let through to try the server. */
+  const tries = { probing: false, triedAt: 0 };
+  let nextProbe: ReturnType<typeof setTimeout> | undefined;
+  /** While the server is silent, a probe every `POSTGRES_PROBE_INTERVAL_MS` (one at a time), until the pool ends. */
+  const scheduleProbe = () => {
+    if (nextProbe || health.answering || (pool as { ending?: boolean }).ending) return;
+    nextProbe = setTimeout(() => {
+      nextProbe = undefined;
+      probe();
+    }, POSTGRES_PROBE_INTERVAL_MS);
+    nextProbe.unref?.();
+  };
+  const notAnswering = () => {
+    health.answering = false;
+    tries.triedAt = Date.now();
+    scheduleProbe();
+  };
+  const connect = pool.connect?.bind(pool) as ((...args: unknown[]) => unknown) | undefined;
+  /**
+   * Tries the silent server with a statement of its own (`select 1`), never a request's: a
+   * request's statement sent to a hung server would still run when it resumes (a counted attempt
+   * after its 500). At most one at a time, one every `POSTGRES_PROBE_INTERVAL_MS`.
+   */
+  const probe = () => {
+    if (!connect || tries.probing || health.answering) return;
+    if (Date.now() - tries.triedAt < POSTGRES_PROBE_INTERVAL_MS) return scheduleProbe();
+    tries.probing = true;
+    tries.triedAt = Date.now();
+    void (async () => {
+      const client = (await connect()) as PgClientLike & { release(destroy?: boolean | Error): void };
+      try {
+        await (client.query as unknown as (text: string) => Promise<unknown>)("select 1");
+        health.answering = true;
+        client.release();
+      } catch (error) {
+        client.release(error instanceof Error ? error : true);
+      }
+    })()
+      .catch((error: unknown) => {
+        if (isConnectTimeout(error)) notAnswering();
+      })
+      .finally(() => {
+        tries.probing = false;
+        scheduleProbe();
+      });
+  };
+  if (connect) {
+    pool.connect = ((...args: unknown[]) => {
+      if (!health.answering) {
+        probe();
+        const refused = new PostgresNotAnsweringError();
+        const callback = args.find((arg) => typeof arg === "function") as
+          | ((error: Error) => void)
+          | undefined;
+        if (callback) return void process.nextTick(() => callback(refused));
+        return Promise.reject(refused);
+      }
+      const result = connect(...args);
+      if (result instanceof Promise)
+        result.catch((error: unknown) => {
+          if (isConnectTimeout(error)) notAnswering();
+        });
+      return result;
+    }) as P["connect"];
+  }
+  return health;
+}
+
+/**
+ * A pooled connection's statements watched: a client-side timeout closes the connection and marks
+ * the server silent, any answer marks it answering, and a COMMIT carries its deadline.
+ */
+function guardConnection(client: PgClientLike, health: ServerHealth): void {
+  client.on?.("error", () => {});
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const pooledQueryTimeoutMs = queryTimeoutOf(client);
+  /** When this connection's open transaction was begun, and how long its BEGIN took, on this process's clock. */
+  let transaction: { sentAt: number; tookMs: number } | undefined;
+  client.query = ((...args: unknown[]) => {
+    const [text, values] = args;
+    const plain =
+      typeof text === "string" && (values === undefined || (Array.isArray(values) && values.length === 0));
+    const statement = plain ? text.trim().toLowerCase() : "";
+    const sentAt = Date.now();
+    // A session that raises its statement timeout (a migration run) raises the client's with it.
+    const raised = statementTimeoutSet(statement);
+    if (raised !== undefined && pooledQueryTimeoutMs !== undefined)
+      setQueryTimeout(
+        client,
+        raised === null ? pooledQueryTimeoutMs : raised === 0 ? 0 : raised + CLIENT_MARGIN_MS,
+      );
+    const queryTimeoutMs = queryTimeoutOf(client);
+    let result: unknown;
+    if (statement === "commit" && transaction && queryTimeoutMs !== undefined) {
+      // The server may run this COMMIT only while the client still waits for it: within the
+      // time since its BEGIN on the client's clock plus the timeout, less the BEGIN's own round
+      // trip (the server may have started it that much later) and a margin for the reply.
+      const allowedMs = Math.max(
+        0,
+        sentAt - transaction.sentAt + queryTimeoutMs - transaction.tookMs - COMMIT_MARGIN_MS,
+      );
+      result = (query(guardedCommit(allowedMs), ...args.slice(1)) as Promise<unknown>).then((results) =>
+        Array.isArray(results) ? results[results.length - 1] : results,
+      );
+    } else result = query(...args);
+    if (/^(begin|start transaction)\b/.test(statement)) transaction = undefined;
+    if (statement === "commit" || statement === "rollback") transaction = undefined;
+    if (result instanceof Promise) {
+      result.then(
+        () => {
+          health.answering = true;
+          if (/^(begin|start transaction)\b/.test(statement))
+            transaction = { sentAt, tookMs: Date.now() - sentAt };
+        },
+        (error: unknown) => {
+          if (!isQueryTimeout(error)) {
+            // Any answer from the server, an error too, says it answers.
+            if ((error as { code?: unknown } | undefined)?.code !== undefined) health.answering = true;
+            return;
+          }
+          health.notAnswering();
+          void Promise.resolve(client.end()).catch(() => {});
+        },
+      );
+    }
+    return result;
+  }) as PgClientLike["query"];
+}
+
+/** Sets the client's `query_timeout` (pg reads it from its connection parameters at each query; 0: none). */
+function setQueryTimeout(client: PgClientLike, ms: number): void {
+  const parameters = (client as { connectionParameters?: { query_timeout?: number } }).connectionParameters;
+  if (parameters) parameters.query_timeout = ms;
+}
+
+/** The client's `query_timeout` (pg keeps its connection parameters), if it has one. */
+function queryTimeoutOf(client: PgClientLike): number | undefined {
+  const timeout = (client as { connectionParameters?: { query_timeout?: unknown } }).connectionParameters
+    ?.query_timeout;
+  return typeof timeout === "number" && timeout > 0 ? timeout : undefined;
+}
+
+/**
+ * A COMMIT that PostgreSQL runs only within `allowedMs` of the transaction's start on its own clock
+ * (`now()` is when the BEGIN ran): past it, a division by zero aborts the transaction and the rest
+ * of the query string (the COMMIT) is skipped, so the transaction rolls back.
+ */
+function guardedCommit(allowedMs: number): string {
+  const ms = Math.floor(allowedMs);
+  return `select 1 / (case when clock_timestamp() - now() > interval '${ms} milliseconds' then 0 else 1 end) as portcullis_commit_deadline; commit`;
 }

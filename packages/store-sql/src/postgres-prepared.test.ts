@@ -176,17 +176,13 @@ describe("preparePostgresStatements", () => {
         expect(await stores.users.create(user)).not.toBeNull();
         await stores.allowlist.allowAccessToken("jti-1", { userId: user.id, sessionId: "s1" }, 60_000);
         const reads = await Promise.all(
-          Array.from({ length: 20 }, () =>
-            stores.allowlist.findAllowedAccessTokenWithUser?.("jti-1", stores.users),
-          ),
+          Array.from({ length: 20 }, () => stores.joint.findAllowedAccessTokenWithUser?.("jti-1")),
         );
         for (const read of reads) expect(read).toEqual({ entry: { userId: user.id, sessionId: "s1" }, user });
         // Concurrent reads of one turn are one batched statement: read a few times one after
         // another too, so the one-token read is used more than once on a connection.
         for (let i = 0; i < 3; i += 1)
-          expect(await stores.allowlist.findAllowedAccessTokenWithUser?.("jti-1", stores.users)).toEqual(
-            reads[0],
-          );
+          expect(await stores.joint.findAllowedAccessTokenWithUser?.("jti-1")).toEqual(reads[0]);
         const { rows } = await pool.query("select statement from pg_prepared_statements");
         const joint = rows.filter((row: { statement: string }) => row.statement.includes("left join"));
         if (preparedStatements) expect(joint).toHaveLength(1);

@@ -136,8 +136,8 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ["sessions.deleteUserSessions", () => stores.sessions.deleteUserSessions("u11", "s0")],
     ["allowlist.findAllowedAccessToken", () => stores.allowlist.findAllowedAccessToken("j5")],
     [
-      "allowlist.findAllowedAccessTokenWithUser",
-      () => stores.allowlist.findAllowedAccessTokenWithUser?.("j5", stores.users) ?? Promise.resolve(),
+      "joint.findAllowedAccessTokenWithUser",
+      () => stores.joint.findAllowedAccessTokenWithUser?.("j5") ?? Promise.resolve(),
     ],
     ["allowlist.revokeAccessTokens", () => stores.allowlist.revokeAccessTokens(["j12", "j13"])],
     ["singleUseTokens.consumeToken", () => stores.singleUseTokens.consumeToken("password-reset", "th5")],

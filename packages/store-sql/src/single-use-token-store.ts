@@ -20,6 +20,20 @@ const fromTokenRow = (row: TokenRow): TokenRecord => ({
 });
 
 /**
+ * The row's UPSERT (a claim on a token saved again is dropped), on `db` or a transaction. One
+ * statement, no transaction of its own: a DELETE of an absent row before an INSERT took gap locks
+ * on MySQL, and concurrent saves (anonymous passkey challenges share one user id) deadlocked.
+ */
+function saveTokenRow({ dialect, tables }: SqlContext, db: SqlContext["db"], row: TokenRow) {
+  const { purpose: _purpose, token_hash: _hash, ...rest } = row;
+  const update = { ...rest, claimed_until: null };
+  const insert = db.insertInto(tables.tokens).values(row);
+  return dialect === "mysql"
+    ? insert.onDuplicateKeyUpdate(update)
+    : insert.onConflict((conflict) => conflict.columns(["purpose", "token_hash"]).doUpdateSet(update));
+}
+
+/**
  * Single-use tokens in `<prefix>tokens`, keyed by purpose and hash. Expired rows read as absent
  * in every query (the time comes from the injected clock, never the database's).
  */
@@ -36,20 +50,17 @@ export function createSqlSingleUseTokenStore(context: SqlContext): SingleUseToke
         data: token.data === undefined ? null : JSON.stringify(token.data),
         delete_at: clock.now() + ttlMs,
       };
+      if (!options?.replaceOthers) {
+        await saveTokenRow(context, db, row).execute();
+        return;
+      }
       await inTransaction(db, async (trx) => {
-        if (options?.replaceOthers) {
-          await trx
-            .deleteFrom(tokens)
-            .where("user_id", "=", token.userId)
-            .where("purpose", "=", token.purpose)
-            .execute();
-        }
         await trx
           .deleteFrom(tokens)
+          .where("user_id", "=", token.userId)
           .where("purpose", "=", token.purpose)
-          .where("token_hash", "=", token.tokenHash)
           .execute();
-        await trx.insertInto(tokens).values(row).execute();
+        await saveTokenRow(context, trx, row).execute();
       });
     },
 

@@ -4,6 +4,7 @@ import {
   type Clock,
   type CooldownStore,
   type IdentityStore,
+  type JointStores,
   type PasskeyStore,
   type SessionStore,
   type SingleUseTokenStore,
@@ -24,6 +25,7 @@ import {
 } from "./context.js";
 import { createSqlCooldownStore } from "./cooldown-store.js";
 import { createSqlIdentityStore } from "./identity-store.js";
+import { createSqlJointStores } from "./joint-stores.js";
 import { migrate } from "./migrations.js";
 import { createSqlPasskeyStore } from "./passkey-store.js";
 import { createSqlSessionStore } from "./session-store.js";
@@ -65,6 +67,15 @@ export interface SqlStores {
    */
   together: StoresTogether;
   /**
+   * The users, sessions and allowlist above worked on together, for `createAuth`'s `stores.joint`:
+   * an access token's entry read with its user in one statement (every authenticated request is
+   * one round trip), and, on PostgreSQL, a new session written with its entry in one statement
+   * (both rows or neither). Pass it only with those three stores as returned here: a host that
+   * wraps or replaces one of them leaves it out (`const { joint, ...stores } = createSqlStores(...)`),
+   * and the core then makes the separate calls.
+   */
+  joint: JointStores;
+  /**
    * Each user's activity, in `<prefix>activity`. Entries past the retention are swept by a write
    * at most once an hour (or `activity.sweepActivity(olderThan)` on a schedule of the host's).
    */
@@ -102,14 +113,10 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
   };
   const { db, tables, clock } = context;
   const changeStores = (on: SqlContext) => {
-    const users = createSqlUserStore(on);
-    const sessions = createSqlSessionStore(on);
     return {
-      users,
-      sessions,
-      // Reads an access token's entry and its user in one statement when the core's users are
-      // these, and writes a new session with its entry in one when the core's sessions are these.
-      allowlist: createSqlAccessTokenAllowlist(on, users, sessions),
+      users: createSqlUserStore(on),
+      sessions: createSqlSessionStore(on),
+      allowlist: createSqlAccessTokenAllowlist(on),
       singleUseTokens: createSqlSingleUseTokenStore(on),
     };
   };
@@ -123,6 +130,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
       covers: (store) => covered.has(store),
       run: (work) => inTransaction(db, (trx) => work(changeStores({ ...context, db: trx }))),
     },
+    joint: createSqlJointStores(context),
     activity: createSqlActivityStore(context, sweepBatchRows),
     passkeys: createSqlPasskeyStore(context),
     async sweep() {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Kysely } from "kysely";
+import { Kysely, sql } from "kysely";
 import Database from "libsql";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
@@ -96,6 +96,56 @@ describe("sqlite dialect: a file locked by another connection", () => {
     await released;
     expect(await shortStores.cooldowns.remainingMs("email:bob@example.test")).toBe(0);
     await short.destroy();
+  });
+
+  it("acquire - a write that gave up on the lock leaves nothing in progress either", async () => {
+    // Every statement is kept referenced, as a busy server's are until the garbage collector
+    // runs: a statement left in progress stays in progress.
+    const database = new Database(file);
+    const kept: unknown[] = [];
+    const prepare = database.prepare.bind(database);
+    database.prepare = ((source: string) => {
+      const statement = prepare(source);
+      kept.push(statement);
+      return statement;
+    }) as typeof database.prepare;
+    const short = new Kysely({ dialect: createSqliteDialect({ database, busyTimeoutMs: 100 }) });
+    const shortStores = createSqlStores({ db: short });
+    const released = holdWriteLock(400);
+    const failed = await shortStores.cooldowns.acquire("email:bob@example.test", 60_000).catch((e) => e);
+    expect((failed as { code?: string }).code).toBe("SQLITE_BUSY");
+    await released;
+    // libsql leaves a prepared statement that failed with SQLITE_BUSY in progress on the
+    // connection: every COMMIT then fails ("SQL statements in progress") while it is, and
+    // the connection stays in a transaction that never commits, holding the write lock.
+    const run = await measured(() => shortStores.cooldowns.hit("login:ip:192.0.2.2", 60_000));
+    expect(run.error).toBeUndefined();
+    expect(run.value?.count).toBe(1);
+    expect((await shortStores.cooldowns.acquire("email:bob@example.test", 60_000)).acquired).toBe(true);
+    expect(database.inTransaction).toBe(false);
+    // Another connection (process) can write: nothing holds the lock.
+    expect(() => {
+      other.exec("begin immediate");
+      other.exec("commit");
+    }).not.toThrow();
+    // The code is in the message too: a log line that prints the error shows it.
+    expect((failed as Error).message).toContain("SQLITE_BUSY");
+    await short.destroy();
+  });
+
+  it("createSqliteDialect - journalMode: 'wal' switches a new file to WAL, waiting for another connection's lock", async () => {
+    const fresh = join(dir, "fresh.db");
+    const holder = new Database(fresh);
+    holder.exec("create table t (id integer primary key)");
+    holder.exec("begin exclusive");
+    const walDb = new Kysely({
+      dialect: createSqliteDialect({ database: new Database(fresh), journalMode: "wal" }),
+    });
+    setTimeout(() => holder.exec("commit"), 300);
+    const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(walDb);
+    expect(rows[0]?.journal_mode).toBe("wal");
+    await walDb.destroy();
+    holder.close();
   });
 
   it("getSession - reads answer while another connection holds the write lock (WAL)", async () => {

@@ -133,10 +133,22 @@ export async function startPostgresServer() {
     await pgRun("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => {});
   };
   await start();
+  /**
+   * Sends `signal` to the server and each of its processes: SIGSTOP freezes it (a hang: its
+   * connections stay open, nothing runs), SIGCONT resumes it. The postmaster first, so it starts
+   * no new process meanwhile.
+   */
+  const signal = async (signal: "SIGSTOP" | "SIGCONT") => {
+    const main = Number((await readFile(join(data, "postmaster.pid"), "utf8")).split("\n")[0]);
+    process.kill(main, signal);
+    const { stdout } = await run("pgrep", ["-P", String(main)]).catch(() => ({ stdout: "" }));
+    for (const pid of stdout.split("\n").filter(Boolean)) process.kill(Number(pid), signal);
+  };
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     start,
     stop,
+    signal,
     async destroy() {
       await stop();
       await rm(dir, { recursive: true, force: true });
@@ -324,9 +336,9 @@ export type StoreKinds = Pick<
 >;
 
 /**
- * The conformance fixture of one store of `kind`, new stores on `db` with a fake clock. `users`
- * and `sessions` are the allowlist's own, for its joint read of an entry and its user and its
- * joint write of an entry and a session (each suite checks those only where the store has them).
+ * The conformance fixture of one store of `kind`, new stores on `db` with a fake clock, with the
+ * `users`, `sessions` and `joint` of the same call (the allowlist suite checks `joint`'s read of
+ * an entry and its user and its write of an entry and a session, where it has them).
  */
 export function conformanceFixture<K extends keyof StoreKinds>(db: AnyKysely, kind: K) {
   const clock = createFakeClock();
@@ -335,6 +347,7 @@ export function conformanceFixture<K extends keyof StoreKinds>(db: AnyKysely, ki
     store: stores[kind],
     users: stores.users,
     sessions: stores.sessions,
+    joint: stores.joint,
     advance: clock.advance,
     now: clock.now,
   };
@@ -357,20 +370,11 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
         },
       ]),
     ) as S;
-  const users = migrated(stores.users);
-  const allowlist = migrated(stores.allowlist);
-  // The joint read knows its own users store, not the wrapper above: hand it the store it wraps.
-  // (Only while the wrapper's `findById` is its own: a test that replaces it must be seen.)
-  const wrappedFindById = users.findById;
-  allowlist.findAllowedAccessTokenWithUser = async (jti, given) => {
-    await ready;
-    const own = given === users && given.findById === wrappedFindById;
-    return stores.allowlist.findAllowedAccessTokenWithUser?.(jti, own ? stores.users : given);
-  };
   return {
-    users,
+    users: migrated(stores.users),
     sessions: migrated(stores.sessions),
-    allowlist,
+    allowlist: migrated(stores.allowlist),
+    joint: migrated(stores.joint),
     singleUseTokens: migrated(stores.singleUseTokens),
     cooldowns: migrated(stores.cooldowns),
     activity: migrated(stores.activity),

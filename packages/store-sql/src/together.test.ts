@@ -150,13 +150,13 @@ function runTogetherChecks(name: string, open: () => Promise<{ db: AnyKysely; cl
       const [user] = await resettingUsers(auth, sent, 1, next());
       const record = await stores.users.findByEmail(user?.email ?? "");
       if (!user || !record) throw new Error("no user");
-      expect(await code(auth.admin.setPassword({}, { userId: record.id, password: NEW_PASSWORD }))).toBe(
+      expect(await code(auth.host.setPassword({}, { userId: record.id, password: NEW_PASSWORD }))).toBe(
         "DATABASE_FAILURE",
       );
       expect(await code(auth.authenticate({ token: user.accessToken }))).toBe("OK");
       expect((await stores.users.findById(record.id))?.passwordHash).toBe(record.passwordHash);
       // With stores that work it sets the password and ends the session.
-      await authOver(stores).auth.admin.setPassword({}, { userId: record.id, password: NEW_PASSWORD });
+      await authOver(stores).auth.host.setPassword({}, { userId: record.id, password: NEW_PASSWORD });
       expect(await code(auth.authenticate({ token: user.accessToken }))).toBe("ACCESS_TOKEN_INVALID");
     });
 

@@ -1,0 +1,84 @@
+import type { JointStores } from "@portcullis/core";
+import { sql } from "kysely";
+import { batchedRead } from "./access-token-allowlist.js";
+import { compiledQuery } from "./compiled-query.js";
+import { type SqlContext, upsertQuery } from "./context.js";
+import { newSessionRow } from "./session-store.js";
+import { fromUserRow, type UserRow } from "./user-store.js";
+
+type EntryWithUserRow = UserRow & { allowed_user_id: string; allowed_session_id: string };
+
+/**
+ * `JointStores` over the users, sessions and allowlist tables of one `createSqlStores` call.
+ * `findAllowedAccessTokenWithUser` reads the entry and its user in one statement (a left join on
+ * the users' primary key), batched per turn of the event loop on PostgreSQL as the allowlist's
+ * own read is. `allowAccessTokenWithSession` writes the entry and the new session in one
+ * statement, only on PostgreSQL (a data-modifying WITH; SQLite and MySQL have none, so there the
+ * method is absent and the core makes the two calls).
+ */
+export function createSqlJointStores(context: SqlContext): JointStores {
+  const { tables } = context;
+  const table = tables.accessTokens;
+  const findEntryWithUser = compiledQuery<[string, number], EntryWithUserRow>(2, (on, jti, now) =>
+    on
+      .selectFrom(`${table} as a`)
+      .leftJoin(`${tables.users} as u`, "u.id", "a.user_id")
+      .selectAll("u")
+      .select(["a.user_id as allowed_user_id", "a.session_id as allowed_session_id"])
+      .where("a.jti", "=", jti)
+      .where("a.expires_at", ">", now),
+  );
+  const findEntriesWithUser = () =>
+    compiledQuery<[string[], number], EntryWithUserRow & { allowed_jti: string }>(2, (on, jtis, now) =>
+      on
+        .selectFrom(`${table} as a`)
+        .leftJoin(`${tables.users} as u`, "u.id", "a.user_id")
+        .selectAll("u")
+        .select([
+          "a.jti as allowed_jti",
+          "a.user_id as allowed_user_id",
+          "a.session_id as allowed_session_id",
+        ])
+        .where("a.jti", "=", sql<string>`any(${jtis})`)
+        .where("a.expires_at", ">", now),
+    );
+  const readEntryWithUser = batchedRead(
+    context,
+    findEntryWithUser,
+    findEntriesWithUser,
+    (row) => row.allowed_jti,
+  );
+  return {
+    async findAllowedAccessTokenWithUser(jti) {
+      const row = await readEntryWithUser(jti);
+      if (!row) return null;
+      const { allowed_user_id, allowed_session_id, ...user } = row;
+      return {
+        entry: { userId: allowed_user_id, sessionId: allowed_session_id },
+        user: user.id == null ? null : fromUserRow(user),
+      };
+    },
+    ...(context.dialect === "postgres" ? { allowAccessTokenWithSession: jointWrite(context) } : {}),
+  };
+}
+
+/**
+ * `allowAccessTokenWithSession` on PostgreSQL: the entry's UPSERT as a data-modifying WITH of the
+ * session's, one statement, so both rows are written or neither.
+ */
+function jointWrite({
+  db,
+  dialect,
+  tables,
+  clock,
+}: SqlContext): NonNullable<JointStores["allowAccessTokenWithSession"]> {
+  return async (jti, entry, ttlMs, session, sessionTtlMs) => {
+    const now = clock.now();
+    const allowed = { jti, user_id: entry.userId, session_id: entry.sessionId, expires_at: now + ttlMs };
+    const withAllowed = db.with("allowed", (on) =>
+      upsertQuery({ db: on, dialect }, tables.accessTokens, "jti", allowed),
+    );
+    const created = newSessionRow(session, now + sessionTtlMs);
+    await upsertQuery({ db: withAllowed, dialect }, tables.sessions, "id", created).execute();
+  };
+}
