@@ -1,6 +1,6 @@
 import { type FakeRangeServer, sha1Hex, startFakeRangeServer } from "@portcullis/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseRange } from "./breached-passwords.js";
+import { MAX_RANGE_ANSWER_BYTES, parseRange } from "./breached-passwords.js";
 import { ValidationError } from "./errors.js";
 import type { AuthOptions } from "./options.js";
 import { code, createLineLogger, createTestAuth, EMAIL_TWO_FACTOR, signIn } from "./test-support.js";
@@ -85,8 +85,8 @@ describe("breached passwords", () => {
 
   it("resetPassword and setPassword - a password of the corpus is refused and the link still works", async () => {
     const { auth, stores, api } = await setup();
-    const user = await auth.admin.createUser({}, { email: "b@x.test", password: CLEAN, emailVerified: true });
-    expect(await refusal(auth.admin.setPassword({}, { userId: user.id, password: BREACHED }))).toBe(
+    const user = await auth.host.createUser({}, { email: "b@x.test", password: CLEAN, emailVerified: true });
+    expect(await refusal(auth.host.setPassword({}, { userId: user.id, password: BREACHED }))).toBe(
       "PASSWORD_BREACHED password:password_breached",
     );
     const before = (await stores.users.findByEmail("b@x.test"))?.passwordHash;
@@ -97,7 +97,7 @@ describe("breached passwords", () => {
     } = createTestAuth({
       breachedPasswords: { rangeUrl: api.rangeUrl },
     });
-    await mailing.admin.createUser({}, { email: "c@x.test", password: CLEAN, emailVerified: true });
+    await mailing.host.createUser({}, { email: "c@x.test", password: CLEAN, emailVerified: true });
     await mailing.requestPasswordReset({}, { email: "c@x.test" });
     await mailing.idle();
     const token = /token=([\w-]+)/.exec(sent.at(-1)?.html ?? "")?.[1];
@@ -114,7 +114,7 @@ describe("breached passwords", () => {
 
   it("account.changePassword - a password of the corpus is PASSWORD_BREACHED on newPassword; the old one still works", async () => {
     const { auth, api } = await setup();
-    await auth.admin.createUser({}, { email: "change@x.test", password: CLEAN, emailVerified: true });
+    await auth.host.createUser({}, { email: "change@x.test", password: CLEAN, emailVerified: true });
     const login = await signIn(auth, { email: "change@x.test", password: CLEAN });
     const principal = await auth.authenticate({ token: login.accessToken });
     expect(
@@ -144,8 +144,8 @@ describe("breached passwords", () => {
 
   it("login - a password of the corpus signs in with passwordBreached: true; others without the field", async () => {
     const { auth, lines } = await setup();
-    await auth.admin.createUser({}, { email: "old@x.test", password: BREACHED, emailVerified: true });
-    await auth.admin.createUser({}, { email: "new@x.test", password: CLEAN, emailVerified: true });
+    await auth.host.createUser({}, { email: "old@x.test", password: BREACHED, emailVerified: true });
+    await auth.host.createUser({}, { email: "new@x.test", password: CLEAN, emailVerified: true });
     const breached = await signIn(auth, { email: "old@x.test", password: BREACHED });
     expect(breached.passwordBreached).toBe(true);
     const clean = await signIn(auth, { email: "new@x.test", password: CLEAN });
@@ -161,7 +161,7 @@ describe("breached passwords", () => {
       ["tf-old@x.test", BREACHED],
       ["tf-new@x.test", CLEAN],
     ] as const) {
-      const user = await auth.admin.createUser({}, { email, password, emailVerified: true });
+      const user = await auth.host.createUser({}, { email, password, emailVerified: true });
       await stores.users.update(user.id, { twoFactor: EMAIL_TWO_FACTOR });
       const step = await auth.login({}, { email, password });
       if (!step.twoFactorRequired) throw new Error("second factor expected");
@@ -179,7 +179,7 @@ describe("breached passwords", () => {
   it("check - the API down: allowed (logged) by default, 503 BREACHED_PASSWORD_CHECK_FAILURE with failClosed; logins go on", async () => {
     const open = await setup();
     const closed = await setup({ failClosed: true });
-    await closed.auth.admin.createUser({}, { email: "d@x.test", password: BREACHED, emailVerified: true });
+    await closed.auth.host.createUser({}, { email: "d@x.test", password: BREACHED, emailVerified: true });
     await open.api.stop();
     await closed.api.stop();
     expect(await code(open.auth.register({}, { email: "e@x.test", password: BREACHED }))).toBe("OK");
@@ -212,6 +212,34 @@ describe("breached passwords", () => {
     expect(
       await code(closed.auth.register({}, { email: "g@x.test", password: "third clean passphrase" })),
     ).toBe("OK");
+  });
+
+  it("check - an answer above the size cap is not read on: allowed (logged) by default, BREACHED_PASSWORD_CHECK_FAILURE with failClosed", async () => {
+    const open = await setup();
+    const closed = await setup({ failClosed: true });
+    // About 2 MiB of padding (37 bytes a line): twice the cap, read well within the timeout.
+    expect(MAX_RANGE_ANSWER_BYTES).toBe(1024 * 1024);
+    const padding = Math.ceil((2 * 1024 * 1024) / 37);
+    for (const streamed of [false, true]) {
+      for (const api of [open.api, closed.api]) {
+        api.paddingLines = padding;
+        api.streamed = streamed;
+      }
+      const email = streamed ? "s@x.test" : "l@x.test";
+      open.lines.length = 0;
+      expect(await code(open.auth.register({}, { email, password: BREACHED })), `streamed ${streamed}`).toBe(
+        "OK",
+      );
+      expect(open.lines.some((line) => line.includes('"event":"breached_passwords.unavailable"'))).toBe(true);
+      expect(await code(closed.auth.register({}, { email, password: CLEAN })), `streamed ${streamed}`).toBe(
+        "BREACHED_PASSWORD_CHECK_FAILURE",
+      );
+    }
+    // An answer of a real range's size is read as before.
+    closed.api.paddingLines = 1000;
+    expect(await code(closed.auth.register({}, { email: "m@x.test", password: BREACHED }))).toBe(
+      "PASSWORD_BREACHED",
+    );
   });
 
   it("check - a range is cached per prefix for cacheTtlSeconds; concurrent checks share one request", async () => {

@@ -38,12 +38,20 @@ interface CachedRange {
 const SUFFIX_LINE = /^([0-9A-Fa-f]{35}):(\d+)$/;
 
 /**
+ * The most bytes of a range answer read: 1 MiB. A real one is about 30 to 40 KB (some 1,000
+ * lines with padding); past the cap the answer is dropped unread and the check fails (`unknown`),
+ * so a broken or hostile API cannot make each check read megabytes.
+ */
+export const MAX_RANGE_ANSWER_BYTES = 1024 * 1024;
+
+/**
  * The k-anonymity range client: the password's SHA-1 (upper-case hex) is split into a 5-character
  * prefix, the only part that leaves the process (`GET <rangeUrl>/<prefix>` with `Add-Padding:
  * true`), and a 35-character suffix looked up in the answer's `SUFFIX:COUNT` lines (padding lines
  * have count 0 and never match). A range is remembered per prefix in an LRU of `cacheEntries` for
- * `cacheTtlSeconds`; concurrent checks of one prefix share one request. A request that fails or
- * takes longer than `timeoutMs` (headers and body) is `unknown`, logged, and not cached.
+ * `cacheTtlSeconds`; concurrent checks of one prefix share one request. A request that fails,
+ * takes longer than `timeoutMs` (headers and body) or answers more than `MAX_RANGE_ANSWER_BYTES`
+ * is `unknown`, logged, and not cached.
  */
 export function createBreachedPasswords(config: BreachedPasswordsConfig): BreachedPasswords {
   const cache = createLru<string, CachedRange>(config.cacheEntries);
@@ -96,9 +104,38 @@ async function fetchRange(config: BreachedPasswordsConfig, prefix: string): Prom
       await response.body?.cancel().catch(() => undefined);
       throw new Error(`the range API answered ${response.status}`);
     }
-    return parseRange(await response.text());
+    return parseRange(await readCapped(response, controller));
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** The answer's text, or a throw (the request aborted) once it is longer than the cap. */
+async function readCapped(response: Response, controller: AbortController): Promise<string> {
+  const tooLong = () => {
+    const error = new Error(`the range API's answer is longer than ${MAX_RANGE_ANSWER_BYTES} bytes`);
+    controller.abort(error);
+    return error;
+  };
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > MAX_RANGE_ANSWER_BYTES) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLong();
+  }
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > MAX_RANGE_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLong();
+    }
+    text += decoder.decode(value, { stream: true });
   }
 }
 

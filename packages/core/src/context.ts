@@ -12,6 +12,7 @@ import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
+import type { JointStores } from "./ports/joint-stores.js";
 import type { Logger } from "./ports/logger.js";
 import type { Mailer } from "./ports/mailer.js";
 import type { PasskeyStore } from "./ports/passkey-store.js";
@@ -45,6 +46,8 @@ export interface AuthContext {
    * database): multi-step changes then write in one transaction (`stores-together.ts`).
    */
   together: StoresTogether | undefined;
+  /** `stores.joint`: an access token's entry read with its user, a new session written with its entry. */
+  joint: JointStores | undefined;
   /** Links to identity providers; present whenever `identityProviders` are configured. */
   identities: IdentityStore | undefined;
   /** The configured identity providers by name (empty without `identityProviders`). */

@@ -4,6 +4,7 @@ import type {
   ActivityApi,
   AdminApi,
   Auth,
+  HostApi,
   IdentityProviderApi,
   PasskeyApi,
   SessionApi,
@@ -13,6 +14,7 @@ import {
   ACTIVITY_USE_CASES,
   ADMIN_USE_CASES,
   type BoundUseCases,
+  HOST_USE_CASES,
   IDENTITY_PROVIDER_USE_CASES,
   PASSKEY_USE_CASES,
   SESSION_USE_CASES,
@@ -30,6 +32,7 @@ type NotUseCases =
   | "ready"
   | "idle"
   | "sessions"
+  | "host"
   | "admin"
   | "activity"
   | "identityProviders"
@@ -60,6 +63,7 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
   return [
     ...group("", auth, Object.keys(USE_CASES) as (keyof typeof USE_CASES)[]),
     ...group("sessions.", auth.sessions, Object.keys(SESSION_USE_CASES) as (keyof SessionApi)[]),
+    ...group("host.", auth.host, Object.keys(HOST_USE_CASES) as (keyof HostApi)[]),
     ...group("admin.", auth.admin, Object.keys(ADMIN_USE_CASES) as (keyof AdminApi)[]),
     ...group("activity.", auth.activity, Object.keys(ACTIVITY_USE_CASES) as (keyof ActivityApi)[]),
     ...group(
@@ -82,6 +86,8 @@ describe("createAuth", () => {
     expectTypeOf<BoundUseCases<typeof USE_CASES>>().toExtend<Omit<Auth, NotUseCases>>();
     expectTypeOf<keyof typeof SESSION_USE_CASES>().toEqualTypeOf<keyof SessionApi>();
     expectTypeOf<BoundUseCases<typeof SESSION_USE_CASES>>().toExtend<SessionApi>();
+    expectTypeOf<keyof typeof HOST_USE_CASES>().toEqualTypeOf<keyof HostApi>();
+    expectTypeOf<BoundUseCases<typeof HOST_USE_CASES>>().toExtend<HostApi>();
     expectTypeOf<keyof typeof ADMIN_USE_CASES>().toEqualTypeOf<keyof AdminApi>();
     expectTypeOf<BoundUseCases<typeof ADMIN_USE_CASES>>().toExtend<AdminApi>();
     expectTypeOf<keyof typeof ACTIVITY_USE_CASES>().toEqualTypeOf<keyof ActivityApi>();
@@ -109,6 +115,7 @@ describe("createAuth", () => {
       [
         USE_CASES,
         SESSION_USE_CASES,
+        HOST_USE_CASES,
         ADMIN_USE_CASES,
         IDENTITY_PROVIDER_USE_CASES,
         ACTIVITY_USE_CASES,

@@ -18,6 +18,7 @@ import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "./
 import { assertSimpleWebAuthnInstalled } from "./passkeys/ceremony.js";
 import { systemClock } from "./ports/clock.js";
 import { consoleLogger, type Logger } from "./ports/logger.js";
+import { asAdmin, asHost } from "./sessions/admin-actor.js";
 import { coveringTogether } from "./sessions/change-together.js";
 import { createAccessTokenCodec } from "./tokens/access-token.js";
 import { createKeyedHash, createSigningKeys } from "./tokens/keys.js";
@@ -89,7 +90,15 @@ import { verifyEmail } from "./use-cases/verify-email.js";
 import { resolveWebAuthn } from "./webauthn-options.js";
 
 export type { AccountExport } from "./account/export.js";
-export type { AccountApi, AdminApi, Auth, IdentityProviderApi, SessionApi, TotpSetup } from "./auth.js";
+export type {
+  AccountApi,
+  AdminApi,
+  Auth,
+  HostApi,
+  IdentityProviderApi,
+  SessionApi,
+  TotpSetup,
+} from "./auth.js";
 export type { AuthorizationStart } from "./identity/flow.js";
 export type { PasskeyView } from "./passkeys/ceremony.js";
 export type { SignedIn } from "./sessions/finish-login.js";
@@ -106,6 +115,29 @@ export type { StepUpResult } from "./use-cases/step-up.js";
  * Validates the options (throwing a `TypeError` on a bad one, or on a configuration that cannot
  * work, such as identity providers without `openid-client` installed, naming the option), builds
  * the context of ports and services, and binds the use-case tables below to it.
+ *
+ * @example
+ * ```ts
+ * import { createAuth } from "@portcullis/core";
+ * import { createMemoryStores } from "@portcullis/store-memory";
+ *
+ * const auth = createAuth({
+ *   secret: process.env.AUTH_SECRET ?? "",
+ *   stores: createMemoryStores(),
+ *   appOrigin: "https://app.example.com",
+ *   email: { enabled: false }, // or a `mailer`, e.g. createSmtpMailer(…)
+ *   admin: { authorize: (_principal, user) => user.email === "ops@example.com" },
+ * });
+ *
+ * // Your own code, no caller to check: the trusted host operations.
+ * await auth.host.createUser({}, { email: "ops@example.com", emailVerified: true });
+ *
+ * // A request's caller: the back office checks the principal and its step-up token.
+ * async function usersFor(accessToken: string, stepUpToken: string) {
+ *   const principal = await auth.authenticate({ token: accessToken });
+ *   return auth.admin.listUsers({ principal, stepUpToken }, { query: "ada" });
+ * }
+ * ```
  */
 export function createAuth(input: AuthOptions): Auth {
   const options = parseAuthOptions(input);
@@ -128,6 +160,7 @@ export function createAuth(input: AuthOptions): Auth {
     idle: () => ctx.background.idle(),
     ...bindUseCases(ctx, USE_CASES),
     sessions: bindUseCases(ctx, SESSION_USE_CASES),
+    host: bindUseCases(ctx, HOST_USE_CASES),
     admin: bindUseCases(ctx, ADMIN_USE_CASES),
     activity: bindUseCases(ctx, ACTIVITY_USE_CASES),
     identityProviders: {
@@ -140,28 +173,7 @@ export function createAuth(input: AuthOptions): Auth {
       ...bindUseCases(ctx, PASSKEY_USE_CASES),
     },
   };
-  refusing.set(auth, bindUseCases(ctx, REFUSING_USE_CASES));
   return auth;
-}
-
-/**
- * The use cases whose running email cooldown is a returned `CooldownRefusal`: `Auth` has their
- * throwing form (`throwingRefusal`), the HTTP routes call these (`refusingUseCasesOf`), so a flood
- * of refused requests throws nothing.
- */
-const REFUSING_USE_CASES = { requestPasswordReset, resendVerification } as const;
-
-/** The refusal-returning forms of `REFUSING_USE_CASES`, bound like `Auth`'s methods. */
-export type RefusingUseCases = BoundUseCases<typeof REFUSING_USE_CASES>;
-
-const refusing = new WeakMap<Auth, RefusingUseCases>();
-
-/**
- * The refusal-returning use cases of an `Auth` that `createAuth` made; undefined for any other
- * object (e.g. a host's wrapper of `Auth`), whose own methods the HTTP layer then calls.
- */
-export function refusingUseCasesOf(auth: Auth): RefusingUseCases | undefined {
-  return refusing.get(auth);
 }
 
 /** What `Auth` calls by name: each of its methods is the use case bound to the context. */
@@ -203,20 +215,37 @@ export const SESSION_USE_CASES = {
   revokeOthers: revokeOtherSessions,
 } as const;
 
-/** `auth.admin`. */
+/**
+ * `auth.host`: trusted operations for the host's own code, which check no caller (`asHost`: a
+ * principal is refused, the actor is `call.actor` or `"host"`).
+ */
+export const HOST_USE_CASES = {
+  createUser: asHost(createUser),
+  setPassword: asHost(setPassword),
+  markEmailVerified: asHost(markEmailVerified),
+  deleteUser: asHost(deleteUser),
+  listActivity: asHost(listUserActivity),
+  listUsers: asHost(listUsers),
+  getUser: asHost(getUser),
+  lockUser: asHost(lockUser),
+  unlockUser: asHost(unlockUser),
+  revokeSessions: asHost(revokeUserSessions),
+  requirePasswordChange: asHost(requirePasswordChange),
+  impersonate: asHost(impersonateUser),
+} as const;
+
+/**
+ * `auth.admin`: the back office, for a request's caller. Each checks the principal first
+ * (`asAdmin`: signed in, no impersonation, `admin.authorize`, a live step-up token).
+ */
 export const ADMIN_USE_CASES = {
-  createUser,
-  setPassword,
-  markEmailVerified,
-  deleteUser,
-  listActivity: listUserActivity,
-  listUsers,
-  getUser,
-  lockUser,
-  unlockUser,
-  revokeSessions: revokeUserSessions,
-  requirePasswordChange,
-  impersonate: impersonateUser,
+  listUsers: asAdmin(listUsers),
+  getUser: asAdmin(getUser),
+  lockUser: asAdmin(lockUser),
+  unlockUser: asAdmin(unlockUser),
+  revokeSessions: asAdmin(revokeUserSessions),
+  requirePasswordChange: asAdmin(requirePasswordChange),
+  impersonate: asAdmin(impersonateUser),
 } as const;
 
 /** `auth.activity`. */
@@ -230,7 +259,7 @@ export const IDENTITY_PROVIDER_USE_CASES = {
   unlink: unlinkIdentityProvider,
 } as const;
 
-/** `auth.account`: the signed-in user's own account (CONTRACT §11). */
+/** `auth.account`: the signed-in user's own account (docs/concepts.md, "Account self-service"). */
 export const ACCOUNT_USE_CASES = {
   changePassword,
   requestEmailChange,
@@ -302,6 +331,7 @@ function contextStores(options: ResolvedAuthOptions, logger: Logger) {
     allowlist: stores.allowlist,
     singleUseTokens: stores.singleUseTokens,
     together: coveringTogether(stores, logger),
+    joint: stores.joint,
     identities: stores.identities,
     passkeys: stores.passkeys,
   };
@@ -324,8 +354,8 @@ function createContext(
   renderer: EmailRenderer,
 ): AuthContext {
   const clock = options.clock ?? systemClock;
-  const hasher = options.passwordHasher ?? createArgon2Hasher();
   const logger = options.logger ?? consoleLogger;
+  const hasher = options.passwordHasher ?? createArgon2Hasher({ logger });
   let dummyHash: Promise<string> | undefined;
   const signingKeys = createSigningKeys(options.secret, "ACCESS_TOKEN_INVALID");
   const encryptionKeys = encryptionKeysOf(options, logger);

@@ -84,7 +84,7 @@ const typeOf = (schema: JsonSchema): string => {
 
 /** Every option and its first-level fields: type and default from the schema, meaning from its TSDoc. */
 function optionTable(): { table: string; undocumented: string[] } {
-  const comments = optionDocs(fileURLToPath(new URL("./options.ts", import.meta.url)));
+  const comments = optionDocs(fileURLToPath(new URL("./auth-options.ts", import.meta.url)));
   const schema = z.toJSONSchema(authOptionsSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   const rows: string[] = [];
   const undocumented: string[] = [];

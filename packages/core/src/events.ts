@@ -75,12 +75,18 @@ export interface SecurityEvent {
   reason: string | null;
   /**
    * For the back office's events (`admin.*`, `user.locked`, `user.unlocked`,
-   * `password_change.required`, `impersonation.started`, and `login.succeeded`/`session.created`
-   * of an impersonation): who acted, the admin's user id when the admin routes (or a host call with
+   * `password_change.required`, `impersonation.started`, `login.succeeded`/`session.created`
+   * of an impersonation, and its end, `session.revoked` with reason `impersonation_ended`): who acted, the admin's user id when the admin routes (or a host call with
    * the admin's principal) did it, else the `actor` the host named in the call, else `"host"`.
    * Absent from every other event.
    */
   actor?: string;
+  /**
+   * For a sign-in (`login.succeeded`, `session.created`): the new session's browser and OS, as
+   * the client stated them in the sign-in's `session`, else as its User-Agent shows. Absent from
+   * every other event.
+   */
+  device?: { browser: string | null; os: string | null };
 }
 
 export type SecurityEventInput = Partial<Omit<SecurityEvent, "type" | "time">>;
@@ -126,6 +132,7 @@ export function createSecurityEvents(options: {
         userAgent: logSafe(details.userAgent),
         reason: details.reason ?? null,
         ...(details.actor !== undefined ? { actor: details.actor } : {}),
+        ...(details.device !== undefined ? { device: details.device } : {}),
       };
       const { type: _type, time: _time, ...fields } = event;
       (WARN.has(type) ? logger.warn : logger.info).call(logger, { event: type, ...fields }, type);

@@ -1,6 +1,7 @@
 export type { AccountExport } from "./account/export.js";
 export type { ActivityItem, ActivityPage } from "./activity/list.js";
 export type * from "./auth.js";
+export type * from "./auth-options.js";
 export {
   type AuthorizationStart,
   createAuth,
@@ -45,10 +46,26 @@ export {
 } from "./errors.js";
 export type { SecurityEvent, SecurityEventType } from "./events.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";
+export {
+  type HashProblem,
+  MAX_ARGON2_MEMORY_KIB,
+  MAX_ARGON2_PARALLELISM,
+  MAX_ARGON2_TIME_COST,
+  passwordHashProblem,
+} from "./hashing/imported-hashes.js";
 export { type HttpHandler, httpHandlerFor } from "./http/handler.js";
+export {
+  answerMalformedPaths,
+  fromNodeRequest,
+  hasMalformedPath,
+  type NodeRequestLike,
+  type NodeResponseLike,
+  nodeRequestBody,
+  writeNodeResponse,
+} from "./http/node.js";
 export { isEncryptedSocket, type ResponseWriter, writeResponse } from "./http/response-writer.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
-export type { HttpRequest, HttpResponse, RequestBody } from "./http/types.js";
+export type { HttpRequest, HttpResponse, RequestBody, SessionCookieTokens } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
 export {
   DEFAULT_OIDC_SCOPES,
@@ -60,29 +77,13 @@ export type {
   AdminUser,
   AdminUserDetail,
   Call,
+  HostCall,
   Principal,
   RequestContext,
   SessionInfo,
   User,
 } from "./model.js";
-export type {
-  AdminOptions,
-  AuthOptions,
-  AuthStores,
-  BreachedPasswordsOptions,
-  CookieOptions,
-  EmailBrandOptions,
-  EmailLinkOptions,
-  EmailOptions,
-  EmailSignInOptions,
-  IpLimitOptions,
-  IpLimitsOptions,
-  LoginThrottleOptions,
-  PasswordOptions,
-  ResolvedAuthOptions,
-  TwoFactorOptions,
-  WebAuthnOptions,
-} from "./options.js";
+export type { ResolvedAuthOptions } from "./options.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";

@@ -4,6 +4,11 @@ import type { TwoFactorMethod, UserRecord } from "./ports/user-store.js";
 /** What the caller knows about the request a use case runs for; all optional. */
 export interface RequestContext {
   ip?: string | undefined;
+  /**
+   * Set by the HTTP layer when `ip` is loopback but the request carries a proxy's forwarding
+   * header while `trustProxy` is 0: a proxy in front, so per-IP limits count `ip` (docs/limits.md).
+   */
+  untrustedProxy?: boolean | undefined;
   userAgent?: string | undefined;
   /** A resolved locale (see `Translator.resolveLocale`); the default locale when absent. */
   locale?: string | undefined;
@@ -26,8 +31,9 @@ export interface Principal {
   readonly userId: string;
   readonly sessionId: string;
   /**
-   * Set when the session is an admin's impersonation of the user (`admin.impersonate`): who
-   * started it. Such a principal cannot step up (`IMPERSONATION_NOT_ALLOWED`) nor use the admin routes.
+   * Set when the session is an impersonation of the user (`admin.impersonate`, `host.impersonate`):
+   * who started it. Such a principal cannot step up nor use the back office (`admin.*` and its
+   * routes): `IMPERSONATION_NOT_ALLOWED`.
    */
   readonly impersonatedBy?: string;
   readonly [principalBrand]: true;
@@ -111,11 +117,27 @@ export interface Call {
   /** What is known about the request: IP, user agent, locale. */
   request?: RequestContext | undefined;
   /**
-   * Who acts, for the back office (`admin.*`) called by the host without a principal: named as
-   * `actor` in the events (e.g. `"support:jane"`); without it they say `"host"`. With a principal
-   * the actor is the principal's user, and this is ignored.
+   * Who acts, for a trusted host operation (`host.*`): named as `actor` in the events of those
+   * that name one (e.g. `"support:jane"`); without it they say `"host"`. The back office
+   * (`admin.*`) ignores it: its actor is always the principal's user.
    */
   actor?: string | undefined;
+}
+
+/**
+ * How a trusted host operation (`auth.host.*`) is called: by the host's own code, never for a
+ * request's caller. It checks no caller, so it takes no principal (one passed anyway is refused
+ * with a `TypeError`): a request's principal goes to the back office, `auth.admin.*`.
+ */
+export interface HostCall {
+  /** Who acts, named as `actor` in the events of those that name one; default `"host"`. */
+  actor?: string | undefined;
+  /** What is known about the request the host acts for, if any: IP, user agent, locale. */
+  request?: RequestContext | undefined;
+  /** Never: host operations check no caller. Forward a request's principal to `auth.admin.*`. */
+  principal?: never;
+  /** Never: host operations need no step-up. */
+  stepUpToken?: never;
 }
 
 /** A user as clients see it: never a password hash, TOTP secret or token. */

@@ -138,6 +138,7 @@ describe("STORE_METHODS", () => {
     expectTypeOf<Listed<"singleUseTokens">>().toEqualTypeOf<RequiredMethods<Port<"singleUseTokens">>>();
     expectTypeOf<Listed<"identities">>().toEqualTypeOf<RequiredMethods<Port<"identities">>>();
     expectTypeOf<Listed<"together">>().toEqualTypeOf<RequiredMethods<Port<"together">>>();
+    expectTypeOf<Listed<"joint">>().toEqualTypeOf<RequiredMethods<Port<"joint">>>();
     expectTypeOf<Listed<"activity">>().toEqualTypeOf<RequiredMethods<Port<"activity">>>();
   });
 

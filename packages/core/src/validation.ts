@@ -108,6 +108,8 @@ export const createSessionInput = z.object({
 export const createUserInput = z.object({
   email: emailField,
   password: passwordField.optional(),
+  /** A hash brought over from another system (docs/importing-users.md), instead of `password`. */
+  passwordHash: z.string().min(1).max(1024).optional(),
   name: z.string().trim().min(1).max(100).regex(PLAIN_TEXT).optional(),
   emailVerified: z.boolean().optional(),
   identityProviders: z.array(z.string().min(1).max(64).regex(PLAIN_TEXT)).max(20).optional(),

@@ -1,5 +1,14 @@
 import { z } from "zod";
 
+/** How long a passkey challenge can be answered: 5 minutes (also the ceremony's `timeout`). */
+export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60 * 1000;
+/** How long an expired challenge is kept, so it can be told from an unknown one. */
+const CHALLENGE_GRACE_MS = 10 * 60 * 1000;
+/** How long the store keeps a challenge: its 5 minutes and the grace period (15 minutes). */
+export const PASSKEY_CHALLENGE_KEPT_MS = PASSKEY_CHALLENGE_TTL_MS + CHALLENGE_GRACE_MS;
+/** The default of `webauthn.maxOutstandingChallenges`: sign-in starts per 15 minutes, all clients. */
+export const DEFAULT_MAX_OUTSTANDING_CHALLENGES = 10_000;
+
 const hostLabel = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const isDomain = (value: string) =>
   value.length <= 253 && value.split(".").every((label) => hostLabel.test(label));
@@ -12,6 +21,7 @@ export const webAuthnOptionsSchema = z
       .optional(),
     rpName: z.string().min(1).max(100).optional(),
     origins: z.array(z.string()).min(1).max(20).optional(),
+    maxOutstandingChallenges: z.number().int().min(1).max(10_000_000).optional(),
   })
   .optional();
 

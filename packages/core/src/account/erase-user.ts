@@ -3,6 +3,7 @@ import { emailCooldownKey } from "../emails/send-with-cooldown.js";
 import { guardPort } from "../errors.js";
 import type { Limits } from "../limits/limits.js";
 import type { ActivityStore } from "../ports/activity-store.js";
+import type { Clock } from "../ports/clock.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { IdentityStore } from "../ports/identity-store.js";
 import type { PasskeyStore } from "../ports/passkey-store.js";
@@ -13,13 +14,17 @@ import {
   CHALLENGE_PURPOSE,
   EMAIL_CHANGE_PURPOSE,
   EMAIL_CODE_PURPOSE,
+  EMAIL_SIGN_IN_PURPOSE,
   EMAIL_VERIFICATION_PURPOSE,
   EMAIL_VERIFICATION_USED_PURPOSE,
   OAUTH_STATE_PURPOSE,
   PASSKEY_CHALLENGE_PURPOSE,
+  PASSWORD_CHANGE_PURPOSE,
   PASSWORD_RESET_PURPOSE,
   TOTP_SETUP_PURPOSE,
 } from "../tokens/purposes.js";
+import { totpStepKey } from "../two-factor/check.js";
+import { totpStepsRemembered } from "../two-factor/totp.js";
 
 /**
  * Every purpose of a single-use token that names a user: an account's deletion removes the
@@ -35,6 +40,8 @@ export const USER_TOKEN_PURPOSES: readonly string[] = [
   OAUTH_STATE_PURPOSE,
   EMAIL_CHANGE_PURPOSE,
   PASSKEY_CHALLENGE_PURPOSE,
+  EMAIL_SIGN_IN_PURPOSE,
+  PASSWORD_CHANGE_PURPOSE,
 ];
 
 /** Every store that keeps something about a user, and the throttles. */
@@ -45,14 +52,16 @@ export interface EraseDeps extends SessionLifecycleDeps {
   identities: IdentityStore | undefined;
   passkeys: PasskeyStore | undefined;
   activity: { store: ActivityStore | undefined };
-  limits: Pick<Limits, "clearPassword" | "clearTwoFactor">;
+  limits: Pick<Limits, "clearPassword" | "clearTwoFactor" | "clearEmailSignInCodes">;
+  clock: Clock;
 }
 
 /**
  * Removes a user and everything stored about them, in every store: sessions (their refresh and
  * access tokens stop working at once; the allowlist entries go with them), single-use tokens of
- * every purpose, the email cooldowns of the address, the address's and the account's throttle
- * counters, identity-provider links, passkeys, activity, and the user record. Each step may be repeated, so
+ * every purpose (also emailed sign-ins and required password changes), the email cooldowns of the
+ * address, the TOTP time steps its codes claimed, the address's and the account's throttle counters
+ * (also the emailed sign-in's wrong codes), identity-provider links, passkeys, activity, and the user record. Each step may be repeated, so
  * a deletion interrupted by a store failure is finished by a retry. The sessions are ended first
  * (nothing of the account works while the rest goes) and once more after the record is gone: a
  * sign-in that checked the password meanwhile wrote its session after the first pass. Returns
@@ -83,8 +92,13 @@ export async function eraseUser(ctx: EraseDeps, user: UserRecord): Promise<boole
   if (passkeys) await guardPort("DATABASE_FAILURE", () => passkeys.deleteAllForUser(id));
   const activity = ctx.activity.store;
   if (activity) await guardPort("DATABASE_FAILURE", () => activity.deleteUserActivity(id));
+  // The TOTP time steps the account's codes claimed (replay records keyed by its id).
+  for (const step of totpStepsRemembered(ctx.clock.now())) {
+    await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () => ctx.cooldowns.release(totpStepKey(id, step)));
+  }
   await ctx.limits.clearPassword(user.email);
   await ctx.limits.clearTwoFactor(id);
+  await ctx.limits.clearEmailSignInCodes(user.email);
   const removed = await guardPort("DATABASE_FAILURE", () => ctx.users.delete(id));
   await endUserSessions(ctx, id);
   return removed;

@@ -4,7 +4,7 @@ import type { TwoFactorMethod } from "../ports/user-store.js";
 
 /**
  * What `GET /me/export` answers: what is stored about the user, without a password hash, TOTP
- * secret, recovery code, token or token hash (CONTRACT §11).
+ * secret, recovery code, token or token hash (docs/concepts.md, "Account self-service").
  */
 export interface AccountExport {
   /** ISO 8601: when this document was made. */

@@ -47,6 +47,11 @@ describe("activity", () => {
     expect(activityEntry(event({ reason: "oidc:github" }), "a2")?.reason).toBe("oidc:github");
   });
 
+  it("activityEntry - a sign-in with the session's device takes its browser and OS over the User-Agent's", () => {
+    const device = { browser: "Portcullis Mobile 3", os: "PocketOS 7" };
+    expect(activityEntry(event({ userAgent: FIREFOX, device }), "a1")).toMatchObject(device);
+  });
+
   it("activityEntry - no entry without a user, nor for session.created, user.deleted or ip.limited", () => {
     expect(
       activityEntry(event({ type: "login.failed", userId: null, reason: "unknown_email" }), "a"),
@@ -61,7 +66,7 @@ describe("activity", () => {
       email: { enabled: false },
       stores: { ...createMemoryStores({ sweepIntervalMs: 0 }), activity: slowActivity(150) },
     });
-    const user = await auth.admin.createUser(
+    const user = await auth.host.createUser(
       {},
       { email: "ada@example.test", password: PASSWORD, emailVerified: true },
     );
@@ -81,7 +86,7 @@ describe("activity", () => {
       os: "Linux",
       reason: "password",
     });
-    expect((await auth.admin.listActivity({}, { userId: user.id })).items).toHaveLength(2);
+    expect((await auth.host.listActivity({}, { userId: user.id })).items).toHaveLength(2);
   });
 
   it("listActivity - a failed write is logged and the sign-in still succeeds", async () => {
@@ -91,7 +96,7 @@ describe("activity", () => {
       logger,
       stores: { ...createMemoryStores({ sweepIntervalMs: 0 }), activity: slowActivity(1, true) },
     });
-    await auth.admin.createUser({}, { email: "ada@example.test", password: PASSWORD, emailVerified: true });
+    await auth.host.createUser({}, { email: "ada@example.test", password: PASSWORD, emailVerified: true });
     const signedIn = await signIn(auth, { email: "ada@example.test", password: PASSWORD }, request);
     expect(signedIn.accessToken).toEqual(expect.any(String));
     expect(lines.filter((line) => line.includes('"event":"activity.write_failed"')).length).toBeGreaterThan(
@@ -101,52 +106,52 @@ describe("activity", () => {
 
   it("listActivity - pages with nextCursor, newest first; a cursor this server did not make is VALIDATION_FAILED", async () => {
     const { auth } = createTestAuth({ email: { enabled: false } });
-    const user = await auth.admin.createUser(
+    const user = await auth.host.createUser(
       {},
       { email: "ada@example.test", password: PASSWORD, emailVerified: true },
     );
     for (let i = 0; i < 4; i++)
       await code(auth.login({ request }, { email: "ada@example.test", password: "wrong" }));
-    const first = await auth.admin.listActivity({}, { userId: user.id, limit: 3 });
+    const first = await auth.host.listActivity({}, { userId: user.id, limit: 3 });
     expect(first.items.map((item) => item.type)).toEqual(["login.failed", "login.failed", "login.failed"]);
-    const second = await auth.admin.listActivity(
+    const second = await auth.host.listActivity(
       {},
       { userId: user.id, limit: 3, cursor: first.nextCursor ?? "" },
     );
     expect(second.items.map((item) => item.type)).toEqual(["login.failed", "user.created"]);
     expect(second.nextCursor).toBeNull();
     for (const cursor of ["nonsense!", Buffer.from("1.UPPER").toString("base64url"), "x".repeat(300)]) {
-      expect(await code(auth.admin.listActivity({}, { userId: user.id, cursor }))).toBe("VALIDATION_FAILED");
+      expect(await code(auth.host.listActivity({}, { userId: user.id, cursor }))).toBe("VALIDATION_FAILED");
     }
-    expect(await code(auth.admin.listActivity({}, { userId: user.id, limit: 0 }))).toBe("VALIDATION_FAILED");
+    expect(await code(auth.host.listActivity({}, { userId: user.id, limit: 0 }))).toBe("VALIDATION_FAILED");
   });
 
   it("listActivity - entries past activityRetentionDays are not listed, and deleteUser removes the activity", async () => {
     const { auth, clock, stores } = createTestAuth({ email: { enabled: false }, activityRetentionDays: 1 });
-    const user = await auth.admin.createUser(
+    const user = await auth.host.createUser(
       {},
       { email: "ada@example.test", password: PASSWORD, emailVerified: true },
     );
     clock.advance(24 * 3600 * 1000 + 1);
-    expect((await auth.admin.listActivity({}, { userId: user.id })).items).toEqual([]);
-    await auth.admin.markEmailVerified({}, user.id);
-    expect((await auth.admin.listActivity({}, { userId: user.id })).items.map((item) => item.type)).toEqual([
+    expect((await auth.host.listActivity({}, { userId: user.id })).items).toEqual([]);
+    await auth.host.markEmailVerified({}, user.id);
+    expect((await auth.host.listActivity({}, { userId: user.id })).items.map((item) => item.type)).toEqual([
       "email.verified",
     ]);
-    await auth.admin.deleteUser({}, user.id);
+    await auth.host.deleteUser({}, user.id);
     expect(await stores.activity.list(user.id, { limit: 10 })).toEqual([]);
   });
 
   it("listActivity - admin actions and a reused refresh token are in the account's activity", async () => {
     const { auth, clock } = createTestAuth({ email: { enabled: false }, refreshReuseIntervalSeconds: 0 });
-    const user = await auth.admin.createUser({}, { email: "ada@example.test", password: PASSWORD });
-    await auth.admin.markEmailVerified({}, user.id);
+    const user = await auth.host.createUser({}, { email: "ada@example.test", password: PASSWORD });
+    await auth.host.markEmailVerified({}, user.id);
     const first = await signIn(auth, { email: "ada@example.test", password: PASSWORD }, request);
     clock.advance(1_000);
     await auth.refresh({ token: first.refreshToken, request });
     expect(await code(auth.refresh({ token: first.refreshToken, request }))).toBe("REFRESH_TOKEN_INVALID");
-    await auth.admin.setPassword({}, { userId: user.id, password: `${PASSWORD} again` });
-    const page = await auth.admin.listActivity({}, { userId: user.id });
+    await auth.host.setPassword({}, { userId: user.id, password: `${PASSWORD} again` });
+    const page = await auth.host.listActivity({}, { userId: user.id });
     expect(page.items.map((item) => `${item.type} ${item.reason ?? ""}`.trim())).toEqual([
       "password.set admin",
       "refresh_token.reused session_revoked",

@@ -78,7 +78,8 @@ function idMinter(): () => string {
 /** The entry `event` makes, or null when it does not go into anyone's activity. */
 export function activityEntry(event: SecurityEvent, id: string): ActivityRecord | null {
   if (event.userId === null || !ACTIVITY_EVENT_TYPES.has(event.type)) return null;
-  const { browser, os } = describeDevice(undefined, event.userAgent ?? undefined);
+  // A sign-in names its session's device (what the client stated, else its User-Agent's).
+  const { browser, os } = event.device ?? describeDevice(undefined, event.userAgent ?? undefined);
   const reason = event.type === "login.succeeded" ? (event.reason ?? "password") : event.reason;
   return { id, userId: event.userId, type: event.type, at: event.time, ip: event.ip, browser, os, reason };
 }

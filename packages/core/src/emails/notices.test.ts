@@ -39,7 +39,7 @@ type Env = ReturnType<typeof setup>;
 async function signedInWithStepUp({ auth, stores }: Env) {
   await auth.register({}, { email: ADA, password: PASSWORD });
   // 2FA needs a verified address; the verification flow itself is tested elsewhere.
-  await auth.admin.markEmailVerified({}, (await stores.users.findByEmail(ADA))?.id ?? "");
+  await auth.host.markEmailVerified({}, (await stores.users.findByEmail(ADA))?.id ?? "");
   const login = await auth.login({}, { email: ADA, password: PASSWORD });
   if (login.twoFactorRequired) throw new Error("unexpected 2FA");
   const principal = await auth.authenticate({ token: login.accessToken });

@@ -1,7 +1,13 @@
 import { hash, parseOptions, verify } from "@node-rs/argon2";
+import { consoleLogger, type Logger } from "../ports/logger.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import { createConcurrencyLimit } from "./concurrency-limit.js";
-import { importedHashKind, verifyImportedHash } from "./imported-hashes.js";
+import {
+  argon2HashProblem,
+  importedHashKind,
+  passwordHashProblem,
+  verifyImportedHash,
+} from "./imported-hashes.js";
 
 /** argon2id parameters; the defaults are OWASP's minimum (m=19456 KiB, t=2, p=1). */
 export interface Argon2Options {
@@ -17,6 +23,11 @@ export interface Argon2Options {
    * keeps a thread free for them, at a cost in logins per second (docs/deploying.md has figures).
    */
   maxConcurrent?: number;
+  /**
+   * Where a stored hash refused for its parameters is reported (`password_hash.out_of_bounds`,
+   * a warning with the kind and the parameters, never the hash). Default: `consoleLogger`.
+   */
+  logger?: Logger;
 }
 
 /** `Algorithm.Argon2id` of @node-rs/argon2 (a const enum, so spelled out here). */
@@ -40,9 +51,18 @@ export function createArgon2Hasher(options: Argon2Options = {}): PasswordHasher 
     options.maxConcurrent === undefined
       ? <T>(task: () => Promise<T>) => task()
       : createConcurrencyLimit(options.maxConcurrent);
+  const logger = options.logger ?? consoleLogger;
   return {
     hash: (password) => limit(() => hash(password, hashOptions)),
     verify(hashed, password) {
+      // A stored hash whose parameters would make this verify take minutes or gigabytes (an
+      // import gone wrong, a planted record) verifies nothing, at once: it is never hashed.
+      const problem =
+        importedHashKind(hashed) !== null ? passwordHashProblem(hashed) : argon2HashProblem(hashed, params);
+      if (problem === "out_of_bounds") {
+        reportOutOfBounds(logger, hashed);
+        return Promise.resolve(false);
+      }
       return limit(async () => {
         try {
           if (importedHashKind(hashed) !== null) return await verifyImportedHash(hashed, password);
@@ -66,4 +86,16 @@ export function createArgon2Hasher(options: Argon2Options = {}): PasswordHasher 
       }
     },
   };
+}
+
+/** Logs a refused hash by its kind and parameters (the numbers only: never the hash). */
+function reportOutOfBounds(logger: Logger, hashed: string) {
+  const kind = importedHashKind(hashed) ?? "argon2";
+  const parameters = /^\$[^$]+\$(?:v=\d+\$)?([a-z]+=\d+(?:,[a-z]+=\d+)*)/.exec(hashed)?.[1];
+  const cost =
+    kind === "bcrypt" ? hashed.slice(4, 6) : kind === "django-pbkdf2" ? hashed.split("$")[1] : undefined;
+  logger.warn(
+    { event: "password_hash.out_of_bounds", kind, parameters: parameters ?? cost },
+    "a stored password hash asks for more than the verify bounds allow (docs/importing-users.md); it verifies nothing",
+  );
 }

@@ -2,9 +2,16 @@ import { hash as argon2Hash } from "@node-rs/argon2";
 import bcrypt from "bcryptjs";
 import { describe, expect, it } from "vitest";
 import type { UserRecord } from "../ports/user-store.js";
-import { code, createTestAuth, signIn } from "../test-support.js";
+import { code, createLineLogger, createTestAuth, signIn } from "../test-support.js";
 import { createArgon2Hasher } from "./argon2-hasher.js";
-import { importedHashKind, verifyImportedHash } from "./imported-hashes.js";
+import {
+  importedHashKind,
+  MAX_ARGON2_MEMORY_KIB,
+  MAX_ARGON2_PARALLELISM,
+  MAX_ARGON2_TIME_COST,
+  passwordHashProblem,
+  verifyImportedHash,
+} from "./imported-hashes.js";
 
 /** The password of the vectors below, written by other implementations (Python's hashlib). */
 const PASSWORD = "lètmein imported";
@@ -174,5 +181,107 @@ describe("login with imported hashes", () => {
         "INVALID_CREDENTIALS",
       );
     }
+  });
+});
+
+describe("argon2 parameter bounds", () => {
+  /** A well-formed argon2id PHC string of any parameters (the hash itself is random bytes). */
+  const argon2idOf = (m: number, t: number, p: number) =>
+    `$argon2id$v=19$m=${m},t=${t},p=${p}$c29tZXNhbHRzb21lc2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g`;
+
+  it("verify - an argon2 hash above the time or parallelism bound is refused even with the right password, and a warning logged", async () => {
+    const { logger, lines } = createLineLogger();
+    const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1, logger });
+    const overTime = await argon2Hash(PASSWORD, { ...cheapArgon2, timeCost: MAX_ARGON2_TIME_COST + 1 });
+    const overLanes = await argon2Hash(PASSWORD, {
+      ...cheapArgon2,
+      memoryCost: 8 * (MAX_ARGON2_PARALLELISM + 1),
+      parallelism: MAX_ARGON2_PARALLELISM + 1,
+    });
+    const atBounds = await argon2Hash(PASSWORD, {
+      ...cheapArgon2,
+      timeCost: MAX_ARGON2_TIME_COST,
+      memoryCost: 8 * MAX_ARGON2_PARALLELISM,
+      parallelism: MAX_ARGON2_PARALLELISM,
+    });
+    expect(await hasher.verify(atBounds, PASSWORD)).toBe(true);
+    expect(lines).toEqual([]);
+    for (const hashed of [overTime, overLanes]) {
+      expect(await hasher.verify(hashed, PASSWORD), hashed).toBe(false);
+      expect(hasher.needsRehash(hashed)).toBe(true);
+    }
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: "warn", event: "password_hash.out_of_bounds", kind: "argon2" }),
+      expect.objectContaining({ level: "warn", event: "password_hash.out_of_bounds", kind: "argon2" }),
+    ]);
+    // The warning never carries the hash.
+    expect(lines.join("\n")).not.toContain("$argon2");
+  });
+
+  it("verify - an argon2 hash asking for gigabytes answers at once without hashing", async () => {
+    const { logger, lines } = createLineLogger();
+    const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1, logger });
+    // Just above the bound: before it was checked this one hashed with 256 MiB (hundreds of ms).
+    const started = performance.now();
+    expect(await hasher.verify(argon2idOf(MAX_ARGON2_MEMORY_KIB + 1024, 1, 1), PASSWORD)).toBe(false);
+    // The record the review found: 4 GiB and t=100, minutes of hashing.
+    expect(await hasher.verify(argon2idOf(4_194_304, 100, 1), PASSWORD)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(lines).toHaveLength(2);
+  });
+
+  it("verify - the hasher's own parameters verify even when they exceed the import bounds", async () => {
+    const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: MAX_ARGON2_TIME_COST + 2 });
+    const own = await hasher.hash(PASSWORD);
+    expect(await hasher.verify(own, PASSWORD)).toBe(true);
+    expect(hasher.needsRehash(own)).toBe(false);
+  });
+
+  it("passwordHashProblem - names what an import would store wrongly, null for a usable hash", async () => {
+    expect(passwordHashProblem(await argon2Hash(PASSWORD, cheapArgon2))).toBeNull();
+    expect(passwordHashProblem(IMPORTED_VECTORS.django)).toBeNull();
+    expect(passwordHashProblem(IMPORTED_VECTORS.scrypt)).toBeNull();
+    expect(passwordHashProblem(`$2b$05$${BCRYPT_UXU}`)).toBeNull();
+    expect(passwordHashProblem(argon2idOf(4_194_304, 100, 1))).toBe("out_of_bounds");
+    expect(passwordHashProblem(argon2idOf(1024, MAX_ARGON2_TIME_COST + 1, 1))).toBe("out_of_bounds");
+    expect(passwordHashProblem(argon2idOf(1024, 1, MAX_ARGON2_PARALLELISM + 1))).toBe("out_of_bounds");
+    expect(passwordHashProblem(`$2a$17$${BCRYPT_UXU}`)).toBe("out_of_bounds");
+    expect(passwordHashProblem(`pbkdf2_sha256$99999999$salt$${IMPORTED_VECTORS.django.split("$")[3]}`)).toBe(
+      "out_of_bounds",
+    );
+    expect(passwordHashProblem(IMPORTED_VECTORS.scrypt.replace("ln=4", "ln=25"))).toBe("out_of_bounds");
+    for (const unreadable of ["", "plain text", "md5$abc$def", "$argon2id$", "$2a$05$short"]) {
+      expect(passwordHashProblem(unreadable), unreadable).toBe("unreadable");
+    }
+  });
+
+  it("createUser - a passwordHash outside the bounds or unreadable is VALIDATION_FAILED on passwordHash", async () => {
+    const { auth, stores } = createTestAuth();
+    for (const passwordHash of [argon2idOf(4_194_304, 100, 1), "plain text", `$2a$17$${BCRYPT_UXU}`]) {
+      const refused = await auth.host
+        .createUser({}, { email: "imported@x.test", passwordHash, emailVerified: true })
+        .catch((error: unknown) => error);
+      expect(refused).toMatchObject({
+        code: "VALIDATION_FAILED",
+        issues: [expect.objectContaining({ path: "passwordHash", rule: "invalid_format" })],
+      });
+    }
+    expect(await stores.users.findByEmail("imported@x.test")).toBeNull();
+  });
+
+  it("createUser - an imported passwordHash within the bounds is stored as given and signs in", async () => {
+    const { auth, stores } = createTestAuth({ email: { enabled: false } });
+    await auth.host.createUser(
+      {},
+      { email: "imported@x.test", passwordHash: IMPORTED_VECTORS.django, emailVerified: true },
+    );
+    expect((await stores.users.findByEmail("imported@x.test"))?.passwordHash).toBe(IMPORTED_VECTORS.django);
+    expect((await signIn(auth, { email: "imported@x.test", password: PASSWORD })).user.email).toBe(
+      "imported@x.test",
+    );
+    const both = await auth.host
+      .createUser({}, { email: "both@x.test", password: PASSWORD, passwordHash: IMPORTED_VECTORS.django })
+      .catch((error: unknown) => error);
+    expect(both).toMatchObject({ code: "VALIDATION_FAILED" });
   });
 });

@@ -1,5 +1,6 @@
 import { parseCookie, stringifySetCookie } from "cookie";
 import type { ResolvedAuthOptions } from "../options.js";
+import type { SessionCookieTokens } from "./types.js";
 
 export type CookieKind =
   | "access"
@@ -48,7 +49,7 @@ export interface Cookies {
    * The access and refresh cookies of a session, with their tokens' lifetimes as Max-Age, or none
    * (browser-session cookies) when the session is not remembered (`rememberMe: false`).
    */
-  session(tokens: { accessToken: string; refreshToken: string; rememberMe?: boolean }): [string, string];
+  session(tokens: SessionCookieTokens): [string, string];
   /** Cookies of a request, by name; empty when the header is absent or unreadable. */
   parse(header: string | undefined): Record<string, string | undefined>;
 }

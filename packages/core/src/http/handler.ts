@@ -7,7 +7,7 @@ import { createRequestChecks, createRouter, header, type RequestChecks } from ".
 import { createErrorResponder } from "./respond.js";
 import type { RequestInput, Route, RouteAuth } from "./route.js";
 import { buildRoutes } from "./routes.js";
-import type { HttpRequest, HttpResponse } from "./types.js";
+import type { HttpRequest, HttpResponse, SessionCookieTokens } from "./types.js";
 
 /** Maps neutral requests to use cases; what every adapter wraps. */
 export interface HttpHandler {
@@ -29,7 +29,7 @@ export interface HttpHandler {
    * `auth.sessions.create` (the adapters' `setSessionCookies` helpers write them). With
    * `rememberMe: false` (as `sessions.create` returns for such a session) they have no Max-Age.
    */
-  sessionCookies(tokens: { accessToken: string; refreshToken: string; rememberMe?: boolean }): string[];
+  sessionCookies(tokens: SessionCookieTokens): string[];
 }
 
 /** Path and query of a request URL; no query is parsed when the URL has none. */
@@ -188,7 +188,7 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   const { basePath } = options;
   const cookies = createCookies(options);
   const match = createRouter(buildRoutes(auth, cookies));
-  const { clientIp, checkOrigin, readToken } = createRequestChecks(options, cookies);
+  const { clientIp, untrustedProxy, checkOrigin, readToken } = createRequestChecks(options, cookies, logger);
   const deps: CallDeps = { auth, bodyLimitBytes: options.bodyLimitBytes, cookies, readToken };
   const localeOf = (request: Pick<HttpRequest, "headers">, query: URLSearchParams | undefined) =>
     translator.resolveLocale(query?.get("locale") ?? undefined, header(request, "accept-language"));
@@ -217,7 +217,10 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         if (!found) throw new AuthError("NOT_FOUND");
         route = found.route;
         checkOrigin(request);
-        const meta = { ip: clientIp(request), userAgent: header(request, "user-agent"), locale };
+        const ip = clientIp(request);
+        const meta = untrustedProxy(request, ip)
+          ? { ip, untrustedProxy: true, userAgent: header(request, "user-agent"), locale }
+          : { ip, userAgent: header(request, "user-agent"), locale };
         const call = new Call(request, found.params, meta, query, deps);
         // Only the kinds that read a store return a promise: the others cost no extra await.
         const resolving = route.auth === "none" ? undefined : RESOLVE[route.auth](call);

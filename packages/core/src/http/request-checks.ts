@@ -1,6 +1,7 @@
 import { AuthError } from "../errors.js";
-import { resolveClientIp } from "../limits/client-ip.js";
+import { isUntrustedProxy, resolveClientIp } from "../limits/client-ip.js";
 import type { ResolvedAuthOptions } from "../options.js";
+import type { Logger } from "../ports/logger.js";
 import type { Cookies } from "./cookies.js";
 import type { HttpRequest } from "./types.js";
 
@@ -17,33 +18,84 @@ type Options = Pick<
   "trustProxy" | "trustedOrigins" | "appOrigin" | "allowHeaderAuthentication" | "preferHeaderAuthentication"
 >;
 
-/** What the HTTP layer reads off a request before a route runs: client IP, origin, credentials. */
-export function createRequestChecks(options: Options, cookies: Cookies) {
-  const { trustProxy } = options;
-  const trustedOrigins = new Set(
+/** The auths (by their options) that have logged the `trustProxy` warning: once each. */
+const warnedAboutProxy = new WeakSet<object>();
+
+/** Logs, once per auth (by its `options`), that a proxy on this host is not named by `trustProxy`. */
+function warnAboutProxyOnce(options: Options, logger: Logger | undefined): void {
+  if (warnedAboutProxy.has(options)) return;
+  warnedAboutProxy.add(options);
+  logger?.warn(
+    { event: "trust_proxy.unset" },
+    "requests from a proxy on this host carry X-Forwarded-For (or Forwarded, X-Real-IP) while trustProxy is 0: every visitor has the proxy's loopback address and shares its per-IP limits; set trustProxy to the number of proxies in front",
+  );
+}
+
+/** The origins a state change may come from besides the request's own: `trustedOrigins`, else `appOrigin`. */
+const trustedOriginsOf = (options: Options) =>
+  new Set(
     (options.trustedOrigins ?? (options.appOrigin ? [options.appOrigin] : [])).map(
       (origin) => new URL(origin).origin,
     ),
   );
 
-  /**
-   * The request's own origin: the adapter's scheme (or, under `trustProxy`, the right-most
-   * `X-Forwarded-Proto`, which the nearest proxy sets) and the Host header.
-   */
-  const ownOrigin = (request: HttpRequest): string | undefined => {
-    const host = header(request, "host");
-    if (!host) return undefined;
-    let scheme = request.encrypted ? "https" : "http";
-    if (trustProxy > 0) {
-      const forwarded = header(request, "x-forwarded-proto")?.split(",").pop()?.trim().toLowerCase();
-      if (forwarded === "https" || forwarded === "http") scheme = forwarded;
-    }
-    try {
-      return new URL(`${scheme}://${host}`).origin;
-    } catch {
-      return undefined;
-    }
-  };
+/**
+ * The request's own origin: the adapter's scheme (or, under `trustProxy`, the right-most
+ * `X-Forwarded-Proto`, which the nearest proxy sets) and the Host header.
+ */
+function ownOrigin(request: HttpRequest, trustProxy: number): string | undefined {
+  const host = header(request, "host");
+  if (!host) return undefined;
+  let scheme = request.encrypted ? "https" : "http";
+  if (trustProxy > 0) {
+    const forwarded = header(request, "x-forwarded-proto")?.split(",").pop()?.trim().toLowerCase();
+    if (forwarded === "https" || forwarded === "http") scheme = forwarded;
+  }
+  try {
+    return new URL(`${scheme}://${host}`).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Cross-site state changes are refused (security.md H2): an Origin that is neither trusted nor
+ * the request's own (whole origins compared: scheme, host and port), or a cross-site fetch
+ * without one.
+ */
+function checkOrigin(request: HttpRequest, trustedOrigins: ReadonlySet<string>, trustProxy: number): void {
+  if (!STATE_CHANGING.has(request.method.toUpperCase())) return;
+  const origin = header(request, "origin");
+  if (origin === undefined) {
+    if (header(request, "sec-fetch-site") === "cross-site") throw new AuthError("CSRF_REJECTED");
+    return;
+  }
+  let normalized: string;
+  try {
+    normalized = new URL(origin).origin;
+  } catch {
+    throw new AuthError("CSRF_REJECTED");
+  }
+  if (trustedOrigins.has(normalized)) return;
+  if (normalized === "null" || normalized !== ownOrigin(request, trustProxy))
+    throw new AuthError("CSRF_REJECTED");
+}
+
+/** The kinds of token a request may carry. */
+type TokenKind = "access" | "refresh" | "twoFactor" | "stepUp" | "device";
+
+/** The token of `kind` in the request's headers, when `allowHeaderAuthentication` lets it be there. */
+function tokenFromHeader(request: Pick<HttpRequest, "headers">, kind: TokenKind): string | undefined {
+  if (kind === "twoFactor") return header(request, "x-two-factor-authentication-token")?.trim() || undefined;
+  if (kind === "stepUp") return header(request, "x-step-up-token")?.trim() || undefined;
+  if (kind === "device") return header(request, "x-device-token")?.trim() || undefined;
+  return /^Bearer +(\S+)\s*$/i.exec(header(request, "authorization") ?? "")?.[1];
+}
+
+/** What the HTTP layer reads off a request before a route runs: client IP, origin, credentials. */
+export function createRequestChecks(options: Options, cookies: Cookies, logger?: Logger) {
+  const { trustProxy } = options;
+  const trustedOrigins = trustedOriginsOf(options);
 
   return {
     /** The client IP under `trustProxy` (docs/limits.md). */
@@ -51,41 +103,28 @@ export function createRequestChecks(options: Options, cookies: Cookies) {
       resolveClientIp(request.remoteAddress, request.headers["x-forwarded-for"], trustProxy),
 
     /**
-     * Cross-site state changes are refused (security.md H2): an Origin that is neither trusted nor
-     * the request's own (whole origins compared: scheme, host and port), or a cross-site fetch
-     * without one.
+     * Whether the request, whose client IP resolved to `ip`, came from a proxy on this host that
+     * `trustProxy` does not name (`isUntrustedProxy`): then it is limited per IP like any client,
+     * and the first such request of this auth logs a warning naming `trustProxy`.
      */
+    untrustedProxy(request: Pick<HttpRequest, "headers">, ip: string | undefined): boolean {
+      if (!isUntrustedProxy(ip, request.headers, trustProxy)) return false;
+      warnAboutProxyOnce(options, logger);
+      return true;
+    },
+
+    /** Refuses a cross-site state change with 403 CSRF_REJECTED (see `checkOrigin` above). */
     checkOrigin(request: HttpRequest): void {
-      if (!STATE_CHANGING.has(request.method.toUpperCase())) return;
-      const origin = header(request, "origin");
-      if (origin === undefined) {
-        if (header(request, "sec-fetch-site") === "cross-site") throw new AuthError("CSRF_REJECTED");
-        return;
-      }
-      let normalized: string;
-      try {
-        normalized = new URL(origin).origin;
-      } catch {
-        throw new AuthError("CSRF_REJECTED");
-      }
-      if (trustedOrigins.has(normalized)) return;
-      if (normalized === "null" || normalized !== ownOrigin(request)) throw new AuthError("CSRF_REJECTED");
+      checkOrigin(request, trustedOrigins, trustProxy);
     },
 
     /** A token by the header/cookie rules of `allowHeaderAuthentication` and `preferHeaderAuthentication`. */
     readToken(
       request: Pick<HttpRequest, "headers">,
       jar: Record<string, string | undefined>,
-      kind: "access" | "refresh" | "twoFactor" | "stepUp" | "device",
+      kind: TokenKind,
     ): string | undefined {
-      let fromHeader: string | undefined;
-      if (options.allowHeaderAuthentication) {
-        if (kind === "twoFactor")
-          fromHeader = header(request, "x-two-factor-authentication-token")?.trim() || undefined;
-        else if (kind === "stepUp") fromHeader = header(request, "x-step-up-token")?.trim() || undefined;
-        else if (kind === "device") fromHeader = header(request, "x-device-token")?.trim() || undefined;
-        else fromHeader = /^Bearer +(\S+)\s*$/i.exec(header(request, "authorization") ?? "")?.[1];
-      }
+      const fromHeader = options.allowHeaderAuthentication ? tokenFromHeader(request, kind) : undefined;
       const fromCookie = jar[cookies.names[kind]] || undefined;
       if (fromHeader !== undefined && fromCookie !== undefined) {
         return options.preferHeaderAuthentication ? fromHeader : fromCookie;

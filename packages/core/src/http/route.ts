@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AuthError, CooldownRefusal, ErrorCode } from "../errors.js";
+import type { AuthError, ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import type { CookieKind } from "./cookies.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
@@ -96,8 +96,8 @@ export interface RouteSpec<A extends RouteAuth = RouteAuth> {
 
 /** One route of docs/http-api.md with `auth: A`: its data and what it does. */
 export interface RouteOf<A extends RouteAuth> extends RouteSpec<A> {
-  /** The response, or a running cooldown's `CooldownRefusal`, which the handler answers as its 429. */
-  handle(input: RouteInput<A>): Promise<HttpResponse | CooldownRefusal>;
+  /** The response; a refusal is thrown as its `AuthError` (a running cooldown as its `CooldownError`). */
+  handle(input: RouteInput<A>): Promise<HttpResponse>;
 }
 
 /** One route of any kind of `auth`: the route table is a list of these. */

@@ -35,3 +35,13 @@ export interface HttpResponse {
   /** The serialized body, or null for none (a 304, a 302 redirect whose `location` header says where). */
   body: string | null;
 }
+
+/**
+ * A session's tokens, for the cookies a login sets (`setSessionCookies` of each adapter). With
+ * `rememberMe: false`, as `auth.sessions.create` returns it, browser-session cookies (no Max-Age).
+ */
+export interface SessionCookieTokens {
+  accessToken: string;
+  refreshToken: string;
+  rememberMe?: boolean | undefined;
+}

@@ -92,7 +92,7 @@ describe("identity providers", () => {
   it("admin.deleteUser - also removes the user's identity-provider links, so the identity is free again", async () => {
     const stores = createMemoryStores({ sweepIntervalMs: 0 });
     const auth = build({ stores, identityProviders: [github] });
-    const user = await auth.admin.createUser(
+    const user = await auth.host.createUser(
       {},
       { email: "gone@example.test", identityProviders: ["github"] },
     );
@@ -104,7 +104,7 @@ describe("identity providers", () => {
       createdAt: 1,
     };
     await stores.identities.link({ ...link, userId: user.id });
-    await auth.admin.deleteUser({}, user.id);
+    await auth.host.deleteUser({}, user.id);
     expect(await stores.identities.listByUser(user.id)).toEqual([]);
     expect(await stores.identities.findBySubject("https://github.com", "7")).toBeNull();
   });

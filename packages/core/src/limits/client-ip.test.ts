@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ipBucket, isLoopback, resolveClientIp } from "./client-ip.js";
+import { ipBucket, isLoopback, isUntrustedProxy, resolveClientIp } from "./client-ip.js";
 
 describe("client ip", () => {
   it("resolveClientIp - without trustProxy, the socket's address; X-Forwarded-For is ignored", () => {
@@ -28,5 +28,19 @@ describe("client ip", () => {
     expect(ipBucket("127.0.0.53")).toBeNull();
     expect(ipBucket(undefined)).toBeNull();
     expect(isLoopback("128.0.0.1")).toBe(false);
+  });
+
+  it("isUntrustedProxy - loopback with a forwarding header and trustProxy 0 is a proxy in front, counted by the loopback address", () => {
+    for (const name of ["x-forwarded-for", "forwarded", "x-real-ip"]) {
+      expect(isUntrustedProxy("127.0.0.1", { [name]: "203.0.113.7" }, 0)).toBe(true);
+      expect(isUntrustedProxy("::1", { [name]: "203.0.113.7" }, 0)).toBe(true);
+      expect(isUntrustedProxy("127.0.0.1", { [name]: "203.0.113.7" }, 1)).toBe(false);
+      expect(isUntrustedProxy("203.0.113.9", { [name]: "203.0.113.7" }, 0)).toBe(false);
+    }
+    expect(isUntrustedProxy("127.0.0.1", { "user-agent": "curl" }, 0)).toBe(false);
+    expect(isUntrustedProxy(undefined, { "x-forwarded-for": "203.0.113.7" }, 0)).toBe(false);
+    expect(ipBucket("127.0.0.1", true)).toBe("127.0.0.1");
+    expect(ipBucket("::1", true)).toBe("::1");
+    expect(ipBucket("127.0.0.1", false)).toBeNull();
   });
 });

@@ -44,7 +44,7 @@ export function resolveClientIp(
   return normalizeAddress(chosen) ?? socket;
 }
 
-/** Loopback clients (127.0.0.0/8, ::1) are not limited per IP. */
+/** Loopback clients (127.0.0.0/8, ::1) are not limited per IP (unless `isUntrustedProxy`). */
 export function isLoopback(ip: string): boolean {
   return ip === "::1" || /^127\./.test(ip);
 }
@@ -67,12 +67,33 @@ function ipv6Groups(ip: string): string[] {
   );
 }
 
+/** The headers a proxy sets to name the client it forwards for. */
+const FORWARDING_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"] as const;
+
+/**
+ * Whether a request whose client IP resolved to `ip` came through a proxy on this host that
+ * `trustProxy` does not name: a loopback socket carrying a forwarding header (`X-Forwarded-For`,
+ * `Forwarded` or `X-Real-IP`) while `trustProxy` is 0. Such a request is limited per IP like any
+ * other (every visitor is then the loopback address, in one bucket): only a really local client
+ * is exempt.
+ */
+export function isUntrustedProxy(
+  ip: string | undefined,
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>,
+  trustProxy: number,
+): boolean {
+  if (trustProxy !== 0 || ip === undefined || !isLoopback(ip)) return false;
+  return FORWARDING_HEADERS.some((name) => headers[name] !== undefined);
+}
+
 /**
  * The per-IP bucket of an address: IPv4 as is, IPv6 by its /64 prefix (one subscriber usually
- * holds a whole /64, so counting single addresses would be no limit). Null for loopback.
+ * holds a whole /64, so counting single addresses would be no limit). Null for loopback, unless
+ * `countLoopback` (a proxy in front that `trustProxy` does not name, `isUntrustedProxy`).
  */
-export function ipBucket(ip: string | undefined): string | null {
-  if (ip === undefined || isLoopback(ip)) return null;
+export function ipBucket(ip: string | undefined, countLoopback = false): string | null {
+  if (ip === undefined) return null;
+  if (isLoopback(ip)) return countLoopback ? ip : null;
   if (isIP(ip) === 4) return ip;
   return `${ipv6Groups(ip).slice(0, 4).join(":")}::/64`;
 }

@@ -1,6 +1,7 @@
 import { CooldownError } from "../errors.js";
 import type { SecurityEvents, SecurityEventType } from "../events.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
+import { DEFAULT_MAX_OUTSTANDING_CHALLENGES, PASSKEY_CHALLENGE_KEPT_MS } from "../webauthn-options.js";
 import { ipBucket } from "./client-ip.js";
 import {
   createThrottle,
@@ -32,6 +33,7 @@ export interface LimitOptions {
   twoFactor: { maxFailedAttempts: number; lockoutSeconds: number };
   ipLimits: { enabled: boolean } & Record<IpLimitName, { max: number; windowSeconds: number }>;
   emailSignIn: { ttlSeconds: number; maxWrongCodes: number };
+  webauthn?: { maxOutstandingChallenges?: number | undefined } | undefined;
 }
 
 const IP_LIMITS: Record<IpLimitName, { code: ThrottleCode; onSuccess: "refund" | "keep" }> = {
@@ -49,13 +51,14 @@ const IP_LIMITS: Record<IpLimitName, { code: ThrottleCode; onSuccess: "refund" |
 export interface AttemptContext {
   userId?: string | null | undefined;
   ip?: string | undefined;
+  /** A loopback `ip` behind a proxy `trustProxy` does not name: counted per IP (see `RequestContext`). */
+  untrustedProxy?: boolean | undefined;
   userAgent?: string | undefined;
 }
 
 export interface Limits {
   /**
-   * Counts a password check of a normalized address (login and step-up share this budget)
-   * before it runs; `LOGIN_THROTTLED` and a `login.throttled` event when refused.
+   * Counts a login's password check of a normalized address before it runs; `LOGIN_THROTTLED` and a `login.throttled` event when refused.
    */
   password(address: string, who: AttemptContext): Promise<ThrottleAttempt>;
   /** Forgets an address's failures and lock: its owner proved it another way (a password reset). */
@@ -68,6 +71,13 @@ export interface Limits {
    */
   knownDevicePassword(userId: string, deviceId: string, who: AttemptContext): Promise<ThrottleAttempt>;
   /**
+   * Counts a signed-in session's password check (step-up, password change) in that session's own
+   * budget, keyed by its id: the same rules as `password` (`loginThrottle`), `LOGIN_THROTTLED` and
+   * a `login.throttled` event (reason `session`) when refused. Failed logins on the address (anyone
+   * can make them) never block its signed-in owner; a right password clears this session's budget.
+   */
+  sessionPassword(sessionId: string, who: AttemptContext): Promise<ThrottleAttempt>;
+  /**
    * Counts a second-factor code (TOTP, emailed, recovery) of an account before it is checked;
    * `TWO_FACTOR_THROTTLED` and a `two_factor.throttled` event when refused.
    */
@@ -76,7 +86,8 @@ export interface Limits {
   clearTwoFactor(userId: string): Promise<void>;
   /**
    * Counts one request against a per-IP limit (`ip.limited` event and the limit's 429 when over
-   * it). Loopback and unknown IPs, and every IP when `ipLimits.enabled` is false, pass uncounted.
+   * it). Loopback (unless `who.untrustedProxy`) and unknown IPs, and every IP when
+   * `ipLimits.enabled` is false, pass uncounted.
    * `userId`, when given, is the event's (a copy of `who` with it is made only when counting).
    */
   ip(name: IpLimitName, who: AttemptContext, userId?: string): Promise<ThrottleAttempt>;
@@ -89,6 +100,13 @@ export interface Limits {
   emailSignInCode(address: string, who: AttemptContext): Promise<ThrottleAttempt>;
   /** Forgets an address's count of sign-in codes: a newer request mailed a new code. */
   clearEmailSignInCodes(address: string): Promise<void>;
+  /**
+   * Counts a passkey sign-in start (a challenge the store keeps 15 minutes) against one budget of
+   * all clients together, `webauthn.maxOutstandingChallenges` per 15 minutes: past it, 429
+   * `RATE_LIMITED` and an `ip.limited` event (reason `all:passkeyChallenges`) until the window
+   * ends. Whatever the addresses, the store never keeps more than twice the budget of them.
+   */
+  passkeyChallenge(who: AttemptContext): Promise<ThrottleAttempt>;
 }
 
 /** A throttle that locks a subject after its free attempts in the window; a success clears it. */
@@ -107,9 +125,9 @@ const lockingThrottle = (
     onSuccess: "clear",
   });
 
-export function createLimits(options: LimitOptions, store: CooldownStore, events: SecurityEvents): Limits {
-  const { loginThrottle, twoFactor, ipLimits, emailSignIn } = options;
-  const perIp = new Map(
+/** One throttle per per-IP limit, with its budget from `ipLimits`. */
+function ipThrottles(store: CooldownStore, ipLimits: LimitOptions["ipLimits"]): Map<IpLimitName, Throttle> {
+  return new Map(
     (Object.keys(IP_LIMITS) as IpLimitName[]).map((name) => {
       const { max, windowSeconds } = ipLimits[name];
       return [
@@ -123,8 +141,31 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
       ] as const;
     }),
   );
+}
+
+/** An attempt, with the event of `type` when the throttle refuses it. */
+async function attemptWithEvent(
+  events: SecurityEvents,
+  throttle: Throttle,
+  subject: string,
+  type: SecurityEventType,
+  reason: string,
+  who: AttemptContext,
+): Promise<ThrottleAttempt> {
+  try {
+    return await throttle.attempt(subject);
+  } catch (error) {
+    if (error instanceof CooldownError) events.emit(type, { ...who, reason });
+    throw error;
+  }
+}
+
+export function createLimits(options: LimitOptions, store: CooldownStore, events: SecurityEvents): Limits {
+  const { loginThrottle, twoFactor, ipLimits, emailSignIn } = options;
+  const perIp = ipThrottles(store, ipLimits);
   const password = lockingThrottle(store, "password", "LOGIN_THROTTLED", loginThrottle);
   const knownDevice = lockingThrottle(store, "password-device", "LOGIN_THROTTLED", loginThrottle);
+  const session = lockingThrottle(store, "password-session", "LOGIN_THROTTLED", loginThrottle);
   // One fixed lockout: the window, the first lock and the longest lock are all `lockoutSeconds`.
   const secondFactor = lockingThrottle(store, "two-factor", "TWO_FACTOR_THROTTLED", {
     freeAttempts: twoFactor.maxFailedAttempts,
@@ -142,33 +183,36 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
     onSuccess: "clear",
   });
 
-  /** An attempt, with the event of `type` when the throttle refuses it. */
-  const counted = async (
+  // A fixed window as long as the store keeps a challenge, for everyone at once.
+  const challenges = createThrottle(store, {
+    name: "passkey-challenges",
+    code: "RATE_LIMITED",
+    freeAttempts: options.webauthn?.maxOutstandingChallenges ?? DEFAULT_MAX_OUTSTANDING_CHALLENGES,
+    windowMs: PASSKEY_CHALLENGE_KEPT_MS,
+    onSuccess: "keep",
+  });
+
+  const counted = (
     throttle: Throttle,
     subject: string,
     type: SecurityEventType,
     reason: string,
     who: AttemptContext,
-  ) => {
-    try {
-      return await throttle.attempt(subject);
-    } catch (error) {
-      if (error instanceof CooldownError) events.emit(type, { ...who, reason });
-      throw error;
-    }
-  };
+  ) => attemptWithEvent(events, throttle, subject, type, reason, who);
 
   return {
     password: (address, who) => counted(password, address, "login.throttled", "address", who),
     clearPassword: (address) => password.clear(address),
     knownDevicePassword: (userId, deviceId, who) =>
       counted(knownDevice, `${userId}:${deviceId}`, "login.throttled", "device", who),
+    sessionPassword: (sessionId, who) => counted(session, sessionId, "login.throttled", "session", who),
     twoFactor: (userId, who) => counted(secondFactor, userId, "two_factor.throttled", "account", who),
     clearTwoFactor: (userId) => secondFactor.clear(userId),
     emailSignInCode: (address, who) => counted(signInCodes, address, "login.throttled", "email_code", who),
     clearEmailSignInCodes: (address) => signInCodes.clear(address),
+    passkeyChallenge: (who) => counted(challenges, "all", "ip.limited", "all:passkeyChallenges", who),
     async ip(name, who, userId) {
-      const bucket = ipLimits.enabled ? ipBucket(who.ip) : null;
+      const bucket = ipLimits.enabled ? ipBucket(who.ip, who.untrustedProxy === true) : null;
       const throttle = perIp.get(name);
       if (bucket === null || !throttle) return UNCOUNTED;
       const subject = userId === undefined ? who : { ...who, userId };

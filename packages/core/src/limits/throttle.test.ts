@@ -49,6 +49,16 @@ describe("throttle", () => {
     expect(await attempt()).toBe("ok");
   });
 
+  it("attempt - a lock taken during a 2 h clock jump, once the clock is corrected: refused for at most its 30 s, then one attempt through", async () => {
+    const { clock, play } = setup();
+    clock.advance(2 * 3_600_000);
+    await play(["ok", "ok", "ok", "ok", "ok", "LOGIN_THROTTLED 30"]);
+    clock.advance(-2 * 3_600_000);
+    // As if the clock had never jumped: the running lock's own 30 s, then the doubling goes on
+    // (9 hits → 2^(9-5-1) × 30 s).
+    await play(["LOGIN_THROTTLED 30", 29_000, "LOGIN_THROTTLED 1", 1_000, "ok", "LOGIN_THROTTLED 240"]);
+  });
+
   it("attempt - locks never pass maxMs and end: not a permanent lock", async () => {
     const { attempt, play } = setup();
     for (let i = 0; i < 60; i++) await attempt();

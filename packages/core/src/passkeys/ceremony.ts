@@ -5,16 +5,18 @@ import type { PasskeyRecord, PasskeyStore } from "../ports/passkey-store.js";
 import { PASSKEY_CHALLENGE_PURPOSE } from "../tokens/purposes.js";
 import { hashToken, randomToken } from "../tokens/random.js";
 import { consumeSingleUseToken, type TokenDeps } from "../tokens/single-use-token.js";
-import type { ResolvedWebAuthn } from "../webauthn-options.js";
+import {
+  PASSKEY_CHALLENGE_KEPT_MS,
+  PASSKEY_CHALLENGE_TTL_MS,
+  type ResolvedWebAuthn,
+} from "../webauthn-options.js";
+
+export { PASSKEY_CHALLENGE_TTL_MS };
 
 type SimpleWebAuthn = typeof import("@simplewebauthn/server");
 
-/** How long a challenge can be answered: 5 minutes (also the ceremony's `timeout`). */
-export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60 * 1000;
 /** The public-key algorithms a passkey may use (COSE): EdDSA, ES256, RS256, whatever the runtime supports besides. */
 export const PASSKEY_ALGORITHMS = [-8, -7, -257];
-/** How long an expired challenge is kept, so it can be told from an unknown one. */
-const CHALLENGE_GRACE_MS = 10 * 60 * 1000;
 
 /**
  * Throws at start-up (from `createAuth`) when `@simplewebauthn/server`, the optional peer
@@ -117,7 +119,7 @@ export async function issueChallenge(
         expiresAt: ctx.clock.now() + PASSKEY_CHALLENGE_TTL_MS,
         data,
       },
-      PASSKEY_CHALLENGE_TTL_MS + CHALLENGE_GRACE_MS,
+      PASSKEY_CHALLENGE_KEPT_MS,
     ),
   );
   const bytes = new Uint8Array(Buffer.from(challenge, "base64url"));

@@ -13,7 +13,7 @@ async function setUp(options: Parameters<typeof createTestAuth>[0] = {}) {
   const test = createTestAuth({ webauthn: {}, onEvent: (event) => events.push(event), ...options });
   const { auth } = test;
   const email = "ada@example.test";
-  await auth.admin.createUser({}, { email, password: PASSWORD, emailVerified: true });
+  await auth.host.createUser({}, { email, password: PASSWORD, emailVerified: true });
   const principal = await principalOf(auth, email);
   const { stepUpToken } = (await auth.stepUp({ principal }, { password: PASSWORD })) as {
     stepUpToken: string;
@@ -102,14 +102,14 @@ describe("passkeys", () => {
     expect(JSON.stringify(listed)).not.toContain((await stores.passkeys.findById(id))?.publicKey);
   });
 
-  it("email-first - names the account's passkeys; an address without any gets one stable stand-in id", async () => {
+  it("email-first - names the account's passkeys; an address without any gets stable stand-in entries", async () => {
     const context = await setUp();
     const id = await addPasskey(context);
     const known = await startSignIn(context.auth, context.email);
     expect(known.options.allowCredentials?.map((c) => c.id)).toEqual([id]);
     const unknown = await startSignIn(context.auth, "nobody@example.test");
     const again = await startSignIn(context.auth, "nobody@example.test");
-    expect(unknown.options.allowCredentials).toHaveLength(1);
+    expect(unknown.options.allowCredentials?.length).toBeGreaterThan(0);
     expect(unknown.options.allowCredentials).toEqual(again.options.allowCredentials);
     const result = await context.auth.passkeys.signIn(
       { token: known.browser },
@@ -121,7 +121,7 @@ describe("passkeys", () => {
   it("email-first - a passkey of another account is refused: PASSKEY_UNKNOWN", async () => {
     const context = await setUp();
     await addPasskey(context);
-    await context.auth.admin.createUser({}, { email: "bob@example.test", password: PASSWORD });
+    await context.auth.host.createUser({}, { email: "bob@example.test", password: PASSWORD });
     const { options, browser } = await startSignIn(context.auth, "bob@example.test");
     const response = context.authenticator.authenticate(options, {
       credentialId: context.authenticator.credentialIds[0] as string,
@@ -280,7 +280,7 @@ describe("passkeys", () => {
     );
     const renamed = await auth.passkeys.rename({ principal, stepUpToken }, { id, body: { name: "Phone" } });
     expect(renamed.name).toBe("Phone");
-    await auth.admin.createUser({}, { email: "bob@example.test", password: PASSWORD });
+    await auth.host.createUser({}, { email: "bob@example.test", password: PASSWORD });
     const bob = await principalOf(auth, "bob@example.test");
     const bobs = (await auth.passkeys.stepUpOptions({ principal: bob })) as unknown as Options;
     const response = authenticator.authenticate(bobs, { credentialId: id });
@@ -335,7 +335,7 @@ describe("passkeys", () => {
   it("admin.deleteUser - the user's passkeys go with the account", async () => {
     const context = await setUp();
     const id = await addPasskey(context);
-    await context.auth.admin.deleteUser({}, context.principal.userId);
+    await context.auth.host.deleteUser({}, context.principal.userId);
     expect(await context.stores.passkeys.findById(id)).toBeNull();
   });
 });

@@ -18,15 +18,29 @@ export interface CooldownHitResult {
  * Per-key cooldowns (email sends, locks) and attempt counters (throttles). Keys are opaque
  * strings built by the core; cooldowns and counters may share a key without touching each
  * other. Every method rejects only when the store itself fails (reported as
- * `EMAIL_COOLDOWN_CACHE_FAILURE`). Durations are milliseconds.
+ * `EMAIL_COOLDOWN_CACHE_FAILURE`). An `acquire` or `hit` that rejected for a timeout must not
+ * take effect later (a hung server that resumes runs what was queued): the throttles give back
+ * only the attempts they were told were counted. Durations are milliseconds.
+ *
+ * A store keeps each cooldown's end (a deadline on its clock) with the length it was started
+ * with, and each counter window's end. A clock set back after a forward jump leaves an end
+ * further away than that length: `acquire` and `remainingMs` then move a cooldown's end to its
+ * own length from now, and `hit` a window's end to `windowMs` from now, so a cooldown, lock or
+ * window never lasts longer than its configured length, whatever the clock did.
  */
 export interface CooldownStore {
   /**
    * Starts a cooldown of `ttlMs` milliseconds on `key` unless one is running. Must be atomic:
-   * of any number of concurrent calls on one key, exactly one acquires.
+   * of any number of concurrent calls on one key, exactly one acquires. A running cooldown whose
+   * end is further away than the length it was started with (the clock was set back) has its end
+   * moved to that length from now (its own length, not this call's `ttlMs`: a refused call never
+   * shortens a longer cooldown), and `remainingMs` answers that.
    */
   acquire(key: string, ttlMs: number): Promise<CooldownAcquireResult>;
-  /** Milliseconds left on `key`'s cooldown; 0 when none runs. */
+  /**
+   * Milliseconds left on `key`'s cooldown; 0 when none runs. Never more than the length it was
+   * started with: a further end is moved, as in `acquire`.
+   */
   remainingMs(key: string): Promise<number>;
   /** Ends `key`'s cooldown at once (used when the guarded action failed). No-op when none runs. */
   release(key: string): Promise<void>;
@@ -34,7 +48,8 @@ export interface CooldownStore {
    * Counts one attempt on `key` and returns the new count, in one atomic operation: of N
    * concurrent hits on a fresh key, each of the counts 1…N is returned exactly once. The first
    * hit opens a window of `windowMs` milliseconds; later hits do not extend it; when it ends the
-   * counter is gone and the next hit counts 1 again.
+   * counter is gone and the next hit counts 1 again. A window whose end is more than `windowMs`
+   * away (the clock was set back) has its end moved to `windowMs` from now.
    */
   hit(key: string, windowMs: number): Promise<CooldownHitResult>;
   /**

@@ -8,6 +8,7 @@ export type {
 export type { Clock } from "./clock.js";
 export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
 export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";
+export type { JointStores } from "./joint-stores.js";
 export type { Logger } from "./logger.js";
 export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
 export type { PasskeyRecord, PasskeyStore, PasskeyUse } from "./passkey-store.js";

@@ -1,7 +1,8 @@
 import { AuthError, guardPort } from "../errors.js";
-import { type Call, toUser } from "../model.js";
+import { type Call, type RequestContext, toUser } from "../model.js";
 import type { UserStore } from "../ports/user-store.js";
 import { isLocked } from "./account-lock.js";
+import { assertNotImpersonating } from "./impersonation.js";
 import { signedIn } from "./signed-in.js";
 
 /** What deciding who acts in the back office needs. */
@@ -13,21 +14,33 @@ export interface AdminActorDeps {
 }
 
 /**
- * Who performs a back-office operation, for its events. A host call without a principal is the
- * host's own decision: the actor is `call.actor`, else `"host"`. A call with a principal (every
- * admin route) must come from an admin: an issued principal (`AUTHENTICATION_REQUIRED`), not an
- * impersonation, whose user exists, is not locked and is allowed by `admin.authorize`
- * (`ADMIN_REQUIRED` otherwise, also without `authorize`), then a live step-up token of that user
- * and session (`STEP_UP_REQUIRED`). The actor is then the admin's user id.
+ * Who performs a back-office or host operation, once `asAdmin` or `asHost` decided it: the actor
+ * its events name, and the request it runs for. The operations take this instead of a `Call`, so
+ * none can be bound without one of the two deciding first.
+ */
+export interface Acting {
+  /** The admin's user id (`asAdmin`), else the host's `call.actor` or `"host"` (`asHost`). */
+  actor: string;
+  request: RequestContext | undefined;
+}
+
+/** An operation of the back office or the host: the context, who acts, its input. */
+type ActingOperation<D, I extends unknown[], R> = (ctx: D, acting: Acting, ...input: I) => Promise<R>;
+
+/**
+ * Who performs a back-office operation: always a signed-in caller (`AUTHENTICATION_REQUIRED`
+ * without an issued principal, whatever `call.actor` says), not an impersonation
+ * (`IMPERSONATION_NOT_ALLOWED`), whose user exists, is not locked and is allowed by
+ * `admin.authorize` (`ADMIN_REQUIRED` otherwise, also without `authorize`), then a live step-up
+ * token of that user and session (`STEP_UP_REQUIRED`). The actor is the admin's user id.
  */
 export async function actingAdmin(ctx: AdminActorDeps, call: Call): Promise<string> {
-  if (call.principal === undefined) return call.actor ?? "host";
   const principal = signedIn(call);
+  assertNotImpersonating(principal);
   const authorize = ctx.options.admin.authorize as
     | ((principal: unknown, user: unknown) => boolean | Promise<boolean>)
     | undefined;
-  if (authorize === undefined || principal.impersonatedBy !== undefined)
-    throw new AuthError("ADMIN_REQUIRED");
+  if (authorize === undefined) throw new AuthError("ADMIN_REQUIRED");
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(principal.userId));
   if (user === null || isLocked(user)) throw new AuthError("ADMIN_REQUIRED");
   let allowed: boolean;
@@ -39,4 +52,32 @@ export async function actingAdmin(ctx: AdminActorDeps, call: Call): Promise<stri
   if (!allowed) throw new AuthError("ADMIN_REQUIRED");
   await ctx.stepUpTokens.verify(call.stepUpToken, principal.userId, principal.sessionId);
   return principal.userId;
+}
+
+/**
+ * `operation` as a back-office use case (`auth.admin.*`): it runs only once `actingAdmin` allowed
+ * the call's principal, and acts as that admin.
+ */
+export function asAdmin<D extends AdminActorDeps, I extends unknown[], R>(
+  operation: ActingOperation<D, I, R>,
+): (ctx: D, call: Call, ...input: I) => Promise<R> {
+  return async (ctx, call, ...input) =>
+    operation(ctx, { actor: await actingAdmin(ctx, call), request: call.request }, ...input);
+}
+
+/**
+ * `operation` as a trusted host operation (`auth.host.*`): no caller is checked, the host's own
+ * code decided; the actor is `call.actor`, else `"host"`. A call with a principal (or a step-up
+ * token) is refused with a `TypeError`: it means a request's caller, whose place is the back office.
+ */
+export function asHost<D, I extends unknown[], R>(
+  operation: ActingOperation<D, I, R>,
+): (ctx: D, call: Call, ...input: I) => Promise<R> {
+  return async (ctx, call, ...input) => {
+    if (call.principal !== undefined || call.stepUpToken !== undefined)
+      throw new TypeError(
+        "auth.host.* takes no principal or step-up token: it checks no caller. Pass a request's caller to auth.admin.* instead.",
+      );
+    return operation(ctx, { actor: call.actor ?? "host", request: call.request }, ...input);
+  };
 }

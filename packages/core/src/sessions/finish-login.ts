@@ -103,7 +103,13 @@ export async function finishLogin(
     });
   if (recoveryCodesLeft !== undefined) notice("recovery-code-used");
   else if (ctx.options.email.loginAlerts && ctx.emails.enabled && !known) notice("login-alert");
-  const details = { ...request, userId: user.id, sessionId: tokens.sessionId, ...(reason ? { reason } : {}) };
+  const details = {
+    ...request,
+    userId: user.id,
+    sessionId: tokens.sessionId,
+    device: { browser: record.browser, os: record.os },
+    ...(reason ? { reason } : {}),
+  };
   ctx.events.emit("login.succeeded", details);
   ctx.events.emit("session.created", details);
   return {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SecurityEvent } from "../events.js";
 import { createHttpHandler } from "../http/handler.js";
+import { accessTokenExpiresAt } from "../http/token-expiry.js";
 import { parseAuthOptions } from "../options.js";
 import type { SessionStore } from "../ports/session-store.js";
 import { code, createTestAuth, EMAIL_TWO_FACTOR, PASSWORD, signIn, TEST_SECRET } from "../test-support.js";
@@ -86,6 +87,37 @@ describe("session lifetimes", () => {
     expect(await me(last.accessToken)).toBe("OK");
     clock.advance(2);
     expect(await me(last.accessToken)).toBe("ACCESS_TOKEN_INVALID");
+  });
+
+  it("login and refresh - the access token's exp (and accessTokenExpiresAt) is the earliest of its lifetime, the idle end and the absolute end", async () => {
+    const { clock, login, refresh } = await setup();
+    /** The token's `exp` in ms, as the routes answer it (`accessTokenExpiresAt`). */
+    const expiry = (token: string) => Date.parse(accessTokenExpiresAt(token) ?? "");
+    const start = clock.now();
+    // Signed in: the idle end (60 s) comes before the token's own 900 s.
+    let tokens = await login();
+    expect(expiry(tokens.accessToken)).toBe(start + IDLE_MS);
+    // Each refresh restarts the idle timeout: its end again.
+    for (let i = 1; i <= 4; i++) {
+      clock.advance(50_000);
+      tokens = { ...tokens, ...(await refresh(tokens.refreshToken)) };
+      expect(expiry(tokens.accessToken)).toBe(start + i * 50_000 + IDLE_MS);
+    }
+    // 50 s before the absolute end (5 min): the absolute end, not the idle end 10 s after it.
+    clock.advance(50_000);
+    tokens = { ...tokens, ...(await refresh(tokens.refreshToken)) };
+    expect(expiry(tokens.accessToken)).toBe(start + LIFETIME_MS);
+    // Where the token's own lifetime is the shortest, it is that.
+    const short = createTestAuth({
+      email: { enabled: false },
+      accessTokenTtlSeconds: 30,
+      idleTimeoutSeconds: IDLE_MS / 1000,
+      absoluteLifetimeSeconds: LIFETIME_MS / 1000,
+    });
+    await short.auth.register({}, { email: "ada@example.test", password: PASSWORD });
+    const shortStart = short.clock.now();
+    const signedIn = await signIn(short.auth, { email: "ada@example.test", password: PASSWORD });
+    expect(expiry(signedIn.accessToken)).toBe(shortStart + 30_000);
   });
 
   it("sessions.list - leaves out a session past its idle timeout, before any refresh ends it", async () => {

@@ -81,8 +81,8 @@ describe("login alerts", () => {
 
   it("login - an account seeded by the host gets an alert for its first sign-in (no browser knows it), then none from that browser", async () => {
     const { auth, clock, alerts } = setup();
-    const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
-    await auth.admin.setPassword({}, { userId: user.id, password: PASSWORD });
+    const user = await auth.host.createUser({}, { email: ADA, emailVerified: true });
+    await auth.host.setPassword({}, { userId: user.id, password: PASSWORD });
     clock.advance(30 * 24 * 3600 * 1000);
     const { deviceToken } = await signIn(auth, { email: ADA, password: PASSWORD });
     expect(await alerts()).toBe(1);
@@ -102,8 +102,8 @@ describe("login alerts", () => {
 
   it("completeTwoFactorLogin - finishing with the second factor counts: an alert from a new browser, none from it the second time", async () => {
     const { auth, clock, alerts, sent, stores } = setup();
-    const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
-    await auth.admin.setPassword({}, { userId: user.id, password: PASSWORD });
+    const user = await auth.host.createUser({}, { email: ADA, emailVerified: true });
+    await auth.host.setPassword({}, { userId: user.id, password: PASSWORD });
     await stores.users.update(user.id, { twoFactor: EMAIL_TWO_FACTOR });
     let deviceToken: string | undefined;
     for (const expected of [1, 1]) {
@@ -123,7 +123,7 @@ describe("login alerts", () => {
 
   it("sessions.create - counts as a sign-in: an alert unless the call brings a device token naming the account", async () => {
     const { auth, alerts } = setup();
-    const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
+    const user = await auth.host.createUser({}, { email: ADA, emailVerified: true });
     const { deviceToken } = await auth.sessions.create({}, { userId: user.id });
     expect(await alerts()).toBe(1);
     await auth.sessions.create({ request: { deviceToken } }, { userId: user.id });
@@ -212,7 +212,7 @@ describe("session.created", () => {
 
   it("sessions.create - emits session.created once, with reason api", async () => {
     const { auth, events } = setup();
-    const user = await auth.admin.createUser({}, { email: ADA, emailVerified: true });
+    const user = await auth.host.createUser({}, { email: ADA, emailVerified: true });
     const { sessionId } = await auth.sessions.create({}, { userId: user.id });
     expect(events.filter((event) => event.type === "session.created")).toEqual([
       expect.objectContaining({ userId: user.id, sessionId, reason: "api" }),

@@ -1,6 +1,7 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
+import type { JointStores } from "../ports/joint-stores.js";
 import type { SessionRecord, SessionStore } from "../ports/session-store.js";
 import { randomId } from "../tokens/random.js";
 import { endSession, endUserSessions, rotateSession, storeNewSession } from "./session-lifecycle.js";
@@ -56,29 +57,14 @@ describe("session lifecycle", () => {
     expect(await allowed(record.accessTokenJti)).toEqual({ userId: record.userId, sessionId: record.id });
   });
 
-  it("storeNewSession - an allowlist's joint write is used when it answers true; on false the two calls are made", async () => {
+  it("storeNewSession - with a joint write in deps.joint, one call writes both; without it, the two calls", async () => {
     const { memory, deps, newSession } = setup();
     const calls: string[] = [];
-    let answer = true;
     const allowlist = {
       ...memory.allowlist,
       allowAccessToken: async (...args: Parameters<typeof memory.allowlist.allowAccessToken>) => {
         calls.push("allow");
         return memory.allowlist.allowAccessToken(...args);
-      },
-      async allowAccessTokenWithSession(
-        jti: string,
-        entry: { userId: string; sessionId: string },
-        ttlMs: number,
-        session: SessionRecord,
-        sessionTtlMs: number,
-        given: SessionStore,
-      ) {
-        calls.push(`joint ${given === sessions} ${ttlMs} ${sessionTtlMs}`);
-        if (!answer) return false;
-        await memory.allowlist.allowAccessToken(jti, entry, ttlMs);
-        await memory.sessions.createSession(session, sessionTtlMs);
-        return true;
       },
     };
     const sessions = {
@@ -88,26 +74,41 @@ describe("session lifecycle", () => {
         return deps.sessions.createSession(...args);
       },
     };
-    const joined = { sessions, allowlist };
-    // The core hands the joint write its own sessions store, and each part's lifetime.
+    const joint: JointStores = {
+      async allowAccessTokenWithSession(jti, entry, ttlMs, session, sessionTtlMs) {
+        calls.push(`joint ${ttlMs} ${sessionTtlMs}`);
+        await memory.allowlist.allowAccessToken(jti, entry, ttlMs);
+        await memory.sessions.createSession(session, sessionTtlMs);
+      },
+    };
+    // The core hands the joint write each part's lifetime, and makes no other write.
     const first = newSession("u");
-    await storeNewSession(joined, first, LIFETIMES);
-    expect(calls).toEqual([`joint true ${LIFETIMES.accessTokenTtlMs} ${LIFETIMES.sessionTtlMs}`]);
+    await storeNewSession({ sessions, allowlist, joint }, first, LIFETIMES);
+    expect(calls).toEqual([`joint ${LIFETIMES.accessTokenTtlMs} ${LIFETIMES.sessionTtlMs}`]);
     expect(await memory.sessions.getSession(first.id)).toEqual(first);
     expect(await memory.allowlist.findAllowedAccessToken(first.accessTokenJti)).toEqual({
       userId: "u",
       sessionId: first.id,
     });
     calls.length = 0;
-    answer = false;
-    const second = { ...first, id: randomId(), accessTokenJti: randomId() };
-    await storeNewSession(joined, second, LIFETIMES);
-    expect(calls).toEqual([
-      `joint true ${LIFETIMES.accessTokenTtlMs} ${LIFETIMES.sessionTtlMs}`,
-      "allow",
-      "create",
-    ]);
+    const second = newSession("u");
+    await storeNewSession({ sessions, allowlist, joint: {} }, second, LIFETIMES);
+    await storeNewSession({ sessions, allowlist }, { ...second, id: randomId() }, LIFETIMES);
+    expect(calls).toEqual(["allow", "create", "allow", "create"]);
     expect(await memory.sessions.getSession(second.id)).toEqual(second);
+  });
+
+  it("storeNewSession - a joint write that rejects is DATABASE_FAILURE, and the two calls are not made", async () => {
+    const { memory, newSession } = setup();
+    const joint: JointStores = {
+      allowAccessTokenWithSession: () => Promise.reject(new Error("connection reset")),
+    };
+    const record = newSession();
+    await expect(
+      storeNewSession({ sessions: memory.sessions, allowlist: memory.allowlist, joint }, record, LIFETIMES),
+    ).rejects.toMatchObject({ code: "DATABASE_FAILURE" });
+    expect(await memory.sessions.getSession(record.id)).toBeNull();
+    expect(await memory.allowlist.findAllowedAccessToken(record.accessTokenJti)).toBeNull();
   });
 
   it("rotateSession - rotated: the new jti is allowed and the old one revoked", async () => {

@@ -2,6 +2,7 @@ import { guardPort } from "../errors.js";
 import type { SessionInfo } from "../model.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { Clock } from "../ports/clock.js";
+import type { JointStores } from "../ports/joint-stores.js";
 import {
   isPastLimits,
   type RotationResult,
@@ -22,6 +23,8 @@ import { randomId } from "../tokens/random.js";
 export interface SessionLifecycleDeps {
   sessions: SessionStore;
   allowlist: AccessTokenAllowlist;
+  /** `stores.joint`: when it has `allowAccessTokenWithSession`, a new session is one write. */
+  joint?: JointStores | undefined;
 }
 
 /** How long a session and its access token live, in milliseconds. */
@@ -83,6 +86,28 @@ export function allowlistTtlMs(lifetimes: SessionLifetimes, createdAt: number, n
   return Math.max(1, Math.min(lifetimes.accessTokenTtlMs, limits.idleTimeoutMs, absoluteEnd - now));
 }
 
+/**
+ * The whole seconds an access token issued at `now` for `session` lives: the access token's
+ * lifetime, but its `exp` never past the session's idle end (one idle timeout after its latest
+ * activity) nor its absolute end, so the client refreshes before the server would refuse it.
+ * Rounded down: `exp` (whole seconds from `iat`, itself rounded down) is never past either end.
+ */
+export function accessTokenTtlSeconds(
+  lifetimes: SessionLifetimes,
+  session: Pick<SessionRecord, "createdAt" | "lastActiveAt">,
+  now: number,
+): number {
+  const { limits } = lifetimes;
+  const ms = limits
+    ? Math.min(
+        lifetimes.accessTokenTtlMs,
+        session.lastActiveAt + limits.idleTimeoutMs - now,
+        session.createdAt + limits.absoluteLifetimeMs - now,
+      )
+    : lifetimes.accessTokenTtlMs;
+  return Math.max(1, Math.floor(ms / 1000));
+}
+
 /** Whether `session` has ended at `now` by `limits` (on the core's clock, from the record's own times). */
 export function isSessionPastLimits(session: SessionRecord, now: number, limits: SessionLimits | undefined) {
   return limits !== undefined && isPastLimits(session.createdAt, session.lastActiveAt, now, limits);
@@ -110,7 +135,8 @@ async function revoke(deps: SessionLifecycleDeps, jtis: string[]): Promise<void>
 /**
  * Stores a new session: its access token's `jti` is allowed first, then the session is created.
  * A failure (or a crash) between the two leaves an allowed `jti` of a token never handed out.
- * An allowlist with `allowAccessTokenWithSession` for these sessions writes both in one step.
+ * With `joint.allowAccessTokenWithSession` (stores kept side by side, given so by the host), both
+ * are one write instead, which stores both or neither.
  */
 export async function storeNewSession(
   deps: SessionLifecycleDeps,
@@ -121,16 +147,15 @@ export async function storeNewSession(
   const now = record.createdAt;
   const allowTtlMs = allowlistTtlMs(lifetimes, now, now);
   const sessionTtlMs = storeTtlMs(lifetimes, now, now);
-  const { allowlist, sessions } = deps;
-  // One write when the allowlist sits beside these sessions (store-sql on PostgreSQL); else two.
-  const joint = allowlist.allowAccessTokenWithSession;
-  if (
-    joint &&
-    (await guardPort("DATABASE_FAILURE", () =>
-      joint.call(allowlist, record.accessTokenJti, entry, allowTtlMs, record, sessionTtlMs, sessions),
-    ))
-  )
+  const { allowlist, sessions, joint } = deps;
+  // One write when the host gave a joint write (store-sql on PostgreSQL); else two.
+  const jointWrite = joint?.allowAccessTokenWithSession;
+  if (jointWrite) {
+    await guardPort("DATABASE_FAILURE", () =>
+      jointWrite.call(joint, record.accessTokenJti, entry, allowTtlMs, record, sessionTtlMs),
+    );
     return;
+  }
   await guardPort("DATABASE_FAILURE", () =>
     allowlist.allowAccessToken(record.accessTokenJti, entry, allowTtlMs),
   );

@@ -9,6 +9,7 @@ import { issueRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../user-agent.js";
 import { accessTokenTtlFor } from "./impersonation.js";
 import {
+  accessTokenTtlSeconds,
   type LifetimeOptions,
   newAccessTokenId,
   type SessionLifecycleDeps,
@@ -71,13 +72,16 @@ export async function startSession(
     ...(rememberMe ? {} : { rememberMe: false }),
     ...(impersonatedBy !== undefined ? { impersonatedBy } : {}),
   };
-  await storeNewSession(ctx, record, sessionLifetimes(ctx));
+  const lifetimes = sessionLifetimes(ctx);
+  await storeNewSession(ctx, record, lifetimes);
+  // Within the session's limits, and an impersonation's hour.
+  const ttlSeconds = Math.min(
+    accessTokenTtlSeconds(lifetimes, record, now),
+    accessTokenTtlFor(record, now) ?? Number.POSITIVE_INFINITY,
+  );
   const accessToken =
     impersonatedBy === undefined
-      ? await ctx.accessTokens.sign({ userId: user.id, sessionId, jti })
-      : await ctx.accessTokens.sign(
-          { userId: user.id, sessionId, jti, actor: impersonatedBy },
-          accessTokenTtlFor(record, now),
-        );
+      ? await ctx.accessTokens.sign({ userId: user.id, sessionId, jti }, ttlSeconds)
+      : await ctx.accessTokens.sign({ userId: user.id, sessionId, jti, actor: impersonatedBy }, ttlSeconds);
   return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId, rememberMe, record };
 }

@@ -10,7 +10,7 @@ export const TOTP_SETUP_PURPOSE = "totp-setup";
 export const OAUTH_STATE_PURPOSE = "oauth-state";
 /** The link that confirms a new address (`/email/change/confirm`), bound to the user and both addresses. */
 export const EMAIL_CHANGE_PURPOSE = "email-change";
-/** How long an address-change link works (CONTRACT §11: 24 h). */
+/** How long an address-change link works (docs/concepts.md, "Account self-service": 24 h). */
 export const EMAIL_CHANGE_TOKEN_TTL_MS = 24 * 3600 * 1000;
 
 /**

@@ -88,6 +88,9 @@ export async function checkCounted(
   await Promise.all([forAccount.succeeded(), fromIp.succeeded()]);
 }
 
+/** The cooldown key that marks the user's TOTP time step `step` as used. */
+export const totpStepKey = (userId: string, step: number) => `two-factor:totp-step:${userId}:${step}`;
+
 /** A TOTP code against a sealed secret, its time step claimed once per user (replays fail). */
 export async function totpMatches(
   deps: Pick<CheckDeps, "secretBox" | "cooldowns" | "clock">,
@@ -100,7 +103,7 @@ export async function totpMatches(
   const step = matchTotp(secret, code, deps.clock.now());
   if (step === null) return false;
   const { acquired } = await guardPort("EMAIL_COOLDOWN_CACHE_FAILURE", () =>
-    deps.cooldowns.acquire(`two-factor:totp-step:${userId}:${step}`, TOTP_REPLAY_WINDOW_MS),
+    deps.cooldowns.acquire(totpStepKey(userId, step), TOTP_REPLAY_WINDOW_MS),
   );
   return acquired;
 }

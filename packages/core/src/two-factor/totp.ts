@@ -46,3 +46,13 @@ export function matchTotp(secretBase32: string, code: string, nowMs: number): nu
 
 /** How long a used step must stay remembered to refuse its replay: the whole drift window. */
 export const TOTP_REPLAY_WINDOW_MS = (2 * WINDOW + 1) * PERIOD * 1000;
+
+/**
+ * Every time step a code accepted until `nowMs` may have claimed and still be remembered for
+ * (`TOTP_REPLAY_WINDOW_MS`), oldest first: what an account's erasure releases.
+ */
+export function totpStepsRemembered(nowMs: number): number[] {
+  const first = Math.floor((nowMs - TOTP_REPLAY_WINDOW_MS) / 1000 / PERIOD) - WINDOW;
+  const last = Math.floor(nowMs / 1000 / PERIOD) + WINDOW;
+  return Array.from({ length: last - first + 1 }, (_, index) => first + index);
+}

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
+import type { JointStores } from "../ports/joint-stores.js";
 import { silentLogger } from "../ports/logger.js";
 import type { UserStore } from "../ports/user-store.js";
 import { USER_READ_MAX_AGE_MS } from "../sessions/current-user.js";
@@ -62,10 +63,12 @@ describe("authenticate", () => {
 });
 
 /**
- * Memory stores whose allowlist reads the entry and the user together (as store-sql's does), with
- * counts of each read, so the core's use of the joint read can be seen.
+ * Memory stores given with an explicit `joint` that reads the entry and the user together (as
+ * store-sql's does), with counts of each read, so the core's use of the joint read can be seen.
+ * Every store is a copy of the memory one (a new object): the core trusts `stores.joint` as
+ * given and compares no store with another. `joint: false` leaves it out.
  */
-async function signedInWithJointRead({ ownUsers = true } = {}) {
+async function signedInWithJointRead({ joint = true } = {}) {
   const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
   const memory = createMemoryStores({ clock, sweepIntervalMs: 0 });
   const reads = { joint: 0, entry: 0, user: 0 };
@@ -82,8 +85,9 @@ async function signedInWithJointRead({ ownUsers = true } = {}) {
       reads.entry += 1;
       return memory.allowlist.findAllowedAccessToken(jti);
     },
-    async findAllowedAccessTokenWithUser(jti, given) {
-      if (given !== users) return undefined;
+  };
+  const jointStores: JointStores = {
+    async findAllowedAccessTokenWithUser(jti) {
       reads.joint += 1;
       const entry = await memory.allowlist.findAllowedAccessToken(jti);
       return entry && { entry, user: await memory.users.findById(entry.userId) };
@@ -91,8 +95,7 @@ async function signedInWithJointRead({ ownUsers = true } = {}) {
   };
   const auth = createAuth({
     secret: "authenticate-test-secret-2X5nFNa1GlKAhRjcflxpS5ny38t8VhkZEkHLBYziZbE",
-    // Not its own users (a copy of the store object): the allowlist answers undefined.
-    stores: { ...memory, users: ownUsers ? users : { ...users }, allowlist },
+    stores: { ...memory, users, allowlist, ...(joint ? { joint: jointStores } : {}) },
     clock,
     logger: silentLogger,
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
@@ -106,7 +109,7 @@ async function signedInWithJointRead({ ownUsers = true } = {}) {
   return { auth, clock, memory, login, count, reset };
 }
 
-describe("authenticate with an allowlist that reads the user too", () => {
+describe("authenticate with stores.joint, which reads the user too", () => {
   it("authenticate - one joint read; getCurrentUser answers from it without reading the user again", async () => {
     const { auth, login, count, reset } = await signedInWithJointRead();
     reset();
@@ -148,8 +151,8 @@ describe("authenticate with an allowlist that reads the user too", () => {
     expect(count()).toEqual({ joint: 0, entry: 0, user: 1 });
   });
 
-  it("authenticate - an allowlist that cannot read the core's users: the entry alone, then the user", async () => {
-    const { auth, login, count, reset } = await signedInWithJointRead({ ownUsers: false });
+  it("authenticate - without stores.joint: the allowlist's entry, then the user's own read", async () => {
+    const { auth, login, count, reset } = await signedInWithJointRead({ joint: false });
     reset();
     const principal = await auth.authenticate({ token: login.accessToken });
     expect((await auth.getCurrentUser({ principal })).email).toBe("ada@example.test");

@@ -6,7 +6,7 @@ import { useLinkToken } from "../tokens/link-token.js";
 import { EMAIL_CHANGE_PURPOSE } from "../tokens/purposes.js";
 
 /**
- * Confirms an address change with the emailed link's token (CONTRACT §11): the account moves to
+ * Confirms an address change with the emailed link's token (docs/concepts.md, "Account self-service"): the account moves to
  * the new address, verified, in one atomic store step (`UserStore.changeEmail`); from then on the
  * old address signs in to nothing. The link works once and only while the account still has the
  * address it was requested from. Another account that took the new address meanwhile (also at

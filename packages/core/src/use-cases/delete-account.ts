@@ -5,7 +5,7 @@ import type { Call } from "../model.js";
 import { requireStepUp } from "../two-factor/settings.js";
 
 /**
- * The signed-in user (with a step-up) deletes their account (CONTRACT §11): the account and
+ * The signed-in user (with a step-up) deletes their account (docs/concepts.md, "Account self-service"): the account and
  * everything stored about it goes (`eraseUser`: sessions, the caller's too, allowlisted access
  * tokens, single-use tokens, identity-provider links, activity, cooldowns and throttle counters
  * of the address and the account), a `user.deleted` event (reason `self`) is emitted and the old

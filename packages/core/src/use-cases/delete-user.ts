@@ -1,7 +1,7 @@
 import { eraseUser } from "../account/erase-user.js";
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { Call } from "../model.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { parseInput, userIdField } from "../validation.js";
 
 /**
@@ -10,7 +10,11 @@ import { parseInput, userIdField } from "../validation.js";
  * cooldowns and throttle counters, identity-provider links, activity. `USER_NOT_FOUND` for an
  * unknown id.
  */
-export async function deleteUser(ctx: AuthContext, _call: Call, userId: string): Promise<{ success: true }> {
+export async function deleteUser(
+  ctx: AuthContext,
+  _acting: Acting,
+  userId: string,
+): Promise<{ success: true }> {
   const id = parseInput(userIdField, userId);
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
   if (!user) throw new AuthError("USER_NOT_FOUND");

@@ -12,7 +12,7 @@ const MAX_ACTIVITY_PAGES = 100;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * What is stored about the signed-in user (with a step-up), as one JSON document (CONTRACT §11):
+ * What is stored about the signed-in user (with a step-up), as one JSON document (docs/concepts.md, "Account self-service"):
  * the user record's fields, the sessions with their devices, identity-provider links, passkeys,
  * the 2FA methods turned on and the activity. Never a password hash, TOTP secret, recovery code, token or
  * token hash. Emits `account.exported`.

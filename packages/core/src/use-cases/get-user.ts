@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { type AdminUserDetail, type Call, toAdminUser } from "../model.js";
-import { actingAdmin } from "../sessions/admin-actor.js";
+import { type AdminUserDetail, toAdminUser } from "../model.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { liveSessions, sessionInfo } from "../sessions/session-lifecycle.js";
 import { adminUserInput, parseInput } from "../validation.js";
 
@@ -10,8 +10,8 @@ import { adminUserInput, parseInput } from "../validation.js";
  * sign-in), live sessions (most recently active first, impersonations marked), linked identity
  * providers, second factors and passkeys. `USER_NOT_FOUND` for an unknown id.
  */
-export async function getUser(ctx: AuthContext, call: Call, userId: string): Promise<AdminUserDetail> {
-  const actor = await actingAdmin(ctx, call);
+export async function getUser(ctx: AuthContext, acting: Acting, userId: string): Promise<AdminUserDetail> {
+  const { actor } = acting;
   const { userId: id } = parseInput(adminUserInput, { userId });
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
   if (!user) throw new AuthError("USER_NOT_FOUND");
@@ -20,7 +20,7 @@ export async function getUser(ctx: AuthContext, call: Call, userId: string): Pro
     identitiesOf(ctx, id),
     listPasskeysOf(ctx, id),
   ]);
-  ctx.events.emit("admin.user_viewed", { ...call.request, userId: id, actor });
+  ctx.events.emit("admin.user_viewed", { ...acting.request, userId: id, actor });
   return {
     user: toAdminUser(user),
     sessions: sessions.map(({ impersonatedBy, ...session }) => {

@@ -1,8 +1,8 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { Call, User } from "../model.js";
+import type { User } from "../model.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
-import { actingAdmin } from "../sessions/admin-actor.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { IMPERSONATION_MAX_MS } from "../sessions/impersonation.js";
 import { startSession } from "../sessions/start-session.js";
 import { adminUserInput, parseInput } from "../validation.js";
@@ -25,10 +25,14 @@ export interface Impersonation {
  * emitted as `impersonation.started`, naming the admin. A locked account is `ACCOUNT_LOCKED`;
  * `USER_NOT_FOUND` for an unknown id. Reads `call.request` (the session's IP and browser).
  */
-export async function impersonateUser(ctx: AuthContext, call: Call, userId: string): Promise<Impersonation> {
-  const actor = await actingAdmin(ctx, call);
+export async function impersonateUser(
+  ctx: AuthContext,
+  acting: Acting,
+  userId: string,
+): Promise<Impersonation> {
+  const { actor } = acting;
   const { userId: id } = parseInput(adminUserInput, { userId });
-  const { request = {} } = call;
+  const { request = {} } = acting;
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
   if (!user) throw new AuthError("USER_NOT_FOUND");
   assertNotLocked(user);

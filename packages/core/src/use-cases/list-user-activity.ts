@@ -1,6 +1,6 @@
 import { type ActivityPage, listActivityPage } from "../activity/list.js";
 import type { AuthContext } from "../context.js";
-import type { Call } from "../model.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { parseInput, userIdField } from "../validation.js";
 
 /**
@@ -9,7 +9,7 @@ import { parseInput, userIdField } from "../validation.js";
  */
 export async function listUserActivity(
   ctx: AuthContext,
-  _call: Call,
+  _acting: Acting,
   input: { userId: string; cursor?: string | undefined; limit?: number | undefined },
 ): Promise<ActivityPage> {
   const { userId, ...page } = input ?? ({} as typeof input);

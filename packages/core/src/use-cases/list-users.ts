@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort, ValidationError } from "../errors.js";
-import { type AdminUser, type Call, toAdminUser } from "../model.js";
-import { actingAdmin } from "../sessions/admin-actor.js";
+import { type AdminUser, toAdminUser } from "../model.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { adminListInput, fieldIssue, parseInput } from "../validation.js";
 
 /** A page of `admin.listUsers`: `nextCursor` is null on the last page. */
@@ -19,10 +19,10 @@ export interface UserPage {
  */
 export async function listUsers(
   ctx: AuthContext,
-  call: Call,
+  acting: Acting,
   input?: { query?: string | undefined; cursor?: string | undefined; limit?: number | string | undefined },
 ): Promise<UserPage> {
-  const actor = await actingAdmin(ctx, call);
+  const { actor } = acting;
   const { query, cursor, limit } = parseInput(adminListInput, input ?? {});
   const { users } = ctx;
   if (!users.listUsers) {
@@ -39,7 +39,7 @@ export async function listUsers(
   );
   const items = found.slice(0, limit);
   const last = items.at(-1);
-  ctx.events.emit("admin.users_listed", { ...call.request, actor });
+  ctx.events.emit("admin.users_listed", { ...acting.request, actor });
   return {
     items: items.map(toAdminUser),
     nextCursor: found.length > limit && last ? encodeUserCursor(last.email) : null,

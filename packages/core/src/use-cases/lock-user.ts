@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { type AdminUser, type Call, toAdminUser } from "../model.js";
-import { actingAdmin } from "../sessions/admin-actor.js";
+import { type AdminUser, toAdminUser } from "../model.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { lockUserInput, parseInput } from "../validation.js";
 
@@ -15,10 +15,10 @@ import { lockUserInput, parseInput } from "../validation.js";
  */
 export async function lockUser(
   ctx: AuthContext,
-  call: Call,
+  acting: Acting,
   input: { userId: string; reason?: string | undefined },
 ): Promise<AdminUser> {
-  const actor = await actingAdmin(ctx, call);
+  const { actor } = acting;
   const { userId, reason } = parseInput(lockUserInput, input);
   const user = await guardPort("DATABASE_FAILURE", () =>
     ctx.users.update(userId, { lockedAt: ctx.clock.now(), lockReason: reason || null, lockedBy: actor }),
@@ -26,7 +26,7 @@ export async function lockUser(
   if (!user) throw new AuthError("USER_NOT_FOUND");
   const ended = await endUserSessions(ctx, userId);
   ctx.events.emit("user.locked", {
-    ...call.request,
+    ...acting.request,
     userId,
     actor,
     reason: `sessions_ended:${ended.length}`,

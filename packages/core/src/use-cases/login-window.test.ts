@@ -96,7 +96,7 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
     onEvent: (event) => void events.push(event),
   });
   await auth.ready();
-  const user = await auth.admin.createUser({}, { email: EMAIL, password: PASSWORD, emailVerified: true });
+  const user = await auth.host.createUser({}, { email: EMAIL, password: PASSWORD, emailVerified: true });
   /** A reset link for the user, taken from the email. */
   async function resetLink(): Promise<string> {
     await auth.requestPasswordReset({}, { email: EMAIL });
@@ -147,7 +147,7 @@ describe.each([
   it("login - setPassword right before the session write ends the session", async () => {
     const { auth, hooks, user, expectNoSessionLeft } = await scenario();
     hooks.beforeSessionWrite = async () =>
-      void (await auth.admin.setPassword({}, { userId: user.id, password: NEW_PASSWORD }));
+      void (await auth.host.setPassword({}, { userId: user.id, password: NEW_PASSWORD }));
     expect(await code(auth.login({}, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
     await expectNoSessionLeft();
     expect(await code(signIn(auth, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
@@ -156,7 +156,7 @@ describe.each([
 
   it("login - a user deleted before the session write leaves no session", async () => {
     const { auth, hooks, user, expectNoSessionLeft } = await scenario();
-    hooks.beforeSessionWrite = async () => void (await auth.admin.deleteUser({}, user.id));
+    hooks.beforeSessionWrite = async () => void (await auth.host.deleteUser({}, user.id));
     expect(await code(auth.login({}, { email: EMAIL, password: PASSWORD }))).toBe("INVALID_CREDENTIALS");
     await expectNoSessionLeft();
   });
@@ -166,7 +166,7 @@ describe.each([
     let password = PASSWORD;
     for (const next of ["first new passphrase", "second new passphrase", "third new passphrase"]) {
       hooks.afterVerify = async () =>
-        void (await auth.admin.setPassword({}, { userId: user.id, password: next }));
+        void (await auth.host.setPassword({}, { userId: user.id, password: next }));
       expect(await code(auth.login({}, { email: EMAIL, password }))).toBe("INVALID_CREDENTIALS");
       password = next;
     }
@@ -280,7 +280,7 @@ describe("login with a second factor - the window between the password step and 
     const setup = await scenario();
     const { auth, user, expectNoSessionLeft } = setup;
     const step = await passwordStep(setup);
-    await auth.admin.setPassword({}, { userId: user.id, password: NEW_PASSWORD });
+    await auth.host.setPassword({}, { userId: user.id, password: NEW_PASSWORD });
     expect(await code(auth.recoverWithRecoveryCode({ token: step.token }, { code: "AAAAA-BBBBB" }))).toBe(
       "TWO_FACTOR_TOKEN_INVALID",
     );

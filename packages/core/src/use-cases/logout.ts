@@ -6,7 +6,8 @@ import { parseRefreshToken } from "../tokens/refresh-token.js";
 
 /**
  * Ends the current session: the one of a valid access token, else the one of the current
- * refresh token. Succeeds also when neither identifies a session (there is nothing to end).
+ * refresh token. Succeeds also when neither identifies a session (there is nothing to end). Ending
+ * an impersonation emits `session.revoked` with reason `impersonation_ended` and the admin as `actor`.
  */
 export async function logout(
   ctx: AuthContext,
@@ -18,7 +19,17 @@ export async function logout(
     (await sessionOfRefreshToken(ctx, tokens.refreshToken));
   if (sessionId) {
     const deleted = await endSession(ctx, sessionId);
-    if (deleted) ctx.events.emit("session.revoked", { userId: deleted.userId, sessionId, reason: "logout" });
+    // An impersonation's end is the admin's doing, not the user's logout.
+    if (deleted?.impersonatedBy !== undefined) {
+      ctx.events.emit("session.revoked", {
+        userId: deleted.userId,
+        sessionId,
+        reason: "impersonation_ended",
+        actor: deleted.impersonatedBy,
+      });
+    } else if (deleted) {
+      ctx.events.emit("session.revoked", { userId: deleted.userId, sessionId, reason: "logout" });
+    }
   }
   return { success: true };
 }

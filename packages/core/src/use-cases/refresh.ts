@@ -6,6 +6,7 @@ import type { SessionRecord } from "../ports/session-store.js";
 import { isLocked } from "../sessions/account-lock.js";
 import { accessTokenTtlFor, impersonationEnd } from "../sessions/impersonation.js";
 import {
+  accessTokenTtlSeconds,
   endSession,
   newAccessTokenId,
   rotateSession,
@@ -91,7 +92,11 @@ export async function refresh(
       jti: session.accessTokenJti,
       ...(session.impersonatedBy !== undefined ? { actor: session.impersonatedBy } : {}),
     },
-    accessTokenTtlFor(session, now),
+    // Within the session's limits (from its latest activity), and an impersonation's hour.
+    Math.min(
+      accessTokenTtlSeconds(sessionLifetimes(ctx), session, now),
+      accessTokenTtlFor(session, now) ?? Number.POSITIVE_INFINITY,
+    ),
   );
   return {
     user: toUser(user),

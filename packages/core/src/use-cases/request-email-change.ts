@@ -13,7 +13,7 @@ import { requireStepUp } from "../two-factor/settings.js";
 import { emailChangeInput, fieldIssue, parseInput } from "../validation.js";
 
 /**
- * The signed-in user (with a step-up) asks to move the account to `newEmail` (CONTRACT §11). The
+ * The signed-in user (with a step-up) asks to move the account to `newEmail` (docs/concepts.md, "Account self-service"). The
  * answer is the same `{ cooldown }` whether or not the address is taken: a free address gets a
  * confirmation link (single use, 24 h, bound to the user, the current address and the new one;
  * a newer request invalidates older links), a taken one the registration-attempt email. The

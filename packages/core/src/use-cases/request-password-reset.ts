@@ -1,15 +1,20 @@
 import type { AuthContext } from "../context.js";
+import { emitAfterAnswer } from "../emails/after-answer.js";
 import { requireEmailEnabled, sendUnlessCooling } from "../emails/send-with-cooldown.js";
 import { CooldownRefusal, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { issueLinkToken } from "../tokens/link-token.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
+import { saveStandInToken, standInUserId } from "../tokens/stand-in-token.js";
 import { parseEmailInput } from "../validation.js";
 
 /**
  * Known address → a reset email with a single-use link (a newer one invalidates older links);
  * unknown address → a No Principal Information email. The same `{ cooldown }` either way, and the
- * same cooldown per normalized address, acquired before anything is looked up. A running cooldown
+ * same cooldown per normalized address, acquired before anything is looked up. The same work and
+ * time either way (docs/security.md, A2): an unknown address stores a stand-in token as a known
+ * one stores its link's (`saveStandInToken`), and the event (a known address's activity entry)
+ * is emitted after the answer. A running cooldown
  * is returned as a `CooldownRefusal` (the HTTP route answers it; `auth.requestPasswordReset` throws
  * it as its `CooldownError`, `throwingRefusal` in create-auth.ts).
  */
@@ -27,11 +32,19 @@ export async function requestPasswordReset(
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
     userId = user?.id ?? null;
     if (!user) {
+      // The store work of a known address (a link token replacing the older), for a stand-in id.
+      const standIn = standInUserId(ctx.passkeyDecoys, email);
+      await saveStandInToken(ctx, standIn, {
+        purpose: PASSWORD_RESET_PURPOSE,
+        data: { email: standIn },
+        replaceOthers: true,
+      });
       return {
         kind: "no-principal-information",
         to: email,
         locale,
         values: { link: ctx.emails.link("signUp") },
+        undo: () => ctx.singleUseTokens.deleteUserTokens(standIn, PASSWORD_RESET_PURPOSE),
       };
     }
     const ttlMs = ctx.options.passwordResetTokenTtlSeconds * 1000;
@@ -54,6 +67,7 @@ export async function requestPasswordReset(
     };
   });
   if (result instanceof CooldownRefusal) return result;
-  ctx.events.emit("password_reset.requested", { ...request, userId });
+  // After the answer: a known address's event writes an activity entry, an unknown one's none.
+  emitAfterAnswer(ctx, "password_reset.requested", { ...request, userId });
   return result;
 }

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { type AdminUser, type Call, toAdminUser } from "../model.js";
-import { actingAdmin } from "../sessions/admin-actor.js";
+import { type AdminUser, toAdminUser } from "../model.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { parseInput, requirePasswordChangeInput } from "../validation.js";
 
@@ -14,10 +14,10 @@ import { parseInput, requirePasswordChangeInput } from "../validation.js";
  */
 export async function requirePasswordChange(
   ctx: AuthContext,
-  call: Call,
+  acting: Acting,
   input: { userId: string; endSessions?: boolean | undefined },
 ): Promise<AdminUser> {
-  const actor = await actingAdmin(ctx, call);
+  const { actor } = acting;
   const { userId, endSessions } = parseInput(requirePasswordChangeInput, input);
   const user = await guardPort("DATABASE_FAILURE", () =>
     ctx.users.update(userId, { passwordChangeRequired: true }),
@@ -25,7 +25,7 @@ export async function requirePasswordChange(
   if (!user) throw new AuthError("USER_NOT_FOUND");
   const ended = endSessions === false ? [] : await endUserSessions(ctx, userId);
   ctx.events.emit("password_change.required", {
-    ...call.request,
+    ...acting.request,
     userId,
     actor,
     reason: `sessions_ended:${ended.length}`,

@@ -1,7 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import type { Call } from "../model.js";
-import { actingAdmin } from "../sessions/admin-actor.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { adminUserInput, parseInput } from "../validation.js";
 
@@ -11,16 +10,16 @@ import { adminUserInput, parseInput } from "../validation.js";
  */
 export async function revokeUserSessions(
   ctx: AuthContext,
-  call: Call,
+  acting: Acting,
   userId: string,
 ): Promise<{ success: true; revoked: number }> {
-  const actor = await actingAdmin(ctx, call);
+  const { actor } = acting;
   const { userId: id } = parseInput(adminUserInput, { userId });
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(id));
   if (!user) throw new AuthError("USER_NOT_FOUND");
   const revoked = (await endUserSessions(ctx, id)).length;
   ctx.events.emit("admin.sessions_revoked", {
-    ...call.request,
+    ...acting.request,
     userId: id,
     actor,
     reason: `revoked:${revoked}`,

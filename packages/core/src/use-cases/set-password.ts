@@ -1,7 +1,8 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { type Call, toUser, type User } from "../model.js";
+import { toUser, type User } from "../model.js";
 import { checkNewPassword } from "../password-policy.js";
+import type { Acting } from "../sessions/admin-actor.js";
 import { changeEndingSessions } from "../sessions/change-together.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
@@ -15,7 +16,7 @@ import { parseInput, passwordField, userIdField } from "../validation.js";
  */
 export async function setPassword(
   ctx: AuthContext,
-  _call: Call,
+  _acting: Acting,
   { userId, password }: { userId: string; password: string },
 ): Promise<User> {
   const id = parseInput(userIdField, userId);

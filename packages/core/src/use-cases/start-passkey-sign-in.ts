@@ -2,6 +2,7 @@ import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { issueChallenge, PASSKEY_CHALLENGE_TTL_MS, passkeysOf } from "../passkeys/ceremony.js";
+import { type AllowedCredential, standInCredentials } from "../passkeys/stand-in.js";
 import { parseInput, passkeySignInOptionsInput } from "../validation.js";
 
 /** What `startPasskeySignIn` returns: the options for `navigator.credentials.get()`, and the browser's challenge cookie. */
@@ -15,9 +16,12 @@ export interface PasskeySignInStart {
  * The options of `navigator.credentials.get()` for a sign-in: a challenge for 5 minutes, bound
  * to the browser (the HTTP layer sets `browserBinding` as an HttpOnly cookie), user
  * verification required. Without `email` (a discoverable sign-in) no credential is named; with
- * it, the account's passkeys are, and an address without any gets a stand-in id derived from it,
- * so the answer does not tell which addresses have passkeys. Counted per client IP
- * (`ipLimits.passkeySignInStarts`, 429 `RATE_LIMITED`).
+ * it, the account's passkeys are, and an address without any gets stand-in entries derived from
+ * it under a key (`standInCredentials`: the same fields, transports and id lengths as real ones,
+ * the same answer every time), after the same store reads, so the answer does not tell which
+ * addresses have passkeys. Counted per client IP (`ipLimits.passkeySignInStarts`) and for all
+ * clients together (`webauthn.maxOutstandingChallenges` per 15 minutes, as long as the store keeps
+ * a challenge): 429 `RATE_LIMITED` past either.
  */
 export async function startPasskeySignIn(
   ctx: AuthContext,
@@ -26,18 +30,22 @@ export async function startPasskeySignIn(
 ): Promise<PasskeySignInStart> {
   const passkeys = await passkeysOf(ctx);
   const { email } = parseInput(passkeySignInOptionsInput, input ?? {}) ?? {};
-  // Each start stores a challenge: counted per IP before anything is read or written.
+  // Each start stores a challenge: counted per IP, then against the cap of challenges kept for
+  // all clients together, before anything is read or written.
   await ctx.limits.ip("passkeySignInStarts", request);
+  await ctx.limits.passkeyChallenge(request);
   let userId: string | undefined;
-  let allowCredentials: { id: string; transports?: string[] }[] | undefined;
+  let allowCredentials: AllowedCredential[] | undefined;
   if (email !== undefined) {
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
-    const owned = user ? await guardPort("DATABASE_FAILURE", () => passkeys.store.listByUser(user.id)) : [];
+    // An unknown address lists the passkeys of an id no account has: the same reads either way.
+    const listed = user?.id ?? `stand-in:${ctx.passkeyDecoys.hash(`user:${email}`)}`;
+    const owned = await guardPort("DATABASE_FAILURE", () => passkeys.store.listByUser(listed));
     userId = user?.id;
     allowCredentials =
-      owned.length > 0
-        ? owned.map((passkey) => ({ id: passkey.id, transports: passkey.transports }))
-        : [{ id: ctx.passkeyDecoys.hash(email) }];
+      user && owned.length > 0
+        ? owned.map((passkey) => ({ id: passkey.id, transports: [...passkey.transports] }))
+        : standInCredentials(ctx.passkeyDecoys, email);
   }
   const { bytes, browser } = await issueChallenge(ctx, { kind: "sign-in", browser: undefined, userId });
   const options = await passkeys.lib.generateAuthenticationOptions({

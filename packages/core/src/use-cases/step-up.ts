@@ -24,8 +24,9 @@ export async function stepUp(ctx: AuthContext, call: Call, input: unknown): Prom
   const { request = {} } = call;
   const { password } = parseInput(stepUpInput, input);
   const user = await currentUser(ctx, principal);
-  // The account's login budget: a stolen access token is no unlimited password oracle.
-  const attempt = await ctx.limits.password(user.email, { ...request, userId: user.id });
+  // The session's own budget (the login's rules): a stolen access token is no unlimited password
+  // oracle, and failed logins on the address (anyone's) do not block the signed-in owner.
+  const attempt = await ctx.limits.sessionPassword(principal.sessionId, { ...request, userId: user.id });
   // A hasher that fails before the password is evaluated gives the attempt back.
   const ok = await giveBackOnFailure(
     [attempt],

@@ -1,0 +1,339 @@
+// The groups of the `Auth` object (`auth.sessions`, `auth.host`, `auth.admin`, …), each its own
+// interface. Re-exported from auth.ts.
+import type { AccountExport } from "./account/export.js";
+import type { ActivityPage } from "./activity/list.js";
+import type {
+  ChangePasswordInput,
+  CreateSessionInput,
+  CreateUserInput,
+  EmailChangeInput,
+} from "./auth-inputs.js";
+import type { AuthorizationStart } from "./identity/flow.js";
+import type { AdminUser, AdminUserDetail, Call, HostCall, Principal, SessionInfo, User } from "./model.js";
+import type { PasskeyView } from "./passkeys/ceremony.js";
+import type { SignedIn } from "./sessions/finish-login.js";
+import type { IdentityProviderCallbackResult } from "./use-cases/finish-identity-provider-sign-in.js";
+import type { Impersonation } from "./use-cases/impersonate-user.js";
+import type { UserPage } from "./use-cases/list-users.js";
+import type { PasskeySignInStart } from "./use-cases/start-passkey-sign-in.js";
+
+/**
+ * Sessions started by the host for a user who proved who they are some other way, and the
+ * user's sessions. `create` gives the same tokens a login gives (an adapter's cookie helper sets
+ * them), and the principal of the new session.
+ */
+export interface SessionApi {
+  /**
+   * Reads `call.request`.
+   * @throws `VALIDATION_FAILED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  create(call: Call, input: CreateSessionInput): Promise<SignedIn & { principal: Principal }>;
+  /**
+   * The user's sessions, most recently active first; `current` marks `call.principal`'s.
+   * @throws `AUTHENTICATION_REQUIRED` (no issued principal), `DATABASE_FAILURE`
+   */
+  list(call: Call): Promise<SessionInfo[]>;
+  /**
+   * Ends one of `call.principal`'s user's sessions.
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `NOT_FOUND` (another user's session), `DATABASE_FAILURE`
+   */
+  revoke(call: Call, sessionId: string): Promise<{ success: true }>;
+  /**
+   * Every session of `call.principal`'s user, the caller's included. Reads `call.request` (the
+   * activity entry's IP and browser).
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `DATABASE_FAILURE`
+   */
+  revokeAll(call: Call): Promise<{ success: true; revoked: number }>;
+  /**
+   * Every session of `call.principal`'s user except `call.principal`'s own ("sign out everywhere
+   * else"): their refresh and access tokens are refused at once; the caller stays signed in. Two
+   * sessions asking at once may end each other (at most one of the two survives). Reads
+   * `call.request` (the activity entry's IP and browser).
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `DATABASE_FAILURE`
+   */
+  revokeOthers(call: Call): Promise<{ success: true; revoked: number }>;
+}
+
+/**
+ * Sign-in with identity providers (the "Identity providers" section of packages/core/README.md). The HTTP layer binds `state` to the browser
+ * with an HttpOnly cookie and hands it back to `callback`; a host calling these itself must too.
+ */
+export interface IdentityProviderApi {
+  /** The configured providers, in option order: `name` for routes, `displayName` for buttons. */
+  list(): { name: string; displayName: string }[];
+  /**
+   * The authorization URL (state, nonce, PKCE S256) of a sign-in, or with `stepUp: true` (and the
+   * signed-in user's `call.principal`) of a fresh login that gives a step-up token.
+   * @throws `NOT_FOUND` (no such provider), `VALIDATION_FAILED` (`returnTo` not a path on appOrigin), `AUTHENTICATION_REQUIRED` (a step-up without a principal), `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
+   */
+  authorize(
+    call: Call,
+    input: { provider: string; returnTo?: string | undefined; stepUp?: boolean | undefined },
+  ): Promise<AuthorizationStart>;
+  /**
+   * The authorization URL that links the provider to `call.principal`'s account (needs
+   * `call.stepUpToken`).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `VALIDATION_FAILED`, `IDENTITY_PROVIDER_ALREADY_LINKED`
+   */
+  link(call: Call, input: { provider: string; returnTo?: string | undefined }): Promise<AuthorizationStart>;
+  /**
+   * The provider's redirect back: `query` is the callback's query string, `state` the value of
+   * the browser's state cookie. Reads `call.request`.
+   * @throws `IDENTITY_PROVIDER_STATE_INVALID`, `IDENTITY_PROVIDER_REJECTED`, `IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED`, `IDENTITY_PROVIDER_ACCOUNT_EXISTS`, `IDENTITY_PROVIDER_ALREADY_LINKED`, `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
+   */
+  callback(
+    call: Call,
+    input: { provider: string; query: string; state: string | undefined },
+  ): Promise<IdentityProviderCallbackResult>;
+  /**
+   * Removes the provider from `call.principal`'s account (needs `call.stepUpToken`).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `IDENTITY_PROVIDER_LAST_METHOD`
+   */
+  unlink(call: Call, provider: string): Promise<User>;
+}
+
+/**
+ * Passkeys (WebAuthn; the "Passkeys" section of docs/concepts.md). Each method but `enabled`
+ * rejects with `NOT_FOUND` when `webauthn` is not configured. The HTTP layer binds a sign-in's
+ * challenge to the browser with an HttpOnly cookie (`browserBinding`, handed back to `signIn` as
+ * `call.token`); a host calling these itself must too.
+ */
+export interface PasskeyApi {
+  /** True when `webauthn` is configured. */
+  readonly enabled: boolean;
+  /**
+   * The options of `navigator.credentials.create()` for a new passkey (needs `call.stepUpToken`).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`
+   */
+  registrationOptions(call: Call): Promise<Record<string, unknown>>;
+  /**
+   * Stores the passkey of a `create()` response `{ response, name? }` (needs `call.stepUpToken`).
+   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_VERIFICATION_FAILED`, `PASSKEY_ALREADY_REGISTERED`, `STEP_UP_REQUIRED`
+   */
+  register(call: Call, input: unknown): Promise<{ id: string; name: string; createdAt: string }>;
+  /** The options of `navigator.credentials.get()` for a sign-in (`{ email? }`), and the browser binding. */
+  signInOptions(call: Call, input?: unknown): Promise<PasskeySignInStart>;
+  /**
+   * Signs in with a `get()` response `{ response, session?, rememberMe? }`; `call.token` is the
+   * browser binding of `signInOptions`.
+   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_UNKNOWN`, `PASSKEY_VERIFICATION_FAILED`
+   */
+  signIn(call: Call, input: unknown): Promise<SignedIn>;
+  /** The options of `navigator.credentials.get()` for a step-up of `call.principal`. */
+  stepUpOptions(call: Call): Promise<Record<string, unknown>>;
+  /**
+   * A step-up token for a `get()` response `{ response }` of the signed-in user.
+   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_UNKNOWN`, `PASSKEY_VERIFICATION_FAILED`
+   */
+  stepUp(call: Call, input: unknown): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
+  /** The signed-in user's passkeys, oldest first. */
+  list(call: Call): Promise<{ passkeys: PasskeyView[] }>;
+  /**
+   * Renames a passkey (needs `call.stepUpToken`).
+   * @throws `STEP_UP_REQUIRED`, `VALIDATION_FAILED`, `NOT_FOUND`
+   */
+  rename(call: Call, input: { id: string; body: unknown }): Promise<PasskeyView>;
+  /**
+   * Removes a passkey (needs `call.stepUpToken`).
+   * @throws `STEP_UP_REQUIRED`, `NOT_FOUND`, `LAST_SIGN_IN_METHOD`
+   */
+  delete(call: Call, id: string): Promise<{ success: true }>;
+}
+
+/**
+ * Trusted host operations, for scripts and the host's own server code: none checks a caller, the
+ * host's code decided who may run it. Never forward a request's principal here (the types refuse
+ * one, and so does the run time, with a `TypeError`): a request's caller goes to the back office,
+ * `auth.admin`, which checks it. `call.actor` names who acts in the events of those that name one
+ * (default `"host"`); `call.request` is the request the host acts for, if any. Each emits its
+ * security event.
+ *
+ * @example
+ * ```ts
+ * // A seed script: an account that signs in at once, then a support lock named in the events.
+ * const user = await auth.host.createUser({}, {
+ *   email: "ada@example.com",
+ *   password: "a long passphrase of hers",
+ *   emailVerified: true,
+ * });
+ * await auth.host.lockUser({ actor: "script:chargebacks" }, { userId: user.id, reason: "chargeback" });
+ * ```
+ */
+export interface HostApi {
+  /**
+   * A verified or unverified user, with a password (policy checked), with a `passwordHash`
+   * imported from another system (stored as given: a kind the default hasher verifies, within its
+   * bounds, else `VALIDATION_FAILED` on `passwordHash`; docs/importing-users.md) or without either
+   * (an identity provider account). Sends no email.
+   * @throws `VALIDATION_FAILED` (also a taken address), `PASSWORD_POLICY_VIOLATION`, `DATABASE_FAILURE`
+   */
+  createUser(call: HostCall, input: CreateUserInput): Promise<User>;
+  /**
+   * Sets the password; every session and open reset link ends; the address's lock is lifted.
+   * @throws `USER_NOT_FOUND`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_BREACHED`, `BREACHED_PASSWORD_CHECK_FAILURE`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   */
+  setPassword(call: HostCall, input: { userId: string; password: string }): Promise<User>;
+  /** Marks the user's address verified. @throws `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  markEmailVerified(call: HostCall, userId: string): Promise<User>;
+  /**
+   * Deletes the user with their sessions, single-use tokens, cooldowns and throttle counters.
+   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   */
+  deleteUser(call: HostCall, userId: string): Promise<{ success: true }>;
+  /**
+   * A page of any user's activity, newest first (`limit` 1 to 100, default 20; `cursor` from the
+   * previous page's `nextCursor`). An unknown user has an empty page.
+   * @throws `VALIDATION_FAILED` (also a cursor this server did not make), `DATABASE_FAILURE`
+   */
+  listActivity(
+    call: HostCall,
+    input: { userId: string; cursor?: string | undefined; limit?: number | undefined },
+  ): Promise<ActivityPage>;
+  /**
+   * Users by address prefix, as `admin.listUsers` lists them, without a caller check.
+   * @throws `VALIDATION_FAILED`, `DATABASE_FAILURE`, `INTERNAL_ERROR` (a users store without `listUsers`)
+   */
+  listUsers(
+    call: HostCall,
+    input?: { query?: string | undefined; cursor?: string | undefined; limit?: number | string | undefined },
+  ): Promise<UserPage>;
+  /**
+   * The user with account state, sessions, identities, second factors and passkeys.
+   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  getUser(call: HostCall, userId: string): Promise<AdminUserDetail>;
+  /**
+   * Locks the account (it signs in by no method: `ACCOUNT_LOCKED`) and ends its sessions at once;
+   * `lockedBy` is `call.actor` (else `"host"`).
+   * @throws `USER_NOT_FOUND`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   */
+  lockUser(call: HostCall, input: { userId: string; reason?: string | undefined }): Promise<AdminUser>;
+  /** Lifts the lock. @throws `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  unlockUser(call: HostCall, userId: string): Promise<AdminUser>;
+  /**
+   * Ends every session of the user; their access tokens are refused at once.
+   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  revokeSessions(call: HostCall, userId: string): Promise<{ success: true; revoked: number }>;
+  /**
+   * The next password sign-in must set a new password before it gets tokens
+   * (`PASSWORD_CHANGE_REQUIRED`); every session ends unless `endSessions: false`.
+   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  requirePasswordChange(
+    call: HostCall,
+    input: { userId: string; endSessions?: boolean | undefined },
+  ): Promise<AdminUser>;
+  /**
+   * A session as the user for at most one hour that cannot step up; its `/me` says
+   * `impersonatedBy: call.actor` (else `"host"`); recorded in the user's activity.
+   * @throws `USER_NOT_FOUND`, `ACCOUNT_LOCKED`, `DATABASE_FAILURE`
+   */
+  impersonate(call: HostCall, userId: string): Promise<Impersonation>;
+}
+
+/**
+ * The back office (docs/back-office.md), for a request's caller: what the admin routes call.
+ * Every method checks `call.principal` before anything else and fails closed: without one,
+ * `AUTHENTICATION_REQUIRED` (whatever `call.actor` says); an impersonation,
+ * `IMPERSONATION_NOT_ALLOWED`; a caller `admin.authorize` does not allow (or no `authorize` at
+ * all), `ADMIN_REQUIRED`; then a live step-up token of the caller's session (`call.stepUpToken`,
+ * else `STEP_UP_REQUIRED`). The events name the admin's user id. The host's own code, with no
+ * caller to check, uses `auth.host`.
+ */
+export interface AdminApi {
+  /**
+   * Users by address prefix (`query`), in address order, a page at a time (`limit` 1 to 100,
+   * default 20; `cursor` from the previous page's `nextCursor`: stable while users are added).
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`, `INTERNAL_ERROR` (a users store without `listUsers`)
+   */
+  listUsers(
+    call: Call,
+    input?: { query?: string | undefined; cursor?: string | undefined; limit?: number | string | undefined },
+  ): Promise<UserPage>;
+  /**
+   * The user with account state, sessions, identities, second factors and passkeys.
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  getUser(call: Call, userId: string): Promise<AdminUserDetail>;
+  /**
+   * Locks the account (it signs in by no method: `ACCOUNT_LOCKED`) and ends its sessions at once.
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   */
+  lockUser(call: Call, input: { userId: string; reason?: string | undefined }): Promise<AdminUser>;
+  /**
+   * Lifts the lock.
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  unlockUser(call: Call, userId: string): Promise<AdminUser>;
+  /**
+   * Ends every session of the user; their access tokens are refused at once.
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  revokeSessions(call: Call, userId: string): Promise<{ success: true; revoked: number }>;
+  /**
+   * The next password sign-in must set a new password before it gets tokens
+   * (`PASSWORD_CHANGE_REQUIRED`); every session ends unless `endSessions: false`.
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  requirePasswordChange(
+    call: Call,
+    input: { userId: string; endSessions?: boolean | undefined },
+  ): Promise<AdminUser>;
+  /**
+   * A session as the user for at most one hour that cannot step up; `impersonatedBy` (the
+   * admin's user id) in its `/me`; recorded in the user's activity. Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `ACCOUNT_LOCKED`, `DATABASE_FAILURE`
+   */
+  impersonate(call: Call, userId: string): Promise<Impersonation>;
+}
+
+/** The signed-in user's activity: their security events. */
+export interface ActivityApi {
+  /**
+   * A page of `call.principal`'s activity, newest first: `{ cursor?, limit? }` (`limit` 1 to 100,
+   * default 20, also as text; `cursor` from the previous page's `nextCursor`).
+   * @throws `AUTHENTICATION_REQUIRED`, `VALIDATION_FAILED` (also a cursor this server did not make), `DATABASE_FAILURE`
+   */
+  list(
+    call: Call,
+    input?: { cursor?: string | undefined; limit?: number | string | undefined },
+  ): Promise<ActivityPage>;
+}
+
+/**
+ * The signed-in user's own account (docs/concepts.md, "Account self-service"): password, address, deletion, export. Each
+ * reads `call.principal`; those marked so need `call.stepUpToken` too.
+ */
+export interface AccountApi {
+  /**
+   * Changes the password: `currentPassword` is counted on the address's login budget before it is
+   * checked; every other session ends (the caller's stays); the "password changed" email goes out.
+   * Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_NOT_SET`, `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   */
+  changePassword(call: Call, input: ChangePasswordInput): Promise<{ success: true }>;
+  /**
+   * Mails a confirmation link to `newEmail` (needs `call.stepUpToken`), or the registration-attempt
+   * email when the address is taken: the same `{ cooldown }` either way. Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_DISABLED`, `VALIDATION_FAILED`, `EMAIL_COOLDOWN_ACTIVE`, `USER_NOT_FOUND`, `EMAIL_SEND_FAILURE`, `DATABASE_FAILURE`
+   */
+  requestEmailChange(call: Call, input: EmailChangeInput): Promise<{ cooldown: number }>;
+  /**
+   * Moves the account to the new address, verified, with the link token `call.token` (no
+   * principal needed). Reads `call.request`.
+   * @throws `EMAIL_CHANGE_TOKEN_INVALID`, `EMAIL_ADDRESS_TAKEN`, `RATE_LIMITED`, `DATABASE_FAILURE`
+   */
+  confirmEmailChange(call: Call): Promise<User>;
+  /**
+   * Deletes the account and everything stored about it (needs `call.stepUpToken`); the old
+   * address gets an email. Reads `call.request`.
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   */
+  delete(call: Call): Promise<{ success: true }>;
+  /**
+   * What is stored about the user, without hashes, secrets or tokens (needs `call.stepUpToken`).
+   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   */
+  export(call: Call): Promise<AccountExport>;
+}

@@ -1,0 +1,45 @@
+import type { Auth } from "../../create-auth.js";
+import { emailInput, emailSignInInput } from "../../validation.js";
+import type { Route } from "../route.js";
+import { deviceCall, json, type RouteKit, requestCall, route } from "../route-kit.js";
+import { DB, MAIL } from "./error-groups.js";
+
+/**
+ * Sign-in by an emailed link or code (`emailSignIn.enabled`; 404 `NOT_FOUND` otherwise). The
+ * link opens a page of the app (`email.links.emailSignIn`) that posts its token here: a GET of
+ * the link never signs in.
+ */
+export function emailSignInRoutes(auth: Auth, { loginResponse }: RouteKit): Route[] {
+  return [
+    json(
+      {
+        method: "POST",
+        path: "/email-sign-in/request",
+        summary: "Mail a sign-in code and link (the same answer for any address)",
+        auth: "none",
+        body: emailInput,
+        errors: ["NOT_FOUND", "EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", "RATE_LIMITED", ...MAIL, ...DB],
+      },
+      async (input) => auth.requestEmailSignIn(requestCall(input), await input.body()),
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/email-sign-in",
+        summary: "Sign in with an emailed link's token, or the address and its emailed code",
+        auth: "none",
+        body: emailSignInInput,
+        errors: [
+          "NOT_FOUND",
+          "EMAIL_SIGN_IN_INVALID",
+          "EMAIL_SIGN_IN_THROTTLED",
+          "RATE_LIMITED",
+          "TWO_FACTOR_DISABLED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
+      },
+      async (input) => loginResponse(await auth.signInWithEmail(deviceCall(input), await input.body())),
+    ),
+  ];
+}

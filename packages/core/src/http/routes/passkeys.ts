@@ -1,0 +1,168 @@
+import type { Auth } from "../../create-auth.js";
+import {
+  passkeyRegistrationInput,
+  passkeyRenameInput,
+  passkeySignInInput,
+  passkeySignInOptionsInput,
+  passkeyStepUpInput,
+} from "../../validation.js";
+import { jsonResponse } from "../respond.js";
+import type { Route } from "../route.js";
+import {
+  deviceTokenCall,
+  json,
+  param,
+  principalCall,
+  type RouteKit,
+  requestCall,
+  route,
+  settings,
+  signedInCall,
+} from "../route-kit.js";
+import { DB, SETTING } from "./error-groups.js";
+
+/** How long the browser keeps a passkey sign-in's challenge cookie: the challenge's 5 minutes. */
+const PASSKEY_CHALLENGE_COOKIE_SECONDS = 300;
+/** The refusals of a passkey ceremony's answer. */
+const PASSKEY_CHECK = [
+  "PASSKEY_CHALLENGE_INVALID",
+  "PASSKEY_CHALLENGE_EXPIRED",
+  "PASSKEY_VERIFICATION_FAILED",
+  "NOT_FOUND",
+] as const;
+
+/**
+ * Passkeys (docs/concepts.md, "Passkeys"): registration (access + step-up), sign-in (none; the challenge is bound
+ * to the browser by an HttpOnly cookie scoped to `<prefix>/passkeys`), step-up (access), and the
+ * list, rename and removal. `NOT_FOUND` when `webauthn` is not configured.
+ */
+export function passkeyRoutes(auth: Auth, kit: RouteKit): Route[] {
+  // Sign-in first: `/passkeys/login` must come before `/passkeys/:id` in the OpenAPI document's paths.
+  return [...passkeySignInRoutes(auth, kit), ...passkeyAccountRoutes(auth)];
+}
+
+/** Registering, listing, renaming and removing the signed-in user's passkeys. */
+function passkeyAccountRoutes(auth: Auth): Route[] {
+  return [
+    settings(
+      {
+        method: "POST",
+        path: "/passkeys/register/options",
+        summary: "Start registering a passkey: the options of navigator.credentials.create()",
+        errors: ["NOT_FOUND", ...SETTING],
+      },
+      (call) => auth.passkeys.registrationOptions(call),
+    ),
+    settings(
+      {
+        method: "POST",
+        path: "/passkeys/register",
+        summary: "Store the passkey of a navigator.credentials.create() response",
+        body: passkeyRegistrationInput,
+        errors: [...PASSKEY_CHECK, "PASSKEY_ALREADY_REGISTERED", ...SETTING],
+      },
+      async (call, input) => auth.passkeys.register(call, await input.body()),
+    ),
+    json(
+      {
+        method: "GET",
+        path: "/passkeys",
+        summary: "The user's passkeys",
+        auth: "access",
+        errors: ["NOT_FOUND", ...DB],
+      },
+      async (input) => auth.passkeys.list(principalCall(input)),
+    ),
+    settings(
+      {
+        method: "PATCH",
+        path: "/passkeys/:id",
+        summary: "Rename a passkey",
+        body: passkeyRenameInput,
+        errors: ["NOT_FOUND", ...SETTING],
+      },
+      async (call, input) => auth.passkeys.rename(call, { id: param(input, "id"), body: await input.body() }),
+    ),
+    settings(
+      {
+        method: "DELETE",
+        path: "/passkeys/:id",
+        summary: "Remove a passkey (not the account's last way to sign in)",
+        errors: ["NOT_FOUND", "LAST_SIGN_IN_METHOD", ...SETTING],
+      },
+      (call, input) => auth.passkeys.delete(call, param(input, "id")),
+    ),
+  ];
+}
+
+/** Passkey sign-in (its challenge bound to the browser by a cookie) and step-up. */
+function passkeySignInRoutes(auth: Auth, { cookies, loginResponse, stepUpResponse }: RouteKit): Route[] {
+  const clearChallenge = cookies.clear("passkeyChallenge");
+  return [
+    route(
+      {
+        method: "POST",
+        path: "/passkeys/login/options",
+        summary: "Start a passkey sign-in (email: email-first): the options of navigator.credentials.get()",
+        auth: "none",
+        body: passkeySignInOptionsInput,
+        errors: ["NOT_FOUND", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
+      },
+      async (input) => {
+        const start = await auth.passkeys.signInOptions(requestCall(input), await input.body());
+        return jsonResponse(200, start.options, [
+          cookies.set("passkeyChallenge", start.browserBinding, PASSKEY_CHALLENGE_COOKIE_SECONDS),
+        ]);
+      },
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/passkeys/login",
+        summary: "Sign in with a navigator.credentials.get() response",
+        auth: "none",
+        body: passkeySignInInput,
+        errors: [
+          ...PASSKEY_CHECK,
+          "PASSKEY_UNKNOWN",
+          "LOGIN_THROTTLED",
+          "EMAIL_COOLDOWN_CACHE_FAILURE",
+          ...DB,
+        ],
+        clearOnError: {
+          codes: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN"],
+          cookies: ["passkeyChallenge"],
+        },
+      },
+      async (input) => {
+        const signedIn = await auth.passkeys.signIn(
+          deviceTokenCall(input, input.cookie("passkeyChallenge")),
+          await input.body(),
+        );
+        const response = loginResponse(signedIn);
+        return { ...response, cookies: [...(response.cookies ?? []), clearChallenge] };
+      },
+    ),
+    json(
+      {
+        method: "POST",
+        path: "/passkeys/step-up/options",
+        summary: "Start a passkey step-up: the options of navigator.credentials.get()",
+        auth: "access",
+        errors: ["NOT_FOUND", ...SETTING],
+      },
+      async (input) => auth.passkeys.stepUpOptions(signedInCall(input)),
+    ),
+    route(
+      {
+        method: "POST",
+        path: "/passkeys/step-up",
+        summary: "Step up with a passkey: the step-up token",
+        auth: "access",
+        body: passkeyStepUpInput,
+        errors: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN", ...SETTING],
+      },
+      async (input) => stepUpResponse(await auth.passkeys.stepUp(signedInCall(input), await input.body())),
+    ),
+  ];
+}
