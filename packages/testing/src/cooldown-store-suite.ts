@@ -2,6 +2,9 @@ import type { CooldownStore } from "@portcullis/core";
 import { expect } from "vitest";
 import { concurrently, defineStoreSuite, elapse, type StoreFixture, uniqueId } from "./store-fixture.js";
 
+/** A forward jump of the clock (later corrected) that the clock-correction tests make: 2 hours. */
+const CLOCK_JUMP_MS = 2 * 3_600_000;
+
 /** The store of one test, and checks of the windows it answers. */
 function cooldownContext(fixture: StoreFixture<CooldownStore>) {
   /** A window just opened (or untouched by time): exactly `windowMs` on a movable clock, in (0, windowMs] in real time. */
@@ -130,6 +133,58 @@ export const runCooldownStoreSuite = defineStoreSuite("CooldownStore", cooldownC
         expect(remainingMs).toBeLessThanOrEqual(windowMs);
       }
     },
+    "acquire - a cooldown taken during a 2 h clock jump, once the clock is corrected: at most ttlMs left, and it ends within ttlMs":
+      async ({ store, fixture }) => {
+        // A store whose clock the test cannot move (Redis: the server's) is not moved by the jump.
+        if (!fixture.advance) return;
+        const key = uniqueId("cooldown");
+        await fixture.advance(CLOCK_JUMP_MS);
+        expect(await store.acquire(key, 60_000)).toEqual({ acquired: true, remainingMs: 60_000 });
+        await fixture.advance(-CLOCK_JUMP_MS);
+        const refused = await store.acquire(key, 60_000);
+        expect(refused.acquired).toBe(false);
+        expect(refused.remainingMs).toBeGreaterThan(0);
+        expect(refused.remainingMs).toBeLessThanOrEqual(60_000);
+        const left = await store.remainingMs(key);
+        expect(left).toBeGreaterThan(0);
+        expect(left).toBeLessThanOrEqual(60_000);
+        await fixture.advance(60_000);
+        expect(await store.remainingMs(key)).toBe(0);
+        expect(await store.acquire(key, 60_000)).toEqual({ acquired: true, remainingMs: 60_000 });
+      },
+    "remainingMs - after a corrected 2 h clock jump: at most the cooldown's length, and it ends within it":
+      async ({ store, fixture }) => {
+        if (!fixture.advance) return;
+        const key = uniqueId("cooldown");
+        await fixture.advance(CLOCK_JUMP_MS);
+        await store.acquire(key, 30_000);
+        await fixture.advance(-CLOCK_JUMP_MS);
+        // Only read (a client asking what is left), never acquired again.
+        expect(await store.remainingMs(key)).toBe(30_000);
+        await fixture.advance(10_000);
+        expect(await store.remainingMs(key)).toBe(20_000);
+        await fixture.advance(20_000);
+        expect(await store.remainingMs(key)).toBe(0);
+        expect((await store.acquire(key, 30_000)).acquired).toBe(true);
+      },
+    "acquire - a refused call with a shorter ttlMs never shortens a running cooldown, even after a clock correction":
+      async ({ store, fixture }) => {
+        const key = uniqueId("cooldown");
+        expect((await store.acquire(key, 60_000)).acquired).toBe(true);
+        const refused = await store.acquire(key, 1_000);
+        expect(refused.acquired).toBe(false);
+        expect(refused.remainingMs).toBeGreaterThan(55_000);
+        expect(await store.remainingMs(key)).toBeGreaterThan(55_000);
+        if (!fixture.advance) return;
+        // Taken during a jump, the clock corrected: its own 60 s from now, not the refused call's 1 s.
+        const jumped = uniqueId("cooldown");
+        await fixture.advance(CLOCK_JUMP_MS);
+        await store.acquire(jumped, 60_000);
+        await fixture.advance(-CLOCK_JUMP_MS);
+        expect(await store.acquire(jumped, 1_000)).toEqual({ acquired: false, remainingMs: 60_000 });
+        await fixture.advance(59_000);
+        expect(await store.remainingMs(jumped)).toBe(1_000);
+      },
     "acquire - keys are independent": async ({ store }) => {
       const a = uniqueId("cooldown");
       const b = uniqueId("cooldown");
@@ -215,6 +270,20 @@ export const runCooldownStoreSuite = defineStoreSuite("CooldownStore", cooldownC
       await elapse(fixture, 300);
       await expectNewCounter(key, 500);
     },
+    "hit - a window opened during a 2 h clock jump, once the clock is corrected: at most windowMs left, then the next hit counts 1":
+      async ({ store, fixture, expectNewCounter }) => {
+        if (!fixture.advance) return;
+        const key = uniqueId("counter");
+        await fixture.advance(CLOCK_JUMP_MS);
+        expect((await store.hit(key, 60_000)).count).toBe(1);
+        await fixture.advance(-CLOCK_JUMP_MS);
+        const second = await store.hit(key, 60_000);
+        expect(second.count).toBe(2);
+        expect(second.remainingMs).toBeGreaterThan(0);
+        expect(second.remainingMs).toBeLessThanOrEqual(60_000);
+        await fixture.advance(60_000);
+        await expectNewCounter(key, 60_000);
+      },
     "hit - keys are independent": async ({ store, hitCounter }) => {
       const a = await hitCounter(2, 60_000);
       const b = uniqueId("counter");

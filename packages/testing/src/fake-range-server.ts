@@ -22,6 +22,10 @@ export interface FakeRangeServer {
   delayMs: number;
   /** Answer every request with this status and no lines (a failing API); null (default) answers normally. */
   failStatus: number | null;
+  /** How many padding lines (count 0) an `Add-Padding: true` request gets. Default 20. */
+  paddingLines: number;
+  /** Answer without `Content-Length`, in chunks (as a streamed or endless answer comes). Default false. */
+  streamed: boolean;
   /** Stops listening: later requests are refused (an API that is down). */
   stop(): Promise<void>;
 }
@@ -29,6 +33,62 @@ export interface FakeRangeServer {
 /** SHA-1 of `password`, upper-case hex, as a range API indexes it. */
 export const sha1Hex = (password: string) =>
   createHash("sha1").update(password, "utf8").digest("hex").toUpperCase();
+
+/** The corpus by SHA-1 prefix (5 hex): the suffixes of the breached passwords under it. */
+function corpusOf(breached: readonly string[]): Map<string, string[]> {
+  const corpus = new Map<string, string[]>();
+  for (const password of breached) {
+    const hash = sha1Hex(password);
+    corpus.set(hash.slice(0, 5), [...(corpus.get(hash.slice(0, 5)) ?? []), hash.slice(5)]);
+  }
+  return corpus;
+}
+
+/** `request` as it came, its body read to the end. */
+async function received(request: IncomingMessage): Promise<ReceivedRangeRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const head = Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}`);
+  return {
+    method: request.method ?? "",
+    url: request.url ?? "",
+    headers: { ...request.headers },
+    raw: [`${request.method} ${request.url}`, ...head, "", Buffer.concat(chunks).toString("utf8")].join("\n"),
+  };
+}
+
+/** `n` padding lines (random suffixes, count 0), each followed by CRLF. */
+const paddingOf = (n: number) =>
+  (
+    randomBytes(18 * n)
+      .toString("hex")
+      .toUpperCase()
+      .match(/.{36}/g) ?? []
+  )
+    .map((hex) => `${hex.slice(0, 35)}:0\r\n`)
+    .join("");
+
+/** Resolves when `response` can take more (or has closed). */
+const drained = (response: ServerResponse) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      response.off("drain", done);
+      response.off("close", done);
+      resolve();
+    };
+    response.on("drain", done);
+    response.on("close", done);
+  });
+
+/** The answer without `Content-Length`: the lines, then `padding` padding lines in chunks of 1000. */
+async function writeStreamed(response: ServerResponse, lines: string[], padding: number): Promise<void> {
+  response.writeHead(200, { "content-type": "text/plain" });
+  response.write(lines.map((line) => `${line}\r\n`).join(""));
+  for (let left = padding; left > 0 && !response.destroyed; left -= 1000) {
+    if (!response.write(paddingOf(Math.min(left, 1000)))) await drained(response);
+  }
+  response.end();
+}
 
 /**
  * Starts a fake range API that knows `breached` (each counted `count` times): `GET
@@ -41,31 +101,19 @@ export async function startFakeRangeServer(
   breached: readonly string[],
   { count = 42 }: { count?: number } = {},
 ): Promise<FakeRangeServer> {
-  const corpus = new Map<string, string[]>();
-  for (const password of breached) {
-    const hash = sha1Hex(password);
-    corpus.set(hash.slice(0, 5), [...(corpus.get(hash.slice(0, 5)) ?? []), hash.slice(5)]);
-  }
+  const corpus = corpusOf(breached);
   const sockets = new Set<Socket>();
   const fake: FakeRangeServer = {
     rangeUrl: "",
     requests: [],
     delayMs: 0,
     failStatus: null,
+    paddingLines: 20,
+    streamed: false,
     stop: async () => undefined,
   };
   const answer = async (request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const head = Object.entries(request.headers).map(([name, value]) => `${name}: ${String(value)}`);
-    fake.requests.push({
-      method: request.method ?? "",
-      url: request.url ?? "",
-      headers: { ...request.headers },
-      raw: [`${request.method} ${request.url}`, ...head, "", Buffer.concat(chunks).toString("utf8")].join(
-        "\n",
-      ),
-    });
+    fake.requests.push(await received(request));
     if (fake.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.delayMs));
     if (response.destroyed) return;
     const match = /^\/range\/([0-9A-F]{5})$/.exec(request.url ?? "");
@@ -74,11 +122,10 @@ export async function startFakeRangeServer(
       return;
     }
     const lines = (corpus.get(match[1] as string) ?? []).map((suffix) => `${suffix}:${count}`);
-    if (request.headers["add-padding"] === "true") {
-      for (let i = 0; i < 20; i++)
-        lines.push(`${randomBytes(18).toString("hex").slice(0, 35).toUpperCase()}:0`);
-    }
-    response.writeHead(200, { "content-type": "text/plain" }).end(lines.join("\r\n"));
+    const padding = request.headers["add-padding"] === "true" ? fake.paddingLines : 0;
+    if (fake.streamed) return writeStreamed(response, lines, padding);
+    const text = `${lines.map((line) => `${line}\r\n`).join("")}${paddingOf(padding)}`;
+    response.writeHead(200, { "content-type": "text/plain" }).end(text.slice(0, -2));
   };
   const server = createServer((request, response) => {
     answer(request, response).catch(() => response.destroy());

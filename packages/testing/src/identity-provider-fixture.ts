@@ -253,7 +253,7 @@ export const userIdOf = async (app: IdpApp, browser: TestBrowser) =>
 
 /** A password account created through the host API. */
 export const passwordAccount = (app: IdpApp, email: string, emailVerified: boolean) =>
-  app.auth.admin.createUser({}, { email, password: PASSWORD, emailVerified });
+  app.auth.host.createUser({}, { email, password: PASSWORD, emailVerified });
 
 /** The bearer and JSON headers of a password login to `email`. */
 export async function passwordLogin(app: IdpApp, email: string): Promise<Record<string, string>> {

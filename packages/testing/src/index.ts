@@ -58,6 +58,7 @@ export {
   type TestOidcProviderOptions,
 } from "./oidc-test-provider.js";
 export { runPasskeyStoreSuite } from "./passkey-store-suite.js";
+export { type RequestTimingSuiteOptions, runRequestTimingSuite } from "./request-timing-suite.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
 export { runSingleUseTokenStoreSuite } from "./single-use-token-store-suite.js";
 export {

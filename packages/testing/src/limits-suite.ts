@@ -33,7 +33,7 @@ interface LimitsApp extends App {
  * of many concurrent requests wins varies.
  */
 export function runLimitsAdapterSuite(
-  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores">,
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
 ): void {
   describe(`limits under concurrency: ${options.name}`, () => {
     const boot = createBoot(options);
@@ -140,7 +140,7 @@ const limitsTests: Record<string, (start: StartLimits) => Promise<void>> = {
       );
     },
 
-  "step-up - 35 concurrent wrong passwords share the address's login budget; login with the right password is then 429":
+  "step-up - 35 concurrent wrong passwords share the session's password budget; the right one on that session is then 429, the address's login is not locked":
     async (start) => {
       const app = await start();
       const email = "stepup@example.test";
@@ -157,10 +157,12 @@ const limitsTests: Record<string, (start: StartLimits) => Promise<void>> = {
       expect(app.verifies() - before).toBe(count(replies, 401));
       for (const reply of replies.filter((r) => r.status !== 401)) expectCode(reply, 429, "LOGIN_THROTTLED");
       expectCode(
-        await app.api("POST", "/login", { body: { email, password: PASSWORD } }),
+        await app.api("POST", "/step-up", { bearer, body: { password: PASSWORD } }),
         429,
         "LOGIN_THROTTLED",
       );
+      expect(app.verifies() - before).toBe(count(replies, 401));
+      expect((await app.api("POST", "/login", { body: { email, password: PASSWORD } })).status).toBe(200);
     },
 
   "per-ip - behind trustProxy 1, failed logins over distinct addresses from one IP reach 429 at the documented 100; other IPs and forged left entries change nothing":
@@ -216,23 +218,33 @@ const limitsTests: Record<string, (start: StartLimits) => Promise<void>> = {
     expectCode(replies[20] as HttpReply, 429, "RATE_LIMITED");
   },
 
-  "per-ip - loopback clients without trustProxy are not limited per IP (a forwarded header is ignored)":
+  "per-ip - loopback clients without trustProxy are not limited per IP, unless they carry a proxy's forwarding header: then limited by the loopback address, with one warning naming trustProxy":
     async (start) => {
-      const app = await start();
-      const replies: HttpReply[] = [];
-      for (let index = 0; index < 110; index += 10) {
-        replies.push(
-          ...(await Promise.all(
-            Array.from({ length: 10 }, (_, offset) =>
-              app.api("POST", "/login", {
-                headers: { "x-forwarded-for": "203.0.113.99" },
-                body: { email: `loop${index + offset}@example.test`, password: "wrong password" },
-              }),
-            ),
-          )),
-        );
-      }
-      expect(count(replies, 401)).toBe(110);
+      const app = await start({ ipLimits: { failedLogins: { max: 3, windowSeconds: 900 } } });
+      const wrongLogin = (index: number, headers: Record<string, string> = {}) =>
+        app.api("POST", "/login", {
+          headers,
+          body: { email: `loop${index}@example.test`, password: "wrong password" },
+        });
+      // A local client (no forwarding header): never limited per IP.
+      const local = await Promise.all(Array.from({ length: 10 }, (_, index) => wrongLogin(index)));
+      expect(count(local, 401)).toBe(10);
+      expect(app.logLines.filter((line) => line.includes("trustProxy"))).toHaveLength(0);
+      // A proxy in front, trustProxy unset: every visitor is the loopback address, counted as one.
+      const proxied = [];
+      for (let index = 0; index < 4; index++)
+        proxied.push(await wrongLogin(100 + index, { "x-forwarded-for": `203.0.113.${index}` }));
+      expect(proxied.slice(0, 3).map((reply) => reply.status)).toEqual([401, 401, 401]);
+      expectCode(proxied[3] as HttpReply, 429, "LOGIN_THROTTLED");
+      expectCode(await wrongLogin(200, { forwarded: "for=198.51.100.7" }), 429, "LOGIN_THROTTLED");
+      expectCode(await wrongLogin(201, { "x-real-ip": "198.51.100.8" }), 429, "LOGIN_THROTTLED");
+      expect((await wrongLogin(202)).status).toBe(401);
+      const limited = app.events.filter((event) => event.type === "ip.limited");
+      expect(limited.length).toBeGreaterThan(0);
+      for (const event of limited) expect(["127.0.0.1", "::1"]).toContain(event.ip);
+      const warnings = app.logLines.filter((line) => line.includes("trustProxy"));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0] as string).level).toBe("warn");
     },
 
   "addresses - fullwidth and IDNA variants are the same account and share its cooldown": async (start) => {
@@ -325,12 +337,42 @@ const limitsTests: Record<string, (start: StartLimits) => Promise<void>> = {
       ).toBe(200);
     },
 
+  "login - a 2 h clock jump, corrected: the lock taken during it lasts at most its configured length (2 s), then the right password signs in":
+    async (start) => {
+      const app = await start({ loginThrottle: { baseLockSeconds: 2, maxLockSeconds: 4 } });
+      const email = "clock-jump@example.test";
+      await app.api("POST", "/register", { body: { email, password: PASSWORD } });
+      /** Retry-After of a 429 `LOGIN_THROTTLED`, checked against `remaining`. */
+      const retryAfter = (reply: HttpReply) => {
+        expectCode(reply, 429, "LOGIN_THROTTLED");
+        expect(reply.headers.get("retry-after")).toBe(String(reply.body.remaining));
+        return Number(reply.body.remaining);
+      };
+      app.clock.advance(2 * 3_600_000);
+      for (let index = 0; index < FREE_ATTEMPTS; index++) {
+        const reply = await app.api("POST", "/login", {
+          body: { email, password: `wrong password ${index}` },
+        });
+        expect(reply.status).toBe(401);
+      }
+      const locked = await app.api("POST", "/login", { body: { email, password: "wrong password" } });
+      expect(retryAfter(locked)).toBeLessThanOrEqual(2);
+      // The clock corrected: 2 h back. The lock still ends within its 2 s, not 2 h later.
+      app.clock.advance(-2 * 3_600_000);
+      const after = await app.api("POST", "/login", { body: { email, password: PASSWORD } });
+      expect(retryAfter(after)).toBeLessThanOrEqual(2);
+      await app.elapse(2_000);
+      const signedIn = await app.api("POST", "/login", { body: { email, password: PASSWORD } });
+      expect(signedIn.status, signedIn.text).toBe(200);
+    },
+
   "events - no event carries a password, token or code": async (start) => {
     const app = await start();
     const email = "events@example.test";
     const bearer = await verifiedAccount(app, email);
     await app.api("POST", "/step-up", { bearer, body: { password: "wrong password 0" } });
-    for (let index = 1; index <= FREE_ATTEMPTS; index++) {
+    // The step-up counts in the session's budget: the address's login budget is spent by logins.
+    for (let index = 1; index <= FREE_ATTEMPTS + 1; index++) {
       await app.api("POST", "/login", { body: { email, password: `wrong password ${index}` } });
     }
     await app.api("POST", "/password/reset-request", { body: { email } });

@@ -66,6 +66,14 @@ export const runSingleUseTokenStoreSuite = defineStoreSuite<
       const results = await concurrently(20, () => store.consumeToken(token.purpose, token.tokenHash));
       expect(results.filter((result) => result !== null)).toEqual([token]);
     },
+    "saveToken - 24 concurrent saves of new tokens under one user id (anonymous challenges share one): every one stored":
+      async ({ store }) => {
+        const userId = uniqueId("user");
+        const saved = Array.from({ length: 24 }, () => newToken({ purpose: "passkey-challenge", userId }));
+        await concurrently(saved.length, (index) => store.saveToken(saved[index] as TokenRecord, 60_000));
+        for (const token of saved)
+          expect(await store.consumeToken(token.purpose, token.tokenHash)).toEqual(token);
+      },
     "claimToken - 20 concurrent claims: exactly one gets the record; the token stays stored": async ({
       store,
     }) => {

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 export interface StoreFixture<S> {
   store: S;
   /**
-   * Moves the store's clock forward by `ms` (a memory store built with a fake clock). Without it
+   * Moves the store's clock forward by `ms` (a memory store built with a fake clock); a negative
+   * `ms` sets it back (a clock jump corrected). Without it
    * the suite waits in real time with short TTLs, so a store whose time cannot be moved (Redis)
    * is tested as it is.
    */

@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { HttpReply } from "../http-client.js";
-import { type App, type AppTests, expectError, PASSWORD } from "./fixture.js";
+import { createSoftwareAuthenticator, type RequestOptions } from "../software-authenticator.js";
+import { APP_ORIGIN, type App, type AppTests, cookieHeader, expectError, PASSWORD } from "./fixture.js";
 
 const CHROME =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
@@ -82,6 +83,52 @@ async function twoFactorOnAndOff(app: App, bearer: string): Promise<void> {
   expect((await app.call("2fa off", "DELETE", "/api/auth/2fa/email", { bearer, headers })).status).toBe(200);
 }
 
+/** What a client states about itself in a sign-in's `session`, one per way of signing in. */
+const STATED = {
+  password: { browser: "Portcullis Mobile 3", os: "PocketOS 7" },
+  email: { browser: "Mail Reader 12", os: "DeskOS 2" },
+  passkey: { browser: "Key Browser 9", os: "TabletOS 5" },
+};
+
+/** Registers a passkey for the signed-in `bearer`, then signs in with it stating `session`. */
+async function passkeySignIn(app: App, bearer: string, session: object): Promise<HttpReply> {
+  const stepUp = await app.api("POST", "/step-up", { bearer, body: { password: PASSWORD } });
+  const settings = { bearer, headers: { "x-step-up-token": String(stepUp.body.stepUpToken) } };
+  const authenticator = createSoftwareAuthenticator({ origin: APP_ORIGIN });
+  const creation = await app.api("POST", "/passkeys/register/options", {
+    ...settings,
+    label: "passkey options",
+  });
+  const response = authenticator.register(creation.body as never);
+  const added = await app.api("POST", "/passkeys/register", {
+    ...settings,
+    body: { response, name: "Laptop" },
+  });
+  expect(added.status, added.text).toBe(200);
+  const start = await app.api("POST", "/passkeys/login/options", {
+    body: {},
+    label: "passkey login options",
+  });
+  return app.api("POST", "/passkeys/login", {
+    cookie: cookieHeader(start.cookies),
+    headers: { origin: APP_ORIGIN, "user-agent": CHROME },
+    body: { response: authenticator.authenticate(start.body as unknown as RequestOptions), session },
+    label: "passkey login",
+  });
+}
+
+/** Asks for an email sign-in and signs in with its code, stating `session`. */
+async function emailCodeSignIn(app: App, email: string, session: object): Promise<HttpReply> {
+  await app.call("email sign-in request", "POST", "/api/auth/email-sign-in/request", { body: { email } });
+  await app.auth.idle();
+  const mailed = app.emails.filter((message) => message.kind === "email-sign-in").at(-1);
+  const code = /^(\d{6})$/m.exec(mailed?.text ?? "")?.[1];
+  return app.call("email sign-in", "POST", "/api/auth/email-sign-in", {
+    body: { email, code, session },
+    headers: { "user-agent": CHROME },
+  });
+}
+
 /** The activity page: `GET /activity` with a cursor, only ever the caller's own events. */
 export const activityTests: AppTests = {
   "activity - each security event appears after its action, newest first, with ip, browser and os": async (
@@ -137,6 +184,27 @@ export const activityTests: AppTests = {
     expect(activity.text).not.toMatch(/token|secret|hash|code"/i);
   },
 
+  "activity - a sign-in's entry carries the browser and os its body states, as its session does (password, email code, passkey)":
+    async (boot) => {
+      const app = await boot({ webauthn: {}, emailSignIn: { enabled: true }, email: { loginAlerts: false } });
+      const email = "stated-device@example.test";
+      const { accessToken } = await app.signUp(email);
+      const byPassword = await app.call("login stating its device", "POST", "/api/auth/login", {
+        body: { email, password: PASSWORD, session: STATED.password },
+        headers: { "user-agent": CHROME },
+      });
+      const byEmail = await emailCodeSignIn(app, email, STATED.email);
+      const byPasskey = await passkeySignIn(app, accessToken, STATED.passkey);
+      for (const reply of [byPassword, byEmail, byPasskey]) expect(reply.status, reply.text).toBe(200);
+      const activity = await app.call("activity", "GET", "/api/auth/activity", { bearer: accessToken });
+      const signIns = itemsOf(activity).filter((item) => item.type === "login.succeeded");
+      const sessions = await app.call("sessions", "GET", "/api/auth/sessions", { bearer: accessToken });
+      for (const [reason, device] of Object.entries(STATED)) {
+        expect(signIns).toContainEqual(expect.objectContaining({ reason, ...device }));
+        expect(sessions.body.sessions).toContainEqual(expect.objectContaining(device));
+      }
+    },
+
   "activity - pages through nextCursor; another user's events are never listed, their cursor included":
     async (boot) => {
       const app = await boot({ email: { loginAlerts: false } });
@@ -164,7 +232,7 @@ export const activityTests: AppTests = {
       ]);
       const paged = await everyPage(app, bob.accessToken, 3);
       expect(paged).toEqual({ items: itemsOf(all), pages: 3 });
-      const hostView = await app.auth.admin.listActivity({}, { userId: bob.user.id, limit: 100 });
+      const hostView = await app.auth.host.listActivity({}, { userId: bob.user.id, limit: 100 });
       expect(hostView.items).toEqual(itemsOf(all));
 
       // Bob's cursor at Ada: a position in a list, never a way into Bob's.

@@ -85,7 +85,7 @@ export const breachedPasswordsTests: AppTests = {
   "breached passwords - a login with a password of the corpus signs in with passwordBreached: true; others have no such field":
     async (boot) => {
       const { app } = await withRangeApi(boot);
-      await app.auth.admin.createUser(
+      await app.auth.host.createUser(
         {},
         { email: "old@example.test", password: BREACHED, emailVerified: true },
       );
@@ -107,7 +107,7 @@ export const breachedPasswordsTests: AppTests = {
     async (boot) => {
       const open = await withRangeApi(boot, { timeoutMs: 200 });
       const closed = await withRangeApi(boot, { timeoutMs: 200, failClosed: true });
-      await closed.app.auth.admin.createUser(
+      await closed.app.auth.host.createUser(
         {},
         { email: "closed@example.test", password: BREACHED, emailVerified: true },
       );

@@ -288,7 +288,7 @@ export const credentialsTests: AppTests = {
 
 /** A verified user with email 2FA on and preferred, set in the store (no code mailed yet): the address. */
 async function emailTwoFactorUser(app: App, email: string): Promise<string> {
-  const user = await app.auth.admin.createUser({}, { email, password: PASSWORD, emailVerified: true });
+  const user = await app.auth.host.createUser({}, { email, password: PASSWORD, emailVerified: true });
   await app.stores.users.update(user.id, {
     twoFactor: {
       methods: ["email"],

@@ -123,7 +123,7 @@ async function enrolBothMethods(app: App, email: string): Promise<string> {
   return secret;
 }
 
-/** Sign-in by an emailed link or code (CONTRACT §13): answers, single use, expiry, limits, 2FA. */
+/** Sign-in by an emailed link or code (docs/concepts.md, "Sign-in by email"): answers, single use, expiry, limits, 2FA. */
 export const emailSignInTests: AppTests = {
   "email sign-in - known and unknown addresses get identical answers; the code signs in once and marks the address verified":
     async (boot) => {

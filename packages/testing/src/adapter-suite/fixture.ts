@@ -111,13 +111,32 @@ export function runAppTests(options: AdapterSuiteOptions, area: string, tests: A
   });
 }
 
+/**
+ * The ids of users a test made "gone": the stores answer as if they were deleted (`findById`
+ * null), the joint read of an entry and its user too, which stands for `findById`.
+ */
+function hideGoneUsers(stores: ReturnType<AdapterSuiteOptions["createStores"]>): Set<string> {
+  const goneUserIds = new Set<string>();
+  const findById = stores.users.findById.bind(stores.users);
+  stores.users.findById = async (id) => (goneUserIds.has(id) ? null : findById(id));
+  const joint = stores.joint;
+  const jointRead = joint?.findAllowedAccessTokenWithUser;
+  if (joint && jointRead)
+    stores.joint = {
+      ...joint,
+      findAllowedAccessTokenWithUser: async (jti) => {
+        const found = await jointRead.call(joint, jti);
+        return found && goneUserIds.has(found.entry.userId) ? { ...found, user: null } : found;
+      },
+    };
+  return goneUserIds;
+}
+
 export function createBoot(options: AdapterSuiteOptions, record?: ExchangeRecorder): Boot {
   return async (overrides = {}) => {
     const clock = createFakeClock({ tick: 1 });
     const stores = options.createStores(clock);
-    const goneUserIds = new Set<string>();
-    const findById = stores.users.findById.bind(stores.users);
-    stores.users.findById = async (id) => (goneUserIds.has(id) ? null : findById(id));
+    const goneUserIds = hideGoneUsers(stores);
     const emails: EmailMessage[] = [];
     const mailerControl = { failures: 0 };
     const logLines: string[] = [];

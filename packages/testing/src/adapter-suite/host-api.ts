@@ -25,14 +25,14 @@ async function expectLockedOut(
 
 /**
  * The host's side of the API over HTTP: a session a host started with `auth.sessions.create` is a
- * normal session (it authenticates, is listed, refreshes and revokes), and each admin operation
- * shows through the routes.
+ * normal session (it authenticates, is listed, refreshes and revokes), and each trusted host
+ * operation (`auth.host.*`) shows through the routes.
  */
 export const hostApiTests: AppTests = {
   "sessions.create - a host-started session authenticates, is listed, refreshes and is revoked like any other":
     async (boot) => {
       const app = await boot();
-      const user = await app.auth.admin.createUser({}, { email: "sso@example.test", emailVerified: true });
+      const user = await app.auth.host.createUser({}, { email: "sso@example.test", emailVerified: true });
       const started = await app.auth.sessions.create(
         { request: { ip: "203.0.113.9" } },
         { userId: user.id, session: { browser: "Single sign-on" } },
@@ -74,10 +74,10 @@ export const hostApiTests: AppTests = {
       });
     },
 
-  "admin.createUser - a verified password account signs in at once; an address taken is VALIDATION_FAILED":
+  "host.createUser - a verified password account signs in at once; an address taken is VALIDATION_FAILED":
     async (boot) => {
       const app = await boot();
-      const user = await app.auth.admin.createUser(
+      const user = await app.auth.host.createUser(
         {},
         {
           email: " Back.Office@Example.test ",
@@ -98,20 +98,20 @@ export const hostApiTests: AppTests = {
         twoFactorRequired: false,
         user: { id: user.id, name: "Back Office" },
       });
+      await expect(app.auth.host.createUser({}, { email: "back.office@example.test" })).rejects.toMatchObject(
+        {
+          code: "VALIDATION_FAILED",
+        },
+      );
       await expect(
-        app.auth.admin.createUser({}, { email: "back.office@example.test" }),
-      ).rejects.toMatchObject({
-        code: "VALIDATION_FAILED",
-      });
-      await expect(
-        app.auth.admin.createUser({}, { email: "weak@example.test", password: "password" }),
+        app.auth.host.createUser({}, { email: "weak@example.test", password: "password" }),
       ).rejects.toMatchObject({ code: "PASSWORD_POLICY_VIOLATION" });
     },
 
-  "admin.setPassword - ends every session, the new password signs in, the old one does not": async (boot) => {
+  "host.setPassword - ends every session, the new password signs in, the old one does not": async (boot) => {
     const app = await boot();
     const before = await app.signUp("reset-by-admin@example.test");
-    await app.auth.admin.setPassword({}, { userId: before.user.id, password: NEW_PASSWORD });
+    await app.auth.host.setPassword({}, { userId: before.user.id, password: NEW_PASSWORD });
     await expectLockedOut(
       app,
       { email: "reset-by-admin@example.test", accessToken: before.accessToken },
@@ -125,10 +125,10 @@ export const hostApiTests: AppTests = {
     expect(app.emails.some((email) => email.kind === "password-changed")).toBe(true);
   },
 
-  "admin.markEmailVerified - the user reads as verified and a verification resend is 304": async (boot) => {
+  "host.markEmailVerified - the user reads as verified and a verification resend is 304": async (boot) => {
     const app = await boot();
     const signedIn = await app.signUp("verify-by-admin@example.test");
-    await app.auth.admin.markEmailVerified({}, signedIn.user.id);
+    await app.auth.host.markEmailVerified({}, signedIn.user.id);
     const me = await app.call("me verified by admin", "GET", "/api/auth/me", {
       bearer: signedIn.accessToken,
     });
@@ -142,14 +142,14 @@ export const hostApiTests: AppTests = {
     ).toBe(304);
   },
 
-  "admin.deleteUser - sessions end, the address can sign up again as a new account, a second delete is USER_NOT_FOUND":
+  "host.deleteUser - sessions end, the address can sign up again as a new account, a second delete is USER_NOT_FOUND":
     async (boot) => {
       const app = await boot();
       const signedIn = await app.signUp("leaving@example.test");
       await app.call("reset request before delete", "POST", "/api/auth/password/reset-request", {
         body: { email: "leaving@example.test" },
       });
-      await app.auth.admin.deleteUser({}, signedIn.user.id);
+      await app.auth.host.deleteUser({}, signedIn.user.id);
       await expectLockedOut(
         app,
         { email: "leaving@example.test", accessToken: signedIn.accessToken },
@@ -164,7 +164,7 @@ export const hostApiTests: AppTests = {
           })
         ).status,
       ).toBe(200);
-      await expect(app.auth.admin.deleteUser({}, signedIn.user.id)).rejects.toMatchObject({
+      await expect(app.auth.host.deleteUser({}, signedIn.user.id)).rejects.toMatchObject({
         code: "USER_NOT_FOUND",
       });
     },

@@ -174,4 +174,38 @@ export const lifetimesTests: AppTests = {
     expect(second.at).toBe(second.exp);
     expect(second.at).toBeGreaterThanOrEqual(first.at);
   },
+
+  "login and refresh - accessTokenExpiresAt (the token's exp) is never past the session's idle or absolute end":
+    async (boot) => {
+      const app = await boot(LIMITS);
+      const email = "expiry-limits@example.test";
+      await app.signUp(email);
+      /** What the answer's access token has left after its `iat`, in ms; `accessTokenExpiresAt` is its `exp`. */
+      const lifetime = (reply: HttpReply) => {
+        expect(reply.status, reply.text).toBe(200);
+        const claims = JSON.parse(atob(String(reply.body.accessToken).split(".")[1] ?? "")) as Record<
+          string,
+          number
+        >;
+        const exp = (claims.exp ?? 0) * 1000;
+        expect(Date.parse(String(reply.body.accessTokenExpiresAt))).toBe(exp);
+        return exp - (claims.iat ?? 0) * 1000;
+      };
+      const login = await app.call("login with a 2 s idle timeout", "POST", "/api/auth/login", {
+        body: { email, password: PASSWORD },
+      });
+      // The idle timeout (2 s), not the access token's own lifetime.
+      expect(lifetime(login)).toBeLessThanOrEqual(IDLE_SECONDS * 1000);
+      await app.elapse(1_000);
+      const first = await app.call("refresh 1 s in", "POST", "/api/auth/refresh", {
+        bearer: String(login.body.refreshToken),
+      });
+      expect(lifetime(first)).toBeLessThanOrEqual(IDLE_SECONDS * 1000);
+      await app.elapse(1_000);
+      // 2 s in, 1 s before the absolute end (3 s): at most that second, not the idle timeout.
+      const second = await app.call("refresh 2 s in", "POST", "/api/auth/refresh", {
+        bearer: String(first.body.refreshToken),
+      });
+      expect(lifetime(second)).toBeLessThanOrEqual((LIFETIME_SECONDS - 2) * 1000);
+    },
 };

@@ -270,6 +270,66 @@ export const passkeysTests: AppTests = {
       expect((await app.api("DELETE", `/passkeys/${id}`, { ...settings, label: "delete" })).status).toBe(200);
       expectError(await app.api("DELETE", `/passkeys/${id}`, settings), 404, "NOT_FOUND");
     },
+  "POST /passkeys/login/options - an address without passkeys gets stand-in entries shaped like real ones: the same fields, transports, varied id lengths, the same answer each time":
+    async (boot) => {
+      const app = await boot(WEBAUTHN);
+      const { id } = await withPasskey(app, "has-passkey@example.test");
+      const options = async (email: string) => {
+        const reply = await app.api("POST", "/passkeys/login/options", { body: { email }, record: false });
+        expect(reply.status).toBe(200);
+        return reply.body as { allowCredentials: Record<string, unknown>[] } & Record<string, unknown>;
+      };
+      const known = await options("has-passkey@example.test");
+      expect(known.allowCredentials.map((entry) => entry.id)).toEqual([id]);
+      const shape = (answer: Record<string, unknown>) => Object.keys(answer).sort();
+      const entryShape = (entry: Record<string, unknown>) =>
+        Object.entries(entry)
+          .map(([key, value]) => `${key}:${Array.isArray(value) ? "array" : typeof value}`)
+          .sort();
+      const standIns = [];
+      for (let index = 0; index < 24; index++)
+        standIns.push(await options(`no-passkey-${index}@example.test`));
+      const lengths = new Set<number>();
+      for (const answer of standIns) {
+        expect(shape(answer)).toEqual(shape(known));
+        expect(answer.allowCredentials.length).toBeGreaterThan(0);
+        for (const entry of answer.allowCredentials) {
+          expect(entryShape(entry)).toEqual(entryShape(known.allowCredentials[0] as Record<string, unknown>));
+          expect(entry.type).toBe("public-key");
+          const transports = entry.transports as string[];
+          expect(transports.length).toBeGreaterThan(0);
+          for (const transport of transports)
+            expect(["ble", "hybrid", "internal", "nfc", "smart-card", "usb"]).toContain(transport);
+          expect(transports).toEqual([...transports].sort());
+          const bytes = Buffer.from(String(entry.id), "base64url");
+          expect(bytes.toString("base64url")).toBe(entry.id);
+          expect(bytes.length).toBeGreaterThanOrEqual(16);
+          expect(bytes.length).toBeLessThanOrEqual(64);
+          lengths.add(bytes.length);
+        }
+      }
+      // Real credential ids vary in length by authenticator: so do the stand-ins.
+      expect(lengths.size).toBeGreaterThan(1);
+      // Deterministic per address: asking again (or in another case) gives the same entries.
+      expect((await options("NO-PASSKEY-0@example.test")).allowCredentials).toEqual(
+        standIns[0]?.allowCredentials,
+      );
+    },
+  "POST /passkeys/login/options - the sign-in challenges kept in the store are capped whatever the client IP: past webauthn.maxOutstandingChallenges, 429 RATE_LIMITED":
+    async (boot) => {
+      const app = await boot({ webauthn: { maxOutstandingChallenges: 5 }, trustProxy: 1 });
+      const start = (index: number, body: object = {}) =>
+        app.api("POST", "/passkeys/login/options", {
+          headers: { "x-forwarded-for": `203.0.113.${index}` },
+          body,
+          record: false,
+        });
+      const replies = [];
+      for (let index = 0; index < 8; index++) replies.push(await start(index));
+      expect(replies.filter((reply) => reply.status === 200)).toHaveLength(5);
+      for (const reply of replies.filter((r) => r.status !== 200)) expectError(reply, 429, "RATE_LIMITED");
+      expectError(await start(100, { email: "someone@example.test" }), 429, "RATE_LIMITED");
+    },
   "POST /passkeys/register - needs a step-up; without webauthn every passkey route is 404 NOT_FOUND": async (
     boot,
   ) => {

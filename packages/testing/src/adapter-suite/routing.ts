@@ -23,6 +23,20 @@ export const routingTests: AppTests = {
       expect(outside.status).toBe(404);
     },
 
+  "routing - a path with malformed percent-encoding under the prefix is 404 NOT_FOUND, as any unknown path":
+    async (boot) => {
+      const app = await boot();
+      // Broken UTF-8 and a stray `%`: routers that decode paths refuse these before any route runs.
+      expectError(await app.call("broken utf-8", "GET", "/api/auth/%E0%A4%A"), 404, "NOT_FOUND");
+      expectError(await app.call("stray percent", "GET", "/api/auth/me%"), 404, "NOT_FOUND");
+      const post = await app.call("malformed post", "POST", "/api/auth/login%ZZ?locale=de", {
+        body: { email: "nobody@example.test", password: PASSWORD },
+      });
+      expectError(post, 404, "NOT_FOUND");
+      expect(post.body.path).toBe("/api/auth/login%ZZ");
+      expect(post.body.message).toBe(app.auth.translator.errorMessage("NOT_FOUND", "de"));
+    },
+
   "openapi - GET /api/auth/openapi.json is the OpenAPI 3.1 document of every route, as JSON": async (
     boot,
   ) => {

@@ -41,7 +41,7 @@ async function requestChange(
   return app.call(label, "POST", "/api/auth/email/change", { bearer, headers, body: { newEmail } });
 }
 
-/** The account's own self-service over HTTP (CONTRACT §11); deterministic, so it has a transcript. */
+/** The account's own self-service over HTTP (docs/concepts.md, "Account self-service"); deterministic, so it has a transcript. */
 export const selfServiceTests: AppTests = {
   "POST /password/change - wrong current password 401, policy 400; success ends the other sessions, keeps the caller's, mails password-changed":
     async (boot) => {
@@ -96,7 +96,7 @@ export const selfServiceTests: AppTests = {
 
   "POST /password/change - an account without a password is 400 PASSWORD_NOT_SET": async (boot) => {
     const app = await boot();
-    const user = await app.auth.admin.createUser(
+    const user = await app.auth.host.createUser(
       {},
       { email: "no-password@example.test", emailVerified: true },
     );
@@ -327,6 +327,46 @@ const selfServiceConcurrencyTests: AppTests = {
       expect(verifies() - before).toBe(count(replies, 401));
     },
 
+  "POST /step-up - an address locked by someone else's failed logins leaves the signed-in owner's step-up and password change alone; a session's own wrong passwords are still 429":
+    async (boot) => {
+      const { app, verifies } = await bootCounting(boot);
+      const email = "locked-owner@example.test";
+      const owner = await app.signUp(email);
+      const guessing = await app.signUp(email);
+      for (let i = 0; i <= FREE_ATTEMPTS; i++) await login(app, `attacker ${i}`, email, `wrong guess ${i}`);
+      expectCode(await login(app, "attacker, right password", email, PASSWORD), 429, "LOGIN_THROTTLED");
+      // A session guessing: its own budget, by the login's rules; the right password too once spent.
+      for (let i = 0; i < FREE_ATTEMPTS; i++) {
+        const wrong = await app.api("POST", "/step-up", {
+          bearer: guessing.accessToken,
+          body: { password: `another wrong guess ${i}` },
+        });
+        expectCode(wrong, 401, "INVALID_CREDENTIALS");
+      }
+      const before = verifies();
+      for (const [path, body] of [
+        ["/step-up", { password: PASSWORD }],
+        ["/password/change", { currentPassword: PASSWORD, newPassword: NEW_PASSWORD }],
+      ] as const) {
+        const refused = await app.api("POST", path, { bearer: guessing.accessToken, body });
+        expectCode(refused, 429, "LOGIN_THROTTLED");
+        expect(refused.headers.get("retry-after")).toBe(String(refused.body.remaining));
+      }
+      expect(verifies()).toBe(before);
+      // The owner's session: neither the address's lock nor the other session's counts.
+      const stepUp = await app.api("POST", "/step-up", {
+        bearer: owner.accessToken,
+        body: { password: PASSWORD },
+      });
+      expect(stepUp.status).toBe(200);
+      expect(typeof stepUp.body.stepUpToken).toBe("string");
+      const changed = await app.api("POST", "/password/change", {
+        bearer: owner.accessToken,
+        body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD },
+      });
+      expect(changed.status).toBe(200);
+    },
+
   "POST /email/change/confirm - two accounts confirming one new address at once: one moves, the other gets 409 EMAIL_ADDRESS_TAKEN and keeps its address":
     async (boot) => {
       const { app } = await bootCounting(boot);
@@ -373,7 +413,7 @@ export function runSelfServiceConcurrencySuite(
 }
 
 /**
- * The whole self-service area (CONTRACT §11), without transcripts, and its concurrency tests: for
+ * The whole self-service area (docs/concepts.md, "Account self-service"), without transcripts, and its concurrency tests: for
  * stores the whole adapter suite does not run on (Redis, SQL). No test moves the clock.
  */
 export function runSelfServiceAdapterSuite(

@@ -160,8 +160,8 @@ export const sessionsTests: AppTests = {
           "NOT_FOUND",
         );
       }
-      // Not recorded: long lines stay out of the transcript, and a framework may refuse a path that
-      // is not UTF-8 itself (Fastify: 400 FST_ERR_BAD_URL, see the adapter's README) before any adapter code.
+      // Not recorded: long lines stay out of the transcript. A path that is not UTF-8 is 404 too, on
+      // every adapter (Fastify's router would refuse it itself: its plugin hands it to the core).
       const revoke = async (id: string) => {
         const reply = await fetch(`${app.server.baseUrl}/api/auth/sessions/${id}`, {
           method: "DELETE",
@@ -171,11 +171,8 @@ export const sessionsTests: AppTests = {
       };
       for (const id of ["a".repeat(10_240), "%00".repeat(3_000), `${"A".repeat(22)}%00`.repeat(200)])
         expect(await revoke(id), id.slice(0, 20)).toEqual({ status: 404, code: "NOT_FOUND" });
-      for (const id of ["%C3%28", "%FF%FE%FD", "%ED%A0%80", `${"A".repeat(20)}%C0%AF`]) {
-        const answer = await revoke(id);
-        if (answer.code !== "FST_ERR_BAD_URL") expect(answer, id).toEqual({ status: 404, code: "NOT_FOUND" });
-        else expect(answer.status, id).toBe(400);
-      }
+      for (const id of ["%C3%28", "%FF%FE%FD", "%ED%A0%80", `${"A".repeat(20)}%C0%AF`])
+        expect(await revoke(id), id).toEqual({ status: 404, code: "NOT_FOUND" });
       // The session itself is untouched.
       expect((await app.call("me after", "GET", "/api/auth/me", { bearer: a.accessToken })).status).toBe(200);
     },
