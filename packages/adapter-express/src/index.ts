@@ -1,12 +1,11 @@
 import {
   type Auth,
-  type HttpRequest,
-  type HttpResponse,
+  fromNodeRequest,
   httpHandlerFor,
-  isEncryptedSocket,
+  nodeRequestBody,
   type Principal,
-  type ResponseWriter,
-  writeResponse,
+  type SessionCookieTokens,
+  writeNodeResponse,
 } from "@portcullis/core";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 
@@ -19,109 +18,76 @@ declare global {
   }
 }
 
-const writer: ResponseWriter<Response, void> = {
-  status(res, status) {
-    res.removeHeader("x-powered-by");
-    res.status(status);
-  },
-  header: (res, name, value) => res.setHeader(name, value),
-  end: (res, body) => res.end(body),
-};
-const send = (res: Response, response: HttpResponse): void => writeResponse(res, response, writer);
-
-/** The raw stream, unless a body parser consumed it: then its text or bytes, or what it parsed. */
-function bodyOf(req: Request): Pick<HttpRequest, "body" | "parsedBody"> {
-  const parsed: unknown = req.body;
-  if (typeof parsed === "string" || parsed instanceof Uint8Array) return { body: parsed };
-  if (parsed !== undefined || req.readableEnded) return { parsedBody: parsed };
-  return { body: req };
-}
+/** The core's request: the full URL (a router strips its mount path from `req.url`) and the body. */
+const toHttpRequest = (req: Request) =>
+  fromNodeRequest(req, { url: req.originalUrl, ...nodeRequestBody(req) });
 
 /**
- * An Express router that serves every Portcullis route under `auth.options.basePath`:
- * `app.use(createAuthRouter(auth))`. It reads the raw body itself; when a body parser ran
- * before it, the parsed body is used (its content type is still checked).
+ * An Express router that serves every Portcullis route under `auth.options.basePath`; any other
+ * path goes to `next()`. Mount it at the top level, before any body parser: it reads the raw body
+ * itself (when a parser ran first, its result is used and the content type still checked).
+ * @example
+ * ```ts
+ * const app = express();
+ * app.use(createAuthRouter(auth));
+ * app.listen(3000);
+ * ```
  */
 export function createAuthRouter(auth: Auth): Router {
   const handler = httpHandlerFor(auth);
-  const router = Router();
-  router.use(handler.basePath, async (req: Request, res: Response, next: NextFunction) => {
+  return Router().use(handler.basePath, async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const response = await handler.handle({
-        method: req.method,
-        url: req.originalUrl,
-        headers: req.headers,
-        ...bodyOf(req),
-        remoteAddress: req.socket.remoteAddress,
-        encrypted: isEncryptedSocket(req.socket),
-      });
-      if (response) send(res, response);
+      const response = await handler.handle(toHttpRequest(req));
+      if (response) writeNodeResponse(res, response);
       else next();
     } catch (error) {
       next(error);
     }
   });
-  return router;
 }
 
-/**
- * Sets the cookies a login sets, for a session the host started with `auth.sessions.create`
- * (after its own proof of who the user is: SSO, a magic link). `rememberMe: false` (as
- * `sessions.create` returns it for such a session): cookies without Max-Age.
- */
-export function setSessionCookies(
-  auth: Auth,
-  res: Response,
-  tokens: { accessToken: string; refreshToken: string; rememberMe?: boolean },
-): void {
-  for (const cookie of httpHandlerFor(auth).sessionCookies(tokens)) res.append("set-cookie", cookie);
+/** Sets a login's cookies, for a session the host started with `auth.sessions.create` itself. */
+export function setSessionCookies(auth: Auth, res: Response, tokens: SessionCookieTokens): void {
+  res.append("set-cookie", httpHandlerFor(auth).sessionCookies(tokens));
 }
-
-/** Express's default route parameters (`core.ParamsDictionary`). */
-type ParamsDictionary = Request["params"];
 
 /** A request after `requireAuth`: `auth` is set (with Express's own generics for params, body and query). */
 export type AuthenticatedRequest<
-  P = ParamsDictionary,
+  P = Request["params"],
   ResBody = unknown,
   ReqBody = unknown,
   ReqQuery = unknown,
 > = Request<P, ResBody, ReqBody, ReqQuery> & { auth: Principal };
+type Guarded<P, ResBody, ReqBody, ReqQuery> = (
+  req: AuthenticatedRequest<P, ResBody, ReqBody, ReqQuery>,
+  res: Response<ResBody>,
+  next: NextFunction,
+) => unknown;
 
 /**
- * For the host's own routes: sets `req.auth` from the access token (bearer header or cookie, by
- * the same rules as the auth routes) or answers with the same 401 codes. As middleware,
- * `requireAuth(auth)`, `req.auth` stays optional in the types of the handlers after it; given the
- * handler, `requireAuth(auth, (req, res) => …)`, the handler runs only when signed in and its
- * `req.auth` is a `Principal`.
+ * For the host's own routes: sets `req.auth` from the access token (bearer header or cookie, by the
+ * rules of the auth routes) or answers with the same 401 codes. As middleware, `req.auth` stays
+ * optional in the types of the handlers after it; given the handler, that handler runs only when
+ * signed in and its `req.auth` is a `Principal`.
+ * @example
+ * ```ts
+ * app.get("/orders", requireAuth(auth), (req, res) => res.json({ userId: req.auth?.userId }));
+ * app.get("/profile", requireAuth(auth, (req, res) => res.json({ userId: req.auth.userId })));
+ * ```
  */
 export function requireAuth(auth: Auth): RequestHandler;
-export function requireAuth<P = ParamsDictionary, ResBody = unknown, ReqBody = unknown, ReqQuery = unknown>(
+export function requireAuth<P = Request["params"], ResBody = unknown, ReqBody = unknown, ReqQuery = unknown>(
   auth: Auth,
-  handler: (
-    req: AuthenticatedRequest<P, ResBody, ReqBody, ReqQuery>,
-    res: Response<ResBody>,
-    next: NextFunction,
-  ) => unknown,
+  handler: Guarded<P, ResBody, ReqBody, ReqQuery>,
 ): RequestHandler<P, ResBody, ReqBody, ReqQuery>;
-export function requireAuth(
-  auth: Auth,
-  handler?: (req: AuthenticatedRequest, res: Response, next: NextFunction) => unknown,
-): RequestHandler {
+export function requireAuth(auth: Auth, handler?: Guarded<Request["params"], unknown, unknown, unknown>) {
   const http = httpHandlerFor(auth);
-  return async (req, res, next) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const result = await http.authenticate({
-        method: req.method,
-        url: req.originalUrl,
-        headers: req.headers,
-        remoteAddress: req.socket.remoteAddress,
-        encrypted: isEncryptedSocket(req.socket),
-      });
-      if (result.response) return send(res, result.response);
+      const result = await http.authenticate(toHttpRequest(req));
+      if (result.response) return writeNodeResponse(res, result.response);
       req.auth = result.principal;
-      if (!handler) return next();
-      await handler(req as AuthenticatedRequest, res, next);
+      await (handler ? handler(req as AuthenticatedRequest, res, next) : next());
     } catch (error) {
       next(error);
     }

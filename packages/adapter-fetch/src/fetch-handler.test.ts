@@ -147,7 +147,7 @@ describe("authenticateRequest", () => {
 
   it("setSessionCookies - a host-started session's cookies authenticate", async () => {
     const { auth } = await setUp();
-    const user = await auth.admin.createUser({}, { email: "sso@example.test", emailVerified: true });
+    const user = await auth.host.createUser({}, { email: "sso@example.test", emailVerified: true });
     const started = await auth.sessions.create({}, { userId: user.id });
     const headers = new Headers();
     setSessionCookies(auth, headers, started);
@@ -160,6 +160,19 @@ describe("authenticateRequest", () => {
       new Request(`${BASE}/notes`, { headers: { cookie: jar } }),
     );
     expect(result.principal).toMatchObject({ userId: user.id, sessionId: started.sessionId });
+  });
+
+  it("setSessionCookies - rememberMe: false gives browser-session cookies, as a login without rememberMe", async () => {
+    const { auth } = await setUp();
+    const cookiesOf = (rememberMe: boolean) => {
+      const headers = new Headers();
+      setSessionCookies(auth, headers, { accessToken: "a", refreshToken: "r", rememberMe });
+      return headers.getSetCookie().filter((cookie) => !cookie.includes("two_factor"));
+    };
+    expect(cookiesOf(true)).toHaveLength(2);
+    for (const cookie of cookiesOf(true)) expect(cookie).toMatch(/Max-Age=\d+/);
+    expect(cookiesOf(false)).toHaveLength(2);
+    for (const cookie of cookiesOf(false)) expect(cookie).not.toMatch(/Max-Age/);
   });
 });
 

@@ -1,12 +1,4 @@
-import {
-  type Auth,
-  type HttpRequest,
-  type HttpResponse,
-  httpHandlerFor,
-  type Principal,
-  type ResponseWriter,
-  writeResponse,
-} from "@portcullis/core";
+import * as core from "@portcullis/core";
 
 /**
  * Where a request came from, which a Fetch `Request` does not say: the host passes it in. Any of
@@ -24,75 +16,50 @@ export interface ClientInfo {
 /** Answers a `Request` with the auth routes under `basePath`; a plain 404 for any other path. */
 export type FetchHandler = (request: Request, client?: ClientInfo) => Promise<Response>;
 
-function remoteAddressOf(request: Request, client: ClientInfo | undefined): string | undefined {
-  if (!client) return undefined;
-  if (typeof client.remoteAddress === "string") return client.remoteAddress;
-  if (typeof client.remoteAddr?.hostname === "string") return client.remoteAddr.hostname;
-  if (typeof client.requestIP === "function") return client.requestIP(request)?.address ?? undefined;
-  return undefined;
-}
-
 /** The whole body in one chunk, read when the core first asks for it. */
 async function* wholeBody(request: Request): AsyncIterable<Uint8Array> {
   yield new Uint8Array(await request.arrayBuffer());
 }
 
 /**
- * The body as the core reads it, only when a route does. With a `Content-Length` (which the core
- * holds to `bodyLimitBytes` before reading, and the HTTP parser holds the body to) it is read
- * whole: on `@hono/node-server` that takes a fast path, where `request.body` would build a web
- * stream over the Node request. Without one, the stream, cut by the core at the limit.
+ * The core's request. Its body, when a route reads it: whole with a Content-Length (held to the
+ * limit first; a fast path on `@hono/node-server`), else the stream, which the core cuts at it.
  */
-function bodyOf(request: Request): HttpRequest["body"] {
-  if (request.headers.has("content-length")) return wholeBody(request);
-  return request.body ?? undefined;
-}
-
-/** The core's request for a `Request`: the URL's path and query, lower-case headers, the body. */
-function toHttpRequest(request: Request, client: ClientInfo | undefined): HttpRequest {
+function toHttpRequest(request: Request, client: ClientInfo = {}): core.HttpRequest {
   const url = new URL(request.url);
   const headers: Record<string, string> = Object.fromEntries(request.headers);
-  // A Request made in code may have no Host header; its URL says the host it was meant for.
-  headers.host ??= url.host;
+  headers.host ??= url.host; // a Request made in code may have none
   return {
     method: request.method,
     url: url.pathname + url.search,
     headers,
     get body() {
-      return bodyOf(request);
+      return request.headers.has("content-length") ? wholeBody(request) : (request.body ?? undefined);
     },
-    remoteAddress: remoteAddressOf(request, client),
-    // The runtime built the URL from its own connection: https only when that one is TLS.
-    encrypted: url.protocol === "https:",
+    remoteAddress:
+      client.remoteAddress ?? client.remoteAddr?.hostname ?? client.requestIP?.(request)?.address,
+    encrypted: url.protocol === "https:", // the runtime builds the URL from its own connection
   };
 }
 
-interface Draft {
-  status: number;
-  headers: Headers;
+/** The core's response as a `Response`. */
+function toResponse({ status, headers, cookies, body }: core.HttpResponse): Response {
+  const response = new Response(body, { status, headers });
+  for (const cookie of cookies) response.headers.append("set-cookie", cookie);
+  return response;
 }
 
-const writer: ResponseWriter<Draft, Response> = {
-  status(draft, status) {
-    draft.status = status;
-  },
-  header(draft, name, value) {
-    if (typeof value === "string") draft.headers.set(name, value);
-    else for (const item of value) draft.headers.append(name, item);
-  },
-  end: (draft, body) => new Response(body ?? null, { status: draft.status, headers: draft.headers }),
-};
-
-const toResponse = (response: HttpResponse): Response =>
-  writeResponse({ status: 200, headers: new Headers() }, response, writer);
-
 /**
- * A Fetch handler for every Portcullis route under `auth.options.basePath`: mount it where the
- * framework or runtime takes `(request) => Response` (Hono, a Next.js route handler, `Bun.serve`,
- * `Deno.serve`). Pass the connection's client as the second argument, or the client IP is unknown.
+ * A Fetch handler for every route under `auth.options.basePath`, for Hono, Next.js route handlers,
+ * `Bun.serve` or `Deno.serve`; pass the connection's client second, or the client IP is unknown.
+ * @example
+ * ```ts
+ * const handler = createFetchHandler(auth);
+ * Bun.serve({ fetch: handler }); // or Deno.serve(handler), or Hono's app.all("/api/auth/*", …)
+ * ```
  */
-export function createFetchHandler(auth: Auth): FetchHandler {
-  const handler = httpHandlerFor(auth);
+export function createFetchHandler(auth: core.Auth): FetchHandler {
+  const handler = core.httpHandlerFor(auth);
   return async (request, client) => {
     const response = await handler.handle(toHttpRequest(request, client));
     return response ? toResponse(response) : new Response("Not Found", { status: 404 });
@@ -101,30 +68,31 @@ export function createFetchHandler(auth: Auth): FetchHandler {
 
 /** What `authenticateRequest` found: the principal, or the 401 (or 500) response to send instead. */
 export type AuthenticateResult =
-  | { principal: Principal; response?: undefined }
+  | { principal: core.Principal; response?: undefined }
   | { principal?: undefined; response: Response };
 
 /**
  * For the host's own routes: the principal of the request's access token (bearer header or
- * cookie, by the same rules as the auth routes), or the response with the same 401 codes.
+ * cookie, by the rules of the auth routes), or the response with the same 401 codes.
+ * @example
+ * ```ts
+ * app.get("/orders", async (c) => {
+ *   const result = await authenticateRequest(auth, c.req.raw);
+ *   if (result.response) return result.response; // 401, with the codes of the auth routes
+ *   return c.json({ userId: result.principal.userId });
+ * });
+ * ```
  */
 export async function authenticateRequest(
-  auth: Auth,
+  auth: core.Auth,
   request: Request,
   client?: ClientInfo,
 ): Promise<AuthenticateResult> {
-  const result = await httpHandlerFor(auth).authenticate(toHttpRequest(request, client));
+  const result = await core.httpHandlerFor(auth).authenticate(toHttpRequest(request, client));
   return result.response ? { response: toResponse(result.response) } : { principal: result.principal };
 }
 
-/**
- * Appends the cookies a login sets to `headers`, for a session the host started with
- * `auth.sessions.create` (after its own proof of who the user is: SSO, a magic link).
- */
-export function setSessionCookies(
-  auth: Auth,
-  headers: Headers,
-  tokens: { accessToken: string; refreshToken: string },
-): void {
-  for (const cookie of httpHandlerFor(auth).sessionCookies(tokens)) headers.append("set-cookie", cookie);
+/** Appends a login's cookies to `headers`, for a session the host started with `auth.sessions.create`. */
+export function setSessionCookies(auth: core.Auth, headers: Headers, tokens: core.SessionCookieTokens): void {
+  for (const cookie of core.httpHandlerFor(auth).sessionCookies(tokens)) headers.append("set-cookie", cookie);
 }

@@ -66,7 +66,23 @@ function browserDefaults(name: string) {
   return { locks: scope.navigator?.locks, channel };
 }
 
-/** A client of a Portcullis server's HTTP API: typed calls, refresh, session events, 2FA flows. */
+/**
+ * A client of a Portcullis server's HTTP API: typed calls, refresh, session events, 2FA flows.
+ * @example
+ * ```ts
+ * import { createAuthClient, isPortcullisError } from "@portcullis/client";
+ *
+ * const auth = createAuthClient({ baseUrl: "/api/auth" });
+ * auth.on("sessionEnded", ({ code }) => console.warn("signed out elsewhere", code));
+ * const answer = await auth.login({ email: "ada@example.com", password: "correct horse battery" });
+ * if (answer.twoFactorRequired) await auth.twoFactor(answer).submit("123456");
+ * try {
+ *   console.log((await auth.me()).email);
+ * } catch (error) {
+ *   if (!isPortcullisError(error, "AUTHENTICATION_REQUIRED")) throw error;
+ * }
+ * ```
+ */
 export function createAuthClient(options: AuthClientOptions) {
   const mode = options.mode ?? "cookie";
   const storage = options.storage ?? memoryStorage();
