@@ -76,6 +76,8 @@ export async function createExampleAuth(
         identities: base.identities,
         activity: base.activity,
         passkeys: base.passkeys,
+        // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
+        ...(database ? { joint: database.stores.joint } : {}),
       };
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;
