@@ -1,7 +1,7 @@
 // admin.listUsers over 1,000,000 users on PostgreSQL (issue 32: a page in under 50 ms).
 // Creates a database of its own (portcullis_bench_list_users_<pid>), migrates it with store-sql's
 // migrations (the real schema and the collate "C" index of 0012_back_office), seeds the users with
-// one INSERT ... SELECT generate_series, then times pages of auth.admin.listUsers through the real
+// one INSERT ... SELECT generate_series, then times pages of auth.host.listUsers through the real
 // store: the first page, address-prefix queries, and pages deep in the cursor. Prints the median and
 // p95 per kind and the EXPLAIN (ANALYZE, BUFFERS) of a deep page's query. Drops the database at the end.
 // Run: pnpm bench:list-users   (PostgreSQL at PG_URL, default postgres://postgres@127.0.0.1:5432/postgres)
@@ -77,15 +77,15 @@ try {
   };
 
   const results = {};
-  results.first = await measure("first page (no query)", () => auth.admin.listUsers(call, { limit: LIMIT }));
+  results.first = await measure("first page (no query)", () => auth.host.listUsers(call, { limit: LIMIT }));
   const prefixes = Array.from({ length: 16 * 16 }, (_, i) => i.toString(16).padStart(2, "0"));
   results.prefix2 = await measure("prefix of 2 characters (~3,900 matches)", (i) =>
-    auth.admin.listUsers(call, { query: prefixes[i % prefixes.length], limit: LIMIT }),
+    auth.host.listUsers(call, { query: prefixes[i % prefixes.length], limit: LIMIT }),
   );
   results.prefix4 = await measure(
     "prefix of 4 characters (~15 matches)",
     (i) =>
-      auth.admin.listUsers(call, { query: `${prefixes[i % 256]}${prefixes[(i * 7) % 256]}`, limit: LIMIT }),
+      auth.host.listUsers(call, { query: `${prefixes[i % 256]}${prefixes[(i * 7) % 256]}`, limit: LIMIT }),
     { mayBeEmpty: true },
   );
   // Deep pages: the cursor a previous page would hand out after a random address of the table (the
@@ -95,12 +95,12 @@ try {
   );
   const cursors = sample.map(({ email }) => Buffer.from(`u1.${email}`, "utf8").toString("base64url"));
   results.deep = await measure("a page deep in the cursor (random position)", (i) =>
-    auth.admin.listUsers(call, { cursor: cursors[i], limit: LIMIT }),
+    auth.host.listUsers(call, { cursor: cursors[i], limit: LIMIT }),
   );
   let cursor;
   let walked = 0;
   results.walk = await measure("the next page, walking the cursor", async () => {
-    const page = await auth.admin.listUsers(call, { cursor, limit: LIMIT });
+    const page = await auth.host.listUsers(call, { cursor, limit: LIMIT });
     cursor = page.nextCursor ?? undefined;
     walked += page.items.length;
     return page;
@@ -109,10 +109,10 @@ try {
   for (const query of prefixes)
     prefixCursors.push({
       query,
-      cursor: (await auth.admin.listUsers(call, { query, limit: LIMIT })).nextCursor,
+      cursor: (await auth.host.listUsers(call, { query, limit: LIMIT })).nextCursor,
     });
   results.deepPrefix = await measure("second page of a prefix query (cursor)", (i) =>
-    auth.admin.listUsers(call, { ...prefixCursors[i % prefixCursors.length], limit: LIMIT }),
+    auth.host.listUsers(call, { ...prefixCursors[i % prefixCursors.length], limit: LIMIT }),
   );
   console.log(`(walked ${walked} users page by page from the start)`);
 

@@ -1,7 +1,7 @@
-// No function in package source runs over 80 lines (docs/architecture.md): a longer one is split into named
-// steps, or a test suite into records of named tests. Measured with the TypeScript parser, from
-// the first line of a function (its name or first parameter) to its closing brace, nested
-// functions counted inside their parents too.
+// No function in package or example source runs over 80 lines (docs/architecture.md): a longer
+// one is split into named steps, or a test suite into records of named tests. Measured with the
+// TypeScript parser, from the first line of a function (its name or first parameter) to its
+// closing brace, nested functions counted inside their parents too.
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { foldersOf, readSourceFiles } from "./source-files.js";
@@ -46,6 +46,32 @@ const packageSource = () =>
     ),
   ].filter(([path]) => path.endsWith(".ts") && !path.endsWith(".test.ts"));
 
+/** Every non-test `.ts` file under `examples/<name>/src` (the browser suite's files among them). */
+const exampleSource = () =>
+  [
+    ...foldersOf("examples").reduce(
+      (files, dir) => readSourceFiles(`${dir}/src`, files),
+      new Map<string, string>(),
+    ),
+  ].filter(([path]) => path.endsWith(".ts") && !path.endsWith(".test.ts"));
+
+/**
+ * Example functions allowed over the limit for now, by file and function, each with its reason.
+ * An entry is a debt, to be removed when its function is split.
+ */
+const EXAMPLE_EXCEPTIONS = new Set<string>([
+  // The example server's setup (stores, mailer, options in one function): server code, which the
+  // browser suite's restructuring (issue 43) leaves as it is; to be split into named steps.
+  "examples/shared/src/setup.ts: createExampleAuth",
+  // The HTTP suite each example runs, one describe callback of tests: to become records of named
+  // tests as the browser suite did (issue 43).
+  "examples/shared/src/example-suite.ts: runExampleSuite",
+  "examples/shared/src/example-suite.ts: describe(…) callback",
+  // The two-instance tests (two servers on one store), one describe callback: as above.
+  "examples/shared/src/two-instances.ts: runTwoInstanceTests",
+  "examples/shared/src/two-instances.ts: describe(…) callback",
+]);
+
 /** `(n lines)` dropped: an offender is named by file and function, whatever its length. */
 const withoutLength = (line: string) => line.replace(/ \(\d+ lines\)$/, "");
 
@@ -59,6 +85,15 @@ describe("function length", () => {
     expect(source.length).toBeGreaterThan(100);
     const found = source.flatMap(([path, text]) => longFunctions(path, text));
     expect(found).toEqual([]);
+  });
+
+  it("longFunctions - no function in example source is over 80 lines, but the listed exceptions", () => {
+    const source = exampleSource();
+    expect(source.map(([path]) => path)).toContain("examples/shared/src/browser-suite/fixture.ts");
+    const found = source.flatMap(([path, text]) => longFunctions(path, text)).map(withoutLength);
+    expect(found.filter((line) => !EXAMPLE_EXCEPTIONS.has(line))).toEqual([]);
+    // Every exception is still there and still too long: a fixed one leaves the list.
+    expect([...EXAMPLE_EXCEPTIONS].filter((line) => !found.includes(line))).toEqual([]);
   });
 
   it("longFunctions - a planted 81-line function is caught, an 80-line one is not", () => {
