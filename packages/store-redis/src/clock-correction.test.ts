@@ -1,9 +1,6 @@
-import { once } from "node:events";
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisClient } from "./client.js";
+import { describe, expect, it } from "vitest";
 import { createRedisStores } from "./redis-stores.js";
-import { deleteKeys, testPrefix, useRedis } from "./test-redis.js";
+import { redisForFile } from "./test-redis.js";
 
 /**
  * Redis keeps a key's expiry as an instant on its own clock: a key written while that clock ran
@@ -12,26 +9,13 @@ import { deleteKeys, testPrefix, useRedis } from "./test-redis.js";
  */
 const JUMP_MS = 2 * 3_600_000;
 
-let redis: Awaited<ReturnType<typeof useRedis>>;
-let client: Redis;
-const prefixes: string[] = [];
-beforeAll(async () => {
-  redis = await useRedis();
-  client = createRedisClient(redis.url, { commandTimeout: 2_000 });
-  await once(client, "ready");
-});
-afterAll(async () => {
-  for (const prefix of prefixes) await deleteKeys(client, prefix);
-  client.disconnect();
-  await redis.stop();
-});
+const file = redisForFile();
 
 function stores() {
-  const keyPrefix = testPrefix();
-  prefixes.push(keyPrefix);
+  const keyPrefix = file.prefix();
   return {
     keyPrefix,
-    cooldowns: createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 }).cooldowns,
+    cooldowns: createRedisStores({ client: file.client, keyPrefix, operationTimeoutMs: 2_000 }).cooldowns,
   };
 }
 
@@ -41,30 +25,30 @@ describe("redis cooldowns after the server's clock is corrected", () => {
     // What `acquire(key, 30_000)` writes, on a clock 2 h ahead.
     const first = await cooldowns.acquire("read", 30_000);
     expect(first.acquired).toBe(true);
-    await client.pexpire(`${keyPrefix}cd:{read}`, JUMP_MS + 30_000);
+    await file.client.pexpire(`${keyPrefix}cd:{read}`, JUMP_MS + 30_000);
     const left = await cooldowns.remainingMs("read");
     expect(left).toBeGreaterThan(25_000);
     expect(left).toBeLessThanOrEqual(30_000);
-    expect(await client.pttl(`${keyPrefix}cd:{read}`)).toBeLessThanOrEqual(30_000);
+    expect(await file.client.pttl(`${keyPrefix}cd:{read}`)).toBeLessThanOrEqual(30_000);
 
     await cooldowns.acquire("taken", 30_000);
-    await client.pexpire(`${keyPrefix}cd:{taken}`, JUMP_MS + 30_000);
+    await file.client.pexpire(`${keyPrefix}cd:{taken}`, JUMP_MS + 30_000);
     // A refused call with a shorter ttl never shortens it: its own 30 s, not 1 s.
     const refused = await cooldowns.acquire("taken", 1_000);
     expect(refused.acquired).toBe(false);
     expect(refused.remainingMs).toBeGreaterThan(25_000);
     expect(refused.remainingMs).toBeLessThanOrEqual(30_000);
-    expect(await client.pttl(`${keyPrefix}cd:{taken}`)).toBeLessThanOrEqual(30_000);
+    expect(await file.client.pttl(`${keyPrefix}cd:{taken}`)).toBeLessThanOrEqual(30_000);
   });
 
   it("hit - a window opened 2 h ahead: at most windowMs left", async () => {
     const { keyPrefix, cooldowns } = stores();
     expect((await cooldowns.hit("counter", 60_000)).count).toBe(1);
-    await client.pexpire(`${keyPrefix}ct:{counter}`, JUMP_MS + 60_000);
+    await file.client.pexpire(`${keyPrefix}ct:{counter}`, JUMP_MS + 60_000);
     const second = await cooldowns.hit("counter", 60_000);
     expect(second.count).toBe(2);
     expect(second.remainingMs).toBeGreaterThan(55_000);
     expect(second.remainingMs).toBeLessThanOrEqual(60_000);
-    expect(await client.pttl(`${keyPrefix}ct:{counter}`)).toBeLessThanOrEqual(60_000);
+    expect(await file.client.pttl(`${keyPrefix}ct:{counter}`)).toBeLessThanOrEqual(60_000);
   });
 });

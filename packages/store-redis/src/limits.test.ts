@@ -15,31 +15,18 @@ import {
 } from "@portcullis/testing";
 import express from "express";
 import Fastify from "fastify";
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll } from "vitest";
-import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
-import { deleteKeys, serverTime, testPrefix, useRedis } from "./test-redis.js";
+import { redisForFile, serverTime } from "./test-redis.js";
 
 // The limits of docs/limits.md through both adapters with cooldowns and sessions on Redis.
-let redis: Awaited<ReturnType<typeof useRedis>>;
-let client: Redis;
-const prefixes: string[] = [];
-beforeAll(async () => {
-  redis = await useRedis();
-  client = createRedisClient(redis.url, { commandTimeout: 2_000 });
-  await once(client, "ready");
-});
-afterAll(async () => {
-  for (const prefix of prefixes) await deleteKeys(client, prefix);
-  client.disconnect();
-  await redis.stop();
-});
+const file = redisForFile();
 
 const createStores = (clock: Clock) => {
-  const keyPrefix = testPrefix();
-  prefixes.push(keyPrefix);
-  return { users: createMemoryStores({ clock }).users, ...createRedisStores({ client, keyPrefix }) };
+  const keyPrefix = file.prefix();
+  return {
+    users: createMemoryStores({ clock }).users,
+    ...createRedisStores({ client: file.client, keyPrefix }),
+  };
 };
 
 const listening = (baseUrl: string, close: () => Promise<void>) => ({ baseUrl, close });
@@ -63,7 +50,7 @@ async function startFastify(auth: Auth) {
 }
 
 // Cooldowns run on Redis's clock: a test that waits one out waits until that clock has moved.
-const redisNow = () => serverTime(client);
+const redisNow = () => serverTime(file.client);
 runLimitsAdapterSuite({ name: "express + redis", createStores, start: startExpress, storeNow: redisNow });
 runLimitsAdapterSuite({ name: "fastify + redis", createStores, start: startFastify, storeNow: redisNow });
 // Known browsers: the login budget per account and browser lives in the cooldown store (Redis).
@@ -74,7 +61,7 @@ runCredentialsAdapterSuite({ name: "express + redis", createStores, start: start
 runCredentialsAdapterSuite({ name: "fastify + redis", createStores, start: startFastify });
 // Sign-in by email: its tokens and code counters on Redis; cooldowns waited out on Redis's clock.
 const storeNow = async () => {
-  const [seconds, micros] = await client.time();
+  const [seconds, micros] = await file.client.time();
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 };
 runEmailSignInAdapterSuite({ name: "express + redis", createStores, start: startExpress, storeNow });

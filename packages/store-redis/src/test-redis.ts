@@ -1,11 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
 import { type Cluster, Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
 import { createRedisClient } from "./client.js";
 
 /** Test support (not part of the package's exports): find or start a Redis for the tests. */
@@ -185,6 +187,37 @@ export async function serverTime(client: Redis | Cluster): Promise<number> {
 }
 
 export const testPrefix = () => `portcullis-test:${randomUUID()}:`;
+
+/**
+ * A test file's Redis (`useRedis`) and one client of it (2 s command timeout), opened before the
+ * file's tests and closed after them, with the keys under every prefix `prefix()` handed out deleted.
+ */
+export function redisForFile(): { readonly client: Redis; prefix(): string } {
+  let redis: Awaited<ReturnType<typeof useRedis>> | undefined;
+  let client: Redis | undefined;
+  const prefixes: string[] = [];
+  beforeAll(async () => {
+    redis = await useRedis();
+    client = createRedisClient(redis.url, { commandTimeout: 2_000 });
+    await once(client, "ready");
+  });
+  afterAll(async () => {
+    if (client) for (const prefix of prefixes) await deleteKeys(client, prefix);
+    client?.disconnect();
+    await redis?.stop();
+  });
+  return {
+    get client() {
+      if (!client) throw new Error("redisForFile: the client is opened in beforeAll");
+      return client;
+    },
+    prefix() {
+      const prefix = testPrefix();
+      prefixes.push(prefix);
+      return prefix;
+    },
+  };
+}
 
 /** Deletes the keys under `prefix` (SCAN, test cleanup only). */
 export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
