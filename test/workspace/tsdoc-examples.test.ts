@@ -120,6 +120,7 @@ describe("TSDoc examples", () => {
       "packages/adapter-fetch/src/index.ts",
       "packages/store-memory/src/memory-stores.ts",
       "packages/store-redis/src/redis-stores.ts",
+      "packages/store-sql/src/sql-stores.ts",
       "packages/client/src/client.ts",
     ])
       expect(where).toContain(`${file}:`);

@@ -97,6 +97,26 @@ export interface SqlStores {
  * UserStore, SessionStore, AccessTokenAllowlist, SingleUseTokenStore, CooldownStore and
  * IdentityStore in the host's SQL database through Kysely. Run
  * `migrate` (or `stores.migrate()`) once at start-up before using them.
+ * @example
+ * ```ts
+ * import { createAuth } from "@portcullis/core";
+ * import { createSqlStores, discardTimedOutConnections, postgresPoolOptions } from "@portcullis/store-sql";
+ * import { Kysely, PostgresDialect } from "kysely";
+ * import pg from "pg";
+ *
+ * const pool = discardTimedOutConnections(
+ *   new pg.Pool({ connectionString: process.env.DATABASE_URL, ...postgresPoolOptions() }),
+ * );
+ * pool.on("error", (error) => console.error("PostgreSQL connection lost", error));
+ * const stores = createSqlStores({ db: new Kysely({ dialect: new PostgresDialect({ pool }) }) });
+ * await stores.migrate(); // creates or upgrades the tables, at every start
+ * const auth = createAuth({
+ *   secret: process.env.AUTH_SECRET ?? "",
+ *   stores,
+ *   appOrigin: "https://acme.test",
+ *   email: { enabled: false },
+ * });
+ * ```
  */
 export function createSqlStores(options: SqlStoresOptions): SqlStores {
   const tablePrefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
