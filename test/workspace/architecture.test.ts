@@ -319,12 +319,12 @@ const RULES: Rule[] = [
       },
       {
         what: "a file in two rows",
-        doc: (doc) => doc.replace("`identity/` |", "`identity/`, `identity-provider-options.ts` |"),
-        caught: ["identity-provider-options.ts: named by 2 rows of the layer table (mechanisms,foundation)"],
+        doc: (doc) => doc.replace("`identity/` |", "`identity/`, `errors.ts` |"),
+        caught: ["errors.ts: named by 2 rows of the layer table (mechanisms,foundation)"],
       },
       {
         what: "a row naming a file that is not there",
-        doc: (doc) => doc.replace("`options.ts`,", "`options.ts`, `gone.ts`,"),
+        doc: (doc) => doc.replace("`validation.ts`,", "`validation.ts`, `gone.ts`,"),
         caught: ["foundation: names `gone.ts`, which holds no source file"],
       },
     ],
@@ -341,8 +341,8 @@ const RULES: Rule[] = [
       },
       {
         what: "the options importing a mechanism",
-        plant: { "core:options.ts": `import { KIND_LAYOUT } from "./emails/templates.js";` },
-        caught: ["options.ts → emails/templates.ts: foundation may not import mechanisms"],
+        plant: { "core:options/options.ts": `import { KIND_LAYOUT } from "../emails/templates.js";` },
+        caught: ["options/options.ts → emails/templates.ts: foundation may not import mechanisms"],
       },
     ],
   },
@@ -489,7 +489,7 @@ describe("architecture", () => {
       "mechanisms",
       "foundation",
     ]);
-    expect(layers.at(-1)?.where).toContain("options.ts");
+    expect(layers.at(-1)?.where).toContain("options/");
     expect(coreOf(FILES).size).toBeGreaterThan(100);
   });
 

@@ -114,7 +114,7 @@ describe("TSDoc examples", () => {
   it("examplesOf - the first functions a host calls each carry one", () => {
     const where = EXAMPLES.map((example) => example.where).join("\n");
     for (const file of [
-      "packages/core/src/create-auth.ts",
+      "packages/core/src/create-auth/create-auth.ts",
       "packages/adapter-express/src/index.ts",
       "packages/adapter-fastify/src/index.ts",
       "packages/adapter-fetch/src/index.ts",

@@ -1,13 +1,13 @@
 import type { ActivityRecorder } from "./activity/activity.js";
-import type { BackgroundTasks } from "./background.js";
-import type { BreachedPasswords } from "./breached-passwords.js";
+import type { BackgroundTasks } from "./support/background.js";
+import type { BreachedPasswords } from "./passwords/breached-passwords.js";
 import type { DeviceTokens } from "./devices/device-token.js";
 import type { EmailService } from "./emails/email-service.js";
 import type { SecurityEvents } from "./events.js";
 import type { Translator } from "./i18n/index.js";
 import type { RelyingParties } from "./identity/flow.js";
 import type { Limits } from "./limits/limits.js";
-import type { ResolvedAuthOptions } from "./options.js";
+import type { ResolvedAuthOptions } from "./options/options.js";
 import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
@@ -25,7 +25,7 @@ import type { AccessTokenCodec } from "./tokens/access-token.js";
 import type { KeyedHash } from "./tokens/keys.js";
 import type { SecretBox } from "./two-factor/secret-box.js";
 import type { StepUpTokens } from "./two-factor/step-up-token.js";
-import type { ResolvedWebAuthn } from "./webauthn-options.js";
+import type { ResolvedWebAuthn } from "./options/webauthn-options.js";
 
 /**
  * Everything a use case may touch: validated options, the ports and the mechanisms built on

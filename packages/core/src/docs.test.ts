@@ -3,14 +3,14 @@ import { fileURLToPath } from "node:url";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAuth } from "./create-auth.js";
+import { createAuth } from "./create-auth/create-auth.js";
 import { ERROR_CODES } from "./errors.js";
 import { createCookies } from "./http/cookies.js";
 import type { RouteAuth } from "./http/route.js";
 import { buildRoutes } from "./http/routes.js";
 import { STATUS_BY_CODE } from "./http/status.js";
 import { en } from "./i18n/en.js";
-import { authOptionsSchema } from "./options.js";
+import { authOptionsSchema } from "./options/options.js";
 import { optionDocs } from "./test-support.js";
 
 /**
@@ -84,7 +84,7 @@ const typeOf = (schema: JsonSchema): string => {
 
 /** Every option and its first-level fields: type and default from the schema, meaning from its TSDoc. */
 function optionTable(): { table: string; undocumented: string[] } {
-  const comments = optionDocs(fileURLToPath(new URL("./auth-options.ts", import.meta.url)));
+  const comments = optionDocs(fileURLToPath(new URL("./options/auth-options.ts", import.meta.url)));
   const schema = z.toJSONSchema(authOptionsSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   const rows: string[] = [];
   const undocumented: string[] = [];

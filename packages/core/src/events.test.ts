@@ -1,6 +1,6 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
-import { createAuth } from "./create-auth.js";
+import { createAuth } from "./create-auth/create-auth.js";
 import type { SecurityEvent } from "./events.js";
 import { createLineLogger, fastHasher, PASSWORD } from "./test-support.js";
 

@@ -1,7 +1,7 @@
 export type { AccountExport } from "./account/export.js";
 export type { ActivityItem, ActivityPage } from "./activity/list.js";
-export type * from "./auth.js";
-export type * from "./auth-options.js";
+export type * from "./create-auth/auth.js";
+export type * from "./options/auth-options.js";
 export {
   type AuthorizationStart,
   createAuth,
@@ -15,9 +15,9 @@ export {
   type StepUpResult,
   type TwoFactorChallenge,
   type UserPage,
-} from "./create-auth.js";
-export { isValidEmail, normalizeEmail } from "./email-address.js";
-export { EMAIL_KINDS } from "./email-kinds.js";
+} from "./create-auth/create-auth.js";
+export { isValidEmail, normalizeEmail } from "./support/email-address.js";
+export { EMAIL_KINDS } from "./options/email-kinds.js";
 export { createOutboxMailer, type OutboxEntry, type OutboxMailer } from "./emails/outbox-mailer.js";
 export {
   createEmailRenderer,
@@ -71,7 +71,7 @@ export {
   DEFAULT_OIDC_SCOPES,
   type IdentityProviderOptions,
   type ResolvedIdentityProvider,
-} from "./identity-provider-options.js";
+} from "./options/identity-provider-options.js";
 export type {
   AdminSessionInfo,
   AdminUser,
@@ -83,12 +83,12 @@ export type {
   SessionInfo,
   User,
 } from "./model.js";
-export type { ResolvedAuthOptions } from "./options.js";
+export type { ResolvedAuthOptions } from "./options/options.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
 export { applyRotation, isPastLimits, REMEMBERED_REFRESH_TOKEN_HASHES } from "./ports/session-store.js";
-export { createReadBatch } from "./read-batch.js";
+export { createReadBatch } from "./support/read-batch.js";
 export type { SessionTokens } from "./sessions/start-session.js";
 export { TOKEN_CLAIM_LEASE_MS } from "./tokens/purposes.js";
-export { withTimeout } from "./with-timeout.js";
+export { withTimeout } from "./support/with-timeout.js";

@@ -1,4 +1,4 @@
-import { boundedMemo } from "./bounded-memo.js";
+import { boundedMemo } from "./support/bounded-memo.js";
 import type { TwoFactorMethod, UserRecord } from "./ports/user-store.js";
 
 /** What the caller knows about the request a use case runs for; all optional. */

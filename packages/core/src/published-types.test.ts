@@ -9,7 +9,7 @@ import { optionDocs } from "./test-support.js";
  * build` first; `pnpm test` and CI build before testing) and checks that every option's TSDoc
  * made it there.
  */
-const SOURCE = fileURLToPath(new URL("./auth-options.ts", import.meta.url));
+const SOURCE = fileURLToPath(new URL("./options/auth-options.ts", import.meta.url));
 const PUBLISHED = fileURLToPath(new URL("../dist/index.d.ts", import.meta.url));
 
 describe("published types", () => {

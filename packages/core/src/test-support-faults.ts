@@ -4,7 +4,7 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
 import { expect } from "vitest";
-import { createAuth } from "./create-auth.js";
+import { createAuth } from "./create-auth/create-auth.js";
 import { silentLogger } from "./ports/logger.js";
 import type { EmailMessage } from "./ports/mailer.js";
 import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { boundedMemo } from "./bounded-memo.js";
-import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from "./email-address.js";
+import { boundedMemo } from "./support/bounded-memo.js";
+import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from "./support/email-address.js";
 import { AuthError, ValidationError, type ValidationIssue } from "./errors.js";
 import { en } from "./i18n/en.js";
 

@@ -1,4 +1,4 @@
-import { EMAIL_KINDS } from "../email-kinds.js";
+import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { emailCooldownKey } from "../emails/send-with-cooldown.js";
 import { guardPort } from "../errors.js";
 import type { Limits } from "../limits/limits.js";

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import type { BackgroundTasks } from "../background.js";
+import type { BackgroundTasks } from "../support/background.js";
 import type { SecurityEvent, SecurityEventType } from "../events.js";
 import type { ActivityRecord, ActivityStore } from "../ports/activity-store.js";
 import type { Logger } from "../ports/logger.js";
-import { describeDevice } from "../user-agent.js";
+import { describeDevice } from "../support/user-agent.js";
 
 /**
  * The security events a user sees in their activity (when the event names the user): sign-ins,

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { BackgroundTasks } from "../background.js";
+import type { BackgroundTasks } from "../support/background.js";
 import type { SecurityEventInput, SecurityEvents, SecurityEventType } from "../events.js";
 
 /**

@@ -1,8 +1,8 @@
-import type { BackgroundTasks } from "../background.js";
+import type { BackgroundTasks } from "../support/background.js";
 import { AuthError } from "../errors.js";
 import type { Logger } from "../ports/logger.js";
 import type { EmailKind, Mailer } from "../ports/mailer.js";
-import { withTimeout } from "../with-timeout.js";
+import { withTimeout } from "../support/with-timeout.js";
 import type { EmailRenderer, EmailValues } from "./renderer.js";
 
 /** The frontend pages email links point to, relative to `appOrigin`. */

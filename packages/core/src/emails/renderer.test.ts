@@ -1,7 +1,7 @@
 import mjml2html from "mjml";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createBackgroundTasks } from "../background.js";
-import { EMAIL_KINDS } from "../email-kinds.js";
+import { createBackgroundTasks } from "../support/background.js";
+import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { createTranslator } from "../i18n/index.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";

@@ -1,4 +1,4 @@
-import { EMAIL_KINDS } from "../email-kinds.js";
+import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { AuthError } from "../errors.js";
 import type { Translator } from "../i18n/index.js";
 import type { EmailKind } from "../ports/mailer.js";

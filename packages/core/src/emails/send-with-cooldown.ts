@@ -1,4 +1,4 @@
-import type { BackgroundTasks } from "../background.js";
+import type { BackgroundTasks } from "../support/background.js";
 import {
   AuthError,
   CooldownError,

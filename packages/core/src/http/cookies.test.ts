@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ResolvedAuthOptions } from "../options.js";
+import type { ResolvedAuthOptions } from "../options/options.js";
 import { createCookies, DEVICE_COOKIE_MAX_AGE_SECONDS } from "./cookies.js";
 
 const options = (cookies: Partial<ResolvedAuthOptions["cookies"]> = {}) =>

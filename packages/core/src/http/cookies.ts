@@ -1,5 +1,5 @@
 import { parseCookie, stringifySetCookie } from "cookie";
-import type { ResolvedAuthOptions } from "../options.js";
+import type { ResolvedAuthOptions } from "../options/options.js";
 import type { SessionCookieTokens } from "./types.js";
 
 export type CookieKind =

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Auth } from "../create-auth.js";
+import type { Auth } from "../create-auth/create-auth.js";
 import { CooldownError } from "../errors.js";
 import type { SecurityEvent } from "../events.js";
 import { createTestAuth, PASSWORD, signIn } from "../test-support.js";

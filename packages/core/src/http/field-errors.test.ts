@@ -1,7 +1,7 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAuth } from "../create-auth.js";
+import { createAuth } from "../create-auth/create-auth.js";
 import { ValidationError } from "../errors.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { de } from "../i18n/de.js";

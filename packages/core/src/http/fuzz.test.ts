@@ -1,7 +1,7 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createAuth } from "../create-auth.js";
+import { createAuth } from "../create-auth/create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { silentLogger } from "../ports/logger.js";
 import { createHttpHandler } from "./handler.js";

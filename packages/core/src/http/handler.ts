@@ -1,4 +1,4 @@
-import type { Auth } from "../create-auth.js";
+import type { Auth } from "../create-auth/create-auth.js";
 import { AuthError, CooldownRefusal, type ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import { readJsonBody } from "./body.js";

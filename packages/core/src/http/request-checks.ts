@@ -1,6 +1,6 @@
 import { AuthError } from "../errors.js";
 import { isUntrustedProxy, resolveClientIp } from "../limits/client-ip.js";
-import type { ResolvedAuthOptions } from "../options.js";
+import type { ResolvedAuthOptions } from "../options/options.js";
 import type { Logger } from "../ports/logger.js";
 import type { Cookies } from "./cookies.js";
 import type { HttpRequest } from "./types.js";

@@ -1,4 +1,4 @@
-import { boundedMemo, createLru } from "../bounded-memo.js";
+import { boundedMemo, createLru } from "../support/bounded-memo.js";
 import {
   AuthError,
   CooldownError,

@@ -1,4 +1,4 @@
-import type { Auth, LoginResult, StepUpResult, TwoFactorChallenge } from "../create-auth.js";
+import type { Auth, LoginResult, StepUpResult, TwoFactorChallenge } from "../create-auth/create-auth.js";
 import type { Call, Principal } from "../model.js";
 import { type CookieKind, type Cookies, DEVICE_COOKIE_MAX_AGE_SECONDS } from "./cookies.js";
 import { jsonResponse } from "./respond.js";

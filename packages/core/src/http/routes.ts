@@ -1,4 +1,4 @@
-import type { Auth } from "../create-auth.js";
+import type { Auth } from "../create-auth/create-auth.js";
 import type { Cookies } from "./cookies.js";
 import { buildOpenApiDocument } from "./openapi.js";
 import type { Route } from "./route.js";

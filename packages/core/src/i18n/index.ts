@@ -1,5 +1,5 @@
 import { createInstance, type i18n } from "i18next";
-import { boundedMemo, createLru } from "../bounded-memo.js";
+import { boundedMemo, createLru } from "../support/bounded-memo.js";
 import type { ErrorCode, ValidationIssue } from "../errors.js";
 import { de } from "./de.js";
 import { en, type Strings } from "./en.js";

@@ -1,4 +1,4 @@
-import { normalizeEmail } from "../email-address.js";
+import { normalizeEmail } from "../support/email-address.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents } from "../events.js";
 import type { RequestContext } from "../model.js";

@@ -1,5 +1,5 @@
 import { AuthError, guardPort, ValidationError } from "../errors.js";
-import type { ResolvedIdentityProvider } from "../identity-provider-options.js";
+import type { ResolvedIdentityProvider } from "../options/identity-provider-options.js";
 import type { Principal } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { TokenRecord } from "../ports/single-use-token-store.js";

@@ -1,9 +1,9 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
-import { createAuth } from "../create-auth.js";
+import { createAuth } from "../create-auth/create-auth.js";
 import { AuthError } from "../errors.js";
-import { identityProviderSchema } from "../identity-provider-options.js";
-import type { AuthOptions } from "../options.js";
+import { identityProviderSchema } from "../options/identity-provider-options.js";
+import type { AuthOptions } from "../options/options.js";
 import { systemClock as clock } from "../ports/clock.js";
 import { parseReturnTo, redirectUriOf } from "./flow.js";
 import { createRelyingParty } from "./relying-party.js";

@@ -1,5 +1,5 @@
 import { AuthError } from "../errors.js";
-import type { ResolvedIdentityProvider } from "../identity-provider-options.js";
+import type { ResolvedIdentityProvider } from "../options/identity-provider-options.js";
 import type { Clock } from "../ports/clock.js";
 
 type OpenIdClient = typeof import("openid-client");

@@ -1,6 +1,6 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AuthOptions } from "../options.js";
+import type { AuthOptions } from "../options/options.js";
 
 /** Whether openid-client (a dev dependency here) counts as installed for `createAuth`'s check. */
 const openIdClient = vi.hoisted(() => ({ installed: true }));
@@ -15,7 +15,7 @@ vi.mock("./relying-party.js", async (importOriginal) => {
       original.assertOpenIdClientInstalled(openIdClient.installed ? undefined : missing),
   };
 });
-const { createAuth } = await import("../create-auth.js");
+const { createAuth } = await import("../create-auth/create-auth.js");
 
 const github = { type: "github", clientId: "gh-client", clientSecret: "gh-secret" } as const;
 const build = (overrides: Partial<AuthOptions>) =>

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { boundedMemo } from "../bounded-memo.js";
+import { boundedMemo } from "../support/bounded-memo.js";
 
 /**
  * Socket addresses already normalized, in an LRU: a server sees the same clients' addresses again

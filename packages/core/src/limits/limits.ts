@@ -1,7 +1,7 @@
 import { CooldownError } from "../errors.js";
 import type { SecurityEvents, SecurityEventType } from "../events.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
-import { DEFAULT_MAX_OUTSTANDING_CHALLENGES, PASSKEY_CHALLENGE_KEPT_MS } from "../webauthn-options.js";
+import { DEFAULT_MAX_OUTSTANDING_CHALLENGES, PASSKEY_CHALLENGE_KEPT_MS } from "../options/webauthn-options.js";
 import { ipBucket } from "./client-ip.js";
 import {
   createThrottle,

@@ -9,7 +9,7 @@ import {
   PASSKEY_CHALLENGE_KEPT_MS,
   PASSKEY_CHALLENGE_TTL_MS,
   type ResolvedWebAuthn,
-} from "../webauthn-options.js";
+} from "../options/webauthn-options.js";
 
 export { PASSKEY_CHALLENGE_TTL_MS };
 

@@ -1,6 +1,6 @@
 import { createSoftwareAuthenticator, type SoftwareAuthenticator } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
-import type { Auth } from "../auth.js";
+import type { Auth } from "../create-auth/auth.js";
 import type { SecurityEvent } from "../events.js";
 import type { Principal } from "../model.js";
 import { APP_ORIGIN, code, createTestAuth, EMAIL_TWO_FACTOR, PASSWORD, signIn } from "../test-support.js";

@@ -31,3 +31,13 @@ export type {
   UserRecord,
   UserStore,
 } from "./user-store.js";
+export type {
+  InvitationAcceptance,
+  InvitationRecord,
+  MembershipRead,
+  MembershipRecord,
+  OrganizationPage,
+  OrganizationRecord,
+  OrganizationStore,
+  RoleRecord,
+} from "./organization-store.js";

@@ -28,6 +28,12 @@ export interface SessionRecord {
    * creation. A store keeps it as given and never changes it on rotation; absent: a normal session.
    */
   impersonatedBy?: string;
+  /**
+   * The organization the session works in (`POST /organizations/:id/activate`); absent or null:
+   * none. A store keeps it as given, also on rotation, and changes it only through
+   * `setActiveOrganization`.
+   */
+  activeOrganizationId?: string | null;
 }
 
 /**
@@ -152,6 +158,12 @@ export interface SessionStore {
     reuseIntervalMs?: number,
     limits?: SessionLimits,
   ): Promise<RotationResult>;
+  /**
+   * Optional (added with organizations; required when `organizations` is configured): sets the
+   * session's active organization (null: none) and returns the updated record, or null when the
+   * session is gone. It changes nothing else, so a rotation racing it keeps its own outcome.
+   */
+  setActiveOrganization?(id: string, organizationId: string | null): Promise<SessionRecord | null>;
   /** Deletes the session; returns the deleted record, or null when it was absent (or expired). */
   deleteSession(id: string): Promise<SessionRecord | null>;
   /**

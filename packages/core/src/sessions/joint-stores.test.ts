@@ -1,9 +1,9 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
-import { createAuth } from "../create-auth.js";
+import { createAuth } from "../create-auth/create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
-import type { AuthStores } from "../options.js";
+import type { AuthStores } from "../options/options.js";
 import type { JointStores } from "../ports/joint-stores.js";
 import { silentLogger } from "../ports/logger.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SecurityEvent } from "../events.js";
 import { createHttpHandler } from "../http/handler.js";
 import { accessTokenExpiresAt } from "../http/token-expiry.js";
-import { parseAuthOptions } from "../options.js";
+import { parseAuthOptions } from "../options/options.js";
 import type { SessionStore } from "../ports/session-store.js";
 import { code, createTestAuth, EMAIL_TWO_FACTOR, PASSWORD, signIn, TEST_SECRET } from "../test-support.js";
 

@@ -6,7 +6,7 @@ import type { UserRecord } from "../ports/user-store.js";
 import type { AccessTokenCodec } from "../tokens/access-token.js";
 import { randomId } from "../tokens/random.js";
 import { issueRefreshToken } from "../tokens/refresh-token.js";
-import { describeDevice } from "../user-agent.js";
+import { describeDevice } from "../support/user-agent.js";
 import { accessTokenTtlFor } from "./impersonation.js";
 import {
   accessTokenTtlSeconds,

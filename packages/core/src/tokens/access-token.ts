@@ -1,5 +1,5 @@
 import { errors, jwtVerify } from "jose";
-import { createLru } from "../bounded-memo.js";
+import { createLru } from "../support/bounded-memo.js";
 import { AuthError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
 import { JWT_ALGORITHM, signSessionJwt } from "./jwt.js";

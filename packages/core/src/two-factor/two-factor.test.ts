@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { referenceTotp } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
-import type { Auth } from "../create-auth.js";
+import type { Auth } from "../create-auth/create-auth.js";
 import type { RequestContext } from "../model.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
 import { code, createTestAuth, PASSWORD, signIn } from "../test-support.js";

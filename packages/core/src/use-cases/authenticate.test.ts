@@ -1,7 +1,7 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
-import { createAuth } from "../create-auth.js";
+import { createAuth } from "../create-auth/create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { JointStores } from "../ports/joint-stores.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AdminApi, Auth, HostApi } from "../auth.js";
+import type { AdminApi, Auth, HostApi } from "../create-auth/auth.js";
 import type { SecurityEvent } from "../events.js";
 import type { Call } from "../model.js";
 import { createTestAuth, PASSWORD, signIn } from "../test-support.js";

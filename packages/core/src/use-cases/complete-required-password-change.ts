@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort, ValidationError } from "../errors.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy } from "../password-policy.js";
+import { checkPasswordPolicy } from "../passwords/password-policy.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { changeEndingSessions } from "../sessions/change-together.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
@@ -10,7 +10,7 @@ import { endUserSessions } from "../sessions/session-lifecycle.js";
 import { PASSWORD_CHANGE_PURPOSE } from "../tokens/purposes.js";
 import { consumeSingleUseToken, restoreToken } from "../tokens/single-use-token.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
-import { describeDevice } from "../user-agent.js";
+import { describeDevice } from "../support/user-agent.js";
 import { fieldIssue, parseInput, requiredPasswordChangeInput } from "../validation.js";
 
 /**

@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import { ValidationError } from "../errors.js";
 import { passwordHashProblem } from "../hashing/imported-hashes.js";
 import { toUser, type User } from "../model.js";
-import { checkPasswordPolicy } from "../password-policy.js";
+import { checkPasswordPolicy } from "../passwords/password-policy.js";
 import type { Acting } from "../sessions/admin-actor.js";
 import { createUserRecord } from "../sessions/new-user.js";
 import { createUserInput, fieldIssue, parseInput } from "../validation.js";

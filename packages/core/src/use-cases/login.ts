@@ -4,13 +4,13 @@ import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
 import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
 import type { Call, RequestContext } from "../model.js";
-import { normalizePassword } from "../password-policy.js";
+import { normalizePassword } from "../passwords/password-policy.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { requirePasswordChangeAtLogin } from "../sessions/password-change.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
-import { describeDevice } from "../user-agent.js";
+import { describeDevice } from "../support/user-agent.js";
 import { loginInput, parseInput } from "../validation.js";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Auth } from "../create-auth.js";
+import type { Auth } from "../create-auth/create-auth.js";
 import { createSecurityEvents } from "../events.js";
 import { createLimits, type IpLimitName, type LimitOptions } from "../limits/limits.js";
 import { silentLogger } from "../ports/logger.js";

@@ -14,7 +14,7 @@ import {
 } from "../sessions/session-lifecycle.js";
 import type { SessionTokens } from "../sessions/start-session.js";
 import { parseRefreshToken, successorRefreshToken } from "../tokens/refresh-token.js";
-import { describeDevice } from "../user-agent.js";
+import { describeDevice } from "../support/user-agent.js";
 import { parseInput, refreshInput } from "../validation.js";
 
 /** A refresh answers like a sign-in: the session's new tokens. */

@@ -3,7 +3,7 @@ import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { sendVerificationEmail } from "../emails/verification-email.js";
 import { ValidationError } from "../errors.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy, type PasswordPolicy, refuseBreachedPassword } from "../password-policy.js";
+import { checkPasswordPolicy, type PasswordPolicy, refuseBreachedPassword } from "../passwords/password-policy.js";
 import { createUserRecord } from "../sessions/new-user.js";
 import { parseInput, registerInput } from "../validation.js";
 

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy, refuseBreachedPassword } from "../password-policy.js";
+import { checkPasswordPolicy, refuseBreachedPassword } from "../passwords/password-policy.js";
 import type { ChangeStores } from "../ports/stores-together.js";
 import { NO_TWO_FACTOR } from "../ports/user-store.js";
 import { changeEndingSessions } from "../sessions/change-together.js";

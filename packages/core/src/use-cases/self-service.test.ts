@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Auth } from "../auth.js";
+import type { Auth } from "../create-auth/auth.js";
 import { code, createTestAuth, fastHasher, PASSWORD, signIn } from "../test-support.js";
 
 const NEW_PASSWORD = "a different long passphrase";

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { toUser, type User } from "../model.js";
-import { checkNewPassword } from "../password-policy.js";
+import { checkNewPassword } from "../passwords/password-policy.js";
 import type { Acting } from "../sessions/admin-actor.js";
 import { changeEndingSessions } from "../sessions/change-together.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";

@@ -8,7 +8,7 @@ import { holdEmailSignInCode, requireEmailSignIn } from "../tokens/email-sign-in
 import { useLinkToken } from "../tokens/link-token.js";
 import { EMAIL_SIGN_IN_PURPOSE } from "../tokens/purposes.js";
 import { offeredMethods, startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
-import { describeDevice } from "../user-agent.js";
+import { describeDevice } from "../support/user-agent.js";
 import { emailSignInInput, parseInput } from "../validation.js";
 
 /** Signed in, or the 2FA step (as a password login answers: `LoginResult`). */

@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import { AuthError } from "../errors.js";
 import { giveBackOnFailure } from "../limits/throttle.js";
 import type { Call } from "../model.js";
-import { normalizePassword } from "../password-policy.js";
+import { normalizePassword } from "../passwords/password-policy.js";
 import { currentUser } from "../sessions/current-user.js";
 import { assertNotImpersonating } from "../sessions/impersonation.js";
 import { signedIn } from "../sessions/signed-in.js";

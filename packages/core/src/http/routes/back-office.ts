@@ -1,4 +1,4 @@
-import type { Auth } from "../../create-auth.js";
+import type { Auth } from "../../create-auth/create-auth.js";
 import type { ErrorCode } from "../../errors.js";
 import type { Call } from "../../model.js";
 import { lockUserBody } from "../../validation.js";

@@ -1,4 +1,4 @@
-import type { Auth } from "../../create-auth.js";
+import type { Auth } from "../../create-auth/create-auth.js";
 import { emailInput, resetPasswordInput } from "../../validation.js";
 import { jsonResponse } from "../respond.js";
 import type { Route } from "../route.js";

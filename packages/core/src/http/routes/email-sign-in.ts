@@ -1,4 +1,4 @@
-import type { Auth } from "../../create-auth.js";
+import type { Auth } from "../../create-auth/create-auth.js";
 import { emailInput, emailSignInInput } from "../../validation.js";
 import type { Route } from "../route.js";
 import { deviceCall, json, type RouteKit, requestCall, route } from "../route-kit.js";

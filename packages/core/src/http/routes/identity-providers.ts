@@ -1,4 +1,4 @@
-import type { Auth, AuthorizationStart, IdentityProviderCallbackResult } from "../../create-auth.js";
+import type { Auth, AuthorizationStart, IdentityProviderCallbackResult } from "../../create-auth/create-auth.js";
 import { AuthError } from "../../errors.js";
 import { type IdentityLinkInput, identityLinkInput } from "../../validation.js";
 import { appUrlFor } from "../app-url.js";

@@ -1,24 +1,24 @@
 // The options a host passes to `createAuth`, as types with their documentation (what an editor
 // shows on hover, and what docs/configuration.md is generated from). Their validation and
 // defaults are the schema in options.ts.
-import type { SecurityEvent } from "./events.js";
-import type { LocaleResources } from "./i18n/index.js";
+import type { SecurityEvent } from "../events.js";
+import type { LocaleResources } from "../i18n/index.js";
 import type { IdentityProviderOptions } from "./identity-provider-options.js";
-import type { Principal, User } from "./model.js";
-import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
-import type { ActivityStore } from "./ports/activity-store.js";
-import type { Clock } from "./ports/clock.js";
-import type { CooldownStore } from "./ports/cooldown-store.js";
-import type { IdentityStore } from "./ports/identity-store.js";
-import type { JointStores } from "./ports/joint-stores.js";
-import type { Logger } from "./ports/logger.js";
-import type { EmailKind, Mailer } from "./ports/mailer.js";
-import type { PasskeyStore } from "./ports/passkey-store.js";
-import type { PasswordHasher } from "./ports/password-hasher.js";
-import type { SessionStore } from "./ports/session-store.js";
-import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
-import type { StoresTogether } from "./ports/stores-together.js";
-import type { UserStore } from "./ports/user-store.js";
+import type { Principal, User } from "../model.js";
+import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
+import type { ActivityStore } from "../ports/activity-store.js";
+import type { Clock } from "../ports/clock.js";
+import type { CooldownStore } from "../ports/cooldown-store.js";
+import type { IdentityStore } from "../ports/identity-store.js";
+import type { JointStores } from "../ports/joint-stores.js";
+import type { Logger } from "../ports/logger.js";
+import type { EmailKind, Mailer } from "../ports/mailer.js";
+import type { PasskeyStore } from "../ports/passkey-store.js";
+import type { PasswordHasher } from "../ports/password-hasher.js";
+import type { SessionStore } from "../ports/session-store.js";
+import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
+import type { StoresTogether } from "../ports/stores-together.js";
+import type { UserStore } from "../ports/user-store.js";
 
 /** A secret option as `AuthOptions` types it: any `Uint8Array` (a Node `Buffer` too), which `z.instanceof` would narrow to `Uint8Array<ArrayBuffer>`. */
 export type SecretInput = string | Uint8Array | (string | Uint8Array)[];

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import type { SecurityEvent } from "./events.js";
-import type { LocaleResources } from "./i18n/index.js";
+import type { SecurityEvent } from "../events.js";
+import type { LocaleResources } from "../i18n/index.js";
 import {
   type AuthOptions,
   type AuthStores,

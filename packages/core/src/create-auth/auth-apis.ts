@@ -1,21 +1,21 @@
 // The groups of the `Auth` object (`auth.sessions`, `auth.host`, `auth.admin`, …), each its own
 // interface. Re-exported from auth.ts.
-import type { AccountExport } from "./account/export.js";
-import type { ActivityPage } from "./activity/list.js";
+import type { AccountExport } from "../account/export.js";
+import type { ActivityPage } from "../activity/list.js";
 import type {
   ChangePasswordInput,
   CreateSessionInput,
   CreateUserInput,
   EmailChangeInput,
 } from "./auth-inputs.js";
-import type { AuthorizationStart } from "./identity/flow.js";
-import type { AdminUser, AdminUserDetail, Call, HostCall, Principal, SessionInfo, User } from "./model.js";
-import type { PasskeyView } from "./passkeys/ceremony.js";
-import type { SignedIn } from "./sessions/finish-login.js";
-import type { IdentityProviderCallbackResult } from "./use-cases/finish-identity-provider-sign-in.js";
-import type { Impersonation } from "./use-cases/impersonate-user.js";
-import type { UserPage } from "./use-cases/list-users.js";
-import type { PasskeySignInStart } from "./use-cases/start-passkey-sign-in.js";
+import type { AuthorizationStart } from "../identity/flow.js";
+import type { AdminUser, AdminUserDetail, Call, HostCall, Principal, SessionInfo, User } from "../model.js";
+import type { PasskeyView } from "../passkeys/ceremony.js";
+import type { SignedIn } from "../sessions/finish-login.js";
+import type { IdentityProviderCallbackResult } from "../use-cases/finish-identity-provider-sign-in.js";
+import type { Impersonation } from "../use-cases/impersonate-user.js";
+import type { UserPage } from "../use-cases/list-users.js";
+import type { PasskeySignInStart } from "../use-cases/start-passkey-sign-in.js";
 
 /**
  * Sessions started by the host for a user who proved who they are some other way, and the

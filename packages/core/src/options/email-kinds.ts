@@ -1,4 +1,4 @@
-import type { EmailKind } from "./ports/mailer.js";
+import type { EmailKind } from "../ports/mailer.js";
 
 /** Every kind once; the record's type makes the compiler refuse a kind left out or misspelt. */
 const EVERY_KIND: Readonly<Record<EmailKind, true>> = {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isBareHttpUrl } from "./http-url.js";
+import { isBareHttpUrl } from "../support/http-url.js";
 
 /** The scopes an OpenID Connect provider is asked for unless configured otherwise. */
 export const DEFAULT_OIDC_SCOPES = ["openid", "email", "profile"] as const;

@@ -20,8 +20,8 @@ import {
   SESSION_USE_CASES,
   USE_CASES,
 } from "./create-auth.js";
-import type { Call, Principal } from "./model.js";
-import { code, createTestAuth } from "./test-support.js";
+import type { Call, Principal } from "../model.js";
+import { code, createTestAuth } from "../test-support.js";
 
 /** The members of `Auth` that are not use cases. */
 type NotUseCases =

@@ -1,4 +1,4 @@
-import type { Logger } from "./ports/logger.js";
+import type { Logger } from "../ports/logger.js";
 
 /** Work a request starts but does not wait for (side-effect emails), tracked so it can be awaited. */
 export interface BackgroundTasks {

@@ -1,7 +1,7 @@
 // What the host API takes, as a caller writes it (the schemas in validation.ts check it), and the
 // TOTP setup it shows once. Re-exported from auth.ts.
 import type { z } from "zod";
-import type * as schemas from "./validation.js";
+import type * as schemas from "../validation.js";
 
 /** What `register` takes. */
 export type RegisterInput = z.input<typeof schemas.registerInput>;

@@ -21,16 +21,16 @@ import type {
   StepUpInput,
   TotpSetup,
 } from "./auth-inputs.js";
-import type { Translator } from "./i18n/index.js";
-import type { Call, Principal, User } from "./model.js";
-import type { ResolvedAuthOptions } from "./options.js";
-import type { Clock } from "./ports/clock.js";
-import type { Logger } from "./ports/logger.js";
-import type { TwoFactorMethod } from "./ports/user-store.js";
-import type { SignedIn } from "./sessions/finish-login.js";
-import type { LoginResult } from "./use-cases/login.js";
-import type { RefreshResult } from "./use-cases/refresh.js";
-import type { StepUpResult } from "./use-cases/step-up.js";
+import type { Translator } from "../i18n/index.js";
+import type { Call, Principal, User } from "../model.js";
+import type { ResolvedAuthOptions } from "../options/options.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { TwoFactorMethod } from "../ports/user-store.js";
+import type { SignedIn } from "../sessions/finish-login.js";
+import type { LoginResult } from "../use-cases/login.js";
+import type { RefreshResult } from "../use-cases/refresh.js";
+import type { StepUpResult } from "../use-cases/step-up.js";
 
 export type * from "./auth-apis.js";
 export type * from "./auth-inputs.js";
