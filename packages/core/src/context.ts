@@ -1,6 +1,5 @@
 import type { ActivityRecorder } from "./activity/activity.js";
-import type { BackgroundTasks } from "./support/background.js";
-import type { BreachedPasswords } from "./passwords/breached-passwords.js";
+import type { Captcha } from "./captcha/captcha.js";
 import type { DeviceTokens } from "./devices/device-token.js";
 import type { EmailService } from "./emails/email-service.js";
 import type { SecurityEvents } from "./events.js";
@@ -8,6 +7,8 @@ import type { Translator } from "./i18n/index.js";
 import type { RelyingParties } from "./identity/flow.js";
 import type { Limits } from "./limits/limits.js";
 import type { ResolvedAuthOptions } from "./options/options.js";
+import type { ResolvedWebAuthn } from "./options/webauthn-options.js";
+import type { BreachedPasswords } from "./passwords/breached-passwords.js";
 import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
@@ -15,17 +16,18 @@ import type { IdentityStore } from "./ports/identity-store.js";
 import type { JointStores } from "./ports/joint-stores.js";
 import type { Logger } from "./ports/logger.js";
 import type { Mailer } from "./ports/mailer.js";
+import type { OrganizationStore } from "./ports/organization-store.js";
 import type { PasskeyStore } from "./ports/passkey-store.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
 import type { StoresTogether } from "./ports/stores-together.js";
 import type { UserStore } from "./ports/user-store.js";
+import type { BackgroundTasks } from "./support/background.js";
 import type { AccessTokenCodec } from "./tokens/access-token.js";
 import type { KeyedHash } from "./tokens/keys.js";
 import type { SecretBox } from "./two-factor/secret-box.js";
 import type { StepUpTokens } from "./two-factor/step-up-token.js";
-import type { ResolvedWebAuthn } from "./options/webauthn-options.js";
 
 /**
  * Everything a use case may touch: validated options, the ports and the mechanisms built on
@@ -42,8 +44,8 @@ export interface AuthContext {
   allowlist: AccessTokenAllowlist;
   singleUseTokens: SingleUseTokenStore;
   /**
-   * `stores.together` when it covers users, sessions, allowlist and single-use tokens (one
-   * database): multi-step changes then write in one transaction (`stores-together.ts`).
+   * `stores.together`, as given: multi-step changes then write to users, sessions, allowlist and
+   * single-use tokens in one transaction (`stores-together.ts`).
    */
   together: StoresTogether | undefined;
   /** `stores.joint`: an access token's entry read with its user, a new session written with its entry. */
@@ -80,10 +82,14 @@ export interface AuthContext {
   dummyHash(): Promise<string>;
   /** The breached-password range client; undefined when `breachedPasswords` is not set. */
   breachedPasswords: BreachedPasswords | undefined;
+  /** The CAPTCHA check; undefined when `captcha` is not set. */
+  captcha: Captcha | undefined;
   /** Passkeys; present whenever `webauthn` is configured. */
   passkeys: PasskeyStore | undefined;
   /** The `webauthn` option with its defaults filled in; undefined when passkeys are off. */
   webauthn: ResolvedWebAuthn | undefined;
   /** The keyed hash that makes the stand-in credential ids of an email-first passkey sign-in. */
   passkeyDecoys: KeyedHash;
+  /** Organizations, members, roles and invitations; present whenever `organizations` is configured. */
+  organizations: OrganizationStore | undefined;
 }

@@ -37,6 +37,9 @@ function routeTable(): string {
     secret: "docs-secret-fBE0_iJ5EXsO9qEsWBXXviX3fL9UgoiDP_R9hTIIx-k",
     stores: createMemoryStores({ sweepIntervalMs: 0 }),
     email: { enabled: false },
+    // Every optional area on, so that each route is in the table.
+    admin: { authorize: () => false },
+    organizations: { permissions: ["project:read"] },
   });
   const rows = buildRoutes(auth, createCookies(auth.options)).map((route) => {
     const schema = route.body

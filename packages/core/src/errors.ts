@@ -67,6 +67,18 @@ export const ERROR_CODES = [
   "PASSKEY_CHALLENGE_EXPIRED",
   "PASSKEY_UNKNOWN",
   "PASSKEY_ALREADY_REGISTERED",
+  "PERMISSION_DENIED",
+  "NO_ACTIVE_ORGANIZATION",
+  "INVITATION_INVALID",
+  "INVITATION_EMAIL_MISMATCH",
+  "ORGANIZATION_SLUG_TAKEN",
+  "LAST_OWNER",
+  "ROLE_IN_USE",
+  "ALREADY_MEMBER",
+  "ORGANIZATION_NOT_FOUND",
+  "ORGANIZATION_LIMIT_REACHED",
+  "CAPTCHA_REQUIRED",
+  "CAPTCHA_INVALID",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -141,6 +153,18 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   PASSKEY_CHALLENGE_EXPIRED: 400,
   PASSKEY_UNKNOWN: 401,
   PASSKEY_ALREADY_REGISTERED: 409,
+  PERMISSION_DENIED: 403,
+  NO_ACTIVE_ORGANIZATION: 403,
+  INVITATION_INVALID: 400,
+  INVITATION_EMAIL_MISMATCH: 403,
+  ORGANIZATION_SLUG_TAKEN: 409,
+  LAST_OWNER: 409,
+  ROLE_IN_USE: 409,
+  ALREADY_MEMBER: 409,
+  ORGANIZATION_NOT_FOUND: 404,
+  ORGANIZATION_LIMIT_REACHED: 409,
+  CAPTCHA_REQUIRED: 400,
+  CAPTCHA_INVALID: 400,
 };
 
 /** The HTTP status of an error code, from `STATUS_BY_CODE`. */
@@ -226,39 +250,6 @@ export class CooldownError extends AuthError<CooldownCode> {
     super(code);
     this.remainingSeconds = remainingSeconds;
   }
-}
-
-/**
- * A running cooldown as a value, not a thrown error: what the email use cases behind the HTTP
- * routes return when the cooldown refuses (answered as the same 429 as a `CooldownError`). A
- * refusal is a common answer under a flood of requests, and throwing one through the async frames
- * of a use case cost more than the rest of the refusal (bench/README.md, seventh round). Internal:
- * `Auth`'s methods still throw `toError()`.
- */
-export class CooldownRefusal {
-  constructor(
-    readonly code: CooldownCode,
-    readonly remainingSeconds: number,
-  ) {}
-
-  /** The `CooldownError` a public caller gets for this refusal. */
-  toError(): CooldownError {
-    return new CooldownError(this.code, this.remainingSeconds);
-  }
-}
-
-/**
- * The public form of a use case that may answer with a `CooldownRefusal`: the same function, whose
- * refusal is thrown as its `CooldownError`.
- */
-export function throwingRefusal<A extends unknown[], R>(
-  useCase: (...args: A) => Promise<R | CooldownRefusal>,
-): (...args: A) => Promise<Exclude<R, CooldownRefusal>> {
-  return async (...args) => {
-    const result = await useCase(...args);
-    if (result instanceof CooldownRefusal) throw result.toError();
-    return result as Exclude<R, CooldownRefusal>;
-  };
 }
 
 /** The error a port call's failure becomes: the port's own `AuthError` unchanged, else `code` with the failure as `cause`. */

@@ -39,7 +39,20 @@ export type SecurityEventType =
   | "passkey.added"
   | "passkey.renamed"
   | "passkey.removed"
-  | "passkey.failed";
+  | "passkey.failed"
+  | "organization.created"
+  | "organization.updated"
+  | "organization.deleted"
+  | "member.invited"
+  | "member.joined"
+  | "member.role_changed"
+  | "member.removed"
+  | "invitation.revoked"
+  | "invitation.declined"
+  | "role.created"
+  | "role.updated"
+  | "role.deleted"
+  | "admin.organizations_listed";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
@@ -81,6 +94,13 @@ export interface SecurityEvent {
    * Absent from every other event.
    */
   actor?: string;
+  /**
+   * For an organization's events (`organization.*`, `member.*`, `invitation.*`, `role.*`): the
+   * organization. `userId` is the member concerned (the one invited, joined, changed or removed;
+   * the acting member for the organization's and its roles' own changes, and for an invitation
+   * to an address), and `actor` the user id of who did it. Absent from every other event.
+   */
+  organizationId?: string;
   /**
    * For a sign-in (`login.succeeded`, `session.created`): the new session's browser and OS, as
    * the client stated them in the sign-in's `session`, else as its User-Agent shows. Absent from
@@ -132,6 +152,7 @@ export function createSecurityEvents(options: {
         userAgent: logSafe(details.userAgent),
         reason: details.reason ?? null,
         ...(details.actor !== undefined ? { actor: details.actor } : {}),
+        ...(details.organizationId !== undefined ? { organizationId: details.organizationId } : {}),
         ...(details.device !== undefined ? { device: details.device } : {}),
       };
       const { type: _type, time: _time, ...fields } = event;

@@ -1,7 +1,6 @@
 export type { AccountExport } from "./account/export.js";
 export type { ActivityItem, ActivityPage } from "./activity/list.js";
 export type * from "./create-auth/auth.js";
-export type * from "./options/auth-options.js";
 export {
   type AuthorizationStart,
   createAuth,
@@ -16,8 +15,7 @@ export {
   type TwoFactorChallenge,
   type UserPage,
 } from "./create-auth/create-auth.js";
-export { isValidEmail, normalizeEmail } from "./support/email-address.js";
-export { EMAIL_KINDS } from "./options/email-kinds.js";
+export type { TrustedBrowserInfo } from "./devices/trusted-browsers.js";
 export { createOutboxMailer, type OutboxEntry, type OutboxMailer } from "./emails/outbox-mailer.js";
 export {
   createEmailRenderer,
@@ -53,7 +51,7 @@ export {
   MAX_ARGON2_TIME_COST,
   passwordHashProblem,
 } from "./hashing/imported-hashes.js";
-export { type HttpHandler, httpHandlerFor } from "./http/handler.js";
+export { type HttpHandler, httpHandlerFor, type OrganizationAccess } from "./http/handler.js";
 export {
   answerMalformedPaths,
   fromNodeRequest,
@@ -67,11 +65,6 @@ export { isEncryptedSocket, type ResponseWriter, writeResponse } from "./http/re
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody, SessionCookieTokens } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
-export {
-  DEFAULT_OIDC_SCOPES,
-  type IdentityProviderOptions,
-  type ResolvedIdentityProvider,
-} from "./options/identity-provider-options.js";
 export type {
   AdminSessionInfo,
   AdminUser,
@@ -83,12 +76,40 @@ export type {
   SessionInfo,
   User,
 } from "./model.js";
+export type * from "./options/auth-options.js";
+export {
+  CAPTCHA_PROVIDERS,
+  type CaptchaOptions,
+  type CaptchaProviderName,
+  type CaptchaRoutesOptions,
+  type CaptchaVerifier,
+  SITEVERIFY_URLS,
+} from "./options/captcha-options.js";
+export { EMAIL_KINDS } from "./options/email-kinds.js";
+export {
+  DEFAULT_OIDC_SCOPES,
+  type IdentityProviderOptions,
+  type ResolvedIdentityProvider,
+} from "./options/identity-provider-options.js";
 export type { ResolvedAuthOptions } from "./options/options.js";
+export { MANAGEMENT_PERMISSIONS } from "./options/organization-options.js";
+export type { PermissionGrant } from "./organizations/membership.js";
+export type {
+  InvitationView,
+  OrganizationMembershipView,
+  OrganizationView,
+  RoleView,
+} from "./organizations/views.js";
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
 export { applyRotation, isPastLimits, REMEMBERED_REFRESH_TOKEN_HASHES } from "./ports/session-store.js";
-export { createReadBatch } from "./support/read-batch.js";
 export type { SessionTokens } from "./sessions/start-session.js";
-export { TOKEN_CLAIM_LEASE_MS } from "./tokens/purposes.js";
+export { isValidEmail, normalizeEmail } from "./support/email-address.js";
+export { createReadBatch } from "./support/read-batch.js";
 export { withTimeout } from "./support/with-timeout.js";
+export { TOKEN_CLAIM_LEASE_MS } from "./tokens/purposes.js";
+export type { Activation } from "./use-cases/activate-organization.js";
+export type { OrganizationPageView } from "./use-cases/list-all-organizations.js";
+export type { MemberView } from "./use-cases/list-members.js";
+export type { ReceivedInvitation } from "./use-cases/list-my-invitations.js";

@@ -1,5 +1,6 @@
-import { boundedMemo } from "./support/bounded-memo.js";
+import type { MembershipRead } from "./ports/organization-store.js";
 import type { TwoFactorMethod, UserRecord } from "./ports/user-store.js";
+import { boundedMemo } from "./support/bounded-memo.js";
 
 /** What the caller knows about the request a use case runs for; all optional. */
 export interface RequestContext {
@@ -36,6 +37,11 @@ export interface Principal {
    * routes): `IMPERSONATION_NOT_ALLOWED`.
    */
   readonly impersonatedBy?: string;
+  /**
+   * The organization the access token was signed for (`POST /organizations/:id/activate`), or
+   * null. It only names the organization: every permission check reads the membership anew.
+   */
+  readonly activeOrganizationId: string | null;
   readonly [principalBrand]: true;
 }
 
@@ -51,14 +57,30 @@ class IssuedPrincipal {
   readonly userId: string;
   readonly sessionId: string;
   declare readonly impersonatedBy?: string;
+  /** The token's `org` claim; read through the getter, so a principal's own fields stay `userId`, `sessionId` (and `impersonatedBy`). */
+  readonly #activeOrganizationId: string | null;
+  /** The membership in the active organization, read with the allowlist entry (undefined: not read). */
+  readonly #membership: MembershipRead | null | undefined;
 
-  constructor(userId: string, sessionId: string, impersonatedBy?: string, read?: UserRead) {
+  constructor(
+    userId: string,
+    sessionId: string,
+    impersonatedBy?: string,
+    read?: UserRead,
+    activeOrganizationId?: string,
+  ) {
     this.userId = userId;
     this.sessionId = sessionId;
     if (impersonatedBy !== undefined) this.impersonatedBy = impersonatedBy;
+    this.#activeOrganizationId = activeOrganizationId ?? null;
     this.#user = read?.user;
     this.#userReadAt = read?.at ?? 0;
+    this.#membership = activeOrganizationId === undefined ? undefined : read?.membership;
     Object.freeze(this);
+  }
+
+  get activeOrganizationId(): string | null {
+    return this.#activeOrganizationId;
   }
 
   static isIssued(value: object): boolean {
@@ -68,31 +90,68 @@ class IssuedPrincipal {
   static userRead(principal: IssuedPrincipal): UserRead | undefined {
     return principal.#user === undefined ? undefined : { user: principal.#user, at: principal.#userReadAt };
   }
+
+  static membershipRead(principal: IssuedPrincipal): PrincipalMembershipRead | undefined {
+    const membership = principal.#membership;
+    const organizationId = principal.#activeOrganizationId;
+    if (membership === undefined || organizationId === null) return undefined;
+    return { organizationId, membership, at: principal.#userReadAt };
+  }
 }
 
-/** A user's record (null: there was none) read at `at` (milliseconds of the core's clock). */
+/**
+ * A user's record (null: there was none) read at `at` (milliseconds of the core's clock), and,
+ * when read in the same lookup, the user's membership in the token's active organization (null:
+ * not a member).
+ */
 export interface UserRead {
   user: UserRecord | null;
+  at: number;
+  membership?: MembershipRead | null;
+}
+
+/** The membership in the principal's active organization as `authenticate` read it, and when. */
+export interface PrincipalMembershipRead {
+  organizationId: string;
+  /** Null: the user was not a member (or the organization was gone). */
+  membership: MembershipRead | null;
+  /** Milliseconds of the core's clock. */
   at: number;
 }
 
 /**
- * A principal for a verified access token or a session just started. `read`: the user's record,
- * when `authenticate` read it in the same lookup as the allowlist entry (kept out of sight: a
- * private field, never enumerated or copied).
+ * A principal for a verified access token or a session just started. `read`: the user's record
+ * (and the membership in `activeOrganizationId`), when `authenticate` read it in the same lookup
+ * as the allowlist entry (kept out of sight: private fields, never enumerated or copied).
+ * `activeOrganizationId`: the token's `org` claim.
  */
 export function issuePrincipal(
   userId: string,
   sessionId: string,
   impersonatedBy?: string,
   read?: UserRead,
+  activeOrganizationId?: string,
 ): Principal {
-  return new IssuedPrincipal(userId, sessionId, impersonatedBy, read) as unknown as Principal;
+  return new IssuedPrincipal(
+    userId,
+    sessionId,
+    impersonatedBy,
+    read,
+    activeOrganizationId,
+  ) as unknown as Principal;
 }
 
 /** The user's record read together with the principal's allowlist entry, if it was. */
 export function principalUserRead(principal: Principal): UserRead | undefined {
   return IssuedPrincipal.userRead(principal as unknown as IssuedPrincipal);
+}
+
+/**
+ * The membership in the principal's active organization, when `authenticate` read it together
+ * with the allowlist entry (`stores.joint.findAllowedAccessTokenWithMembership`).
+ */
+export function principalMembershipRead(principal: Principal): PrincipalMembershipRead | undefined {
+  return IssuedPrincipal.membershipRead(principal as unknown as IssuedPrincipal);
 }
 
 /** True only for principals this process issued. */
@@ -116,6 +175,11 @@ export interface Call {
   token?: string | undefined;
   /** What is known about the request: IP, user agent, locale. */
   request?: RequestContext | undefined;
+  /**
+   * The CAPTCHA token a widget produced (`captchaToken` in the body or `X-Captcha-Token`), for the
+   * routes the `captcha` option protects.
+   */
+  captchaToken?: string | undefined;
   /**
    * Who acts, for a trusted host operation (`host.*`): named as `actor` in the events of those
    * that name one (e.g. `"support:jane"`); without it they say `"host"`. The back office
@@ -154,6 +218,18 @@ export interface User {
   createdAt: string;
   /** Only in `/me` of an admin's impersonation session (`admin.impersonate`): who started it. */
   impersonatedBy?: string;
+  /**
+   * Only in `/me`, and only while `organizations` is configured: the organization the access
+   * token works in (`POST /organizations/:id/activate`) with the member's role and permissions,
+   * read now; null when none (or the membership is gone).
+   */
+  activeOrganization?: { id: string; slug: string; role: string; permissions: string[] } | null;
+  /**
+   * Only in `/me`, and only while the back office is configured (`admin.authorize`): whether
+   * `admin.authorize` allows the caller (false for an impersonation, a locked account, or when it
+   * throws). The back office's routes still ask for a step-up.
+   */
+  isAdmin?: boolean;
 }
 
 export function toUser(record: UserRecord): User {

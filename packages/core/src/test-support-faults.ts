@@ -4,6 +4,7 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
 import { expect } from "vitest";
+import type { Auth } from "./create-auth/auth.js";
 import { createAuth } from "./create-auth/create-auth.js";
 import { silentLogger } from "./ports/logger.js";
 import type { EmailMessage } from "./ports/mailer.js";
@@ -56,6 +57,21 @@ export function withoutClaims(store: SingleUseTokenStore): SingleUseTokenStore {
 }
 
 /** One user signed in (the session from before the reset) and holding a reset link. */
+/**
+ * Registers `EMAIL`, signs it in (the session from before) and asks for a reset link: the
+ * sign-in's tokens and the link's token, read from the mails `auth` sent into `sent`.
+ */
+export async function signedInWithResetLink(auth: Auth, sent: EmailMessage[]) {
+  await auth.register({}, { email: EMAIL, password: PASSWORD });
+  const before = await signIn(auth, { email: EMAIL, password: PASSWORD });
+  await auth.requestPasswordReset({}, { email: EMAIL });
+  await auth.idle();
+  const html = sent.filter((message) => message.kind === "password-reset").at(-1)?.html ?? "";
+  const token = /token=([A-Za-z0-9_-]+)/.exec(html)?.[1] ?? "";
+  expect(token).not.toBe("");
+  return { before, token };
+}
+
 export async function scenario(options: { claims: boolean }) {
   const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
   const memory = createMemoryStores({ clock, sweepIntervalMs: 0 });
@@ -83,13 +99,7 @@ export async function scenario(options: { claims: boolean }) {
     });
   const auth = build();
   await auth.ready();
-  await auth.register({}, { email: EMAIL, password: PASSWORD });
-  const before = await signIn(auth, { email: EMAIL, password: PASSWORD });
-  await auth.requestPasswordReset({}, { email: EMAIL });
-  await auth.idle();
-  const html = sent.filter((message) => message.kind === "password-reset").at(-1)?.html ?? "";
-  const token = /token=([A-Za-z0-9_-]+)/.exec(html)?.[1] ?? "";
-  expect(token).not.toBe("");
+  const { before, token } = await signedInWithResetLink(auth, sent);
   const userId = (await memory.users.findByEmail(EMAIL))?.id ?? "";
 
   /** After `setPassword` (no link): the new password and no session from before, or the old password. */

@@ -2,7 +2,8 @@
  * Setup shared by the core's own tests. Not part of the package: only `index.ts` is built, and
  * nothing but `*.test.ts` files imports this one.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve as resolvePath } from "node:path";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
 import ts from "typescript";
@@ -10,7 +11,7 @@ import type { LoginInput } from "./create-auth/auth.js";
 import { type Auth, createAuth } from "./create-auth/create-auth.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
 import type { RequestContext } from "./model.js";
-import type { AuthOptions } from "./options/options.js";
+import type { AuthOptionFields } from "./options/options.js";
 import { type Logger, silentLogger } from "./ports/logger.js";
 import type { EmailMessage, Mailer } from "./ports/mailer.js";
 import type { TwoFactorSettings, UserRecord } from "./ports/user-store.js";
@@ -41,6 +42,7 @@ export const LINKS = {
   securitySettings: "/settings/security",
   emailSignIn: "/sign-in/email",
   confirmEmailChange: "/confirm-email-change",
+  acceptInvitation: "/invitations/accept",
 };
 
 /** Email codes on, preferred; no TOTP, no recovery codes. */
@@ -92,7 +94,7 @@ export function createLineLogger(): { logger: Logger; lines: string[] } {
   return { logger, lines };
 }
 
-export interface TestAuthOptions extends Partial<AuthOptions> {
+export interface TestAuthOptions extends Partial<AuthOptionFields> {
   /** Epoch milliseconds the fake clock starts at. Default: 2026-01-01T00:00:00Z. */
   start?: number;
 }
@@ -126,16 +128,26 @@ export function createTestAuth({ start = Date.UTC(2026, 0, 1), ...options }: Tes
 }
 
 /**
- * The TSDoc of every property of the `AuthOptions` interface in `file` (source or built `.d.ts`)
+ * The TSDoc of every property of the `AuthOptionFields` interface in `file` (source or built `.d.ts`)
  * and of the option interfaces it refers to (`EmailOptions`…), by dotted path
- * (`email.cooldownSeconds`); "" for an undocumented one.
+ * (`email.cooldownSeconds`); "" for an undocumented one. The interfaces of the sibling source
+ * files `file` imports (`./captcha-options.js`) count too.
  */
 export function optionDocs(file: string): Map<string, string> {
-  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   const interfaces = new Map<string, ts.InterfaceDeclaration>();
-  source.forEachChild((statement) => {
-    if (ts.isInterfaceDeclaration(statement)) interfaces.set(statement.name.text, statement);
-  });
+  const seen = new Set<string>();
+  const read = (path: string): void => {
+    seen.add(path);
+    const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
+    source.forEachChild((statement) => {
+      if (ts.isInterfaceDeclaration(statement)) interfaces.set(statement.name.text, statement);
+      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return;
+      const specifier = statement.moduleSpecifier.text;
+      const sibling = resolvePath(dirname(path), specifier.replace(/\.js$/, ".ts"));
+      if (specifier.startsWith("./") && !seen.has(sibling) && existsSync(sibling)) read(sibling);
+    });
+  };
+  read(file);
   const docs = new Map<string, string>();
   const visit = (declaration: ts.InterfaceDeclaration | undefined, path: string[]) => {
     for (const member of declaration?.members ?? []) {
@@ -152,6 +164,6 @@ export function optionDocs(file: string): Map<string, string> {
         visit(interfaces.get(member.type.typeName.text), here);
     }
   };
-  visit(interfaces.get("AuthOptions"), []);
+  visit(interfaces.get("AuthOptionFields"), []);
   return docs;
 }

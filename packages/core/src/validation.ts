@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { boundedMemo } from "./support/bounded-memo.js";
-import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from "./support/email-address.js";
 import { AuthError, ValidationError, type ValidationIssue } from "./errors.js";
 import { en } from "./i18n/en.js";
+import { boundedMemo } from "./support/bounded-memo.js";
+import { isValidEmail, MAX_EMAIL_LENGTH, normalizeEmail } from "./support/email-address.js";
 
 /** No control or format characters (CR/LF, NUL, bidi overrides) in short text fields. */
 const PLAIN_TEXT = /^[^\p{Cc}\p{Cf}]*$/u;
@@ -42,10 +42,17 @@ export const sessionField = z
   })
   .optional();
 
+/**
+ * The CAPTCHA token of a route the `captcha` option protects, in the body (or `X-Captcha-Token`):
+ * read by the HTTP layer into the call, accepted here so the body's schema names it.
+ */
+export const captchaTokenField = z.string().min(1).max(4096).optional();
+
 export const registerInput = z.object({
   email: emailField,
   password: passwordField,
   name: z.string().trim().min(1).max(100).regex(PLAIN_TEXT).optional(),
+  captchaToken: captchaTokenField,
 });
 
 /**
@@ -59,9 +66,10 @@ export const loginInput = z.object({
   password: passwordField,
   session: sessionField,
   rememberMe: rememberMeField,
+  captchaToken: captchaTokenField,
 });
 
-export const emailInput = z.object({ email: emailField });
+export const emailInput = z.object({ email: emailField, captchaToken: captchaTokenField });
 
 /**
  * `parseInput(emailInput, input)`, the same answer for every input, without zod for the usual one:
@@ -223,8 +231,15 @@ export const codeInput = z.object({
   session: sessionField,
 });
 
-/** `{ code, method?, session?, rememberMe? }` of the routes that finish a sign-in (`/2fa/login`, `/2fa/recover`). */
-export const signInCodeInput = codeInput.extend({ rememberMe: rememberMeField });
+/**
+ * `{ code, method?, session?, rememberMe?, trustBrowser? }` of the routes that finish a sign-in
+ * (`/2fa/login`, `/2fa/recover`). `trustBrowser: true`: the browser's device token then skips the
+ * second factor of its password sign-ins to this account for `twoFactor.trustBrowserDays`.
+ */
+export const signInCodeInput = codeInput.extend({
+  rememberMe: rememberMeField,
+  trustBrowser: z.boolean().optional(),
+});
 
 /** A second-factor code without spaces or dashes; a missing or empty one is `TWO_FACTOR_CODE_MISSING`. */
 export function parseCodeInput(

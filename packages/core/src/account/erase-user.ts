@@ -1,11 +1,12 @@
-import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { emailCooldownKey } from "../emails/send-with-cooldown.js";
-import { guardPort } from "../errors.js";
+import { AuthError, guardPort } from "../errors.js";
 import type { Limits } from "../limits/limits.js";
+import { EMAIL_KINDS } from "../options/email-kinds.js";
 import type { ActivityStore } from "../ports/activity-store.js";
 import type { Clock } from "../ports/clock.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { IdentityStore } from "../ports/identity-store.js";
+import type { OrganizationStore } from "../ports/organization-store.js";
 import type { PasskeyStore } from "../ports/passkey-store.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
@@ -51,6 +52,7 @@ export interface EraseDeps extends SessionLifecycleDeps {
   cooldowns: CooldownStore;
   identities: IdentityStore | undefined;
   passkeys: PasskeyStore | undefined;
+  organizations: OrganizationStore | undefined;
   activity: { store: ActivityStore | undefined };
   limits: Pick<Limits, "clearPassword" | "clearTwoFactor" | "clearEmailSignInCodes">;
   clock: Clock;
@@ -64,7 +66,9 @@ export interface EraseDeps extends SessionLifecycleDeps {
  * (also the emailed sign-in's wrong codes), identity-provider links, passkeys, activity, and the user record. Each step may be repeated, so
  * a deletion interrupted by a store failure is finished by a retry. The sessions are ended first
  * (nothing of the account works while the rest goes) and once more after the record is gone: a
- * sign-in that checked the password meanwhile wrote its session after the first pass. Returns
+ * sign-in that checked the password meanwhile wrote its session after the first pass. First of
+ * all the user leaves their organizations (`leaveOrganizations`: `LAST_OWNER`, nothing erased,
+ * while they are the only owner of one with other members). Returns
  * false when the record was already gone (a concurrent deletion). Emits nothing: the caller says
  * why the account went.
  *
@@ -74,6 +78,7 @@ export interface EraseDeps extends SessionLifecycleDeps {
  */
 export async function eraseUser(ctx: EraseDeps, user: UserRecord): Promise<boolean> {
   const id = user.id;
+  await leaveOrganizations(ctx, id);
   await endUserSessions(ctx, id);
   for (const purpose of USER_TOKEN_PURPOSES) {
     await guardPort("DATABASE_FAILURE", () => ctx.singleUseTokens.deleteUserTokens(id, purpose));
@@ -102,4 +107,16 @@ export async function eraseUser(ctx: EraseDeps, user: UserRecord): Promise<boole
   const removed = await guardPort("DATABASE_FAILURE", () => ctx.users.delete(id));
   await endUserSessions(ctx, id);
   return removed;
+}
+
+/**
+ * The user's memberships go, with each organization they were the only member of, in one atomic
+ * step of the store; `LAST_OWNER` (and nothing removed) while the user is the only owner of an
+ * organization that has other members: they hand it over or delete it first.
+ */
+async function leaveOrganizations(ctx: Pick<EraseDeps, "organizations">, userId: string): Promise<void> {
+  const store = ctx.organizations;
+  if (store === undefined) return;
+  const { blockedBy } = await guardPort("DATABASE_FAILURE", () => store.removeUser(userId));
+  if (blockedBy.length > 0) throw new AuthError("LAST_OWNER");
 }

@@ -50,4 +50,14 @@ export interface AccountExport {
   }[];
   /** The account's security events within the retention, newest first. */
   activity: ActivityItem[];
+  /**
+   * Only while `organizations` is configured: the organizations the user belongs to, oldest
+   * membership first, with the role.
+   */
+  memberships?: {
+    organization: { id: string; name: string; slug: string };
+    role: string;
+    /** ISO 8601. */
+    joinedAt: string;
+  }[];
 }

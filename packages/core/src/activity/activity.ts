@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
-import type { BackgroundTasks } from "../support/background.js";
 import type { SecurityEvent, SecurityEventType } from "../events.js";
 import type { ActivityRecord, ActivityStore } from "../ports/activity-store.js";
 import type { Logger } from "../ports/logger.js";
+import type { BackgroundTasks } from "../support/background.js";
 import { describeDevice } from "../support/user-agent.js";
 
 /**
  * The security events a user sees in their activity (when the event names the user): sign-ins,
  * failed and throttled sign-ins of the account, second-factor and step-up failures, 2FA changes,
- * password and address changes, provider links, passkey changes and refused passkey registrations, ended sessions, refresh-token reuse, the
+ * password and address changes, provider links, passkey changes and refused passkey registrations, ended sessions, refresh-token reuse, organization changes they made or that concern them, the
  * account's creation (by an admin: `reason` `admin`). Not `session.created` (the same sign-in as
  * `login.succeeded`), `user.deleted` (the activity goes with the account) or `ip.limited`.
  */
@@ -45,6 +45,18 @@ export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<Secu
   "passkey.renamed",
   "passkey.removed",
   "passkey.failed",
+  "organization.created",
+  "organization.updated",
+  "organization.deleted",
+  "member.invited",
+  "member.joined",
+  "member.role_changed",
+  "member.removed",
+  "invitation.revoked",
+  "invitation.declined",
+  "role.created",
+  "role.updated",
+  "role.deleted",
 ]);
 
 /** Records activity from security events, and lets a call wait for the writes it started. */

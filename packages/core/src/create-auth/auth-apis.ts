@@ -2,20 +2,22 @@
 // interface. Re-exported from auth.ts.
 import type { AccountExport } from "../account/export.js";
 import type { ActivityPage } from "../activity/list.js";
-import type {
-  ChangePasswordInput,
-  CreateSessionInput,
-  CreateUserInput,
-  EmailChangeInput,
-} from "./auth-inputs.js";
+import type { TrustedBrowserInfo } from "../devices/trusted-browsers.js";
 import type { AuthorizationStart } from "../identity/flow.js";
 import type { AdminUser, AdminUserDetail, Call, HostCall, Principal, SessionInfo, User } from "../model.js";
 import type { PasskeyView } from "../passkeys/ceremony.js";
 import type { SignedIn } from "../sessions/finish-login.js";
 import type { IdentityProviderCallbackResult } from "../use-cases/finish-identity-provider-sign-in.js";
 import type { Impersonation } from "../use-cases/impersonate-user.js";
+import type { OrganizationPageView } from "../use-cases/list-all-organizations.js";
 import type { UserPage } from "../use-cases/list-users.js";
 import type { PasskeySignInStart } from "../use-cases/start-passkey-sign-in.js";
+import type {
+  ChangePasswordInput,
+  CreateSessionInput,
+  CreateUserInput,
+  EmailChangeInput,
+} from "./auth-inputs.js";
 
 /**
  * Sessions started by the host for a user who proved who they are some other way, and the
@@ -25,23 +27,23 @@ import type { PasskeySignInStart } from "../use-cases/start-passkey-sign-in.js";
 export interface SessionApi {
   /**
    * Reads `call.request`.
-   * @throws `VALIDATION_FAILED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.sessions.create`'s codes (use-case-errors.ts)
    */
   create(call: Call, input: CreateSessionInput): Promise<SignedIn & { principal: Principal }>;
   /**
    * The user's sessions, most recently active first; `current` marks `call.principal`'s.
-   * @throws `AUTHENTICATION_REQUIRED` (no issued principal), `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.sessions.list`'s codes (use-case-errors.ts); `AUTHENTICATION_REQUIRED`: no issued principal
    */
   list(call: Call): Promise<SessionInfo[]>;
   /**
    * Ends one of `call.principal`'s user's sessions.
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `NOT_FOUND` (another user's session), `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.sessions.revoke`'s codes (use-case-errors.ts); `NOT_FOUND`: another user's session
    */
   revoke(call: Call, sessionId: string): Promise<{ success: true }>;
   /**
    * Every session of `call.principal`'s user, the caller's included. Reads `call.request` (the
    * activity entry's IP and browser).
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.sessions.revokeAll`'s codes (use-case-errors.ts)
    */
   revokeAll(call: Call): Promise<{ success: true; revoked: number }>;
   /**
@@ -49,9 +51,20 @@ export interface SessionApi {
    * else"): their refresh and access tokens are refused at once; the caller stays signed in. Two
    * sessions asking at once may end each other (at most one of the two survives). Reads
    * `call.request` (the activity entry's IP and browser).
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.sessions.revokeOthers`'s codes (use-case-errors.ts)
    */
   revokeOthers(call: Call): Promise<{ success: true; revoked: number }>;
+  /**
+   * The browsers `call.principal`'s user trusted to skip the second factor, most recently used
+   * first; `current` marks the one of `call.request.deviceToken`.
+   * @throws `USE_CASE_ERRORS.sessions.listTrustedBrowsers`'s codes (use-case-errors.ts)
+   */
+  listTrustedBrowsers(call: Call): Promise<TrustedBrowserInfo[]>;
+  /**
+   * Ends the trust in one browser (`id` from the list) or, without `id`, in all of them.
+   * @throws `USE_CASE_ERRORS.sessions.forgetTrustedBrowsers`'s codes (use-case-errors.ts)
+   */
+  forgetTrustedBrowsers(call: Call, id?: string): Promise<{ success: true; forgotten: number }>;
 }
 
 /**
@@ -64,7 +77,7 @@ export interface IdentityProviderApi {
   /**
    * The authorization URL (state, nonce, PKCE S256) of a sign-in, or with `stepUp: true` (and the
    * signed-in user's `call.principal`) of a fresh login that gives a step-up token.
-   * @throws `NOT_FOUND` (no such provider), `VALIDATION_FAILED` (`returnTo` not a path on appOrigin), `AUTHENTICATION_REQUIRED` (a step-up without a principal), `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
+   * @throws `USE_CASE_ERRORS.identityProviders.authorize`'s codes (use-case-errors.ts); `NOT_FOUND`: no such provider; `VALIDATION_FAILED`: `returnTo` not a path on appOrigin; `AUTHENTICATION_REQUIRED`: a step-up without a principal
    */
   authorize(
     call: Call,
@@ -73,13 +86,13 @@ export interface IdentityProviderApi {
   /**
    * The authorization URL that links the provider to `call.principal`'s account (needs
    * `call.stepUpToken`).
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `VALIDATION_FAILED`, `IDENTITY_PROVIDER_ALREADY_LINKED`
+   * @throws `USE_CASE_ERRORS.identityProviders.link`'s codes (use-case-errors.ts)
    */
   link(call: Call, input: { provider: string; returnTo?: string | undefined }): Promise<AuthorizationStart>;
   /**
    * The provider's redirect back: `query` is the callback's query string, `state` the value of
    * the browser's state cookie. Reads `call.request`.
-   * @throws `IDENTITY_PROVIDER_STATE_INVALID`, `IDENTITY_PROVIDER_REJECTED`, `IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED`, `IDENTITY_PROVIDER_ACCOUNT_EXISTS`, `IDENTITY_PROVIDER_ALREADY_LINKED`, `IDENTITY_PROVIDER_MISMATCH`, `IDENTITY_PROVIDER_FAILURE`
+   * @throws `USE_CASE_ERRORS.identityProviders.callback`'s codes (use-case-errors.ts)
    */
   callback(
     call: Call,
@@ -87,7 +100,7 @@ export interface IdentityProviderApi {
   ): Promise<IdentityProviderCallbackResult>;
   /**
    * Removes the provider from `call.principal`'s account (needs `call.stepUpToken`).
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`, `IDENTITY_PROVIDER_LAST_METHOD`
+   * @throws `USE_CASE_ERRORS.identityProviders.unlink`'s codes (use-case-errors.ts)
    */
   unlink(call: Call, provider: string): Promise<User>;
 }
@@ -103,39 +116,48 @@ export interface PasskeyApi {
   readonly enabled: boolean;
   /**
    * The options of `navigator.credentials.create()` for a new passkey (needs `call.stepUpToken`).
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `NOT_FOUND`
+   * @throws `USE_CASE_ERRORS.passkeys.registrationOptions`'s codes (use-case-errors.ts)
    */
   registrationOptions(call: Call): Promise<Record<string, unknown>>;
   /**
    * Stores the passkey of a `create()` response `{ response, name? }` (needs `call.stepUpToken`).
-   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_VERIFICATION_FAILED`, `PASSKEY_ALREADY_REGISTERED`, `STEP_UP_REQUIRED`
+   * @throws `USE_CASE_ERRORS.passkeys.register`'s codes (use-case-errors.ts)
    */
   register(call: Call, input: unknown): Promise<{ id: string; name: string; createdAt: string }>;
-  /** The options of `navigator.credentials.get()` for a sign-in (`{ email? }`), and the browser binding. */
+  /**
+   * The options of `navigator.credentials.get()` for a sign-in (`{ email? }`), and the browser binding.
+   * @throws `USE_CASE_ERRORS.passkeys.signInOptions`'s codes (use-case-errors.ts)
+   */
   signInOptions(call: Call, input?: unknown): Promise<PasskeySignInStart>;
   /**
    * Signs in with a `get()` response `{ response, session?, rememberMe? }`; `call.token` is the
    * browser binding of `signInOptions`.
-   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_UNKNOWN`, `PASSKEY_VERIFICATION_FAILED`
+   * @throws `USE_CASE_ERRORS.passkeys.signIn`'s codes (use-case-errors.ts)
    */
   signIn(call: Call, input: unknown): Promise<SignedIn>;
-  /** The options of `navigator.credentials.get()` for a step-up of `call.principal`. */
+  /**
+   * The options of `navigator.credentials.get()` for a step-up of `call.principal`.
+   * @throws `USE_CASE_ERRORS.passkeys.stepUpOptions`'s codes (use-case-errors.ts)
+   */
   stepUpOptions(call: Call): Promise<Record<string, unknown>>;
   /**
    * A step-up token for a `get()` response `{ response }` of the signed-in user.
-   * @throws `PASSKEY_CHALLENGE_INVALID`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_UNKNOWN`, `PASSKEY_VERIFICATION_FAILED`
+   * @throws `USE_CASE_ERRORS.passkeys.stepUp`'s codes (use-case-errors.ts)
    */
   stepUp(call: Call, input: unknown): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
-  /** The signed-in user's passkeys, oldest first. */
+  /**
+   * The signed-in user's passkeys, oldest first.
+   * @throws `USE_CASE_ERRORS.passkeys.list`'s codes (use-case-errors.ts)
+   */
   list(call: Call): Promise<{ passkeys: PasskeyView[] }>;
   /**
    * Renames a passkey (needs `call.stepUpToken`).
-   * @throws `STEP_UP_REQUIRED`, `VALIDATION_FAILED`, `NOT_FOUND`
+   * @throws `USE_CASE_ERRORS.passkeys.rename`'s codes (use-case-errors.ts)
    */
   rename(call: Call, input: { id: string; body: unknown }): Promise<PasskeyView>;
   /**
    * Removes a passkey (needs `call.stepUpToken`).
-   * @throws `STEP_UP_REQUIRED`, `NOT_FOUND`, `LAST_SIGN_IN_METHOD`
+   * @throws `USE_CASE_ERRORS.passkeys.delete`'s codes (use-case-errors.ts)
    */
   delete(call: Call, id: string): Promise<{ success: true }>;
 }
@@ -165,25 +187,28 @@ export interface HostApi {
    * imported from another system (stored as given: a kind the default hasher verifies, within its
    * bounds, else `VALIDATION_FAILED` on `passwordHash`; docs/importing-users.md) or without either
    * (an identity provider account). Sends no email.
-   * @throws `VALIDATION_FAILED` (also a taken address), `PASSWORD_POLICY_VIOLATION`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.createUser`'s codes (use-case-errors.ts); `VALIDATION_FAILED`: also a taken address
    */
   createUser(call: HostCall, input: CreateUserInput): Promise<User>;
   /**
    * Sets the password; every session and open reset link ends; the address's lock is lifted.
-   * @throws `USER_NOT_FOUND`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_BREACHED`, `BREACHED_PASSWORD_CHECK_FAILURE`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.setPassword`'s codes (use-case-errors.ts)
    */
   setPassword(call: HostCall, input: { userId: string; password: string }): Promise<User>;
-  /** Marks the user's address verified. @throws `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  /**
+   * Marks the user's address verified.
+   * @throws `USE_CASE_ERRORS.host.markEmailVerified`'s codes (use-case-errors.ts)
+   */
   markEmailVerified(call: HostCall, userId: string): Promise<User>;
   /**
    * Deletes the user with their sessions, single-use tokens, cooldowns and throttle counters.
-   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.deleteUser`'s codes (use-case-errors.ts)
    */
   deleteUser(call: HostCall, userId: string): Promise<{ success: true }>;
   /**
    * A page of any user's activity, newest first (`limit` 1 to 100, default 20; `cursor` from the
    * previous page's `nextCursor`). An unknown user has an empty page.
-   * @throws `VALIDATION_FAILED` (also a cursor this server did not make), `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.listActivity`'s codes (use-case-errors.ts); `VALIDATION_FAILED`: also a cursor this server did not make
    */
   listActivity(
     call: HostCall,
@@ -191,7 +216,7 @@ export interface HostApi {
   ): Promise<ActivityPage>;
   /**
    * Users by address prefix, as `admin.listUsers` lists them, without a caller check.
-   * @throws `VALIDATION_FAILED`, `DATABASE_FAILURE`, `INTERNAL_ERROR` (a users store without `listUsers`)
+   * @throws `USE_CASE_ERRORS.host.listUsers`'s codes (use-case-errors.ts); `INTERNAL_ERROR`: a users store without `listUsers`
    */
   listUsers(
     call: HostCall,
@@ -199,26 +224,29 @@ export interface HostApi {
   ): Promise<UserPage>;
   /**
    * The user with account state, sessions, identities, second factors and passkeys.
-   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.getUser`'s codes (use-case-errors.ts)
    */
   getUser(call: HostCall, userId: string): Promise<AdminUserDetail>;
   /**
    * Locks the account (it signs in by no method: `ACCOUNT_LOCKED`) and ends its sessions at once;
    * `lockedBy` is `call.actor` (else `"host"`).
-   * @throws `USER_NOT_FOUND`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.lockUser`'s codes (use-case-errors.ts)
    */
   lockUser(call: HostCall, input: { userId: string; reason?: string | undefined }): Promise<AdminUser>;
-  /** Lifts the lock. @throws `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  /**
+   * Lifts the lock.
+   * @throws `USE_CASE_ERRORS.host.unlockUser`'s codes (use-case-errors.ts)
+   */
   unlockUser(call: HostCall, userId: string): Promise<AdminUser>;
   /**
    * Ends every session of the user; their access tokens are refused at once.
-   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.revokeSessions`'s codes (use-case-errors.ts)
    */
   revokeSessions(call: HostCall, userId: string): Promise<{ success: true; revoked: number }>;
   /**
    * The next password sign-in must set a new password before it gets tokens
    * (`PASSWORD_CHANGE_REQUIRED`); every session ends unless `endSessions: false`.
-   * @throws `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.requirePasswordChange`'s codes (use-case-errors.ts)
    */
   requirePasswordChange(
     call: HostCall,
@@ -227,7 +255,7 @@ export interface HostApi {
   /**
    * A session as the user for at most one hour that cannot step up; its `/me` says
    * `impersonatedBy: call.actor` (else `"host"`); recorded in the user's activity.
-   * @throws `USER_NOT_FOUND`, `ACCOUNT_LOCKED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.host.impersonate`'s codes (use-case-errors.ts)
    */
   impersonate(call: HostCall, userId: string): Promise<Impersonation>;
 }
@@ -245,7 +273,7 @@ export interface AdminApi {
   /**
    * Users by address prefix (`query`), in address order, a page at a time (`limit` 1 to 100,
    * default 20; `cursor` from the previous page's `nextCursor`: stable while users are added).
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`, `INTERNAL_ERROR` (a users store without `listUsers`)
+   * @throws `USE_CASE_ERRORS.admin.listUsers`'s codes (use-case-errors.ts); `INTERNAL_ERROR`: a users store without `listUsers`
    */
   listUsers(
     call: Call,
@@ -253,28 +281,28 @@ export interface AdminApi {
   ): Promise<UserPage>;
   /**
    * The user with account state, sessions, identities, second factors and passkeys.
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.admin.getUser`'s codes (use-case-errors.ts)
    */
   getUser(call: Call, userId: string): Promise<AdminUserDetail>;
   /**
    * Locks the account (it signs in by no method: `ACCOUNT_LOCKED`) and ends its sessions at once.
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.admin.lockUser`'s codes (use-case-errors.ts)
    */
   lockUser(call: Call, input: { userId: string; reason?: string | undefined }): Promise<AdminUser>;
   /**
    * Lifts the lock.
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.admin.unlockUser`'s codes (use-case-errors.ts)
    */
   unlockUser(call: Call, userId: string): Promise<AdminUser>;
   /**
    * Ends every session of the user; their access tokens are refused at once.
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.admin.revokeSessions`'s codes (use-case-errors.ts)
    */
   revokeSessions(call: Call, userId: string): Promise<{ success: true; revoked: number }>;
   /**
    * The next password sign-in must set a new password before it gets tokens
    * (`PASSWORD_CHANGE_REQUIRED`); every session ends unless `endSessions: false`.
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.admin.requirePasswordChange`'s codes (use-case-errors.ts)
    */
   requirePasswordChange(
     call: Call,
@@ -283,9 +311,18 @@ export interface AdminApi {
   /**
    * A session as the user for at most one hour that cannot step up; `impersonatedBy` (the
    * admin's user id) in its `/me`; recorded in the user's activity. Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `ADMIN_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `ACCOUNT_LOCKED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.admin.impersonate`'s codes (use-case-errors.ts)
    */
   impersonate(call: Call, userId: string): Promise<Impersonation>;
+  /**
+   * Every organization whose slug or name starts with `query`, by id, a page at a time (`limit`
+   * 1 to 100, default 20; `cursor` from the previous page's `nextCursor`).
+   * @throws `USE_CASE_ERRORS.admin.listOrganizations`'s codes (use-case-errors.ts); `NOT_FOUND`: organizations off
+   */
+  listOrganizations(
+    call: Call,
+    input?: { query?: string | undefined; cursor?: string | undefined; limit?: number | string | undefined },
+  ): Promise<OrganizationPageView>;
 }
 
 /** The signed-in user's activity: their security events. */
@@ -293,7 +330,7 @@ export interface ActivityApi {
   /**
    * A page of `call.principal`'s activity, newest first: `{ cursor?, limit? }` (`limit` 1 to 100,
    * default 20, also as text; `cursor` from the previous page's `nextCursor`).
-   * @throws `AUTHENTICATION_REQUIRED`, `VALIDATION_FAILED` (also a cursor this server did not make), `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.activity.list`'s codes (use-case-errors.ts); `VALIDATION_FAILED`: also a cursor this server did not make
    */
   list(
     call: Call,
@@ -310,30 +347,30 @@ export interface AccountApi {
    * Changes the password: `currentPassword` is counted on the address's login budget before it is
    * checked; every other session ends (the caller's stays); the "password changed" email goes out.
    * Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `IMPERSONATION_NOT_ALLOWED`, `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_NOT_SET`, `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   * @throws `USE_CASE_ERRORS.account.changePassword`'s codes (use-case-errors.ts)
    */
   changePassword(call: Call, input: ChangePasswordInput): Promise<{ success: true }>;
   /**
    * Mails a confirmation link to `newEmail` (needs `call.stepUpToken`), or the registration-attempt
    * email when the address is taken: the same `{ cooldown }` either way. Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_DISABLED`, `VALIDATION_FAILED`, `EMAIL_COOLDOWN_ACTIVE`, `USER_NOT_FOUND`, `EMAIL_SEND_FAILURE`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.account.requestEmailChange`'s codes (use-case-errors.ts)
    */
   requestEmailChange(call: Call, input: EmailChangeInput): Promise<{ cooldown: number }>;
   /**
    * Moves the account to the new address, verified, with the link token `call.token` (no
    * principal needed). Reads `call.request`.
-   * @throws `EMAIL_CHANGE_TOKEN_INVALID`, `EMAIL_ADDRESS_TAKEN`, `RATE_LIMITED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.account.confirmEmailChange`'s codes (use-case-errors.ts)
    */
   confirmEmailChange(call: Call): Promise<User>;
   /**
    * Deletes the account and everything stored about it (needs `call.stepUpToken`); the old
    * address gets an email. Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   * @throws `USE_CASE_ERRORS.account.delete`'s codes (use-case-errors.ts)
    */
   delete(call: Call): Promise<{ success: true }>;
   /**
    * What is stored about the user, without hashes, secrets or tokens (needs `call.stepUpToken`).
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.account.export`'s codes (use-case-errors.ts)
    */
   export(call: Call): Promise<AccountExport>;
 }

@@ -1,3 +1,13 @@
+import type { Translator } from "../i18n/index.js";
+import type { Call, Principal, User } from "../model.js";
+import type { ResolvedAuthOptions } from "../options/options.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { TwoFactorMethod } from "../ports/user-store.js";
+import type { SignedIn } from "../sessions/finish-login.js";
+import type { LoginResult } from "../use-cases/login.js";
+import type { RefreshResult } from "../use-cases/refresh.js";
+import type { StepUpResult } from "../use-cases/step-up.js";
 import type {
   AccountApi,
   ActivityApi,
@@ -21,19 +31,11 @@ import type {
   StepUpInput,
   TotpSetup,
 } from "./auth-inputs.js";
-import type { Translator } from "../i18n/index.js";
-import type { Call, Principal, User } from "../model.js";
-import type { ResolvedAuthOptions } from "../options/options.js";
-import type { Clock } from "../ports/clock.js";
-import type { Logger } from "../ports/logger.js";
-import type { TwoFactorMethod } from "../ports/user-store.js";
-import type { SignedIn } from "../sessions/finish-login.js";
-import type { LoginResult } from "../use-cases/login.js";
-import type { RefreshResult } from "../use-cases/refresh.js";
-import type { StepUpResult } from "../use-cases/step-up.js";
+import type { OrganizationApi } from "./organization-api.js";
 
 export type * from "./auth-apis.js";
 export type * from "./auth-inputs.js";
+export type * from "./organization-api.js";
 
 /**
  * The use cases of one configured Portcullis instance; each is a plain async method taking a
@@ -60,23 +62,24 @@ export interface Auth {
   /**
    * Creates a password account; the same answer whether or not the address is taken. Reads
    * `call.request` (its `deviceToken` too); `deviceToken` is the browser's new device token.
-   * @throws `VALIDATION_FAILED`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_BREACHED`, `BREACHED_PASSWORD_CHECK_FAILURE`, `RATE_LIMITED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.register`'s codes (use-case-errors.ts)
    */
   register(call: Call, input: RegisterInput): Promise<{ success: true; deviceToken: string }>;
   /**
    * Email and password: signed in, or a second factor is required. Reads `call.request`.
-   * @throws `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`, `EMAIL_COOLDOWN_CACHE_FAILURE`
+   * @throws `USE_CASE_ERRORS.login`'s codes (use-case-errors.ts)
    */
   login(call: Call, input: LoginInput): Promise<LoginResult>;
   /**
    * Rotates the refresh token `call.token` (a rotated one presented again revokes its session).
    * Reads `call.request`.
-   * @throws `REFRESH_TOKEN_INVALID`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.refresh`'s codes (use-case-errors.ts)
    */
   refresh(call: Call, input?: RefreshInput): Promise<RefreshResult>;
   /**
    * Ends the session of the access token (or else of the refresh token), checked only enough to
-   * name a session. @throws `DATABASE_FAILURE`
+   * name a session.
+   * @throws `USE_CASE_ERRORS.logout`'s codes (use-case-errors.ts)
    */
   logout(
     call: Call,
@@ -84,57 +87,66 @@ export interface Auth {
   ): Promise<{ success: true }>;
   /**
    * The access token `call.token` → principal: one JWT verify and one allowlist lookup.
-   * @throws `AUTHENTICATION_REQUIRED`, `ACCESS_TOKEN_INVALID`, `ACCESS_TOKEN_EXPIRED`, `ACCESS_TOKEN_ALLOWLIST_READING_FAILURE`
+   * @throws `USE_CASE_ERRORS.authenticate`'s codes (use-case-errors.ts)
    */
   authenticate(call: Call): Promise<Principal>;
-  /** `call.principal`'s user. @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND`, `DATABASE_FAILURE` */
+  /**
+   * `call.principal`'s user.
+   * @throws `USE_CASE_ERRORS.getCurrentUser`'s codes (use-case-errors.ts)
+   */
   getCurrentUser(call: Call): Promise<User>;
   /**
    * Mails a reset link (or a No Principal Information email): the same answer for any address.
    * Reads `call.request`.
-   * @throws `EMAIL_DISABLED`, `VALIDATION_FAILED`, `EMAIL_COOLDOWN_ACTIVE`, `RATE_LIMITED`, `EMAIL_SEND_FAILURE`
+   * @throws `USE_CASE_ERRORS.requestPasswordReset`'s codes (use-case-errors.ts)
    */
   requestPasswordReset(call: Call, input: EmailInput): Promise<{ cooldown: number }>;
-  /** @throws `VALIDATION_FAILED`, `EMAIL_COOLDOWN_CACHE_FAILURE` */
+  /**
+   * Seconds until another reset email to `email` can be sent (0 when none is cooling).
+   * @throws `USE_CASE_ERRORS.getPasswordResetCooldown`'s codes (use-case-errors.ts)
+   */
   getPasswordResetCooldown(call: Call, email: string | undefined): Promise<{ remaining: number }>;
   /**
    * Sets a new password with the reset token `call.token`; revokes every session; nobody is
    * signed in. Reads `call.request`.
-   * @throws `PASSWORD_RESET_TOKEN_INVALID`, `PASSWORD_RESET_TOKEN_EXPIRED`, `PASSWORD_POLICY_VIOLATION`, `PASSWORD_BREACHED`, `BREACHED_PASSWORD_CHECK_FAILURE`, `RATE_LIMITED`
+   * @throws `USE_CASE_ERRORS.resetPassword`'s codes (use-case-errors.ts)
    */
   resetPassword(call: Call, input: ResetPasswordInput): Promise<{ success: true }>;
   /**
    * Mails `call.principal`'s user a verification link. Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `EMAIL_DISABLED`, `USER_NOT_FOUND`, `EMAIL_ALREADY_VERIFIED`, `EMAIL_COOLDOWN_ACTIVE`, `RATE_LIMITED`
+   * @throws `USE_CASE_ERRORS.resendVerification`'s codes (use-case-errors.ts)
    */
   resendVerification(call: Call): Promise<{ cooldown: number }>;
-  /** @throws `AUTHENTICATION_REQUIRED`, `USER_NOT_FOUND` */
+  /**
+   * Seconds until another verification email to `call.principal`'s user can be sent.
+   * @throws `USE_CASE_ERRORS.getVerificationCooldown`'s codes (use-case-errors.ts)
+   */
   getVerificationCooldown(call: Call): Promise<{ remaining: number }>;
   /**
    * Verifies the address the link token `call.token` was sent to. Reads `call.request`.
-   * @throws `EMAIL_VERIFICATION_TOKEN_INVALID`, `EMAIL_VERIFICATION_TOKEN_EXPIRED`, `EMAIL_ALREADY_VERIFIED`, `RATE_LIMITED`
+   * @throws `USE_CASE_ERRORS.verifyEmail`'s codes (use-case-errors.ts)
    */
   verifyEmail(call: Call): Promise<User>;
   /**
    * Finishes a login with a code and the login's 2FA token `call.token`. Reads `call.request`.
-   * @throws `TWO_FACTOR_TOKEN_INVALID`, `TWO_FACTOR_CODE_MISSING`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED`, `TWO_FACTOR_DISABLED`
+   * @throws `USE_CASE_ERRORS.completeTwoFactorLogin`'s codes (use-case-errors.ts)
    */
   completeTwoFactorLogin(call: Call, input: CodeInput): Promise<SignedIn>;
   /**
    * Finishes a login with a recovery code and the login's 2FA token `call.token`. Reads `call.request`.
-   * @throws `TWO_FACTOR_TOKEN_INVALID`, `TWO_FACTOR_CODE_MISSING`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED`
+   * @throws `USE_CASE_ERRORS.recoverWithRecoveryCode`'s codes (use-case-errors.ts)
    */
   recoverWithRecoveryCode(call: Call, input: CodeInput): Promise<SignedIn>;
   /**
    * Confirms `call.principal`'s password before a settings change (the address's login budget
    * applies). Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `INVALID_CREDENTIALS`, `LOGIN_THROTTLED`, `USER_NOT_FOUND`
+   * @throws `USE_CASE_ERRORS.stepUp`'s codes (use-case-errors.ts)
    */
   stepUp(call: Call, input: StepUpInput): Promise<StepUpResult>;
   /**
    * The second factor of a step-up: `call.token` is the 2FA token `stepUp` gave in
    * `call.principal`'s session. Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `WRONG_TWO_FACTOR_CODE`, `TWO_FACTOR_THROTTLED`
+   * @throws `USE_CASE_ERRORS.completeTwoFactorStepUp`'s codes (use-case-errors.ts)
    */
   completeTwoFactorStepUp(
     call: Call,
@@ -142,59 +154,59 @@ export interface Auth {
   ): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
   /**
    * Starts TOTP setup for `call.principal` (needs `call.stepUpToken`).
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`
+   * @throws `USE_CASE_ERRORS.getTotpSetup`'s codes (use-case-errors.ts)
    */
   getTotpSetup(call: Call): Promise<TotpSetup>;
   /**
    * Turns TOTP on (needs `call.stepUpToken`). Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`, `TWO_FACTOR_TOKEN_INVALID`, `WRONG_TWO_FACTOR_CODE`
+   * @throws `USE_CASE_ERRORS.confirmTotpSetup`'s codes (use-case-errors.ts)
    */
   confirmTotpSetup(call: Call, input: ConfirmTotpInput): Promise<User>;
   /**
    * Turns a method off (needs `call.stepUpToken`). Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED`
+   * @throws `USE_CASE_ERRORS.disableTwoFactorMethod`'s codes (use-case-errors.ts)
    */
   disableTwoFactorMethod(call: Call, method: TwoFactorMethod): Promise<User>;
   /**
    * Mails a 2FA code: for the signed-in user (`call.principal`), or, without a principal, with a
    * login's 2FA token (`call.token`) to resend its code. Reads `call.request`.
-   * @throws `EMAIL_DISABLED`, `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `EMAIL_NOT_VERIFIED`, `EMAIL_COOLDOWN_ACTIVE`
+   * @throws `USE_CASE_ERRORS.sendTwoFactorEmailCode`'s codes (use-case-errors.ts)
    */
   sendTwoFactorEmailCode(call: Call): Promise<{ cooldown: number }>;
   /**
    * Seconds until another 2FA code can be mailed: to the user of a login's 2FA token
    * (`call.token`, judged on its own) or else the signed-in user's.
-   * @throws `AUTHENTICATION_REQUIRED`, `TWO_FACTOR_TOKEN_INVALID`, `USER_NOT_FOUND`
+   * @throws `USE_CASE_ERRORS.getTwoFactorEmailCooldown`'s codes (use-case-errors.ts)
    */
   getTwoFactorEmailCooldown(call: Call): Promise<{ remaining: number }>;
   /**
    * Turns email 2FA on with a mailed code (needs `call.stepUpToken`). Reads `call.request`.
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `EMAIL_NOT_VERIFIED`, `WRONG_TWO_FACTOR_CODE`
+   * @throws `USE_CASE_ERRORS.enableEmailTwoFactor`'s codes (use-case-errors.ts)
    */
   enableEmailTwoFactor(call: Call, input: CodeInput): Promise<User>;
   /**
    * Chooses the method login offers first (needs `call.stepUpToken`).
-   * @throws `AUTHENTICATION_REQUIRED`, `STEP_UP_REQUIRED`, `TWO_FACTOR_DISABLED`
+   * @throws `USE_CASE_ERRORS.setPreferredTwoFactorMethod`'s codes (use-case-errors.ts)
    */
   setPreferredTwoFactorMethod(call: Call, input: PreferredMethodInput): Promise<User>;
   /**
    * Sign-in by email (`emailSignIn.enabled`), first step: mails a known address a code and a link
    * (an unknown one a No Principal Information email); the same answer for any address. Reads
    * `call.request`.
-   * @throws `NOT_FOUND` (turned off), `EMAIL_DISABLED`, `VALIDATION_FAILED`, `EMAIL_COOLDOWN_ACTIVE`, `RATE_LIMITED`, `EMAIL_SEND_FAILURE`
+   * @throws `USE_CASE_ERRORS.requestEmailSignIn`'s codes (use-case-errors.ts); `NOT_FOUND`: turned off
    */
   requestEmailSignIn(call: Call, input: EmailInput): Promise<{ cooldown: number }>;
   /**
    * Sign-in by email, second step: `{ token }` (the emailed link's) or `{ email, code }`; signs in,
    * or answers the 2FA step (without the email method). Reads `call.request`.
-   * @throws `NOT_FOUND` (turned off), `VALIDATION_FAILED`, `EMAIL_SIGN_IN_INVALID`, `EMAIL_SIGN_IN_THROTTLED`, `RATE_LIMITED`, `TWO_FACTOR_DISABLED`
+   * @throws `USE_CASE_ERRORS.signInWithEmail`'s codes (use-case-errors.ts); `NOT_FOUND`: turned off
    */
   signInWithEmail(call: Call, input: EmailSignInInput): Promise<LoginResult>;
   /**
    * The second half of a password sign-in that answered `PASSWORD_CHANGE_REQUIRED`: the login's
    * `passwordChangeToken` and a new password; then signed in, or the second factor is required.
    * Reads `call.request`.
-   * @throws `PASSWORD_CHANGE_TOKEN_INVALID`, `PASSWORD_POLICY_VIOLATION`, `ACCOUNT_LOCKED`, `VALIDATION_FAILED`, `DATABASE_FAILURE`
+   * @throws `USE_CASE_ERRORS.completeRequiredPasswordChange`'s codes (use-case-errors.ts)
    */
   completeRequiredPasswordChange(call: Call, input: RequiredPasswordChangeInput): Promise<LoginResult>;
   /** Host-started sessions and the user's sessions: the only way to them. */
@@ -214,4 +226,6 @@ export interface Auth {
   readonly account: AccountApi;
   /** Passkeys: registration, sign-in, step-up, listing, renaming and removal. */
   readonly passkeys: PasskeyApi;
+  /** Organizations, members, roles, invitations, and the permission checks of the host's routes. */
+  readonly organizations: OrganizationApi;
 }

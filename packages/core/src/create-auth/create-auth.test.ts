@@ -1,4 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
+import type { Call, Principal } from "../model.js";
+import { code, createTestAuth } from "../test-support.js";
 import type {
   AccountApi,
   ActivityApi,
@@ -6,6 +8,7 @@ import type {
   Auth,
   HostApi,
   IdentityProviderApi,
+  OrganizationApi,
   PasskeyApi,
   SessionApi,
 } from "./auth.js";
@@ -16,12 +19,11 @@ import {
   type BoundUseCases,
   HOST_USE_CASES,
   IDENTITY_PROVIDER_USE_CASES,
+  ORGANIZATION_USE_CASES,
   PASSKEY_USE_CASES,
   SESSION_USE_CASES,
   USE_CASES,
 } from "./create-auth.js";
-import type { Call, Principal } from "../model.js";
-import { code, createTestAuth } from "../test-support.js";
 
 /** The members of `Auth` that are not use cases. */
 type NotUseCases =
@@ -37,7 +39,8 @@ type NotUseCases =
   | "activity"
   | "identityProviders"
   | "account"
-  | "passkeys";
+  | "passkeys"
+  | "organizations";
 
 /** Use cases that refuse a call without an issued principal. */
 const SIGNED_IN = [
@@ -77,6 +80,11 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
       auth.passkeys,
       Object.keys(PASSKEY_USE_CASES) as (keyof typeof PASSKEY_USE_CASES)[],
     ),
+    ...group(
+      "organizations.",
+      auth.organizations,
+      Object.keys(ORGANIZATION_USE_CASES) as (keyof typeof ORGANIZATION_USE_CASES)[],
+    ),
   ];
 }
 
@@ -102,6 +110,12 @@ describe("createAuth", () => {
     expectTypeOf<BoundUseCases<typeof ACCOUNT_USE_CASES>>().toExtend<AccountApi>();
     expectTypeOf<keyof typeof PASSKEY_USE_CASES>().toEqualTypeOf<Exclude<keyof PasskeyApi, "enabled">>();
     expectTypeOf<BoundUseCases<typeof PASSKEY_USE_CASES>>().toExtend<Omit<PasskeyApi, "enabled">>();
+    expectTypeOf<keyof typeof ORGANIZATION_USE_CASES>().toEqualTypeOf<
+      Exclude<keyof OrganizationApi, "can" | "require">
+    >();
+    expectTypeOf<BoundUseCases<typeof ORGANIZATION_USE_CASES>>().toExtend<
+      Omit<OrganizationApi, "can" | "require">
+    >();
   });
 
   it("createAuth - every use case refuses a call whose principal was not issued, before it runs: AUTHENTICATION_REQUIRED", async () => {
@@ -121,6 +135,7 @@ describe("createAuth", () => {
         ACTIVITY_USE_CASES,
         ACCOUNT_USE_CASES,
         PASSKEY_USE_CASES,
+        ORGANIZATION_USE_CASES,
       ].reduce((sum, table) => sum + Object.keys(table).length, 0),
     );
   });

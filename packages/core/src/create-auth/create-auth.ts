@@ -1,12 +1,10 @@
 import { createActivityRecorder } from "../activity/activity.js";
-import type { Auth } from "./auth.js";
-import { createBackgroundTasks } from "../support/background.js";
-import { createBreachedPasswords } from "../passwords/breached-passwords.js";
+import { createCaptcha } from "../captcha/captcha.js";
 import type { AuthContext } from "../context.js";
 import { createDeviceTokens } from "../devices/device-token.js";
 import { createEmailService } from "../emails/email-service.js";
 import { createEmailRenderer, type EmailRenderer } from "../emails/renderer.js";
-import { AuthError, throwingRefusal } from "../errors.js";
+import { AuthError } from "../errors.js";
 import { createSecurityEvents } from "../events.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { createTranslator, type Translator } from "../i18n/index.js";
@@ -15,11 +13,14 @@ import { assertOpenIdClientInstalled, loadOpenIdClient } from "../identity/relyi
 import { createLimits } from "../limits/limits.js";
 import { type Call, isIssuedPrincipal } from "../model.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "../options/options.js";
+import { resolveWebAuthn } from "../options/webauthn-options.js";
+import { can, requirePermission } from "../organizations/membership.js";
 import { assertSimpleWebAuthnInstalled } from "../passkeys/ceremony.js";
+import { createBreachedPasswords } from "../passwords/breached-passwords.js";
 import { systemClock } from "../ports/clock.js";
 import { consoleLogger, type Logger } from "../ports/logger.js";
 import { asAdmin, asHost } from "../sessions/admin-actor.js";
-import { coveringTogether } from "../sessions/change-together.js";
+import { createBackgroundTasks } from "../support/background.js";
 import { createAccessTokenCodec } from "../tokens/access-token.js";
 import { createKeyedHash, createSigningKeys } from "../tokens/keys.js";
 import { randomId, randomToken } from "../tokens/random.js";
@@ -44,6 +45,7 @@ import { finishIdentityProviderSignIn } from "../use-cases/finish-identity-provi
 import { finishPasskeyRegistration } from "../use-cases/finish-passkey-registration.js";
 import { finishPasskeySignIn } from "../use-cases/finish-passkey-sign-in.js";
 import { finishPasskeyStepUp } from "../use-cases/finish-passkey-step-up.js";
+import { forgetTrustedBrowsers } from "../use-cases/forget-trusted-browsers.js";
 import { getCurrentUser } from "../use-cases/get-current-user.js";
 import { getPasswordResetCooldown } from "../use-cases/get-password-reset-cooldown.js";
 import { getTotpSetup } from "../use-cases/get-totp-setup.js";
@@ -52,8 +54,10 @@ import { getUser } from "../use-cases/get-user.js";
 import { getVerificationCooldown } from "../use-cases/get-verification-cooldown.js";
 import { impersonateUser } from "../use-cases/impersonate-user.js";
 import { listActivity } from "../use-cases/list-activity.js";
+import { listAllOrganizations } from "../use-cases/list-all-organizations.js";
 import { listPasskeys } from "../use-cases/list-passkeys.js";
 import { listSessions } from "../use-cases/list-sessions.js";
+import { listTrustedBrowsers } from "../use-cases/list-trusted-browsers.js";
 import { listUserActivity } from "../use-cases/list-user-activity.js";
 import { listUsers } from "../use-cases/list-users.js";
 import { lockUser } from "../use-cases/lock-user.js";
@@ -87,18 +91,10 @@ import { stepUp } from "../use-cases/step-up.js";
 import { unlinkIdentityProvider } from "../use-cases/unlink-identity-provider.js";
 import { unlockUser } from "../use-cases/unlock-user.js";
 import { verifyEmail } from "../use-cases/verify-email.js";
-import { resolveWebAuthn } from "../options/webauthn-options.js";
+import type { Auth } from "./auth.js";
+import { ORGANIZATION_USE_CASES } from "./organization-use-cases.js";
 
 export type { AccountExport } from "../account/export.js";
-export type {
-  AccountApi,
-  AdminApi,
-  Auth,
-  HostApi,
-  IdentityProviderApi,
-  SessionApi,
-  TotpSetup,
-} from "./auth.js";
 export type { AuthorizationStart } from "../identity/flow.js";
 export type { PasskeyView } from "../passkeys/ceremony.js";
 export type { SignedIn } from "../sessions/finish-login.js";
@@ -110,6 +106,16 @@ export type { LoginResult } from "../use-cases/login.js";
 export type { RefreshResult } from "../use-cases/refresh.js";
 export type { PasskeySignInStart } from "../use-cases/start-passkey-sign-in.js";
 export type { StepUpResult } from "../use-cases/step-up.js";
+export type {
+  AccountApi,
+  AdminApi,
+  Auth,
+  HostApi,
+  IdentityProviderApi,
+  SessionApi,
+  TotpSetup,
+} from "./auth.js";
+export { ORGANIZATION_USE_CASES } from "./organization-use-cases.js";
 
 /**
  * Validates the options (throwing a `TypeError` on a bad one, or on a configuration that cannot
@@ -172,6 +178,12 @@ export function createAuth(input: AuthOptions): Auth {
       enabled: ctx.webauthn !== undefined,
       ...bindUseCases(ctx, PASSKEY_USE_CASES),
     },
+    organizations: {
+      // On the host's every guarded request: no activity scope (they emit nothing).
+      can: (principal, permission) => can(ctx, principal, permission),
+      require: (principal, permission) => requirePermission(ctx, principal, permission),
+      ...bindUseCases(ctx, ORGANIZATION_USE_CASES),
+    },
   };
   return auth;
 }
@@ -184,10 +196,10 @@ export const USE_CASES = {
   logout,
   authenticate,
   getCurrentUser,
-  requestPasswordReset: throwingRefusal(requestPasswordReset),
+  requestPasswordReset,
   getPasswordResetCooldown,
   resetPassword,
-  resendVerification: throwingRefusal(resendVerification),
+  resendVerification,
   getVerificationCooldown,
   verifyEmail,
   completeTwoFactorLogin,
@@ -213,6 +225,8 @@ export const SESSION_USE_CASES = {
   revoke: revokeSession,
   revokeAll: revokeAllSessions,
   revokeOthers: revokeOtherSessions,
+  listTrustedBrowsers,
+  forgetTrustedBrowsers,
 } as const;
 
 /**
@@ -246,6 +260,7 @@ export const ADMIN_USE_CASES = {
   revokeSessions: asAdmin(revokeUserSessions),
   requirePasswordChange: asAdmin(requirePasswordChange),
   impersonate: asAdmin(impersonateUser),
+  listOrganizations: asAdmin(listAllOrganizations),
 } as const;
 
 /** `auth.activity`. */
@@ -322,7 +337,7 @@ function bindUseCases<T extends Record<string, UseCase>>(ctx: AuthContext, table
 
 /** The ports, keys and services every use case gets. */
 /** The stores of the options, as the context names them. */
-function contextStores(options: ResolvedAuthOptions, logger: Logger) {
+function contextStores(options: ResolvedAuthOptions) {
   const { stores } = options;
   return {
     users: stores.users,
@@ -330,10 +345,11 @@ function contextStores(options: ResolvedAuthOptions, logger: Logger) {
     sessions: stores.sessions,
     allowlist: stores.allowlist,
     singleUseTokens: stores.singleUseTokens,
-    together: coveringTogether(stores, logger),
+    together: stores.together,
     joint: stores.joint,
     identities: stores.identities,
     passkeys: stores.passkeys,
+    organizations: stores.organizations,
   };
 }
 
@@ -369,7 +385,7 @@ function createContext(
   const events = createSecurityEvents({ onEvent: options.onEvent, logger, clock, observe: activity.observe });
   return {
     options,
-    ...contextStores(options, logger),
+    ...contextStores(options),
     relyingParties: createRelyingParties(options.identityProviders, { clock }),
     mailer: options.mailer,
     hasher,
@@ -412,6 +428,7 @@ function createContext(
       options.breachedPasswords === undefined
         ? undefined
         : createBreachedPasswords({ ...options.breachedPasswords, clock, logger }),
+    captcha: options.captcha === undefined ? undefined : createCaptcha(options.captcha, logger),
     generateId: options.generateId ?? randomId,
     webauthn: resolveWebAuthn(options.webauthn, options.appOrigin, options.email.brand.name).value,
     passkeyDecoys: createKeyedHash(options.secret, "passkey decoy v1"),

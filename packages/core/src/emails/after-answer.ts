@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { BackgroundTasks } from "../support/background.js";
 import type { SecurityEventInput, SecurityEvents, SecurityEventType } from "../events.js";
+import type { BackgroundTasks } from "../support/background.js";
 
 /**
  * Emits a request route's event once the answer has gone (on the event loop's next turn, as a

@@ -1,7 +1,7 @@
-import type { BackgroundTasks } from "../support/background.js";
 import { AuthError } from "../errors.js";
 import type { Logger } from "../ports/logger.js";
 import type { EmailKind, Mailer } from "../ports/mailer.js";
+import type { BackgroundTasks } from "../support/background.js";
 import { withTimeout } from "../support/with-timeout.js";
 import type { EmailRenderer, EmailValues } from "./renderer.js";
 
@@ -16,6 +16,8 @@ export interface EmailLinks {
   /** The page of an emailed sign-in link (with `?token=`): it signs in with a POST, never on GET. */
   emailSignIn: string;
   confirmEmailChange: string;
+  /** The page of an organization invitation's link (with `?token=`). */
+  acceptInvitation: string;
 }
 
 export interface EmailService {

@@ -1,10 +1,10 @@
 import mjml2html from "mjml";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createBackgroundTasks } from "../support/background.js";
-import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { createTranslator } from "../i18n/index.js";
+import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
+import { createBackgroundTasks } from "../support/background.js";
 import { BRAND, LINKS } from "../test-support.js";
 import { createEmailService } from "./email-service.js";
 import { brandedTemplate, createEmailRenderer } from "./renderer.js";

@@ -1,6 +1,6 @@
-import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { AuthError } from "../errors.js";
 import type { Translator } from "../i18n/index.js";
+import { EMAIL_KINDS } from "../options/email-kinds.js";
 import type { EmailKind } from "../ports/mailer.js";
 import { BRAND_SENTINELS, COMPILED_TEMPLATES } from "./compiled-templates.js";
 import { type Brand, escapeAttribute, KIND_LAYOUT } from "./templates.js";
@@ -29,6 +29,10 @@ export interface EmailValues {
   variant?: "setup" | "signIn" | "kept" | undefined;
   /** The account's new address (`email-changed`, sent to the old one). */
   newEmail?: string | undefined;
+  /** The organization an invitation is to (`organization-invitation`). */
+  organization?: string | undefined;
+  /** The role an invitation grants (`organization-invitation`). */
+  role?: string | undefined;
   details?: { time: string; browser: string | null; os: string | null; ip: string | null } | undefined;
 }
 

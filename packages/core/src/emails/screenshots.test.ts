@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "@portcullis/testing";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { createTranslator } from "../i18n/index.js";
+import { EMAIL_KINDS } from "../options/email-kinds.js";
 import { createEmailRenderer } from "./renderer.js";
 
 const CHROMIUM = CHROMIUM_PATH;

@@ -1,15 +1,8 @@
-import type { BackgroundTasks } from "../support/background.js";
-import {
-  AuthError,
-  CooldownError,
-  CooldownRefusal,
-  guardPort,
-  portFailure,
-  wholeSeconds,
-} from "../errors.js";
+import { AuthError, CooldownError, guardPort, portFailure, wholeSeconds } from "../errors.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { Logger } from "../ports/logger.js";
 import type { EmailKind } from "../ports/mailer.js";
+import type { BackgroundTasks } from "../support/background.js";
 import type { EmailService } from "./email-service.js";
 import type { EmailValues } from "./renderer.js";
 
@@ -48,21 +41,6 @@ export async function sendWithCooldown(
   address: string,
   prepare: () => Promise<PreparedEmail>,
 ): Promise<{ cooldown: number }> {
-  const result = await sendUnlessCooling(deps, cooldownKind, address, prepare);
-  if (result instanceof CooldownRefusal) throw result.toError();
-  return result;
-}
-
-/**
- * `sendWithCooldown` whose running cooldown is answered with a `CooldownRefusal` instead of a
- * thrown `CooldownError` (what the HTTP routes' use cases return); every other failure throws.
- */
-export async function sendUnlessCooling(
-  deps: Omit<CooldownSendDeps, "background">,
-  cooldownKind: EmailKind,
-  address: string,
-  prepare: () => Promise<PreparedEmail>,
-): Promise<{ cooldown: number } | CooldownRefusal> {
   const key = emailCooldownKey(cooldownKind, address);
   const ttlMs = deps.options.email.cooldownSeconds * 1000;
   let acquired: { acquired: boolean; remainingMs: number };
@@ -73,7 +51,7 @@ export async function sendUnlessCooling(
     throw portFailure("EMAIL_COOLDOWN_CACHE_FAILURE", error);
   }
   if (!acquired.acquired)
-    return new CooldownRefusal("EMAIL_COOLDOWN_ACTIVE", withinCooldown(acquired.remainingMs, ttlMs));
+    throw new CooldownError("EMAIL_COOLDOWN_ACTIVE", withinCooldown(acquired.remainingMs, ttlMs));
   let undo: (() => Promise<unknown>) | undefined;
   try {
     const email = await prepare();

@@ -31,6 +31,7 @@ export const KIND_LAYOUT: Readonly<
   "email-change": { button: true },
   "email-changed": { button: false },
   "account-deleted": { button: false },
+  "organization-invitation": { button: true },
 };
 
 /** Escapes a brand value for an MJML attribute or text (the compiled templates use the same). */

@@ -1,10 +1,9 @@
-import { CooldownRefusal } from "../errors.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { issueLinkToken } from "../tokens/link-token.js";
 import { EMAIL_VERIFICATION_PURPOSE } from "../tokens/purposes.js";
 import { hashToken } from "../tokens/random.js";
 import type { TokenDeps } from "../tokens/single-use-token.js";
-import { type CooldownSendDeps, sendUnlessCooling } from "./send-with-cooldown.js";
+import { type CooldownSendDeps, sendWithCooldown } from "./send-with-cooldown.js";
 
 export type VerificationEmailDeps = TokenDeps &
   Omit<CooldownSendDeps, "background" | "options"> & {
@@ -15,23 +14,12 @@ export type VerificationEmailDeps = TokenDeps &
  * Stores a fresh verification token bound to the user's exact address and mails its link, under
  * the verification cooldown (the token is removed again when the send fails).
  */
-export async function sendVerificationEmail(
+export function sendVerificationEmail(
   deps: VerificationEmailDeps,
   user: UserRecord,
   locale: string,
 ): Promise<{ cooldown: number }> {
-  const result = await sendVerificationEmailUnlessCooling(deps, user, locale);
-  if (result instanceof CooldownRefusal) throw result.toError();
-  return result;
-}
-
-/** `sendVerificationEmail` whose running cooldown is answered with a `CooldownRefusal`, not thrown. */
-export function sendVerificationEmailUnlessCooling(
-  deps: VerificationEmailDeps,
-  user: UserRecord,
-  locale: string,
-): Promise<{ cooldown: number } | CooldownRefusal> {
-  return sendUnlessCooling(deps, "email-verification", user.email, async () => {
+  return sendWithCooldown(deps, "email-verification", user.email, async () => {
     const ttlMs = deps.options.emailVerificationTokenTtlSeconds * 1000;
     const token = await issueLinkToken(deps, user, {
       purpose: EMAIL_VERIFICATION_PURPOSE,

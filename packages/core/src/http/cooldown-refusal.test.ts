@@ -7,9 +7,10 @@ import { createHttpHandler } from "./handler.js";
 import type { HttpRequest } from "./types.js";
 
 /**
- * A running email cooldown is answered by the HTTP routes from the `CooldownError` that `Auth`'s
- * methods throw, the one way every caller sees it: the routes call `Auth`'s own methods (no side
- * channel to other forms of them), so a host's wrapper of `Auth` answers the same, byte for byte.
+ * A running email cooldown is thrown, one way everywhere: the use case throws its `CooldownError`
+ * (`EMAIL_COOLDOWN_ACTIVE` with the seconds left), `Auth`'s method is that use case, and the HTTP
+ * routes call `Auth`'s own methods, answering the error as a 429 with `remaining` and
+ * `Retry-After`. So a host's wrapper of `Auth` answers the same, byte for byte.
  */
 async function setup() {
   const events: SecurityEvent[] = [];

@@ -1,5 +1,5 @@
 import type { Auth } from "../create-auth/create-auth.js";
-import { AuthError, CooldownRefusal, type ErrorCode } from "../errors.js";
+import { AuthError, type ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import { readJsonBody } from "./body.js";
 import { type CookieKind, type Cookies, createCookies, type TokenKind } from "./cookies.js";
@@ -9,6 +9,9 @@ import type { RequestInput, Route, RouteAuth } from "./route.js";
 import { buildRoutes } from "./routes.js";
 import type { HttpRequest, HttpResponse, SessionCookieTokens } from "./types.js";
 
+/** What `requirePermission` found: the active organization and the member's role and permissions in it. */
+export type OrganizationAccess = Awaited<ReturnType<Auth["organizations"]["require"]>>;
+
 /** Maps neutral requests to use cases; what every adapter wraps. */
 export interface HttpHandler {
   /** The mount prefix, e.g. `/api/auth`. */
@@ -17,12 +20,17 @@ export interface HttpHandler {
   handle(request: HttpRequest): Promise<HttpResponse | null>;
   /**
    * For host apps' own routes: the principal of the request's access token (by the same header
-   * and cookie rules), or the 401/500 error response to send instead.
+   * and cookie rules), or the 401/500 error response to send instead. With `permission`, also the
+   * principal's active organization, when its member's role (read now) grants the permission
+   * (`auth.organizations.require`); otherwise the 401 or 403 (`NO_ACTIVE_ORGANIZATION`,
+   * `PERMISSION_DENIED`) response.
    */
   authenticate(
     request: Omit<HttpRequest, "body" | "parsedBody">,
+    permission?: string,
   ): Promise<
-    { principal: Principal; response?: undefined } | { principal?: undefined; response: HttpResponse }
+    | { principal: Principal; organization?: OrganizationAccess; response?: undefined }
+    | { principal?: undefined; organization?: undefined; response: HttpResponse }
   >;
   /**
    * The `Set-Cookie` values a login sets, for a session the host started with
@@ -199,7 +207,7 @@ export function createHttpHandler(auth: Auth): HttpHandler {
   /** The cookies a route clears when it fails with `error`'s code (`clearOnError`). */
   const clearing = (route: Route | undefined, error: unknown): string[] => {
     const clear = route?.clearOnError;
-    const code = error instanceof AuthError || error instanceof CooldownRefusal ? error.code : undefined;
+    const code = error instanceof AuthError ? error.code : undefined;
     return clear && code !== undefined && clear.codes.includes(code)
       ? clear.cookies.map((kind) => cookies.clear(kind))
       : [];
@@ -226,23 +234,19 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         const resolving = route.auth === "none" ? undefined : RESOLVE[route.auth](call);
         if (resolving) await resolving;
         // The call carries the credentials of `route.auth`, resolved just above.
-        const answer = await (
-          route as { handle(input: Call): Promise<HttpResponse | CooldownRefusal> }
-        ).handle(call);
-        // A running cooldown comes back as a value (no error thrown through the use case's frames).
-        return answer instanceof CooldownRefusal
-          ? fail(answer, path, locale, clearing(route, answer))
-          : answer;
+        return await (route as { handle(input: Call): Promise<HttpResponse> }).handle(call);
       } catch (error) {
         return fail(error, path, locale, clearing(route, error));
       }
     },
     sessionCookies: (tokens) => [...cookies.session(tokens), cookies.clear("twoFactor")],
-    async authenticate(request) {
+    async authenticate(request, permission) {
       const { path, query } = splitUrl(request.url);
       try {
         const jar = cookies.parse(header(request, "cookie"));
-        return { principal: await auth.authenticate({ token: readToken(request, jar, "access") }) };
+        const principal = await auth.authenticate({ token: readToken(request, jar, "access") });
+        if (permission === undefined) return { principal };
+        return { principal, organization: await auth.organizations.require(principal, permission) };
       } catch (error) {
         return { response: fail(error, path, localeOf(request, query)) };
       }

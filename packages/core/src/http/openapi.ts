@@ -185,7 +185,17 @@ const DEVICE_PARAMS = [
   { name: "device_token", in: "cookie", required: false, schema: { type: "string" } },
 ];
 
-/** The success response (200 JSON, or the 302 of a redirect route) and the route's error responses. */
+/** The header of a route that can want a CAPTCHA token (`captcha`): the routes that can answer `CAPTCHA_REQUIRED`. */
+const CAPTCHA_PARAM = {
+  name: "X-Captcha-Token",
+  in: "header",
+  required: false,
+  schema: { type: "string" },
+  description:
+    "The CAPTCHA widget's token, when the `captcha` option wants one here (or `captchaToken` in the body).",
+};
+
+/** The success response (200 or 201 JSON, or the 302 of a redirect route) and the route's error responses. */
 function responsesOf(route: Route): Record<string, unknown> {
   const success = REDIRECTS.has(`${route.method} ${route.path}`)
     ? {
@@ -195,7 +205,12 @@ function responsesOf(route: Route): Record<string, unknown> {
           headers: { Location: { $ref: "#/components/headers/Location" } },
         },
       }
-    : { "200": { description: "Success", content: { "application/json": { schema: { type: "object" } } } } };
+    : {
+        [String(route.successStatus ?? 200)]: {
+          description: route.successStatus === 201 ? "Created" : "Success",
+          content: { "application/json": { schema: { type: "object" } } },
+        },
+      };
   return { ...success, ...errorResponsesOf(route) };
 }
 
@@ -227,6 +242,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string)
         ...pathParams,
         ...queryParams,
         ...(READS_DEVICE.has(`${route.method} ${route.path}`) ? DEVICE_PARAMS : []),
+        ...(route.errors.includes("CAPTCHA_REQUIRED") ? [CAPTCHA_PARAM] : []),
       ],
       ...(route.body
         ? {

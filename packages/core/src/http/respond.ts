@@ -1,14 +1,13 @@
-import { boundedMemo, createLru } from "../support/bounded-memo.js";
 import {
   AuthError,
   CooldownError,
-  CooldownRefusal,
   type ErrorCode,
   PasswordChangeRequiredError,
   ValidationError,
 } from "../errors.js";
 import type { Translator } from "../i18n/index.js";
 import type { Logger } from "../ports/logger.js";
+import { boundedMemo, createLru } from "../support/bounded-memo.js";
 import { createFailureLog } from "./failure-log.js";
 import { statusForCode } from "./status.js";
 import type { HttpResponse } from "./types.js";
@@ -66,9 +65,8 @@ export interface ErrorResponder {
   /**
    * The error response of docs/errors.md: `{ status, code, message, path, timestamp }` (plus
    * `remaining` or `errors`), the `Auth-Error-Code` header, `Retry-After` on 429, no body on 304.
-   * A `CooldownRefusal` is answered as its `CooldownError`. Anything else that is not an `AuthError`
-   * becomes `INTERNAL_ERROR`; 500s log their cause, never send it
-   * (once per cause and interval, with a count: `createFailureLog`).
+   * Anything that is not an `AuthError` becomes `INTERNAL_ERROR`; 500s log their cause, never
+   * send it (once per cause and interval, with a count: `createFailureLog`).
    */
   (caught: unknown, context: { path: string; locale: string; now: number; cookies?: string[] }): HttpResponse;
   /** How many bodies are remembered now (at most 1,000, the least recently used dropped first). */
@@ -112,7 +110,7 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
   ): HttpResponse => {
     const error = answerable(caught);
     const status = statusForCode(error.code);
-    if (status >= 500 && error instanceof AuthError) {
+    if (status >= 500) {
       const cause = error.cause ?? (caught instanceof AuthError ? undefined : caught);
       logFailure({ code: error.code, path: context.path, err: describe(cause) });
     }
@@ -157,18 +155,14 @@ export function createErrorResponder(translator: Translator, logger: Logger): Er
   return Object.assign(respond, { rememberedBodies: () => remembered.size });
 }
 
-/** What an error response is built from: a `CooldownRefusal` as its `CooldownError` would be (without making one). */
-function answerable(caught: unknown): AuthError | CooldownRefusal {
-  return caught instanceof AuthError || caught instanceof CooldownRefusal
-    ? caught
-    : new AuthError("INTERNAL_ERROR", { cause: caught });
+/** What an error response is built from: the `AuthError`, or `INTERNAL_ERROR` for anything else. */
+function answerable(caught: unknown): AuthError {
+  return caught instanceof AuthError ? caught : new AuthError("INTERNAL_ERROR", { cause: caught });
 }
 
 /** The `remaining` seconds of a running cooldown's answer; undefined for any other error. */
-function remainingOf(error: AuthError | CooldownRefusal): number | undefined {
-  return error instanceof CooldownError || error instanceof CooldownRefusal
-    ? error.remainingSeconds
-    : undefined;
+function remainingOf(error: AuthError): number | undefined {
+  return error instanceof CooldownError ? error.remainingSeconds : undefined;
 }
 
 function describe(cause: unknown): string | undefined {

@@ -1,6 +1,7 @@
 import type { Auth, LoginResult, StepUpResult, TwoFactorChallenge } from "../create-auth/create-auth.js";
 import type { Call, Principal } from "../model.js";
 import { type CookieKind, type Cookies, DEVICE_COOKIE_MAX_AGE_SECONDS } from "./cookies.js";
+import { header } from "./request-checks.js";
 import { jsonResponse } from "./respond.js";
 import type { RequestInput, Route, RouteAuth, RouteInput, RouteOf, RouteSpec } from "./route.js";
 import { accessTokenExpiresAt } from "./token-expiry.js";
@@ -114,6 +115,18 @@ function signedInBody(result: Extract<LoginResult, { twoFactorRequired: false }>
 }
 
 // The calls of the routes' use cases: what each kind of route passes, built in one place.
+
+/**
+ * `call` with the request's CAPTCHA token: the `X-Captcha-Token` header, else the body's
+ * `captchaToken` (a string; anything else counts as none).
+ */
+export const withCaptcha = (call: Call, input: RequestInput, body: unknown): Call => {
+  const fromBody =
+    typeof body === "object" && body !== null ? (body as { captchaToken?: unknown }).captchaToken : undefined;
+  const captchaToken =
+    header(input.request, "x-captcha-token") ?? (typeof fromBody === "string" ? fromBody : undefined);
+  return captchaToken === undefined ? call : { ...call, captchaToken };
+};
 
 /** The call of a public route: the request alone. */
 export const requestCall = (input: RequestInput): Call => ({ request: input.meta });

@@ -85,11 +85,15 @@ export interface RouteSpec<A extends RouteAuth = RouteAuth> {
   /** The query parameters it reads (besides `locale`). */
   query?: readonly string[];
   /**
-   * The error codes its use case can answer with. The HTTP layer's own (the credentials of
-   * `auth`, the body's 400/413/415, CSRF on a POST or DELETE, `INTERNAL_ERROR`) are added to
-   * them in the OpenAPI document (openapi.ts), so they are not repeated here.
+   * The error codes its use case can answer with, read from `USE_CASE_ERRORS` (use-case-errors.ts,
+   * `errorsOf`), where each use case declares them once; a route that runs two joins both, and a
+   * code the route's own code adds (a query it parses) is listed beside them. The HTTP layer's own
+   * (the credentials of `auth`, the body's 400/413/415, CSRF on a POST or DELETE,
+   * `INTERNAL_ERROR`) are added to them in the OpenAPI document (openapi.ts).
    */
   errors: readonly ErrorCode[];
+  /** The status of its success: 200 unless it creates something (201). */
+  successStatus?: 200 | 201;
   /** Cookies cleared when the route fails with one of `codes` (a dead refresh token or session clears the session's). */
   clearOnError?: { codes: readonly ErrorCode[]; cookies: readonly CookieKind[] };
 }

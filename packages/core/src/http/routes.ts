@@ -8,6 +8,7 @@ import { adminRoutes } from "./routes/back-office.js";
 import { passwordResetRoutes, verificationRoutes } from "./routes/email-links.js";
 import { emailSignInRoutes } from "./routes/email-sign-in.js";
 import { oauthAccountRoutes, oauthSignInRoutes } from "./routes/identity-providers.js";
+import { adminOrganizationRoutes, organizationRoutes } from "./routes/organizations.js";
 import { passkeyRoutes } from "./routes/passkeys.js";
 import { activityRoutes, sessionRoutes, signInRoutes } from "./routes/sessions.js";
 import { twoFactorRoutes, twoFactorSettingsRoutes } from "./routes/two-factor.js";
@@ -34,6 +35,8 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...requiredPasswordChangeRoutes(auth, kit),
     ...(auth.options.admin.authorize ? adminRoutes(auth, kit) : []),
     ...passkeyRoutes(auth, kit),
+    ...(auth.options.organizations ? organizationRoutes(auth, kit) : []),
+    ...(auth.options.organizations && auth.options.admin.authorize ? adminOrganizationRoutes(auth) : []),
   ];
   let document: Record<string, unknown> | undefined;
   const openApi: Route = json(

@@ -87,6 +87,20 @@ export const de: Strings = {
     PASSKEY_CHALLENGE_EXPIRED: "Diese Passkey-Anfrage ist abgelaufen. Bitte beginne erneut.",
     PASSKEY_UNKNOWN: "Dieser Passkey ist hier bei keinem Konto registriert.",
     PASSKEY_ALREADY_REGISTERED: "Dieser Passkey ist bereits registriert.",
+    PERMISSION_DENIED: "Dazu hast du in dieser Organisation keine Berechtigung.",
+    NO_ACTIVE_ORGANIZATION: "Wähle zuerst eine Organisation aus, in der du arbeiten möchtest.",
+    INVITATION_INVALID:
+      "Diese Einladung ist ungültig: Sie wurde bereits verwendet, abgelehnt, zurückgezogen oder ist abgelaufen.",
+    INVITATION_EMAIL_MISMATCH:
+      "Diese Einladung ging an eine andere E-Mail-Adresse. Melde dich mit der eingeladenen Adresse an, um sie anzunehmen.",
+    ORGANIZATION_SLUG_TAKEN: "Diese Organisationsadresse ist vergeben. Wähle eine andere.",
+    LAST_OWNER: "Eine Organisation braucht einen Inhaber: Mache zuerst jemand anderen zum Inhaber.",
+    ROLE_IN_USE: "Diese Rolle haben noch Mitglieder oder offene Einladungen vergeben sie.",
+    ALREADY_MEMBER: "Diese Person ist bereits Mitglied der Organisation.",
+    ORGANIZATION_NOT_FOUND: "Organisation nicht gefunden.",
+    ORGANIZATION_LIMIT_REACHED: "Du gehörst bereits so vielen Organisationen an wie erlaubt.",
+    CAPTCHA_REQUIRED: "Bitte bestätige, dass du kein Roboter bist.",
+    CAPTCHA_INVALID: "Die Roboter-Prüfung ist fehlgeschlagen. Bitte versuche es erneut.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",
@@ -251,6 +265,15 @@ export const de: Strings = {
         "Die E-Mail-Adresse deines {{brand}}-Kontos wurde gerade von {{email}} in {{newEmail}} geändert. Du meldest dich jetzt mit der neuen Adresse an.",
       outro:
         "Falls du diese Änderung nicht vorgenommen hast, hat womöglich jemand anderes Zugriff auf dein Konto: Antworte auf diese E-Mail oder wende dich sofort an den Dienst.",
+    },
+    "organization-invitation": {
+      subject: "Einladung zu {{organization}} bei {{brand}}",
+      heading: "Tritt {{organization}} bei",
+      intro:
+        "Du bist eingeladen, der Organisation {{organization}} bei {{brand}} als {{role}} beizutreten, mit dieser Adresse ({{email}}).",
+      button: "Einladung annehmen",
+      outro:
+        "Der Link funktioniert einmal und läuft in {{hours}} Stunden ab. Nimm sie an, während du mit dieser bestätigten Adresse angemeldet bist. Falls du nicht beitreten möchtest, kannst du diese E-Mail ignorieren.",
     },
     "account-deleted": {
       subject: "Dein {{brand}}-Konto wurde gelöscht",

@@ -74,6 +74,19 @@ export const en = {
     PASSKEY_CHALLENGE_EXPIRED: "This passkey request has expired. Please start again.",
     PASSKEY_UNKNOWN: "This passkey is not registered to an account here.",
     PASSKEY_ALREADY_REGISTERED: "This passkey is registered already.",
+    PERMISSION_DENIED: "You do not have permission to do this in this organization.",
+    NO_ACTIVE_ORGANIZATION: "Choose an organization to work in first.",
+    INVITATION_INVALID: "This invitation is not valid: it was used, declined, revoked or has expired.",
+    INVITATION_EMAIL_MISMATCH:
+      "This invitation was sent to another email address. Sign in with the invited address to accept it.",
+    ORGANIZATION_SLUG_TAKEN: "This organization address is taken. Choose another one.",
+    LAST_OWNER: "An organization needs an owner: make someone else owner first.",
+    ROLE_IN_USE: "This role is still held by members or granted by pending invitations.",
+    ALREADY_MEMBER: "This person is already a member of the organization.",
+    ORGANIZATION_NOT_FOUND: "Organization not found.",
+    ORGANIZATION_LIMIT_REACHED: "You belong to as many organizations as allowed.",
+    CAPTCHA_REQUIRED: "Please confirm that you are not a robot.",
+    CAPTCHA_INVALID: "The robot check did not pass. Please try it again.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by
@@ -243,6 +256,15 @@ export const en = {
         "The email address of your {{brand}} account was just changed from {{email}} to {{newEmail}}. You now sign in with the new address.",
       outro:
         "If you did not make this change, someone else may have access to your account: reply to this email or contact the service at once.",
+    },
+    "organization-invitation": {
+      subject: "You are invited to join {{organization}} on {{brand}}",
+      heading: "Join {{organization}}",
+      intro:
+        "You are invited to join the organization {{organization}} on {{brand}} as {{role}}, at this address ({{email}}).",
+      button: "Accept the invitation",
+      outro:
+        "The link works once and expires in {{hours}} hours. Accept it signed in with this address, verified. If you do not want to join, you can ignore this email.",
     },
     "account-deleted": {
       subject: "Your {{brand}} account was deleted",

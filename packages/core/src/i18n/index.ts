@@ -1,6 +1,6 @@
 import { createInstance, type i18n } from "i18next";
-import { boundedMemo, createLru } from "../support/bounded-memo.js";
 import type { ErrorCode, ValidationIssue } from "../errors.js";
+import { boundedMemo, createLru } from "../support/bounded-memo.js";
 import { de } from "./de.js";
 import { en, type Strings } from "./en.js";
 

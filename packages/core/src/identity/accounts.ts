@@ -1,10 +1,10 @@
-import { normalizeEmail } from "../support/email-address.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents } from "../events.js";
 import type { RequestContext } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdentityRecord, IdentityStore } from "../ports/identity-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
+import { normalizeEmail } from "../support/email-address.js";
 import type { ProviderIdentity } from "./relying-party.js";
 
 /** What linking needs: both stores, the time and the events. */

@@ -1,6 +1,6 @@
 import { AuthError, guardPort, ValidationError } from "../errors.js";
-import type { ResolvedIdentityProvider } from "../options/identity-provider-options.js";
 import type { Principal } from "../model.js";
+import type { ResolvedIdentityProvider } from "../options/identity-provider-options.js";
 import type { Clock } from "../ports/clock.js";
 import type { TokenRecord } from "../ports/single-use-token-store.js";
 import { OAUTH_STATE_PURPOSE } from "../tokens/purposes.js";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth/create-auth.js";
 import { AuthError } from "../errors.js";
 import { identityProviderSchema } from "../options/identity-provider-options.js";
-import type { AuthOptions } from "../options/options.js";
+import type { AuthOptionFields } from "../options/options.js";
 import { systemClock as clock } from "../ports/clock.js";
 import { parseReturnTo, redirectUriOf } from "./flow.js";
 import { createRelyingParty } from "./relying-party.js";
@@ -11,7 +11,7 @@ import { createRelyingParty } from "./relying-party.js";
 const SECRET = "identity-secret-DxJl18Vn5lnNDIkmnuZtmWQwv9rWpETJ7a_XQcFO3y4";
 const github = { type: "github", clientId: "gh-client", clientSecret: "gh-secret" } as const;
 
-const build = (overrides: Partial<AuthOptions>) =>
+const build = (overrides: Omit<Partial<AuthOptionFields>, "email">) =>
   createAuth({
     secret: SECRET,
     stores: createMemoryStores({ sweepIntervalMs: 0 }),

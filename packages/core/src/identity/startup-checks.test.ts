@@ -1,6 +1,6 @@
 import { createMemoryStores } from "@portcullis/store-memory";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AuthOptions } from "../options/options.js";
+import type { AuthOptionFields } from "../options/options.js";
 
 /** Whether openid-client (a dev dependency here) counts as installed for `createAuth`'s check. */
 const openIdClient = vi.hoisted(() => ({ installed: true }));
@@ -18,7 +18,7 @@ vi.mock("./relying-party.js", async (importOriginal) => {
 const { createAuth } = await import("../create-auth/create-auth.js");
 
 const github = { type: "github", clientId: "gh-client", clientSecret: "gh-secret" } as const;
-const build = (overrides: Partial<AuthOptions>) =>
+const build = (overrides: Omit<Partial<AuthOptionFields>, "email">) =>
   createAuth({
     secret: "identity-secret-3lVdCqu77JD7JgYKTHdBAvgURetzgT5GBGjptnfroYU",
     stores: createMemoryStores({ sweepIntervalMs: 0 }),

@@ -1,7 +1,11 @@
+import { createHash } from "node:crypto";
 import { CooldownError } from "../errors.js";
 import type { SecurityEvents, SecurityEventType } from "../events.js";
+import {
+  DEFAULT_MAX_OUTSTANDING_CHALLENGES,
+  PASSKEY_CHALLENGE_KEPT_MS,
+} from "../options/webauthn-options.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
-import { DEFAULT_MAX_OUTSTANDING_CHALLENGES, PASSKEY_CHALLENGE_KEPT_MS } from "../options/webauthn-options.js";
 import { ipBucket } from "./client-ip.js";
 import {
   createThrottle,
@@ -68,8 +72,16 @@ export interface Limits {
    * (`deviceId` of its device token), in a budget of that pair instead of the address's: the same
    * rules as `password` (`loginThrottle`), `LOGIN_THROTTLED` and a `login.throttled` event
    * (reason `device`) when refused. A right password clears only this pair's budget.
+   * `passwordHash` is the account's stored hash: the budget is that password's, so a new password
+   * (a reset, a change) starts every browser of the account afresh. Device tokens live in the
+   * browsers only, so the pairs cannot be listed and cleared one by one.
    */
-  knownDevicePassword(userId: string, deviceId: string, who: AttemptContext): Promise<ThrottleAttempt>;
+  knownDevicePassword(
+    userId: string,
+    deviceId: string,
+    passwordHash: string | null,
+    who: AttemptContext,
+  ): Promise<ThrottleAttempt>;
   /**
    * Counts a signed-in session's password check (step-up, password change) in that session's own
    * budget, keyed by its id: the same rules as `password` (`loginThrottle`), `LOGIN_THROTTLED` and
@@ -108,6 +120,14 @@ export interface Limits {
    */
   passkeyChallenge(who: AttemptContext): Promise<ThrottleAttempt>;
 }
+
+/**
+ * Which password a known browser's budget is for: 16 hex characters of the SHA-256 of the stored
+ * hash (salted, so it tells nothing of the password), `none` without one. A new password is a new
+ * budget.
+ */
+const passwordGeneration = (passwordHash: string | null) =>
+  passwordHash === null ? "none" : createHash("sha256").update(passwordHash).digest("hex").slice(0, 16);
 
 /** A throttle that locks a subject after its free attempts in the window; a success clears it. */
 const lockingThrottle = (
@@ -203,8 +223,14 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
   return {
     password: (address, who) => counted(password, address, "login.throttled", "address", who),
     clearPassword: (address) => password.clear(address),
-    knownDevicePassword: (userId, deviceId, who) =>
-      counted(knownDevice, `${userId}:${deviceId}`, "login.throttled", "device", who),
+    knownDevicePassword: (userId, deviceId, passwordHash, who) =>
+      counted(
+        knownDevice,
+        `${userId}:${deviceId}:${passwordGeneration(passwordHash)}`,
+        "login.throttled",
+        "device",
+        who,
+      ),
     sessionPassword: (sessionId, who) => counted(session, sessionId, "login.throttled", "session", who),
     twoFactor: (userId, who) => counted(secondFactor, userId, "two_factor.throttled", "account", who),
     clearTwoFactor: (userId) => secondFactor.clear(userId),

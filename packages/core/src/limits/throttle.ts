@@ -33,6 +33,12 @@ export interface ThrottlePolicy {
 
 /** An attempt the throttle let through; report how it went so the count is kept right. */
 export interface ThrottleAttempt {
+  /**
+   * The subject's attempts in the window, this one included, as the store counted them: with
+   * `onSuccess: "clear"` or `"refund"`, the failures so far plus the attempts still running.
+   * Undefined for an attempt that was never counted (`UNCOUNTED`).
+   */
+  readonly count?: number | undefined;
   /** The attempt proved the subject (see `ThrottlePolicy.onSuccess`). */
   succeeded(): Promise<void>;
   /**
@@ -141,6 +147,7 @@ export function createThrottle(store: CooldownStore, policy: ThrottlePolicy): Th
         }
       }
       return {
+        count,
         succeeded: async () => {
           if (policy.onSuccess === "clear") await clear(subject);
           else if (policy.onSuccess === "refund") await guard(() => store.refundHit(counterKey(subject)));

@@ -3,7 +3,6 @@
 // defaults are the schema in options.ts.
 import type { SecurityEvent } from "../events.js";
 import type { LocaleResources } from "../i18n/index.js";
-import type { IdentityProviderOptions } from "./identity-provider-options.js";
 import type { Principal, User } from "../model.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { ActivityStore } from "../ports/activity-store.js";
@@ -13,12 +12,15 @@ import type { IdentityStore } from "../ports/identity-store.js";
 import type { JointStores } from "../ports/joint-stores.js";
 import type { Logger } from "../ports/logger.js";
 import type { EmailKind, Mailer } from "../ports/mailer.js";
+import type { OrganizationStore } from "../ports/organization-store.js";
 import type { PasskeyStore } from "../ports/passkey-store.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { StoresTogether } from "../ports/stores-together.js";
 import type { UserStore } from "../ports/user-store.js";
+import type { CaptchaOptions } from "./captcha-options.js";
+import type { IdentityProviderOptions } from "./identity-provider-options.js";
 
 /** A secret option as `AuthOptions` types it: any `Uint8Array` (a Node `Buffer` too), which `z.instanceof` would narrow to `Uint8Array<ArrayBuffer>`. */
 export type SecretInput = string | Uint8Array | (string | Uint8Array)[];
@@ -60,9 +62,9 @@ export interface AuthStores {
   /** Links to identity providers; required only with `identityProviders`. */
   identities?: IdentityStore;
   /**
-   * Runs the writes of a multi-step change (reset, `setPassword`) in one transaction when users,
-   * sessions, allowlist and single-use tokens live in its database: `createSqlStores().together`.
-   * Optional; ignored unless it covers all four.
+   * Runs the writes of a multi-step change (reset, `setPassword`) in one transaction, for users,
+   * sessions, allowlist and single-use tokens kept in one database: `createSqlStores().together`.
+   * Optional; give it only with those four stores of the same call, unwrapped, or leave it out.
    */
   together?: StoresTogether;
   /**
@@ -79,6 +81,18 @@ export interface AuthStores {
   activity?: ActivityStore;
   /** Passkeys (WebAuthn credentials); required only with `webauthn`. */
   passkeys?: PasskeyStore;
+  /** Organizations, members, roles, invitations; required only with `organizations` (sessions then need `setActiveOrganization`). */
+  organizations?: OrganizationStore;
+}
+
+/** Organizations (docs/organizations.md): roles, invitations and the permission checks of the host's routes. */
+export interface OrganizationsOptions {
+  /** The permissions the host's routes check: `[a-z0-9:_-]{1,64}` each, at most 100, none a built-in management one. */
+  permissions: string[];
+  /** What the built-in `member` role may do: some of `permissions`. Default none. */
+  memberPermissions?: string[];
+  /** How many organizations one user may belong to, checked when one is created (1 to 10000). Default 100. */
+  maxPerUser?: number;
 }
 
 /**
@@ -114,6 +128,12 @@ export interface TwoFactorOptions {
   lockoutSeconds?: number;
   /** Lifetime of an emailed 2FA code, in seconds (60 to 3600). Default 600. */
   emailCodeTtlSeconds?: number;
+  /**
+   * How long a browser stays trusted after a second-factor step with `trustBrowser: true`, in days
+   * (0 to 400; 0 turns trusted browsers off). A password sign-in from a trusted browser skips the
+   * second factor. Default 30.
+   */
+  trustBrowserDays?: number;
 }
 
 /** Password length in code points after NFKC. */
@@ -159,6 +179,8 @@ export interface EmailLinkOptions {
   emailSignIn?: string;
   /** Where the link that confirms a new address goes (with `?token=`). Default `/confirm-email-change`. */
   confirmEmailChange?: string;
+  /** Where an organization invitation's link goes (with `?token=`). Default `/invitations/accept`. */
+  acceptInvitation?: string;
 }
 
 /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */
@@ -272,10 +294,25 @@ export interface WebAuthnOptions {
 }
 
 /**
- * What `createAuth` accepts. Every option is checked once, at start-up: a bad one (or a
- * combination that cannot work) throws a `TypeError` naming it.
+ * What `createAuth` accepts, checked once at start-up (a bad option, or a combination that cannot
+ * work, throws a `TypeError` naming it). Email is on unless `email: { enabled: false }`; while it
+ * is on, `mailer` and `appOrigin` are required.
  */
-export interface AuthOptions {
+export type AuthOptions = AuthOptionFields & (EmailOffOptions | EmailOnOptions);
+
+/** Email on (the default, or an `email.enabled` that may be true): its mailer and its links' origin are required. */
+export interface EmailOnOptions {
+  mailer: Mailer;
+  appOrigin: string;
+}
+
+/** Email off (`email: { enabled: false }`): no mailer; reset and verification answer 503 `EMAIL_DISABLED`. */
+export interface EmailOffOptions {
+  email: EmailOptions & { enabled: false };
+}
+
+/** Every option of `createAuth`, each as validated alone; a helper that fills in some takes `Partial<AuthOptionFields>`. */
+export interface AuthOptionFields {
   /**
    * The HMAC secret that signs access and step-up tokens: at least 32 bytes and more than 128
    * bits of estimated entropy (no placeholder, repeat, sequence or keyboard walk: generate it
@@ -361,7 +398,7 @@ export interface AuthOptions {
   password?: PasswordOptions;
   /** Email behaviour: on or off, cooldown, login alerts, send timeout, brand, link pages, template overrides. */
   email?: EmailOptions;
-  /** The frontend's base URL: every link in an email starts with it. */
+  /** The frontend's base URL: every link in an email starts with it. Required while `email.enabled`, and with `identityProviders` or `webauthn`. */
   appOrigin?: string;
   /**
    * Where the API is served when it is not on `appOrigin`: the redirect URI registered at an
@@ -431,6 +468,13 @@ export interface AuthOptions {
   emailSignIn?: EmailSignInOptions;
   /** The back office (docs/back-office.md): who may use the admin routes under `<prefix>/admin`. */
   admin?: AdminOptions;
+  /**
+   * Organizations with roles, invitations and permission checks (docs/organizations.md); off
+   * unless set (its routes then answer 404). Needs `stores.organizations`.
+   */
+  organizations?: OrganizationsOptions;
+  /** A CAPTCHA on the routes bots push (docs/captcha.md); off unless set. */
+  captcha?: CaptchaOptions;
 }
 
 /** The back office's options (docs/back-office.md). */

@@ -16,6 +16,7 @@ const EVERY_KIND: Readonly<Record<EmailKind, true>> = {
   "email-change": true,
   "email-changed": true,
   "account-deleted": true,
+  "organization-invitation": true,
 };
 
 /** The kinds of email Portcullis sends, one template each (`email.templates` overrides them by kind). */

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { SecurityEvent } from "../events.js";
 import type { LocaleResources } from "../i18n/index.js";
 import {
+  type AuthOptionFields,
   type AuthOptions,
   type AuthStores,
   type authOptionsSchema,
@@ -26,7 +27,7 @@ const stores = {
   allowlist: fakePort(STORE_METHODS.allowlist),
   singleUseTokens: fakePort(STORE_METHODS.singleUseTokens),
 } as never;
-const valid = { secret: TEST_SECRET, stores, email: { enabled: false } };
+const valid = { secret: TEST_SECRET, stores, email: { enabled: false as const } };
 
 describe("parseAuthOptions", () => {
   it("parseAuthOptions - fills in the documented defaults", () => {
@@ -109,9 +110,31 @@ describe("parseAuthOptions", () => {
 
   // Checked by `pnpm typecheck` (tsc): the documented interface and the validation cannot drift.
   it("AuthOptions - the documented interface and the schema's input type agree both ways", () => {
-    expectTypeOf<Omit<AuthOptions, "locales">>().toEqualTypeOf<SchemaInput>();
+    expectTypeOf<Omit<AuthOptionFields, "locales">>().toEqualTypeOf<SchemaInput>();
     expectTypeOf<LocaleResources>().toExtend<NonNullable<z.input<typeof authOptionsSchema>["locales"]>>();
-    expectTypeOf<keyof AuthOptions>().toEqualTypeOf<keyof z.input<typeof authOptionsSchema>>();
+    expectTypeOf<keyof AuthOptionFields>().toEqualTypeOf<keyof z.input<typeof authOptionsSchema>>();
+    expectTypeOf<AuthOptions>().toExtend<AuthOptionFields>();
+  });
+
+  // The @ts-expect-error lines are checked by `pnpm typecheck`: the type refuses what start-up refuses.
+  it("AuthOptions - mailer and appOrigin are required while email is on, in the type as at start-up", () => {
+    const mailer = { send: async () => {} };
+    const appOrigin = "https://app.acme.test";
+    // @ts-expect-error email is on by default: no mailer, no appOrigin
+    expect(() => parseAuthOptions({ secret: TEST_SECRET, stores })).toThrow('"mailer"');
+    // @ts-expect-error email on: no appOrigin
+    expect(() => parseAuthOptions({ secret: TEST_SECRET, stores, mailer })).toThrow('"appOrigin"');
+    // @ts-expect-error email on: no mailer
+    expect(() => parseAuthOptions({ secret: TEST_SECRET, stores, appOrigin })).toThrow('"mailer"');
+    const maybe = { enabled: process.env.NEVER_SET_IN_TESTS !== "false" };
+    // @ts-expect-error an `enabled` that may be true needs the mailer
+    expect(() => parseAuthOptions({ secret: TEST_SECRET, stores, appOrigin, email: maybe })).toThrow(
+      '"mailer"',
+    );
+    const on = parseAuthOptions({ secret: TEST_SECRET, stores, mailer, appOrigin, email: maybe });
+    expect(on.email.enabled).toBe(true);
+    const off = parseAuthOptions({ secret: TEST_SECRET, stores, email: { enabled: false } });
+    expect([off.mailer, off.appOrigin]).toEqual([undefined, undefined]);
   });
 
   it("onEvent - a hook that returns anything type-checks: (e) => events.push(e), an async function", () => {

@@ -1,9 +1,6 @@
 import { z } from "zod";
-import type { AdminOptions, AuthOptions, SecretInput } from "./auth-options.js";
-import { EMAIL_KINDS } from "./email-kinds.js";
 import type { SecurityEvent } from "../events.js";
-import { isBareHttpUrl } from "../support/http-url.js";
-import { identityProvidersSchema } from "./identity-provider-options.js";
+import { isWeakSecret, MIN_SECRET_BITS } from "../passwords/secret-strength.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { ActivityStore } from "../ports/activity-store.js";
 import type { Clock } from "../ports/clock.js";
@@ -12,28 +9,38 @@ import type { IdentityStore } from "../ports/identity-store.js";
 import type { JointStores } from "../ports/joint-stores.js";
 import type { Logger } from "../ports/logger.js";
 import type { EmailKind, Mailer } from "../ports/mailer.js";
+import type { OrganizationStore } from "../ports/organization-store.js";
 import type { PasskeyStore } from "../ports/passkey-store.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { StoresTogether } from "../ports/stores-together.js";
 import type { UserStore } from "../ports/user-store.js";
-import { isWeakSecret, MIN_SECRET_BITS } from "../passwords/secret-strength.js";
+import { isBareHttpUrl } from "../support/http-url.js";
+import type { AdminOptions, AuthOptions, SecretInput } from "./auth-options.js";
+import { captchaOptionsSchema } from "./captcha-options.js";
+import { EMAIL_KINDS } from "./email-kinds.js";
+import { identityProvidersSchema } from "./identity-provider-options.js";
+import { organizationsOptionsSchema } from "./organization-options.js";
 import { resolveWebAuthn, webAuthnOptionsSchema } from "./webauthn-options.js";
 
 export type {
   AdminOptions,
+  AuthOptionFields,
   AuthOptions,
   AuthStores,
   BreachedPasswordsOptions,
   CookieOptions,
   EmailBrandOptions,
   EmailLinkOptions,
+  EmailOffOptions,
+  EmailOnOptions,
   EmailOptions,
   EmailSignInOptions,
   IpLimitOptions,
   IpLimitsOptions,
   LoginThrottleOptions,
+  OrganizationsOptions,
   PasswordOptions,
   TwoFactorOptions,
   WebAuthnOptions,
@@ -101,7 +108,7 @@ export const STORE_METHODS = {
     "listByUser",
     "unlink",
   ] as const satisfies readonly RequiredMethods<IdentityStore>[],
-  together: ["covers", "run"] as const satisfies readonly RequiredMethods<StoresTogether>[],
+  together: ["run"] as const satisfies readonly RequiredMethods<StoresTogether>[],
   joint: [] as const satisfies readonly RequiredMethods<JointStores>[],
   activity: [
     "record",
@@ -118,6 +125,30 @@ export const STORE_METHODS = {
     "delete",
     "deleteAllForUser",
   ] as const satisfies readonly RequiredMethods<PasskeyStore>[],
+  organizations: [
+    "createOrganization",
+    "findOrganization",
+    "updateOrganization",
+    "deleteOrganization",
+    "listOrganizations",
+    "findMembership",
+    "listMembershipsOfUser",
+    "listMembers",
+    "changeMemberRole",
+    "removeMember",
+    "removeUser",
+    "listRoles",
+    "createRole",
+    "updateRole",
+    "deleteRole",
+    "createInvitation",
+    "findInvitationByTokenHash",
+    "listInvitations",
+    "listInvitationsForEmail",
+    "revokeInvitation",
+    "declineInvitation",
+    "acceptInvitation",
+  ] as const satisfies readonly RequiredMethods<OrganizationStore>[],
 };
 
 /** The methods of `JointStores`, each optional (`stores.joint`). */
@@ -175,8 +206,10 @@ const secretOption = secretSchema as unknown as z.ZodType<(string | Uint8Array)[
 
 /**
  * The validation of `AuthOptions`, with the defaults. The options' documentation is on the
- * `AuthOptions` interface (auth-options.ts; what an editor shows on hover); options.test.ts checks that the
- * interface and this schema's input type agree both ways.
+ * `AuthOptionFields` interface (auth-options.ts; what an editor shows on hover); options.test.ts checks that
+ * the interface and this schema's input type agree both ways. The refinements below are the rules
+ * the `AuthOptions` type states too (`mailer` and `appOrigin` while email is on), and those a type
+ * cannot state.
  */
 export const authOptionsSchema = z
   .object({
@@ -210,6 +243,7 @@ export const authOptionsSchema = z
         .optional(),
       activity: port<ActivityStore>("ActivityStore", STORE_METHODS.activity).optional(),
       passkeys: port<PasskeyStore>("PasskeyStore", STORE_METHODS.passkeys).optional(),
+      organizations: port<OrganizationStore>("OrganizationStore", STORE_METHODS.organizations).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     generateId: z
@@ -251,6 +285,7 @@ export const authOptionsSchema = z
         maxFailedAttempts: z.number().int().min(1).max(100).default(5),
         lockoutSeconds: seconds(15 * 60),
         emailCodeTtlSeconds: z.number().int().min(60).max(3600).default(600),
+        trustBrowserDays: z.number().int().min(0).max(400).default(30),
       })
       .prefault({}),
     passwordResetTokenTtlSeconds: seconds(30 * 60),
@@ -290,6 +325,7 @@ export const authOptionsSchema = z
             securitySettings: pagePath.default("/settings/security"),
             emailSignIn: pagePath.default("/sign-in/email"),
             confirmEmailChange: pagePath.default("/confirm-email-change"),
+            acceptInvitation: pagePath.default("/invitations/accept"),
           })
           .prefault({}),
         templates: z.partialRecord(z.enum(EMAIL_KIND_NAMES), z.string().min(1)).optional(),
@@ -377,6 +413,8 @@ export const authOptionsSchema = z
       })
       .prefault({}),
     webauthn: webAuthnOptionsSchema,
+    organizations: organizationsOptionsSchema,
+    captcha: captchaOptionsSchema,
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -404,6 +442,18 @@ export const authOptionsSchema = z
     message: "is required while webauthn is configured (a PasskeyStore keeps the passkeys)",
     path: ["stores", "passkeys"],
   })
+  .refine((o) => o.organizations === undefined || o.stores.organizations !== undefined, {
+    message: "is required while organizations are configured (an OrganizationStore keeps them)",
+    path: ["stores", "organizations"],
+  })
+  .refine(
+    (o) => o.organizations === undefined || typeof o.stores.sessions.setActiveOrganization === "function",
+    {
+      message:
+        "must have setActiveOrganization while organizations are configured (sessions keep the active organization)",
+      path: ["stores", "sessions", "setActiveOrganization"],
+    },
+  )
   .superRefine((o, ctx) => {
     for (const problem of resolveWebAuthn(o.webauthn, o.appOrigin, o.email.brand.name).problems)
       ctx.addIssue({ code: "custom", message: problem.message, path: problem.path.split(".") });

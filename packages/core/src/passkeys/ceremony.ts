@@ -1,15 +1,15 @@
 import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents, SecurityEventType } from "../events.js";
 import type { Principal, RequestContext } from "../model.js";
-import type { PasskeyRecord, PasskeyStore } from "../ports/passkey-store.js";
-import { PASSKEY_CHALLENGE_PURPOSE } from "../tokens/purposes.js";
-import { hashToken, randomToken } from "../tokens/random.js";
-import { consumeSingleUseToken, type TokenDeps } from "../tokens/single-use-token.js";
 import {
   PASSKEY_CHALLENGE_KEPT_MS,
   PASSKEY_CHALLENGE_TTL_MS,
   type ResolvedWebAuthn,
 } from "../options/webauthn-options.js";
+import type { PasskeyRecord, PasskeyStore } from "../ports/passkey-store.js";
+import { PASSKEY_CHALLENGE_PURPOSE } from "../tokens/purposes.js";
+import { hashToken, randomToken } from "../tokens/random.js";
+import { consumeSingleUseToken, type TokenDeps } from "../tokens/single-use-token.js";
 
 export { PASSKEY_CHALLENGE_TTL_MS };
 

@@ -1,9 +1,9 @@
 import { type FakeRangeServer, sha1Hex, startFakeRangeServer } from "@portcullis/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_RANGE_ANSWER_BYTES, parseRange } from "./breached-passwords.js";
 import { ValidationError } from "../errors.js";
 import type { AuthOptions } from "../options/options.js";
 import { code, createLineLogger, createTestAuth, EMAIL_TWO_FACTOR, signIn } from "../test-support.js";
+import { MAX_RANGE_ANSWER_BYTES, parseRange } from "./breached-passwords.js";
 
 /** In the fake corpus. */
 const BREACHED = "breached passphrase 2019";

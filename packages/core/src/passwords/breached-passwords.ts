@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { createLru } from "../support/bounded-memo.js";
 import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
+import { createLru } from "../support/bounded-memo.js";
 
 /**
  * What a range lookup said about a password: found in the breach corpus, not found, or unknown

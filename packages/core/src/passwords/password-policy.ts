@@ -1,6 +1,6 @@
-import type { BreachedPasswords } from "./breached-passwords.js";
 import { AuthError, ValidationError } from "../errors.js";
 import { type FieldRule, fieldIssue } from "../validation.js";
+import type { BreachedPasswords } from "./breached-passwords.js";
 
 /**
  * Common passwords refused whatever the length rules (security.md B4): a small built-in list; no

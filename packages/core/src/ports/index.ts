@@ -8,9 +8,19 @@ export type {
 export type { Clock } from "./clock.js";
 export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
 export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";
-export type { JointStores } from "./joint-stores.js";
+export type { AllowedAccessTokenWithMembership, JointStores } from "./joint-stores.js";
 export type { Logger } from "./logger.js";
 export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
+export type {
+  InvitationAcceptance,
+  InvitationRecord,
+  MembershipRead,
+  MembershipRecord,
+  OrganizationPage,
+  OrganizationRecord,
+  OrganizationStore,
+  RoleRecord,
+} from "./organization-store.js";
 export type { PasskeyRecord, PasskeyStore, PasskeyUse } from "./passkey-store.js";
 export type { PasswordHasher } from "./password-hasher.js";
 export type {
@@ -31,13 +41,3 @@ export type {
   UserRecord,
   UserStore,
 } from "./user-store.js";
-export type {
-  InvitationAcceptance,
-  InvitationRecord,
-  MembershipRead,
-  MembershipRecord,
-  OrganizationPage,
-  OrganizationRecord,
-  OrganizationStore,
-  RoleRecord,
-} from "./organization-store.js";

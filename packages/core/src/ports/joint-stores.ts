@@ -1,13 +1,23 @@
 import type { AllowedAccessToken, AllowlistEntry } from "./access-token-allowlist.js";
+import type { MembershipRead } from "./organization-store.js";
 import type { SessionRecord } from "./session-store.js";
+
+/** An allowed access token's entry, its user's record and the user's membership, read together. */
+export interface AllowedAccessTokenWithMembership extends AllowedAccessToken {
+  /**
+   * `organizations.findMembership(organizationId, entry.userId)` as it would answer at that
+   * moment: null when the user is not (or no longer) a member, or there is no such organization.
+   */
+  membership: MembershipRead | null;
+}
 
 /**
  * Optional (`stores.joint`): work on two of the configured stores in one step, for a store package
  * that keeps them side by side (`createSqlStores` returns one as `joint`). A host gives it only
  * together with the stores it works on, as that package created them: it stands for
- * `stores.users`, `stores.sessions` and `stores.allowlist` and must answer exactly as they would.
- * A host that wraps or replaces one of them (or takes it from another package) leaves `joint`
- * out. The core trusts it as given and compares no store with another.
+ * `stores.users`, `stores.sessions`, `stores.allowlist` and `stores.organizations` and must answer
+ * exactly as they would. A host that wraps or replaces one of them (or takes it from another
+ * package) leaves `joint` out. The core trusts it as given and compares no store with another.
  *
  * Each method is optional. Without `joint`, or without a method, the core makes the separate
  * calls on the stores instead, with the same result.
@@ -22,6 +32,21 @@ export interface JointStores {
    * `ACCESS_TOKEN_ALLOWLIST_READING_FAILURE`).
    */
   findAllowedAccessTokenWithUser?(jti: string): Promise<AllowedAccessToken | null>;
+  /**
+   * Optional: `findAllowedAccessTokenWithUser(jti)` and the read of the entry's user's membership
+   * in `organizationId` (`organizations.findMembership(organizationId, entry.userId)`, with the
+   * custom role's permissions) in one lookup, so a request whose access token names an active
+   * organization checks a permission in one round trip, the role still read in that request.
+   * Null when the `jti` is not, or no longer, allowed; otherwise the entry, `user` as
+   * `users.findById` and `membership` as `findMembership` would answer at that moment (a changed
+   * role or a removal shows on the very next read). `organizationId` is any string (an unknown
+   * one reads no membership). A failed read rejects (reported as
+   * `ACCESS_TOKEN_ALLOWLIST_READING_FAILURE`).
+   */
+  findAllowedAccessTokenWithMembership?(
+    jti: string,
+    organizationId: string,
+  ): Promise<AllowedAccessTokenWithMembership | null>;
   /**
    * Optional: `allowlist.allowAccessToken(jti, entry, ttlMs)` and `sessions.createSession(session,
    * sessionTtlMs)` as one write (one statement or script): both are stored, exactly as the two

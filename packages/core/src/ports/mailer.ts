@@ -13,7 +13,8 @@ export type EmailKind =
   | "email-sign-in"
   | "email-change"
   | "email-changed"
-  | "account-deleted";
+  | "account-deleted"
+  | "organization-invitation";
 
 /** One rendered email, ready to send. */
 export interface EmailMessage {

@@ -136,6 +136,9 @@ export interface OrganizationStore {
    * Gives the member another role. Atomic against concurrent changes and removals: `last-owner`
    * (nothing changed) when it would leave the organization without an owner, so of concurrent
    * demotions of the last two owners at most one succeeds. `not-found` when not a member.
+   * The core checks that a custom `role` exists just before; when `deleteRole` removes it in
+   * between, the member holds a role without stored permissions, which the core reads as no
+   * permissions at all (never as a built-in role).
    */
   changeMemberRole(
     organizationId: string,
@@ -144,7 +147,8 @@ export interface OrganizationStore {
   ): Promise<"changed" | "not-found" | "last-owner">;
   /**
    * Removes the member (also a member leaving). Atomic like `changeMemberRole`: `last-owner`
-   * (nothing removed) when the member is the only owner.
+   * (nothing removed) when the member is the only owner, also when it is the only member (the
+   * organization is deleted instead, or goes with its owner's account through `removeUser`).
    */
   removeMember(organizationId: string, userId: string): Promise<"removed" | "not-found" | "last-owner">;
   /**
@@ -163,7 +167,8 @@ export interface OrganizationStore {
   updateRole(organizationId: string, name: string, permissions: string[]): Promise<RoleRecord | null>;
   /**
    * Removes a custom role. Atomic against concurrent role changes and invitations: `in-use`
-   * (nothing removed) while a member holds it or a pending invitation grants it.
+   * (nothing removed) while a member holds it or a pending invitation grants it. An invitation
+   * past its `expiresAt` on the store's clock is not pending: it goes with the role.
    */
   deleteRole(organizationId: string, name: string): Promise<"deleted" | "not-found" | "in-use">;
 

@@ -42,6 +42,13 @@ export interface SingleUseTokenStore {
   claimToken?(purpose: string, tokenHash: string, leaseMs: number): Promise<TokenRecord | null>;
   /** Optional, with `claimToken`: ends a claim at once, so the token can be claimed again; no-op when absent. */
   releaseToken?(purpose: string, tokenHash: string): Promise<void>;
+  /**
+   * Optional (added with trusted browsers; without it no browser is ever trusted and the
+   * trusted-browser routes list nothing): the user's live tokens of this purpose, in no
+   * particular order; empty when none. Expired tokens and other users' tokens are never listed.
+   * Reads only: nothing is claimed or deleted.
+   */
+  listUserTokens?(userId: string, purpose: string): Promise<TokenRecord[]>;
   /** Deletes every token of the user with this purpose; returns how many. */
   deleteUserTokens(userId: string, purpose: string): Promise<number>;
 }

@@ -12,16 +12,19 @@ export interface ChangeStores {
 }
 
 /**
- * Optional: runs the writes of one change together, where the stores can (one SQL transaction):
- * all of them take effect, or none. `createSqlStores` returns one as `together`.
+ * Optional (`stores.together`): runs the writes of one change together, for a store package that
+ * keeps the users, sessions, allowlist and single-use tokens in one database (one SQL transaction):
+ * all of them take effect, or none. `createSqlStores` returns one as `together`. A host gives it
+ * only together with the stores it works on, as that package created them: it stands for
+ * `stores.users`, `stores.sessions`, `stores.allowlist` and `stores.singleUseTokens`, and the
+ * stores `run` hands to its work must act on the same data. A host that wraps or replaces one of
+ * them (or takes it from another package) leaves `together` out. The core trusts it as given and
+ * compares no store with another.
  *
- * The core uses it only when `covers` is true for each of the configured users, sessions,
- * allowlist and single-use-token stores (they live in one database); otherwise, and without it,
- * multi-step changes rely on their fail-safe order alone (docs/security.md).
+ * Without it, multi-step changes write to the stores one by one and rely on their fail-safe order
+ * alone (docs/security.md, "Fail-safe order of multi-step changes").
  */
 export interface StoresTogether {
-  /** True when `store` is one of the stores `run` can include in its transaction. */
-  covers(store: object): boolean;
   /**
    * Runs `work` on stores bound to one transaction and commits when it resolves; when it rejects
    * (or the commit fails) nothing it wrote takes effect, and the rejection is passed on.

@@ -1,6 +1,7 @@
 import { AuthError, guardPort } from "../errors.js";
-import { type Call, type RequestContext, toUser } from "../model.js";
-import type { UserStore } from "../ports/user-store.js";
+import { type Call, type Principal, type RequestContext, toUser } from "../model.js";
+import type { Logger } from "../ports/logger.js";
+import type { UserRecord, UserStore } from "../ports/user-store.js";
 import { isLocked } from "./account-lock.js";
 import { assertNotImpersonating } from "./impersonation.js";
 import { signedIn } from "./signed-in.js";
@@ -52,6 +53,29 @@ export async function actingAdmin(ctx: AdminActorDeps, call: Call): Promise<stri
   if (!allowed) throw new AuthError("ADMIN_REQUIRED");
   await ctx.stepUpTokens.verify(call.stepUpToken, principal.userId, principal.sessionId);
   return principal.userId;
+}
+
+/**
+ * Whether the back office would let `principal` in, short of the step-up (GET /me's `isAdmin`):
+ * `admin.authorize` asked with the user record the caller already read, so no store read of its
+ * own. False for an impersonation, a locked account, and when `authorize` throws (logged
+ * `admin.authorize_failed`): a page's check never fails because of it.
+ */
+export async function isBackOfficeAdmin(
+  ctx: Pick<AdminActorDeps, "options"> & { logger: Logger },
+  principal: Principal,
+  user: UserRecord,
+): Promise<boolean> {
+  const authorize = ctx.options.admin.authorize as
+    | ((principal: unknown, user: unknown) => boolean | Promise<boolean>)
+    | undefined;
+  if (authorize === undefined || principal.impersonatedBy !== undefined || isLocked(user)) return false;
+  try {
+    return (await authorize(principal, toUser(user))) === true;
+  } catch (error) {
+    ctx.logger.error({ event: "admin.authorize_failed", err: error }, "admin.authorize threw for GET /me");
+    return false;
+  }
 }
 
 /**

@@ -1,29 +1,6 @@
 import { guardPort } from "../errors.js";
-import type { Logger } from "../ports/logger.js";
 import type { ChangeStores, StoresTogether } from "../ports/stores-together.js";
 import { endUserSessions } from "./session-lifecycle.js";
-
-/**
- * `stores.together` when it covers the users, sessions, allowlist and single-use-token stores
- * (they live in one database), else undefined: a change whose stores it cannot all include in one
- * transaction relies on its fail-safe order alone. Said once in the log when it does not cover them.
- */
-export function coveringTogether(
-  stores: ChangeStores & { together?: StoresTogether | undefined },
-  logger: Logger,
-): StoresTogether | undefined {
-  const { together } = stores;
-  if (!together) return undefined;
-  const outside = (["users", "sessions", "allowlist", "singleUseTokens"] as const).filter(
-    (name) => !together.covers(stores[name]),
-  );
-  if (outside.length === 0) return together;
-  logger.info(
-    { event: "stores.together_unused", outside },
-    "stores.together does not cover every store a password change writes: changes rely on their fail-safe order",
-  );
-  return undefined;
-}
 
 /**
  * A change that ends a user's sessions because what signs them in changes (a new password):

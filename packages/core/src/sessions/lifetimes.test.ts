@@ -232,7 +232,11 @@ describe("remember me, host API", () => {
 });
 
 describe("lifetime options", () => {
-  const base = () => ({ secret: TEST_SECRET, email: { enabled: false }, stores: createTestAuth().stores });
+  const base = () => ({
+    secret: TEST_SECRET,
+    email: { enabled: false as const },
+    stores: createTestAuth().stores,
+  });
 
   it("parseAuthOptions - defaults: 7 days idle, 30 days absolute", () => {
     const options = parseAuthOptions(base());

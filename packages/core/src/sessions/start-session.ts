@@ -3,10 +3,10 @@ import { toUser } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { SessionRecord } from "../ports/session-store.js";
 import type { UserRecord } from "../ports/user-store.js";
+import { describeDevice } from "../support/user-agent.js";
 import type { AccessTokenCodec } from "../tokens/access-token.js";
 import { randomId } from "../tokens/random.js";
 import { issueRefreshToken } from "../tokens/refresh-token.js";
-import { describeDevice } from "../support/user-agent.js";
 import { accessTokenTtlFor } from "./impersonation.js";
 import {
   accessTokenTtlSeconds,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isValidEmail, normalizeEmail } from "./email-address.js";
 import { emailField, emailInput, parseEmailInput, parseInput } from "../validation.js";
+import { isValidEmail, normalizeEmail } from "./email-address.js";
 
 describe("email addresses", () => {
   it("normalizeEmail - trims, lower-cases and NFC-normalizes so variants share one key", () => {

@@ -1,7 +1,7 @@
 import { errors, jwtVerify } from "jose";
-import { createLru } from "../support/bounded-memo.js";
 import { AuthError } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
+import { createLru } from "../support/bounded-memo.js";
 import { JWT_ALGORITHM, signSessionJwt } from "./jwt.js";
 import type { SigningKeys } from "./keys.js";
 
@@ -18,6 +18,12 @@ export interface AccessTokenClaims {
   jti: string;
   /** An impersonation's admin (the `act.sub` claim); absent for the user's own sessions. */
   actor?: string;
+  /**
+   * The session's active organization when the token was signed (the `org` claim); absent when
+   * none (and in tokens signed before organizations existed, which stay valid). Only names the
+   * organization: no role or permission is ever read from a token.
+   */
+  organizationId?: string;
 }
 
 export interface AccessTokenCodec {
@@ -60,13 +66,14 @@ export function createAccessTokenCodec(options: {
 
   return {
     cachedCount: () => verified.size,
-    sign: ({ userId, sessionId, jti, actor }, ttlSeconds) =>
+    sign: ({ userId, sessionId, jti, actor, organizationId }, ttlSeconds) =>
       signSessionJwt(keys, {
         typ: ACCESS_TOKEN_TYPE,
         userId,
         sessionId,
         jti,
         ...(actor !== undefined ? { actor } : {}),
+        ...(organizationId !== undefined ? { organizationId } : {}),
         issuer: options.issuer,
         audience: options.audience,
         issuedAtSeconds: nowSeconds(),
@@ -90,15 +97,14 @@ export function createAccessTokenCodec(options: {
           currentDate: new Date(options.clock.now()),
           requiredClaims: ["exp", "iat", "sub", "jti", "sid"],
         });
-        const { sub, jti, sid, exp, act } = payload;
+        const { sub, jti, sid, exp, act, org } = payload;
         if (typeof sub !== "string" || typeof jti !== "string" || typeof sid !== "string") {
           throw new AuthError("ACCESS_TOKEN_INVALID");
         }
         const actor = (act as { sub?: unknown } | undefined)?.sub;
-        const claims: AccessTokenClaims =
-          typeof actor === "string"
-            ? { userId: sub, sessionId: sid, jti, actor }
-            : { userId: sub, sessionId: sid, jti };
+        const claims: AccessTokenClaims = { userId: sub, sessionId: sid, jti };
+        if (typeof actor === "string") claims.actor = actor;
+        if (typeof org === "string") claims.organizationId = org;
         if (typeof exp === "number") verified.set(token, { claims, exp });
         return { ...claims };
       } catch (error) {

@@ -17,17 +17,18 @@ export async function signSessionJwt(
     jti?: string;
     /** RFC 8693's actor claim (`act: { sub }`): who acts as the user (an admin's impersonation). */
     actor?: string;
+    /** The session's active organization (the private `org` claim); absent: none. */
+    organizationId?: string;
     issuer: string;
     audience: string;
     issuedAtSeconds: number;
     ttlSeconds: number;
   },
 ): Promise<string> {
-  const jwt = new SignJWT(
-    claims.actor === undefined
-      ? { sid: claims.sessionId }
-      : { sid: claims.sessionId, act: { sub: claims.actor } },
-  )
+  const payload: Record<string, unknown> = { sid: claims.sessionId };
+  if (claims.actor !== undefined) payload.act = { sub: claims.actor };
+  if (claims.organizationId !== undefined) payload.org = claims.organizationId;
+  const jwt = new SignJWT(payload)
     .setProtectedHeader({ alg: JWT_ALGORITHM, typ: claims.typ, kid: keys.currentKid })
     .setSubject(claims.userId)
     .setIssuer(claims.issuer)

@@ -33,3 +33,9 @@ export const TOKEN_CLAIM_LEASE_MS = 60_000;
 export const PASSWORD_CHANGE_PURPOSE = "password-change-required";
 /** A WebAuthn challenge in flight (passkey registration, sign-in, step-up); its token is the challenge. */
 export const PASSKEY_CHALLENGE_PURPOSE = "passkey-challenge";
+
+/**
+ * A browser trusted to skip the second factor of a password sign-in (`trustBrowser: true`),
+ * keyed by a hash of the account and the browser's device id.
+ */
+export const TRUSTED_BROWSER_PURPOSE = "trusted-browser";

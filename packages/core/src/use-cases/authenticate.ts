@@ -1,6 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { type Call, issuePrincipal, type Principal, type UserRead } from "../model.js";
+import { isPlausibleId } from "../organizations/membership.js";
 import type { AllowlistEntry } from "../ports/access-token-allowlist.js";
 
 /**
@@ -8,7 +9,11 @@ import type { AllowlistEntry } from "../ports/access-token-allowlist.js";
  * runs on every request of the host app. When the allowlist can read the entry's user in that
  * same lookup (`stores.joint.findAllowedAccessTokenWithUser`, stores kept side by side), the principal
  * carries the record, so the route's own read of the signed-in user costs no second round trip.
- * The call's `token` is the access token; a missing one is `AUTHENTICATION_REQUIRED`.
+ * When the token names an active organization and organizations are on, the lookup also reads
+ * the user's membership in it (`findAllowedAccessTokenWithMembership`), so a permission check
+ * (`organizations.require`, `can`) of the same request reads no store again: the role is the one
+ * stored now, never the token's. The call's `token` is the access token; a missing one is
+ * `AUTHENTICATION_REQUIRED`.
  */
 export async function authenticate(ctx: AuthContext, { token: accessToken }: Call): Promise<Principal> {
   if (!accessToken) throw new AuthError("AUTHENTICATION_REQUIRED");
@@ -16,8 +21,22 @@ export async function authenticate(ctx: AuthContext, { token: accessToken }: Cal
   const { allowlist, joint } = ctx;
   let entry: AllowlistEntry | null;
   let read: UserRead | undefined;
+  const organizationId = claims.organizationId;
+  const withMembership = joint?.findAllowedAccessTokenWithMembership;
   const jointRead = joint?.findAllowedAccessTokenWithUser;
-  if (jointRead) {
+  if (
+    withMembership &&
+    organizationId !== undefined &&
+    ctx.organizations !== undefined &&
+    ctx.options.organizations !== undefined &&
+    isPlausibleId(organizationId)
+  ) {
+    const together = await guardPort("ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", () =>
+      withMembership.call(joint, claims.jti, organizationId),
+    );
+    entry = together?.entry ?? null;
+    if (together) read = { user: together.user, at: ctx.clock.now(), membership: together.membership };
+  } else if (jointRead) {
     const together = await guardPort("ACCESS_TOKEN_ALLOWLIST_READING_FAILURE", () =>
       jointRead.call(joint, claims.jti),
     );
@@ -31,5 +50,5 @@ export async function authenticate(ctx: AuthContext, { token: accessToken }: Cal
   if (entry === null || entry.sessionId !== claims.sessionId || entry.userId !== claims.userId) {
     throw new AuthError("ACCESS_TOKEN_INVALID");
   }
-  return issuePrincipal(claims.userId, claims.sessionId, claims.actor, read);
+  return issuePrincipal(claims.userId, claims.sessionId, claims.actor, read, claims.organizationId);
 }

@@ -19,6 +19,7 @@ const inputsFor = (target: string): { [K in keyof AdminApi]: Parameters<AdminApi
   revokeSessions: target,
   requirePasswordChange: { userId: target },
   impersonate: target,
+  listOrganizations: { query: "" },
 });
 
 /**
@@ -52,6 +53,7 @@ async function backOffice() {
   const events: SecurityEvent[] = [];
   const { auth, stores } = createTestAuth({
     admin: { authorize: isAdmin },
+    organizations: { permissions: ["project:read"] },
     email: { loginAlerts: false },
     onEvent: (event) => events.push(event),
   });

@@ -2,7 +2,11 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { giveBackOnFailure } from "../limits/throttle.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy, normalizePassword, refuseBreachedPassword } from "../passwords/password-policy.js";
+import {
+  checkPasswordPolicy,
+  normalizePassword,
+  refuseBreachedPassword,
+} from "../passwords/password-policy.js";
 import type { ChangeStores } from "../ports/stores-together.js";
 import { changeEndingSessions } from "../sessions/change-together.js";
 import { currentUser } from "../sessions/current-user.js";

@@ -7,10 +7,10 @@ import { changeEndingSessions } from "../sessions/change-together.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { passwordFingerprint } from "../sessions/password-change.js";
 import { endUserSessions } from "../sessions/session-lifecycle.js";
+import { describeDevice } from "../support/user-agent.js";
 import { PASSWORD_CHANGE_PURPOSE } from "../tokens/purposes.js";
 import { consumeSingleUseToken, restoreToken } from "../tokens/single-use-token.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
-import { describeDevice } from "../support/user-agent.js";
 import { fieldIssue, parseInput, requiredPasswordChangeInput } from "../validation.js";
 
 /**

@@ -36,6 +36,7 @@ export async function exportAccountData(ctx: AuthContext, call: Call): Promise<A
     if (nextCursor === null) break;
     cursor = nextCursor;
   }
+  const memberships = await membershipsOf(ctx, user.id);
   ctx.events.emit("account.exported", {
     ...call.request,
     userId: user.id,
@@ -74,5 +75,18 @@ export async function exportAccountData(ctx: AuthContext, call: Call): Promise<A
       lastUsedAt: passkey.lastUsedAt === null ? null : iso(passkey.lastUsedAt),
     })),
     activity,
+    ...(memberships !== undefined ? { memberships } : {}),
   };
+}
+
+/** The user's memberships as the export lists them; undefined while organizations are off. */
+async function membershipsOf(ctx: AuthContext, userId: string): Promise<AccountExport["memberships"]> {
+  const store = ctx.organizations;
+  if (store === undefined || ctx.options.organizations === undefined) return undefined;
+  const found = await guardPort("DATABASE_FAILURE", () => store.listMembershipsOfUser(userId));
+  return found.map(({ organization, membership }) => ({
+    organization: { id: organization.id, name: organization.name, slug: organization.slug },
+    role: membership.role,
+    joinedAt: iso(membership.joinedAt),
+  }));
 }

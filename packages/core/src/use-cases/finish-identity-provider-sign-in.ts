@@ -1,5 +1,4 @@
 import type { AuthContext } from "../context.js";
-import { isValidEmail, normalizeEmail } from "../support/email-address.js";
 import { AuthError, guardPort } from "../errors.js";
 import { findLink, identityStoreOf, linkIdentity, providerReason } from "../identity/accounts.js";
 import { redirectUriOf, relyingParty, type TakenAuthorization, takeAuthorization } from "../identity/flow.js";
@@ -9,8 +8,9 @@ import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { createUserRecord } from "../sessions/new-user.js";
-import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
+import { isValidEmail, normalizeEmail } from "../support/email-address.js";
 import { describeDevice } from "../support/user-agent.js";
+import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 
 /** What a provider's callback came to; each carries the checked path on `appOrigin` to return to. */
 export type IdentityProviderCallbackResult =

@@ -1,17 +1,28 @@
 import type { AuthContext } from "../context.js";
 import type { Call, User } from "../model.js";
 import { toUser } from "../model.js";
+import { activeOrganizationOf } from "../organizations/active.js";
+import { isBackOfficeAdmin } from "../sessions/admin-actor.js";
 import { currentUserForAnswer } from "../sessions/current-user.js";
 import { signedIn } from "../sessions/signed-in.js";
 
 /**
  * The signed-in user; `USER_NOT_FOUND` when the account was deleted after the token was issued.
- * In an admin's impersonation session it says who: `impersonatedBy`.
+ * In an admin's impersonation session it says who: `impersonatedBy`. With organizations on, the
+ * access token's active organization (`activeOrganization`, null when none). With the back office
+ * on, whether `admin.authorize` allows the caller (`isAdmin`), asked with the record read here.
  */
 export async function getCurrentUser(ctx: AuthContext, call: Call): Promise<User> {
   const principal = signedIn(call);
-  const user = toUser(await currentUserForAnswer(ctx, principal));
-  return principal.impersonatedBy === undefined
-    ? user
-    : { ...user, impersonatedBy: principal.impersonatedBy };
+  const record = await currentUserForAnswer(ctx, principal);
+  const user = toUser(record);
+  const withImpersonation =
+    principal.impersonatedBy === undefined ? user : { ...user, impersonatedBy: principal.impersonatedBy };
+  const shown =
+    ctx.options.admin.authorize === undefined
+      ? withImpersonation
+      : { ...withImpersonation, isAdmin: await isBackOfficeAdmin(ctx, principal, record) };
+  // With organizations on: the token's active organization, its membership read now.
+  if (ctx.options.organizations === undefined) return shown;
+  return { ...shown, activeOrganization: await activeOrganizationOf(ctx, principal) };
 }

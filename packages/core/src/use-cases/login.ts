@@ -1,5 +1,6 @@
 import type { AuthContext } from "../context.js";
 import type { Device } from "../devices/device-token.js";
+import { isTrustedBrowser } from "../devices/trusted-browsers.js";
 import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
 import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
@@ -9,8 +10,8 @@ import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { requirePasswordChangeAtLogin } from "../sessions/password-change.js";
-import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { describeDevice } from "../support/user-agent.js";
+import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { loginInput, parseInput } from "../validation.js";
 
 /**
@@ -23,19 +24,13 @@ export type LoginResult = SignedIn | ({ twoFactorRequired: true } & TwoFactorCha
  * Email + password. Unknown addresses and accounts without a password run a dummy verify with
  * the current parameters and fail exactly like a wrong password (`INVALID_CREDENTIALS`).
  */
-export async function login(ctx: AuthContext, { request = {} }: Call, input: unknown): Promise<LoginResult> {
+export async function login(ctx: AuthContext, call: Call, input: unknown): Promise<LoginResult> {
+  const { request = {} } = call;
   const { email, password, session, rememberMe } = parseInput(loginInput, input);
   const candidate = normalizePassword(password);
   const locale = request.locale ?? ctx.translator.defaultLocale;
-  // Both limits count this attempt before the password is checked (docs/limits.md); an attempt
-  // that a store or the hasher kept from being checked is given back (an outage never locks
-  // anyone out). From a browser with a device token, the account is looked up first to choose
-  // the budget: its own when the browser knows the account, the address's otherwise.
-  const device = ctx.devices.read(request.deviceToken);
-  const counted =
-    device === null
-      ? await countAttempt(ctx, email, request)
-      : await countFromDevice(ctx, email, device, request);
+  // Both limits count this attempt before the password is checked (docs/limits.md; `countLogin`).
+  const counted = await countLogin(ctx, email, call);
   const [fromIp, budget] = counted.attempts;
   const outcome = await giveBackOnFailure([fromIp, budget], async () => {
     const user =
@@ -85,7 +80,9 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     await requirePasswordChangeAtLogin(ctx, user, { verifiedPasswordHash }, request);
   }
 
-  if (user.twoFactor.methods.length > 0) {
+  const trusted =
+    user.twoFactor.methods.length > 0 && (await isTrustedBrowser(ctx, user, request.deviceToken));
+  if (user.twoFactor.methods.length > 0 && !trusted) {
     const device = describeDevice(session, request.userAgent);
     const challenge = await startChallenge(
       ctx,
@@ -100,7 +97,12 @@ export async function login(ctx: AuthContext, { request = {} }: Call, input: unk
     return { twoFactorRequired: true, ...challenge };
   }
   // The session is checked against the hash verified here: a reset that lands meanwhile ends it.
-  return finishLogin(ctx, user, session, request, { verifiedPasswordHash, rememberMe, passwordBreached });
+  return finishLogin(ctx, user, session, request, {
+    verifiedPasswordHash,
+    rememberMe,
+    passwordBreached,
+    ...(trusted ? { reason: "trusted_browser" } : {}),
+  });
 }
 
 /** The attempts a login counted (per IP, then the address's or the known browser's budget), and the user when already looked up. */
@@ -124,6 +126,49 @@ async function countAttempt(ctx: AuthContext, email: string, request: RequestCon
     if (!isInfrastructureFailure(error)) throw error;
     await fromIp?.abandoned();
     await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
+    throw error;
+  }
+}
+
+/**
+ * Counts a login attempt: an attempt that a store or the hasher kept from being checked is given
+ * back later (an outage never locks anyone out). From a browser with a device token, the account
+ * is looked up first to choose the budget: its own when the browser knows the account, the
+ * address's otherwise. Then, past `captcha.loginAfterFailures` failures, the CAPTCHA is checked.
+ */
+async function countLogin(
+  ctx: AuthContext,
+  email: string,
+  { request = {}, captchaToken }: Call,
+): Promise<CountedLogin> {
+  const device = ctx.devices.read(request.deviceToken);
+  const counted =
+    device === null
+      ? await countAttempt(ctx, email, request)
+      : await countFromDevice(ctx, email, device, request);
+  await captchaAfterFailures(ctx, captchaToken, request, counted.attempts);
+  return counted;
+}
+
+/**
+ * Past `captcha.loginAfterFailures` failures of the address (or of the known browser's budget) or
+ * of the IP, as the login throttle counted them, the CAPTCHA token is checked before the password;
+ * a missing or refused one gives both attempts back, so it costs the address nothing.
+ */
+async function captchaAfterFailures(
+  ctx: AuthContext,
+  token: string | undefined,
+  request: RequestContext,
+  attempts: readonly ThrottleAttempt[],
+): Promise<void> {
+  const after = ctx.captcha?.loginAfterFailures;
+  if (ctx.captcha === undefined || after === undefined) return;
+  const failures = Math.max(...attempts.map((attempt) => (attempt.count ?? 1) - 1));
+  if (failures < after) return;
+  try {
+    await ctx.captcha.check(token, request);
+  } catch (error) {
+    await Promise.all(attempts.map((attempt) => attempt.abandoned()));
     throw error;
   }
 }
@@ -157,7 +202,10 @@ async function countFromDevice(
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
     const budget =
       user !== null && ctx.devices.knows(device, user.id)
-        ? await ctx.limits.knownDevicePassword(user.id, device.id, { ...request, userId: user.id })
+        ? await ctx.limits.knownDevicePassword(user.id, device.id, user.passwordHash, {
+            ...request,
+            userId: user.id,
+          })
         : await ctx.limits.password(email, request);
     return { attempts: [fromIp, budget], user };
   });

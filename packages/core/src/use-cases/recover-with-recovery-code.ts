@@ -1,7 +1,9 @@
 import type { AuthContext } from "../context.js";
+import { trustBrowser as trustBrowserOf } from "../devices/trusted-browsers.js";
 import { guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { describeDevice } from "../support/user-agent.js";
 import { spendToken } from "../tokens/single-use-token.js";
 import {
   statedDevice,
@@ -24,7 +26,7 @@ export async function recoverWithRecoveryCode(
   { token, request = {} }: Call,
   input: unknown,
 ): Promise<SignedIn> {
-  const { code, session, rememberMe } = parseCodeInput(input, signInCodeInput);
+  const { code, session, rememberMe, trustBrowser } = parseCodeInput(input, signInCodeInput);
   const { record, user, restore, verifiedPasswordHash } = await takeChallenge(ctx, token, "login");
   const stored = user.twoFactor.recoveryCodeHashes;
   const hash = findRecoveryCode(ctx.recoveryCodes, stored, code);
@@ -34,7 +36,7 @@ export async function recoverWithRecoveryCode(
     await restore();
     throw error;
   }
-  return spendToken(ctx, record, async () => {
+  const signedIn = await spendToken(ctx, record, async () => {
     const left = stored.filter((candidate) => candidate !== hash);
     await guardPort("DATABASE_FAILURE", () =>
       ctx.users.update(user.id, { twoFactor: { ...user.twoFactor, recoveryCodeHashes: left } }),
@@ -56,4 +58,9 @@ export async function recoverWithRecoveryCode(
       passwordBreached: statedPasswordBreached(record.data),
     });
   });
+  if (trustBrowser === true) {
+    const device = describeDevice(session ?? statedDevice(record.data), request.userAgent);
+    await trustBrowserOf(ctx, user, signedIn.deviceToken, device);
+  }
+  return signedIn;
 }

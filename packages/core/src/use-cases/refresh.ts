@@ -2,6 +2,7 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call, RequestContext } from "../model.js";
 import { toUser } from "../model.js";
+import { activeOrganizationOnRefresh } from "../organizations/active.js";
 import type { SessionRecord } from "../ports/session-store.js";
 import { isLocked } from "../sessions/account-lock.js";
 import { accessTokenTtlFor, impersonationEnd } from "../sessions/impersonation.js";
@@ -13,8 +14,8 @@ import {
   sessionLifetimes,
 } from "../sessions/session-lifecycle.js";
 import type { SessionTokens } from "../sessions/start-session.js";
-import { parseRefreshToken, successorRefreshToken } from "../tokens/refresh-token.js";
 import { describeDevice } from "../support/user-agent.js";
+import { parseRefreshToken, successorRefreshToken } from "../tokens/refresh-token.js";
 import { parseInput, refreshInput } from "../validation.js";
 
 /** A refresh answers like a sign-in: the session's new tokens. */
@@ -85,12 +86,15 @@ export async function refresh(
   if (!issued) throw new AuthError("REFRESH_TOKEN_INVALID");
   const now = ctx.clock.now();
   const user = await allowedUser(ctx, session, now, request);
+  // The session's active organization, while its user is still a member (read now).
+  const organizationId = await activeOrganizationOnRefresh(ctx, session);
   const accessToken = await ctx.accessTokens.sign(
     {
       userId: user.id,
       sessionId: session.id,
       jti: session.accessTokenJti,
       ...(session.impersonatedBy !== undefined ? { actor: session.impersonatedBy } : {}),
+      ...(organizationId !== undefined ? { organizationId } : {}),
     },
     // Within the session's limits (from its latest activity), and an impersonation's hour.
     Math.min(

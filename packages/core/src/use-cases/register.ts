@@ -1,9 +1,14 @@
+import { requireCaptcha } from "../captcha/captcha.js";
 import type { AuthContext } from "../context.js";
 import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { sendVerificationEmail } from "../emails/verification-email.js";
 import { ValidationError } from "../errors.js";
 import type { Call } from "../model.js";
-import { checkPasswordPolicy, type PasswordPolicy, refuseBreachedPassword } from "../passwords/password-policy.js";
+import {
+  checkPasswordPolicy,
+  type PasswordPolicy,
+  refuseBreachedPassword,
+} from "../passwords/password-policy.js";
 import { createUserRecord } from "../sessions/new-user.js";
 import { parseInput, registerInput } from "../validation.js";
 
@@ -15,10 +20,11 @@ import { parseInput, registerInput } from "../validation.js";
  */
 export async function register(
   ctx: AuthContext,
-  { request = {} }: Call,
+  { request = {}, captchaToken }: Call,
   input: unknown,
 ): Promise<{ success: true; deviceToken: string }> {
   const { email, normalizedPassword, name } = parseRegistration(input, ctx.options.password);
+  await requireCaptcha(ctx.captcha, "register", captchaToken, request);
   await ctx.limits.ip("registrations", request);
   // After the IP's limit: a flood of registrations sends no more range requests than it may register.
   await refuseBreachedPassword(ctx, normalizedPassword);

@@ -1,3 +1,4 @@
+import { requireCaptcha } from "../captcha/captcha.js";
 import type { AuthContext } from "../context.js";
 import { emitAfterAnswer } from "../emails/after-answer.js";
 import { requireEmailEnabled, sendWithCooldown } from "../emails/send-with-cooldown.js";
@@ -21,12 +22,13 @@ import { emailInput, parseInput } from "../validation.js";
  */
 export async function requestEmailSignIn(
   ctx: AuthContext,
-  { request = {} }: Call,
+  { request = {}, captchaToken }: Call,
   input: unknown,
 ): Promise<{ cooldown: number }> {
   requireEmailSignIn(ctx);
   requireEmailEnabled(ctx);
   const { email } = parseInput(emailInput, input);
+  await requireCaptcha(ctx.captcha, "emailSignIn", captchaToken, request);
   const locale = request.locale ?? ctx.translator.defaultLocale;
   await ctx.limits.ip("emailSignInRequests", request);
   let userId: string | null = null;

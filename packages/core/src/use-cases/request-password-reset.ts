@@ -1,7 +1,8 @@
+import { requireCaptcha } from "../captcha/captcha.js";
 import type { AuthContext } from "../context.js";
 import { emitAfterAnswer } from "../emails/after-answer.js";
-import { requireEmailEnabled, sendUnlessCooling } from "../emails/send-with-cooldown.js";
-import { CooldownRefusal, guardPort } from "../errors.js";
+import { requireEmailEnabled, sendWithCooldown } from "../emails/send-with-cooldown.js";
+import { guardPort } from "../errors.js";
 import type { Call } from "../model.js";
 import { issueLinkToken } from "../tokens/link-token.js";
 import { PASSWORD_RESET_PURPOSE } from "../tokens/purposes.js";
@@ -14,21 +15,21 @@ import { parseEmailInput } from "../validation.js";
  * same cooldown per normalized address, acquired before anything is looked up. The same work and
  * time either way (docs/security.md, A2): an unknown address stores a stand-in token as a known
  * one stores its link's (`saveStandInToken`), and the event (a known address's activity entry)
- * is emitted after the answer. A running cooldown
- * is returned as a `CooldownRefusal` (the HTTP route answers it; `auth.requestPasswordReset` throws
- * it as its `CooldownError`, `throwingRefusal` in create-auth.ts).
+ * is emitted after the answer. A running cooldown throws its `CooldownError`
+ * (`EMAIL_COOLDOWN_ACTIVE` with the seconds left).
  */
 export async function requestPasswordReset(
   ctx: AuthContext,
-  { request = {} }: Call,
+  { request = {}, captchaToken }: Call,
   input: unknown,
-): Promise<{ cooldown: number } | CooldownRefusal> {
+): Promise<{ cooldown: number }> {
   requireEmailEnabled(ctx);
   const { email } = parseEmailInput(input);
+  await requireCaptcha(ctx.captcha, "resetRequest", captchaToken, request);
   const locale = request.locale ?? ctx.translator.defaultLocale;
   await ctx.limits.ip("passwordResetRequests", request);
   let userId: string | null = null;
-  const result = await sendUnlessCooling(ctx, "password-reset", email, async () => {
+  const result = await sendWithCooldown(ctx, "password-reset", email, async () => {
     const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
     userId = user?.id ?? null;
     if (!user) {
@@ -66,7 +67,6 @@ export async function requestPasswordReset(
       undo: () => ctx.singleUseTokens.deleteUserTokens(user.id, PASSWORD_RESET_PURPOSE),
     };
   });
-  if (result instanceof CooldownRefusal) return result;
   // After the answer: a known address's event writes an activity entry, an unknown one's none.
   emitAfterAnswer(ctx, "password_reset.requested", { ...request, userId });
   return result;

@@ -14,7 +14,8 @@ import { opaqueToken, parseInput, resetPasswordInput } from "../validation.js";
  * Sets a new password with a reset token. The policy (and the breach corpus, with
  * `breachedPasswords`) is checked before the token is touched; the
  * token works once. Afterwards every session, refresh token and allowlisted access token of the
- * user is revoked, the address's failed-login lock is lifted, nobody is signed in, and a
+ * user is revoked, the address's failed-login lock is lifted (a known browser's budget is the old
+ * password's, so each starts afresh: limits.ts), nobody is signed in, and a
  * password-changed email goes out. Accounts without a password set their first one this way. 2FA
  * stays as it was, except on an address that was never verified: the emailed link proves it now,
  * so 2FA set up before by whoever registered it is removed (docs/limits.md).

@@ -4,11 +4,11 @@ import { giveBackOnFailure } from "../limits/throttle.js";
 import type { Call, RequestContext } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { describeDevice } from "../support/user-agent.js";
 import { holdEmailSignInCode, requireEmailSignIn } from "../tokens/email-sign-in.js";
 import { useLinkToken } from "../tokens/link-token.js";
 import { EMAIL_SIGN_IN_PURPOSE } from "../tokens/purposes.js";
 import { offeredMethods, startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
-import { describeDevice } from "../support/user-agent.js";
 import { emailSignInInput, parseInput } from "../validation.js";
 
 /** Signed in, or the 2FA step (as a password login answers: `LoginResult`). */

@@ -1,4 +1,5 @@
 import type { Auth } from "../../create-auth/create-auth.js";
+import { errorsOf } from "../../use-case-errors.js";
 import { changePasswordInput, emailChangeInput, requiredPasswordChangeInput } from "../../validation.js";
 import { jsonResponse } from "../respond.js";
 import type { Route } from "../route.js";
@@ -12,7 +13,6 @@ import {
   signedInCall,
   stepUpCall,
 } from "../route-kit.js";
-import { DB, MAIL, SETTING } from "./error-groups.js";
 
 /** The signed-in user's own account (docs/concepts.md, "Account self-service"): password, address, deletion, export. */
 export function selfServiceRoutes(auth: Auth, { signOutCookies }: RouteKit): Route[] {
@@ -24,17 +24,7 @@ export function selfServiceRoutes(auth: Auth, { signOutCookies }: RouteKit): Rou
         summary: "Change the password (the current one is checked on the login budget); other sessions end",
         auth: "access",
         body: changePasswordInput,
-        errors: [
-          "IMPERSONATION_NOT_ALLOWED",
-          "PASSWORD_POLICY_VIOLATION",
-          "PASSWORD_NOT_SET",
-          "INVALID_CREDENTIALS",
-          "LOGIN_THROTTLED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          "PASSWORD_BREACHED",
-          "BREACHED_PASSWORD_CHECK_FAILURE",
-          ...SETTING,
-        ],
+        errors: errorsOf("account.changePassword"),
       },
       async (input) => auth.account.changePassword(signedInCall(input), await input.body()),
     ),
@@ -44,7 +34,7 @@ export function selfServiceRoutes(auth: Auth, { signOutCookies }: RouteKit): Rou
         path: "/email/change",
         summary: "Mail a link that moves the account to a new address (the same answer for a taken one)",
         body: emailChangeInput,
-        errors: ["EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", ...MAIL, ...SETTING],
+        errors: errorsOf("account.requestEmailChange"),
       },
       async (call, input) => auth.account.requestEmailChange(call, await input.body()),
     ),
@@ -55,13 +45,7 @@ export function selfServiceRoutes(auth: Auth, { signOutCookies }: RouteKit): Rou
         summary: "Move the account to the new address with the emailed token",
         auth: "none",
         query: ["token"],
-        errors: [
-          "EMAIL_CHANGE_TOKEN_INVALID",
-          "EMAIL_ADDRESS_TAKEN",
-          "RATE_LIMITED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          ...DB,
-        ],
+        errors: errorsOf("account.confirmEmailChange"),
       },
       (input) => auth.account.confirmEmailChange(linkCall(input)),
     ),
@@ -71,7 +55,7 @@ export function selfServiceRoutes(auth: Auth, { signOutCookies }: RouteKit): Rou
         path: "/me",
         summary: "Delete the account and everything stored about it; clears the cookies",
         auth: "step-up",
-        errors: ["EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
+        errors: errorsOf("account.delete"),
       },
       async (input) => jsonResponse(200, await auth.account.delete(stepUpCall(input)), signOutCookies()),
     ),
@@ -80,7 +64,7 @@ export function selfServiceRoutes(auth: Auth, { signOutCookies }: RouteKit): Rou
         method: "GET",
         path: "/me/export",
         summary: "What is stored about the user, without hashes, secrets or tokens",
-        errors: [...SETTING],
+        errors: errorsOf("account.export"),
       },
       (call) => auth.account.export(call),
     ),
@@ -97,13 +81,7 @@ export function requiredPasswordChangeRoutes(auth: Auth, { loginResponse }: Rout
         summary: "Set the new password a login asked for (PASSWORD_CHANGE_REQUIRED), then sign in",
         auth: "none",
         body: requiredPasswordChangeInput,
-        errors: [
-          "PASSWORD_CHANGE_TOKEN_INVALID",
-          "PASSWORD_POLICY_VIOLATION",
-          "ACCOUNT_LOCKED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          ...DB,
-        ],
+        errors: errorsOf("completeRequiredPasswordChange"),
       },
       async (input) =>
         loginResponse(await auth.completeRequiredPasswordChange(deviceCall(input), await input.body())),

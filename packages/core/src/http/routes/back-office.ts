@@ -1,31 +1,27 @@
 import type { Auth } from "../../create-auth/create-auth.js";
-import type { ErrorCode } from "../../errors.js";
 import type { Call } from "../../model.js";
+import { errorsOf, type UseCaseName } from "../../use-case-errors.js";
 import { lockUserBody } from "../../validation.js";
 import { jsonResponse } from "../respond.js";
 import type { Route, RouteInput, RouteSpec } from "../route.js";
 import { adminCall, json, param, type RouteKit, route } from "../route-kit.js";
-import { DB } from "./error-groups.js";
 
 /** The user id of an admin route (`:id`). */
 const userParam = (input: RouteInput<"admin">) => param(input, "id");
 
 /**
- * What every admin route can answer besides its own: the caller is no admin, an impersonation, or
- * has no step-up.
+ * An admin route answering its use case's result as JSON: the admin's call, and the errors of
+ * `useCase` (the back office's check of the caller included).
  */
-const ADMIN = ["ADMIN_REQUIRED", "STEP_UP_REQUIRED", "IMPERSONATION_NOT_ALLOWED", ...DB] as const;
-
-/** An admin route answering its use case's result as JSON: the admin's call, and `ADMIN`'s errors besides its own. */
 function admin(
   method: "GET" | "POST" | "DELETE",
   path: string,
   summary: string,
-  errors: readonly ErrorCode[],
+  useCase: UseCaseName,
   run: (call: Call, input: RouteInput<"admin">) => Promise<unknown>,
   extra: Pick<RouteSpec<"admin">, "body" | "query"> = {},
 ): Route {
-  return json({ method, path, summary, auth: "admin", errors: [...errors, ...ADMIN], ...extra }, (input) =>
+  return json({ method, path, summary, auth: "admin", errors: errorsOf(useCase), ...extra }, (input) =>
     run(adminCall(input), input),
   );
 }
@@ -40,7 +36,7 @@ export function adminRoutes(auth: Auth, kit: RouteKit): Route[] {
       "GET",
       "/admin/users",
       "Users by address prefix (query), a page at a time (cursor: the previous page's nextCursor)",
-      ["VALIDATION_FAILED"],
+      "admin.listUsers",
       (call, input) =>
         auth.admin.listUsers(call, {
           query: input.query.get("query") ?? undefined,
@@ -53,35 +49,35 @@ export function adminRoutes(auth: Auth, kit: RouteKit): Route[] {
       "GET",
       "/admin/users/:id",
       "A user with sessions, identities, second factors, passkeys and lock state",
-      ["USER_NOT_FOUND"],
+      "admin.getUser",
       (call, input) => auth.admin.getUser(call, userParam(input)),
     ),
     admin(
       "POST",
       "/admin/users/:id/lock",
       "Lock the account (it signs in by no method) and end its sessions",
-      ["USER_NOT_FOUND", "VALIDATION_FAILED"],
+      "admin.lockUser",
       async (call, input) => {
         const body = (await input.body<{ reason?: string } | undefined>()) ?? {};
         return auth.admin.lockUser(call, { userId: userParam(input), reason: body.reason });
       },
       { body: lockUserBody },
     ),
-    admin("POST", "/admin/users/:id/unlock", "Lift the lock", ["USER_NOT_FOUND"], (call, input) =>
+    admin("POST", "/admin/users/:id/unlock", "Lift the lock", "admin.unlockUser", (call, input) =>
       auth.admin.unlockUser(call, userParam(input)),
     ),
     admin(
       "DELETE",
       "/admin/users/:id/sessions",
       "End every session of the user",
-      ["USER_NOT_FOUND"],
+      "admin.revokeSessions",
       (call, input) => auth.admin.revokeSessions(call, userParam(input)),
     ),
     admin(
       "POST",
       "/admin/users/:id/require-password-change",
       "The next password sign-in must set a new password first; every session ends",
-      ["USER_NOT_FOUND"],
+      "admin.requirePasswordChange",
       (call, input) => auth.admin.requirePasswordChange(call, { userId: userParam(input) }),
     ),
     impersonateRoute(auth, kit),
@@ -100,7 +96,7 @@ function impersonateRoute(auth: Auth, { cookies, sessionCookies }: RouteKit): Ro
       summary:
         "A session as the user for at most one hour that cannot step up (tokens in the body; with cookie authentication, the browser's session cookies instead)",
       auth: "admin",
-      errors: ["USER_NOT_FOUND", "ACCOUNT_LOCKED", ...ADMIN],
+      errors: errorsOf("admin.impersonate"),
     },
     async (input) => {
       const { user, accessToken, refreshToken, expiresAt } = await auth.admin.impersonate(

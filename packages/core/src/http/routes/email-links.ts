@@ -1,4 +1,5 @@
 import type { Auth } from "../../create-auth/create-auth.js";
+import { errorsOf } from "../../use-case-errors.js";
 import { emailInput, resetPasswordInput } from "../../validation.js";
 import { jsonResponse } from "../respond.js";
 import type { Route } from "../route.js";
@@ -10,8 +11,8 @@ import {
   requestCall,
   route,
   signedInCall,
+  withCaptcha,
 } from "../route-kit.js";
-import { DB, MAIL } from "./error-groups.js";
 
 /** The emailed-link flow of a forgotten password. */
 export function passwordResetRoutes(auth: Auth, { signOutCookies }: RouteKit): Route[] {
@@ -23,9 +24,12 @@ export function passwordResetRoutes(auth: Auth, { signOutCookies }: RouteKit): R
         summary: "Mail a reset link",
         auth: "none",
         body: emailInput,
-        errors: ["EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", "RATE_LIMITED", ...MAIL, ...DB],
+        errors: errorsOf("requestPasswordReset"),
       },
-      async (input) => auth.requestPasswordReset(requestCall(input), await input.body()),
+      async (input) => {
+        const body = await input.body<Parameters<Auth["requestPasswordReset"]>[1]>();
+        return auth.requestPasswordReset(withCaptcha(requestCall(input), input, body), body);
+      },
     ),
     json(
       {
@@ -34,7 +38,7 @@ export function passwordResetRoutes(auth: Auth, { signOutCookies }: RouteKit): R
         summary: "Seconds until another reset email",
         auth: "none",
         query: ["email"],
-        errors: ["VALIDATION_FAILED", "EMAIL_COOLDOWN_CACHE_FAILURE"],
+        errors: errorsOf("getPasswordResetCooldown"),
       },
       async (input) => auth.getPasswordResetCooldown({}, input.query.get("email") ?? undefined),
     ),
@@ -46,16 +50,7 @@ export function passwordResetRoutes(auth: Auth, { signOutCookies }: RouteKit): R
         auth: "none",
         body: resetPasswordInput,
         query: ["token"],
-        errors: [
-          "PASSWORD_RESET_TOKEN_INVALID",
-          "PASSWORD_RESET_TOKEN_EXPIRED",
-          "PASSWORD_POLICY_VIOLATION",
-          "RATE_LIMITED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          ...DB,
-          "PASSWORD_BREACHED",
-          "BREACHED_PASSWORD_CHECK_FAILURE",
-        ],
+        errors: errorsOf("resetPassword"),
       },
       async (input) =>
         jsonResponse(200, await auth.resetPassword(linkCall(input), await input.body()), signOutCookies()),
@@ -72,18 +67,13 @@ export function verificationRoutes(auth: Auth): Route[] {
         path: "/email/verification/send",
         summary: "Mail a verification link",
         auth: "access",
-        errors: [
-          "EMAIL_ALREADY_VERIFIED",
-          "USER_NOT_FOUND",
-          "EMAIL_COOLDOWN_ACTIVE",
-          "RATE_LIMITED",
-          "EMAIL_DISABLED",
-          "EMAIL_VERIFICATION_TOKEN_CREATION_FAILURE",
-          ...MAIL,
-          ...DB,
-        ],
+        errors: errorsOf("resendVerification"),
       },
-      async (input) => auth.resendVerification(signedInCall(input)),
+      async (input) => {
+        // The body is read only for its CAPTCHA token, and only when this route wants one.
+        const body = auth.options.captcha?.on.verificationResend === true ? await input.body() : undefined;
+        return auth.resendVerification(withCaptcha(signedInCall(input), input, body));
+      },
     ),
     json(
       {
@@ -91,7 +81,7 @@ export function verificationRoutes(auth: Auth): Route[] {
         path: "/email/verification/cooldown",
         summary: "Seconds until another verification email",
         auth: "access",
-        errors: ["USER_NOT_FOUND", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
+        errors: errorsOf("getVerificationCooldown"),
       },
       async (input) => auth.getVerificationCooldown(principalCall(input)),
     ),
@@ -102,15 +92,7 @@ export function verificationRoutes(auth: Auth): Route[] {
         summary: "Verify the address with a token",
         auth: "none",
         query: ["token"],
-        errors: [
-          "EMAIL_ALREADY_VERIFIED",
-          "EMAIL_VERIFICATION_TOKEN_INVALID",
-          "EMAIL_VERIFICATION_TOKEN_EXPIRED",
-          "RATE_LIMITED",
-          "USER_NOT_FOUND",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          ...DB,
-        ],
+        errors: errorsOf("verifyEmail"),
       },
       (input) => auth.verifyEmail(linkCall(input)),
     ),

@@ -1,8 +1,8 @@
 import type { Auth } from "../../create-auth/create-auth.js";
+import { errorsOf } from "../../use-case-errors.js";
 import { emailInput, emailSignInInput } from "../../validation.js";
 import type { Route } from "../route.js";
-import { deviceCall, json, type RouteKit, requestCall, route } from "../route-kit.js";
-import { DB, MAIL } from "./error-groups.js";
+import { deviceCall, json, type RouteKit, requestCall, route, withCaptcha } from "../route-kit.js";
 
 /**
  * Sign-in by an emailed link or code (`emailSignIn.enabled`; 404 `NOT_FOUND` otherwise). The
@@ -18,9 +18,12 @@ export function emailSignInRoutes(auth: Auth, { loginResponse }: RouteKit): Rout
         summary: "Mail a sign-in code and link (the same answer for any address)",
         auth: "none",
         body: emailInput,
-        errors: ["NOT_FOUND", "EMAIL_DISABLED", "EMAIL_COOLDOWN_ACTIVE", "RATE_LIMITED", ...MAIL, ...DB],
+        errors: errorsOf("requestEmailSignIn"),
       },
-      async (input) => auth.requestEmailSignIn(requestCall(input), await input.body()),
+      async (input) => {
+        const body = await input.body<Parameters<Auth["requestEmailSignIn"]>[1]>();
+        return auth.requestEmailSignIn(withCaptcha(requestCall(input), input, body), body);
+      },
     ),
     route(
       {
@@ -29,15 +32,7 @@ export function emailSignInRoutes(auth: Auth, { loginResponse }: RouteKit): Rout
         summary: "Sign in with an emailed link's token, or the address and its emailed code",
         auth: "none",
         body: emailSignInInput,
-        errors: [
-          "NOT_FOUND",
-          "EMAIL_SIGN_IN_INVALID",
-          "EMAIL_SIGN_IN_THROTTLED",
-          "RATE_LIMITED",
-          "TWO_FACTOR_DISABLED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          ...DB,
-        ],
+        errors: errorsOf("signInWithEmail"),
       },
       async (input) => loginResponse(await auth.signInWithEmail(deviceCall(input), await input.body())),
     ),

@@ -1,5 +1,11 @@
-import type { Auth, AuthorizationStart, IdentityProviderCallbackResult } from "../../create-auth/create-auth.js";
+import type {
+  Auth,
+  AuthorizationStart,
+  IdentityProviderCallbackResult,
+} from "../../create-auth/create-auth.js";
+
 import { AuthError } from "../../errors.js";
+import { errorsOf } from "../../use-case-errors.js";
 import { type IdentityLinkInput, identityLinkInput } from "../../validation.js";
 import { appUrlFor } from "../app-url.js";
 import { type Cookies, DEVICE_COOKIE_MAX_AGE_SECONDS } from "../cookies.js";
@@ -8,7 +14,6 @@ import type { RequestInput, Route } from "../route.js";
 import { deviceCall, json, param, type RouteKit, route, settings, stepUpCall } from "../route-kit.js";
 import { statusForCode } from "../status.js";
 import type { HttpResponse } from "../types.js";
-import { DB, SETTING } from "./error-groups.js";
 
 /** The provider of an identity-provider route (`:provider`). */
 const providerParam = (input: RequestInput) => param(input, "provider");
@@ -46,14 +51,7 @@ export function oauthSignInRoutes(auth: Auth, kit: RouteKit): Route[] {
         summary: "Sign in at an identity provider (stepUp=1: a fresh login for a step-up): 302 to it",
         auth: "optional",
         query: ["returnTo", "stepUp"],
-        errors: [
-          "NOT_FOUND",
-          "VALIDATION_FAILED",
-          "IDENTITY_PROVIDER_MISMATCH",
-          "IDENTITY_PROVIDER_FAILURE",
-          "USER_NOT_FOUND",
-          ...DB,
-        ],
+        errors: errorsOf("identityProviders.authorize"),
       },
       async (input) => {
         // A step-up needs the signed-in user (its refusal is the answer); a sign-in ignores a stale access cookie.
@@ -114,7 +112,7 @@ export function oauthAccountRoutes(auth: Auth, { cookies }: RouteKit): Route[] {
         summary: "Start linking an identity provider to the account: its authorization URL",
         auth: "step-up",
         body: identityLinkInput,
-        errors: ["NOT_FOUND", "IDENTITY_PROVIDER_ALREADY_LINKED", "IDENTITY_PROVIDER_FAILURE", ...SETTING],
+        errors: errorsOf("identityProviders.link"),
       },
       async (input) => {
         const body = (await input.body<IdentityLinkInput>()) ?? {};
@@ -130,7 +128,7 @@ export function oauthAccountRoutes(auth: Auth, { cookies }: RouteKit): Route[] {
         method: "DELETE",
         path: "/oauth/:provider",
         summary: "Unlink an identity provider from the account",
-        errors: ["NOT_FOUND", "IDENTITY_PROVIDER_LAST_METHOD", ...SETTING],
+        errors: errorsOf("identityProviders.unlink"),
       },
       (call, input) => auth.identityProviders.unlink(call, providerParam(input)),
     ),

@@ -1,4 +1,5 @@
 import type { Auth } from "../../create-auth/create-auth.js";
+import { errorsOf } from "../../use-case-errors.js";
 import {
   passkeyRegistrationInput,
   passkeyRenameInput,
@@ -19,16 +20,16 @@ import {
   settings,
   signedInCall,
 } from "../route-kit.js";
-import { DB, SETTING } from "./error-groups.js";
 
 /** How long the browser keeps a passkey sign-in's challenge cookie: the challenge's 5 minutes. */
 const PASSKEY_CHALLENGE_COOKIE_SECONDS = 300;
-/** The refusals of a passkey ceremony's answer. */
-const PASSKEY_CHECK = [
+/** The refusals of a passkey sign-in's answer that clear its challenge cookie (the challenge is spent or unusable). */
+const CLEARS_CHALLENGE = [
   "PASSKEY_CHALLENGE_INVALID",
   "PASSKEY_CHALLENGE_EXPIRED",
   "PASSKEY_VERIFICATION_FAILED",
   "NOT_FOUND",
+  "PASSKEY_UNKNOWN",
 ] as const;
 
 /**
@@ -49,7 +50,7 @@ function passkeyAccountRoutes(auth: Auth): Route[] {
         method: "POST",
         path: "/passkeys/register/options",
         summary: "Start registering a passkey: the options of navigator.credentials.create()",
-        errors: ["NOT_FOUND", ...SETTING],
+        errors: errorsOf("passkeys.registrationOptions"),
       },
       (call) => auth.passkeys.registrationOptions(call),
     ),
@@ -59,7 +60,7 @@ function passkeyAccountRoutes(auth: Auth): Route[] {
         path: "/passkeys/register",
         summary: "Store the passkey of a navigator.credentials.create() response",
         body: passkeyRegistrationInput,
-        errors: [...PASSKEY_CHECK, "PASSKEY_ALREADY_REGISTERED", ...SETTING],
+        errors: errorsOf("passkeys.register"),
       },
       async (call, input) => auth.passkeys.register(call, await input.body()),
     ),
@@ -69,7 +70,7 @@ function passkeyAccountRoutes(auth: Auth): Route[] {
         path: "/passkeys",
         summary: "The user's passkeys",
         auth: "access",
-        errors: ["NOT_FOUND", ...DB],
+        errors: errorsOf("passkeys.list"),
       },
       async (input) => auth.passkeys.list(principalCall(input)),
     ),
@@ -79,7 +80,7 @@ function passkeyAccountRoutes(auth: Auth): Route[] {
         path: "/passkeys/:id",
         summary: "Rename a passkey",
         body: passkeyRenameInput,
-        errors: ["NOT_FOUND", ...SETTING],
+        errors: errorsOf("passkeys.rename"),
       },
       async (call, input) => auth.passkeys.rename(call, { id: param(input, "id"), body: await input.body() }),
     ),
@@ -88,7 +89,7 @@ function passkeyAccountRoutes(auth: Auth): Route[] {
         method: "DELETE",
         path: "/passkeys/:id",
         summary: "Remove a passkey (not the account's last way to sign in)",
-        errors: ["NOT_FOUND", "LAST_SIGN_IN_METHOD", ...SETTING],
+        errors: errorsOf("passkeys.delete"),
       },
       (call, input) => auth.passkeys.delete(call, param(input, "id")),
     ),
@@ -106,7 +107,7 @@ function passkeySignInRoutes(auth: Auth, { cookies, loginResponse, stepUpRespons
         summary: "Start a passkey sign-in (email: email-first): the options of navigator.credentials.get()",
         auth: "none",
         body: passkeySignInOptionsInput,
-        errors: ["NOT_FOUND", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
+        errors: errorsOf("passkeys.signInOptions"),
       },
       async (input) => {
         const start = await auth.passkeys.signInOptions(requestCall(input), await input.body());
@@ -122,15 +123,9 @@ function passkeySignInRoutes(auth: Auth, { cookies, loginResponse, stepUpRespons
         summary: "Sign in with a navigator.credentials.get() response",
         auth: "none",
         body: passkeySignInInput,
-        errors: [
-          ...PASSKEY_CHECK,
-          "PASSKEY_UNKNOWN",
-          "LOGIN_THROTTLED",
-          "EMAIL_COOLDOWN_CACHE_FAILURE",
-          ...DB,
-        ],
+        errors: errorsOf("passkeys.signIn"),
         clearOnError: {
-          codes: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN"],
+          codes: CLEARS_CHALLENGE,
           cookies: ["passkeyChallenge"],
         },
       },
@@ -149,7 +144,7 @@ function passkeySignInRoutes(auth: Auth, { cookies, loginResponse, stepUpRespons
         path: "/passkeys/step-up/options",
         summary: "Start a passkey step-up: the options of navigator.credentials.get()",
         auth: "access",
-        errors: ["NOT_FOUND", ...SETTING],
+        errors: errorsOf("passkeys.stepUpOptions"),
       },
       async (input) => auth.passkeys.stepUpOptions(signedInCall(input)),
     ),
@@ -160,7 +155,7 @@ function passkeySignInRoutes(auth: Auth, { cookies, loginResponse, stepUpRespons
         summary: "Step up with a passkey: the step-up token",
         auth: "access",
         body: passkeyStepUpInput,
-        errors: [...PASSKEY_CHECK, "PASSKEY_UNKNOWN", ...SETTING],
+        errors: errorsOf("passkeys.stepUp"),
       },
       async (input) => stepUpResponse(await auth.passkeys.stepUp(signedInCall(input), await input.body())),
     ),

@@ -1,4 +1,5 @@
 import type { Auth } from "../../create-auth/create-auth.js";
+import { errorsOf } from "../../use-case-errors.js";
 import {
   loginInput,
   parseInput,
@@ -19,29 +20,9 @@ import {
   SUCCESS,
   signedInCall,
   tokenCall,
+  withCaptcha,
 } from "../route-kit.js";
 import { accessTokenExpiresAt } from "../token-expiry.js";
-import { DB } from "./error-groups.js";
-
-/** A password login: the password's answers, its counters, a locked account, a required password change. */
-const LOGIN_ERRORS = [
-  "INVALID_CREDENTIALS",
-  "LOGIN_THROTTLED",
-  "EMAIL_COOLDOWN_CACHE_FAILURE",
-  "ACCOUNT_LOCKED",
-  "PASSWORD_CHANGE_REQUIRED",
-  ...DB,
-] as const;
-
-/** What a sign-up can answer besides success. */
-const REGISTER_ERRORS = [
-  "PASSWORD_POLICY_VIOLATION",
-  "RATE_LIMITED",
-  "EMAIL_COOLDOWN_CACHE_FAILURE",
-  ...DB,
-  "PASSWORD_BREACHED",
-  "BREACHED_PASSWORD_CHECK_FAILURE",
-] as const;
 
 /** Sign-up, sign-in, refresh and sign-out. */
 export function signInRoutes(
@@ -56,10 +37,11 @@ export function signInRoutes(
         summary: "Create a password account",
         auth: "none",
         body: registerInput,
-        errors: REGISTER_ERRORS,
+        errors: errorsOf("register"),
       },
       async (input) => {
-        const { deviceToken } = await auth.register(deviceCall(input), await input.body());
+        const body = await input.body<Parameters<Auth["register"]>[1]>();
+        const { deviceToken } = await auth.register(withCaptcha(deviceCall(input), input, body), body);
         return jsonResponse(200, SUCCESS, [deviceCookie(deviceToken)]);
       },
     ),
@@ -70,9 +52,12 @@ export function signInRoutes(
         summary: "Sign in with email and password",
         auth: "none",
         body: loginInput,
-        errors: LOGIN_ERRORS,
+        errors: errorsOf("login"),
       },
-      async (input) => loginResponse(await auth.login(deviceCall(input), await input.body())),
+      async (input) => {
+        const body = await input.body<Parameters<Auth["login"]>[1]>();
+        return loginResponse(await auth.login(withCaptcha(deviceCall(input), input, body), body));
+      },
     ),
     route(
       {
@@ -81,7 +66,7 @@ export function signInRoutes(
         summary: "Rotate the refresh token",
         auth: "refresh",
         body: refreshInput,
-        errors: ["SESSION_EXPIRED", "ACCOUNT_LOCKED", ...DB],
+        errors: errorsOf("refresh"),
         clearOnError: {
           codes: ["REFRESH_TOKEN_INVALID", "SESSION_EXPIRED", "ACCOUNT_LOCKED"],
           cookies: ["access", "refresh"],
@@ -104,7 +89,7 @@ export function signInRoutes(
         path: "/logout",
         summary: "End the current session and clear the cookies",
         auth: "sign-out",
-        errors: [...DB],
+        errors: errorsOf("logout"),
       },
       async (input) => {
         await auth.logout(requestCall(input), {
@@ -126,12 +111,18 @@ export function sessionRoutes(auth: Auth, { signOutCookies }: RouteKit): Route[]
         path: "/me",
         summary: "The signed-in user",
         auth: "access",
-        errors: ["USER_NOT_FOUND", ...DB],
+        errors: errorsOf("getCurrentUser"),
       },
       async (input) => auth.getCurrentUser(principalCall(input)),
     ),
     json(
-      { method: "GET", path: "/sessions", summary: "The user's sessions", auth: "access", errors: [...DB] },
+      {
+        method: "GET",
+        path: "/sessions",
+        summary: "The user's sessions",
+        auth: "access",
+        errors: errorsOf("sessions.list"),
+      },
       async (input) => ({ sessions: await auth.sessions.list(principalCall(input)) }),
     ),
     route(
@@ -141,7 +132,8 @@ export function sessionRoutes(auth: Auth, { signOutCookies }: RouteKit): Route[]
         summary: "Revoke every session of the user (others=true: all but the caller's)",
         auth: "access",
         query: ["others"],
-        errors: ["VALIDATION_FAILED", "IMPERSONATION_NOT_ALLOWED", ...DB],
+        // `VALIDATION_FAILED`: the route reads `others` itself.
+        errors: ["VALIDATION_FAILED", ...errorsOf("sessions.revokeAll", "sessions.revokeOthers")],
       },
       async (input) => {
         const given = input.query.getAll("others");
@@ -157,7 +149,7 @@ export function sessionRoutes(auth: Auth, { signOutCookies }: RouteKit): Route[]
         path: "/sessions/:id",
         summary: "Revoke one of the user's sessions",
         auth: "access",
-        errors: ["NOT_FOUND", "IMPERSONATION_NOT_ALLOWED", ...DB],
+        errors: errorsOf("sessions.revoke"),
       },
       async (input) => {
         const sessionId = param(input, "id");
@@ -178,7 +170,7 @@ export function activityRoutes(auth: Auth): Route[] {
         summary: "The user's security events, newest first (cursor: the previous page's nextCursor)",
         auth: "access",
         query: ["cursor", "limit"],
-        errors: ["VALIDATION_FAILED", ...DB],
+        errors: errorsOf("activity.list"),
       },
       async (input) =>
         auth.activity.list(principalCall(input), {

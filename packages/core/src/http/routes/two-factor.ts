@@ -1,5 +1,7 @@
 import type { Auth } from "../../create-auth/create-auth.js";
+import type { Principal } from "../../model.js";
 import type { TwoFactorMethod } from "../../ports/user-store.js";
+import { errorsOf } from "../../use-case-errors.js";
 import {
   codeInput,
   confirmTotpInput,
@@ -7,35 +9,17 @@ import {
   signInCodeInput,
   stepUpInput,
 } from "../../validation.js";
-import type { Route, RouteSpec } from "../route.js";
+import type { RequestInput, Route, RouteSpec } from "../route.js";
 import {
   deviceTokenCall,
   json,
+  param,
   type RouteKit,
   route,
   settings,
   signedInCall,
   twoFactorCall,
 } from "../route-kit.js";
-import { CODE_CHECK, DB, MAIL, SETTING } from "./error-groups.js";
-
-/** A step-up's password check: the login's answers, and no step-up for an impersonation. */
-const STEP_UP_ERRORS = [
-  "INVALID_CREDENTIALS",
-  "LOGIN_THROTTLED",
-  "EMAIL_COOLDOWN_CACHE_FAILURE",
-  "IMPERSONATION_NOT_ALLOWED",
-  ...SETTING,
-] as const;
-/** A sign-in finished with a recovery code. */
-const RECOVERY_ERRORS = [
-  "TWO_FACTOR_CODE_MISSING",
-  "WRONG_TWO_FACTOR_CODE",
-  "TWO_FACTOR_THROTTLED",
-  "EMAIL_COOLDOWN_CACHE_FAILURE",
-  "ACCOUNT_LOCKED",
-  ...DB,
-] as const;
 
 /** Second factors: finishing a login, recovery codes and step-up. */
 export function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse }: RouteKit): Route[] {
@@ -47,7 +31,7 @@ export function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse }: R
         summary: "Finish a sign-in with a TOTP or emailed code",
         auth: "two-factor",
         body: signInCodeInput,
-        errors: [...CODE_CHECK, "ACCOUNT_LOCKED", ...DB],
+        errors: errorsOf("completeTwoFactorLogin"),
       },
       async (input) =>
         loginResponse(
@@ -61,7 +45,7 @@ export function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse }: R
         summary: "Finish a sign-in with a recovery code",
         auth: "two-factor",
         body: signInCodeInput,
-        errors: RECOVERY_ERRORS,
+        errors: errorsOf("recoverWithRecoveryCode"),
       },
       async (input) =>
         loginResponse(
@@ -71,6 +55,7 @@ export function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse }: R
           ),
         ),
     ),
+    ...trustedBrowserRoutes(auth),
     route(
       {
         method: "POST",
@@ -78,7 +63,7 @@ export function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse }: R
         summary: "Confirm the password before a settings change",
         auth: "access",
         body: stepUpInput,
-        errors: STEP_UP_ERRORS,
+        errors: errorsOf("stepUp"),
       },
       async (input) => stepUpResponse(await auth.stepUp(signedInCall(input), await input.body())),
     ),
@@ -89,7 +74,7 @@ export function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse }: R
         summary: "The second factor of a step-up",
         auth: "access-and-two-factor",
         body: codeInput,
-        errors: [...CODE_CHECK, "IMPERSONATION_NOT_ALLOWED", ...DB],
+        errors: errorsOf("completeTwoFactorStepUp"),
       },
       async (input) =>
         stepUpResponse(await auth.completeTwoFactorStepUp(twoFactorCall(input), await input.body())),
@@ -100,12 +85,9 @@ export function twoFactorRoutes(auth: Auth, { loginResponse, stepUpResponse }: R
 /** Where a 2FA method is turned on (a POST with its code, for the use case `enable`) and off (a DELETE). */
 interface MethodSwitch {
   enable: "confirmTotpSetup" | "enableEmailTwoFactor";
-  on: Pick<RouteSpec, "path" | "summary" | "body" | "errors">;
+  on: Pick<RouteSpec, "path" | "summary" | "body">;
   off: Pick<RouteSpec, "path" | "summary">;
 }
-
-/** Turning a method on: a verified address, then its first code. */
-const ENABLING = ["EMAIL_NOT_VERIFIED", ...CODE_CHECK, ...SETTING] as const;
 
 const METHOD_SWITCHES: Record<TwoFactorMethod, MethodSwitch> = {
   totp: {
@@ -114,8 +96,6 @@ const METHOD_SWITCHES: Record<TwoFactorMethod, MethodSwitch> = {
       path: "/2fa/totp/setup",
       summary: "Confirm TOTP setup with a code",
       body: confirmTotpInput,
-      // The setup token of `GET /2fa/totp/setup` is refused like a 2FA token.
-      errors: ["TWO_FACTOR_TOKEN_INVALID", ...ENABLING],
     },
     off: { path: "/2fa/totp", summary: "Turn TOTP off" },
   },
@@ -125,7 +105,6 @@ const METHOD_SWITCHES: Record<TwoFactorMethod, MethodSwitch> = {
       path: "/2fa/email/enable",
       summary: "Turn email 2FA on with a mailed code",
       body: codeInput,
-      errors: ENABLING,
     },
     off: { path: "/2fa/email", summary: "Turn email 2FA off" },
   },
@@ -137,8 +116,10 @@ export function twoFactorSettingsRoutes(auth: Auth): Route[] {
   const onAndOff = (method: TwoFactorMethod): Route[] => {
     const { enable, on, off } = METHOD_SWITCHES[method];
     return [
-      settings({ method: "POST", ...on }, async (call, input) => auth[enable](call, await input.body())),
-      settings({ method: "DELETE", ...off, errors: ["TWO_FACTOR_DISABLED", ...SETTING] }, (call) =>
+      settings({ method: "POST", ...on, errors: errorsOf(enable) }, async (call, input) =>
+        auth[enable](call, await input.body()),
+      ),
+      settings({ method: "DELETE", ...off, errors: errorsOf("disableTwoFactorMethod") }, (call) =>
         auth.disableTwoFactorMethod(call, method),
       ),
     ];
@@ -149,7 +130,7 @@ export function twoFactorSettingsRoutes(auth: Auth): Route[] {
         method: "GET",
         path: "/2fa/totp/setup",
         summary: "Start TOTP setup: secret, URI, recovery codes",
-        errors: ["EMAIL_NOT_VERIFIED", "DATABASE_ENCRYPTION_FAILURE", ...SETTING],
+        errors: errorsOf("getTotpSetup"),
       },
       (call) => auth.getTotpSetup(call),
     ),
@@ -162,7 +143,7 @@ export function twoFactorSettingsRoutes(auth: Auth): Route[] {
         path: "/2fa/preferred-method",
         summary: "Choose the method login offers first",
         body: preferredMethodInput,
-        errors: ["TWO_FACTOR_DISABLED", ...SETTING],
+        errors: errorsOf("setPreferredTwoFactorMethod"),
       },
       async (call, input) => auth.setPreferredTwoFactorMethod(call, await input.body()),
     ),
@@ -178,15 +159,7 @@ function twoFactorEmailRoutes(auth: Auth): Route[] {
         path: "/2fa/email/send",
         summary: "Mail a 2FA code (access token, or a login's 2FA token)",
         auth: "access-or-two-factor",
-        errors: [
-          "EMAIL_DISABLED",
-          "EMAIL_NOT_VERIFIED",
-          "TWO_FACTOR_DISABLED",
-          "EMAIL_COOLDOWN_ACTIVE",
-          "USER_NOT_FOUND",
-          ...MAIL,
-          ...DB,
-        ],
+        errors: errorsOf("sendTwoFactorEmailCode"),
       },
       async (input) => auth.sendTwoFactorEmailCode(twoFactorCall(input)),
     ),
@@ -196,10 +169,50 @@ function twoFactorEmailRoutes(auth: Auth): Route[] {
         path: "/2fa/email/cooldown",
         summary: "Seconds until another 2FA code can be mailed (access token, or a login's 2FA token)",
         auth: "access-or-two-factor",
-        errors: ["EMAIL_COOLDOWN_CACHE_FAILURE", ...SETTING],
+        errors: errorsOf("getTwoFactorEmailCooldown"),
       },
       async (input) =>
         auth.getTwoFactorEmailCooldown({ principal: input.principal, token: input.twoFactorToken }),
+    ),
+  ];
+}
+
+/** The browsers trusted to skip the second factor: listed, and forgotten one by one or all. */
+function trustedBrowserRoutes(auth: Auth): Route[] {
+  const call = (input: RequestInput & { principal: Principal }) => ({
+    principal: input.principal,
+    request: input.withDevice(),
+  });
+  return [
+    json(
+      {
+        method: "GET",
+        path: "/2fa/trusted-browsers",
+        summary: "The browsers trusted to skip the second factor",
+        auth: "access",
+        errors: errorsOf("sessions.listTrustedBrowsers"),
+      },
+      async (input) => ({ browsers: await auth.sessions.listTrustedBrowsers(call(input)) }),
+    ),
+    json(
+      {
+        method: "DELETE",
+        path: "/2fa/trusted-browsers",
+        summary: "Forget every trusted browser",
+        auth: "access",
+        errors: errorsOf("sessions.forgetTrustedBrowsers"),
+      },
+      async (input) => auth.sessions.forgetTrustedBrowsers(call(input)),
+    ),
+    json(
+      {
+        method: "DELETE",
+        path: "/2fa/trusted-browsers/:id",
+        summary: "Forget one trusted browser",
+        auth: "access",
+        errors: errorsOf("sessions.forgetTrustedBrowsers"),
+      },
+      async (input) => auth.sessions.forgetTrustedBrowsers(call(input), param(input, "id")),
     ),
   ];
 }

@@ -1,0 +1,33 @@
+import type { AuthContext } from "../context.js";
+import { AuthError, guardPort } from "../errors.js";
+import type { Call } from "../model.js";
+import { actingMember } from "../organizations/acting.js";
+import { assertOwner } from "../organizations/membership.js";
+import { requireStepUp } from "../two-factor/settings.js";
+
+/**
+ * An owner deletes the organization with its memberships, roles and invitations (needs
+ * `call.stepUpToken`). `ORGANIZATION_NOT_FOUND` for a non-member, `PERMISSION_DENIED` for a member
+ * who is no owner (admins too), then `STEP_UP_REQUIRED`. Emits `organization.deleted`.
+ */
+export async function deleteOrganization(
+  ctx: AuthContext,
+  call: Call,
+  organizationId: string,
+): Promise<{ success: true }> {
+  const { organizations, principal, member, request } = await actingMember(ctx, call, organizationId);
+  assertOwner(member);
+  await requireStepUp(ctx, call);
+  const deleted = await guardPort("DATABASE_FAILURE", () =>
+    organizations.store.deleteOrganization(organizationId),
+  );
+  if (!deleted) throw new AuthError("ORGANIZATION_NOT_FOUND");
+  ctx.events.emit("organization.deleted", {
+    ...request,
+    userId: principal.userId,
+    sessionId: principal.sessionId,
+    actor: principal.userId,
+    organizationId,
+  });
+  return { success: true };
+}
