@@ -6,6 +6,7 @@ export { createMemoryActivityStore, type MemoryActivityStore } from "./activity-
 export { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 export { createMemoryIdentityStore } from "./identity-store.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
+export { createMemoryOrganizationStore } from "./organization-store.js";
 export { createMemoryPasskeyStore } from "./passkey-store.js";
 export { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 export {

@@ -4,6 +4,7 @@ import {
   runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
+  runOrganizationStoreSuite,
   runPasskeyStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -19,7 +20,8 @@ type Kind =
   | "singleUseTokens"
   | "identities"
   | "activity"
-  | "passkeys";
+  | "passkeys"
+  | "organizations";
 
 /** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
 const withFakeClock = <K extends Kind>(kind: K) => {
@@ -31,7 +33,9 @@ const withFakeClock = <K extends Kind>(kind: K) => {
 };
 
 /** The system clock, no `advance`: the suites' real-time path, as a store like Redis runs it. */
-const withSystemClock = <K extends Exclude<Kind, "users" | "identities" | "passkeys">>(kind: K) => {
+const withSystemClock = <K extends Exclude<Kind, "users" | "identities" | "passkeys" | "organizations">>(
+  kind: K,
+) => {
   return () => {
     const stores = createMemoryStores();
     return { store: stores[kind], cleanup: stores.close };
@@ -51,3 +55,4 @@ runSessionStoreSuite({ name: "memory, real time", create: withSystemClock("sessi
 runAccessTokenAllowlistSuite({ name: "memory, real time", create: withSystemClock("allowlist") });
 runSingleUseTokenStoreSuite({ name: "memory, real time", create: withSystemClock("singleUseTokens") });
 runPasskeyStoreSuite({ name: "memory", create: withFakeClock("passkeys") });
+runOrganizationStoreSuite({ name: "memory", create: withFakeClock("organizations") });

@@ -3,6 +3,7 @@ import {
   consoleLogger,
   type IdentityStore,
   type Logger,
+  type OrganizationStore,
   type PasskeyStore,
   systemClock,
   type UserStore,
@@ -14,6 +15,7 @@ import {
 import { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
+import { createMemoryOrganizationStore } from "./organization-store.js";
 import { createMemoryPasskeyStore } from "./passkey-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 import { createMemorySingleUseTokenStore, type MemorySingleUseTokenStore } from "./single-use-token-store.js";
@@ -40,6 +42,8 @@ export interface MemoryStores {
   activity: MemoryActivityStore;
   /** Passkeys (for `webauthn`). */
   passkeys: PasskeyStore;
+  /** Organizations, their members, custom roles and invitations (for `organizations`). */
+  organizations: OrganizationStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -90,6 +94,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     identities: createMemoryIdentityStore(),
     activity,
     passkeys: createMemoryPasskeyStore(),
+    organizations: createMemoryOrganizationStore({ clock }),
     sweep,
     close: () => clearInterval(timer),
   };

@@ -19,6 +19,18 @@ interface StoredSession {
   rotatedAt?: number;
 }
 
+/** Sets the stored session's active organization in place, so its expiry stays as it was. */
+function setActiveOrganization(
+  sessions: ExpiringMap<StoredSession>,
+  id: string,
+  organizationId: string | null,
+) {
+  const stored = sessions.get(id);
+  if (!stored) return null;
+  stored.record = { ...stored.record, activeOrganizationId: organizationId };
+  return clonePlain(stored.record);
+}
+
 export type MemorySessionStore = SessionStore & Sweepable;
 
 /**
@@ -84,6 +96,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
       sessions.set(sessionId, { record: updated, previousHashes, rotatedAt: now }, ttlMs);
       return { status: "rotated", session: clonePlain(updated) };
     },
+    setActiveOrganization: async (id, organizationId) => setActiveOrganization(sessions, id, organizationId),
     async deleteSession(id) {
       return removeSession(id);
     },

@@ -52,6 +52,14 @@ export function createMemorySingleUseTokenStore(options: { clock?: Clock } = {})
     async releaseToken(purpose, tokenHash) {
       claims.delete(tokenKey(purpose, tokenHash));
     },
+    async listUserTokens(userId, purpose) {
+      const listed: TokenRecord[] = [];
+      for (const key of tokensByUser.keys(tokenOwner(purpose, userId))) {
+        const token = tokens.get(key);
+        if (token) listed.push(clonePlain(token));
+      }
+      return listed;
+    },
     async deleteUserTokens(userId, purpose) {
       let deleted = 0;
       for (const key of tokensByUser.keys(tokenOwner(purpose, userId))) {

@@ -29,6 +29,7 @@ import {
   REFUND_HIT,
   REMAINING_COOLDOWN,
   ROTATE_REFRESH_TOKEN,
+  SET_ACTIVE_ORGANIZATION,
 } from "./scripts.js";
 
 export interface RedisStoresOptions {
@@ -75,6 +76,7 @@ interface ScriptedClient {
   portcullisCreateSession(...args: (string | number)[]): Promise<number>;
   portcullisRotate(...args: (string | number)[]): Promise<[string, string?]>;
   portcullisDeleteSession(...args: string[]): Promise<string | null>;
+  portcullisSetActiveOrganization(session: string, organization: string): Promise<string | null>;
   portcullisDeleteUserSessions(...args: string[]): Promise<string[]>;
   portcullisListSessions(...args: string[]): Promise<string[]>;
   portcullisIndexToken(index: string, key: string, ttlMs: number): Promise<number>;
@@ -89,6 +91,7 @@ const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string 
   portcullisCreateSession: { numberOfKeys: 2, lua: CREATE_SESSION },
   portcullisRotate: { numberOfKeys: 2, lua: ROTATE_REFRESH_TOKEN },
   portcullisDeleteSession: { numberOfKeys: 2, lua: DELETE_SESSION },
+  portcullisSetActiveOrganization: { numberOfKeys: 1, lua: SET_ACTIVE_ORGANIZATION },
   portcullisDeleteUserSessions: { numberOfKeys: 1, lua: DELETE_USER_SESSIONS },
   portcullisListSessions: { numberOfKeys: 1, lua: LIST_SESSIONS },
   portcullisIndexToken: { numberOfKeys: 1, lua: INDEX_TOKEN },
@@ -283,6 +286,19 @@ function redisCooldownStore(
 
 const parseSession = (raw: string): SessionRecord => (JSON.parse(raw) as { record: SessionRecord }).record;
 
+/** Sets the session's active organization in one script that keeps its TTL; null when it is gone. */
+async function setActiveOrganization(
+  redis: ScriptedRedis,
+  bounded: Bounded,
+  sessionKey: string,
+  organizationId: string | null,
+): Promise<SessionRecord | null> {
+  const json = await bounded(
+    redis.portcullisSetActiveOrganization(sessionKey, JSON.stringify({ id: organizationId })),
+  );
+  return json ? (JSON.parse(json) as SessionRecord) : null;
+}
+
 /**
  * Sessions under the user's slot tag: every write is one Lua script. Creating and rotating carry
  * a deadline: run later, they change nothing (a session the client never received, or a rotation
@@ -297,9 +313,8 @@ function redisSessionStore(
   return {
     createSessionId: (userId) => mintId(userTag(userId)),
     async createSession(session, ttlMs) {
-      if (tagOf(session.id) !== userTag(session.userId)) {
+      if (tagOf(session.id) !== userTag(session.userId))
         throw new Error("Redis sessions need ids from createSessionId (they carry the user's slot tag)");
-      }
       const by = await deadline();
       const created = await bounded(
         redis.portcullisCreateSession(
@@ -351,6 +366,8 @@ function redisSessionStore(
         return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
       return { status: "invalid" };
     },
+    setActiveOrganization: (id, organizationId) =>
+      setActiveOrganization(redis, bounded, sessionKey(id), organizationId),
     async deleteSession(id) {
       const json = await bounded(redis.portcullisDeleteSession(sessionKey(id), indexOfSession(id)));
       return json ? (JSON.parse(json) as SessionRecord) : null;
@@ -467,6 +484,11 @@ function redisSingleUseTokenStore(
     },
     async releaseToken(purpose, tokenHash) {
       await bounded(redis.del(tokenClaim(purpose, tokenHash)));
+    },
+    async listUserTokens(userId, purpose) {
+      const keys = await bounded(redis.smembers(tokenIndex(userId, purpose)));
+      const raws = await Promise.all(keys.map((key) => bounded(redis.get(key))));
+      return raws.flatMap((raw) => (raw ? [JSON.parse(raw) as TokenRecord] : []));
     },
     async deleteUserTokens(userId, purpose) {
       return deleteIndexedTokens(tokenIndex(userId, purpose));

@@ -204,3 +204,20 @@ local raw = redis.call('GET', KEYS[1])
 if not raw then return false end
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return raw end
 return false`;
+
+/**
+ * KEYS[1] session · ARGV[1] `{"id": <organization id or null>}` → the updated record JSON, or
+ * false when the session is gone. Only the active organization changes; the TTL stays as it was.
+ */
+export const SET_ACTIVE_ORGANIZATION = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return false end
+local ttl = redis.call('PTTL', KEYS[1])
+local stored = cjson.decode(raw)
+stored.record.activeOrganizationId = cjson.decode(ARGV[1]).id
+if ttl > 0 then
+  redis.call('SET', KEYS[1], cjson.encode(stored), 'PX', ttl)
+else
+  redis.call('SET', KEYS[1], cjson.encode(stored))
+end
+return cjson.encode(stored.record)`;

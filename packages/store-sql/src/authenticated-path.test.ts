@@ -33,6 +33,10 @@ function suite(
         allowHeaderAuthentication: true,
         passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
         email: { enabled: false },
+        organizations: {
+          permissions: ["project:read", "project:write"],
+          memberPermissions: ["project:read"],
+        },
       });
       handler = httpHandlerFor(auth);
     }, 60_000);
@@ -68,6 +72,77 @@ function suite(
         counting.on = false;
       }
     };
+
+    /** A signed-in user owning a new organization made active: ids and the token naming it. */
+    const activeMember = async () => {
+      const user = await signedIn();
+      const created = await send("POST", "/organizations", {
+        token: user.token,
+        body: { name: "Acme", slug: `acme-${n}-${Date.now()}` },
+      });
+      expect(created.status).toBe(201);
+      const organizationId = created.body.organization.id as string;
+      const activated = await send("POST", `/organizations/${organizationId}/activate`, {
+        token: user.token,
+      });
+      expect(activated.status).toBe(200);
+      return { ...user, organizationId, token: activated.body.accessToken as string };
+    };
+
+    /** A host route's permission check (`handler.authenticate(request, permission)`) with `token`, and its statements. */
+    const check = async (token: string, permission: string) => {
+      counting.statements = [];
+      counting.on = true;
+      try {
+        const result = await handler.authenticate(
+          {
+            method: "GET",
+            url: "/api/projects",
+            headers: { host: "localhost:3000", authorization: `Bearer ${token}` },
+            remoteAddress: "127.0.0.1",
+          },
+          permission,
+        );
+        const status = result.response?.status ?? 200;
+        const body = result.response?.body ? JSON.parse(String(result.response.body)) : null;
+        return { status, body, organization: result.organization, statements: [...counting.statements] };
+      } finally {
+        counting.on = false;
+      }
+    };
+
+    it("authenticate(request, permission) - one statement: the allowlist entry, the user and the membership", async () => {
+      const member = await activeMember();
+      const answer = await check(member.token, "project:write");
+      expect(answer.status).toBe(200);
+      expect(answer.organization).toMatchObject({ organizationId: member.organizationId, role: "owner" });
+      expect(answer.statements).toHaveLength(1);
+    });
+
+    it("authenticate(request, permission) - a role changed or a membership removed counts on the very next request", async () => {
+      const member = await activeMember();
+      expect((await check(member.token, "project:write")).status).toBe(200);
+      await sql`update portcullis_memberships set role = ${"member"} where user_id = ${member.id}`.execute(
+        db,
+      );
+      const demoted = await check(member.token, "project:write");
+      expect(demoted.status).toBe(403);
+      expect(demoted.body.code).toBe("PERMISSION_DENIED");
+      expect((await check(member.token, "project:read")).organization).toMatchObject({ role: "member" });
+      await sql`delete from portcullis_memberships where user_id = ${member.id}`.execute(db);
+      const removed = await check(member.token, "project:read");
+      expect(removed.status).toBe(403);
+      expect(removed.body.code).toBe("PERMISSION_DENIED");
+      expect(removed.statements).toHaveLength(1);
+    });
+
+    it("GET /me - with an active organization: the joint read with the membership, then the organization", async () => {
+      const member = await activeMember();
+      const answer = await me(member.token);
+      expect(answer.status).toBe(200);
+      expect(answer.body.activeOrganization).toMatchObject({ id: member.organizationId, role: "owner" });
+      expect(answer.statements).toHaveLength(2);
+    });
 
     it("GET /me - one statement: the allowlist entry and the user read together", async () => {
       const user = await signedIn();

@@ -22,6 +22,11 @@ export interface SqlTables {
   activity: string;
   /** Passkeys (migration 0010). */
   passkeys: string;
+  /** Organizations, their members, custom roles and invitations (migration 0013). */
+  organizations: string;
+  memberships: string;
+  organizationRoles: string;
+  invitations: string;
   migrations: string;
   migrationLock: string;
 }
@@ -44,6 +49,10 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     identities: `${prefix}identities`,
     activity: `${prefix}activity`,
     passkeys: `${prefix}passkeys`,
+    organizations: `${prefix}organizations`,
+    memberships: `${prefix}memberships`,
+    organizationRoles: `${prefix}organization_roles`,
+    invitations: `${prefix}invitations`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };
@@ -63,12 +72,20 @@ export function detectDialect(db: AnyKysely): SqlDialect {
 /**
  * Runs `work` in a transaction, or, when `db` is one already (the stores of `together.run`), in
  * that one: Kysely does not nest transactions, and the enclosing one makes the work atomic anyway.
+ * `readCommitted` (PostgreSQL and MySQL only) starts it at that isolation level: each statement
+ * sees what committed before it, and MySQL takes no gap locks.
  */
-export async function inTransaction<T>(db: AnyKysely, work: (trx: AnyKysely) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  db: AnyKysely,
+  work: (trx: AnyKysely) => Promise<T>,
+  options: { readCommitted?: boolean } = {},
+): Promise<T> {
   if (db.isTransaction) return work(db);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(work);
+      const transaction = db.transaction();
+      const started = options.readCommitted ? transaction.setIsolationLevel("read committed") : transaction;
+      return await started.execute(work);
     } catch (error) {
       // InnoDB rolled the whole transaction back and asks for it to be run again.
       if (attempt >= DEADLOCK_ATTEMPTS || !isMysqlDeadlock(error)) throw error;

@@ -1,7 +1,9 @@
-import { runUserStoreSuite } from "@portcullis/testing";
+import { createFakeClock, runOrganizationStoreSuite, runUserStoreSuite } from "@portcullis/testing";
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll } from "vitest";
 import { createMembersUserStore, type HostDatabase } from "../examples/existing-users-table.js";
+import { migrate } from "./migrations.js";
+import { createSqlStores } from "./sql-stores.js";
 import { sqliteDb } from "./test-databases.js";
 
 // The custom UserStore of docs/existing-users-table.md, on the host table the doc shows.
@@ -24,9 +26,19 @@ beforeAll(async () => {
   await sql`alter table members add column auth_last_sign_in_at bigint`.execute(db);
   await sql`alter table members add column auth_admin text not null default '{}'`.execute(db);
   await sql`create unique index members_auth_id_key on members (auth_id)`.execute(db);
+  // The package's other tables (organizations too) beside it.
+  await migrate(db);
 });
 afterAll(async () => {
   await db.destroy();
 });
 
 runUserStoreSuite({ name: "existing members table", create: () => ({ store: createMembersUserStore(db) }) });
+// Organizations refer to users by id only: they work the same beside the host's own table.
+runOrganizationStoreSuite({
+  name: "beside an existing members table",
+  create: () => {
+    const clock = createFakeClock();
+    return { store: createSqlStores({ db, clock }).organizations, advance: clock.advance, now: clock.now };
+  },
+});

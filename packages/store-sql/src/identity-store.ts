@@ -1,5 +1,6 @@
 import type { IdentityRecord, IdentityStore } from "@portcullis/core";
-import { type AnyKysely, insertUnlessTaken, inTransaction, type SqlContext, toNumber } from "./context.js";
+import { insertUnlessTaken, type SqlContext, toNumber } from "./context.js";
+import { deleteKeepingAtLeast } from "./delete-keeping.js";
 
 /** A row of `<prefix>identities`; times are milliseconds. */
 interface IdentityRow {
@@ -19,8 +20,6 @@ const fromRow = (row: IdentityRow): IdentityRecord => ({
   email: row.email,
   createdAt: toNumber(row.created_at),
 });
-
-const deleted = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows) > 0;
 
 /**
  * Identity-provider links in `<prefix>identities`: the primary key (issuer, subject) and the
@@ -62,36 +61,11 @@ export function createSqlIdentityStore({ db, dialect, tables }: SqlContext): Ide
         .execute();
       return rows.map((row) => fromRow(row as IdentityRow));
     },
-    async unlink(userId, provider, options) {
-      const keepAtLeast = options?.keepAtLeast ?? 0;
-      const remove = (executor: AnyKysely) =>
-        executor.deleteFrom(table).where("user_id", "=", userId).where("provider", "=", provider);
-      if (keepAtLeast <= 0) return deleted(await remove(db).executeTakeFirst());
-      if (dialect === "sqlite") {
-        // SQLite runs one writing statement at a time: the count and the delete are one step.
-        const result = await remove(db)
-          .where(
-            (eb) => eb.selectFrom(table).select(eb.fn.countAll().as("n")).where("user_id", "=", userId),
-            ">",
-            keepAtLeast,
-          )
-          .executeTakeFirst();
-        return deleted(result);
-      }
-      // PostgreSQL and MySQL: a statement's subquery reads a snapshot, so two concurrent deletes
-      // of different rows would both see the other row. Lock the user's rows first: a concurrent
-      // unlink waits, then no longer sees the row this one deleted.
-      return inTransaction(db, async (trx) => {
-        const links = await trx
-          .selectFrom(table)
-          .select("provider")
-          .where("user_id", "=", userId)
-          .forUpdate()
-          .execute();
-        if (!links.some((link) => link.provider === provider)) return false;
-        if (links.length - 1 < keepAtLeast) return false;
-        return deleted(await remove(trx).executeTakeFirst());
-      });
-    },
+    unlink: (userId, provider, options) =>
+      deleteKeepingAtLeast(
+        { db, dialect },
+        { table, userId, column: "provider", value: provider },
+        options?.keepAtLeast ?? 0,
+      ),
   };
 }

@@ -1,6 +1,9 @@
-import { type ColumnBuilderCallback, type ColumnDataType, type CreateTableBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 import { type Migration, type MigrationResult, Migrator } from "./kysely-migration.js";
+import { organizationsSchema } from "./organization-migration.js";
+import { setPostgresSessionTimeouts } from "./postgres-pool.js";
+import { EPOCH_MS, ID, PRIMARY_ID, required, schemaSteps } from "./schema-steps.js";
 import { retryWhileBusy } from "./sqlite-dialect.js";
 
 export interface MigrateOptions {
@@ -32,58 +35,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0008_activity": activityTable(tables, dialect),
     "0010_passkeys": passkeysTable(tables, dialect),
     "0012_back_office": backOffice(tables, dialect),
-  };
-}
-
-/** A column: its SQL type, then `primary key` or `not null` (nullable without either). */
-type Column = readonly [type: ColumnDataType, constraint?: "primary key" | "not null"];
-
-const required = (type: ColumnDataType): Column => [type, "not null"];
-const PRIMARY_ID: Column = ["varchar(255)", "primary key"];
-/** Ids, hashes and provider subjects: compared byte for byte (binary collation on MySQL). */
-const ID = required("varchar(255)");
-/** An instant, in milliseconds since the epoch. */
-const EPOCH_MS = required("bigint");
-
-const CONSTRAINTS: Record<NonNullable<Column[1]>, ColumnBuilderCallback> = {
-  "primary key": (col) => col.primaryKey(),
-  "not null": (col) => col.notNull(),
-};
-
-/** The statements the migrations are made of, on `db` in `dialect`. */
-function schemaSteps(db: AnyKysely, dialect: SqlDialect) {
-  // MySQL compares strings case-insensitively by default: ids and token hashes must not be.
-  const finishTable =
-    dialect === "mysql" ? sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin` : sql``;
-  return {
-    /**
-     * A table of `columns` in order, with the primary key `<table>_pkey` and the unique key
-     * `<table>_<columns>_key` when `keys` names them.
-     */
-    async createTable(
-      table: string,
-      columns: Record<string, Column>,
-      keys: { primaryKey?: string[]; unique?: string[] } = {},
-    ): Promise<void> {
-      let builder: CreateTableBuilder<string, string> = db.schema.createTable(table);
-      for (const [name, [type, constraint]] of Object.entries(columns)) {
-        builder = builder.addColumn(name, type, constraint && CONSTRAINTS[constraint]);
-      }
-      if (keys.primaryKey) builder = builder.addPrimaryKeyConstraint(`${table}_pkey`, keys.primaryKey);
-      if (keys.unique)
-        builder = builder.addUniqueConstraint(`${table}_${keys.unique.join("_")}_key`, keys.unique);
-      await builder.modifyEnd(finishTable).execute();
-    },
-    /** One index `<table>_<columns>_idx` for each list of columns. */
-    async createIndexes(table: string, ...indexes: string[][]): Promise<void> {
-      for (const columns of indexes) {
-        await db.schema
-          .createIndex(`${table}_${columns.join("_")}_idx`)
-          .on(table)
-          .columns(columns)
-          .execute();
-      }
-    },
+    "0013_organizations": organizationsSchema(tables, dialect),
   };
 }
 
@@ -406,16 +358,14 @@ export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Prom
   if (dialect === "postgres" && !db.isTransaction) {
     // The pool's timeouts bound requests (1 s by default); a migration run, or the wait for
     // another process's run (Kysely's migration lock), may take longer: one connection of the
-    // pool runs it with PostgreSQL's timeouts raised (`discardTimedOutConnections` raises the
-    // client's with them), and gets the pool's back after it.
+    // pool runs it with PostgreSQL's timeouts raised (a pool guarded by `discardTimedOutConnections`
+    // raises the client's with them), and gets the pool's back after it.
     return db.connection().execute(async (connection) => {
-      await sql.raw(`set statement_timeout = ${POSTGRES_MIGRATION_TIMEOUT_MS}`).execute(connection);
-      await sql.raw(`set lock_timeout = ${POSTGRES_MIGRATION_TIMEOUT_MS}`).execute(connection);
+      await setPostgresSessionTimeouts(connection, POSTGRES_MIGRATION_TIMEOUT_MS);
       try {
         return await migrateNow(connection, { ...options, dialect });
       } finally {
-        await sql`reset statement_timeout`.execute(connection).catch(() => {});
-        await sql`reset lock_timeout`.execute(connection).catch(() => {});
+        await setPostgresSessionTimeouts(connection, undefined).catch(() => {});
       }
     });
   }

@@ -11,6 +11,7 @@ import {
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
   runIdentityStoreSuite,
+  runOrganizationStoreSuite,
   runPasskeyStoreSuite,
   runPasskeysAdapterSuite,
   runSelfServiceAdapterSuite,
@@ -23,6 +24,7 @@ import Fastify from "fastify";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { migrate } from "./migrations.js";
+import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
 import {
   conformanceFixture,
   freshSqlStores,
@@ -59,10 +61,14 @@ describe.skipIf(!database)("mysql", () => {
   it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {
     if (database) await checkAllowlistUpgrade(database.db);
   });
+  it("migrate - 0013 adds organizations and the session's active organization: existing sessions have none", async () => {
+    if (database) await checkOrganizationsUpgrade(database.db);
+  });
   runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
   runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
   runActivityStoreSuite({ name: "mysql", create: fixture("activity") });
   runPasskeyStoreSuite({ name: "mysql", create: fixture("passkeys") });
+  runOrganizationStoreSuite({ name: "mysql", create: fixture("organizations") });
 });
 
 // Known browsers (the login budget per account and browser) through both adapters, with every

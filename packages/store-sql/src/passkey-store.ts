@@ -2,12 +2,12 @@ import type { PasskeyRecord, PasskeyStore } from "@portcullis/core";
 import {
   type AnyKysely,
   insertUnlessTaken,
-  inTransaction,
   type SqlContext,
   storedKey,
   toBoolean,
   toNumber,
 } from "./context.js";
+import { deleteKeepingAtLeast } from "./delete-keeping.js";
 
 /** A row of `<prefix>passkeys`; times are milliseconds. `id` is the credential id (its SHA-256 when longer than 200). */
 interface PasskeyRow {
@@ -36,8 +36,6 @@ const fromRow = (row: PasskeyRow): PasskeyRecord => ({
   createdAt: toNumber(row.created_at),
   lastUsedAt: row.last_used_at === null ? null : toNumber(row.last_used_at),
 });
-
-const deleted = (result: { numDeletedRows: bigint }) => Number(result.numDeletedRows) > 0;
 
 /**
  * Passkeys in `<prefix>passkeys` (migration `0010_passkeys`): the primary key on the credential id
@@ -96,44 +94,14 @@ export function createSqlPasskeyStore({ db, dialect, tables }: SqlContext): Pass
       return row ? fromRow(row as PasskeyRow) : null;
     },
     delete: (userId, id, options) =>
-      deletePasskey({ db, dialect, table }, userId, id, options?.keepAtLeast ?? 0),
+      deleteKeepingAtLeast(
+        { db, dialect },
+        { table, userId, column: "id", value: storedKey(id) },
+        options?.keepAtLeast ?? 0,
+      ),
     async deleteAllForUser(userId) {
       const result = await db.deleteFrom(table).where("user_id", "=", userId).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
-}
-
-/**
- * Removes the user's passkey `id`, only when the user keeps `keepAtLeast` passkeys afterwards:
- * one DELETE with a count subquery on SQLite; on PostgreSQL and MySQL a transaction that locks
- * the user's rows first, so a concurrent delete waits and then no longer sees the row this one
- * deleted.
- */
-async function deletePasskey(
-  { db, dialect, table }: Pick<SqlContext, "db" | "dialect"> & { table: string },
-  userId: string,
-  id: string,
-  keepAtLeast: number,
-): Promise<boolean> {
-  const remove = (executor: AnyKysely) =>
-    executor.deleteFrom(table).where("id", "=", storedKey(id)).where("user_id", "=", userId);
-  if (keepAtLeast <= 0) return deleted(await remove(db).executeTakeFirst());
-  if (dialect === "sqlite") {
-    // SQLite runs one writing statement at a time: the count and the delete are one step.
-    const result = await remove(db)
-      .where(
-        (eb) => eb.selectFrom(table).select(eb.fn.countAll().as("n")).where("user_id", "=", userId),
-        ">",
-        keepAtLeast,
-      )
-      .executeTakeFirst();
-    return deleted(result);
-  }
-  return inTransaction(db, async (trx) => {
-    const rows = await trx.selectFrom(table).select("id").where("user_id", "=", userId).forUpdate().execute();
-    if (!rows.some((row) => row.id === storedKey(id))) return false;
-    if (rows.length - 1 < keepAtLeast) return false;
-    return deleted(await remove(trx).executeTakeFirst());
-  });
 }

@@ -6,6 +6,7 @@ import {
   POSTGRES_PROBE_INTERVAL_MS,
   PostgresNotAnsweringError,
   postgresPoolOptions,
+  setPostgresSessionTimeouts,
 } from "./postgres-pool.js";
 import { usePostgres } from "./test-databases.js";
 
@@ -115,4 +116,34 @@ describe("discardTimedOutConnections", () => {
       await pool.end();
     }
   }, 15_000);
+
+  it("setPostgresSessionTimeouts - raises the session's server and client timeouts together, then puts the pool's back", async () => {
+    const pool = discardTimedOutConnections(
+      new pg.Pool({ connectionString: server.url, max: 1, ...postgresPoolOptions() }),
+    );
+    pool.on("error", () => {});
+    const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    const sleep = (on: typeof db) =>
+      sql`select pg_sleep(1.5)`.execute(on).then(
+        () => "OK",
+        (error: { code?: string; message?: string }) => error.code ?? error.message,
+      );
+    try {
+      await db.connection().execute(async (connection) => {
+        // The pool's: the server cancels at 1 s.
+        expect(await sleep(connection)).toBe("57014");
+        await setPostgresSessionTimeouts(connection, 3_000);
+        const shown = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(connection);
+        expect(shown.rows[0]?.statement_timeout).toBe("3s");
+        // Neither the server (3 s) nor the client (3.25 s) gives up on a 1.5 s statement.
+        expect(await sleep(connection)).toBe("OK");
+        await setPostgresSessionTimeouts(connection, undefined);
+        expect(await sleep(connection)).toBe("57014");
+      });
+      // The one connection, back in the pool with the pool's timeouts.
+      expect(await sleep(db)).toBe("57014");
+    } finally {
+      await db.destroy();
+    }
+  }, 20_000);
 });

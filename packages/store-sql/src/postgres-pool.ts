@@ -1,3 +1,5 @@
+import { sql } from "kysely";
+import type { AnyKysely } from "./context.js";
 import { type PreparedStatementOptions, preparePostgresStatements } from "./postgres-prepared.js";
 
 /**
@@ -100,13 +102,31 @@ const isQueryTimeout = (error: unknown) => (error as Error | undefined)?.message
 const isConnectTimeout = (error: unknown) =>
   (error as Error | undefined)?.message === "Connection terminated due to connection timeout";
 
-/** `SET statement_timeout = …` (ms, or with a unit) → its milliseconds; `RESET statement_timeout` → null. */
-function statementTimeoutSet(statement: string): number | null | undefined {
-  if (/^reset\s+statement_timeout$/.test(statement)) return null;
-  const set = /^set\s+(?:session\s+)?statement_timeout\s*(?:=|to)\s*'?(\d+)\s*(ms|s|min)?'?$/.exec(statement);
-  if (!set) return undefined;
-  const unit = set[2] === "s" ? 1_000 : set[2] === "min" ? 60_000 : 1;
-  return Number(set[1]) * unit;
+/**
+ * A session's statement and lock timeouts, as a statement parameter: PostgreSQL receives the
+ * milliseconds (null: the session's values from its start), and the guard of
+ * `discardTimedOutConnections` reads the object itself, so the client's `query_timeout` follows
+ * the server's without reading the statement's text.
+ */
+class SessionTimeouts {
+  constructor(readonly ms: number | undefined) {}
+  /** What pg sends for it when no guard replaced it first. */
+  toPostgres(): string | null {
+    return this.ms === undefined ? null : String(this.ms);
+  }
+}
+
+/**
+ * Sets the session's `statement_timeout` and `lock_timeout` to `ms` (0: none) on the one
+ * connection `db` runs on (`db.connection().execute(...)`), or back to the values the session
+ * started with when `ms` is undefined. Through a pool guarded by `discardTimedOutConnections`, the
+ * connection's client-side `query_timeout` follows: `ms` plus the usual margin, none for 0, the
+ * pool's own when undefined. A migration run raises them this way.
+ */
+export async function setPostgresSessionTimeouts(db: AnyKysely, ms: number | undefined): Promise<void> {
+  const timeouts = new SessionTimeouts(ms);
+  await sql`select set_config(name, coalesce(${timeouts}, reset_val), false) from pg_settings
+    where name in ('statement_timeout', 'lock_timeout')`.execute(db);
 }
 
 /** Refused while the server does not answer (after a statement or connection timed out). */
@@ -252,17 +272,25 @@ function guardConnection(client: PgClientLike, health: ServerHealth): void {
   let transaction: { sentAt: number; tookMs: number } | undefined;
   client.query = ((...args: unknown[]) => {
     const [text, values] = args;
+    const timeouts = Array.isArray(values)
+      ? values.find((value) => value instanceof SessionTimeouts)
+      : undefined;
+    if (timeouts) {
+      // The session's timeouts change (setPostgresSessionTimeouts): the client's follow them.
+      const { ms } = timeouts as SessionTimeouts;
+      if (pooledQueryTimeoutMs !== undefined)
+        setQueryTimeout(
+          client,
+          ms === undefined ? pooledQueryTimeoutMs : ms === 0 ? 0 : ms + CLIENT_MARGIN_MS,
+        );
+      args[1] = (values as unknown[]).map((value) =>
+        value instanceof SessionTimeouts ? value.toPostgres() : value,
+      );
+    }
     const plain =
       typeof text === "string" && (values === undefined || (Array.isArray(values) && values.length === 0));
     const statement = plain ? text.trim().toLowerCase() : "";
     const sentAt = Date.now();
-    // A session that raises its statement timeout (a migration run) raises the client's with it.
-    const raised = statementTimeoutSet(statement);
-    if (raised !== undefined && pooledQueryTimeoutMs !== undefined)
-      setQueryTimeout(
-        client,
-        raised === null ? pooledQueryTimeoutMs : raised === 0 ? 0 : raised + CLIENT_MARGIN_MS,
-      );
     const queryTimeoutMs = queryTimeoutOf(client);
     let result: unknown;
     if (statement === "commit" && transaction && queryTimeoutMs !== undefined) {

@@ -3,6 +3,7 @@ import {
   runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
+  runOrganizationStoreSuite,
   runPasskeyStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -12,6 +13,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
+import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
 import { conformanceFixture, postgresSchema, type StoreKinds, usePostgres } from "./test-databases.js";
 
 // The conformance suites on a real PostgreSQL (PG_URL, the machine's, or one started here), in a
@@ -41,10 +43,15 @@ runCooldownStoreSuite({ name: "postgres", create: fixture("cooldowns") });
 runIdentityStoreSuite({ name: "postgres", create: fixture("identities") });
 runActivityStoreSuite({ name: "postgres", create: fixture("activity") });
 runPasskeyStoreSuite({ name: "postgres", create: fixture("passkeys") });
+runOrganizationStoreSuite({ name: "postgres", create: fixture("organizations") });
 
 describe("migrate on postgres", () => {
   it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {
     await checkAllowlistUpgrade(schema.db);
+  });
+
+  it("migrate - 0013 adds organizations and the session's active organization: existing sessions have none", async () => {
+    await checkOrganizationsUpgrade(schema.db);
   });
 
   it("migrate - a schema gets its own tables while another schema of the database has them", async () => {

@@ -78,6 +78,30 @@ function fillStatements(dialect: SqlDialect): string[] {
       "id, credential_id, user_id, public_key, counter, transports, backup_eligible, backed_up, name, created_at",
     ),
     series(ROWS, `'a' || n, 'u' || n, 'login', ${NOW}`, "portcullis_activity", "id, user_id, type, at"),
+    series(
+      ROWS,
+      `'o' || n, 'Org ' || n, 'org ' || n, 'org-' || n, ${NOW}`,
+      "portcullis_organizations",
+      "id, name, search_name, slug, created_at",
+    ),
+    series(
+      ROWS,
+      `'o' || n, 'u' || n, 'owner', ${NOW}`,
+      "portcullis_memberships",
+      "organization_id, user_id, role, joined_at",
+    ),
+    series(
+      ROWS,
+      `'o' || n, 'editor', '[]', ${NOW}`,
+      "portcullis_organization_roles",
+      "organization_id, name, permissions, created_at",
+    ),
+    series(
+      ROWS,
+      `'i' || n, 'o' || n, 'guest' || n || '@example.test', 'member', 'ih' || n, 'u' || n, ${NOW}, ${later}`,
+      "portcullis_invitations",
+      "id, organization_id, email, role, token_hash, invited_by, created_at, expires_at",
+    ),
     "analyze",
   ];
 }
@@ -139,6 +163,10 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
       "joint.findAllowedAccessTokenWithUser",
       () => stores.joint.findAllowedAccessTokenWithUser?.("j5") ?? Promise.resolve(),
     ],
+    [
+      "joint.findAllowedAccessTokenWithMembership",
+      () => stores.joint.findAllowedAccessTokenWithMembership?.("j5", "o5") ?? Promise.resolve(),
+    ],
     ["allowlist.revokeAccessTokens", () => stores.allowlist.revokeAccessTokens(["j12", "j13"])],
     ["singleUseTokens.consumeToken", () => stores.singleUseTokens.consumeToken("password-reset", "th5")],
     [
@@ -175,11 +203,62 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ["activity.list", () => stores.activity.list("u5", { limit: 20, since: NOW - 86_400_000 })],
     ["sweep", () => stores.sweep()],
     ["activity.sweepActivity", () => stores.activity.sweepActivity(NOW - 90 * 86_400_000)],
+    ...organizationCalls(stores),
+  ];
+}
+
+/** The organization store's calls of every request of a member, and its changes. */
+function organizationCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Promise<unknown>][] {
+  const organizations = stores.organizations;
+  const invitation = {
+    id: "i-new",
+    organizationId: "o9",
+    email: "guest9@example.test",
+    role: "member",
+    tokenHash: "ih-new",
+    invitedBy: "u9",
+    createdAt: NOW,
+    expiresAt: NOW + 86_400_000,
+  };
+  return [
+    [
+      "sessions.setActiveOrganization",
+      () => stores.sessions.setActiveOrganization?.("s5", "o5") ?? Promise.resolve(),
+    ],
+    ["organizations.findOrganization", () => organizations.findOrganization("o5")],
+    ["organizations.findMembership", () => organizations.findMembership("o5", "u5")],
+    ["organizations.listMembershipsOfUser", () => organizations.listMembershipsOfUser("u5")],
+    [
+      "organizations.listMembers (two pages)",
+      async () => {
+        const { nextCursor } = await organizations.listMembers("o5", { limit: 1 });
+        return organizations.listMembers("o5", { limit: 1, cursor: nextCursor ?? undefined });
+      },
+    ],
+    [
+      "organizations.listOrganizations (first page)",
+      () => organizations.listOrganizations({ query: "", limit: 20 }),
+    ],
+    ["organizations.changeMemberRole", () => organizations.changeMemberRole("o6", "u6", "admin")],
+    ["organizations.removeMember", () => organizations.removeMember("o7", "u7")],
+    ["organizations.listRoles", () => organizations.listRoles("o5")],
+    ["organizations.deleteRole", () => organizations.deleteRole("o8", "editor")],
+    ["organizations.createInvitation", () => organizations.createInvitation(invitation)],
+    ["organizations.findInvitationByTokenHash", () => organizations.findInvitationByTokenHash("ih5")],
+    ["organizations.listInvitations", () => organizations.listInvitations("o5", NOW)],
+    [
+      "organizations.listInvitationsForEmail",
+      () => organizations.listInvitationsForEmail("guest5@example.test", NOW),
+    ],
+    ["organizations.acceptInvitation", () => organizations.acceptInvitation("ih10", "u-new", NOW)],
+    ["organizations.removeUser", () => organizations.removeUser("u11")],
+    ["organizations.deleteOrganization", () => organizations.deleteOrganization("o12")],
   ];
 }
 
 /** Statements of no plan: transaction control and SQLite pragmas. */
-const planless = (text: string) => /^\s*(begin|commit|rollback|savepoint|release|pragma)\b/i.test(text);
+const planless = (text: string) =>
+  /^\s*(begin|start transaction|commit|rollback|savepoint|release|pragma)\b/i.test(text);
 
 /** The full scans of store tables in a plan (PostgreSQL's text plan or SQLite's `detail` column). */
 function fullScans(dialect: SqlDialect, lines: string[]): string[] {

@@ -38,6 +38,11 @@ export interface SessionRow {
   remember_me?: number | string | null;
   /** Who started an impersonation session (migration 0012); null for the user's own sessions. */
   impersonated_by?: string | null;
+  /**
+   * The session's active organization (migration 0013): its id; `""` when set to none (null);
+   * null when never set (the record has no `activeOrganizationId`).
+   */
+  active_organization_id?: string | null;
 }
 
 /** Whether `presentedHash` is the parent of `row`'s current hash, rotated at most `intervalMs` before `now`. */
@@ -75,7 +80,13 @@ const fromSessionRow = (row: SessionRow): SessionRecord => ({
   accessTokenJti: row.access_token_jti,
   ...(row.remember_me != null && Number(row.remember_me) === 0 ? { rememberMe: false } : {}),
   ...(row.impersonated_by != null ? { impersonatedBy: row.impersonated_by } : {}),
+  ...(row.active_organization_id != null
+    ? { activeOrganizationId: row.active_organization_id === "" ? null : row.active_organization_id }
+    : {}),
 });
+
+/** `active_organization_id` for an active organization: its id, or `""` for none (null is never set). */
+const activeOrganizationColumn = (organizationId: string | null) => organizationId ?? "";
 
 /** A live session's row, or undefined when absent or expired at `now`. */
 const liveSession = ({ db, tables }: SqlContext, id: string, now: number) =>
@@ -91,7 +102,37 @@ const liveSession = ({ db, tables }: SqlContext, id: string, now: number) =>
  * clock, never the database's), whether or not `sweep` has removed them yet.
  */
 export function createSqlSessionStore(context: SqlContext): SessionStore {
-  return { ...sessionMethods(context), ...rotationMethods(context) };
+  return {
+    ...sessionMethods(context),
+    ...rotationMethods(context),
+    setActiveOrganization: (id, organizationId) => setActiveOrganization(context, id, organizationId),
+  };
+}
+
+/**
+ * Sets the live session's `active_organization_id` (one UPDATE of that column alone, so a
+ * rotation racing it keeps its outcome) and reads the session back: null when it is gone.
+ */
+async function setActiveOrganization(
+  context: SqlContext,
+  id: string,
+  organizationId: string | null,
+): Promise<SessionRecord | null> {
+  const { db, dialect, tables, clock } = context;
+  const now = clock.now();
+  const update = db
+    .updateTable(tables.sessions)
+    .set({ active_organization_id: activeOrganizationColumn(organizationId) })
+    .where("id", "=", id)
+    .where("expires_at", ">", now);
+  if (dialect !== "mysql") {
+    const row = (await update.returningAll().executeTakeFirst()) as SessionRow | undefined;
+    return row ? fromSessionRow(row) : null;
+  }
+  // MySQL has no RETURNING, and counts an UPDATE that changes nothing as 0 rows: read it back.
+  await update.execute();
+  const row = await liveSession(context, id, now);
+  return row ? fromSessionRow(row) : null;
 }
 
 /** The row `createSession` stores for a new session that expires at `expiresAt`. */
@@ -111,6 +152,10 @@ export function newSessionRow(session: SessionRecord, expiresAt: number): Sessio
     expires_at: expiresAt,
     ...(session.rememberMe === false ? { remember_me: 0 } : {}),
     ...(session.impersonatedBy !== undefined ? { impersonated_by: session.impersonatedBy } : {}),
+    // Written only when given, so a database not yet at 0013 still takes sessions without one.
+    ...(session.activeOrganizationId !== undefined
+      ? { active_organization_id: activeOrganizationColumn(session.activeOrganizationId) }
+      : {}),
   };
 }
 

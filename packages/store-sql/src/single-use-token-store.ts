@@ -33,6 +33,17 @@ function saveTokenRow({ dialect, tables }: SqlContext, db: SqlContext["db"], row
     : insert.onConflict((conflict) => conflict.columns(["purpose", "token_hash"]).doUpdateSet(update));
 }
 
+/** The user's rows of `purpose` that do not read as absent yet (the index on user and purpose). */
+async function liveUserTokenRows({ db, tables, clock }: SqlContext, userId: string, purpose: string) {
+  return (await db
+    .selectFrom(tables.tokens)
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("purpose", "=", purpose)
+    .where("delete_at", ">", clock.now())
+    .execute()) as TokenRow[];
+}
+
 /**
  * Single-use tokens in `<prefix>tokens`, keyed by purpose and hash. Expired rows read as absent
  * in every query (the time comes from the injected clock, never the database's).
@@ -97,6 +108,10 @@ export function createSqlSingleUseTokenStore(context: SqlContext): SingleUseToke
         .where("purpose", "=", purpose)
         .where("token_hash", "=", tokenHash)
         .execute();
+    },
+
+    async listUserTokens(userId, purpose) {
+      return (await liveUserTokenRows(context, userId, purpose)).map(fromTokenRow);
     },
 
     async deleteUserTokens(userId, purpose) {

@@ -2,6 +2,7 @@ import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
+import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
 import { createSqlStores } from "./sql-stores.js";
 import { sqliteDb } from "./test-databases.js";
 
@@ -31,6 +32,7 @@ describe("createSqlStores", () => {
       "0008_activity",
       "0010_passkeys",
       "0012_back_office",
+      "0013_organizations",
     ]);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
@@ -50,6 +52,7 @@ describe("createSqlStores", () => {
       "0008_activity",
       "0010_passkeys",
       "0012_back_office",
+      "0013_organizations",
     ]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
     expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
@@ -87,6 +90,7 @@ describe("createSqlStores", () => {
       "0008_activity",
       "0010_passkeys",
       "0012_back_office",
+      "0013_organizations",
     ]);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();
@@ -96,6 +100,12 @@ describe("createSqlStores", () => {
   it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {
     const db = sqliteDb();
     await checkAllowlistUpgrade(db);
+    await db.destroy();
+  });
+
+  it("migrate - 0013 adds organizations and the session's active organization: existing sessions have none", async () => {
+    const db = sqliteDb();
+    await checkOrganizationsUpgrade(db);
     await db.destroy();
   });
 

@@ -5,6 +5,7 @@ import {
   type CooldownStore,
   type IdentityStore,
   type JointStores,
+  type OrganizationStore,
   type PasskeyStore,
   type SessionStore,
   type SingleUseTokenStore,
@@ -27,6 +28,7 @@ import { createSqlCooldownStore } from "./cooldown-store.js";
 import { createSqlIdentityStore } from "./identity-store.js";
 import { createSqlJointStores } from "./joint-stores.js";
 import { migrate } from "./migrations.js";
+import { createSqlOrganizationStore } from "./organization-store.js";
 import { createSqlPasskeyStore } from "./passkey-store.js";
 import { createSqlSessionStore } from "./session-store.js";
 import { createSqlSingleUseTokenStore } from "./single-use-token-store.js";
@@ -60,10 +62,11 @@ export interface SqlStores {
   /** Identity-provider links (for `identityProviders`), in `<prefix>identities`. */
   identities: IdentityStore;
   /**
-   * Runs a multi-step change (a reset, `setPassword`) on the users, sessions, allowlist and
-   * single-use tokens above in one transaction. `createAuth` uses it while those four stores are
-   * these (it covers only the stores of this call); mixed with stores of another package, changes
-   * rely on their fail-safe order instead.
+   * The users, sessions, allowlist and single-use tokens above worked on together, for
+   * `createAuth`'s `stores.together`: a multi-step change (a reset, `setPassword`) in one
+   * transaction. Pass it only with those four stores as returned here: a host that wraps or
+   * replaces one of them leaves it out (`const { together, joint, ...stores } = createSqlStores(...)`),
+   * and changes then rely on their fail-safe order.
    */
   together: StoresTogether;
   /**
@@ -82,6 +85,11 @@ export interface SqlStores {
   activity: ActivityStore;
   /** Passkeys (for `webauthn`), in `<prefix>passkeys`. */
   passkeys: PasskeyStore;
+  /**
+   * Organizations (for `organizations`), their members, custom roles and invitations, in
+   * `<prefix>organizations`, `<prefix>memberships`, `<prefix>organization_roles` and `<prefix>invitations`.
+   */
+  organizations: OrganizationStore;
   /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
@@ -140,19 +148,17 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
       singleUseTokens: createSqlSingleUseTokenStore(on),
     };
   };
-  const stores = changeStores(context);
-  const covered = new WeakSet<object>(Object.values(stores));
   return {
-    ...stores,
+    ...changeStores(context),
     cooldowns: createSqlCooldownStore(context),
     identities: createSqlIdentityStore(context),
     together: {
-      covers: (store) => covered.has(store),
       run: (work) => inTransaction(db, (trx) => work(changeStores({ ...context, db: trx }))),
     },
     joint: createSqlJointStores(context),
     activity: createSqlActivityStore(context, sweepBatchRows),
     passkeys: createSqlPasskeyStore(context),
+    organizations: createSqlOrganizationStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;

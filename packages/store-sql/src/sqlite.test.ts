@@ -6,6 +6,7 @@ import {
   runActivityStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
+  runOrganizationStoreSuite,
   runPasskeyStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -50,4 +51,5 @@ for (const [name, db] of [
   runIdentityStoreSuite({ name, create: fixture(db, "identities") });
   runActivityStoreSuite({ name, create: fixture(db, "activity") });
   runPasskeyStoreSuite({ name, create: fixture(db, "passkeys") });
+  runOrganizationStoreSuite({ name, create: fixture(db, "organizations") });
 }

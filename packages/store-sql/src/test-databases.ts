@@ -171,7 +171,9 @@ export async function usePostgres(): Promise<{ url: string; stop(): Promise<void
 /** A schema of the test's own on the shared server, and a Kysely whose tables live there; `drop` removes only it. */
 export async function postgresSchema(url: string): Promise<{ db: AnyKysely; drop(): Promise<void> }> {
   const schema = `portcullis_test_${randomBytes(6).toString("hex")}`;
-  const admin = postgresDb(url);
+  // Without the stores' short timeouts: dropping a schema of many tables (the adapter suites'
+  // fresh prefixes) takes longer than a request may.
+  const admin = plainPostgresDb(url, 1);
   await sql`create schema ${sql.id(schema)}`.execute(admin);
   const db = postgresDb(url, schema);
   return {
@@ -333,12 +335,14 @@ export type StoreKinds = Pick<
   | "identities"
   | "activity"
   | "passkeys"
+  | "organizations"
 >;
 
 /**
  * The conformance fixture of one store of `kind`, new stores on `db` with a fake clock, with the
- * `users`, `sessions` and `joint` of the same call (the allowlist suite checks `joint`'s read of
- * an entry and its user and its write of an entry and a session, where it has them).
+ * `users`, `sessions`, `organizations` and `joint` of the same call (the allowlist suite checks
+ * `joint`'s reads of an entry with its user and membership and its write of an entry and a
+ * session, where it has them).
  */
 export function conformanceFixture<K extends keyof StoreKinds>(db: AnyKysely, kind: K) {
   const clock = createFakeClock();
@@ -347,6 +351,7 @@ export function conformanceFixture<K extends keyof StoreKinds>(db: AnyKysely, ki
     store: stores[kind],
     users: stores.users,
     sessions: stores.sessions,
+    organizations: stores.organizations,
     joint: stores.joint,
     advance: clock.advance,
     now: clock.now,
@@ -379,6 +384,7 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
     cooldowns: migrated(stores.cooldowns),
     activity: migrated(stores.activity),
     passkeys: migrated(stores.passkeys),
+    organizations: migrated(stores.organizations),
   };
 }
 

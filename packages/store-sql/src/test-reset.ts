@@ -121,9 +121,13 @@ export function authWithResetSteps(options: {
   });
   const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
   const sent: EmailMessage[] = [];
+  // A host that wraps a store leaves `together` and `joint` out (they stand for the stores as the
+  // package made them): the reset then runs on its fail-safe order alone, which is what these
+  // tests break into.
+  const { together: _together, joint: _joint, ...stores } = options.stores;
   const auth = createAuth({
     secret: options.secret,
-    stores: { ...options.stores, users },
+    stores: { ...stores, users },
     ...(options.clock ? { clock: options.clock } : {}),
     appOrigin: "https://app.example.test",
     logger: silentLogger,

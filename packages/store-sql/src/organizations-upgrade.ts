@@ -1,0 +1,47 @@
+import { randomBytes } from "node:crypto";
+import { createFakeClock } from "@portcullis/testing";
+import { expect } from "vitest";
+import type { AnyKysely } from "./context.js";
+import { createSqlMigrator, migrate } from "./migrations.js";
+import { createSqlStores } from "./sql-stores.js";
+
+/**
+ * Test support (not part of the package's exports), run on every dialect: a database at 0012
+ * with a session is migrated to 0013; the session reads as before (no active organization), can
+ * be given one, and organizations can be created and read; migrated back down to 0012, the
+ * session stays and the organizations' tables are gone.
+ */
+export async function checkOrganizationsUpgrade(db: AnyKysely): Promise<void> {
+  const tablePrefix = `o${randomBytes(5).toString("hex")}_`;
+  const stores = createSqlStores({ db, clock: createFakeClock(), tablePrefix });
+  await createSqlMigrator(db, { tablePrefix }).migrateTo("0012_back_office");
+  const session = {
+    id: "s1",
+    userId: "u1",
+    browser: "Firefox 130",
+    os: "Linux",
+    ip: "203.0.113.7",
+    createdAt: 1,
+    lastActiveAt: 1,
+    refreshTokenHash: "r1",
+    accessTokenJti: "j1",
+  };
+  await stores.sessions.createSession(session, 60_000);
+  expect(await migrate(db, { tablePrefix })).toEqual(["0013_organizations"]);
+  expect(await stores.sessions.getSession("s1")).toEqual(session);
+  expect(await stores.sessions.setActiveOrganization?.("s1", "o1")).toEqual({
+    ...session,
+    activeOrganizationId: "o1",
+  });
+  const organization = { id: "o1", name: "Acme", slug: "acme", createdAt: 1 };
+  const owner = { organizationId: "o1", userId: "u1", role: "owner", joinedAt: 1 };
+  expect(await stores.organizations.createOrganization(organization, owner)).toBe("created");
+  expect(await stores.organizations.listMembershipsOfUser("u1")).toEqual([
+    { organization, membership: owner },
+  ]);
+  expect(await stores.sessions.getSession("s1")).toEqual({ ...session, activeOrganizationId: "o1" });
+  // And back down: the tables and the column go, the session stays.
+  expect((await createSqlMigrator(db, { tablePrefix }).migrateTo("0012_back_office")).error).toBeUndefined();
+  expect(await stores.sessions.getSession("s1")).toEqual(session);
+  await expect(stores.organizations.findOrganization("o1")).rejects.toThrow();
+}

@@ -1,0 +1,46 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { createAuthRouter, requirePermission } from "@portcullis/adapter-express";
+import { requirePermission as fastifyRequirePermission, portcullis } from "@portcullis/adapter-fastify";
+import type { Auth } from "@portcullis/core";
+import express from "express";
+import Fastify from "fastify";
+
+/**
+ * Test support (not part of the package's exports): the auth routes of `auth` through Express on
+ * 127.0.0.1, with the adapter suite's `GET`/`POST /host/projects` behind `requirePermission`.
+ */
+export async function startExpress(auth: Auth) {
+  const app = express().use(createAuthRouter(auth));
+  app.get("/host/projects", requirePermission(auth, "project:read"), (req, res) => {
+    res.json({ organizationId: req.organization?.organizationId });
+  });
+  app.post("/host/projects", requirePermission(auth, "project:write"), (req, res) => {
+    res.json({ organizationId: req.organization?.organizationId });
+  });
+  const listening = app.listen(0, "127.0.0.1");
+  await once(listening, "listening");
+  return {
+    baseUrl: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
+    async close() {
+      listening.closeAllConnections();
+      await new Promise<void>((resolve) => listening.close(() => resolve()));
+    },
+  };
+}
+
+/** The same through Fastify's plugin. */
+export async function startFastify(auth: Auth) {
+  const app = Fastify({ forceCloseConnections: true });
+  await app.register(portcullis, { auth });
+  const organizationId = async (request: { organization: { organizationId: string } | null }) => ({
+    organizationId: request.organization?.organizationId,
+  });
+  app.get("/host/projects", { preHandler: fastifyRequirePermission(auth, "project:read") }, organizationId);
+  app.post("/host/projects", { preHandler: fastifyRequirePermission(auth, "project:write") }, organizationId);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  return {
+    baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    close: () => app.close(),
+  };
+}
