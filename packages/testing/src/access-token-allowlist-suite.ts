@@ -2,11 +2,13 @@ import type {
   AccessTokenAllowlist,
   AllowlistEntry,
   JointStores,
+  OrganizationStore,
   SessionStore,
   UserRecord,
   UserStore,
 } from "@portcullis/core";
 import { expect } from "vitest";
+import { ALLOWLIST_MEMBERSHIP_TESTS } from "./access-token-allowlist-membership.js";
 import {
   concurrently,
   defineStoreSuite,
@@ -22,14 +24,15 @@ const TTL_MS = 900_000;
 
 /**
  * The allowlist suite's fixture. With `joint` (the `JointStores` a store package builds beside the
- * allowlist), the suite also checks its methods: `users` and `sessions` are then the stores of the
- * same package that it reads and writes with the allowlist, required for its read and its write
- * respectively.
+ * allowlist), the suite also checks its methods: `users`, `sessions` and `organizations` are then
+ * the stores of the same package that it reads and writes with the allowlist, required for its
+ * reads (`users`; `organizations` too for the membership read) and its write (`sessions`).
  */
 export interface AccessTokenAllowlistFixture extends StoreFixture<AccessTokenAllowlist> {
   joint?: JointStores;
   users?: UserStore;
   sessions?: SessionStore;
+  organizations?: OrganizationStore;
 }
 
 /** A user record of its own for the joint-read tests. */
@@ -271,6 +274,7 @@ export const runAccessTokenAllowlistSuite: (options: {
         expect(await with_.read(jti)).toEqual({ entry, user: null });
       },
   },
+  "with the membership (optional joint.findAllowedAccessTokenWithMembership)": ALLOWLIST_MEMBERSHIP_TESTS,
   "with the session (optional joint.allowAccessTokenWithSession)": {
     "joint.allowAccessTokenWithSession - the entry and the session read as the two calls would have stored them":
       async ({ store, jointWrite }) => {

@@ -2,6 +2,7 @@ import { describe } from "vitest";
 import { activityTests } from "./adapter-suite/activity.js";
 import { backOfficeTests } from "./adapter-suite/back-office.js";
 import { breachedPasswordsTests } from "./adapter-suite/breached-passwords.js";
+import { captchaTests } from "./adapter-suite/captcha.js";
 import { cookiesTests } from "./adapter-suite/cookies.js";
 import { credentialsTests } from "./adapter-suite/credentials.js";
 import { csrfAndInputTests } from "./adapter-suite/csrf-and-input.js";
@@ -12,6 +13,7 @@ import { type AdapterSuiteOptions, type AppTests, runAppTests } from "./adapter-
 import { hostApiTests } from "./adapter-suite/host-api.js";
 import { lifetimesTests } from "./adapter-suite/lifetimes.js";
 import { loginTests } from "./adapter-suite/login.js";
+import { organizationsTests } from "./adapter-suite/organizations.js";
 import { passkeysTests } from "./adapter-suite/passkeys.js";
 import { refreshReuseTests } from "./adapter-suite/refresh-reuse.js";
 import { registrationTests } from "./adapter-suite/registration.js";
@@ -101,6 +103,17 @@ export function runBackOfficeAdapterSuite(
 }
 
 /**
+ * The CAPTCHA (`captcha`) against a siteverify stand-in on 127.0.0.1, without transcripts: the
+ * token wanted, refused, taken from the body or `X-Captcha-Token`, a provider down or slow (refused,
+ * or let through with `failOpen`), and login asking only after 3 failures.
+ */
+export function runCaptchaAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
+): void {
+  describe(`captcha: ${options.name}`, () => runAppTests(options, "captcha", captchaTests));
+}
+
+/**
  * The `passkeys` area alone (registration, sign-in, step-up and removal with a software
  * authenticator, and each refusal), without transcripts: for stores the whole adapter suite does
  * not run on. `createStores` must include `passkeys`.
@@ -109,6 +122,20 @@ export function runPasskeysAdapterSuite(
   options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "storeNow">,
 ): void {
   describe(`passkeys: ${options.name}`, () => runAppTests(options, "passkeys", passkeysTests));
+}
+
+/**
+ * Organizations (members, roles, invitations, the active organization and `requirePermission`),
+ * with a transcript: `start` must also mount the host routes `GET /host/projects` behind
+ * `requirePermission(auth, "project:read")` and `POST /host/projects` behind `"project:write"`,
+ * both answering `{ organizationId }`. `createStores` must include `organizations`, and the
+ * sessions store `setActiveOrganization`. The tests pass invitation expiries and cooldowns on the
+ * suite's fake clock, so they are for stores without `storeNow` (memory and SQL).
+ */
+export function runOrganizationsAdapterSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores" | "transcripts">,
+): void {
+  describe(`organizations: ${options.name}`, () => runAppTests(options, "organizations", organizationsTests));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenFake } from "./fake-server.js";
 
 /** One request the fake range server received, as it came (for asserting on what left the process). */
 export interface ReceivedRangeRequest {
@@ -102,7 +102,6 @@ export async function startFakeRangeServer(
   { count = 42 }: { count?: number } = {},
 ): Promise<FakeRangeServer> {
   const corpus = corpusOf(breached);
-  const sockets = new Set<Socket>();
   const fake: FakeRangeServer = {
     rangeUrl: "",
     requests: [],
@@ -127,20 +126,8 @@ export async function startFakeRangeServer(
     const text = `${lines.map((line) => `${line}\r\n`).join("")}${paddingOf(padding)}`;
     response.writeHead(200, { "content-type": "text/plain" }).end(text.slice(0, -2));
   };
-  const server = createServer((request, response) => {
-    answer(request, response).catch(() => response.destroy());
-  });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  fake.rangeUrl = `http://127.0.0.1:${port}/range`;
-  fake.stop = () =>
-    new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
+  const listening = await listenFake(answer);
+  fake.rangeUrl = `${listening.origin}/range`;
+  fake.stop = listening.stop;
   return fake;
 }

@@ -7,13 +7,19 @@ export { runActivityStoreSuite } from "./activity-store-suite.js";
 export type { App, AppTests, Boot, SignedIn } from "./adapter-suite/fixture.js";
 export { cookieHeader, cookieValue, expectCode, expectError, runAppTests } from "./adapter-suite/fixture.js";
 export {
+  runTrustedBrowsersAdapterSuite,
+  trustedBrowsersTests,
+} from "./adapter-suite/trusted-browsers.js";
+export {
   ADAPTER_SUITE_AREAS,
   type AdapterSuiteOptions,
   runAdapterSuite,
   runBackOfficeAdapterSuite,
+  runCaptchaAdapterSuite,
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
+  runOrganizationsAdapterSuite,
   runPasskeysAdapterSuite,
   runSelfServiceAdapterSuite,
   type StartedServer,
@@ -27,6 +33,11 @@ export {
   sha1Hex,
   startFakeRangeServer,
 } from "./fake-range-server.js";
+export {
+  type FakeSiteverifyServer,
+  GOOD_CAPTCHA_TOKEN,
+  startFakeSiteverifyServer,
+} from "./fake-siteverify-server.js";
 export { freePort } from "./free-port.js";
 export { countHandlerBuilds } from "./handler-builds.js";
 export {
@@ -57,6 +68,7 @@ export {
   type TestOidcProvider,
   type TestOidcProviderOptions,
 } from "./oidc-test-provider.js";
+export { runOrganizationStoreSuite } from "./organization-store-suite.js";
 export { runPasskeyStoreSuite } from "./passkey-store-suite.js";
 export { type RequestTimingSuiteOptions, runRequestTimingSuite } from "./request-timing-suite.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";

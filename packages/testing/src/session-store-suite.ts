@@ -2,6 +2,7 @@ import type { SessionRotation } from "@portcullis/core";
 import { expect } from "vitest";
 import { byId, LONG_INTERVAL_MS, sessionContext, TTL_MS } from "./session-store-context.js";
 import { SESSION_LIFETIME_TESTS } from "./session-store-lifetimes.js";
+import { SESSION_ORGANIZATION_TESTS } from "./session-store-organizations.js";
 import { concurrently, defineStoreSuite, elapse, expectMintedIds, uniqueId } from "./store-fixture.js";
 
 /**
@@ -296,4 +297,5 @@ export const runSessionStoreSuite = defineStoreSuite("SessionStore", sessionCont
       },
   },
   ...SESSION_LIFETIME_TESTS,
+  ...SESSION_ORGANIZATION_TESTS,
 });

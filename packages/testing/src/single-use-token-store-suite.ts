@@ -212,6 +212,28 @@ export const runSingleUseTokenStoreSuite = defineStoreSuite<
       expect(await store.deleteUserTokens(userId, long.purpose)).toBe(1);
       expect(await store.consumeToken(long.purpose, long.tokenHash)).toBeNull();
     },
+    "listUserTokens - the user's live tokens of that purpose, read without taking them": async ({
+      store,
+      fixture,
+    }) => {
+      if (!store.listUserTokens) throw new Error("the store has no listUserTokens");
+      const userId = uniqueId("user");
+      const [first, second] = [newToken({ userId }), newToken({ userId })];
+      const short = newToken({ userId });
+      const otherPurpose = newToken({ userId, purpose: "email-verification" });
+      for (const token of [first, second, otherPurpose, newToken()]) await store.saveToken(token, 60_000);
+      await store.saveToken(short, 200);
+      await elapse(fixture, 260);
+      const byHash = (a: { tokenHash: string }, b: { tokenHash: string }) =>
+        a.tokenHash.localeCompare(b.tokenHash);
+      const listed = await store.listUserTokens(userId, "password-reset");
+      expect(listed.sort(byHash)).toEqual([first, second].sort(byHash));
+      expect(await store.consumeToken(first.purpose, first.tokenHash)).toEqual(first);
+      expect(await store.listUserTokens(userId, "password-reset")).toEqual([second]);
+      await store.deleteUserTokens(userId, "password-reset");
+      expect(await store.listUserTokens(userId, "password-reset")).toEqual([]);
+      expect(await store.listUserTokens(uniqueId("user"), "password-reset")).toEqual([]);
+    },
   },
   copies: {
     "saveToken / consumeToken - token records are copies both ways": async ({ store }) => {

@@ -26,7 +26,7 @@ export function normalizeTranscript(text: string): string {
     .replace(/[\w-]{22}\.[\w-]{43}/g, "<refresh>")
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, "<time>")
     .replace(/"(id|sessionId)":"[\w-]{22}"/g, '"$1":"<id>"')
-    .replace(/("nextCursor":"|cursor=)[\w-]+/g, "$1<cursor>")
+    .replace(/("nextCursor":"|cursor=)[\w-]+(?:(?::|%3A)[\w-]+)?/g, "$1<cursor>")
     .replace(/\/sessions\/[\w-]{22}/g, "/sessions/<id>")
     .replace(/token=[\w-]{43}/g, "token=<token>")
     .replace(/"(\w*Token)":"[\w-]{43}"/g, '"$1":"<token>"')
@@ -40,7 +40,9 @@ export function normalizeTranscript(text: string): string {
     )
     .replace(/("user":\{"id":")[\w-]+/g, "$1<user-handle>")
     .replace(/\/passkeys\/[\w-]{22}/g, "/passkeys/<id>")
-    .replace(/passkey_challenge=[\w-]{43}/g, "passkey_challenge=<token>");
+    .replace(/passkey_challenge=[\w-]{43}/g, "passkey_challenge=<token>")
+    .replace(/\/(organizations|members|invitations)\/[\w-]{22}(?![\w-])/g, "/$1/<id>")
+    .replace(/"(userId|organizationId|invitedBy|actor)":"[\w-]{22}"/g, '"$1":"<id>"');
 }
 
 /** A transcript file: one `=== <test name> ===` section per test, in order. */

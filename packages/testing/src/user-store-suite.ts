@@ -1,6 +1,7 @@
 import type { TwoFactorSettings, UserRecord, UserStore } from "@portcullis/core";
 import { expect } from "vitest";
-import { concurrently, defineStoreSuite, storeContext, uniqueId } from "./store-fixture.js";
+import { concurrently, defineStoreSuite, uniqueId } from "./store-fixture.js";
+import { userStoreContext } from "./user-record-reads.js";
 
 const newUser = (overrides: Partial<UserRecord> = {}): UserRecord => {
   const id = uniqueId("user");
@@ -30,10 +31,7 @@ async function expectLookups(store: UserStore, user: UserRecord, expected: UserR
   expect(await store.findByEmail(user.email)).toEqual(expected);
 }
 
-/**
- * The store's `recordSignIn`. Optional in the type (so older stores compile), but a store that
- * passes this suite has it: without it, login alerts fall back to a read-then-update.
- */
+/** The store's `recordSignIn`: optional in the type, expected here (else login alerts read, then update). */
 function recordSignIn(store: UserStore): (id: string, at: number) => Promise<boolean> {
   if (!store.recordSignIn)
     throw new Error(
@@ -163,8 +161,8 @@ async function allPages(
   throw new Error("listUsers never ended");
 }
 
-/** The executable contract of `UserStore` (see its TSDoc in @portcullis/core). */
-export const runUserStoreSuite = defineStoreSuite("UserStore", storeContext<UserStore>, {
+/** The contract of `UserStore` (its TSDoc in @portcullis/core), run; null and absent optional fields read alike. */
+export const runUserStoreSuite = defineStoreSuite("UserStore", userStoreContext, {
   "": {
     ...changeEmailTests,
     "create - stores the user and returns it; findById and findByEmail read it back": async ({ store }) => {

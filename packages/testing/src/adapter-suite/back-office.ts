@@ -6,12 +6,13 @@ import {
   bootAdmin,
   emailsOf,
   emailTwoFactorOn,
+  isAdmin,
   latestCode,
   login,
   stepUpAs,
 } from "./back-office-fixture.js";
 import { impersonationTests } from "./back-office-impersonation.js";
-import { type AppTests, expectError } from "./fixture.js";
+import { type App, type AppTests, expectError } from "./fixture.js";
 
 /** The back office through the adapter: `<prefix>/admin` with `admin.authorize` (docs/back-office.md). */
 export const backOfficeTests: AppTests = {
@@ -79,6 +80,46 @@ export const backOfficeTests: AppTests = {
         }
       }
       expect(events.slice(before).filter((event) => event.actor !== undefined)).toEqual([]);
+    },
+
+  "GET /me - isAdmin is what admin.authorize says, with no store read of its own; a throwing authorize is false and logged":
+    async (boot) => {
+      let throwFor = "";
+      const { app } = await bootAdmin(boot, {
+        admin: {
+          authorize: async (principal, user) => {
+            if (user.email === throwFor) throw new Error("directory down");
+            return isAdmin(principal, user);
+          },
+        },
+      });
+      const reads = countUserReads(app);
+      const admin = await app.signUp("admin@example.test");
+      const user = await app.signUp("user@example.test");
+      const me = (who: { accessToken: string }, label: string) =>
+        app.call(label, "GET", "/api/auth/me", { bearer: who.accessToken });
+      reads.count = 0;
+      const adminMe = await me(admin, "me as an admin");
+      expect(adminMe.status).toBe(200);
+      expect(adminMe.body.isAdmin).toBe(true);
+      const readsOfMe = reads.count;
+      expect((await me(user, "me as a user")).body.isAdmin).toBe(false);
+      throwFor = "user@example.test";
+      const failing = await me(user, "me while authorize throws");
+      expect(failing.status).toBe(200);
+      expect(failing.body.isAdmin).toBe(false);
+      expect(app.logLines.filter((line) => line.includes('"admin.authorize_failed"'))).toHaveLength(1);
+      // Without the back office: no isAdmin, and GET /me reads the store as often.
+      const plain = await boot({ email: { loginAlerts: false } });
+      const plainReads = countUserReads(plain);
+      const someone = await plain.signUp("admin@example.test");
+      plainReads.count = 0;
+      const plainMe = await plain.call("me without the back office", "GET", "/api/auth/me", {
+        bearer: someone.accessToken,
+      });
+      expect(plainMe.status).toBe(200);
+      expect("isAdmin" in plainMe.body).toBe(false);
+      expect(plainReads.count).toBe(readsOfMe);
     },
 
   "admin routes - without admin.authorize they are not mounted (404)": async (boot) => {
@@ -242,3 +283,22 @@ export const backOfficeTests: AppTests = {
 
   ...impersonationTests,
 };
+
+/** Counts the user store's reads of `app` from now on (`findById`, and the joint read with an allowlist entry). */
+function countUserReads(app: App): { count: number } {
+  const reads = { count: 0 };
+  const users = app.stores.users;
+  const findById = users.findById.bind(users);
+  users.findById = async (id) => {
+    reads.count += 1;
+    return findById(id);
+  };
+  const joint = app.stores.joint;
+  const jointRead = joint?.findAllowedAccessTokenWithUser;
+  if (joint && jointRead)
+    joint.findAllowedAccessTokenWithUser = async (jti) => {
+      reads.count += 1;
+      return jointRead.call(joint, jti);
+    };
+  return reads;
+}

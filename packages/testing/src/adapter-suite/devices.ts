@@ -37,17 +37,17 @@ async function login(
 }
 
 /** Registers `email` from `browser` and signs in from it once: the browser now knows the account. */
-async function registerFrom(app: App, browser: Browser, email: string): Promise<void> {
+async function registerFrom(app: App, browser: Browser, email: string, record = true): Promise<void> {
   const registered = await app.api("POST", "/register", {
     body: { email, password: PASSWORD },
     label: "register",
+    record,
   });
   expect(registered.status).toBe(200);
   keep(browser, registered);
   expect(browser.device).toBeDefined();
-  expect((await login(app, browser, { email, password: PASSWORD }, { label: "first sign-in" })).status).toBe(
-    200,
-  );
+  const first = await login(app, browser, { email, password: PASSWORD }, { label: "first sign-in", record });
+  expect(first.status).toBe(200);
 }
 
 /** `count` wrong passwords for `email` from `browser`, one after another, unrecorded: their statuses. */
@@ -119,6 +119,33 @@ export const devicesTests: AppTests = {
     );
     expect(elsewhere.status).toBe(200);
   },
+
+  "known browser - a password reset lifts the lock of every browser of the account: each signs in with the new password at once":
+    async (boot) => {
+      const app = await boot(THROTTLE);
+      const email = "forgetful@example.test";
+      const laptop = newBrowser();
+      await registerFrom(app, laptop, email, false);
+      const phone = newBrowser();
+      const known = await login(app, phone, { email, password: PASSWORD }, { record: false });
+      expect(known.status).toBe(200);
+      const locked = [...Array(FREE_ATTEMPTS).fill(401), 429];
+      expect(await wrongGuesses(app, laptop, email, FREE_ATTEMPTS + 1)).toEqual(locked);
+      expect(await wrongGuesses(app, phone, email, FREE_ATTEMPTS + 1)).toEqual(locked);
+      const requested = await app.api("POST", "/password/reset-request", { body: { email }, record: false });
+      expect(requested.status).toBe(200);
+      const newPassword = "a brand new passphrase";
+      const token = app.tokenFrom("password-reset");
+      const reset = await app.api("POST", `/password/reset?token=${token}`, {
+        body: { newPassword },
+        record: false,
+      });
+      expect(reset.status).toBe(200);
+      for (const browser of [laptop, phone])
+        expect((await login(app, browser, { email, password: newPassword }, { record: false })).status).toBe(
+          200,
+        );
+    },
 
   "known browser - its cookie is no way around another account's lock": async (boot) => {
     const app = await boot(THROTTLE);
