@@ -3,6 +3,7 @@ import {
   fromNodeRequest,
   httpHandlerFor,
   nodeRequestBody,
+  type OrganizationAccess,
   type Principal,
   type SessionCookieTokens,
   writeNodeResponse,
@@ -12,8 +13,10 @@ import { type NextFunction, type Request, type RequestHandler, type Response, Ro
 declare global {
   namespace Express {
     interface Request {
-      /** Set by `requireAuth`: the authenticated user and session. */
+      /** Set by `requireAuth` and `requirePermission`: the authenticated user and session. */
       auth?: Principal;
+      /** Set by `requirePermission`: the active organization and the member's role and permissions. */
+      organization?: OrganizationAccess;
     }
   }
 }
@@ -81,12 +84,31 @@ export function requireAuth<P = Request["params"], ResBody = unknown, ReqBody = 
   handler: Guarded<P, ResBody, ReqBody, ReqQuery>,
 ): RequestHandler<P, ResBody, ReqBody, ReqQuery>;
 export function requireAuth(auth: Auth, handler?: Guarded<Request["params"], unknown, unknown, unknown>) {
+  return guard(auth, undefined, handler);
+}
+
+/**
+ * For the host's routes that need a permission in the active organization: `requireAuth`, then
+ * 403 `NO_ACTIVE_ORGANIZATION` or `PERMISSION_DENIED` unless the member's role (read now) grants it.
+ * @example
+ * ```ts
+ * app.get("/projects", requirePermission(auth, "project:read"), (req, res) => res.json(req.organization));
+ * ```
+ */
+export const requirePermission = (auth: Auth, permission: string): RequestHandler => guard(auth, permission);
+
+function guard(
+  auth: Auth,
+  permission?: string,
+  handler?: Guarded<Request["params"], unknown, unknown, unknown>,
+) {
   const http = httpHandlerFor(auth);
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const result = await http.authenticate(toHttpRequest(req));
+      const result = await http.authenticate(toHttpRequest(req), permission);
       if (result.response) return writeNodeResponse(res, result.response);
       req.auth = result.principal;
+      if (result.organization) req.organization = result.organization;
       await (handler ? handler(req as AuthenticatedRequest, res, next) : next());
     } catch (error) {
       next(error);

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import type { Auth } from "@portcullis/core";
 import express, { type Express } from "express";
-import { requireAuth } from "./index.js";
+import { requireAuth, requirePermission } from "./index.js";
 
 /**
  * Test support (not built into the package): `app` listening on 127.0.0.1, on `port` or a free
@@ -24,13 +24,22 @@ export async function listenForTests(
   };
 }
 
-/** The two host routes the adapter suite calls: one behind `requireAuth`, one echoing its JSON body. */
+/**
+ * The host routes the adapter suite calls: one behind `requireAuth`, one echoing its JSON body,
+ * and `GET`/`POST /host/projects` behind `requirePermission`.
+ */
 export function addHostRoutes(app: Express, auth: Auth): Express {
   app.get("/host/protected", requireAuth(auth), (req, res) => {
     res.json({ userId: req.auth?.userId, sessionId: req.auth?.sessionId });
   });
   app.post("/host/echo", express.json(), (req, res) => {
     res.json(req.body);
+  });
+  app.get("/host/projects", requirePermission(auth, "project:read"), (req, res) => {
+    res.json({ organizationId: req.organization?.organizationId });
+  });
+  app.post("/host/projects", requirePermission(auth, "project:write"), (req, res) => {
+    res.json({ organizationId: req.organization?.organizationId });
   });
   return app;
 }

@@ -6,6 +6,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Set by `portcullisAuthenticate`: the authenticated user and session; null before. */
     auth: core.Principal | null;
+    /** Set by `requirePermission`: the active organization and the member's role in it; null before. */
+    organization: core.OrganizationAccess | null;
   }
   interface FastifyInstance {
     /**
@@ -36,6 +38,7 @@ async function plugin(fastify: FastifyInstance, { auth }: PortcullisPluginOption
   const handler = core.httpHandlerFor(auth);
   core.answerMalformedPaths(fastify.server, handler); // Fastify's router would answer them (400)
   fastify.decorateRequest("auth", null);
+  fastify.decorateRequest("organization", null);
   fastify.decorate("portcullisAuthenticate", async (request: FastifyRequest, reply: FastifyReply) => {
     const result = await handler.authenticate(core.fromNodeRequest(request.raw));
     if (result.response) return send(reply, result.response);
@@ -58,6 +61,25 @@ async function plugin(fastify: FastifyInstance, { auth }: PortcullisPluginOption
     for (const url of [handler.basePath, `${handler.basePath}/*`])
       scope.route({ method: scope.supportedMethods, url, handler: answer });
   });
+}
+
+/**
+ * preHandler for the host's routes that need a permission in the active organization: 401 as
+ * `portcullisAuthenticate`, then 403 `NO_ACTIVE_ORGANIZATION` or `PERMISSION_DENIED` unless the
+ * member's role (read now) grants it; sets `request.auth` and `request.organization`.
+ * @example
+ * ```ts
+ * app.get("/projects", { preHandler: requirePermission(auth, "project:read") }, async (r) => r.organization);
+ * ```
+ */
+export function requirePermission(auth: core.Auth, permission: string): preHandlerAsyncHookHandler {
+  const handler = core.httpHandlerFor(auth);
+  return async (request, reply) => {
+    const result = await handler.authenticate(core.fromNodeRequest(request.raw), permission);
+    if (result.response) return send(reply, result.response);
+    request.auth = result.principal;
+    request.organization = result.organization ?? null;
+  };
 }
 
 /** Sets a login's cookies, for a session the host started with `auth.sessions.create` itself. */

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
+import type { Auth } from "@portcullis/core";
 import type { FastifyInstance } from "fastify";
-import "./index.js";
+import { requirePermission } from "./index.js";
 
 /** Test support (not built into the package): `app` listening on 127.0.0.1, on `port` or a free one. */
 export async function listenForTests(
@@ -14,12 +15,20 @@ export async function listenForTests(
   };
 }
 
-/** The two host routes the adapter suite calls: one behind `portcullisAuthenticate`, one echoing its body. */
-export function addHostRoutes(app: FastifyInstance): FastifyInstance {
+/**
+ * The host routes the adapter suite calls: one behind `portcullisAuthenticate`, one echoing its
+ * body, and `GET`/`POST /host/projects` behind `requirePermission`.
+ */
+export function addHostRoutes(app: FastifyInstance, auth: Auth): FastifyInstance {
   app.get("/host/protected", { preHandler: app.portcullisAuthenticate }, async (request) => ({
     userId: request.auth?.userId,
     sessionId: request.auth?.sessionId,
   }));
   app.post("/host/echo", async (request) => request.body);
+  const organizationId = async (request: { organization: { organizationId: string } | null }) => ({
+    organizationId: request.organization?.organizationId,
+  });
+  app.get("/host/projects", { preHandler: requirePermission(auth, "project:read") }, organizationId);
+  app.post("/host/projects", { preHandler: requirePermission(auth, "project:write") }, organizationId);
   return app;
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type AuthOptions, createArgon2Hasher, createAuth } from "@portcullis/core";
+import { type AuthOptionFields, createArgon2Hasher, createAuth } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import { authenticateRequest, type ClientInfo, createFetchHandler, setSessionCookies } from "./index.js";
@@ -8,7 +8,7 @@ const credentials = { email: "ada@example.test", password: "correct horse batter
 const BASE = "http://app.example.test";
 
 /** An auth with Ada registered, its Fetch handler called in-process (no server), and her tokens. */
-async function setUp(options: Partial<AuthOptions> = {}) {
+async function setUp(options: Omit<Partial<AuthOptionFields>, "email"> = {}) {
   const auth = createAuth({
     secret: "fetch-handler-secret-Jd2kq8PLmTzXvR4oWn7cYbA1sGhE5uKfQ0iN3yV6tCw",
     stores: createMemoryStores(),

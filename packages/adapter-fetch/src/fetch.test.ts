@@ -1,8 +1,15 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import { runAdapterSuite } from "@portcullis/testing";
+import { runAdapterSuite, runOrganizationsAdapterSuite } from "@portcullis/testing";
 import { createTestApp, listenForTests } from "./test-server.js";
 
 runAdapterSuite({
+  name: "fetch",
+  createStores: (clock) => createMemoryStores({ clock }),
+  transcripts: true,
+  start: (auth) => listenForTests(createTestApp(auth)),
+});
+
+runOrganizationsAdapterSuite({
   name: "fetch",
   createStores: (clock) => createMemoryStores({ clock }),
   transcripts: true,

@@ -71,6 +71,11 @@ export type AuthenticateResult =
   | { principal: core.Principal; response?: undefined }
   | { principal?: undefined; response: Response };
 
+/** What `requirePermission` found: the principal and its organization, or the response to send. */
+export type AuthorizeResult =
+  | { principal: core.Principal; organization: core.OrganizationAccess; response?: undefined }
+  | { principal?: undefined; organization?: undefined; response: Response };
+
 /**
  * For the host's own routes: the principal of the request's access token (bearer header or
  * cookie, by the rules of the auth routes), or the response with the same 401 codes.
@@ -90,6 +95,29 @@ export async function authenticateRequest(
 ): Promise<AuthenticateResult> {
   const result = await core.httpHandlerFor(auth).authenticate(toHttpRequest(request, client));
   return result.response ? { response: toResponse(result.response) } : { principal: result.principal };
+}
+
+/**
+ * For the host's routes that need a permission in the active organization: as
+ * `authenticateRequest`, then a 403 (`NO_ACTIVE_ORGANIZATION`, `PERMISSION_DENIED`) response unless
+ * the member's role (read now) grants it.
+ * @example
+ * ```ts
+ * app.get("/projects", async (c) => {
+ *   const result = await requirePermission(auth, "project:read", c.req.raw);
+ *   return result.response ?? c.json({ organizationId: result.organization.organizationId });
+ * });
+ * ```
+ */
+export async function requirePermission(
+  auth: core.Auth,
+  permission: string,
+  request: Request,
+  client?: ClientInfo,
+): Promise<AuthorizeResult> {
+  const result = await core.httpHandlerFor(auth).authenticate(toHttpRequest(request, client), permission);
+  if (result.response) return { response: toResponse(result.response) };
+  return { principal: result.principal, organization: result.organization as core.OrganizationAccess };
 }
 
 /** Appends a login's cookies to `headers`, for a session the host started with `auth.sessions.create`. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { type HttpBindings, serve } from "@hono/node-server";
 import type { Auth } from "@portcullis/core";
 import { Hono } from "hono";
-import { authenticateRequest, createFetchHandler } from "./index.js";
+import { authenticateRequest, createFetchHandler, requirePermission } from "./index.js";
 
 /** The client of a request on `@hono/node-server`: its socket's address. */
 export const clientOf = (bindings: HttpBindings) => ({
@@ -13,8 +13,9 @@ export const clientOf = (bindings: HttpBindings) => ({
 
 /**
  * Test support (not built into the package): a Hono app with the auth routes under `basePath` and
- * the adapter suite's two host routes, `GET /host/protected` (behind `authenticateRequest`) and
- * `POST /host/echo` (Hono's own JSON parsing).
+ * the adapter suite's host routes: `GET /host/protected` (behind `authenticateRequest`),
+ * `POST /host/echo` (Hono's own JSON parsing) and `GET`/`POST /host/projects` (behind
+ * `requirePermission`).
  */
 export function createTestApp(auth: Auth): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
@@ -28,6 +29,14 @@ export function createTestApp(auth: Auth): Hono<{ Bindings: HttpBindings }> {
     return c.json({ userId: result.principal.userId, sessionId: result.principal.sessionId });
   });
   app.post("/host/echo", async (c) => c.json(await c.req.json()));
+  for (const [method, permission] of [
+    ["GET", "project:read"],
+    ["POST", "project:write"],
+  ] as const)
+    app.on(method, "/host/projects", async (c) => {
+      const result = await requirePermission(auth, permission, c.req.raw, clientOf(c.env));
+      return result.response ?? c.json({ organizationId: result.organization.organizationId });
+    });
   return app;
 }
 
