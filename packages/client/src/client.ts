@@ -9,7 +9,8 @@ import type {
   RegisterInput,
   ResetPasswordInput,
   StepUpInput,
-} from "@portcullis/core";
+} from "./api-types.js";
+import { createHostFetch } from "./host-fetch.js";
 import type { ChannelLike, LockManagerLike } from "./refresh.js";
 import { ROUTE_AUTH, type RouteKey, type Routes, type SignedInResponse } from "./routes.js";
 import {
@@ -18,6 +19,7 @@ import {
   createSession,
   type Session,
   type SessionState,
+  touch,
 } from "./session.js";
 import { type CallInit, createTransport, memoryStorage, type TokenStorage, urlOf } from "./transport.js";
 import { createTwoFactorFlow, type TwoFactorFlow, type TwoFactorStart } from "./two-factor.js";
@@ -93,7 +95,7 @@ export function createAuthClient(options: AuthClientOptions) {
   const send = createTransport({
     baseUrl: options.baseUrl,
     mode,
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    fetch: (input, init) => fetchImpl(input, init),
     storage,
     locale:
       typeof options.locale === "function" ? options.locale : () => options.locale as string | undefined,
@@ -112,6 +114,7 @@ export function createAuthClient(options: AuthClientOptions) {
     ...(options.initialState ? { initialState: options.initialState } : {}),
   });
   session = live;
+  const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const call = <K extends RouteKey>(key: K, init: CallInit<K>) =>
     callWithRefresh(live, { send, kinds: ROUTE_AUTH }, key, init).then((body) =>
       afterAnswer(live, mode, key, body, init),
@@ -130,6 +133,18 @@ export function createAuthClient(options: AuthClientOptions) {
     ) => () => void,
     /** Refreshes now (one refresh at a time, across tabs). */
     refresh: () => live.refresher.refresh(),
+    /**
+     * The user is active (wire it to the page's input events): the next refresh may go ahead, and
+     * one is made now when the access token has lapsed or soon will. Without activity since the
+     * last refresh the client refreshes for no `background` call, so a tab left alone signs out
+     * once the server's idle timeout has passed. Resolves when that refresh settled.
+     */
+    touch: () => touch(live),
+    /**
+     * `fetch` for the host's own routes with the session's access token (cookies, or a bearer
+     * header in header mode); a 401 is retried once after one refresh. Resolves to the answer.
+     */
+    fetch: createHostFetch({ session: live, mode, storage, fetch: fetchImpl }),
     /** The 2FA flow of a login's or a step-up's `twoFactorRequired: true` answer. */
     twoFactor: <S extends TwoFactorStart>(start: S): TwoFactorFlow<S> => createTwoFactorFlow(start, call),
     /** The URL a browser goes to for an identity provider's sign-in (or with `stepUp`, a step-up). */
@@ -138,16 +153,14 @@ export function createAuthClient(options: AuthClientOptions) {
         options.baseUrl,
         "GET /oauth/:provider/authorize",
         { provider },
-        {
-          returnTo: query.returnTo,
-          stepUp: query.stepUp ? "1" : undefined,
-        },
+        { returnTo: query.returnTo, stepUp: query.stepUp ? "1" : undefined },
       ),
     ...accountCalls(call),
     ...settingsCalls(call),
     ...selfServiceCalls(call),
     ...adminCalls(call),
     ...passkeyCalls(call),
+    ...organizationCalls(call),
   };
 }
 
@@ -167,6 +180,8 @@ function afterAnswer<K extends RouteKey>(
     const { accessToken, refreshToken, deviceToken, user } = answer as unknown as SignedInResponse;
     if (mode === "header") session.setTokens({ accessToken, refreshToken, deviceToken: deviceToken ?? null });
     session.signIn(user);
+  } else if (key === "POST /organizations/:id/activate") {
+    session.adoptAccessToken((answer.accessToken as string | null | undefined) ?? null);
   } else if (answer.twoFactorRequired === false && "stepUpToken" in answer) {
     session.setStepUpToken(answer.stepUpToken as string | null);
   } else if (
@@ -184,6 +199,13 @@ function accountCalls(call: Call) {
   return {
     register: (body: RegisterInput) => call("POST /register", { body }),
     login: (body: LoginInput) => call("POST /login", { body }),
+    /** Mails a sign-in link and code to `email` (the server's `emailSignIn`); the same answer for any address. */
+    requestEmailSignIn: (email: string) => call("POST /email-sign-in/request", { body: { email } }),
+    /** Signs in with an emailed link's token, or the address and its emailed code (then as `login`). */
+    signInWithEmail: (
+      input: { token: string } | { email: string; code: string },
+      options: { rememberMe?: boolean } = {},
+    ) => call("POST /email-sign-in", { body: { ...input, ...options } }),
     logout: () => call("POST /logout", {}),
     me: () => call("GET /me", {}),
     sessions: {
@@ -264,6 +286,8 @@ function adminCalls(call: Call) {
        * session cookies (the tokens are null in the answer): the page is then the user's.
        */
       impersonate: (id: string) => call("POST /admin/users/:id/impersonate", user(id)),
+      listOrganizations: (query: { query?: string; cursor?: string; limit?: number } = {}) =>
+        call("GET /admin/organizations", { query }),
     },
   };
 }
@@ -275,6 +299,49 @@ function passkeyCalls(call: Call) {
       list: () => call("GET /passkeys", {}),
       rename: (id: string, name: string) => call("PATCH /passkeys/:id", { params: { id }, body: { name } }),
       delete: (id: string) => call("DELETE /passkeys/:id", { params: { id } }),
+    },
+  };
+}
+
+/**
+ * Organizations (docs/organizations.md), with the server's `organizations` on. `activate` takes
+ * the answer's new access token as a refresh's: the next call names the organization.
+ */
+function organizationCalls(call: Call) {
+  const org = (id: string) => ({ params: { id } });
+  return {
+    organizations: {
+      create: (body: Routes["POST /organizations"]["body"]) => call("POST /organizations", { body }),
+      list: () => call("GET /organizations", {}),
+      get: (id: string) => call("GET /organizations/:id", org(id)),
+      update: (id: string, body: Routes["PATCH /organizations/:id"]["body"]) =>
+        call("PATCH /organizations/:id", { ...org(id), body }),
+      /** Owners only, after a step-up. */
+      delete: (id: string) => call("DELETE /organizations/:id", org(id)),
+      activate: (id: string) => call("POST /organizations/:id/activate", org(id)),
+      members: (id: string, query: { cursor?: string; limit?: number } = {}) =>
+        call("GET /organizations/:id/members", { ...org(id), query }),
+      changeMemberRole: (id: string, userId: string, role: string) =>
+        call("PATCH /organizations/:id/members/:userId", { params: { id, userId }, body: { role } }),
+      /** Removes a member, or leaves (the caller's own user id). */
+      removeMember: (id: string, userId: string) =>
+        call("DELETE /organizations/:id/members/:userId", { params: { id, userId } }),
+      invite: (id: string, body: Routes["POST /organizations/:id/invitations"]["body"]) =>
+        call("POST /organizations/:id/invitations", { ...org(id), body }),
+      invitations: (id: string) => call("GET /organizations/:id/invitations", org(id)),
+      revokeInvitation: (id: string, invitationId: string) =>
+        call("DELETE /organizations/:id/invitations/:invitationId", { params: { id, invitationId } }),
+      /** The caller's own pending invitations. */
+      received: () => call("GET /invitations", {}),
+      accept: (token: string) => call("POST /invitations/accept", { body: { token } }),
+      decline: (token: string) => call("POST /invitations/decline", { body: { token } }),
+      roles: (id: string) => call("GET /organizations/:id/roles", org(id)),
+      createRole: (id: string, body: Routes["POST /organizations/:id/roles"]["body"]) =>
+        call("POST /organizations/:id/roles", { ...org(id), body }),
+      updateRole: (id: string, role: string, permissions: string[]) =>
+        call("PATCH /organizations/:id/roles/:role", { params: { id, role }, body: { permissions } }),
+      deleteRole: (id: string, role: string) =>
+        call("DELETE /organizations/:id/roles/:role", { params: { id, role } }),
     },
   };
 }

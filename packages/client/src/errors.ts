@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@portcullis/core";
+import type { ErrorCode } from "./api-types.js";
 
 /** Codes of the client's own failures: no answer from the server, or an answer that is not the API's. */
 export type ClientErrorCode = "NETWORK_FAILURE" | "UNEXPECTED_RESPONSE";

@@ -1,5 +1,5 @@
-/** The user as the API answers it (the core's type). */
-export type { ErrorCode, User } from "@portcullis/core";
+/** The API's own types (the user, the error codes, each input and answer), generated from the core's. */
+export type * from "./api-types.js";
 export { type AuthClient, type AuthClientOptions, createAuthClient } from "./client.js";
 export { type ClientErrorCode, type FieldError, isPortcullisError, PortcullisError } from "./errors.js";
 export {
@@ -17,6 +17,7 @@ export {
 } from "./passkeys.js";
 export type { ChannelLike, LockManagerLike } from "./refresh.js";
 export {
+  type ActivationResponse,
   type ImpersonationResponse,
   type LoginResponse,
   NAVIGATION_ROUTES,

@@ -109,12 +109,13 @@ export function createRefresher(deps: RefresherDeps) {
       });
       return inflight;
     },
-    /** Tells the other tabs this one signed out (they sign out too) or in. */
+    /**
+     * Tells the other tabs this one signed out (they sign out too), in, or took a new access token
+     * other than by refreshing (an organization's activation: counted as a refresh's outcome).
+     */
     share(message: SharedMessage) {
-      if (message.type === "portcullis:signed-out") {
-        generation += 1;
-        last = message;
-      }
+      if (message.type !== "portcullis:signed-in") generation += 1;
+      if (message.type === "portcullis:signed-out") last = message;
       post(message);
     },
   };

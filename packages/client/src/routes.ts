@@ -1,13 +1,15 @@
 // The HTTP API's routes as the client calls them: each route's body, query and answer, typed from
-// the core's own types (type imports only: nothing of the core is bundled), so they cannot drift.
-// `ROUTE_AUTH` is the run-time list of the same routes; server.test.ts holds it against the
-// server's route table and types.test.ts holds the types against the core's use cases.
+// api-types.ts, the core's types written out for the client (generated; the published package
+// needs nothing of the core), so they cannot drift. `ROUTE_AUTH` is the run-time list of the same
+// routes; server.test.ts holds it against the server's route table and types.test.ts holds the
+// types against the core's use cases.
 import type {
   AccountExport,
+  Activation,
   ActivityPage,
   AdminUser,
   AdminUserDetail,
-  Auth,
+  AuthAnswers,
   ChangePasswordInput,
   CodeInput,
   ConfirmTotpInput,
@@ -20,14 +22,11 @@ import type {
   RegisterInput,
   RequiredPasswordChangeInput,
   ResetPasswordInput,
-  SignedIn,
   StepUpInput,
   TotpSetup,
   TwoFactorChallenge,
   User,
-} from "@portcullis/core";
-
-type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+} from "./api-types.js";
 
 /** The methods of a 2FA challenge, as the answers of login and step-up show them. */
 type ChallengeMethods = Pick<TwoFactorChallenge, "twoFactorMethods" | "preferredTwoFactorMethod">;
@@ -75,7 +74,7 @@ export type StepUpResponse =
 
 /** What `POST /refresh` answers. */
 export interface RefreshResponse {
-  user: SignedIn["user"];
+  user: User;
   accessToken: string | null;
   refreshToken: string | null;
   /** When the new access token expires (ISO 8601). */
@@ -89,79 +88,122 @@ interface R<Response, Body = undefined, Query = undefined> {
   response: Response;
 }
 
-type Sessions = Auth["sessions"];
-type Admin = Auth["admin"];
-type Passkeys = Auth["passkeys"];
-type Cooldown = Answer<Auth["requestPasswordReset"]>;
-type Remaining = Answer<Auth["getPasswordResetCooldown"]>;
+/** What the `Auth` method at `path` resolves to. */
+type Answer<Path extends keyof AuthAnswers> = AuthAnswers[Path];
+type Cooldown = Answer<"requestPasswordReset">;
+type Remaining = Answer<"getPasswordResetCooldown">;
 
 /** Every route of the HTTP API a client calls with `fetch`, by `"METHOD /path"` (relative to the mount). */
 export interface Routes {
   "POST /register": R<{ success: true }, RegisterInput>;
   "POST /login": R<LoginResponse, LoginInput>;
   "POST /refresh": R<RefreshResponse, RefreshInput>;
-  "POST /logout": R<Answer<Auth["logout"]>>;
-  "GET /me": R<Answer<Auth["getCurrentUser"]>>;
-  "GET /sessions": R<{ sessions: Answer<Sessions["list"]> }>;
-  "DELETE /sessions": R<Answer<Sessions["revokeAll"]>, undefined, { others?: "true" | "false" }>;
-  "DELETE /sessions/:id": R<Answer<Sessions["revoke"]>>;
+  "POST /logout": R<Answer<"logout">>;
+  "GET /me": R<Answer<"getCurrentUser">>;
+  "GET /sessions": R<{ sessions: Answer<"sessions.list"> }>;
+  "DELETE /sessions": R<Answer<"sessions.revokeAll">, undefined, { others?: "true" | "false" }>;
+  "DELETE /sessions/:id": R<Answer<"sessions.revoke">>;
   "GET /activity": R<ActivityPage, undefined, { cursor?: string; limit?: number }>;
   "POST /2fa/login": R<LoginResponse, CodeInput>;
   "POST /2fa/recover": R<LoginResponse, CodeInput>;
   "POST /step-up": R<StepUpResponse, StepUpInput>;
   "POST /2fa/step-up": R<StepUpResponse, CodeInput>;
+  "GET /2fa/trusted-browsers": R<{ browsers: Answer<"sessions.listTrustedBrowsers"> }>;
+  "DELETE /2fa/trusted-browsers": R<Answer<"sessions.forgetTrustedBrowsers">>;
+  "DELETE /2fa/trusted-browsers/:id": R<Answer<"sessions.forgetTrustedBrowsers">>;
   "GET /2fa/totp/setup": R<TotpSetup>;
-  "POST /2fa/totp/setup": R<Answer<Auth["confirmTotpSetup"]>, ConfirmTotpInput>;
-  "DELETE /2fa/totp": R<Answer<Auth["disableTwoFactorMethod"]>>;
-  "POST /2fa/email/send": R<Answer<Auth["sendTwoFactorEmailCode"]>>;
-  "GET /2fa/email/cooldown": R<Answer<Auth["getTwoFactorEmailCooldown"]>>;
-  "POST /2fa/email/enable": R<Answer<Auth["enableEmailTwoFactor"]>, CodeInput>;
-  "DELETE /2fa/email": R<Answer<Auth["disableTwoFactorMethod"]>>;
-  "POST /2fa/preferred-method": R<Answer<Auth["setPreferredTwoFactorMethod"]>, PreferredMethodInput>;
+  "POST /2fa/totp/setup": R<Answer<"confirmTotpSetup">, ConfirmTotpInput>;
+  "DELETE /2fa/totp": R<Answer<"disableTwoFactorMethod">>;
+  "POST /2fa/email/send": R<Answer<"sendTwoFactorEmailCode">>;
+  "GET /2fa/email/cooldown": R<Answer<"getTwoFactorEmailCooldown">>;
+  "POST /2fa/email/enable": R<Answer<"enableEmailTwoFactor">, CodeInput>;
+  "DELETE /2fa/email": R<Answer<"disableTwoFactorMethod">>;
+  "POST /2fa/preferred-method": R<Answer<"setPreferredTwoFactorMethod">, PreferredMethodInput>;
   "POST /password/reset-request": R<Cooldown, EmailInput>;
   "GET /password/reset/cooldown": R<Remaining, undefined, { email: string }>;
-  "POST /password/reset": R<Answer<Auth["resetPassword"]>, ResetPasswordInput, { token: string }>;
-  "POST /email/verification/send": R<Answer<Auth["resendVerification"]>>;
-  "GET /email/verification/cooldown": R<Answer<Auth["getVerificationCooldown"]>>;
-  "POST /email/verification": R<Answer<Auth["verifyEmail"]>, undefined, { token: string }>;
-  "GET /oauth/providers": R<{ providers: ReturnType<Auth["identityProviders"]["list"]> }>;
+  "POST /password/reset": R<Answer<"resetPassword">, ResetPasswordInput, { token: string }>;
+  "POST /email/verification/send": R<Answer<"resendVerification">>;
+  "GET /email/verification/cooldown": R<Answer<"getVerificationCooldown">>;
+  "POST /email/verification": R<Answer<"verifyEmail">, undefined, { token: string }>;
+  "GET /oauth/providers": R<{ providers: Answer<"identityProviders.list"> }>;
   "POST /oauth/:provider/link": R<{ authorizationUrl: string }, { returnTo?: string }>;
-  "DELETE /oauth/:provider": R<Answer<Auth["identityProviders"]["unlink"]>>;
-  "POST /password/change": R<Answer<Auth["account"]["changePassword"]>, ChangePasswordInput>;
-  "POST /email/change": R<Answer<Auth["account"]["requestEmailChange"]>, EmailChangeInput>;
-  "POST /email/change/confirm": R<
-    Answer<Auth["account"]["confirmEmailChange"]>,
-    undefined,
-    { token: string }
-  >;
-  "DELETE /me": R<Answer<Auth["account"]["delete"]>>;
+  "DELETE /oauth/:provider": R<Answer<"identityProviders.unlink">>;
+  "POST /password/change": R<Answer<"account.changePassword">, ChangePasswordInput>;
+  "POST /email/change": R<Answer<"account.requestEmailChange">, EmailChangeInput>;
+  "POST /email/change/confirm": R<Answer<"account.confirmEmailChange">, undefined, { token: string }>;
+  "DELETE /me": R<Answer<"account.delete">>;
   "GET /me/export": R<AccountExport>;
-  "POST /email-sign-in/request": R<Cooldown, EmailInput>;
+  "POST /email-sign-in/request": R<Answer<"requestEmailSignIn">, EmailInput>;
   "POST /email-sign-in": R<LoginResponse, EmailSignInInput>;
   "POST /password/change-required": R<LoginResponse, RequiredPasswordChangeInput>;
-  "POST /passkeys/register/options": R<Answer<Passkeys["registrationOptions"]>>;
-  "POST /passkeys/register": R<Answer<Passkeys["register"]>, { response: unknown; name?: string }>;
+  "POST /passkeys/register/options": R<Answer<"passkeys.registrationOptions">>;
+  "POST /passkeys/register": R<Answer<"passkeys.register">, { response: unknown; name?: string }>;
   "POST /passkeys/login/options": R<Record<string, unknown>, { email?: string } | undefined>;
   "POST /passkeys/login": R<
     LoginResponse,
     { response: unknown; session?: LoginInput["session"]; rememberMe?: boolean }
   >;
-  "POST /passkeys/step-up/options": R<Answer<Passkeys["stepUpOptions"]>>;
+  "POST /passkeys/step-up/options": R<Answer<"passkeys.stepUpOptions">>;
   "POST /passkeys/step-up": R<StepUpResponse, { response: unknown }>;
-  "GET /passkeys": R<Answer<Passkeys["list"]>>;
-  "PATCH /passkeys/:id": R<Answer<Passkeys["rename"]>, { name: string }>;
-  "DELETE /passkeys/:id": R<Answer<Passkeys["delete"]>>;
+  "GET /passkeys": R<Answer<"passkeys.list">>;
+  "PATCH /passkeys/:id": R<Answer<"passkeys.rename">, { name: string }>;
+  "DELETE /passkeys/:id": R<Answer<"passkeys.delete">>;
   "GET /admin/users": R<
-    Answer<Admin["listUsers"]>,
+    Answer<"admin.listUsers">,
     undefined,
     { query?: string; cursor?: string; limit?: number }
   >;
   "GET /admin/users/:id": R<AdminUserDetail>;
   "POST /admin/users/:id/lock": R<AdminUser, { reason?: string }>;
   "POST /admin/users/:id/unlock": R<AdminUser>;
-  "DELETE /admin/users/:id/sessions": R<Answer<Admin["revokeSessions"]>>;
+  "DELETE /admin/users/:id/sessions": R<Answer<"admin.revokeSessions">>;
   "POST /admin/users/:id/require-password-change": R<AdminUser>;
   "POST /admin/users/:id/impersonate": R<ImpersonationResponse>;
+  "GET /admin/organizations": R<
+    Answer<"admin.listOrganizations">,
+    undefined,
+    { query?: string; cursor?: string; limit?: number }
+  >;
+  "POST /organizations": R<Answer<"organizations.create">, { name: string; slug?: string }>;
+  "GET /organizations": R<Answer<"organizations.list">>;
+  "GET /organizations/:id": R<Answer<"organizations.get">>;
+  "PATCH /organizations/:id": R<Answer<"organizations.update">, { name?: string; slug?: string }>;
+  "DELETE /organizations/:id": R<Answer<"organizations.delete">>;
+  "POST /organizations/:id/activate": R<ActivationResponse>;
+  "GET /organizations/:id/members": R<
+    Answer<"organizations.listMembers">,
+    undefined,
+    { cursor?: string; limit?: number }
+  >;
+  "PATCH /organizations/:id/members/:userId": R<Answer<"organizations.changeMemberRole">, { role: string }>;
+  "DELETE /organizations/:id/members/:userId": R<Answer<"organizations.removeMember">>;
+  "POST /organizations/:id/invitations": R<Answer<"organizations.invite">, { email: string; role: string }>;
+  "GET /organizations/:id/invitations": R<Answer<"organizations.listInvitations">>;
+  "DELETE /organizations/:id/invitations/:invitationId": R<Answer<"organizations.revokeInvitation">>;
+  "GET /invitations": R<Answer<"organizations.receivedInvitations">>;
+  "POST /invitations/accept": R<Answer<"organizations.acceptInvitation">, { token: string }>;
+  "POST /invitations/decline": R<Answer<"organizations.declineInvitation">, { token: string }>;
+  "GET /organizations/:id/roles": R<Answer<"organizations.listRoles">>;
+  "POST /organizations/:id/roles": R<
+    Answer<"organizations.createRole">,
+    { name: string; permissions: string[] }
+  >;
+  "PATCH /organizations/:id/roles/:role": R<Answer<"organizations.updateRole">, { permissions: string[] }>;
+  "DELETE /organizations/:id/roles/:role": R<Answer<"organizations.deleteRole">>;
+}
+
+/**
+ * What `POST /organizations/:id/activate` answers: a new access token of the same session naming
+ * the organization (in the body with header authentication, else in its cookie; the refresh token
+ * does not change), as a refresh's answer.
+ */
+export interface ActivationResponse {
+  user: User;
+  accessToken: string | null;
+  refreshToken: null;
+  /** When the new access token expires (ISO 8601). */
+  accessTokenExpiresAt: string | null;
+  activeOrganization: Activation["activeOrganization"];
 }
 
 /**
@@ -208,6 +250,9 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "POST /2fa/recover": "two-factor",
   "POST /step-up": "access",
   "POST /2fa/step-up": "access-and-two-factor",
+  "GET /2fa/trusted-browsers": "access",
+  "DELETE /2fa/trusted-browsers": "access",
+  "DELETE /2fa/trusted-browsers/:id": "access",
   "GET /2fa/totp/setup": "step-up",
   "POST /2fa/totp/setup": "step-up",
   "DELETE /2fa/totp": "step-up",
@@ -249,6 +294,26 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "DELETE /admin/users/:id/sessions": "admin",
   "POST /admin/users/:id/require-password-change": "admin",
   "POST /admin/users/:id/impersonate": "admin",
+  "GET /admin/organizations": "admin",
+  "POST /organizations": "access",
+  "GET /organizations": "access",
+  "GET /organizations/:id": "access",
+  "PATCH /organizations/:id": "access",
+  "DELETE /organizations/:id": "step-up",
+  "POST /organizations/:id/activate": "access",
+  "GET /organizations/:id/members": "access",
+  "PATCH /organizations/:id/members/:userId": "access",
+  "DELETE /organizations/:id/members/:userId": "access",
+  "POST /organizations/:id/invitations": "access",
+  "GET /organizations/:id/invitations": "access",
+  "DELETE /organizations/:id/invitations/:invitationId": "access",
+  "GET /invitations": "access",
+  "POST /invitations/accept": "access",
+  "POST /invitations/decline": "access",
+  "GET /organizations/:id/roles": "access",
+  "POST /organizations/:id/roles": "access",
+  "PATCH /organizations/:id/roles/:role": "access",
+  "DELETE /organizations/:id/roles/:role": "access",
 };
 
 /**

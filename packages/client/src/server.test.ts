@@ -36,6 +36,8 @@ async function startServer() {
     mailer: { send: async (message) => void emails.push(message) },
     // The back office (admin routes) for accounts whose address starts with "admin".
     admin: { authorize: (_principal, user) => user.email.startsWith("admin") },
+    // Organizations, so that their routes are served too.
+    organizations: { permissions: ["project:read"] },
   });
   await auth.ready();
   const counts = { refresh: 0, unauthorized: 0 };

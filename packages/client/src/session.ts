@@ -1,4 +1,4 @@
-import type { ErrorCode, User } from "@portcullis/core";
+import type { ErrorCode, User } from "./api-types.js";
 import type { PortcullisError } from "./errors.js";
 import { type ChannelLike, createRefresher, type LockManagerLike, type SharedMessage } from "./refresh.js";
 import type { RouteKey, Routes } from "./routes.js";
@@ -110,6 +110,7 @@ export function createSession(options: SessionOptions) {
   const expiry = createExpiry(options);
   let state: SessionState = options.initialState ?? "unknown";
   let stepUpToken: string | undefined;
+  const activity = createActivity();
 
   const signOut = (
     reason: AuthClientEvents["signedOut"]["reason"],
@@ -131,28 +132,21 @@ export function createSession(options: SessionOptions) {
 
   const onShared = (message: SharedMessage) => {
     if (message.type === "portcullis:signed-out") return signOut("other-tab", message.code as ErrorCode);
+    if (message.type === "portcullis:refreshed") activity.restart();
     expiry.note(message.accessTokenExpiresAt);
     if (message.type === "portcullis:signed-in") state = "unknown";
     else if (mode === "header" && message.tokens)
       storage.set(message.tokens as ReturnType<TokenStorage["get"]>);
   };
 
-  const refreshOnce = () =>
-    refreshAndKeep(options, {
-      expiry,
-      signOut,
-      signedIn: () => {
-        state = "signed-in";
-      },
-    });
+  /** A refresh (or an answer that stands for one) gave a new access token. */
+  const refreshed = () => {
+    state = "signed-in";
+    activity.restart();
+  };
+  const refreshOnce = () => refreshAndKeep(options, { expiry, signOut, signedIn: refreshed });
 
-  const refresher = createRefresher({
-    refresh: refreshOnce,
-    locks: options.locks,
-    channel: options.channel,
-    lockName: options.lockName,
-    onShared,
-  });
+  const refresher = createRefresher({ ...options, refresh: refreshOnce, onShared });
 
   const canRefresh = () =>
     mode === "header" ? Boolean(storage.get()?.refreshToken) : state !== "signed-out";
@@ -162,6 +156,7 @@ export function createSession(options: SessionOptions) {
     refresher,
     signOut,
     canRefresh,
+    callStarts: activity.callStarts,
     expiresSoon: () => state !== "signed-out" && expiry.soon(),
     expiry,
     state: () => state,
@@ -171,12 +166,14 @@ export function createSession(options: SessionOptions) {
     setTokens: (tokens: ReturnType<TokenStorage["get"]>) => storage.set(tokens),
     signIn: (user: User) => {
       state = "signed-in";
-      const accessTokenExpiresAt = expiry.shared();
-      refresher.share({
-        type: "portcullis:signed-in",
-        ...(accessTokenExpiresAt ? { accessTokenExpiresAt } : {}),
-      });
+      activity.restart();
+      refresher.share(signedInMessage(expiry.shared()));
       events.emit("signedIn", { user });
+    },
+    /** An answer with a new access token of this session (an organization's activation): as a refresh's. */
+    adoptAccessToken: (accessToken: string | null) => {
+      refresher.share(keepAccessToken(options, accessToken, expiry.shared()));
+      refreshed();
     },
     stepUpToken: () => stepUpToken,
     setStepUpToken: (token: string | null | undefined) => {
@@ -186,6 +183,58 @@ export function createSession(options: SessionOptions) {
 }
 
 export type Session = ReturnType<typeof createSession>;
+
+/**
+ * A new access token of the session from an answer other than a refresh's: kept in header mode
+ * (the refresh token stays). The message telling the other tabs, as after a refresh.
+ */
+function keepAccessToken(
+  { mode, storage }: Pick<SessionOptions, "mode" | "storage">,
+  accessToken: string | null,
+  accessTokenExpiresAt: string | undefined,
+): SharedMessage {
+  if (mode !== "header" || !accessToken) return { type: "portcullis:refreshed", accessTokenExpiresAt };
+  const held = storage.get();
+  const tokens = { ...held, accessToken, refreshToken: held?.refreshToken ?? null };
+  storage.set(tokens);
+  return { type: "portcullis:refreshed", tokens, accessTokenExpiresAt };
+}
+
+/** What a tab tells the others of its sign-in: the new access token's expiry, when known. */
+const signedInMessage = (accessTokenExpiresAt: string | undefined): SharedMessage => ({
+  type: "portcullis:signed-in",
+  ...(accessTokenExpiresAt ? { accessTokenExpiresAt } : {}),
+});
+
+/**
+ * Whether the user was active since the session's idle clock last started (its sign-in, a
+ * refresh here or in another tab, or the page load): only then may a refresh go ahead, so a tab
+ * left alone does not keep its session.
+ */
+function createActivity() {
+  let active = true;
+  return {
+    /** A sign-in or a refresh: the server's idle clock starts again. */
+    restart() {
+      active = false;
+    },
+    /**
+     * A call starts: one that is not `background` is the user's activity. True when the call may
+     * refresh (the user was active since the last refresh, or is now).
+     */
+    callStarts(background: boolean | undefined) {
+      if (!background) active = true;
+      return active;
+    },
+  };
+}
+
+/** The user's activity: the next refresh may go ahead, and one is made now when the access token has lapsed or soon will. */
+export async function touch(session: Session): Promise<void> {
+  session.callStarts(false);
+  if (session.state() === "signed-in" && session.expiresSoon() && session.canRefresh())
+    await session.refresher.refresh().catch(() => {});
+}
 
 /** `POST /refresh`: keeps the new tokens (header mode) and gives them to share; a 4xx refusal signs out. */
 async function refreshAndKeep(
@@ -218,6 +267,8 @@ async function refreshAndKeep(
  * A call of route `key`: refreshed first when the access token is about to expire, and retried
  * once after one refresh when the access token is refused (twice when another tab refreshed
  * during the retry); a refusal refresh cannot fix ends the session (`sessionEnded`, `signedOut`).
+ * A call is the user's activity unless `init.background`; a background call made while the user
+ * was idle (no activity since the last refresh) never refreshes: it gets the server's refusal.
  */
 export async function callWithRefresh<K extends RouteKey>(
   session: Session,
@@ -225,14 +276,16 @@ export async function callWithRefresh<K extends RouteKey>(
   key: K,
   init: CallInit<K>,
 ): Promise<Routes[K]["response"]> {
+  const userActive = session.callStarts(init.background);
+  const mayRefresh = () => userActive && session.canRefresh();
   const usesAccess =
     ACCESS_KINDS.has(options.kinds[key]) && !init.headers?.["x-two-factor-authentication-token"];
-  if (usesAccess && session.expiresSoon() && session.canRefresh()) await session.refresher.refresh();
+  if (usesAccess && session.expiresSoon() && mayRefresh()) await session.refresher.refresh();
   let sentAt = session.refresher.generation;
   let response = await options.send(key, init);
   if (response.status === 401 && usesAccess) {
     const refused = await readAnswer<never>(response).catch((e: PortcullisError) => e);
-    if (!REFRESHABLE.has(refused.code) || !session.canRefresh()) throw refused;
+    if (!REFRESHABLE.has(refused.code) || !mayRefresh()) throw refused;
     // A refresh that finished since this call was sent already gave a new token: retry with it.
     if (session.refresher.generation === sentAt) await session.refresher.refresh();
     sentAt = session.refresher.generation;

@@ -29,3 +29,21 @@ export async function listenWithAuth(app: Express, auth: Auth): Promise<string> 
   });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
 }
+
+/** A fetch with a cookie jar, as a browser keeps the server's cookies. */
+export function cookieJarFetch(): typeof fetch {
+  const jar = new Map<string, string>();
+  return async (input, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (jar.size > 0) headers.set("cookie", [...jar].map(([name, value]) => `${name}=${value}`).join("; "));
+    const response = await fetch(input, { ...init, headers });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = "", ...attributes] = line.split(";");
+      const name = pair.slice(0, pair.indexOf("="));
+      const value = pair.slice(pair.indexOf("=") + 1);
+      if (attributes.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === "") jar.delete(name);
+      else jar.set(name, value);
+    }
+    return response;
+  };
+}

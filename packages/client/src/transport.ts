@@ -23,6 +23,11 @@ export type CallInit<K extends RouteKey> = (undefined extends Routes[K]["body"]
   (K extends `${string}:${string}` ? { params: Record<string, string> } : { params?: undefined }) & {
     /** Extra headers (a 2FA flow's token in header mode). */
     headers?: Record<string, string>;
+    /**
+     * Made by the page, not by the user (a poll): not the user's activity, and while the user is
+     * idle it refreshes nothing (a lapsed access token is refused), so the idle timeout applies.
+     */
+    background?: boolean;
   };
 
 export interface TransportOptions {

@@ -1,4 +1,4 @@
-import type { TwoFactorMethod } from "@portcullis/core";
+import type { TwoFactorMethod } from "./api-types.js";
 import { PortcullisError } from "./errors.js";
 import type { LoginResponse, RouteKey, Routes, SignedInResponse, StepUpResponse } from "./routes.js";
 import type { CallInit } from "./transport.js";
@@ -29,10 +29,20 @@ export interface TwoFactorFlow<S extends TwoFactorStart = TwoFactorStart> {
   sendEmailCode(): Promise<{ cooldown: number }>;
   /** Seconds until `sendEmailCode` can mail a code (0: now). */
   emailCooldown(): Promise<{ remaining: number }>;
-  /** A TOTP or emailed code: `completed` on success; a wrong code keeps `code-required`. */
-  submit(code: string, options?: { rememberMe?: boolean }): Promise<TwoFactorResult<S>>;
-  /** A recovery code (sign-in only): `completed` on success. */
-  recover(code: string, options?: { rememberMe?: boolean }): Promise<SignedInResponse>;
+  /**
+   * A TOTP or emailed code: `completed` on success; a wrong code keeps `code-required`. With
+   * `trustBrowser: true` (sign-in only) this browser skips the second factor of its next password
+   * sign-ins to the account until the trust ends.
+   */
+  submit(
+    code: string,
+    options?: { rememberMe?: boolean; trustBrowser?: boolean },
+  ): Promise<TwoFactorResult<S>>;
+  /** A recovery code (sign-in only): `completed` on success; `trustBrowser` as for `submit`. */
+  recover(
+    code: string,
+    options?: { rememberMe?: boolean; trustBrowser?: boolean },
+  ): Promise<SignedInResponse>;
   /** Called with the new state on each change; returns the function that stops it. */
   subscribe(listener: (state: TwoFactorState) => void): () => void;
 }

@@ -47,6 +47,10 @@ describe("types", () => {
     expectTypeOf<Body<"POST /oauth/:provider/link">>().toEqualTypeOf<
       Omit<Input<Auth["identityProviders"]["link"]>, "provider">
     >();
+    expectTypeOf<Body<"POST /invitations/accept">>().toEqualTypeOf<
+      Input<Auth["organizations"]["acceptInvitation"]>
+    >();
+    expectTypeOf<Body<"POST /organizations">>().toEqualTypeOf<Input<Auth["organizations"]["create"]>>();
     expectTypeOf<Routes["GET /activity"]["query"]>().toMatchTypeOf<
       NonNullable<Input<Auth["activity"]["list"]>>
     >();
@@ -68,6 +72,19 @@ describe("types", () => {
     expectTypeOf<Response<"POST /email/verification">>().toEqualTypeOf<Answer<Auth["verifyEmail"]>>();
     expectTypeOf<Response<"DELETE /oauth/:provider">>().toEqualTypeOf<
       Answer<Auth["identityProviders"]["unlink"]>
+    >();
+    expectTypeOf<Response<"GET /organizations">>().toEqualTypeOf<Answer<Auth["organizations"]["list"]>>();
+    expectTypeOf<Response<"GET /organizations/:id/members">>().toEqualTypeOf<
+      Answer<Auth["organizations"]["listMembers"]>
+    >();
+    expectTypeOf<Response<"POST /invitations/accept">>().toEqualTypeOf<
+      Answer<Auth["organizations"]["acceptInvitation"]>
+    >();
+    expectTypeOf<Response<"GET /admin/organizations">>().toEqualTypeOf<
+      Answer<Auth["admin"]["listOrganizations"]>
+    >();
+    expectTypeOf<Response<"POST /organizations/:id/activate">["activeOrganization"]>().toEqualTypeOf<
+      Answer<Auth["organizations"]["activate"]>["activeOrganization"]
     >();
     // Sign-ins: the user of the use case, the methods of its 2FA challenge.
     type Done = Extract<LoginResponse, { twoFactorRequired: false }>;
@@ -110,6 +127,14 @@ describe("types", () => {
       AuthClient["twoFactorSettings"]["setPreferredMethod"]
     >().returns.resolves.toEqualTypeOf<User>();
     expectTypeOf<AuthClient["verification"]["verify"]>().returns.resolves.toEqualTypeOf<User>();
+    expectTypeOf<AuthClient["requestEmailSignIn"]>().parameter(0).toEqualTypeOf<string>();
+    expectTypeOf<AuthClient["requestEmailSignIn"]>().returns.resolves.toEqualTypeOf<
+      Answer<Auth["requestEmailSignIn"]>
+    >();
+    expectTypeOf<AuthClient["signInWithEmail"]>().returns.resolves.toEqualTypeOf<LoginResponse>();
+    expectTypeOf<Body<"POST /email-sign-in">>().toEqualTypeOf<Input<Auth["signInWithEmail"]>>();
+    expectTypeOf<AuthClient["fetch"]>().returns.resolves.toEqualTypeOf<globalThis.Response>();
+    expectTypeOf<AuthClient["touch"]>().returns.resolves.toEqualTypeOf<void>();
     // The typed call of any route: its body is required where the route has one.
     expectTypeOf<AuthClient["request"]>().toEqualTypeOf<
       <K extends RouteKey>(key: K, init: CallInit<K>) => Promise<Routes[K]["response"]>

@@ -1,0 +1,127 @@
+// Organizations through the client against a real server (express adapter, memory stores, a fake
+// clock shared with the client): activating one gives the session a new access token, which the
+// client keeps (header mode) and shares as a refresh's, so the next call names the organization.
+import { requirePermission } from "@portcullis/adapter-express";
+import { createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
+import { createMemoryStores } from "@portcullis/store-memory";
+import { createFakeClock } from "@portcullis/testing";
+import express from "express";
+import { describe, expect, it } from "vitest";
+import { type AuthClientOptions, createAuthClient, memoryStorage } from "./index.js";
+import { fakeBrowser } from "./test-browser.js";
+import { cookieJarFetch, listenWithAuth } from "./test-server.js";
+
+const PASSWORD = "correct horse battery staple 42";
+const ADA = "ada@example.com";
+const MODES = ["header", "cookie"] as const;
+
+/** A server with organizations on and a host route `GET /api/projects` needing `project:read`. */
+async function startServer() {
+  const clock = createFakeClock({ tick: 1 });
+  const auth = createAuth({
+    secret: "client-test-secret-yRoBaYyJRXBp6a-YqxktwBnOleaom8qQEaUli8-oBtc",
+    stores: createMemoryStores({ clock }),
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    clock,
+    logger: silentLogger,
+    appOrigin: "https://app.example.test",
+    allowHeaderAuthentication: true,
+    mailer: { send: async () => {} },
+    organizations: { permissions: ["project:read"], memberPermissions: ["project:read"] },
+  });
+  await auth.ready();
+  await auth.host.createUser({}, { email: ADA, password: PASSWORD, emailVerified: true });
+  const app = express();
+  app.use((_req, res, next) => {
+    res.setHeader("date", new Date(clock.now()).toUTCString());
+    next();
+  });
+  app.get(
+    "/api/projects",
+    requirePermission(auth, "project:read"),
+    (req, res) => void res.json({ organizationId: req.organization?.organizationId }),
+  );
+  const baseUrl = await listenWithAuth(app, auth);
+  /** A signed-in client of `mode` (a cookie jar standing in for the browser in cookie mode). */
+  const signedIn = async (mode: (typeof MODES)[number], options: Partial<AuthClientOptions> = {}) => {
+    const client = createAuthClient({
+      baseUrl,
+      mode,
+      locks: null,
+      channel: null,
+      now: () => clock.now(),
+      ...(mode === "cookie" ? { fetch: cookieJarFetch() } : {}),
+      ...options,
+    });
+    await client.login({ email: ADA, password: PASSWORD });
+    return client;
+  };
+  return { signedIn, projectsUrl: `${new URL(baseUrl).origin}/api/projects` };
+}
+
+describe("organizations", () => {
+  it.each(MODES)(
+    "activate (%s mode) - create, activate, /me shows the active organization, and the host's route answers with it",
+    async (mode) => {
+      const server = await startServer();
+      const client = await server.signedIn(mode);
+      const { organization, role } = await client.organizations.create({ name: "Acme" });
+      expect(role).toBe("owner");
+      expect((await client.me()).activeOrganization).toBeNull();
+      const before = await client.fetch(server.projectsUrl);
+      expect(before.status).toBe(403);
+      expect(((await before.json()) as { code: string }).code).toBe("NO_ACTIVE_ORGANIZATION");
+
+      const activated = await client.organizations.activate(organization.id);
+      expect(activated.activeOrganization).toMatchObject({ id: organization.id, role: "owner" });
+      expect((await client.me()).activeOrganization).toMatchObject({ id: organization.id, role: "owner" });
+      const after = await client.fetch(server.projectsUrl);
+      expect(after.status).toBe(200);
+      expect(await after.json()).toEqual({ organizationId: organization.id });
+      expect((await client.organizations.list()).items.map((item) => item.organization.id)).toEqual([
+        organization.id,
+      ]);
+    },
+  );
+
+  it.each(MODES)(
+    "request (%s mode) - POST /organizations/:id/activate through `request` changes the token the next call sends, and is shared as a refresh",
+    async (mode) => {
+      const { channels } = fakeBrowser(2);
+      const shared: unknown[] = [];
+      channels[1]?.addEventListener("message", (event) => shared.push(event.data));
+      const storage = memoryStorage();
+      const server = await startServer();
+      const client = await server.signedIn(mode, { storage, channel: channels[0] ?? null });
+      const held = storage.get();
+      const { organization } = await client.request("POST /organizations", { body: { name: "Acme" } });
+      shared.length = 0;
+
+      const answer = await client.request("POST /organizations/:id/activate", {
+        params: { id: organization.id },
+      });
+      expect((await client.request("GET /me", {})).activeOrganization).toMatchObject({ id: organization.id });
+      expect(answer.accessTokenExpiresAt).toEqual(expect.any(String));
+      await Promise.resolve();
+      expect(shared).toEqual([
+        expect.objectContaining({
+          type: "portcullis:refreshed",
+          accessTokenExpiresAt: answer.accessTokenExpiresAt,
+        }),
+      ]);
+      if (mode === "header") {
+        // The new access token is kept; the refresh token does not change.
+        expect(answer.accessToken).toEqual(expect.any(String));
+        expect(storage.get()).toMatchObject({
+          accessToken: answer.accessToken,
+          refreshToken: held?.refreshToken,
+        });
+        expect(storage.get()?.accessToken).not.toBe(held?.accessToken);
+        expect(shared[0]).toMatchObject({ tokens: { accessToken: answer.accessToken } });
+      }
+      // A refresh keeps the organization.
+      await client.refresh();
+      expect((await client.me()).activeOrganization).toMatchObject({ id: organization.id });
+    },
+  );
+});
