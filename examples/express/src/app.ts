@@ -1,4 +1,4 @@
-import { createAuthRouter, requireAuth } from "@portcullis/adapter-express";
+import { createAuthRouter, requireAuth, requirePermission } from "@portcullis/adapter-express";
 import type { Auth, OutboxMailer } from "@portcullis/core";
 import { outboxEntryPage, outboxListPage, type Page, qrCodePage, uiAssets } from "example-shared";
 import express, { type Express, type Response } from "express";
@@ -10,10 +10,19 @@ export function createApp(auth: Auth, outbox: OutboxMailer | undefined): Express
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);
+  // No ETag on the JSON API: per-user answers, never cached by a browser (and a hash per answer).
+  app.set("etag", false);
   app.use(createAuthRouter(auth));
 
   app.get("/api/hello", requireAuth(auth), (req, res) => {
     res.json({ message: `Hello, user ${req.auth?.userId}`, sessionId: req.auth?.sessionId });
+  });
+  // The demo routes of organizations: what the member's role in the active organization allows.
+  app.get("/api/projects", requirePermission(auth, "project:read"), (req, res) => {
+    res.json({ organizationId: req.organization?.organizationId });
+  });
+  app.post("/api/projects", requirePermission(auth, "project:write"), (req, res) => {
+    res.json({ organizationId: req.organization?.organizationId });
   });
 
   if (outbox) {

@@ -1,21 +1,11 @@
-import { createArgon2Hasher } from "@portcullis/core";
-import { freePort } from "@portcullis/testing";
-import { createExampleAuth, type ExampleAuth, readConfig } from "example-shared";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  canStartRedis,
-  startRedisServer,
-  stopRedisServer,
-} from "../../../packages/store-redis/src/test-redis.js";
 import { canStartPostgres, startPostgresServer } from "../../../packages/store-sql/src/test-databases.js";
-import { startExample } from "./test-servers.js";
+import { canStartRedis, OutageExample, registerForLogin } from "./outage-example.js";
 
 // docs/limits.md, "Outages": an outage never counts against a user. A store of the test's own (PostgreSQL
 // through DATABASE_URL, or Redis through REDIS_URL) is stopped for 10 s while a client retries its
 // login every 2 s; it must sign in within 2 s of the store being back, and every failing answer
 // must carry the failing store's 500 code. docs/deploying.md ("Outages") quotes the figures.
-const JSON_HEADERS = { "content-type": "application/json" };
-const PASSWORD = "correct horse battery staple";
 const OUTAGE_MS = 10_000;
 const RETRY_MS = 2_000;
 /** The longest a login may take while the store's connections are made again. */
@@ -26,7 +16,6 @@ const REQUEST_MS = 1_000;
  * connect and ready check with room for a busy machine.
  */
 const REDIS_RECONNECT_MS = 500;
-const HASHER = () => createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
 
 interface Store {
   stop(): Promise<void>;
@@ -39,18 +28,7 @@ interface Store {
  * store's return (its server answers again) to the successful sign-in, and when each attempt started.
  */
 async function retryThroughOutage(baseUrl: string, email: string, store: Store) {
-  const login = () =>
-    fetch(`${baseUrl}/api/auth/login`, {
-      method: "POST",
-      headers: JSON_HEADERS,
-      body: JSON.stringify({ email, password: PASSWORD }),
-    });
-  const registered = await fetch(`${baseUrl}/api/auth/register`, {
-    method: "POST",
-    headers: JSON_HEADERS,
-    body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  expect(registered.status).toBe(200);
+  const login = await registerForLogin(baseUrl, email);
   await store.stop();
   let backAt: number | undefined;
   const restart = new Promise<void>((resolve, reject) => {
@@ -95,31 +73,23 @@ for (const withRedis of [true, false]) {
     `example: express + postgres outage recovery, ${where}`,
     () => {
       let pg: Awaited<ReturnType<typeof startPostgresServer>> | undefined;
-      let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
-      let example: ExampleAuth | undefined;
-      let app: Awaited<ReturnType<typeof startExample>> | undefined;
+      const running = new OutageExample();
       afterAll(async () => {
-        await app?.close();
+        await running.closeApp();
         // The server goes first: its pool's idle connections then end while the pool still
         // listens for their errors (`close` ends the pool without waiting for it).
         await pg?.destroy();
-        example?.close();
-        if (redis) await stopRedisServer(redis);
+        await running.close();
       });
 
       it("login - a client retrying every 2 s through a 10 s database outage signs in within 2 s of recovery; every failure is DATABASE_FAILURE", async () => {
         pg = await startPostgresServer();
-        const port = await freePort();
-        if (withRedis) redis = await startRedisServer(port);
         const env = {
           AUTH_SECRET: "outage-secret-nTQ4bwqv0Zc1dhm8Xk2R7yPpLa5sEoG3uJfWiHYV9Bz",
           DATABASE_URL: pg.url,
-          ...(withRedis ? { REDIS_URL: `redis://127.0.0.1:${port}` } : {}),
-          LOGIN_ALERTS: "false",
         };
-        example = await createExampleAuth(readConfig(env), { passwordHasher: HASHER() });
-        app = await startExample(example);
-        const outcome = await retryThroughOutage(app.baseUrl, "pg@example.test", pg);
+        const baseUrl = await running.start(env, withRedis);
+        const outcome = await retryThroughOutage(baseUrl, "pg@example.test", pg);
         console.info(`postgres outage, ${where}`, outcome);
         expect(outcome.failures.length).toBeGreaterThanOrEqual(4);
         expect(new Set(outcome.failures)).toEqual(new Set(["500 DATABASE_FAILURE"]));
@@ -133,35 +103,16 @@ for (const withRedis of [true, false]) {
 }
 
 describe.skipIf(!canStartRedis)("example: express + redis outage recovery", () => {
-  let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
-  let example: ExampleAuth | undefined;
-  let app: Awaited<ReturnType<typeof startExample>> | undefined;
-  afterAll(async () => {
-    await app?.close();
-    example?.close();
-    if (redis) await stopRedisServer(redis);
-  });
+  const running = new OutageExample();
+  afterAll(() => running.close());
 
   it("login - a client retrying every 2 s through a 10 s Redis outage signs in within 2 s of recovery; every failure is EMAIL_COOLDOWN_CACHE_FAILURE", async () => {
-    const port = await freePort();
-    redis = await startRedisServer(port);
-    const env = {
+    const baseUrl = await running.start({
       AUTH_SECRET: "outage-secret-Gm3TkqZ8vW1nXe5RbY0aLc7PjHsD2uFi9oVwNQ4tKyE",
-      REDIS_URL: `redis://127.0.0.1:${port}`,
-      LOGIN_ALERTS: "false",
-    };
-    example = await createExampleAuth(readConfig(env), { passwordHasher: HASHER() });
-    app = await startExample(example);
-    const store = {
-      stop: async () => {
-        if (redis) await stopRedisServer(redis);
-      },
-      start: async () => {
-        redis = await startRedisServer(port);
-      },
-    };
+    });
+    const store = { stop: () => running.stopRedis(), start: () => running.startRedis() };
     const { failures, recoveryMs, lastFailureMs, attemptsFromRecoveryMs } = await retryThroughOutage(
-      app.baseUrl,
+      baseUrl,
       "redis@example.test",
       store,
     );

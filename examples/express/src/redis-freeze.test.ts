@@ -1,13 +1,5 @@
-import { createArgon2Hasher } from "@portcullis/core";
-import { freePort } from "@portcullis/testing";
-import { createExampleAuth, type ExampleAuth, readConfig } from "example-shared";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  canStartRedis,
-  startRedisServer,
-  stopRedisServer,
-} from "../../../packages/store-redis/src/test-redis.js";
-import { startExample } from "./test-servers.js";
+import { canStartRedis, OutageExample, registerForLogin } from "./outage-example.js";
 
 // docs/limits.md, "Outages": an outage never counts against a user, a hang included. A redis-server
 // of the test's own is frozen (SIGSTOP: it keeps its connections but runs nothing) for 10 s while a
@@ -15,8 +7,6 @@ import { startExample } from "./test-servers.js";
 // EMAIL_COOLDOWN_CACHE_FAILURE. The counts those logins sent reach Redis when it resumes (SIGCONT),
 // after their 500: they must change nothing, so the next correct login signs in within 2 s.
 // docs/deploying.md ("Outages") quotes the figures.
-const JSON_HEADERS = { "content-type": "application/json" };
-const PASSWORD = "correct horse battery staple";
 const FREEZE_MS = 10_000;
 const RETRY_MS = 250;
 /** The longest a login may take during the freeze: the store's deadline (500 ms) and room for a busy machine. */
@@ -27,39 +17,15 @@ const RECOVERY_MS = 2_000;
 const GIVE_UP_MS = 15_000;
 
 describe.skipIf(!canStartRedis)("example: express + redis frozen", () => {
-  let redis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
-  let example: ExampleAuth | undefined;
-  let app: Awaited<ReturnType<typeof startExample>> | undefined;
-  afterAll(async () => {
-    redis?.kill("SIGCONT");
-    await app?.close();
-    example?.close();
-    if (redis) await stopRedisServer(redis);
-  });
+  const running = new OutageExample();
+  afterAll(() => running.close());
 
   it("login - a client retrying every 250 ms through a 10 s Redis freeze gets fast 500s, then signs in within 2 s of the resume", async () => {
-    const port = await freePort();
-    const server = await startRedisServer(port);
-    redis = server;
-    const env = {
+    const baseUrl = await running.start({
       AUTH_SECRET: "freeze-secret-Vb7Qm2XkR9tLw4NzJc8Hf1Ys6Pd3Ga0Ue5Ko7Ti2WqE",
-      REDIS_URL: `redis://127.0.0.1:${port}`,
-      LOGIN_ALERTS: "false",
-    };
-    example = await createExampleAuth(readConfig(env), {
-      passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     });
-    app = await startExample(example);
-    const baseUrl = app.baseUrl;
-    const credentials = JSON.stringify({ email: "frozen@example.test", password: PASSWORD });
-    const login = () =>
-      fetch(`${baseUrl}/api/auth/login`, { method: "POST", headers: JSON_HEADERS, body: credentials });
-    const registered = await fetch(`${baseUrl}/api/auth/register`, {
-      method: "POST",
-      headers: JSON_HEADERS,
-      body: credentials,
-    });
-    expect(registered.status).toBe(200);
+    const server = running.redis as NonNullable<typeof running.redis>;
+    const login = await registerForLogin(baseUrl, "frozen@example.test");
     expect((await login()).status).toBe(200);
 
     server.kill("SIGSTOP");

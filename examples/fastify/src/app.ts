@@ -1,7 +1,7 @@
-import { portcullis } from "@portcullis/adapter-fastify";
+import { portcullis, requirePermission } from "@portcullis/adapter-fastify";
 import type { Auth, OutboxMailer } from "@portcullis/core";
 import { outboxEntryPage, outboxListPage, type Page, qrCodePage, uiAssets } from "example-shared";
-import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 
 const send = (reply: FastifyReply, page: Page) =>
   reply.code(page.status).type(page.contentType).send(page.body);
@@ -15,6 +15,12 @@ export async function createApp(auth: Auth, outbox: OutboxMailer | undefined): P
     message: `Hello, user ${request.auth?.userId}`,
     sessionId: request.auth?.sessionId,
   }));
+  // The demo routes of organizations: what the member's role in the active organization allows.
+  const project = async (request: FastifyRequest) => ({
+    organizationId: request.organization?.organizationId,
+  });
+  app.get("/api/projects", { preHandler: requirePermission(auth, "project:read") }, project);
+  app.post("/api/projects", { preHandler: requirePermission(auth, "project:write") }, project);
 
   if (outbox) {
     app.get("/dev/outbox", async (request, reply) =>

@@ -41,7 +41,7 @@ afterAll(async () => {
 
 async function listen(auth: Auth, outbox?: Parameters<typeof createApp>[1], hostRoutes = false) {
   const app = await createApp(auth, outbox);
-  return listenForTests(hostRoutes ? addHostRoutes(app) : app);
+  return listenForTests(hostRoutes ? addHostRoutes(app, auth) : app);
 }
 
 runExampleSuite({

@@ -1,5 +1,5 @@
 import type { HttpBindings } from "@hono/node-server";
-import { authenticateRequest, createFetchHandler } from "@portcullis/adapter-fetch";
+import { authenticateRequest, createFetchHandler, requirePermission } from "@portcullis/adapter-fetch";
 import type { Auth, OutboxMailer } from "@portcullis/core";
 import { outboxEntryPage, outboxListPage, type Page, qrCodePage, uiAssets } from "example-shared";
 import { type Context, Hono } from "hono";
@@ -27,6 +27,15 @@ export function createApp(auth: Auth, outbox: OutboxMailer | undefined): Hono<En
     const { userId, sessionId } = result.principal;
     return c.json({ message: `Hello, user ${userId}`, sessionId });
   });
+  // The demo routes of organizations: what the member's role in the active organization allows.
+  for (const [method, permission] of [
+    ["GET", "project:read"],
+    ["POST", "project:write"],
+  ] as const)
+    app.on(method, "/api/projects", async (c) => {
+      const result = await requirePermission(auth, permission, c.req.raw, clientOf(c));
+      return result.response ?? c.json({ organizationId: result.organization.organizationId });
+    });
 
   if (outbox) {
     app.get("/dev/outbox", (c) => send(c, outboxListPage(outbox, c.req.header("accept"))));

@@ -6,17 +6,21 @@
 // views/  one module per view: sign-in (with sign-up, password reset, verification), the second
 //         step, the account, the security settings, the activity. A new view is a module that
 //         wires its forms on import and registers its render function with `addView`.
-import { auth } from "./ui/client.js";
-import { $, addView, isSignedInOnly, navigate, render, say } from "./ui/page.js";
-import { loadMe, state } from "./ui/state.js";
+import { auth, signedOutWords } from "./ui/client.js";
+import { $, addView, isSignedInOnly, navigate, releaseWaits, render, say } from "./ui/page.js";
+import { loadMe, setStepUp, state } from "./ui/state.js";
 import { setLanguage, t } from "./ui/strings.js";
 import { renderAccount } from "./views/account.js";
 import { renderActivity } from "./views/activity.js";
 import { renderAdmin } from "./views/admin.js";
+import { renderInvitation } from "./views/invitation.js";
+import "./views/organization-admin.js";
+import { renderOrganizations } from "./views/organizations.js";
 import { renderPasskeys } from "./views/passkeys.js";
 import { askStepUpCode, renderSecurity, stepUpDone } from "./views/security.js";
 import { renderSettings } from "./views/settings.js";
-import { renderSignIn, verifyFromLink } from "./views/sign-in.js";
+import { renderSignIn, verifyFromLink, WAITS_CLEARED_KEY } from "./views/sign-in.js";
+import { renderTrustedBrowsers } from "./views/trusted-browsers.js";
 import {
   dropPendingLogin,
   pendingFromProvider,
@@ -28,10 +32,13 @@ addView(renderSignIn);
 addView(renderTwoFactor);
 addView(renderAccount);
 addView(renderSecurity);
+addView(renderTrustedBrowsers);
 addView(renderActivity);
 addView(renderSettings);
 addView(renderAdmin);
 addView(renderPasskeys);
+addView(renderOrganizations);
+addView(renderInvitation);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);
@@ -39,24 +46,35 @@ $("language").addEventListener("change", (event) => {
   render();
 });
 
-/** A signed-in page that lost its session (here or in another tab) shows the sign-in form, saying why. */
+/**
+ * A signed-in page that lost its session (ended elsewhere, or idle past its timeout) shows the
+ * sign-in form, saying why. Checked when the user comes back to the page (focus, the tab shown)
+ * and after every call (`run`); there is no timed poll, which would keep an idle tab's session
+ * alive and spend requests on a page nobody looks at.
+ */
 async function checkSession() {
   if (document.visibilityState !== "visible" || !state.me) return;
-  if (await loadMe()) {
-    say(t("signedOut.elsewhere"), "error");
+  const lost = await loadMe();
+  if (lost) {
+    say(t(lost), "error");
     navigate("/login", true);
   } else render();
 }
-/** The light poll: while the page is visible and signed in, the session is checked every 30 s. */
-setInterval(checkSession, 30_000);
 document.addEventListener("visibilitychange", checkSession);
-// Another tab signed out (or its refresh found the session ended): this one follows at once.
+window.addEventListener("focus", checkSession);
+// The client ended the session by itself (another tab signed out, a refresh found it ended, or
+// the tab was left idle past the session's timeout): this page follows at once.
 auth.on("signedOut", ({ reason }) => {
-  if (reason !== "other-tab" || !state.me) return;
+  if (!state.me || state.signingOut || reason === "logout") return;
   state.me = null;
   state.sessions = [];
-  say(t("signedOut.elsewhere"), "error");
+  setStepUp(0);
+  say(t(signedOutWords()), "error");
   navigate("/login", true);
+});
+// A password reset in another tab ended the failed sign-ins' wait: this tab's too.
+window.addEventListener("storage", (event) => {
+  if (event.key === WAITS_CLEARED_KEY) releaseWaits();
 });
 
 /** Back from an identity provider: the callback redirected here with what happened. */
@@ -98,6 +116,9 @@ async function start() {
   backFromProvider(query);
   if (isSignedInOnly(location.pathname) && !state.me) say(t("error.signInFirst"), "error");
   render();
-  if (location.pathname === "/verify-email") await verifyFromLink();
+  if (location.pathname === "/verify-email") {
+    await verifyFromLink();
+    render();
+  }
 }
 start();

@@ -12,10 +12,14 @@ import {
   screenshotDirectory,
 } from "./browser-suite/fixture.js";
 import { journeyTests } from "./browser-suite/journey.js";
+import { organizationsTests } from "./browser-suite/organizations.js";
+import { pagePolishTests } from "./browser-suite/page-polish.js";
+import { pageStateTests } from "./browser-suite/page-state.js";
 import { passkeysTests } from "./browser-suite/passkeys.js";
 import { roughEdgesTests } from "./browser-suite/rough-edges.js";
 import { sessionsTests } from "./browser-suite/sessions.js";
 import { signedInTests } from "./browser-suite/signed-in.js";
+import { trustedBrowsersTests } from "./browser-suite/trusted-browsers.js";
 import { twoFactorTests } from "./browser-suite/two-factor.js";
 import { uiIssuesTests } from "./browser-suite/ui-issues.js";
 
@@ -46,6 +50,10 @@ export const BROWSER_TESTS: readonly BrowserTests[] = [
   passkeysTests,
   accessibilityTests,
   emailSignInTests,
+  pageStateTests,
+  pagePolishTests,
+  organizationsTests,
+  trustedBrowsersTests,
 ];
 
 /**

@@ -147,6 +147,32 @@ describe("readConfig", () => {
     ).toThrow(/ADMIN_EMAILS/);
   });
 
+  it("readConfig - ORGANIZATIONS: on by default with the project permissions; lists are checked; members get only declared ones", () => {
+    const secret = { AUTH_SECRET: "x".repeat(48) };
+    expect(readConfig(secret, () => {}).organizations).toEqual({
+      permissions: ["project:read", "project:write", "project:delete"],
+      memberPermissions: ["project:read"],
+    });
+    expect(readConfig({ ...secret, ORGANIZATIONS: "false" }, () => {}).organizations).toBeUndefined();
+    expect(
+      readConfig(
+        {
+          ...secret,
+          ORGANIZATION_PERMISSIONS: " doc:read, doc:write,doc:read",
+          ORGANIZATION_MEMBER_PERMISSIONS: "doc:read",
+        },
+        () => {},
+      ).organizations,
+    ).toEqual({ permissions: ["doc:read", "doc:write"], memberPermissions: ["doc:read"] });
+    expect(() => readConfig({ ...secret, ORGANIZATION_PERMISSIONS: "Read Things" }, () => {})).toThrow(
+      /ORGANIZATION_PERMISSIONS/,
+    );
+    expect(() =>
+      readConfig({ ...secret, ORGANIZATION_MEMBER_PERMISSIONS: "project:admin" }, () => {}),
+    ).toThrow(/ORGANIZATION_MEMBER_PERMISSIONS.*project:admin/);
+    expect(() => readConfig({ ...secret, ORGANIZATIONS: "maybe" }, () => {})).toThrow(/ORGANIZATIONS/);
+  });
+
   it("readConfig - PASSKEYS: on for APP_ORIGIN's host; an IP address or plain http elsewhere turns them off with a warning, or stops the server when asked for", () => {
     const secret = { AUTH_SECRET: "x" };
     expect(readConfig({ ...secret, APP_ORIGIN: "https://app.example.com" }, () => {}).passkeys).toEqual({

@@ -49,6 +49,25 @@ export interface ExampleConfig {
    * origin is APP_ORIGIN's; undefined when off (PASSKEYS=false, or an origin WebAuthn refuses).
    */
   passkeys: { rpId: string; origin: string } | undefined;
+  /**
+   * Organizations (`organizations`, ORGANIZATIONS, default on): the host's permissions
+   * (ORGANIZATION_PERMISSIONS) and a plain member's (ORGANIZATION_MEMBER_PERMISSIONS); undefined when off.
+   */
+  organizations: { permissions: string[]; memberPermissions: string[] } | undefined;
+  /**
+   * A CAPTCHA (`captcha`; CAPTCHA_PROVIDER turnstile, hcaptcha or recaptcha, CAPTCHA_SECRET,
+   * CAPTCHA_SITE_KEY for the pages' widget, CAPTCHA_VERIFY_URL to override siteverify); unset: none.
+   */
+  captcha: ExampleCaptcha | undefined;
+}
+
+/** The CAPTCHA settings of the examples (`readConfig`). */
+export interface ExampleCaptcha {
+  provider: "turnstile" | "hcaptcha" | "recaptcha";
+  secret: string;
+  /** The public key the pages' widget is drawn with; unset: no widget (API clients send tokens themselves). */
+  siteKey: string | undefined;
+  verifyUrl: string | undefined;
 }
 
 /** A setting that cannot be used; the server prints it and exits with status 1. */
@@ -168,7 +187,28 @@ export function readConfig(
     emailSignIn: flag(env, "EMAIL_SIGN_IN", true),
     adminEmails: adminEmails(env),
     passkeys: passkeys(env, appOrigin, warn),
+    organizations: organizations(env),
+    captcha: readCaptchaConfig(env),
   };
+}
+
+/** CAPTCHA_PROVIDER and its secret, site key and siteverify override; all unset: no CAPTCHA. */
+export function readCaptchaConfig(env: NodeJS.ProcessEnv = process.env): ExampleCaptcha | undefined {
+  const provider = env.CAPTCHA_PROVIDER?.trim() || undefined;
+  const secret = env.CAPTCHA_SECRET?.trim() || undefined;
+  const siteKey = env.CAPTCHA_SITE_KEY?.trim() || undefined;
+  const verifyUrl = env.CAPTCHA_VERIFY_URL?.trim() || undefined;
+  if (provider === undefined) {
+    if (secret || siteKey || verifyUrl)
+      throw new ConfigError("CAPTCHA_SECRET, CAPTCHA_SITE_KEY and CAPTCHA_VERIFY_URL need CAPTCHA_PROVIDER");
+    return undefined;
+  }
+  if (provider !== "turnstile" && provider !== "hcaptcha" && provider !== "recaptcha")
+    throw new ConfigError(`CAPTCHA_PROVIDER must be turnstile, hcaptcha or recaptcha, not "${provider}"`);
+  if (!secret) throw new ConfigError("CAPTCHA_SECRET is required with CAPTCHA_PROVIDER");
+  if (verifyUrl && !/^https?:\/\/./.test(verifyUrl))
+    throw new ConfigError(`CAPTCHA_VERIFY_URL must be an http(s) URL, not "${verifyUrl}"`);
+  return { provider, secret, siteKey, verifyUrl };
 }
 
 /** 127.0.0.0/8, ::1 and the wildcard addresses: a browser on this machine reaches them as `localhost`. */
@@ -221,4 +261,34 @@ function adminEmails(env: NodeJS.ProcessEnv): string[] {
     if (!isValidEmail(entry)) throw new ConfigError(`ADMIN_EMAILS must list email addresses, not "${entry}"`);
   }
   return [...new Set(listed.map(normalizeEmail))];
+}
+
+/** A comma-separated list of permissions (`project:read`), each once; unset or empty: `fallback`. */
+function permissionList(env: NodeJS.ProcessEnv, name: string, fallback: string): string[] {
+  const listed = (env[name]?.trim() || fallback)
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const entry of listed) {
+    if (!/^[a-z0-9:_-]{1,64}$/.test(entry))
+      throw new ConfigError(`${name} must list permissions such as project:read, not "${entry}"`);
+  }
+  return [...new Set(listed)];
+}
+
+/** ORGANIZATIONS (default on), ORGANIZATION_PERMISSIONS and ORGANIZATION_MEMBER_PERMISSIONS (a subset). */
+function organizations(env: NodeJS.ProcessEnv): ExampleConfig["organizations"] {
+  if (!flag(env, "ORGANIZATIONS", true)) return undefined;
+  const permissions = permissionList(
+    env,
+    "ORGANIZATION_PERMISSIONS",
+    "project:read,project:write,project:delete",
+  );
+  const memberPermissions = permissionList(env, "ORGANIZATION_MEMBER_PERMISSIONS", "project:read");
+  const undeclared = memberPermissions.filter((permission) => !permissions.includes(permission));
+  if (undeclared.length > 0)
+    throw new ConfigError(
+      `ORGANIZATION_MEMBER_PERMISSIONS may name only permissions of ORGANIZATION_PERMISSIONS, not ${undeclared.join(", ")}`,
+    );
+  return { permissions, memberPermissions };
 }

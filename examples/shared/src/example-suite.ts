@@ -176,7 +176,7 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
       expect(page.headers.getSetCookie()).toEqual([]);
       const html = await page.text();
       expect(html).toContain('<meta name="referrer" content="no-referrer">');
-      const form = /<form id="email-sign-in" data-endpoint="([^"]+)"><button type="submit">/.exec(html);
+      const form = /<form id="email-sign-in" data-endpoint="([^"]+)"><button type="submit"[^>]*>/.exec(html);
       const endpoint = form?.[1] ?? "";
       expect(endpoint).toBe("/api/auth/email-sign-in");
       const scriptPath = /<script src="([^"]+)"><\/script>/.exec(html)?.[1] ?? "";

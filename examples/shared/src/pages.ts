@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { escapeHtml, type OutboxMailer } from "@portcullis/core";
 import { apiReferencePages } from "./api-reference.js";
+import { readCaptchaConfig } from "./config.js";
 import { emailSignInPages } from "./email-sign-in-page.js";
 
 /** A response both example servers can write as is. */
@@ -99,6 +100,9 @@ export const UI_PAGES = [
   "/confirm-email-change",
   // The back office (views/admin.js).
   "/admin",
+  // Organizations (views/organizations.js) and an invitation email's link (views/invitation.js).
+  "/organizations",
+  "/invitations/accept",
 ];
 
 const TYPES: Record<string, string> = {
@@ -161,5 +165,20 @@ export function uiAssets(): Map<string, Page> {
     ["/favicon.ico", read("favicon.svg")],
     ...apiReferencePages(),
     ...emailSignInPages(),
+    ["/ui/config", uiConfigPage(readCaptchaConfig())],
   ]);
+}
+
+/**
+ * `GET /ui/config`: what the page's scripts need from the environment, JSON `{ captcha }`: the
+ * CAPTCHA widget's provider and public site key (`ui/captcha.js` draws it), or null without
+ * CAPTCHA_PROVIDER and CAPTCHA_SITE_KEY. Never the secret.
+ */
+export function uiConfigPage(captcha: { provider: string; siteKey: string | undefined } | undefined): Page {
+  const widget = captcha?.siteKey ? { provider: captcha.provider, siteKey: captcha.siteKey } : null;
+  return {
+    status: 200,
+    contentType: "application/json; charset=utf-8",
+    body: JSON.stringify({ captcha: widget }),
+  };
 }

@@ -10,7 +10,7 @@ import {
 } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
-import type { ExampleConfig } from "./config.js";
+import type { ExampleCaptcha, ExampleConfig } from "./config.js";
 import { ConfigError } from "./config.js";
 import { openDatabase } from "./database.js";
 import { readSeedFile, seedUsers } from "./seed.js";
@@ -33,6 +33,29 @@ function configured<T>(build: () => T): T {
     }
     throw error;
   }
+}
+
+/**
+ * `mailer` and `email` for createAuth: email on with its mailer, or off (EMAIL_ENABLED=false, no
+ * mailer needed). Email on without a mailer (production without SMTP_URL) is a configuration error.
+ */
+function emailOptions(config: ExampleConfig, mailer: Mailer | undefined) {
+  const email = { cooldownSeconds: config.emailCooldownSeconds, loginAlerts: config.loginAlerts };
+  if (!config.emailEnabled) return { mailer, email: { ...email, enabled: false as const } };
+  if (!mailer) throw new ConfigError("SMTP_URL is required in production unless EMAIL_ENABLED=false");
+  return { mailer, email: { ...email, enabled: true } };
+}
+
+/** `captcha` for createAuth: register, reset and sign-in requests, resends, and login after 3 failures. */
+function captchaOptions({ provider, secret, verifyUrl }: ExampleCaptcha) {
+  const on = {
+    register: true,
+    resetRequest: true,
+    emailSignIn: true,
+    verificationResend: true,
+    loginAfterFailures: 3,
+  };
+  return { provider, secret, on, ...(verifyUrl ? { verifyUrl } : {}) };
 }
 
 /**
@@ -59,13 +82,14 @@ export async function createExampleAuth(
   }
   const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
   const base = database?.stores ?? memory;
-  // Identity-provider links and passkeys live with the users (SQL or memory), never in Redis.
+  // Identity-provider links, passkeys and organizations live with the users (SQL or memory), never in Redis.
   const stores = redis
     ? {
         users: base.users,
         identities: base.identities,
         ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }),
         passkeys: base.passkeys,
+        organizations: base.organizations,
       }
     : {
         users: base.users,
@@ -76,6 +100,7 @@ export async function createExampleAuth(
         identities: base.identities,
         activity: base.activity,
         passkeys: base.passkeys,
+        organizations: base.organizations,
         // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
         ...(database ? { joint: database.stores.joint } : {}),
       };
@@ -86,13 +111,8 @@ export async function createExampleAuth(
     createAuth({
       secret: config.secret,
       stores,
-      mailer,
       appOrigin: config.appOrigin,
-      email: {
-        enabled: config.emailEnabled,
-        cooldownSeconds: config.emailCooldownSeconds,
-        loginAlerts: config.loginAlerts,
-      },
+      ...emailOptions(config, mailer),
       allowHeaderAuthentication: config.allowHeaderAuth,
       preferHeaderAuthentication: config.preferHeaderAuth,
       cookies: { secure: config.cookieSecure },
@@ -138,6 +158,10 @@ export async function createExampleAuth(
             },
           }
         : {}),
+      // ORGANIZATIONS (on by default): the host's permissions and a plain member's.
+      ...(config.organizations ? { organizations: config.organizations } : {}),
+      // CAPTCHA_PROVIDER…: the four routes bots push, and login after 3 failures.
+      ...(config.captcha ? { captcha: captchaOptions(config.captcha) } : {}),
       ...extra,
     }),
   );

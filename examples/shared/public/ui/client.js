@@ -1,6 +1,8 @@
 // The one client of the auth routes for the whole page: `@portcullis/client` in cookie mode (the
 // browser keeps the HttpOnly cookies; no token is ever handled here). It refreshes the session
-// shortly before the access token expires and on a 401, one refresh at a time across the tabs.
+// when the access token is about to expire or is refused, one refresh at a time across the tabs,
+// but only for a user who is there: a call, or the input events below (`auth.touch`). A tab left
+// alone makes no refresh, so its session ends by the server's idle timeout (SESSION_IDLE_SECONDS).
 import { createAuthClient, PortcullisError } from "/portcullis-client.js";
 import { currentLanguage } from "./strings.js";
 
@@ -20,3 +22,17 @@ auth.on("signedOut", () => localStorage.removeItem(SIGNED_IN_KEY));
 
 /** True for a refused call that came with an answer of the API (not a network failure). */
 export const isApiError = (error) => error instanceof PortcullisError && error.code !== "NETWORK_FAILURE";
+
+// The user's activity: the next refresh may go ahead (the client makes one now when the access
+// token has lapsed or soon will).
+for (const type of ["pointerdown", "keydown", "touchstart"])
+  addEventListener(type, () => void auth.touch(), { capture: true, passive: true });
+
+/** The code the last session ended with (`SESSION_EXPIRED`: idle or too old), for the words. */
+let endedWith = null;
+auth.on("signedOut", ({ code }) => {
+  endedWith = code ?? null;
+});
+/** What the page says when its session ended without the user signing out here. */
+export const signedOutWords = () =>
+  endedWith === "SESSION_EXPIRED" ? "signedOut.expired" : "signedOut.elsewhere";

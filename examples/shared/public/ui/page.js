@@ -1,7 +1,7 @@
 // The page shell the views share: DOM helpers, the status line, form checks and error messages,
 // `run` (an API action with its outcome shown), the router and the in-page confirmations.
 import { isApiError } from "./client.js";
-import { loadMe, state } from "./state.js";
+import { loadMe, setStepUp, state } from "./state.js";
 import { currentLanguage, has, number, t } from "./strings.js";
 
 // ---- DOM helpers -------------------------------------------------------------------------------
@@ -22,33 +22,39 @@ export const button = (text, onClick, className) => {
   node.addEventListener("click", onClick);
   return node;
 };
-/** Radio buttons, one per 2FA method. */
-export const radios = (name, methods, checked) =>
-  methods.map((method) =>
+/** Radio buttons, one per 2FA method, under a legend that names the group. */
+export const radios = (name, methods, checked, legend) => [
+  element("legend", { textContent: legend }),
+  ...methods.map((method) =>
     element(
       "label",
       { className: "choice" },
       element("input", { type: "radio", name, value: method, checked: method === checked }),
       ` ${t(`method.${method}`)}`,
     ),
-  );
+  ),
+];
 
 // ---- Status line -------------------------------------------------------------------------------
 let countdown;
-/** The status line: `kind` is "ok" or "error"; `seconds` starts a countdown (a 429's wait). */
+/**
+ * The status line: `kind` is "ok" or "error". `#status` is a live region that stays in the page
+ * (an empty one takes no room), so each message is announced once; `seconds` (a 429's wait)
+ * counts down in `#status-countdown` beside it, which is not live and so is not read every second.
+ */
 export function say(text, kind = "ok", seconds) {
   clearInterval(countdown);
   const status = $("status");
-  status.hidden = !text;
-  status.className = kind;
-  if (!seconds) {
-    status.textContent = text;
-    return;
-  }
+  const clock = $("status-countdown");
+  status.className = text ? kind : "";
+  if (status.textContent !== text) status.textContent = text;
+  clock.hidden = !seconds;
+  clock.textContent = "";
+  if (!seconds) return;
   let left = seconds;
   const tick = () => {
-    status.textContent =
-      left > 0 ? t("error.cooldown", { message: text, seconds: number(left) }) : t("error.cooldownOver");
+    clock.textContent =
+      left > 0 ? t("error.cooldownLeft", { seconds: number(left) }) : t("error.cooldownOver");
     if (left <= 0) clearInterval(countdown);
     left -= 1;
   };
@@ -61,10 +67,17 @@ function holdButton(node, seconds) {
   node.disabled = true;
   node.dataset.cooldown = "1";
   clearTimeout(node.cooldownTimer);
-  node.cooldownTimer = setTimeout(() => {
-    node.disabled = false;
-    delete node.dataset.cooldown;
-  }, seconds * 1000);
+  node.cooldownTimer = setTimeout(() => releaseButton(node), seconds * 1000);
+}
+function releaseButton(node) {
+  clearTimeout(node.cooldownTimer);
+  node.disabled = false;
+  delete node.dataset.cooldown;
+}
+/** Ends every 429 wait the page holds (a password reset cleared the failed sign-ins). */
+export function releaseWaits() {
+  for (const node of document.querySelectorAll("[data-cooldown]")) releaseButton(node);
+  if (!$("status-countdown").hidden) say("");
 }
 
 // ---- Form checks and errors --------------------------------------------------------------------
@@ -171,17 +184,21 @@ export function showError(error, form, context = {}) {
 /** Runs an API action from a form or button: clears old errors, shows success or a human error. */
 export async function run(action, done, options = {}) {
   clearFieldErrors();
+  const hadUser = Boolean(state.me);
   try {
     const result = await action();
     const text = typeof done === "function" ? done(result) : done;
     if (text) say(text);
     return result;
   } catch (error) {
-    showError(error, options.form, options);
-    if (isApiError(error) && error.code === "STEP_UP_REQUIRED") state.stepUpUntil = 0;
+    // The session ended on this call: the page is signed out already and says why (app.js).
+    const ended = hadUser && !state.me && isApiError(error) && error.status === 401;
+    if (!ended) showError(error, options.form, options);
+    if (isApiError(error) && error.code === "STEP_UP_REQUIRED") setStepUp(0);
     return undefined;
   } finally {
-    if (options.refresh !== false && (await loadMe())) say(t("signedOut.elsewhere"), "error");
+    const lost = options.refresh !== false && (await loadMe());
+    if (lost) say(t(lost), "error");
     render();
   }
 }
@@ -249,6 +266,8 @@ export function render() {
     }
   }
   shownView = view;
+  const heading = document.querySelector(`.view[data-view="${view}"] h1`)?.textContent.trim();
+  document.title = heading ? t("title.page", { view: heading }) : t("title.app");
 }
 
 document.addEventListener("click", (event) => {

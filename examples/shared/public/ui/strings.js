@@ -168,7 +168,6 @@ export const STRINGS = {
     "error.fields": "Please check the marked fields.",
     "error.reusedCode":
       "Each code works once: if you just used this one, wait for the next code in your app (a new one appears every 30 seconds).",
-    "error.cooldown": "{message} Try again in {seconds} s.",
     "error.cooldownOver": "You can try again now.",
     "code.INVALID_CREDENTIALS": "The email address or password is wrong.",
     "code.WRONG_TWO_FACTOR_CODE": "That code is not right.",
@@ -266,7 +265,6 @@ export const STRINGS = {
     "admin.search": "Search",
     "admin.empty": "No account matches.",
     "admin.more": "Load more",
-    "admin.found": "{count} accounts shown.",
     "admin.noSessions": "No live session.",
     "admin.endSessions": "End all sessions",
     "admin.impersonate": "Sign in as this user",
@@ -471,7 +469,6 @@ export const STRINGS = {
     "error.fields": "Bitte prüfe die markierten Felder.",
     "error.reusedCode":
       "Jeder Code gilt nur einmal: Wenn du diesen gerade benutzt hast, warte auf den nächsten Code in deiner App (alle 30 Sekunden kommt ein neuer).",
-    "error.cooldown": "{message} Versuche es in {seconds} s erneut.",
     "error.cooldownOver": "Du kannst es jetzt erneut versuchen.",
     "code.INVALID_CREDENTIALS": "E-Mail-Adresse oder Passwort ist falsch.",
     "code.WRONG_TWO_FACTOR_CODE": "Dieser Code stimmt nicht.",
@@ -572,7 +569,6 @@ export const STRINGS = {
     "admin.search": "Suchen",
     "admin.empty": "Kein Konto passt.",
     "admin.more": "Mehr laden",
-    "admin.found": "{count} Konten angezeigt.",
     "admin.noSessions": "Keine aktive Sitzung.",
     "admin.endSessions": "Alle Sitzungen beenden",
     "admin.impersonate": "Als diese Person anmelden",
@@ -674,6 +670,57 @@ Object.assign(STRINGS.de, {
   "invalid.name.required": "Gib einen Namen ein.",
 });
 
+// Issue 42: email sign-in, the countdown beside the status line, page titles, names of the
+// radio groups and of each session's "Revoke", plural forms, an idle sign-out.
+Object.assign(STRINGS.en, {
+  "title.app": "Portcullis example",
+  "title.page": "{view} · Portcullis example",
+  "error.cooldownLeft": "Try again in {seconds} s.",
+  "twoFactor.methodLegend": "Where the code comes from",
+  "security.preferredLegend": "Ask first for",
+  "account.revokeNamed": "Revoke {session}",
+  "account.revokeThisNamed": "Revoke {session} (this device): signs you out here",
+  "confirm.revokeThis": "Sign out this device? You have to sign in again here.",
+  "done.revokedThis": "This device's session was ended: you are signed out.",
+  "admin.found.one": "{count} account shown.",
+  "admin.found.other": "{count} accounts shown.",
+  "signedOut.expired":
+    "You were signed out: your session ran out (after a time without activity). Please sign in again.",
+  "emailSignIn.request": "Email me a link or code",
+  "emailSignIn.title": "Sign in by email",
+  "emailSignIn.lead":
+    "If {email} has an account, we emailed it a sign-in link and a code. Open the link, or type the code here.",
+  "emailSignIn.code": "Code from the email",
+  "emailSignIn.submit": "Sign in",
+  "emailSignIn.cancel": "Sign in another way",
+  "emailSignIn.off": "Sign-in by email is not offered here. Sign in with your password.",
+  "done.emailSignInSent": "Sign-in email sent to {email} (if it has an account).",
+});
+Object.assign(STRINGS.de, {
+  "title.app": "Portcullis-Beispiel",
+  "title.page": "{view} · Portcullis-Beispiel",
+  "error.cooldownLeft": "Versuche es in {seconds} s erneut.",
+  "twoFactor.methodLegend": "Woher der Code kommt",
+  "security.preferredLegend": "Zuerst fragen nach",
+  "account.revokeNamed": "{session} beenden",
+  "account.revokeThisNamed": "{session} beenden (dieses Gerät): meldet dich hier ab",
+  "confirm.revokeThis": "Dieses Gerät abmelden? Du musst dich hier dann neu anmelden.",
+  "done.revokedThis": "Die Sitzung dieses Geräts wurde beendet: du bist abgemeldet.",
+  "admin.found.one": "{count} Konto angezeigt.",
+  "admin.found.other": "{count} Konten angezeigt.",
+  "signedOut.expired":
+    "Du wurdest abgemeldet: deine Sitzung ist abgelaufen (nach einer Zeit ohne Aktivität). Bitte melde dich erneut an.",
+  "emailSignIn.request": "Link oder Code per E-Mail senden",
+  "emailSignIn.title": "Per E-Mail anmelden",
+  "emailSignIn.lead":
+    "Wenn {email} ein Konto hat, haben wir dorthin einen Anmeldelink und einen Code geschickt. Öffne den Link oder gib den Code hier ein.",
+  "emailSignIn.code": "Code aus der E-Mail",
+  "emailSignIn.submit": "Anmelden",
+  "emailSignIn.cancel": "Anders anmelden",
+  "emailSignIn.off": "Die Anmeldung per E-Mail gibt es hier nicht. Melde dich mit deinem Passwort an.",
+  "done.emailSignInSent": "Anmelde-E-Mail an {email} gesendet (wenn es ein Konto hat).",
+});
+
 const pickLanguage = () => {
   const stored = localStorage.getItem("language");
   if (stored && stored in STRINGS) return stored;
@@ -703,3 +750,9 @@ export const has = (key) => key in STRINGS[language] || key in STRINGS.en;
 export const dateTime = (iso) =>
   new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso));
 export const number = (value) => new Intl.NumberFormat(language).format(value);
+
+/** The words for `count` of something: `key.one` or `key.other` by the language's plural rules, `{count}` filled in. */
+export const plural = (key, count, vars = {}) => {
+  const form = new Intl.PluralRules(language).select(count);
+  return t(has(`${key}.${form}`) ? `${key}.${form}` : `${key}.other`, { ...vars, count: number(count) });
+};

@@ -44,15 +44,31 @@ function sessionItem(session) {
       element("br"),
       element("small", { className: "muted", textContent: times }),
     ),
-    button(
-      t("account.revoke"),
-      () =>
-        askFirst(t("confirm.revoke", { session: line }), t("confirm.yes.revoke"), () =>
-          run(() => auth.sessions.revoke(session.id), t("done.revoked")),
-        ),
-      "danger small",
-    ),
+    revokeButton(session, line),
   );
+}
+
+/**
+ * "Revoke" for one session, named with its device for a screen reader ("Revoke Chrome on Linux ·
+ * 127.0.0.1"). This device's own session is a sign-out on purpose: it says so, not "ended elsewhere".
+ */
+function revokeButton(session, line) {
+  const name = session.current
+    ? t("account.revokeThisNamed", { session: line })
+    : t("account.revokeNamed", { session: line });
+  const question = session.current ? t("confirm.revokeThis") : t("confirm.revoke", { session: line });
+  const node = button(
+    t("account.revoke"),
+    () =>
+      askFirst(question, t("confirm.yes.revoke"), () =>
+        session.current
+          ? signOut(() => auth.sessions.revoke(session.id), t("done.revokedThis"))
+          : run(() => auth.sessions.revoke(session.id), t("done.revoked")),
+      ),
+    "danger small",
+  );
+  node.setAttribute("aria-label", name);
+  return node;
 }
 
 export function renderAccount() {

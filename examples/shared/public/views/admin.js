@@ -1,25 +1,22 @@
 // The back office (docs/back-office.md): shown to the accounts the server's `admin.authorize` allows
-// (the examples: ADMIN_EMAILS). The page learns that from the server itself: `GET /admin/users`
-// answers 403 ADMIN_REQUIRED to anyone else (401 STEP_UP_REQUIRED to an admin without a step-up),
-// so no field of /me is needed. After the step-up of the security page (the same box), it finds
+// (the examples: ADMIN_EMAILS). `/me` says so (`isAdmin`), so the nav offers the link from the first
+// page load and no page asks an admin route to find out (a refused request is a console error on
+// every page load of a non-admin). After the step-up of the security page (the same box), it finds
 // users by address prefix (a page at a time, "load more" with the cursor), shows one user (sessions,
 // identities, second factors, passkeys, lock), locks with a reason and unlocks, ends the user's
 // sessions, and signs in as the user: the server then sets this browser's session cookies (the
 // tokens never reach this script) and the banner says whose session it is and when it ends.
-import { auth, isApiError } from "../ui/client.js";
+import { auth } from "../ui/client.js";
 import { $, addSignedInPath, button, element, onSubmit, render, run, show } from "../ui/page.js";
-import { state } from "../ui/state.js";
-import { dateTime, t } from "../ui/strings.js";
+import { setStepUp, state } from "../ui/state.js";
+import { dateTime, plural, t } from "../ui/strings.js";
 import { signOut } from "./account.js";
 import { renderStepUp } from "./security.js";
 
 addSignedInPath("/admin");
 
-/** What this page knows: whether the signed-in user is an admin, the list, the user shown. */
+/** What this page knows: the list, the user shown. */
 const admin = {
-  /** The user id the answer below is for; `isAdmin` null while unknown. */
-  checkedFor: null,
-  isAdmin: null,
   query: "",
   users: [],
   nextCursor: null,
@@ -46,25 +43,6 @@ $("logout").before(navLink);
 const banner = element("div", { id: "impersonation-banner", className: "banner", hidden: true });
 banner.setAttribute("role", "status");
 $("status").before(banner);
-
-/** Asks the server once per signed-in user whether it may use the back office. */
-async function checkAdmin() {
-  const me = state.me;
-  if (!me || me.impersonatedBy || admin.checkedFor === me.id) return;
-  admin.checkedFor = me.id;
-  admin.isAdmin = null;
-  try {
-    await auth.admin.listUsers({ limit: 1 });
-    admin.isAdmin = true;
-  } catch (error) {
-    // 403 ADMIN_REQUIRED: no admin. 401 STEP_UP_REQUIRED: an admin who has not confirmed yet.
-    // Anything else (the network, a session that just ended) says neither: asked again later.
-    const code = isApiError(error) ? error.code : "";
-    if (code === "ADMIN_REQUIRED" || code === "STEP_UP_REQUIRED") admin.isAdmin = code === "STEP_UP_REQUIRED";
-    else admin.checkedFor = null;
-  }
-  if (admin.isAdmin !== null && state.me?.id === me.id) render();
-}
 
 function renderBanner() {
   const me = state.me;
@@ -164,17 +142,16 @@ export function renderAdmin(view) {
   renderBanner();
   const me = state.me;
   if (!me) {
-    admin.checkedFor = null;
-    admin.isAdmin = null;
     admin.detail = null;
     admin.users = [];
     admin.searched = false;
-  } else if (!me.impersonatedBy && admin.checkedFor !== me.id) void checkAdmin();
-  navLink.hidden = !(me && admin.isAdmin && !me.impersonatedBy);
+  }
+  // `/me` says whether `admin.authorize` allows this user (false for an impersonation).
+  const allowed = me?.isAdmin === true && !me.impersonatedBy;
+  navLink.hidden = !allowed;
   if (view !== "/admin" || !me) return;
-  const allowed = admin.isAdmin === true && !me.impersonatedBy;
-  show("admin-denied", admin.isAdmin === false || Boolean(me.impersonatedBy));
-  show("admin-checking", admin.isAdmin === null && !me.impersonatedBy);
+  show("admin-denied", !allowed);
+  show("admin-checking", false);
   const confirmed = allowed && renderStepUp("admin-step-up");
   show("admin-step-up", allowed && !confirmed);
   show("admin-tools", allowed && confirmed);
@@ -198,7 +175,7 @@ function loadUsers(more) {
       admin.users = more ? [...admin.users, ...page.items] : page.items;
       admin.nextCursor = page.nextCursor;
       admin.searched = true;
-      return more ? "" : t("admin.found", { count: admin.users.length });
+      return more ? "" : plural("admin.found", admin.users.length);
     },
     { refresh: false },
   );
@@ -266,7 +243,7 @@ $("admin-impersonate").addEventListener("click", async () => {
     IMPERSONATION_KEY,
     JSON.stringify({ admin: adminEmail, user: started.user.email, expiresAt: started.expiresAt }),
   );
-  state.stepUpUntil = 0;
+  setStepUp(0);
   admin.detail = null;
   location.assign("/account");
 });

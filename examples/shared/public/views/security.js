@@ -7,6 +7,7 @@ import {
   button,
   element,
   lastErrorCode,
+  markField,
   onSubmit,
   radios,
   render,
@@ -15,7 +16,7 @@ import {
   show,
   validate,
 } from "../ui/page.js";
-import { state } from "../ui/state.js";
+import { setStepUp, state, stepUpOpen } from "../ui/state.js";
 import { t } from "../ui/strings.js";
 import { renderProfile } from "./account.js";
 import { authorizeUrl } from "./sign-in.js";
@@ -25,7 +26,7 @@ const STEP_UP_MS = 4.5 * 60 * 1000;
 
 /** A step-up is done: the settings are open for a few minutes. */
 export const stepUpDone = () => {
-  state.stepUpUntil = Date.now() + STEP_UP_MS;
+  setStepUp(Date.now() + STEP_UP_MS);
   state.stepUpFlow = null;
   show("step-up-code", false);
   return t("done.stepUp");
@@ -48,7 +49,6 @@ export function askStepUpCode(answer) {
 }
 
 function clearSettings() {
-  state.stepUpUntil = 0;
   for (const id of ["totp-confirm", "email-enable", "step-up-code"]) show(id, false);
   for (const id of ["security-state", "recovery-codes"]) $(id).replaceChildren();
   $("totp-secret").textContent = "";
@@ -81,7 +81,7 @@ export function renderStepUp(hostId) {
     ),
   );
   show("step-up-providers", stepUpWith.length > 0);
-  const confirmed = Date.now() < state.stepUpUntil;
+  const confirmed = stepUpOpen();
   show("step-up-box", !confirmed);
   show("step-up", !confirmed && me.hasPassword !== false && $("step-up-code").hidden);
   return confirmed;
@@ -123,8 +123,9 @@ export function renderSecurity(view) {
   }
   renderProfile("security-state");
   renderProviderSettings();
-  // The box stays where another page borrowed it while that page is shown.
-  const confirmed = view === "/settings/security" || !view ? renderStepUp() : Date.now() < state.stepUpUntil;
+  // The box stays where another page borrowed it while that page is shown (that page renders it).
+  const borrowed = view === "/settings/account" || view === "/admin";
+  const confirmed = borrowed ? stepUpOpen() : renderStepUp();
   show("settings", confirmed);
   const totpOn = me.twoFactorMethods.includes("totp");
   const emailOn = me.twoFactorMethods.includes("email");
@@ -140,7 +141,12 @@ export function renderSecurity(view) {
   show("preferred", me.twoFactorMethods.length > 1);
   if (me.twoFactorMethods.length > 1 && !$("preferred").contains(document.activeElement))
     $("preferred-methods").replaceChildren(
-      ...radios("method", me.twoFactorMethods, me.preferredTwoFactorMethod ?? me.twoFactorMethods[0]),
+      ...radios(
+        "method",
+        me.twoFactorMethods,
+        me.preferredTwoFactorMethod ?? me.twoFactorMethods[0],
+        t("security.preferredLegend"),
+      ),
     );
 }
 
@@ -158,9 +164,21 @@ onSubmit(
       { form, messages: { INVALID_CREDENTIALS: "stepUp.wrongPassword" } },
     ),
 );
+/**
+ * A refused code: the status line's words also under the code's field, which gets the focus (and
+ * so comes into view), beside the form the user is looking at.
+ */
+function codeRefused(form) {
+  const input = form.querySelector("[name=code]");
+  if (!input || input.hasAttribute("aria-invalid")) return;
+  markField(input, $("status").textContent);
+  input.focus();
+}
+
 onSubmit("step-up-code", (form, { code }) => {
+  if (!validate(form)) return;
   if (!state.stepUpFlow) askStepUpCode();
-  return run(() => state.stepUpFlow.submit(code), stepUpDone, {
+  return run(() => state.stepUpFlow.submit(code.trim()), stepUpDone, {
     form,
     method: state.me?.preferredTwoFactorMethod ?? state.me?.twoFactorMethods[0],
   }).then((result) => {
@@ -170,7 +188,7 @@ onSubmit("step-up-code", (form, { code }) => {
       state.stepUpFlow = null;
       show("step-up-code", false);
       render();
-    }
+    } else codeRefused(form);
   });
 });
 
@@ -214,16 +232,19 @@ $("recovery-download").addEventListener("click", () => {
   link.click();
   URL.revokeObjectURL(link.href);
 });
-onSubmit("totp-confirm", (form, { code }) =>
-  run(
-    () => auth.twoFactorSettings.confirmTotp({ setupToken: form.dataset.setupToken, code }),
-    t("done.totpOn"),
-    { form, method: "totp" },
-  ).then((result) => {
-    if (!result) return;
-    form.reset();
-    show("totp-confirm", false);
-  }),
+onSubmit(
+  "totp-confirm",
+  (form, { code }) =>
+    validate(form) &&
+    run(
+      () => auth.twoFactorSettings.confirmTotp({ setupToken: form.dataset.setupToken, code: code.trim() }),
+      t("done.totpOn"),
+      { form, method: "totp" },
+    ).then((result) => {
+      if (!result) return codeRefused(form);
+      form.reset();
+      show("totp-confirm", false);
+    }),
 );
 $("totp-disable").addEventListener("click", () =>
   run(() => auth.twoFactorSettings.disableTotp(), t("done.totpOff")).then(() => show("totp-confirm", false)),
@@ -235,15 +256,18 @@ $("email-send").addEventListener("click", (event) =>
     { button: event.currentTarget },
   ),
 );
-onSubmit("email-enable", (form, body) =>
-  run(() => auth.twoFactorSettings.enableEmail({ ...body, method: "email" }), t("done.emailOn"), {
-    form,
-    method: "email",
-  }).then((result) => {
-    if (!result) return;
-    form.reset();
-    show("email-enable", false);
-  }),
+onSubmit(
+  "email-enable",
+  (form, { code }) =>
+    validate(form) &&
+    run(() => auth.twoFactorSettings.enableEmail({ code: code.trim(), method: "email" }), t("done.emailOn"), {
+      form,
+      method: "email",
+    }).then((result) => {
+      if (!result) return codeRefused(form);
+      form.reset();
+      show("email-enable", false);
+    }),
 );
 $("email-disable").addEventListener("click", () =>
   run(() => auth.twoFactorSettings.disableEmail(), t("done.emailOff")),

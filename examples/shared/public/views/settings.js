@@ -20,6 +20,7 @@ import {
 } from "../ui/page.js";
 import { loadMe, state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
+import { renderStepUp } from "./security.js";
 
 const VIEW = "/settings/account";
 const CONFIRM_VIEW = "/confirm-email-change";
@@ -37,17 +38,8 @@ export function landingAfterSignIn(result) {
 }
 
 // ---- The step-up ------------------------------------------------------------------------------
-/**
- * The security page's step-up box (views/security.js wires its forms and shows or hides it by
- * the step-up's state): moved into this page while it is shown, and put back afterwards.
- */
+/** The security page's step-up box (views/security.js wires its forms), shown here while this page is. */
 const stepUpBox = $("step-up-box");
-const stepUpHome = stepUpBox.parentNode;
-function placeStepUpBox(view) {
-  if (view === VIEW && stepUpBox.parentNode !== $("account-step-up")) $("account-step-up").append(stepUpBox);
-  else if (view !== VIEW && stepUpBox.parentNode !== stepUpHome)
-    stepUpHome.insertBefore(stepUpBox, $("settings"));
-}
 
 /** Whether the last render of this page found the step-up open (the address, the export and the deletion shown). */
 let wasConfirmed = false;
@@ -72,16 +64,16 @@ function renderConfirmPage() {
 }
 
 export function renderSettings(view) {
-  placeStepUpBox(view);
   if (view === CONFIRM_VIEW) renderConfirmPage();
   const { me } = state;
-  const confirmed = Boolean(me) && Date.now() < state.stepUpUntil;
   if (view !== VIEW || !me) {
     closeDeleteConfirm();
     wasConfirmed = false;
     if (!me) sessionStorage.removeItem(BREACHED_KEY);
     return;
   }
+  // The box follows the step-up: shown until it is used, and again once it ran out (here or elsewhere).
+  const confirmed = renderStepUp("account-step-up");
   show("breached-notice", sessionStorage.getItem(BREACHED_KEY) === "1");
   show("password-change", me.hasPassword !== false);
   show("password-none", me.hasPassword === false);

@@ -1,18 +1,34 @@
 // Signing up and in: the sign-in form (and identity providers; passkeys are in views/passkeys.js),
 // the sign-up form, the forgotten password and its reset, and the emailed verification link.
 import { auth, isApiError } from "../ui/client.js";
-import { $, element, messageOf, navigate, onSubmit, run, say, show, validate } from "../ui/page.js";
+import {
+  $,
+  element,
+  messageOf,
+  navigate,
+  onSubmit,
+  releaseWaits,
+  run,
+  say,
+  show,
+  validate,
+} from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
+import { renderEmailSignIn } from "./email-sign-in.js";
 import { landingAfterSignIn } from "./settings.js";
 import { startSecondFactor } from "./two-factor.js";
 
 const token = new URLSearchParams(location.search).get("token");
+/** Set in localStorage by a password reset: the other tabs end their failed sign-ins' wait too. */
+export const WAITS_CLEARED_KEY = "portcullis-waits-cleared";
 
 /** Sign-in and step-up at a provider are browser navigations: it redirects back to the callback. */
 export const authorizeUrl = (name, stepUp = false) => auth.authorizeUrl(name, { returnTo: "/", stepUp });
 
-export function renderSignIn() {
+export function renderSignIn(view) {
+  if (view === "/verify-email") renderVerifyResult();
+  renderEmailSignIn();
   $("provider-buttons").replaceChildren(
     ...state.providers.map((provider) =>
       element("a", {
@@ -76,6 +92,10 @@ onSubmit("reset-password", (form, body) => {
     .then((result) => {
       if (!result) return;
       form.reset();
+      // The reset ended the failed sign-ins' wait: so does the page (its held button and countdown).
+      releaseWaits();
+      localStorage.setItem(WAITS_CLEARED_KEY, String(Date.now()));
+      say(t("done.reset"));
       navigate("/login", true);
     })
     .finally(() => {
@@ -85,23 +105,29 @@ onSubmit("reset-password", (form, body) => {
 
 /** `/verify-email?token=`: verifies the address of the emailed link (once; again is not a failure). */
 export async function verifyFromLink() {
-  const result = $("verify-result");
   if (!token) {
-    result.textContent = t("verify.noToken");
+    state.verifyResult = { key: "verify.noToken", kind: "error" };
     return;
   }
   try {
     await auth.verification.verify(token);
-    result.textContent = t("verify.done");
-    result.className = "ok";
+    state.verifyResult = { key: "verify.done", kind: "ok" };
   } catch (error) {
     // 304 EMAIL_ALREADY_VERIFIED: the link was used before; that is not a failure.
-    if (isApiError(error) && error.code === "EMAIL_ALREADY_VERIFIED") {
-      result.textContent = t("verify.already");
-      result.className = "ok";
-    } else {
-      result.textContent = isApiError(error) ? messageOf(error) : t("error.network");
-      result.className = "error";
-    }
+    state.verifyResult =
+      isApiError(error) && error.code === "EMAIL_ALREADY_VERIFIED"
+        ? { key: "verify.already", kind: "ok" }
+        : isApiError(error)
+          ? { error, kind: "error" }
+          : { key: "error.network", kind: "error" };
   }
+}
+
+/** The verification page shows what `state.verifyResult` holds, in the page's language, on every render. */
+function renderVerifyResult() {
+  const shown =
+    state.verifyResult ?? (token ? { key: "verify.checking" } : { key: "verify.noToken", kind: "error" });
+  const result = $("verify-result");
+  result.textContent = shown.error ? messageOf(shown.error) : t(shown.key);
+  result.className = shown.kind ?? "";
 }

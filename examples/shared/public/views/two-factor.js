@@ -81,7 +81,9 @@ export function renderTwoFactor() {
   if (!pending) return;
   const methods = pending.twoFactorMethods;
   const method = state.twoFactorChoice ?? pending.preferredTwoFactorMethod ?? methods[0];
-  $("two-factor-methods").replaceChildren(...(methods.length > 1 ? radios("method", methods, method) : []));
+  $("two-factor-methods").replaceChildren(
+    ...(methods.length > 1 ? radios("method", methods, method, t("twoFactor.methodLegend")) : []),
+  );
   show("two-factor-methods", methods.length > 1);
   show("two-factor-email", methods.includes("email"));
   const hint = method !== "email" ? "totp" : state.emailRequested ? "emailSent" : "email";
@@ -116,13 +118,17 @@ $("two-factor-back").addEventListener("click", (event) => {
   say("");
   navigate("/login", true);
 });
+/** `{ trustBrowser: true }` when "trust this browser" is ticked (it applies to a recovery code too). */
+const trusting = () => ($("two-factor-trust").checked ? { trustBrowser: true } : {});
+
 onSubmit("two-factor-code", (form, { code, method }) => {
   if (!validate(form)) return;
   const pending = state.pendingLogin;
   // An emailed code needs its method named unless email is the preferred one: when the user asked
   // for an email code, send "email" even if the method choice was left alone.
   const chosen = method || (state.emailRequested ? "email" : undefined);
-  return run(() => pending.flow.submit(code, chosen ? { method: chosen } : {}), t("done.login"), {
+  const options = { ...(chosen ? { method: chosen } : {}), ...trusting() };
+  return run(() => pending.flow.submit(code, options), t("done.login"), {
     form,
     method: chosen ?? pending.preferredTwoFactorMethod ?? pending.twoFactorMethods[0],
   })
@@ -145,7 +151,10 @@ onSubmit(
   "two-factor-recover",
   (form, { code }) =>
     validate(form) &&
-    run(() => state.pendingLogin.flow.recover(code), t("done.recovered"), { form, method: "recovery" })
+    run(() => state.pendingLogin.flow.recover(code, trusting()), t("done.recovered"), {
+      form,
+      method: "recovery",
+    })
       .then(finishSecondFactor(form))
       .then(secondStepLost),
 );

@@ -8,6 +8,7 @@ import { createExampleAuth, type ExampleAuth } from "../setup.js";
 import {
   type BrowserFixture,
   type BrowserTests,
+  confirmPassword,
   expectHuman,
   hasher,
   LOCALES,
@@ -29,8 +30,7 @@ const openAccountSettings = async (page: Page, from: "account" | "nav" = "accoun
 /** Confirms the password in the step-up box the settings page shows (the security page's own). */
 const stepUpInAccountSettings = async (page: Page) => {
   expect(await visible(page, "#account-changes")).toBe(false);
-  await page.fill("#account-settings #step-up [name=password]", PASSWORD);
-  await page.click("#account-settings #step-up button[type=submit]");
+  await confirmPassword(page, PASSWORD, "#account-settings ");
   await expect.poll(() => visible(page, "#account-changes")).toBe(true);
 };
 /** The status of a password sign-in through the API (its own cookie jar, not the browser's). */
@@ -91,7 +91,10 @@ const passwordChangeThrottled = async (page: Page, lang: string) => {
   await form.locator("[name=newPassword]").fill(NEW_PASSWORD);
   await submit.click();
   await expect.poll(() => submit.isDisabled()).toBe(true);
-  expect(await status(page).textContent()).toContain(lang === "en" ? "Try again in" : "Versuche es in");
+  // The wait counts down beside the status line (which says the message once).
+  expect(await page.locator("#status-countdown").textContent()).toContain(
+    lang === "en" ? "Try again in" : "Versuche es in",
+  );
   await expect.poll(() => submit.isDisabled(), { timeout: 5_000 }).toBe(false);
   await page.unroute("**/api/auth/password/change");
 };
@@ -102,12 +105,10 @@ export const accountTests: BrowserTests = {
     withTimeout(90_000, async (f) => {
       for (const [locale, lang] of LOCALES) {
         const email = await f.createAccount(`password-change-${lang}`);
-        const elsewhere = await request.newContext({ baseURL: f.base, extraHTTPHeaders: { origin: f.base } });
-        await f.call(elsewhere, "POST", "/login", { email, password: PASSWORD });
+        const elsewhere = await f.signedInElsewhere(email);
         const [context, page] = await f.newPage({ locale });
         try {
-          await f.signIn(page, email);
-          await signedInAs(page, email);
+          await f.signInAndWait(page, email);
           await openAccountSettings(page, "nav");
           expect(await focusedHeading(page)).toBe(
             lang === "en" ? "H1:Account settings" : "H1:Kontoeinstellungen",
@@ -172,8 +173,7 @@ export const accountTests: BrowserTests = {
         const email = await f.createAccount(`email-change-${lang}`);
         const newEmail = `moved-${lang}-${f.accounts}@example.test`;
         await f.inNewPage({ locale }, async (page) => {
-          await f.signIn(page, email);
-          await signedInAs(page, email);
+          await f.signInAndWait(page, email);
           await openAccountSettings(page);
           // The address, the export and the deletion wait for the step-up; then the focus moves on.
           await f.shot(page, `28b-settings-step-up-${lang}`);
@@ -233,8 +233,7 @@ export const accountTests: BrowserTests = {
       for (const [locale, lang] of LOCALES) {
         const email = await f.createAccount(`delete-${lang}`);
         await f.inNewPage({ locale }, async (page) => {
-          await f.signIn(page, email);
-          await signedInAs(page, email);
+          await f.signInAndWait(page, email);
           await openAccountSettings(page);
           await stepUpInAccountSettings(page);
           const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export-data")]);

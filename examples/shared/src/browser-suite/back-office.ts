@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
-import { type Page, request } from "playwright-core";
+import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import {
+  accessibilityFindings,
   type BrowserFixture,
   type BrowserTests,
+  confirmPassword,
   expectHuman,
+  expectStatus,
   LOCALES,
   PASSWORD,
   signedInAs,
@@ -22,15 +24,12 @@ const adminAccount = async (f: BrowserFixture, lang: string) => {
     await f.example.auth.host.createUser({}, { email, password: PASSWORD, emailVerified: true });
   return email;
 };
-/** Signs the admin in, opens the back office from the nav and confirms the password there. */
+/** Signs the admin in, opens the back office and confirms the password there. */
 const openBackOffice = async (f: BrowserFixture, page: Page, email: string) => {
-  await f.signIn(page, email);
-  await signedInAs(page, email);
-  await expect.poll(() => visible(page, "#nav-admin")).toBe(true);
-  await page.click("#nav-admin");
+  await f.signInAndWait(page, email);
+  await page.goto(`${f.base}/admin`);
   await expect.poll(() => visible(page, "#admin-step-up #step-up")).toBe(true);
-  await page.fill("#step-up [name=password]", PASSWORD);
-  await page.click("#step-up button[type=submit]");
+  await confirmPassword(page);
   await expect.poll(() => visible(page, "#admin-tools")).toBe(true);
 };
 /** Searches the back office and opens the user `email` from the list. */
@@ -49,21 +48,19 @@ const dispatchVisibility = (page: Page) =>
 
 /** The browser tests of this area, by name. */
 export const backOfficeTests: BrowserTests = {
-  "ui (32a) - the back office is in the nav only for an admin; a non-admin at /admin sees that it is for administrators, in English and German at 375 and 1280 px":
+  "ui (32a) - the back office is in the nav of an admin from the first page load, never of a non-admin; a non-admin at /admin sees that it is for administrators, with no admin request, in English and German at 375 and 1280 px":
     withTimeout(60_000, async (f) => {
       for (const [locale, lang] of LOCALES) {
         const email = await f.createAccount(`not-admin-${lang}`);
         await f.inNewPage({ locale }, async (page) => {
-          // The page asks the server (403 ADMIN_REQUIRED): no link, and the URL says so in words.
-          const asked = page.waitForResponse(
-            (r) => r.url().includes("/api/auth/admin/users") && r.status() === 403,
-          );
-          await f.signIn(page, email);
-          await signedInAs(page, email);
-          await asked;
+          // `/me` says `isAdmin: false`: no link, no admin request, and the page says so in words.
+          const asked: string[] = [];
+          page.on("request", (r) => r.url().includes("/api/auth/admin/") && asked.push(r.url()));
+          await f.signInAndWait(page, email);
           expect(await visible(page, "#nav-admin")).toBe(false);
           await page.goto(`${f.base}/admin`);
           await expect.poll(() => visible(page, "#admin-denied")).toBe(true);
+          expect(asked).toEqual([]);
           expect(await page.locator("#admin-denied").textContent()).toBe(
             lang === "en" ? "This page is for administrators." : "Diese Seite ist für Administratoren.",
           );
@@ -73,7 +70,8 @@ export const backOfficeTests: BrowserTests = {
         })();
         const [adminContext, adminPage] = await f.newPage({ locale });
         try {
-          await f.signIn(adminPage, await adminAccount(f, lang));
+          await f.signInAndWait(adminPage, await adminAccount(f, lang));
+          // `/me` says `isAdmin: true`: the nav offers the back office before it was ever opened.
           await expect.poll(() => visible(adminPage, "#nav-admin")).toBe(true);
           expect(await adminPage.locator("#nav-admin").textContent()).toBe(
             lang === "en" ? "Back office" : "Backoffice",
@@ -127,8 +125,7 @@ export const backOfficeTests: BrowserTests = {
         const [userContext, userPage] = await f.newPage({ locale });
         const [context, page] = await f.newPage({ locale });
         try {
-          await f.signIn(userPage, email);
-          await signedInAs(userPage, email);
+          await f.signInAndWait(userPage, email);
           await openBackOffice(f, page, await adminAccount(f, lang));
           await openUser(page, email);
           expect(await page.locator("#admin-sessions li").count()).toBe(1);
@@ -151,13 +148,12 @@ export const backOfficeTests: BrowserTests = {
           await userPage.fill("#login [name=email]", email);
           await userPage.fill("#login [name=password]", PASSWORD);
           await userPage.click("#login button[type=submit]");
-          await expect
-            .poll(() => status(userPage).textContent())
-            .toBe(
-              lang === "en"
-                ? "This account is locked. Please contact support."
-                : "Dieses Konto ist gesperrt. Bitte wende dich an den Support.",
-            );
+          await expectStatus(
+            userPage,
+            lang,
+            "This account is locked. Please contact support.",
+            "Dieses Konto ist gesperrt. Bitte wende dich an den Support.",
+          );
           expect(await visible(userPage, "#signed-out")).toBe(true);
           await f.shot(userPage, `32c-locked-sign-in-${lang}`);
 
@@ -177,12 +173,10 @@ export const backOfficeTests: BrowserTests = {
     withTimeout(60_000, async (f) => {
       for (const [locale, lang] of LOCALES) {
         const email = await f.createAccount(`end-sessions-${lang}`);
-        const elsewhere = await request.newContext({ baseURL: f.base, extraHTTPHeaders: { origin: f.base } });
-        const other = await request.newContext({ baseURL: f.base, extraHTTPHeaders: { origin: f.base } });
+        const elsewhere = await f.signedInElsewhere(email);
+        const other = await f.signedInElsewhere(email);
         const [context, page] = await f.newPage({ locale });
         try {
-          await f.call(elsewhere, "POST", "/login", { email, password: PASSWORD });
-          await f.call(other, "POST", "/login", { email, password: PASSWORD });
           await openBackOffice(f, page, await adminAccount(f, lang));
           await openUser(page, email);
           expect(await page.locator("#admin-sessions li").count()).toBe(2);
@@ -246,8 +240,7 @@ export const backOfficeTests: BrowserTests = {
           await tab.close();
           // The impersonation cannot step up: the security page says so in words.
           await page.click('nav a[href="/settings/security"]');
-          await page.fill("#step-up [name=password]", PASSWORD);
-          await page.click("#step-up button[type=submit]");
+          await confirmPassword(page);
           await expect.poll(() => status(page).textContent()).not.toBe("");
           expectHuman(await status(page).textContent());
           expect(await visible(page, "#settings")).toBe(false);
@@ -269,22 +262,11 @@ export const backOfficeTests: BrowserTests = {
 
   "ui (32f) - axe-core finds no serious or critical violations on the back office (list, a locked user's detail) and with the impersonation banner, at 375 and 1280 px":
     withTimeout(60_000, async (f) => {
-      const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
       const email = await f.createAccount("axe-back-office");
       const [context, page] = await f.newPage();
       const found: string[] = [];
       const check = async (view: string) => {
-        for (const width of [375, 1280]) {
-          await page.setViewportSize({ width, height: 900 });
-          await page.addScriptTag({ path: axePath });
-          const violations = (await page.evaluate(async () => {
-            const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
-            return (await axe.run()).violations;
-          })) as { id: string; impact: string; nodes: { target: string[] }[] }[];
-          for (const v of violations)
-            if (v.impact === "serious" || v.impact === "critical")
-              found.push(`${view} @${width}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-        }
+        found.push(...(await accessibilityFindings(page, view)));
       };
       try {
         await openBackOffice(f, page, await adminAccount(f, "en"));

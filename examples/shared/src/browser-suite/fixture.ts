@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createArgon2Hasher, type OutboxMailer } from "@portcullis/core";
@@ -71,6 +72,48 @@ export const expectHuman = (text: string | null) => {
 
 export const signedInAs = async (page: Page, email: string) =>
   expect.poll(() => page.locator("#me-email").textContent(), { timeout: 10_000 }).toBe(email);
+/** Waits until the status line reads `en` (English page) or `de` (German page). */
+export const expectStatus = async (page: Page, lang: string, en: string, de: string) =>
+  expect.poll(() => status(page).textContent()).toBe(lang === "en" ? en : de);
+/**
+ * Runs axe-core on the page as it is, at 375 and 1280 px, and returns its serious and critical
+ * violations, each as `<view> @<width>: <rule> <targets>`. Fails when axe ran fewer than six rules.
+ */
+export const accessibilityFindings = async (page: Page, view: string): Promise<string[]> => {
+  const found: string[] = [];
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.addScriptTag({ path: createRequire(import.meta.url).resolve("axe-core/axe.min.js") });
+    const { violations, passes } = (await page.evaluate(async () => {
+      const axe = (
+        globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[]; passes: unknown[] }> } }
+      ).axe;
+      const result = await axe.run();
+      return { violations: result.violations, passes: result.passes.length };
+    })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[]; passes: number };
+    // The rules ran (color contrast among them), not an empty page.
+    expect(passes).toBeGreaterThan(5);
+    for (const v of violations)
+      if (v.impact === "serious" || v.impact === "critical")
+        found.push(`${view} @${width}: ${v.id} ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  }
+  return found;
+};
+/** The paths of the POST requests the page sends from now on (the passkey autofill's left out). */
+export const recordPosts = (page: Page): string[] => {
+  const sent: string[] = [];
+  page.on("request", (req) => {
+    // The sign-in page's passkey autofill asks for its challenge on its own (issue 29).
+    const autofill = req.url().endsWith("/api/auth/passkeys/login/options");
+    if (req.method() === "POST" && !autofill) sent.push(new URL(req.url()).pathname);
+  });
+  return sent;
+};
+/** Enters `password` in the step-up box the page shows (the security page's unless `scope` says). */
+export const confirmPassword = async (page: Page, password = PASSWORD, scope = "") => {
+  await page.fill(`${scope}#step-up [name=password]`, password);
+  await page.click(`${scope}#step-up button[type=submit]`);
+};
 /** Answers the sign-in's second step with a code from the authenticator app or the email. */
 export const submitTwoFactorCode = async (page: Page, code: string) => {
   await page.fill("#two-factor-code [name=code]", code);
@@ -112,6 +155,32 @@ export class BrowserFixture {
     this.server = await this.start(this.example, port);
     this.browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
     await mkdir(this.shots, { recursive: true });
+  }
+
+  /**
+   * Another app of the same example on a free port, with `env` added to its configuration (e.g. a
+   * short SESSION_IDLE_SECONDS): its origin, its auth, and `close`, which the test calls.
+   */
+  async openOther(
+    env: Record<string, string>,
+  ): Promise<{ base: string; example: ExampleAuth; close(): Promise<void> }> {
+    const port = await freePort();
+    const config = readConfig({
+      PORT: String(port),
+      AUTH_SECRET: "browser-test-other-secret-3c9Vq0sXk2mBf8RzT1yLwE5nHu7aJd4gPo6iK0eQx",
+      EMAIL_COOLDOWN_SECONDS: "1",
+      ...env,
+    });
+    const example = await createExampleAuth(config, { passwordHasher: hasher });
+    const server = await this.start(example, port);
+    return {
+      base: config.appOrigin,
+      example,
+      close: async () => {
+        await server.close();
+        example.close();
+      },
+    };
   }
 
   async close(): Promise<void> {
@@ -259,13 +328,22 @@ export class BrowserFixture {
     await submitTwoFactorCode(page, await this.emailedCode(email, before));
     await signedInAs(page, email);
   };
-  /** Signs in (without 2FA) and confirms the password on the security page: the settings show. */
-  readonly openSettings = async (page: Page, email: string) => {
+  /** Signs in (without 2FA) and waits until the page shows the account. */
+  readonly signInAndWait = async (page: Page, email: string) => {
     await this.signIn(page, email);
     await signedInAs(page, email);
+  };
+  /** Another device: an API client (its own cookie jar) signed in as `email`. Dispose it after. */
+  readonly signedInElsewhere = async (email: string): Promise<APIRequestContext> => {
+    const api = await request.newContext({ baseURL: this.base, extraHTTPHeaders: { origin: this.base } });
+    await this.call(api, "POST", "/login", { email, password: PASSWORD });
+    return api;
+  };
+  /** Signs in (without 2FA) and confirms the password on the security page: the settings show. */
+  readonly openSettings = async (page: Page, email: string) => {
+    await this.signInAndWait(page, email);
     await page.click('nav a[href="/settings/security"]');
-    await page.fill("#step-up [name=password]", PASSWORD);
-    await page.click("#step-up button[type=submit]");
+    await confirmPassword(page);
     await expect.poll(() => visible(page, "#settings")).toBe(true);
   };
   /** Opens an email of the outbox from its list page and returns its first link (`?token=` when asked). */

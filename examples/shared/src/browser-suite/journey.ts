@@ -4,6 +4,7 @@ import { expect } from "vitest";
 import {
   type BrowserFixture,
   type BrowserTests,
+  confirmPassword,
   inPage,
   PASSWORD,
   signedInAs,
@@ -42,8 +43,7 @@ const turnOnTotpInSettings = async (f: BrowserFixture, page: Page) => {
   await page.click('nav a[href="/settings/security"]');
   await expect.poll(() => visible(page, "#step-up")).toBe(true);
   await f.shot(page, "security-step-up");
-  await page.fill("#step-up [name=password]", PASSWORD);
-  await page.click("#step-up button[type=submit]");
+  await confirmPassword(page);
   await expect.poll(() => visible(page, "#settings")).toBe(true);
   await page.click("#totp-setup");
   // The secret as the page shows it beside the QR code, which encodes the otpauth URI with it.
@@ -87,8 +87,7 @@ export const journeyTests: BrowserTests = {
         const email = "ada@example.test";
         await signUpAndVerify(f, page, email);
 
-        await f.signIn(page, email);
-        await signedInAs(page, email);
+        await f.signInAndWait(page, email);
         expect(await page.locator("#me").textContent()).toContain("Email verified");
         expect(await page.locator("#sessions li").count()).toBe(1);
         await f.shot(page, "account");

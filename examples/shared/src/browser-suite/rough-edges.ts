@@ -1,11 +1,12 @@
-import { request } from "playwright-core";
 import { expect } from "vitest";
 import {
   type Box,
   type BrowserTests,
+  confirmPassword,
   expectHuman,
+  expectStatus,
   LOCALES,
-  PASSWORD,
+  recordPosts,
   signedInAs,
   status,
   submitTwoFactorCode,
@@ -75,8 +76,7 @@ export const roughEdgesTests: BrowserTests = {
     const email = await f.createAccount("dates-de", { createdAt: Date.UTC(2024, 2, 5, 14, 7) });
     const [context, page] = await f.newPage({ locale: "en-US", timezoneId: "Europe/Berlin" });
     try {
-      await f.signIn(page, email);
-      await signedInAs(page, email);
+      await f.signInAndWait(page, email);
       await page.selectOption("#language", "de");
       const rows = await page.locator("#me dt").allTextContents();
       const values = await page.locator("#me dd").allTextContents();
@@ -95,18 +95,15 @@ export const roughEdgesTests: BrowserTests = {
     for (const [locale, lang] of LOCALES) {
       const email = await f.createAccount(`step-up-wrong-${lang}`);
       await f.inNewPage({ locale }, async (page) => {
-        await f.signIn(page, email);
-        await signedInAs(page, email);
+        await f.signInAndWait(page, email);
         await page.click('nav a[href="/settings/security"]');
-        await page.fill("#step-up [name=password]", "not the password");
-        await page.click("#step-up button[type=submit]");
-        await expect
-          .poll(() => status(page).textContent())
-          .toBe(
-            lang === "en"
-              ? "That password is not right. Enter the password of this account."
-              : "Dieses Passwort stimmt nicht. Gib das Passwort dieses Kontos ein.",
-          );
+        await confirmPassword(page, "not the password");
+        await expectStatus(
+          page,
+          lang,
+          "That password is not right. Enter the password of this account.",
+          "Dieses Passwort stimmt nicht. Gib das Passwort dieses Kontos ein.",
+        );
         expect(await visible(page, "#settings")).toBe(false);
         await signedInAs(page, email);
       })();
@@ -117,12 +114,10 @@ export const roughEdgesTests: BrowserTests = {
     withTimeout(60_000, async (f) => {
       for (const [locale, lang] of LOCALES) {
         const email = await f.createAccount(`confirm-${lang}`);
-        const elsewhere = await request.newContext({ baseURL: f.base, extraHTTPHeaders: { origin: f.base } });
-        await f.call(elsewhere, "POST", "/login", { email, password: PASSWORD });
+        const elsewhere = await f.signedInElsewhere(email);
         const [context, page] = await f.newPage({ locale });
         try {
-          await f.signIn(page, email);
-          await signedInAs(page, email);
+          await f.signInAndWait(page, email);
           await expect.poll(() => page.locator("#sessions li").count()).toBe(2);
           // The other session's "Revoke": a question first; "Cancel" leaves both sessions.
           await page
@@ -178,7 +173,10 @@ export const roughEdgesTests: BrowserTests = {
         await f.signIn(page, "someone@example.test");
         const submit = page.locator("#login button[type=submit]");
         await expect.poll(() => submit.isDisabled()).toBe(true);
-        expect(await status(page).textContent()).toContain(lang === "en" ? "Try again in" : "Versuche es in");
+        // The wait counts down beside the status line (which says the message once).
+        expect(await page.locator("#status-countdown").textContent()).toContain(
+          lang === "en" ? "Try again in" : "Versuche es in",
+        );
         await expect.poll(() => submit.isDisabled(), { timeout: 5_000 }).toBe(false);
       })();
     }
@@ -201,12 +199,7 @@ export const roughEdgesTests: BrowserTests = {
     async (f) => {
       for (const [locale, lang] of LOCALES) {
         await f.inNewPage({ locale }, async (page) => {
-          const sent: string[] = [];
-          page.on("request", (req) => {
-            // The sign-in page's passkey autofill asks for its challenge on its own (issue 29).
-            const autofill = req.url().endsWith("/api/auth/passkeys/login/options");
-            if (req.method() === "POST" && !autofill) sent.push(new URL(req.url()).pathname);
-          });
+          const sent = recordPosts(page);
           await page.goto(`${f.base}/login`);
           await page.click("#login button[type=submit]");
           const loginErrors = await page.locator("#login .field-error").allTextContents();

@@ -1,15 +1,18 @@
 import { freePort } from "@portcullis/testing";
-import { type BrowserContext, type Page, request } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
 import { readConfig } from "../config.js";
 import { createExampleAuth, type ExampleAuth } from "../setup.js";
 import {
   type BrowserFixture,
   type BrowserTests,
+  confirmPassword,
   expectHuman,
+  expectStatus,
   hasher,
   LOCALES,
   PASSWORD,
+  recordPosts,
   signedInAs,
   status,
   visible,
@@ -90,8 +93,7 @@ export const sessionsTests: BrowserTests = {
             // An action after the lifetime: a step-up (then /me and /sessions). The client knew the
             // expiry from the sign-in's answer: it refreshes first, once, before any call is refused.
             await page.click('nav a[href="/settings/security"]');
-            await page.fill("#step-up [name=password]", PASSWORD);
-            await page.click("#step-up button[type=submit]");
+            await confirmPassword(page);
             await expect.poll(() => visible(page, "#settings"), { timeout: 10_000 }).toBe(true);
             expect(await visible(page, "#signed-out")).toBe(false);
             expect(traffic[0]).toBe("/refresh 200");
@@ -164,16 +166,11 @@ export const sessionsTests: BrowserTests = {
         const withEmail = await f.createAccount(`dead-cookie-email-${lang}`);
         await f.enableTwoFactor(withEmail, { email: true });
         await f.inNewPage({ locale }, async (page, context) => {
-          await f.signIn(page, earlier);
-          await signedInAs(page, earlier);
+          await f.signInAndWait(page, earlier);
           const access = (await context.cookies()).find((cookie) => cookie.name === "access_token");
           expect(access).toBeDefined();
           // The session ends elsewhere: this browser's access cookie is dead.
-          const elsewhere = await request.newContext({
-            baseURL: f.base,
-            extraHTTPHeaders: { origin: f.base },
-          });
-          await f.call(elsewhere, "POST", "/login", { email: earlier, password: PASSWORD });
+          const elsewhere = await f.signedInElsewhere(earlier);
           await f.call(elsewhere, "DELETE", "/sessions");
           await elsewhere.dispose();
           const beforeLogin = f.newestId();
@@ -191,13 +188,12 @@ export const sessionsTests: BrowserTests = {
             .toBe(0);
           const before = f.newestId();
           await page.click("#two-factor-email");
-          await expect
-            .poll(() => status(page).textContent())
-            .toBe(
-              lang === "en"
-                ? "A code is on its way to your inbox"
-                : "Ein Code ist unterwegs in dein Postfach",
-            );
+          await expectStatus(
+            page,
+            lang,
+            "A code is on its way to your inbox",
+            "Ein Code ist unterwegs in dein Postfach",
+          );
           await f.finishWithEmailedCode(page, withEmail, before);
           expect(await visible(page, "#two-factor")).toBe(false);
         })();
@@ -222,12 +218,7 @@ export const sessionsTests: BrowserTests = {
       };
       for (const [locale, lang] of LOCALES) {
         await f.inNewPage({ locale }, async (page) => {
-          const sent: string[] = [];
-          page.on("request", (req) => {
-            // The sign-in page's passkey autofill asks for its challenge on its own (issue 29).
-            const autofill = req.url().endsWith("/api/auth/passkeys/login/options");
-            if (req.method() === "POST" && !autofill) sent.push(new URL(req.url()).pathname);
-          });
+          const sent = recordPosts(page);
           for (const [target, texts] of Object.entries(expected[lang])) {
             const [path, form] = target.split("#");
             await page.goto(`${f.base}${path}`);
@@ -245,24 +236,23 @@ export const sessionsTests: BrowserTests = {
       }
     }),
 
-  "ui (27b) - a session revoked elsewhere shows signed out at once: on the next poll, on visibility, in English and German":
+  "ui (27b) - a session revoked elsewhere shows signed out at once: on focus, on visibility, in English and German":
     withTimeout(60_000, async (f) => {
       for (const [locale, lang] of LOCALES) {
         const email = await f.createAccount(`revoked-elsewhere-${lang}`);
         await f.inNewPage({ locale }, async (page) => {
           await page.clock.install();
-          await f.signIn(page, email);
-          await signedInAs(page, email);
-          const elsewhere = await request.newContext({
-            baseURL: f.base,
-            extraHTTPHeaders: { origin: f.base },
-          });
-          await f.call(elsewhere, "POST", "/login", { email, password: PASSWORD });
+          await f.signInAndWait(page, email);
+          const elsewhere = await f.signedInElsewhere(email);
           await f.call(elsewhere, "DELETE", "/sessions");
           await elsewhere.dispose();
           if (lang === "en") {
-            // The 30 s poll, without a click.
-            await page.clock.runFor(31_000);
+            // The window gets the focus back (there is no timed poll: it would keep idle sessions alive).
+            await page.evaluate(() =>
+              (globalThis as unknown as { dispatchEvent(event: unknown): void }).dispatchEvent(
+                new Event("focus"),
+              ),
+            );
           } else {
             // The tab comes back into view.
             await page.evaluate(() =>

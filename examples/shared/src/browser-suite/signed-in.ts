@@ -34,8 +34,7 @@ export const signedInTests: BrowserTests = {
       await page.click("#logout");
       await expect.poll(() => visible(page, "#signed-out")).toBe(true);
       expect(await page.locator("#login [name=rememberMe]").isChecked()).toBe(true);
-      await f.signIn(page, email);
-      await signedInAs(page, email);
+      await f.signInAndWait(page, email);
       const remembered = await authCookies();
       expect(remembered).toHaveLength(2);
       for (const cookie of remembered) expect(cookie.expires).toBeGreaterThan(Date.now() / 1000);
@@ -49,12 +48,10 @@ export const signedInTests: BrowserTests = {
       ] as const) {
         const email = await f.createAccount(`sign-out-others-${locale.slice(0, 2)}`);
         // Another device: a session of its own, through the API.
-        const elsewhere = await request.newContext({ baseURL: f.base, extraHTTPHeaders: { origin: f.base } });
-        await f.call(elsewhere, "POST", "/login", { email, password: PASSWORD });
+        const elsewhere = await f.signedInElsewhere(email);
         const [context, page] = await f.newPage({ locale });
         try {
-          await f.signIn(page, email);
-          await signedInAs(page, email);
+          await f.signInAndWait(page, email);
           await expect.poll(() => page.locator("#sessions li").count()).toBe(2);
           expect(await page.locator("#sessions .badge").allTextContents()).toEqual([label]);
           expect(await page.locator("#revoke-others").textContent()).toBe(button);
@@ -88,8 +85,7 @@ export const signedInTests: BrowserTests = {
   "two tabs of one browser refresh at the same moment and both stay signed in": inPage(
     async (f, first, context) => {
       const email = await f.createAccount("two-tabs");
-      await f.signIn(first, email);
-      await signedInAs(first, email);
+      await f.signInAndWait(first, email);
       const second = await context.newPage();
       await second.goto(f.base);
       await signedInAs(second, email);
@@ -161,8 +157,7 @@ export const signedInTests: BrowserTests = {
           await f.call(elsewhere, "POST", "/login", { email, password: PASSWORD });
         const [context, page] = await f.newPage({ locale });
         try {
-          await f.signIn(page, email);
-          await signedInAs(page, email);
+          await f.signInAndWait(page, email);
           expect(await page.locator('nav a[href="/activity"]').textContent()).toBe(nav);
           await page.click('nav a[href="/activity"]');
           await expect.poll(() => page.locator("#activity-list li").count()).toBe(10);
@@ -211,8 +206,7 @@ export const signedInTests: BrowserTests = {
       page.on("response", (response) => {
         if (response.status() >= 400 && !response.url().includes("/api/auth/")) failed.push(response.url());
       });
-      await f.signIn(page, email);
-      await signedInAs(page, email);
+      await f.signInAndWait(page, email);
       const rows = await page.locator("#me dt").allTextContents();
       const values = await page.locator("#me dd").allTextContents();
       const text = (await page.locator("#signed-in").textContent()) ?? "";

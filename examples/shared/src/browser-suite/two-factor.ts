@@ -2,6 +2,7 @@ import { referenceTotp } from "@portcullis/testing";
 import { expect } from "vitest";
 import {
   type BrowserTests,
+  confirmPassword,
   expectHuman,
   inPage,
   PASSWORD,
@@ -127,8 +128,7 @@ export const twoFactorTests: BrowserTests = {
       expect(await visible(page, "#settings")).toBe(false);
       expect(await visible(page, "#step-up")).toBe(true);
       expect(await page.locator("#security-state").textContent()).toContain("Authenticator app");
-      await page.fill("#step-up [name=password]", PASSWORD);
-      await page.click("#step-up button[type=submit]");
+      await confirmPassword(page);
       await expect.poll(() => visible(page, "#step-up-code")).toBe(true);
       await page.fill("#step-up-code [name=code]", referenceTotp(secret, Date.now() + 30_000));
       await page.click("#step-up-code button[type=submit]");

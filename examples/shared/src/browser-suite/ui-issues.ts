@@ -9,7 +9,6 @@ import {
   expectHuman,
   inPage,
   PASSWORD,
-  signedInAs,
   status,
   visible,
   withTimeout,
@@ -63,8 +62,7 @@ export const uiIssuesTests: BrowserTests = {
       // loopback HOST, localhost (WebAuthn refuses IP addresses).
       expect(f.base).toMatch(/^http:\/\/localhost:\d+$/);
       const email = await f.createAccount("alert", { lastSignInAt: Date.now() - DAY });
-      await f.signIn(page, email);
-      await signedInAs(page, email);
+      await f.signInAndWait(page, email);
       // A sign-in from a browser the account does not know (a new context) mails a login alert.
       const alert = await f.newestEmail("login-alert", email);
       await page.goto(`${f.base}/dev/outbox/${alert.id}`);
@@ -106,8 +104,7 @@ export const uiIssuesTests: BrowserTests = {
       await f.shot(page, "c-error");
 
       // Resend, verify in another tab, then "Resend" again on the page that still offers it: 304.
-      await f.signIn(page, email);
-      await signedInAs(page, email);
+      await f.signInAndWait(page, email);
       expect(await visible(page, "#resend-verification")).toBe(true);
       await page.click("#resend-verification");
       await expect.poll(() => status(page).textContent()).toBe("Verification email sent");
