@@ -1,6 +1,6 @@
 // Store round trips per request on store-sql (PostgreSQL) and store-redis: the core's HTTP handler
-// driven in process on the bench's paths (GET /me, login, refresh, the reset and verification
-// 429s), every statement the pg driver sends counted (a pg.Client subclass sees each one,
+// driven in process on the bench's paths (GET /me, a host route's permission check with an active
+// organization, login, refresh, the reset and verification 429s), every statement the pg driver sends counted (a pg.Client subclass sees each one,
 // BEGIN/COMMIT included) and every Redis command seen by `MONITOR` under this run's key prefix
 // (commands a Lua script runs show as "lua", apart from the client's own round trips). Then
 // `EXPLAIN (ANALYZE, BUFFERS)` of each distinct PostgreSQL statement seen, with the parameters of
@@ -65,6 +65,7 @@ async function prepare(stores) {
     passwordHasher: core.createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     email: { loginAlerts: false, cooldownSeconds: 3600 },
     loginThrottle: { freeAttempts: 100 },
+    organizations: { permissions: ["project:read"], memberPermissions: ["project:read"] },
   });
   const handler = core.httpHandlerFor(auth);
   const send = async (req, status) => {
@@ -87,8 +88,30 @@ async function prepare(stores) {
   await send(request("POST", "/email/verification/send", { token: tokens[2].accessToken }));
   let loginUser = 10;
   let refreshToken = tokens[3].refreshToken;
+  // User 4 owns an organization made active: its token names it (the permission check's path).
+  const owner = tokens[4].accessToken;
+  const { organization } = await send(
+    request("POST", "/organizations", {
+      token: owner,
+      body: { name: "Trips", slug: `trips-${process.pid}` },
+    }),
+    201,
+  );
+  const activated = await send(
+    request("POST", `/organizations/${organization.id}/activate`, { token: owner }),
+    200,
+  );
   return {
     me: () => send(request("GET", "/me", { token: tokens[0].accessToken }), 200),
+    // A host route's guard: `handler.authenticate(request, permission)` (adapters' requirePermission).
+    permission: async () => {
+      const checked = await handler.authenticate(
+        request("GET", "/projects", { token: activated.accessToken }),
+        "project:read",
+      );
+      if (checked.response)
+        throw new Error(`permission: ${checked.response.status} ${checked.response.body}`);
+    },
     login: () =>
       send(request("POST", "/login", { body: { email: email(loginUser++), password: PASSWORD } }), 200),
     refresh: async () => {
@@ -101,7 +124,7 @@ async function prepare(stores) {
   };
 }
 
-const PATHS = ["me", "login", "refresh", "reset429", "verification429"];
+const PATHS = ["me", "permission", "login", "refresh", "reset429", "verification429"];
 
 /** A statement's shape: parameters and the table prefix left out, whitespace folded. */
 const shape = (text) => text.replace(/\s+/g, " ").trim();
@@ -205,7 +228,9 @@ async function jointReadTiming(url, stores) {
     "unnamed, built each call": () => built(unnamed.db),
     "named, built each call": () => built(named.db),
     "named, compiled once (store-sql now)": () =>
-      named.stores.allowlist.findAllowedAccessTokenWithUser("timing-jti", named.stores.users),
+      named.stores.joint.findAllowedAccessTokenWithUser("timing-jti"),
+    "named, with the membership (permission check)": () =>
+      named.stores.joint.findAllowedAccessTokenWithMembership("timing-jti", "timing-org"),
   };
   const figures = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   try {
@@ -274,6 +299,7 @@ async function redis() {
     const stores = {
       users: memory.users,
       identities: memory.identities,
+      organizations: memory.organizations,
       ...createRedisStores({ client, keyPrefix }),
     };
     const paths = await prepare(stores);

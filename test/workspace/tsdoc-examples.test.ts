@@ -44,18 +44,21 @@ const GIVEN: Record<string, Record<string, string>> = {
     app: 'import type { Express as GivenExpress } from "express";\ndeclare const app: GivenExpress;',
     createAuthRouter: 'import { createAuthRouter } from "@portcullis/adapter-express";',
     requireAuth: 'import { requireAuth } from "@portcullis/adapter-express";',
+    requirePermission: 'import { requirePermission } from "@portcullis/adapter-express";',
     setSessionCookies: 'import { setSessionCookies } from "@portcullis/adapter-express";',
   },
   "packages/adapter-fastify": {
     app: 'import type { FastifyInstance as GivenFastify } from "fastify";\ndeclare const app: GivenFastify;',
     portcullis: 'import { portcullis } from "@portcullis/adapter-fastify";',
     withAuth: 'import { withAuth } from "@portcullis/adapter-fastify";',
+    requirePermission: 'import { requirePermission } from "@portcullis/adapter-fastify";',
   },
   "packages/adapter-fetch": {
     app: 'import { Hono as GivenHono } from "hono";\ndeclare const app: GivenHono;',
     Bun: "declare const Bun: { serve(options: { fetch(request: Request): Response | Promise<Response> }): unknown };",
     createFetchHandler: 'import { createFetchHandler } from "@portcullis/adapter-fetch";',
     authenticateRequest: 'import { authenticateRequest } from "@portcullis/adapter-fetch";',
+    requirePermission: 'import { requirePermission } from "@portcullis/adapter-fetch";',
   },
 };
 
