@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import { accessibilityTests } from "./browser-suite/accessibility.js";
 import { accountTests } from "./browser-suite/account.js";
 import { backOfficeTests } from "./browser-suite/back-office.js";
+import { captchaTests } from "./browser-suite/captcha.js";
 import { emailSignInTests } from "./browser-suite/email-sign-in.js";
 import {
   BrowserFixture,
@@ -54,6 +55,7 @@ export const BROWSER_TESTS: readonly BrowserTests[] = [
   pagePolishTests,
   organizationsTests,
   trustedBrowsersTests,
+  captchaTests,
 ];
 
 /**

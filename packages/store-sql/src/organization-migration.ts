@@ -73,6 +73,7 @@ export function organizationsSchema(tables: SqlTables, dialect: SqlDialect): Mig
       );
       await index(tables.invitations, "organization", ["organization_id", "email"]);
       await index(tables.invitations, "email", ["email", "created_at"]);
+      await index(tables.invitations, "expires", ["expires_at"]);
       await db.schema
         .alterTable(tables.sessions)
         .addColumn("active_organization_id", "varchar(255)")

@@ -140,13 +140,25 @@ describe("createSqlStores", () => {
       await stores.singleUseTokens.saveToken({ ...token, tokenHash: `h${ttl}` }, ttl);
       await stores.cooldowns.acquire(`k${ttl}`, ttl);
       await stores.cooldowns.hit(`k${ttl}`, ttl);
+      await stores.organizations.createInvitation({
+        id: `i${ttl}`,
+        organizationId: "o1",
+        email: `i${ttl}@example.test`,
+        role: "member",
+        tokenHash: `t${ttl}`,
+        invitedBy: "u1",
+        createdAt: clock.now(),
+        expiresAt: clock.now() + ttl,
+      });
     }
     clock.advance(1_000);
-    expect(await stores.sweep()).toBe(5);
+    expect(await stores.sweep()).toBe(6);
     expect(await stores.sweep()).toBe(0);
     expect(await stores.sessions.getSession("s5000")).not.toBeNull();
+    expect(await stores.organizations.findInvitationByTokenHash("t5000")).not.toBeNull();
+    expect(await stores.organizations.findInvitationByTokenHash("t1000")).toBeNull();
     clock.advance(4_000);
-    expect(await stores.sweep()).toBe(5);
+    expect(await stores.sweep()).toBe(6);
     await db.destroy();
   });
 });

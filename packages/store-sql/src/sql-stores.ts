@@ -168,6 +168,8 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
         [tables.tokens, "delete_at"],
         [tables.cooldowns, "expires_at"],
         [tables.counters, "expires_at"],
+        // An invitation past its expiry can no longer be accepted, listed or counted as pending.
+        [tables.invitations, "expires_at"],
       ] as const) {
         removed += await deleteInBatches(db, dialect, { table, column, before: now }, sweepBatchRows);
       }
