@@ -20,7 +20,7 @@ import {
   stepUpWithPasskey,
   toBase64url,
 } from "./index.js";
-import { listenWithAuth } from "./test-server.js";
+import { cookieJarFetch, listenWithAuth } from "./test-server.js";
 
 const APP = "https://app.example.test";
 const PASSWORD = "correct horse battery staple 42";
@@ -153,24 +153,6 @@ function browserCredentials(authenticator: SoftwareAuthenticator) {
     },
   };
   return { credentials, asked };
-}
-
-/** A fetch with a cookie jar, as a browser keeps the server's cookies (the challenge cookie too). */
-function cookieJarFetch(): typeof fetch {
-  const jar = new Map<string, string>();
-  return async (input, init = {}) => {
-    const headers = new Headers(init.headers);
-    if (jar.size > 0) headers.set("cookie", [...jar].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await fetch(input, { ...init, headers });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = "", ...attributes] = line.split(";");
-      const name = pair.slice(0, pair.indexOf("="));
-      const value = pair.slice(pair.indexOf("=") + 1);
-      if (attributes.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === "") jar.delete(name);
-      else jar.set(name, value);
-    }
-    return response;
-  };
 }
 
 /** A server with passkeys on (RP ID app.example.test) and Ada registered with a password. */
