@@ -1,29 +1,20 @@
-import {
-  type Auth,
-  fromNodeRequest,
-  httpHandlerFor,
-  nodeRequestBody,
-  type OrganizationAccess,
-  type Principal,
-  type SessionCookieTokens,
-  writeNodeResponse,
-} from "@portcullis/core";
+import * as core from "@portcullis/core";
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
 
 declare global {
   namespace Express {
     interface Request {
       /** Set by `requireAuth` and `requirePermission`: the authenticated user and session. */
-      auth?: Principal;
+      auth?: core.Principal;
       /** Set by `requirePermission`: the active organization and the member's role and permissions. */
-      organization?: OrganizationAccess;
+      organization?: core.OrganizationAccess;
     }
   }
 }
 
 /** The core's request: the full URL (a router strips its mount path from `req.url`) and the body. */
 const toHttpRequest = (req: Request) =>
-  fromNodeRequest(req, { url: req.originalUrl, ...nodeRequestBody(req) });
+  core.fromNodeRequest(req, { url: req.originalUrl, ...core.nodeRequestBody(req) });
 
 /**
  * An Express router that serves every Portcullis route under `auth.options.basePath`; any other
@@ -36,22 +27,17 @@ const toHttpRequest = (req: Request) =>
  * app.listen(3000);
  * ```
  */
-export function createAuthRouter(auth: Auth): Router {
-  const handler = httpHandlerFor(auth);
+export function createAuthRouter(auth: core.Auth): Router {
+  const handler = core.httpHandlerFor(auth); // Express 5 passes a rejection on to `next(error)`
   return Router().use(handler.basePath, async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const response = await handler.handle(toHttpRequest(req));
-      if (response) writeNodeResponse(res, response);
-      else next();
-    } catch (error) {
-      next(error);
-    }
+    const response = await handler.handle(toHttpRequest(req));
+    return response ? core.writeNodeResponse(res, response) : next();
   });
 }
 
 /** Sets a login's cookies, for a session the host started with `auth.sessions.create` itself. */
-export function setSessionCookies(auth: Auth, res: Response, tokens: SessionCookieTokens): void {
-  res.append("set-cookie", httpHandlerFor(auth).sessionCookies(tokens));
+export function setSessionCookies(auth: core.Auth, res: Response, tokens: core.SessionCookieTokens): void {
+  res.append("set-cookie", core.httpHandlerFor(auth).sessionCookies(tokens));
 }
 
 /** A request after `requireAuth`: `auth` is set (with Express's own generics for params, body and query). */
@@ -60,8 +46,8 @@ export type AuthenticatedRequest<
   ResBody = unknown,
   ReqBody = unknown,
   ReqQuery = unknown,
-> = Request<P, ResBody, ReqBody, ReqQuery> & { auth: Principal };
-type Guarded<P, ResBody, ReqBody, ReqQuery> = (
+> = Request<P, ResBody, ReqBody, ReqQuery> & { auth: core.Principal };
+type Guarded<P = Request["params"], ResBody = unknown, ReqBody = unknown, ReqQuery = unknown> = (
   req: AuthenticatedRequest<P, ResBody, ReqBody, ReqQuery>,
   res: Response<ResBody>,
   next: NextFunction,
@@ -78,12 +64,12 @@ type Guarded<P, ResBody, ReqBody, ReqQuery> = (
  * app.get("/profile", requireAuth(auth, (req, res) => res.json({ userId: req.auth.userId })));
  * ```
  */
-export function requireAuth(auth: Auth): RequestHandler;
+export function requireAuth(auth: core.Auth): RequestHandler;
 export function requireAuth<P = Request["params"], ResBody = unknown, ReqBody = unknown, ReqQuery = unknown>(
-  auth: Auth,
+  auth: core.Auth,
   handler: Guarded<P, ResBody, ReqBody, ReqQuery>,
 ): RequestHandler<P, ResBody, ReqBody, ReqQuery>;
-export function requireAuth(auth: Auth, handler?: Guarded<Request["params"], unknown, unknown, unknown>) {
+export function requireAuth(auth: core.Auth, handler?: Guarded) {
   return guard(auth, undefined, handler);
 }
 
@@ -95,23 +81,15 @@ export function requireAuth(auth: Auth, handler?: Guarded<Request["params"], unk
  * app.get("/projects", requirePermission(auth, "project:read"), (req, res) => res.json(req.organization));
  * ```
  */
-export const requirePermission = (auth: Auth, permission: string): RequestHandler => guard(auth, permission);
+export const requirePermission = (auth: core.Auth, permission: string): RequestHandler =>
+  guard(auth, permission);
 
-function guard(
-  auth: Auth,
-  permission?: string,
-  handler?: Guarded<Request["params"], unknown, unknown, unknown>,
-) {
-  const http = httpHandlerFor(auth);
+/** Both guards: `req.auth` (and `req.organization`) set, then `handler` or `next()`; or the refusal. */
+function guard(auth: core.Auth, permission?: string, handler?: Guarded) {
+  const http = core.httpHandlerFor(auth);
   return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const result = await http.authenticate(toHttpRequest(req), permission);
-      if (result.response) return writeNodeResponse(res, result.response);
-      req.auth = result.principal;
-      if (result.organization) req.organization = result.organization;
-      await (handler ? handler(req as AuthenticatedRequest, res, next) : next());
-    } catch (error) {
-      next(error);
-    }
+    const refusal = await core.guardRequest(http, req, toHttpRequest(req), permission);
+    if (refusal) return core.writeNodeResponse(res, refusal);
+    return handler ? handler(req as AuthenticatedRequest, res, next) : next();
   };
 }

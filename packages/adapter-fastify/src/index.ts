@@ -10,13 +10,7 @@ declare module "fastify" {
     organization: core.OrganizationAccess | null;
   }
   interface FastifyInstance {
-    /**
-     * preHandler for the host's own routes: sets `request.auth` or answers with the 401 codes.
-     * @example
-     * ```ts
-     * app.get("/orders", { preHandler: app.portcullisAuthenticate }, async (request) => request.auth);
-     * ```
-     */
+    /** preHandler for the host's own routes: sets `request.auth` or answers 401 (see `portcullis`). */
     portcullisAuthenticate: preHandlerAsyncHookHandler;
   }
 }
@@ -39,13 +33,8 @@ async function plugin(fastify: FastifyInstance, { auth }: PortcullisPluginOption
   core.answerMalformedPaths(fastify.server, handler); // Fastify's router would answer them (400)
   fastify.decorateRequest("auth", null);
   fastify.decorateRequest("organization", null);
-  fastify.decorate("portcullisAuthenticate", async (request: FastifyRequest, reply: FastifyReply) => {
-    const result = await handler.authenticate(core.fromNodeRequest(request.raw));
-    if (result.response) return send(reply, result.response);
-    request.auth = result.principal;
-  });
-  // The auth routes in a context of their own, whose parsers hand the body stream over as it is:
-  // JSON by its type (found in Fastify's parser cache), any other type by the catch-all.
+  fastify.decorate("portcullisAuthenticate", guard(auth));
+  // The auth routes in a context whose parsers pass the stream on (JSON by its type, any other by "*").
   await fastify.register(async (scope) => {
     const answer = async (req: FastifyRequest, reply: FastifyReply, body = req.body as core.RequestBody) => {
       const response = await handler.handle(core.fromNodeRequest(req.raw, { body }));
@@ -63,24 +52,23 @@ async function plugin(fastify: FastifyInstance, { auth }: PortcullisPluginOption
   });
 }
 
+/** Both preHandlers: sets `request.auth` (and with `permission`, `request.organization`) or refuses. */
+function guard(auth: core.Auth, permission?: string): preHandlerAsyncHookHandler {
+  const handler = core.httpHandlerFor(auth);
+  return async (request, reply) => {
+    const refusal = await core.guardRequest(handler, request, core.fromNodeRequest(request.raw), permission);
+    if (refusal) return send(reply, refusal);
+  };
+}
+
 /**
- * preHandler for the host's routes that need a permission in the active organization: 401 as
- * `portcullisAuthenticate`, then 403 `NO_ACTIVE_ORGANIZATION` or `PERMISSION_DENIED` unless the
- * member's role (read now) grants it; sets `request.auth` and `request.organization`.
+ * preHandler for a permission in the active organization: `portcullisAuthenticate`, then 403 unless it is granted.
  * @example
  * ```ts
  * app.get("/projects", { preHandler: requirePermission(auth, "project:read") }, async (r) => r.organization);
  * ```
  */
-export function requirePermission(auth: core.Auth, permission: string): preHandlerAsyncHookHandler {
-  const handler = core.httpHandlerFor(auth);
-  return async (request, reply) => {
-    const result = await handler.authenticate(core.fromNodeRequest(request.raw), permission);
-    if (result.response) return send(reply, result.response);
-    request.auth = result.principal;
-    request.organization = result.organization ?? null;
-  };
-}
+export const requirePermission = (auth: core.Auth, permission: string) => guard(auth, permission);
 
 /** Sets a login's cookies, for a session the host started with `auth.sessions.create` itself. */
 export const setSessionCookies = (auth: core.Auth, reply: FastifyReply, tokens: core.SessionCookieTokens) =>
@@ -107,11 +95,11 @@ export function withAuth<R extends FastifyRequest, Result>(
 }
 
 /**
- * The plugin: the auth routes under `auth.options.basePath`, `app.portcullisAuthenticate` and
- * `request.auth`.
+ * The plugin: the auth routes under `auth.options.basePath`, `app.portcullisAuthenticate`, `request.auth`.
  * @example
  * ```ts
  * await app.register(portcullis, { auth }); // once, at the top level (no prefix)
+ * app.get("/orders", { preHandler: app.portcullisAuthenticate }, async (request) => request.auth);
  * ```
  */
 export const portcullis = fp(plugin, { name: "@portcullis/adapter-fastify", fastify: "5.x" });

@@ -51,6 +51,8 @@ export {
   MAX_ARGON2_TIME_COST,
   passwordHashProblem,
 } from "./hashing/imported-hashes.js";
+export { fromFetchRequest, toFetchResponse } from "./http/fetch.js";
+export { type GuardTarget, guardRequest } from "./http/guard.js";
 export { type HttpHandler, httpHandlerFor, type OrganizationAccess } from "./http/handler.js";
 export {
   answerMalformedPaths,
