@@ -2,6 +2,7 @@ import {
   createFakeClock,
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
+  runApiKeyStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runOrganizationStoreSuite,
@@ -21,7 +22,8 @@ type Kind =
   | "identities"
   | "activity"
   | "passkeys"
-  | "organizations";
+  | "organizations"
+  | "apiKeys";
 
 /** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
 const withFakeClock = <K extends Kind>(kind: K) => {
@@ -33,7 +35,9 @@ const withFakeClock = <K extends Kind>(kind: K) => {
 };
 
 /** The system clock, no `advance`: the suites' real-time path, as a store like Redis runs it. */
-const withSystemClock = <K extends Exclude<Kind, "users" | "identities" | "passkeys" | "organizations">>(
+const withSystemClock = <
+  K extends Exclude<Kind, "users" | "identities" | "passkeys" | "organizations" | "apiKeys">,
+>(
   kind: K,
 ) => {
   return () => {
@@ -56,3 +60,4 @@ runAccessTokenAllowlistSuite({ name: "memory, real time", create: withSystemCloc
 runSingleUseTokenStoreSuite({ name: "memory, real time", create: withSystemClock("singleUseTokens") });
 runPasskeyStoreSuite({ name: "memory", create: withFakeClock("passkeys") });
 runOrganizationStoreSuite({ name: "memory", create: withFakeClock("organizations") });
+runApiKeyStoreSuite({ name: "memory", create: withFakeClock("apiKeys") });

@@ -1,4 +1,5 @@
 import {
+  type ApiKeyStore,
   type Clock,
   consoleLogger,
   type IdentityStore,
@@ -13,6 +14,7 @@ import {
   type MemoryAccessTokenAllowlist,
 } from "./access-token-allowlist.js";
 import { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
+import { createMemoryApiKeyStore } from "./api-key-store.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
 import { createMemoryOrganizationStore } from "./organization-store.js";
@@ -44,6 +46,8 @@ export interface MemoryStores {
   passkeys: PasskeyStore;
   /** Organizations, their members, custom roles and invitations (for `organizations`). */
   organizations: OrganizationStore;
+  /** API keys (for `apiKeys`). */
+  apiKeys: ApiKeyStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -95,6 +99,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     activity,
     passkeys: createMemoryPasskeyStore(),
     organizations: createMemoryOrganizationStore({ clock }),
+    apiKeys: createMemoryApiKeyStore(),
     sweep,
     close: () => clearInterval(timer),
   };

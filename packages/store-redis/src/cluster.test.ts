@@ -1,6 +1,7 @@
 import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
+  runApiKeyStoreSuite,
   runCooldownStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -28,7 +29,9 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   });
 
   const fixture =
-    <K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity">(kind: K) =>
+    <K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity" | "apiKeys">(
+      kind: K,
+    ) =>
     () => ({
       store: createRedisStores({ client, keyPrefix: testPrefix(), operationTimeoutMs: 2_000 })[kind],
       now: () => serverTime(client),
@@ -38,4 +41,5 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   runAccessTokenAllowlistSuite({ name: "redis cluster", create: fixture("allowlist") });
   runSingleUseTokenStoreSuite({ name: "redis cluster", create: fixture("singleUseTokens") });
   runActivityStoreSuite({ name: "redis cluster", create: fixture("activity") });
+  runApiKeyStoreSuite({ name: "redis cluster", create: fixture("apiKeys") });
 });

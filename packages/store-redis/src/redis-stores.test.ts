@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
+  runApiKeyStoreSuite,
   runCooldownStoreSuite,
   runPasskeyStoreSuite,
   runSessionStoreSuite,
@@ -27,7 +29,7 @@ afterAll(async () => {
 });
 
 function fixture<
-  K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity" | "passkeys",
+  K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity" | "passkeys" | "apiKeys",
 >(kind: K) {
   return () => {
     const keyPrefix = testPrefix();
@@ -44,6 +46,7 @@ runSessionStoreSuite({ name: "redis", create: fixture("sessions") });
 runAccessTokenAllowlistSuite({ name: "redis", create: fixture("allowlist") });
 runSingleUseTokenStoreSuite({ name: "redis", create: fixture("singleUseTokens") });
 runPasskeyStoreSuite({ name: "redis", create: fixture("passkeys") });
+runApiKeyStoreSuite({ name: "redis", create: fixture("apiKeys") });
 
 describe("redis single-use tokens: claims", () => {
   it("deleteUserTokens deletes a claimed token's claim with it (a finished reset leaves no key behind)", async () => {
@@ -106,6 +109,61 @@ describe("allowlist reads batched on Redis", () => {
     } finally {
       client.get = get;
       client.mget = mget;
+      await deleteKeys(client, keyPrefix);
+    }
+  });
+});
+
+describe("redis API keys", () => {
+  const record = (userId: string, organizationId: string | null) => ({
+    id: `id-${randomUUID()}`,
+    lookupId: randomUUID().replaceAll("-", "").slice(0, 12),
+    keyHash: "hash",
+    name: "CI",
+    start: "pc_12345678",
+    userId,
+    organizationId,
+    permissions: organizationId === null ? null : ["project:read"],
+    createdAt: 1_700_000_000_000,
+    expiresAt: null,
+    lastUsedAt: null,
+  });
+
+  it("findApiKeyByLookupId is one command (an HGETALL), found or not", async () => {
+    const keyPrefix = testPrefix();
+    const { apiKeys } = createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 });
+    const commands: string[] = [];
+    const { sendCommand } = client;
+    client.sendCommand = ((...args: Parameters<Redis["sendCommand"]>) => {
+      commands.push(args[0].name);
+      return sendCommand.apply(client, args);
+    }) as Redis["sendCommand"];
+    try {
+      const key = record("user-1", null);
+      await apiKeys.createApiKey(key, { maxPerOwner: 100 });
+      commands.length = 0;
+      expect(await apiKeys.findApiKeyByLookupId(key.lookupId)).toEqual(key);
+      expect(await apiKeys.findApiKeyByLookupId("absent000000")).toBeNull();
+      expect(commands).toEqual(["hgetall", "hgetall"]);
+    } finally {
+      client.sendCommand = sendCommand;
+      await deleteKeys(client, keyPrefix);
+    }
+  });
+
+  it("deleting keys, one by one or a user's or an organization's, leaves no Redis key behind", async () => {
+    const keyPrefix = testPrefix();
+    const { apiKeys } = createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 });
+    try {
+      const keys = [record("user-1", null), record("user-1", null), record("user-1", "org-1")];
+      const other = record("user-2", "org-1");
+      for (const key of [...keys, other]) await apiKeys.createApiKey(key, { maxPerOwner: 100 });
+      await apiKeys.touchApiKey(other.id, 1_700_000_100_000, 60_000);
+      expect(await apiKeys.deleteApiKey(keys[0]?.id ?? "")).toEqual(keys[0]);
+      expect(await apiKeys.deleteUserApiKeys("user-1")).toBe(1);
+      expect(await apiKeys.deleteOrganizationApiKeys("org-1")).toBe(2);
+      expect(await client.keys(`${keyPrefix}*`)).toEqual([]);
+    } finally {
       await deleteKeys(client, keyPrefix);
     }
   });

@@ -3,6 +3,7 @@ import {
   type AccessTokenAllowlist,
   type ActivityStore,
   type AllowlistEntry,
+  type ApiKeyStore,
   type CooldownStore,
   createReadBatch,
   type PasskeyStore,
@@ -16,6 +17,7 @@ import {
 } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
 import { globEscape, redisActivityStore } from "./activity-store.js";
+import { redisApiKeyStore } from "./api-key-store.js";
 import { redisPasskeyStore } from "./passkey-store.js";
 import {
   ACQUIRE_COOLDOWN,
@@ -59,6 +61,8 @@ export interface RedisStores {
   activity: ActivityStore;
   /** Passkeys (for `webauthn`): a hash per passkey and a set per user, under one hash tag; they never expire. */
   passkeys: PasskeyStore;
+  /** API keys (for `apiKeys`): a hash per key by its lookup id (one HGETALL a request), under one hash tag. */
+  apiKeys: ApiKeyStore;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -137,20 +141,18 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   /** Rejects when Redis does not answer in time, whatever the client's settings are. */
   const bounded = <T>(operation: Promise<T>): Promise<T> =>
     withTimeout(operation, timeoutMs, `Redis did not answer within ${timeoutMs} ms`);
-  const keys = redisKeys(options.keyPrefix ?? "portcullis:");
+  const prefix = options.keyPrefix ?? "portcullis:";
+  const keys = redisKeys(prefix);
+  const activityCap = Math.max(1, Math.floor(options.activityCapPerUser ?? 1000));
   const deadline = redisDeadline(redis, bounded, Math.min(timeoutMs, commandTimeoutOf(client) ?? timeoutMs));
   return {
     cooldowns: redisCooldownStore(redis, bounded, keys, deadline),
     sessions: redisSessionStore(redis, bounded, keys, deadline),
     allowlist: redisAccessTokenAllowlist(redis, bounded, keys),
     singleUseTokens: redisSingleUseTokenStore(redis, bounded, keys),
-    activity: redisActivityStore(
-      client,
-      bounded,
-      keys,
-      Math.max(1, Math.floor(options.activityCapPerUser ?? 1000)),
-    ),
-    passkeys: redisPasskeyStore(client, bounded, options.keyPrefix ?? "portcullis:"),
+    activity: redisActivityStore(client, bounded, keys, activityCap),
+    passkeys: redisPasskeyStore(client, bounded, prefix),
+    apiKeys: redisApiKeyStore(client, bounded, prefix),
   };
 }
 

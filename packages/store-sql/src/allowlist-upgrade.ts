@@ -47,6 +47,7 @@ export async function checkAllowlistUpgrade(db: AnyKysely): Promise<void> {
     "0010_passkeys",
     "0012_back_office",
     "0013_organizations",
+    "0014_api_keys",
   ]);
   const { allowlist, sessions } = createSqlStores({ db, clock, tablePrefix });
   expect(await allowlist.findAllowedAccessToken("jti-live")).toEqual({ userId: "u1", sessionId: "live" });

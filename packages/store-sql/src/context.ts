@@ -27,6 +27,8 @@ export interface SqlTables {
   memberships: string;
   organizationRoles: string;
   invitations: string;
+  /** API keys (migration 0014). */
+  apiKeys: string;
   migrations: string;
   migrationLock: string;
 }
@@ -53,6 +55,7 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     memberships: `${prefix}memberships`,
     organizationRoles: `${prefix}organization_roles`,
     invitations: `${prefix}invitations`,
+    apiKeys: `${prefix}api_keys`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

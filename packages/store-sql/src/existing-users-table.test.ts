@@ -1,4 +1,9 @@
-import { createFakeClock, runOrganizationStoreSuite, runUserStoreSuite } from "@portcullis/testing";
+import {
+  createFakeClock,
+  runApiKeyStoreSuite,
+  runOrganizationStoreSuite,
+  runUserStoreSuite,
+} from "@portcullis/testing";
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll } from "vitest";
 import { createMembersUserStore, type HostDatabase } from "../examples/existing-users-table.js";
@@ -40,5 +45,13 @@ runOrganizationStoreSuite({
   create: () => {
     const clock = createFakeClock();
     return { store: createSqlStores({ db, clock }).organizations, advance: clock.advance, now: clock.now };
+  },
+});
+// API keys name their user by id too: the same beside the host's own table.
+runApiKeyStoreSuite({
+  name: "beside an existing members table",
+  create: () => {
+    const clock = createFakeClock();
+    return { store: createSqlStores({ db, clock }).apiKeys, advance: clock.advance, now: clock.now };
   },
 });

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { apiKeysSchema } from "./api-key-migration.js";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 import { type Migration, type MigrationResult, Migrator } from "./kysely-migration.js";
 import { organizationsSchema } from "./organization-migration.js";
@@ -36,6 +37,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0010_passkeys": passkeysTable(tables, dialect),
     "0012_back_office": backOffice(tables, dialect),
     "0013_organizations": organizationsSchema(tables, dialect),
+    "0014_api_keys": apiKeysSchema(tables, dialect),
   };
 }
 

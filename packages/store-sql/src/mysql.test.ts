@@ -6,6 +6,7 @@ import type { Auth } from "@portcullis/core";
 import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
+  runApiKeyStoreSuite,
   runCooldownStoreSuite,
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
@@ -23,6 +24,7 @@ import express from "express";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
+import { checkApiKeysUpgrade } from "./api-keys-upgrade.js";
 import { migrate } from "./migrations.js";
 import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
 import {
@@ -64,11 +66,15 @@ describe.skipIf(!database)("mysql", () => {
   it("migrate - 0013 adds organizations and the session's active organization: existing sessions have none", async () => {
     if (database) await checkOrganizationsUpgrade(database.db);
   });
+  it("migrate - 0014 adds API keys beside an existing organization: its keys go with it", async () => {
+    if (database) await checkApiKeysUpgrade(database.db);
+  });
   runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
   runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
   runActivityStoreSuite({ name: "mysql", create: fixture("activity") });
   runPasskeyStoreSuite({ name: "mysql", create: fixture("passkeys") });
   runOrganizationStoreSuite({ name: "mysql", create: fixture("organizations") });
+  runApiKeyStoreSuite({ name: "mysql", create: fixture("apiKeys") });
 });
 
 // Known browsers (the login budget per account and browser) through both adapters, with every

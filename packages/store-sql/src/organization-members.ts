@@ -218,7 +218,7 @@ async function removeUserNow(
     .where("organization_id", "in", ids)
     .execute();
   if (alone.length > 0) {
-    for (const table of [tables.organizationRoles, tables.invitations]) {
+    for (const table of [tables.organizationRoles, tables.invitations, tables.apiKeys]) {
       await trx.deleteFrom(table).where("organization_id", "in", alone).execute();
     }
     await trx.deleteFrom(tables.organizations).where("id", "in", alone).execute();

@@ -25,7 +25,8 @@ import {
  * depends on other rows of an organization (its owners, a role in use, an invitation's
  * acceptance or replacement, its deletion) is a transaction that first locks the organization's
  * row, so such changes of one organization run one after the other; `maxPerUser` locks the user
- * (`organizationTransactions`).
+ * (`organizationTransactions`). Deleting an organization (also with its last member's account,
+ * `removeUser`) deletes its API keys (`<prefix>api_keys`, migration `0014_api_keys`) too.
  */
 export function createSqlOrganizationStore(context: SqlContext): OrganizationStore {
   return {
@@ -103,7 +104,12 @@ function organizationMethods(
     deleteOrganization: (id) =>
       transactions.run(async (trx) => {
         if (dialect !== "sqlite" && (await transactions.lock(trx, [id])).length === 0) return false;
-        for (const table of [tables.memberships, tables.organizationRoles, tables.invitations]) {
+        for (const table of [
+          tables.memberships,
+          tables.organizationRoles,
+          tables.invitations,
+          tables.apiKeys,
+        ]) {
           await trx.deleteFrom(table).where("organization_id", "=", id).execute();
         }
         const { numDeletedRows } = await trx

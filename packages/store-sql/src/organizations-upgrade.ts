@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createFakeClock } from "@portcullis/testing";
 import { expect } from "vitest";
 import type { AnyKysely } from "./context.js";
-import { createSqlMigrator, migrate } from "./migrations.js";
+import { createSqlMigrator } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
 
 /**
@@ -27,7 +27,10 @@ export async function checkOrganizationsUpgrade(db: AnyKysely): Promise<void> {
     accessTokenJti: "j1",
   };
   await stores.sessions.createSession(session, 60_000);
-  expect(await migrate(db, { tablePrefix })).toEqual(["0013_organizations"]);
+  const migrator = createSqlMigrator(db, { tablePrefix });
+  expect((await migrator.migrateTo("0013_organizations")).results?.map((r) => r.migrationName)).toEqual([
+    "0013_organizations",
+  ]);
   expect(await stores.sessions.getSession("s1")).toEqual(session);
   expect(await stores.sessions.setActiveOrganization?.("s1", "o1")).toEqual({
     ...session,

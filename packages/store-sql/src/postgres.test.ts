@@ -1,6 +1,7 @@
 import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
+  runApiKeyStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runOrganizationStoreSuite,
@@ -12,6 +13,7 @@ import {
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
+import { checkApiKeysUpgrade } from "./api-keys-upgrade.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
 import { conformanceFixture, postgresSchema, type StoreKinds, usePostgres } from "./test-databases.js";
@@ -44,6 +46,7 @@ runIdentityStoreSuite({ name: "postgres", create: fixture("identities") });
 runActivityStoreSuite({ name: "postgres", create: fixture("activity") });
 runPasskeyStoreSuite({ name: "postgres", create: fixture("passkeys") });
 runOrganizationStoreSuite({ name: "postgres", create: fixture("organizations") });
+runApiKeyStoreSuite({ name: "postgres", create: fixture("apiKeys") });
 
 describe("migrate on postgres", () => {
   it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {
@@ -52,6 +55,10 @@ describe("migrate on postgres", () => {
 
   it("migrate - 0013 adds organizations and the session's active organization: existing sessions have none", async () => {
     await checkOrganizationsUpgrade(schema.db);
+  });
+
+  it("migrate - 0014 adds API keys beside an existing organization: its keys go with it", async () => {
+    await checkApiKeysUpgrade(schema.db);
   });
 
   it("migrate - a schema gets its own tables while another schema of the database has them", async () => {

@@ -102,6 +102,12 @@ function fillStatements(dialect: SqlDialect): string[] {
       "portcullis_invitations",
       "id, organization_id, email, role, token_hash, invited_by, created_at, expires_at",
     ),
+    series(
+      ROWS,
+      `'k' || n, 'lk' || n, 'kh' || n, 'Key', 'pc_key', 'u' || n, case when n % 2 = 0 then 'o' || n end, ${NOW}`,
+      "portcullis_api_keys",
+      "id, lookup_id, key_hash, name, start, user_id, organization_id, created_at",
+    ),
     "analyze",
   ];
 }
@@ -204,6 +210,7 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ["sweep", () => stores.sweep()],
     ["activity.sweepActivity", () => stores.activity.sweepActivity(NOW - 90 * 86_400_000)],
     ...organizationCalls(stores),
+    ...apiKeyCalls(stores),
   ];
 }
 
@@ -253,6 +260,21 @@ function organizationCalls(stores: ReturnType<typeof createSqlStores>): [string,
     ["organizations.acceptInvitation", () => organizations.acceptInvitation("ih10", "u-new", NOW)],
     ["organizations.removeUser", () => organizations.removeUser("u11")],
     ["organizations.deleteOrganization", () => organizations.deleteOrganization("o12")],
+  ];
+}
+
+/** The API key store's calls: the read of every request with a key, its touch, and the changes. */
+function apiKeyCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Promise<unknown>][] {
+  const apiKeys = stores.apiKeys;
+  return [
+    ["apiKeys.findApiKeyByLookupId", () => apiKeys.findApiKeyByLookupId("lk5")],
+    ["apiKeys.findApiKey", () => apiKeys.findApiKey("k5")],
+    ["apiKeys.touchApiKey", () => apiKeys.touchApiKey("k5", NOW, 60_000)],
+    ["apiKeys.listApiKeys (user)", () => apiKeys.listApiKeys({ userId: "u5", organizationId: null })],
+    ["apiKeys.listApiKeys (organization)", () => apiKeys.listApiKeys({ organizationId: "o6" })],
+    ["apiKeys.deleteApiKey", () => apiKeys.deleteApiKey("k7")],
+    ["apiKeys.deleteUserApiKeys", () => apiKeys.deleteUserApiKeys("u9")],
+    ["apiKeys.deleteOrganizationApiKeys", () => apiKeys.deleteOrganizationApiKeys("o10")],
   ];
 }
 
@@ -317,6 +339,19 @@ async function plansOf(db: AnyKysely, dialect: SqlDialect, state: { recording: b
   return { found, statements };
 }
 
+/**
+ * The plan of the API key read of every request that carries a key: it must read the unique index
+ * on `lookup_id` (PostgreSQL names it; SQLite's unique constraint is an automatic index).
+ */
+function lookupIdPlan(dialect: SqlDialect, found: Awaited<ReturnType<typeof plansOf>>["found"]) {
+  const plan = found.find(({ call }) => call === "apiKeys.findApiKeyByLookupId")?.plan ?? [];
+  const unique =
+    dialect === "postgres"
+      ? /Index Scan using portcullis_api_keys_lookup_id_key on portcullis_api_keys/
+      : /^SEARCH portcullis_api_keys USING INDEX sqlite_autoindex_portcullis_api_keys_\d+ \(lookup_id=\?\)/;
+  return { plan, usesUniqueIndex: plan.some((line) => unique.test(line.trim())) };
+}
+
 const failures = (found: Awaited<ReturnType<typeof plansOf>>["found"]) =>
   found
     .filter(({ scans }) => scans.length > 0)
@@ -342,6 +377,8 @@ describe("query plans on postgres", () => {
     const { found, statements } = await plansOf(db, "postgres", state);
     expect(statements).toBeGreaterThan(30);
     expect(failures(found)).toEqual([]);
+    const lookup = lookupIdPlan("postgres", found);
+    expect(lookup.usesUniqueIndex, lookup.plan.join("\n")).toBe(true);
   }, 120_000);
 
   it("the check - a query without an index is reported as a sequential scan", async () => {
@@ -367,6 +404,8 @@ describe("query plans on sqlite", () => {
     const { found, statements } = await plansOf(db, "sqlite", state);
     expect(statements).toBeGreaterThan(30);
     expect(failures(found)).toEqual([]);
+    const lookup = lookupIdPlan("sqlite", found);
+    expect(lookup.usesUniqueIndex, lookup.plan.join("\n")).toBe(true);
   }, 120_000);
 
   it("the check - a query without an index is reported as a full scan", async () => {

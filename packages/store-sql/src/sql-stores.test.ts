@@ -1,6 +1,7 @@
 import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
+import { checkApiKeysUpgrade } from "./api-keys-upgrade.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
 import { createSqlStores } from "./sql-stores.js";
@@ -33,6 +34,7 @@ describe("createSqlStores", () => {
       "0010_passkeys",
       "0012_back_office",
       "0013_organizations",
+      "0014_api_keys",
     ]);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
@@ -53,6 +55,7 @@ describe("createSqlStores", () => {
       "0010_passkeys",
       "0012_back_office",
       "0013_organizations",
+      "0014_api_keys",
     ]);
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
     expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
@@ -91,6 +94,7 @@ describe("createSqlStores", () => {
       "0010_passkeys",
       "0012_back_office",
       "0013_organizations",
+      "0014_api_keys",
     ]);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();
@@ -106,6 +110,12 @@ describe("createSqlStores", () => {
   it("migrate - 0013 adds organizations and the session's active organization: existing sessions have none", async () => {
     const db = sqliteDb();
     await checkOrganizationsUpgrade(db);
+    await db.destroy();
+  });
+
+  it("migrate - 0014 adds API keys beside an existing organization: its keys go with it", async () => {
+    const db = sqliteDb();
+    await checkApiKeysUpgrade(db);
     await db.destroy();
   });
 

@@ -1,6 +1,7 @@
 import {
   type AccessTokenAllowlist,
   type ActivityStore,
+  type ApiKeyStore,
   type Clock,
   type CooldownStore,
   type IdentityStore,
@@ -15,6 +16,7 @@ import {
 } from "@portcullis/core";
 import { createSqlAccessTokenAllowlist } from "./access-token-allowlist.js";
 import { createSqlActivityStore } from "./activity-store.js";
+import { createSqlApiKeyStore } from "./api-key-store.js";
 import {
   type AnyKysely,
   DEFAULT_TABLE_PREFIX,
@@ -91,6 +93,11 @@ export interface SqlStores {
    */
   organizations: OrganizationStore;
   /**
+   * API keys (for `apiKeys`), in `<prefix>api_keys`; an organization's keys are deleted with it by
+   * `organizations` above. Expired keys stay (their owners see them as expired) until deleted.
+   */
+  apiKeys: ApiKeyStore;
+  /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
    * write the same tables go on between the batches. Expired rows read as absent whether or not they were swept; schedule this
@@ -159,6 +166,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     activity: createSqlActivityStore(context, sweepBatchRows),
     passkeys: createSqlPasskeyStore(context),
     organizations: createSqlOrganizationStore(context),
+    apiKeys: createSqlApiKeyStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;

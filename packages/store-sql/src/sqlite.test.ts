@@ -4,6 +4,7 @@ import { join } from "node:path";
 import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
+  runApiKeyStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runOrganizationStoreSuite,
@@ -52,4 +53,5 @@ for (const [name, db] of [
   runActivityStoreSuite({ name, create: fixture(db, "activity") });
   runPasskeyStoreSuite({ name, create: fixture(db, "passkeys") });
   runOrganizationStoreSuite({ name, create: fixture(db, "organizations") });
+  runApiKeyStoreSuite({ name, create: fixture(db, "apiKeys") });
 }

@@ -58,6 +58,29 @@ function sweepSuite(name: string, open: () => Promise<{ db: AnyKysely; close(): 
       await db.deleteFrom("portcullis_cooldowns").execute();
     });
 
+    it("api keys - an expired key is not swept: its owner still sees it, as expired", async () => {
+      const clock = createFakeClock({ start: NOW });
+      const stores = createSqlStores({ db, clock });
+      const key = {
+        id: "swept-key",
+        lookupId: "SweptKey0001",
+        keyHash: "hash",
+        name: "Old deploy",
+        start: "pc_SweptKey",
+        userId: "sweep-user",
+        organizationId: null,
+        permissions: null,
+        createdAt: NOW - 86_400_000,
+        expiresAt: NOW - 3_600_000,
+        lastUsedAt: null,
+      };
+      await stores.apiKeys.createApiKey(key, { maxPerOwner: 100 });
+      clock.advance(30 * 86_400_000);
+      await stores.sweep();
+      expect(await stores.apiKeys.listApiKeys({ userId: "sweep-user", organizationId: null })).toEqual([key]);
+      await stores.apiKeys.deleteApiKey(key.id);
+    });
+
     it("activity - keeps an entry at the instant itself, removes every older one in batches", async () => {
       const stores = createSqlStores({ db, sweepBatchRows: 4 });
       for (let i = 0; i < 15; i++) {

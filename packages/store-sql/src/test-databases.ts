@@ -336,6 +336,7 @@ export type StoreKinds = Pick<
   | "activity"
   | "passkeys"
   | "organizations"
+  | "apiKeys"
 >;
 
 /**
@@ -385,6 +386,7 @@ export function freshSqlStores(db: AnyKysely, clock: Clock) {
     activity: migrated(stores.activity),
     passkeys: migrated(stores.passkeys),
     organizations: migrated(stores.organizations),
+    apiKeys: migrated(stores.apiKeys),
   };
 }
 

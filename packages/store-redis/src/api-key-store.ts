@@ -1,0 +1,226 @@
+import type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from "@portcullis/core";
+import type { Cluster, Redis } from "ioredis";
+
+/** How many keys `listApiKeys` returns at most. */
+const LIST_LIMIT = 1_000;
+
+/**
+ * KEYS[1] the key (a hash, named by its lookupId) · KEYS[2] its id's index (id → lookupId) ·
+ * KEYS[3] its owner's index (a sorted set) · ARGV[1] id · ARGV[2] lookupId · ARGV[3] createdAt ·
+ * ARGV[4] the owner's most keys · ARGV[5..] field, value… → 1 stored, 0 when the lookupId or the
+ * id is taken, 2 when the owner already has that many keys (nothing written either way).
+ */
+const CREATE_API_KEY = `
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 2 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+return 1`;
+
+/** KEYS[1] the id's index · ARGV[1] the prefix of key hashes → the key's fields (HGETALL), or an empty list. */
+const FIND_API_KEY = `
+local lookupId = redis.call('GET', KEYS[1])
+if not lookupId then return {} end
+return redis.call('HGETALL', ARGV[1] .. lookupId)`;
+
+/**
+ * KEYS[1] the id's index · ARGV[1] the prefix of key hashes · ARGV[2] of users' indexes · ARGV[3]
+ * of organizations' indexes · ARGV[4] id → the deleted key's fields, or an empty list.
+ */
+const DELETE_API_KEY = `
+local lookupId = redis.call('GET', KEYS[1])
+if not lookupId then return {} end
+local key = ARGV[1] .. lookupId
+local fields = redis.call('HGETALL', key)
+local organizationId = redis.call('HGET', key, 'organizationId')
+if organizationId then
+  redis.call('ZREM', ARGV[3] .. organizationId, ARGV[4])
+else
+  local userId = redis.call('HGET', key, 'userId')
+  if userId then redis.call('ZREM', ARGV[2] .. userId, ARGV[4]) end
+end
+redis.call('DEL', key, KEYS[1])
+return fields`;
+
+/**
+ * KEYS[1] the id's index · ARGV[1] the prefix of key hashes · ARGV[2] at · ARGV[3] min interval
+ * ms → 1 when lastUsedAt was absent or at most at - interval and is now at, else 0 (or gone).
+ */
+const TOUCH_API_KEY = `
+local lookupId = redis.call('GET', KEYS[1])
+if not lookupId then return 0 end
+local key = ARGV[1] .. lookupId
+local last = redis.call('HGET', key, 'lastUsedAt')
+if last and tonumber(last) > tonumber(ARGV[2]) - tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', key, 'lastUsedAt', ARGV[2])
+return 1`;
+
+/**
+ * KEYS[1] an owner's index · ARGV[1] the prefix of id indexes · ARGV[2] of key hashes · ARGV[3]
+ * the most to read → the fields of each of its keys, newest first (score createdAt, then id, descending).
+ */
+const LIST_API_KEYS = `
+local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+local out = {}
+for _, id in ipairs(ids) do
+  local lookupId = redis.call('GET', ARGV[1] .. id)
+  if lookupId then
+    local fields = redis.call('HGETALL', ARGV[2] .. lookupId)
+    if #fields > 0 then out[#out + 1] = fields end
+  end
+end
+return out`;
+
+/** KEYS[1] an owner's index · ARGV[1] the prefix of id indexes · ARGV[2] of key hashes → how many keys were deleted. */
+const DELETE_OWNER_API_KEYS = `
+local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
+local deleted = 0
+for _, id in ipairs(ids) do
+  local lookupId = redis.call('GET', ARGV[1] .. id)
+  if lookupId then deleted = deleted + redis.call('DEL', ARGV[2] .. lookupId) end
+  redis.call('DEL', ARGV[1] .. id)
+end
+redis.call('DEL', KEYS[1])
+return deleted`;
+
+const COMMANDS = {
+  portcullisCreateApiKey: { numberOfKeys: 3, lua: CREATE_API_KEY },
+  portcullisFindApiKey: { numberOfKeys: 1, lua: FIND_API_KEY },
+  portcullisDeleteApiKey: { numberOfKeys: 1, lua: DELETE_API_KEY },
+  portcullisTouchApiKey: { numberOfKeys: 1, lua: TOUCH_API_KEY },
+  portcullisListApiKeys: { numberOfKeys: 1, lua: LIST_API_KEYS },
+  portcullisDeleteOwnerApiKeys: { numberOfKeys: 1, lua: DELETE_OWNER_API_KEYS },
+};
+
+interface ApiKeyCommands {
+  portcullisCreateApiKey(...args: string[]): Promise<number>;
+  portcullisFindApiKey(index: string, keyPrefix: string): Promise<string[]>;
+  portcullisDeleteApiKey(...args: string[]): Promise<string[]>;
+  portcullisTouchApiKey(index: string, keyPrefix: string, at: string, minIntervalMs: string): Promise<number>;
+  portcullisListApiKeys(
+    owner: string,
+    idPrefix: string,
+    keyPrefix: string,
+    limit: string,
+  ): Promise<string[][]>;
+  portcullisDeleteOwnerApiKeys(owner: string, idPrefix: string, keyPrefix: string): Promise<number>;
+}
+
+/** The hash fields of a key: a null field is left out (absent reads back as null). */
+const toFields = (record: ApiKeyRecord): string[] => {
+  const fields = [
+    ["id", record.id],
+    ["lookupId", record.lookupId],
+    ["keyHash", record.keyHash],
+    ["name", record.name],
+    ["start", record.start],
+    ["userId", record.userId],
+    ["organizationId", record.organizationId],
+    ["permissions", record.permissions === null ? null : JSON.stringify(record.permissions)],
+    ["createdAt", String(record.createdAt)],
+    ["expiresAt", record.expiresAt === null ? null : String(record.expiresAt)],
+    ["lastUsedAt", record.lastUsedAt === null ? null : String(record.lastUsedAt)],
+  ] as const;
+  return fields.flatMap(([field, value]) => (value === null ? [] : [field, value]));
+};
+
+const fromHash = (hash: Record<string, string>): ApiKeyRecord => ({
+  id: hash.id as string,
+  lookupId: hash.lookupId as string,
+  keyHash: hash.keyHash as string,
+  name: hash.name as string,
+  start: hash.start as string,
+  userId: hash.userId as string,
+  organizationId: hash.organizationId ?? null,
+  permissions: hash.permissions === undefined ? null : (JSON.parse(hash.permissions) as string[]),
+  createdAt: Number(hash.createdAt),
+  expiresAt: hash.expiresAt === undefined ? null : Number(hash.expiresAt),
+  lastUsedAt: hash.lastUsedAt === undefined ? null : Number(hash.lastUsedAt),
+});
+
+/** An HGETALL reply as a flat list (from a script), as a record; null for an empty one. */
+const fromList = (fields: string[]): ApiKeyRecord | null => {
+  if (fields.length === 0) return null;
+  const hash: Record<string, string> = {};
+  for (let i = 0; i < fields.length; i += 2) hash[fields[i] as string] = fields[i + 1] as string;
+  return fromHash(hash);
+};
+
+/**
+ * API keys on Redis: a hash per key named by its lookupId, so the read of every request that
+ * carries a key is one HGETALL; an id → lookupId index; and a sorted set of ids per user (their own
+ * keys) and per organization, scored by `createdAt` (Redis orders equal scores by member, which
+ * is the id tie-break). Every key is under one hash tag (`{apikeys}`, one cluster slot: an id and
+ * a lookupId must each be unique across all keys, which one slot makes one atomic check). Every
+ * write is one Lua script (creating counts the owner's sorted set, ZCARD, in the script that
+ * writes, so concurrent creations never overshoot `maxPerOwner`); keys do not expire (the core
+ * refuses them after `expiresAt`).
+ */
+export function redisApiKeyStore(
+  client: Redis | Cluster,
+  bounded: <T>(operation: Promise<T>) => Promise<T>,
+  prefix: string,
+): ApiKeyStore {
+  for (const [name, definition] of Object.entries(COMMANDS)) {
+    if (!(name in client)) client.defineCommand(name, definition);
+  }
+  const redis = client as unknown as ApiKeyCommands & (Redis | Cluster);
+  const space = `${prefix}{apikeys}:`;
+  const keyPrefix = `${space}k:`;
+  const idPrefix = `${space}id:`;
+  const userPrefix = `${space}u:`;
+  const organizationPrefix = `${space}o:`;
+  const ownerKey = (owner: ApiKeyOwner) =>
+    owner.organizationId === null
+      ? `${userPrefix}${owner.userId}`
+      : `${organizationPrefix}${owner.organizationId}`;
+  const deleteOwnerKeys = (owner: string) =>
+    bounded(redis.portcullisDeleteOwnerApiKeys(owner, idPrefix, keyPrefix));
+  return {
+    async createApiKey(record, limits) {
+      const stored = await bounded(
+        redis.portcullisCreateApiKey(
+          `${keyPrefix}${record.lookupId}`,
+          `${idPrefix}${record.id}`,
+          ownerKey(record.organizationId === null ? record : { organizationId: record.organizationId }),
+          record.id,
+          record.lookupId,
+          String(record.createdAt),
+          String(limits.maxPerOwner),
+          ...toFields(record),
+        ),
+      );
+      if (stored === 2) return "limit-reached";
+      if (stored !== 1) throw new Error("An API key with this id or lookupId is already stored");
+      return "created";
+    },
+    async findApiKeyByLookupId(lookupId) {
+      const hash = await bounded(client.hgetall(`${keyPrefix}${lookupId}`));
+      return hash.id === undefined ? null : fromHash(hash);
+    },
+    async findApiKey(id) {
+      return fromList(await bounded(redis.portcullisFindApiKey(`${idPrefix}${id}`, keyPrefix)));
+    },
+    async listApiKeys(owner) {
+      const lists = await bounded(
+        redis.portcullisListApiKeys(ownerKey(owner), idPrefix, keyPrefix, String(LIST_LIMIT)),
+      );
+      return lists.flatMap((fields) => fromList(fields) ?? []);
+    },
+    async deleteApiKey(id) {
+      const fields = await bounded(
+        redis.portcullisDeleteApiKey(`${idPrefix}${id}`, keyPrefix, userPrefix, organizationPrefix, id),
+      );
+      return fromList(fields);
+    },
+    async touchApiKey(id, at, minIntervalMs) {
+      const written = await bounded(
+        redis.portcullisTouchApiKey(`${idPrefix}${id}`, keyPrefix, String(at), String(minIntervalMs)),
+      );
+      return written === 1;
+    },
+    deleteUserApiKeys: (userId) => deleteOwnerKeys(`${userPrefix}${userId}`),
+    deleteOrganizationApiKeys: (organizationId) => deleteOwnerKeys(`${organizationPrefix}${organizationId}`),
+  };
+}
