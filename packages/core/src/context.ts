@@ -10,6 +10,7 @@ import type { ResolvedAuthOptions } from "./options/options.js";
 import type { ResolvedWebAuthn } from "./options/webauthn-options.js";
 import type { BreachedPasswords } from "./passwords/breached-passwords.js";
 import type { AccessTokenAllowlist } from "./ports/access-token-allowlist.js";
+import type { ApiKeyStore } from "./ports/api-key-store.js";
 import type { Clock } from "./ports/clock.js";
 import type { CooldownStore } from "./ports/cooldown-store.js";
 import type { IdentityStore } from "./ports/identity-store.js";
@@ -92,4 +93,8 @@ export interface AuthContext {
   passkeyDecoys: KeyedHash;
   /** Organizations, members, roles and invitations; present whenever `organizations` is configured. */
   organizations: OrganizationStore | undefined;
+  /** API keys; present whenever `apiKeys` is configured. */
+  apiKeys: ApiKeyStore | undefined;
+  /** The keyed hash API keys are stored under (docs/api-keys.md). */
+  apiKeyHash: KeyedHash;
 }

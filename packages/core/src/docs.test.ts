@@ -40,6 +40,7 @@ function routeTable(): string {
     // Every optional area on, so that each route is in the table.
     admin: { authorize: () => false },
     organizations: { permissions: ["project:read"] },
+    apiKeys: {},
   });
   const rows = buildRoutes(auth, createCookies(auth.options)).map((route) => {
     const schema = route.body

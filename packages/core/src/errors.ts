@@ -79,6 +79,10 @@ export const ERROR_CODES = [
   "ORGANIZATION_LIMIT_REACHED",
   "CAPTCHA_REQUIRED",
   "CAPTCHA_INVALID",
+  "API_KEY_INVALID",
+  "API_KEY_NOT_ALLOWED",
+  "API_KEY_RATE_LIMITED",
+  "API_KEY_LIMIT_REACHED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -165,6 +169,10 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ORGANIZATION_LIMIT_REACHED: 409,
   CAPTCHA_REQUIRED: 400,
   CAPTCHA_INVALID: 400,
+  API_KEY_INVALID: 401,
+  API_KEY_NOT_ALLOWED: 403,
+  API_KEY_RATE_LIMITED: 429,
+  API_KEY_LIMIT_REACHED: 409,
 };
 
 /** The HTTP status of an error code, from `STATUS_BY_CODE`. */
@@ -227,7 +235,8 @@ export type CooldownCode =
   | "LOGIN_THROTTLED"
   | "TWO_FACTOR_THROTTLED"
   | "RATE_LIMITED"
-  | "EMAIL_SIGN_IN_THROTTLED";
+  | "EMAIL_SIGN_IN_THROTTLED"
+  | "API_KEY_RATE_LIMITED";
 
 /** Bad input: carries the list of what was wrong (sent as `errors` in the body). */
 export class ValidationError extends AuthError<ValidationCode> {

@@ -52,7 +52,9 @@ export type SecurityEventType =
   | "role.created"
   | "role.updated"
   | "role.deleted"
-  | "admin.organizations_listed";
+  | "admin.organizations_listed"
+  | "api_key.created"
+  | "api_key.deleted";
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {

@@ -1,5 +1,6 @@
 export type { AccountExport } from "./account/export.js";
 export type { ActivityItem, ActivityPage } from "./activity/list.js";
+export type { ApiKeyView } from "./api-keys/views.js";
 export type * from "./create-auth/auth.js";
 export {
   type AuthorizationStart,
@@ -74,10 +75,12 @@ export type {
   Call,
   HostCall,
   Principal,
+  PrincipalApiKey,
   RequestContext,
   SessionInfo,
   User,
 } from "./model.js";
+export type { ApiKeysOptions } from "./options/api-key-options.js";
 export type * from "./options/auth-options.js";
 export {
   CAPTCHA_PROVIDERS,

@@ -42,7 +42,23 @@ export interface Principal {
    * null. It only names the organization: every permission check reads the membership anew.
    */
   readonly activeOrganizationId: string | null;
+  /**
+   * Set when the request came with an API key (`pc_…`, docs/api-keys.md) instead of an access
+   * token: which key, and for an organization's key its organization and permissions. Such a
+   * principal passes the host's `requireAuth` and `requirePermission` but no auth route
+   * (`API_KEY_NOT_ALLOWED`). `sessionId` is then `api-key:<id>`, no session.
+   */
+  readonly apiKey: PrincipalApiKey | null;
   readonly [principalBrand]: true;
+}
+
+/** The API key a principal authenticated with (`Principal.apiKey`). */
+export interface PrincipalApiKey {
+  readonly id: string;
+  /** The organization an organization's key acts for; null for a user's key. */
+  readonly organizationId: string | null;
+  /** An organization's key: the permissions it was given. Null for a user's key. */
+  readonly permissions: readonly string[] | null;
 }
 
 /**
@@ -61,6 +77,7 @@ class IssuedPrincipal {
   readonly #activeOrganizationId: string | null;
   /** The membership in the active organization, read with the allowlist entry (undefined: not read). */
   readonly #membership: MembershipRead | null | undefined;
+  readonly #apiKey: PrincipalApiKey | null;
 
   constructor(
     userId: string,
@@ -68,8 +85,16 @@ class IssuedPrincipal {
     impersonatedBy?: string,
     read?: UserRead,
     activeOrganizationId?: string,
+    apiKey?: PrincipalApiKey,
   ) {
     this.userId = userId;
+    this.#apiKey =
+      apiKey === undefined
+        ? null
+        : Object.freeze({
+            ...apiKey,
+            permissions: apiKey.permissions === null ? null : Object.freeze([...apiKey.permissions]),
+          });
     this.sessionId = sessionId;
     if (impersonatedBy !== undefined) this.impersonatedBy = impersonatedBy;
     this.#activeOrganizationId = activeOrganizationId ?? null;
@@ -81,6 +106,10 @@ class IssuedPrincipal {
 
   get activeOrganizationId(): string | null {
     return this.#activeOrganizationId;
+  }
+
+  get apiKey(): PrincipalApiKey | null {
+    return this.#apiKey;
   }
 
   static isIssued(value: object): boolean {
@@ -138,6 +167,18 @@ export function issuePrincipal(
     impersonatedBy,
     read,
     activeOrganizationId,
+  ) as unknown as Principal;
+}
+
+/** The principal of a valid API key: its user (a user's key) or creator, and the key. */
+export function issueApiKeyPrincipal(userId: string, apiKey: PrincipalApiKey): Principal {
+  return new IssuedPrincipal(
+    userId,
+    `api-key:${apiKey.id}`,
+    undefined,
+    undefined,
+    apiKey.organizationId ?? undefined,
+    apiKey,
   ) as unknown as Principal;
 }
 

@@ -20,6 +20,7 @@ const GROUPS: Record<string, string> = {
   ACCOUNT_USE_CASES: "account.",
   PASSKEY_USE_CASES: "passkeys.",
   ORGANIZATION_USE_CASES: "organizations.",
+  API_KEY_USE_CASES: "apiKeys.",
 };
 
 /**
@@ -151,7 +152,12 @@ describe("USE_CASE_ERRORS", () => {
   });
 
   it("Auth - each method's TSDoc points to its entry instead of listing codes", () => {
-    const documented = ["create-auth/auth.ts", "create-auth/auth-apis.ts", "create-auth/organization-api.ts"]
+    const documented = [
+      "create-auth/auth.ts",
+      "create-auth/auth-apis.ts",
+      "create-auth/organization-api.ts",
+      "create-auth/api-key-api.ts",
+    ]
       .map(source)
       .join("\n");
     const pointers = new Set(

@@ -124,6 +124,11 @@ export const USE_CASE_ERRORS = frozen({
     "ACCESS_TOKEN_INVALID",
     "ACCESS_TOKEN_EXPIRED",
     "ACCESS_TOKEN_ALLOWLIST_READING_FAILURE",
+    // An API key (`pc_…`) while `apiKeys` is configured: its store, and its counter in the cooldown store.
+    "API_KEY_INVALID",
+    "API_KEY_RATE_LIMITED",
+    ...DB,
+    "EMAIL_COOLDOWN_CACHE_FAILURE",
   ],
   getCurrentUser: [...SIGNED_IN],
   requestPasswordReset: ["VALIDATION_FAILED", ...CAPTCHA, ...SEND, "RATE_LIMITED", ...DB],
@@ -359,6 +364,17 @@ export const USE_CASE_ERRORS = frozen({
   "organizations.updateRole": [...PERMISSION, "VALIDATION_FAILED", "NOT_FOUND"],
   "organizations.deleteRole": [...PERMISSION, "NOT_FOUND", "ROLE_IN_USE"],
   "admin.listOrganizations": ["VALIDATION_FAILED", ...ADMIN_CHECK, ...DB],
+  // API keys (docs/api-keys.md): `NOT_FOUND` when `apiKeys` is not configured.
+  "apiKeys.create": [
+    "NOT_FOUND",
+    "VALIDATION_FAILED",
+    "API_KEY_LIMIT_REACHED",
+    ...SETTING,
+    "ORGANIZATION_NOT_FOUND",
+    "PERMISSION_DENIED",
+  ],
+  "apiKeys.list": ["NOT_FOUND", ...MEMBER, "PERMISSION_DENIED"],
+  "apiKeys.delete": ["NOT_FOUND", "AUTHENTICATION_REQUIRED", ...DB],
 } as const satisfies Record<string, readonly ErrorCode[]>);
 
 /** An `Auth` method's path, as `USE_CASE_ERRORS` keys it. */

@@ -3,6 +3,7 @@ import { AuthError, guardPort } from "../errors.js";
 import type { Limits } from "../limits/limits.js";
 import { EMAIL_KINDS } from "../options/email-kinds.js";
 import type { ActivityStore } from "../ports/activity-store.js";
+import type { ApiKeyStore } from "../ports/api-key-store.js";
 import type { Clock } from "../ports/clock.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { IdentityStore } from "../ports/identity-store.js";
@@ -53,6 +54,7 @@ export interface EraseDeps extends SessionLifecycleDeps {
   identities: IdentityStore | undefined;
   passkeys: PasskeyStore | undefined;
   organizations: OrganizationStore | undefined;
+  apiKeys: ApiKeyStore | undefined;
   activity: { store: ActivityStore | undefined };
   limits: Pick<Limits, "clearPassword" | "clearTwoFactor" | "clearEmailSignInCodes">;
   clock: Clock;
@@ -63,7 +65,8 @@ export interface EraseDeps extends SessionLifecycleDeps {
  * access tokens stop working at once; the allowlist entries go with them), single-use tokens of
  * every purpose (also emailed sign-ins and required password changes), the email cooldowns of the
  * address, the TOTP time steps its codes claimed, the address's and the account's throttle counters
- * (also the emailed sign-in's wrong codes), identity-provider links, passkeys, activity, and the user record. Each step may be repeated, so
+ * (also the emailed sign-in's wrong codes), identity-provider links, passkeys, the user's own API
+ * keys (right after the sessions: nothing of the account works while the rest goes), activity, and the user record. Each step may be repeated, so
  * a deletion interrupted by a store failure is finished by a retry. The sessions are ended first
  * (nothing of the account works while the rest goes) and once more after the record is gone: a
  * sign-in that checked the password meanwhile wrote its session after the first pass. First of
@@ -80,6 +83,8 @@ export async function eraseUser(ctx: EraseDeps, user: UserRecord): Promise<boole
   const id = user.id;
   await leaveOrganizations(ctx, id);
   await endUserSessions(ctx, id);
+  const apiKeys = ctx.apiKeys;
+  if (apiKeys) await guardPort("DATABASE_FAILURE", () => apiKeys.deleteUserApiKeys(id));
   for (const purpose of USER_TOKEN_PURPOSES) {
     await guardPort("DATABASE_FAILURE", () => ctx.singleUseTokens.deleteUserTokens(id, purpose));
   }
@@ -114,9 +119,19 @@ export async function eraseUser(ctx: EraseDeps, user: UserRecord): Promise<boole
  * step of the store; `LAST_OWNER` (and nothing removed) while the user is the only owner of an
  * organization that has other members: they hand it over or delete it first.
  */
-async function leaveOrganizations(ctx: Pick<EraseDeps, "organizations">, userId: string): Promise<void> {
+async function leaveOrganizations(
+  ctx: Pick<EraseDeps, "organizations" | "apiKeys">,
+  userId: string,
+): Promise<void> {
   const store = ctx.organizations;
   if (store === undefined) return;
-  const { blockedBy } = await guardPort("DATABASE_FAILURE", () => store.removeUser(userId));
+  const { blockedBy, deletedOrganizations } = await guardPort("DATABASE_FAILURE", () =>
+    store.removeUser(userId),
+  );
   if (blockedBy.length > 0) throw new AuthError("LAST_OWNER");
+  // The keys of the organizations that went with their only member.
+  const apiKeys = ctx.apiKeys;
+  for (const organizationId of deletedOrganizations) {
+    if (apiKeys) await guardPort("DATABASE_FAILURE", () => apiKeys.deleteOrganizationApiKeys(organizationId));
+  }
 }

@@ -57,6 +57,8 @@ export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<Secu
   "role.created",
   "role.updated",
   "role.deleted",
+  "api_key.created",
+  "api_key.deleted",
 ]);
 
 /** Records activity from security events, and lets a call wait for the writes it started. */

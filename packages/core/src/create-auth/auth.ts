@@ -8,6 +8,7 @@ import type { SignedIn } from "../sessions/finish-login.js";
 import type { LoginResult } from "../use-cases/login.js";
 import type { RefreshResult } from "../use-cases/refresh.js";
 import type { StepUpResult } from "../use-cases/step-up.js";
+import type { ApiKeyApi } from "./api-key-api.js";
 import type {
   AccountApi,
   ActivityApi,
@@ -33,6 +34,7 @@ import type {
 } from "./auth-inputs.js";
 import type { OrganizationApi } from "./organization-api.js";
 
+export type * from "./api-key-api.js";
 export type * from "./auth-apis.js";
 export type * from "./auth-inputs.js";
 export type * from "./organization-api.js";
@@ -86,7 +88,8 @@ export interface Auth {
     tokens: { accessToken?: string | undefined; refreshToken?: string | undefined },
   ): Promise<{ success: true }>;
   /**
-   * The access token `call.token` → principal: one JWT verify and one allowlist lookup.
+   * The access token `call.token` → principal: one JWT verify and one allowlist lookup. While
+   * `apiKeys` is configured, an API key (`pc_…`) in `call.token` → its principal (`Principal.apiKey`).
    * @throws `USE_CASE_ERRORS.authenticate`'s codes (use-case-errors.ts)
    */
   authenticate(call: Call): Promise<Principal>;
@@ -228,4 +231,6 @@ export interface Auth {
   readonly passkeys: PasskeyApi;
   /** Organizations, members, roles, invitations, and the permission checks of the host's routes. */
   readonly organizations: OrganizationApi;
+  /** API keys of users and organizations (docs/api-keys.md). */
+  readonly apiKeys: ApiKeyApi;
 }

@@ -5,6 +5,7 @@ import type {
   AccountApi,
   ActivityApi,
   AdminApi,
+  ApiKeyApi,
   Auth,
   HostApi,
   IdentityProviderApi,
@@ -16,6 +17,7 @@ import {
   ACCOUNT_USE_CASES,
   ACTIVITY_USE_CASES,
   ADMIN_USE_CASES,
+  API_KEY_USE_CASES,
   type BoundUseCases,
   HOST_USE_CASES,
   IDENTITY_PROVIDER_USE_CASES,
@@ -40,7 +42,8 @@ type NotUseCases =
   | "identityProviders"
   | "account"
   | "passkeys"
-  | "organizations";
+  | "organizations"
+  | "apiKeys";
 
 /** Use cases that refuse a call without an issued principal. */
 const SIGNED_IN = [
@@ -85,6 +88,7 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
       auth.organizations,
       Object.keys(ORGANIZATION_USE_CASES) as (keyof typeof ORGANIZATION_USE_CASES)[],
     ),
+    ...group("apiKeys.", auth.apiKeys, Object.keys(API_KEY_USE_CASES) as (keyof typeof API_KEY_USE_CASES)[]),
   ];
 }
 
@@ -116,6 +120,8 @@ describe("createAuth", () => {
     expectTypeOf<BoundUseCases<typeof ORGANIZATION_USE_CASES>>().toExtend<
       Omit<OrganizationApi, "can" | "require">
     >();
+    expectTypeOf<keyof typeof API_KEY_USE_CASES>().toEqualTypeOf<Exclude<keyof ApiKeyApi, "enabled">>();
+    expectTypeOf<BoundUseCases<typeof API_KEY_USE_CASES>>().toExtend<Omit<ApiKeyApi, "enabled">>();
   });
 
   it("createAuth - every use case refuses a call whose principal was not issued, before it runs: AUTHENTICATION_REQUIRED", async () => {
@@ -136,6 +142,7 @@ describe("createAuth", () => {
         ACCOUNT_USE_CASES,
         PASSKEY_USE_CASES,
         ORGANIZATION_USE_CASES,
+        API_KEY_USE_CASES,
       ].reduce((sum, table) => sum + Object.keys(table).length, 0),
     );
   });

@@ -33,9 +33,11 @@ import { completeTwoFactorLogin } from "../use-cases/complete-two-factor-login.j
 import { completeTwoFactorStepUp } from "../use-cases/complete-two-factor-step-up.js";
 import { confirmEmailChange } from "../use-cases/confirm-email-change.js";
 import { confirmTotpSetup } from "../use-cases/confirm-totp-setup.js";
+import { createApiKey } from "../use-cases/create-api-key.js";
 import { createSession } from "../use-cases/create-session.js";
 import { createUser } from "../use-cases/create-user.js";
 import { deleteAccount } from "../use-cases/delete-account.js";
+import { deleteApiKey } from "../use-cases/delete-api-key.js";
 import { deletePasskey } from "../use-cases/delete-passkey.js";
 import { deleteUser } from "../use-cases/delete-user.js";
 import { disableTwoFactorMethod } from "../use-cases/disable-two-factor-method.js";
@@ -55,6 +57,7 @@ import { getVerificationCooldown } from "../use-cases/get-verification-cooldown.
 import { impersonateUser } from "../use-cases/impersonate-user.js";
 import { listActivity } from "../use-cases/list-activity.js";
 import { listAllOrganizations } from "../use-cases/list-all-organizations.js";
+import { listApiKeys } from "../use-cases/list-api-keys.js";
 import { listPasskeys } from "../use-cases/list-passkeys.js";
 import { listSessions } from "../use-cases/list-sessions.js";
 import { listTrustedBrowsers } from "../use-cases/list-trusted-browsers.js";
@@ -184,6 +187,10 @@ export function createAuth(input: AuthOptions): Auth {
       require: (principal, permission) => requirePermission(ctx, principal, permission),
       ...bindUseCases(ctx, ORGANIZATION_USE_CASES),
     },
+    apiKeys: {
+      enabled: ctx.apiKeys !== undefined && options.apiKeys !== undefined,
+      ...bindUseCases(ctx, API_KEY_USE_CASES),
+    },
   };
   return auth;
 }
@@ -262,6 +269,9 @@ export const ADMIN_USE_CASES = {
   impersonate: asAdmin(impersonateUser),
   listOrganizations: asAdmin(listAllOrganizations),
 } as const;
+
+/** `auth.apiKeys` (docs/api-keys.md). */
+export const API_KEY_USE_CASES = { create: createApiKey, list: listApiKeys, delete: deleteApiKey } as const;
 
 /** `auth.activity`. */
 export const ACTIVITY_USE_CASES = { list: listActivity } as const;
@@ -350,6 +360,7 @@ function contextStores(options: ResolvedAuthOptions) {
     identities: stores.identities,
     passkeys: stores.passkeys,
     organizations: stores.organizations,
+    apiKeys: stores.apiKeys,
   };
 }
 
@@ -432,6 +443,7 @@ function createContext(
     generateId: options.generateId ?? randomId,
     webauthn: resolveWebAuthn(options.webauthn, options.appOrigin, options.email.brand.name).value,
     passkeyDecoys: createKeyedHash(options.secret, "passkey decoy v1"),
+    apiKeyHash: createKeyedHash(options.secret, "api key v1"),
     dummyHash() {
       dummyHash ??= hasher.hash(randomToken(24)).catch((error: unknown) => {
         dummyHash = undefined;

@@ -1,9 +1,10 @@
+import { looksLikeApiKey } from "../api-keys/key-format.js";
 import type { Auth } from "../create-auth/create-auth.js";
 import { AuthError, type ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
 import { readJsonBody } from "./body.js";
 import { type CookieKind, type Cookies, createCookies, type TokenKind } from "./cookies.js";
-import { createRequestChecks, createRouter, header, type RequestChecks } from "./request-checks.js";
+import { apiKeyOf, createRequestChecks, createRouter, header, type RequestChecks } from "./request-checks.js";
 import { createErrorResponder } from "./respond.js";
 import type { RequestInput, Route, RouteAuth } from "./route.js";
 import { buildRoutes } from "./routes.js";
@@ -20,7 +21,8 @@ export interface HttpHandler {
   handle(request: HttpRequest): Promise<HttpResponse | null>;
   /**
    * For host apps' own routes: the principal of the request's access token (by the same header
-   * and cookie rules), or the 401/500 error response to send instead. With `permission`, also the
+   * and cookie rules) or, while `apiKeys` is configured, of its API key (`X-API-Key`, or a bearer
+   * `pc_…`; docs/api-keys.md), or the 401/429/500 error response to send instead. With `permission`, also the
    * principal's active organization, when its member's role (read now) grants the permission
    * (`auth.organizations.require`); otherwise the 401 or 403 (`NO_ACTIVE_ORGANIZATION`,
    * `PERMISSION_DENIED`) response.
@@ -229,6 +231,9 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         const meta = untrustedProxy(request, ip)
           ? { ip, untrustedProxy: true, userAgent: header(request, "user-agent"), locale }
           : { ip, userAgent: header(request, "user-agent"), locale };
+        // The auth routes take access tokens only: an API key gets no further than this.
+        if (route.auth !== "none" && auth.apiKeys.enabled && apiKeyOf(request) !== undefined)
+          throw new AuthError("API_KEY_NOT_ALLOWED");
         const call = new Call(request, found.params, meta, query, deps);
         // Only the kinds that read a store return a promise: the others cost no extra await.
         const resolving = route.auth === "none" ? undefined : RESOLVE[route.auth](call);
@@ -243,8 +248,13 @@ export function createHttpHandler(auth: Auth): HttpHandler {
     async authenticate(request, permission) {
       const { path, query } = splitUrl(request.url);
       try {
-        const jar = cookies.parse(header(request, "cookie"));
-        const principal = await auth.authenticate({ token: readToken(request, jar, "access") });
+        const key = auth.apiKeys.enabled ? apiKeyOf(request) : undefined;
+        const token = key ?? readToken(request, cookies.parse(header(request, "cookie")), "access");
+        // A key comes in a header only: one found in the access cookie is refused, never used; and
+        // whatever comes in `X-API-Key` is judged as a key (anything but `pc_…` is a wrong one).
+        if (auth.apiKeys.enabled && looksLikeApiKey(token) !== (key !== undefined))
+          throw new AuthError("API_KEY_INVALID");
+        const principal = await auth.authenticate({ token });
         if (permission === undefined) return { principal };
         return { principal, organization: await auth.organizations.require(principal, permission) };
       } catch (error) {

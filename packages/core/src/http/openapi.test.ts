@@ -20,9 +20,10 @@ const auth = createAuth({
   stores: createMemoryStores({ sweepIntervalMs: 0 }),
   email: { enabled: false },
   // The back office's routes are in the document only when the host names its admins, and the
-  // organizations' only when they are on.
+  // organizations' and API keys' only when they are on.
   admin: { authorize: () => false },
   organizations: { permissions: ["project:read"] },
+  apiKeys: {},
 });
 const handler = createHttpHandler(auth);
 

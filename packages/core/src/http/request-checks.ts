@@ -1,3 +1,4 @@
+import { looksLikeApiKey } from "../api-keys/key-format.js";
 import { AuthError } from "../errors.js";
 import { isUntrustedProxy, resolveClientIp } from "../limits/client-ip.js";
 import type { ResolvedAuthOptions } from "../options/options.js";
@@ -90,6 +91,18 @@ function tokenFromHeader(request: Pick<HttpRequest, "headers">, kind: TokenKind)
   if (kind === "stepUp") return header(request, "x-step-up-token")?.trim() || undefined;
   if (kind === "device") return header(request, "x-device-token")?.trim() || undefined;
   return /^Bearer +(\S+)\s*$/i.exec(header(request, "authorization") ?? "")?.[1];
+}
+
+/**
+ * The API key a request carries (docs/api-keys.md): the `X-API-Key` header, else a bearer token that
+ * starts with `pc_`. Keys come in headers only, whatever `allowHeaderAuthentication` says (that
+ * option is about access tokens a browser could also hold as cookies).
+ */
+export function apiKeyOf(request: Pick<HttpRequest, "headers">): string | undefined {
+  const named = header(request, "x-api-key")?.trim();
+  if (named) return named;
+  const bearer = /^Bearer +(\S+)\s*$/i.exec(header(request, "authorization") ?? "")?.[1];
+  return looksLikeApiKey(bearer) ? bearer : undefined;
 }
 
 /** What the HTTP layer reads off a request before a route runs: client IP, origin, credentials. */

@@ -4,6 +4,7 @@ import { buildOpenApiDocument } from "./openapi.js";
 import type { Route } from "./route.js";
 import { createRouteKit, json } from "./route-kit.js";
 import { requiredPasswordChangeRoutes, selfServiceRoutes } from "./routes/account.js";
+import { apiKeyRoutes } from "./routes/api-keys.js";
 import { adminRoutes } from "./routes/back-office.js";
 import { passwordResetRoutes, verificationRoutes } from "./routes/email-links.js";
 import { emailSignInRoutes } from "./routes/email-sign-in.js";
@@ -37,7 +38,14 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...passkeyRoutes(auth, kit),
     ...(auth.options.organizations ? organizationRoutes(auth, kit) : []),
     ...(auth.options.organizations && auth.options.admin.authorize ? adminOrganizationRoutes(auth) : []),
+    ...(auth.apiKeys.enabled ? apiKeyRoutes(auth) : []),
   ];
+  // With API keys on, every route that takes a credential refuses a key (handler.ts) before it runs.
+  if (auth.apiKeys.enabled) {
+    for (const [index, route] of routes.entries())
+      if (route.auth !== "none")
+        routes[index] = { ...route, errors: [...route.errors, "API_KEY_NOT_ALLOWED"] } as Route;
+  }
   let document: Record<string, unknown> | undefined;
   const openApi: Route = json(
     { method: "GET", path: "/openapi.json", summary: "This OpenAPI 3.1 document", auth: "none", errors: [] },

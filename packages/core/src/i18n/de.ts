@@ -101,6 +101,11 @@ export const de: Strings = {
     ORGANIZATION_LIMIT_REACHED: "Du gehörst bereits so vielen Organisationen an wie erlaubt.",
     CAPTCHA_REQUIRED: "Bitte bestätige, dass du kein Roboter bist.",
     CAPTCHA_INVALID: "Die Roboter-Prüfung ist fehlgeschlagen. Bitte versuche es erneut.",
+    API_KEY_INVALID: "Dieser API-Schlüssel ist ungültig: falsch, abgelaufen oder gelöscht.",
+    API_KEY_NOT_ALLOWED: "Mit einem API-Schlüssel geht das nicht: Melde dich stattdessen an.",
+    API_KEY_RATE_LIMITED:
+      "Dieser API-Schlüssel hat zu viele Anfragen gestellt. Versuche es in einer Minute erneut.",
+    API_KEY_LIMIT_REACHED: "Es gibt bereits so viele API-Schlüssel wie erlaubt. Lösche zuerst einen.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",

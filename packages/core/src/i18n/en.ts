@@ -87,6 +87,10 @@ export const en = {
     ORGANIZATION_LIMIT_REACHED: "You belong to as many organizations as allowed.",
     CAPTCHA_REQUIRED: "Please confirm that you are not a robot.",
     CAPTCHA_INVALID: "The robot check did not pass. Please try it again.",
+    API_KEY_INVALID: "This API key is not valid: it is wrong, expired or deleted.",
+    API_KEY_NOT_ALLOWED: "An API key cannot do this: sign in instead.",
+    API_KEY_RATE_LIMITED: "This API key made too many requests. Try again in a minute.",
+    API_KEY_LIMIT_REACHED: "There are as many API keys as allowed. Delete one first.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by

@@ -6,6 +6,7 @@ import type { LocaleResources } from "../i18n/index.js";
 import type { Principal, User } from "../model.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { ActivityStore } from "../ports/activity-store.js";
+import type { ApiKeyStore } from "../ports/api-key-store.js";
 import type { Clock } from "../ports/clock.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { IdentityStore } from "../ports/identity-store.js";
@@ -19,6 +20,7 @@ import type { SessionStore } from "../ports/session-store.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { StoresTogether } from "../ports/stores-together.js";
 import type { UserStore } from "../ports/user-store.js";
+import type { ApiKeysOptions } from "./api-key-options.js";
 import type { CaptchaOptions } from "./captcha-options.js";
 import type { IdentityProviderOptions } from "./identity-provider-options.js";
 
@@ -83,6 +85,8 @@ export interface AuthStores {
   passkeys?: PasskeyStore;
   /** Organizations, members, roles, invitations; required only with `organizations` (sessions then need `setActiveOrganization`). */
   organizations?: OrganizationStore;
+  /** API keys (kept as keyed hashes); required only with `apiKeys`. */
+  apiKeys?: ApiKeyStore;
 }
 
 /** Organizations (docs/organizations.md): roles, invitations and the permission checks of the host's routes. */
@@ -475,6 +479,8 @@ export interface AuthOptionFields {
   organizations?: OrganizationsOptions;
   /** A CAPTCHA on the routes bots push (docs/captcha.md); off unless set. */
   captcha?: CaptchaOptions;
+  /** API keys of users and organizations for the host's routes (docs/api-keys.md); off unless set. Needs `stores.apiKeys`. */
+  apiKeys?: ApiKeysOptions;
 }
 
 /** The back office's options (docs/back-office.md). */

@@ -3,6 +3,7 @@ import type { SecurityEvent } from "../events.js";
 import { isWeakSecret, MIN_SECRET_BITS } from "../passwords/secret-strength.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { ActivityStore } from "../ports/activity-store.js";
+import type { ApiKeyStore } from "../ports/api-key-store.js";
 import type { Clock } from "../ports/clock.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { IdentityStore } from "../ports/identity-store.js";
@@ -17,6 +18,7 @@ import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { StoresTogether } from "../ports/stores-together.js";
 import type { UserStore } from "../ports/user-store.js";
 import { isBareHttpUrl } from "../support/http-url.js";
+import { apiKeysOptionsSchema } from "./api-key-options.js";
 import type { AdminOptions, AuthOptions, SecretInput } from "./auth-options.js";
 import { captchaOptionsSchema } from "./captcha-options.js";
 import { EMAIL_KINDS } from "./email-kinds.js";
@@ -149,6 +151,16 @@ export const STORE_METHODS = {
     "declineInvitation",
     "acceptInvitation",
   ] as const satisfies readonly RequiredMethods<OrganizationStore>[],
+  apiKeys: [
+    "createApiKey",
+    "findApiKeyByLookupId",
+    "findApiKey",
+    "listApiKeys",
+    "deleteApiKey",
+    "touchApiKey",
+    "deleteUserApiKeys",
+    "deleteOrganizationApiKeys",
+  ] as const satisfies readonly RequiredMethods<ApiKeyStore>[],
 };
 
 /** The methods of `JointStores`, each optional (`stores.joint`). */
@@ -244,6 +256,7 @@ export const authOptionsSchema = z
       activity: port<ActivityStore>("ActivityStore", STORE_METHODS.activity).optional(),
       passkeys: port<PasskeyStore>("PasskeyStore", STORE_METHODS.passkeys).optional(),
       organizations: port<OrganizationStore>("OrganizationStore", STORE_METHODS.organizations).optional(),
+      apiKeys: port<ApiKeyStore>("ApiKeyStore", STORE_METHODS.apiKeys).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     generateId: z
@@ -415,6 +428,7 @@ export const authOptionsSchema = z
     webauthn: webAuthnOptionsSchema,
     organizations: organizationsOptionsSchema,
     captcha: captchaOptionsSchema,
+    apiKeys: apiKeysOptionsSchema,
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -441,6 +455,10 @@ export const authOptionsSchema = z
   .refine((o) => o.webauthn === undefined || o.stores.passkeys !== undefined, {
     message: "is required while webauthn is configured (a PasskeyStore keeps the passkeys)",
     path: ["stores", "passkeys"],
+  })
+  .refine((o) => o.apiKeys === undefined || o.stores.apiKeys !== undefined, {
+    message: "is required while apiKeys is configured (an ApiKeyStore keeps the keys)",
+    path: ["stores", "apiKeys"],
   })
   .refine((o) => o.organizations === undefined || o.stores.organizations !== undefined, {
     message: "is required while organizations are configured (an OrganizationStore keeps them)",

@@ -1,5 +1,10 @@
 import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
-import { isIssuedPrincipal, type Principal, principalMembershipRead } from "../model.js";
+import {
+  isIssuedPrincipal,
+  type Principal,
+  type PrincipalApiKey,
+  principalMembershipRead,
+} from "../model.js";
 import type { ResolvedOrganizationsOptions } from "../options/organization-options.js";
 import type { Clock } from "../ports/clock.js";
 import type { MembershipRead, OrganizationStore } from "../ports/organization-store.js";
@@ -161,10 +166,26 @@ export async function requirePermission(
   if (organizationId === null) throw new AuthError("NO_ACTIVE_ORGANIZATION");
   if (typeof permission !== "string" || !isKnownPermission(options, permission))
     throw new AuthError("PERMISSION_DENIED");
+  if (principal.apiKey !== null) return keyGrant(options, organizationId, principal.apiKey, permission);
   const member = await activeMember(deps, { store, options }, principal, organizationId);
   if (member === null) throw new AuthError("PERMISSION_DENIED");
   assertPermission(member, permission);
   return { organizationId, role: member.role, permissions: [...member.permissions] };
+}
+
+/**
+ * An organization's API key acts with the permissions it was given (those the host still
+ * declares), read with the key in this request: no membership, so it outlives its creator's.
+ */
+function keyGrant(
+  options: PermissionOptions,
+  organizationId: string,
+  key: PrincipalApiKey,
+  permission: string,
+): PermissionGrant {
+  const permissions = (key.permissions ?? []).filter((granted) => isKnownPermission(options, granted));
+  if (!permissions.includes(permission)) throw new AuthError("PERMISSION_DENIED");
+  return { organizationId, role: "api-key", permissions };
 }
 
 /**

@@ -1,3 +1,5 @@
+import { apiKeysEnabled, authenticateApiKey } from "../api-keys/api-keys.js";
+import { looksLikeApiKey } from "../api-keys/key-format.js";
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import { type Call, issuePrincipal, type Principal, type UserRead } from "../model.js";
@@ -13,10 +15,12 @@ import type { AllowlistEntry } from "../ports/access-token-allowlist.js";
  * the user's membership in it (`findAllowedAccessTokenWithMembership`), so a permission check
  * (`organizations.require`, `can`) of the same request reads no store again: the role is the one
  * stored now, never the token's. The call's `token` is the access token; a missing one is
- * `AUTHENTICATION_REQUIRED`.
+ * `AUTHENTICATION_REQUIRED`. While `apiKeys` is configured, a token that starts with `pc_` is an
+ * API key instead (`authenticateApiKey`: one indexed read and the key's request counter, no JWT).
  */
 export async function authenticate(ctx: AuthContext, { token: accessToken }: Call): Promise<Principal> {
   if (!accessToken) throw new AuthError("AUTHENTICATION_REQUIRED");
+  if (looksLikeApiKey(accessToken) && apiKeysEnabled(ctx)) return authenticateApiKey(ctx, accessToken);
   const claims = await ctx.accessTokens.verify(accessToken);
   const { allowlist, joint } = ctx;
   let entry: AllowlistEntry | null;

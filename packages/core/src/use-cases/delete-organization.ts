@@ -6,7 +6,7 @@ import { assertOwner } from "../organizations/membership.js";
 import { requireStepUp } from "../two-factor/settings.js";
 
 /**
- * An owner deletes the organization with its memberships, roles and invitations (needs
+ * An owner deletes the organization with its memberships, roles, invitations and API keys (needs
  * `call.stepUpToken`). `ORGANIZATION_NOT_FOUND` for a non-member, `PERMISSION_DENIED` for a member
  * who is no owner (admins too), then `STEP_UP_REQUIRED`. Emits `organization.deleted`.
  */
@@ -18,6 +18,10 @@ export async function deleteOrganization(
   const { organizations, principal, member, request } = await actingMember(ctx, call, organizationId);
   assertOwner(member);
   await requireStepUp(ctx, call);
+  // Its API keys first: a failure after this leaves an organization without keys, never keys
+  // of an organization that is gone.
+  const apiKeys = ctx.apiKeys;
+  if (apiKeys) await guardPort("DATABASE_FAILURE", () => apiKeys.deleteOrganizationApiKeys(organizationId));
   const deleted = await guardPort("DATABASE_FAILURE", () =>
     organizations.store.deleteOrganization(organizationId),
   );

@@ -1,0 +1,121 @@
+import { timingSafeEqual } from "node:crypto";
+import { AuthError, CooldownError, guardPort, portFailure, wholeSeconds } from "../errors.js";
+import { issueApiKeyPrincipal, type Principal } from "../model.js";
+import type { ResolvedApiKeysOptions } from "../options/api-key-options.js";
+import type { ApiKeyRecord, ApiKeyStore } from "../ports/api-key-store.js";
+import type { Clock } from "../ports/clock.js";
+import type { CooldownStore } from "../ports/cooldown-store.js";
+import type { BackgroundTasks } from "../support/background.js";
+import type { KeyedHash } from "../tokens/keys.js";
+import { apiKeyLookupId } from "./key-format.js";
+
+/** What API keys need: their store and option, the limit store, the keyed hash, the clock. */
+export interface ApiKeyDeps {
+  apiKeys: ApiKeyStore | undefined;
+  cooldowns: CooldownStore;
+  /** The keyed hash keys are stored under (derived from `secret`). */
+  apiKeyHash: KeyedHash;
+  clock: Clock;
+  background: BackgroundTasks;
+  options: { apiKeys?: ResolvedApiKeysOptions };
+}
+
+/** The store and option while API keys are on. */
+export interface ApiKeys {
+  store: ApiKeyStore;
+  options: NonNullable<ResolvedApiKeysOptions>;
+}
+
+/** The per-key request window. */
+const WINDOW_MS = 60_000;
+/** `lastUsedAt` is written at most once per this span. */
+const TOUCH_INTERVAL_MS = 60_000;
+/** What an unknown key's hash is compared with: the length of a real one, matching nothing. */
+const NO_HASH = "-".repeat(43);
+
+/** The store and option, or `NOT_FOUND` when API keys are off (their routes answer as unknown ones). */
+export function apiKeysOn(deps: Pick<ApiKeyDeps, "apiKeys" | "options">): ApiKeys {
+  const store = deps.apiKeys;
+  const options = deps.options.apiKeys;
+  if (store === undefined || options === undefined) throw new AuthError("NOT_FOUND");
+  return { store, options };
+}
+
+/** True when API keys are configured (a `pc_…` credential is then read as one). */
+export function apiKeysEnabled(deps: Pick<ApiKeyDeps, "apiKeys" | "options">): boolean {
+  return deps.apiKeys !== undefined && deps.options.apiKeys !== undefined;
+}
+
+/**
+ * Whether `key` hashes to `stored` under one of the keyed hash's keys (the current one first, then
+ * rotated ones). Every candidate is computed and compared in constant time, whatever matched.
+ */
+function hashMatches(hash: KeyedHash, key: string, stored: string): boolean {
+  const expected = Buffer.from(stored);
+  let match = false;
+  for (const candidate of hash.candidates(key)) {
+    const actual = Buffer.from(candidate);
+    match = (actual.length === expected.length && timingSafeEqual(actual, expected)) || match;
+  }
+  return match;
+}
+
+/**
+ * A request's API key → its principal (docs/api-keys.md). A malformed key or a wrong checksum is
+ * `API_KEY_INVALID` without a store read. Otherwise the key's record (one indexed read) and its
+ * request counter (one `hit`) are read at once; the hash is computed and compared whether or not a
+ * record came back, so an unknown key, a wrong secret and a valid key take the same time. Wrong,
+ * expired or deleted: `API_KEY_INVALID` (its hit given back, so nobody wears down a key they do
+ * not hold); over `requestsPerMinute`: `API_KEY_RATE_LIMITED` with the window's rest. A valid key
+ * has its `lastUsedAt` written in the background, at most once a minute.
+ */
+export async function authenticateApiKey(deps: ApiKeyDeps, key: string): Promise<Principal> {
+  const { store, options } = apiKeysOn(deps);
+  const lookupId = apiKeyLookupId(key);
+  if (lookupId === null) throw new AuthError("API_KEY_INVALID");
+  const counter = `api-key:${lookupId}`;
+  const [read, hit] = await Promise.allSettled([
+    store.findApiKeyByLookupId(lookupId),
+    deps.cooldowns.hit(counter, WINDOW_MS),
+  ]);
+  // Given back once the refusal is answered (the next turn of the event loop): the write is then
+  // no part of the answer's time, and a refused key takes as long as a valid one.
+  const giveBack = () =>
+    deps.background.run("api_key.refund_failed", async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await deps.cooldowns.refundHit(counter);
+    });
+  if (read.status === "rejected") {
+    if (hit.status === "fulfilled") giveBack();
+    throw portFailure("DATABASE_FAILURE", read.reason);
+  }
+  if (hit.status === "rejected") throw portFailure("EMAIL_COOLDOWN_CACHE_FAILURE", hit.reason);
+  const record = read.value;
+  const now = deps.clock.now();
+  const matches = hashMatches(deps.apiKeyHash, key, record?.keyHash ?? NO_HASH);
+  if (record === null || !matches || record.lookupId !== lookupId || isExpired(record, now)) {
+    giveBack();
+    throw new AuthError("API_KEY_INVALID");
+  }
+  if (hit.value.count > options.requestsPerMinute)
+    throw new CooldownError("API_KEY_RATE_LIMITED", wholeSeconds(hit.value.remainingMs));
+  if (record.lastUsedAt === null || now - record.lastUsedAt >= TOUCH_INTERVAL_MS) {
+    deps.background.run("api_key.touch_failed", () => store.touchApiKey(record.id, now, TOUCH_INTERVAL_MS));
+  }
+  return issueApiKeyPrincipal(record.userId, {
+    id: record.id,
+    organizationId: record.organizationId,
+    permissions: record.permissions,
+  });
+}
+
+/** True once the key's `expiresAt` has come. */
+export function isExpired(record: ApiKeyRecord, now: number): boolean {
+  return record.expiresAt !== null && record.expiresAt <= now;
+}
+
+/** Deletes the user's own keys (account deleted or locked); a store failure is `DATABASE_FAILURE`. */
+export async function deleteUserKeys(deps: Pick<ApiKeyDeps, "apiKeys">, userId: string): Promise<void> {
+  const store = deps.apiKeys;
+  if (store !== undefined) await guardPort("DATABASE_FAILURE", () => store.deleteUserApiKeys(userId));
+}
