@@ -1,5 +1,5 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import { runAdapterSuite, runOrganizationsAdapterSuite } from "@portcullis/testing";
+import { runAdapterSuite, runApiKeysAdapterSuite, runOrganizationsAdapterSuite } from "@portcullis/testing";
 import express from "express";
 import { createAuthRouter } from "./index.js";
 import { addHostRoutes, listenForTests } from "./test-server.js";
@@ -12,6 +12,13 @@ runAdapterSuite({
 });
 
 runOrganizationsAdapterSuite({
+  name: "express",
+  createStores: (clock) => createMemoryStores({ clock }),
+  transcripts: true,
+  start: (auth) => listenForTests(addHostRoutes(express().use(createAuthRouter(auth)), auth)),
+});
+
+runApiKeysAdapterSuite({
   name: "express",
   createStores: (clock) => createMemoryStores({ clock }),
   transcripts: true,

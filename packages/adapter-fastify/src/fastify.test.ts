@@ -1,5 +1,10 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import { type AdapterSuiteOptions, runAdapterSuite, runOrganizationsAdapterSuite } from "@portcullis/testing";
+import {
+  type AdapterSuiteOptions,
+  runAdapterSuite,
+  runApiKeysAdapterSuite,
+  runOrganizationsAdapterSuite,
+} from "@portcullis/testing";
 import Fastify from "fastify";
 import { portcullis } from "./index.js";
 import { addHostRoutes, listenForTests } from "./test-server.js";
@@ -17,6 +22,12 @@ runAdapterSuite({
   start,
 });
 runOrganizationsAdapterSuite({
+  name: "fastify",
+  createStores: (clock) => createMemoryStores({ clock }),
+  transcripts: true,
+  start,
+});
+runApiKeysAdapterSuite({
   name: "fastify",
   createStores: (clock) => createMemoryStores({ clock }),
   transcripts: true,

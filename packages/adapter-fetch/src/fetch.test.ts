@@ -1,5 +1,5 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import { runAdapterSuite, runOrganizationsAdapterSuite } from "@portcullis/testing";
+import { runAdapterSuite, runApiKeysAdapterSuite, runOrganizationsAdapterSuite } from "@portcullis/testing";
 import { createTestApp, listenForTests } from "./test-server.js";
 
 runAdapterSuite({
@@ -10,6 +10,13 @@ runAdapterSuite({
 });
 
 runOrganizationsAdapterSuite({
+  name: "fetch",
+  createStores: (clock) => createMemoryStores({ clock }),
+  transcripts: true,
+  start: (auth) => listenForTests(createTestApp(auth)),
+});
+
+runApiKeysAdapterSuite({
   name: "fetch",
   createStores: (clock) => createMemoryStores({ clock }),
   transcripts: true,

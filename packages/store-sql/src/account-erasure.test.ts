@@ -31,6 +31,7 @@ async function eraseAndScan(db: AnyKysely): Promise<void> {
     cooldowns: stores.cooldowns,
     activity: stores.activity,
     identities: stores.identities,
+    apiKeys: stores.apiKeys,
   });
   const rows = await dump(db, tablePrefix);
   expect(entriesNaming(rows, erased.names)).toEqual([]);

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { createAuthRouter, requirePermission } from "@portcullis/adapter-express";
+import { createAuthRouter, requireAuth, requirePermission } from "@portcullis/adapter-express";
 import { requirePermission as fastifyRequirePermission, portcullis } from "@portcullis/adapter-fastify";
 import type { Auth } from "@portcullis/core";
 import express from "express";
@@ -8,10 +8,14 @@ import Fastify from "fastify";
 
 /**
  * Test support (not part of the package's exports): the auth routes of `auth` through Express on
- * 127.0.0.1, with the adapter suite's `GET`/`POST /host/projects` behind `requirePermission`.
+ * 127.0.0.1, with the adapter suite's `GET /host/protected` behind `requireAuth` and
+ * `GET`/`POST /host/projects` behind `requirePermission`.
  */
 export async function startExpress(auth: Auth) {
   const app = express().use(createAuthRouter(auth));
+  app.get("/host/protected", requireAuth(auth), (req, res) => {
+    res.json({ userId: req.auth?.userId, sessionId: req.auth?.sessionId });
+  });
   app.get("/host/projects", requirePermission(auth, "project:read"), (req, res) => {
     res.json({ organizationId: req.organization?.organizationId });
   });
@@ -33,6 +37,10 @@ export async function startExpress(auth: Auth) {
 export async function startFastify(auth: Auth) {
   const app = Fastify({ forceCloseConnections: true });
   await app.register(portcullis, { auth });
+  app.get("/host/protected", { preHandler: app.portcullisAuthenticate }, async (request) => ({
+    userId: request.auth?.userId,
+    sessionId: request.auth?.sessionId,
+  }));
   const organizationId = async (request: { organization: { organizationId: string } | null }) => ({
     organizationId: request.organization?.organizationId,
   });

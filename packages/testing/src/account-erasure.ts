@@ -29,7 +29,8 @@ export interface ErasedAccount {
  * access tokens, a failed login's throttle counter, a step-up, verification, reset and
  * address-change links with their cooldowns, activity, an identity-provider link when `stores`
  * has an identity store, an export, an emailed sign-in's link and code with a wrong code counted,
- * a required password change's token, TOTP set up with its time step claimed), then deletes the account with `DELETE /me`'s use case
+ * a required password change's token, TOTP set up with its time step claimed, an API key when
+ * `stores` has an API key store), then deletes the account with `DELETE /me`'s use case
  * (`auth.account.delete`). Each store's test then scans the store itself for `names`: Redis its
  * keys and values, SQL every table, memory its maps. A second account stays, to show the scan
  * can find a user who was not deleted.
@@ -69,9 +70,12 @@ export async function fillAndEraseAccount(
   expect((await auth.sessions.list({ principal: third.principal })).length).toBe(2);
   expect(linkToken(emails.find((message) => message.kind === "email-change"))).not.toBe("");
   await leaveSignInTraces(auth, { call, email, userId, emails, clock: options.clock });
+  const apiKey = stores.apiKeys ? (await auth.apiKeys.create(call, { name: "ci" })).key : undefined;
 
   await auth.account.delete(call);
   await auth.idle();
+  if (apiKey !== undefined)
+    await expect(auth.authenticate({ token: apiKey })).rejects.toMatchObject({ code: "API_KEY_INVALID" });
   await expect(auth.authenticate({ token: third.result.accessToken })).rejects.toMatchObject({
     code: "ACCESS_TOKEN_INVALID",
   });
@@ -102,6 +106,7 @@ function erasureAuth(stores: AuthStores, emails: EmailMessage[], clock: Clock | 
     appOrigin: "https://app.example.test",
     mailer: { send: async (message) => void emails.push(message) },
     emailSignIn: { enabled: true },
+    ...(stores.apiKeys ? { apiKeys: {} } : {}),
   });
 }
 

@@ -4,6 +4,8 @@ export {
 } from "./access-token-allowlist-suite.js";
 export { type ErasedAccount, entriesNaming, fillAndEraseAccount } from "./account-erasure.js";
 export { runActivityStoreSuite } from "./activity-store-suite.js";
+export { apiKeysTests, runApiKeysAdapterSuite } from "./adapter-suite/api-keys.js";
+export { runApiKeysInstancesSuite } from "./adapter-suite/api-keys-instances.js";
 export type { App, AppTests, Boot, SignedIn } from "./adapter-suite/fixture.js";
 export { cookieHeader, cookieValue, expectCode, expectError, runAppTests } from "./adapter-suite/fixture.js";
 export {
@@ -24,6 +26,8 @@ export {
   runSelfServiceAdapterSuite,
   type StartedServer,
 } from "./adapter-suite.js";
+export { runApiKeyStoreSuite } from "./api-key-store-suite.js";
+export { type ApiKeyTimingSuiteOptions, runApiKeyTimingSuite } from "./api-key-timing-suite.js";
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";

@@ -41,7 +41,10 @@ export function normalizeTranscript(text: string): string {
     .replace(/("user":\{"id":")[\w-]+/g, "$1<user-handle>")
     .replace(/\/passkeys\/[\w-]{22}/g, "/passkeys/<id>")
     .replace(/passkey_challenge=[\w-]{43}/g, "passkey_challenge=<token>")
-    .replace(/\/(organizations|members|invitations)\/[\w-]{22}(?![\w-])/g, "/$1/<id>")
+    .replace(/\/(organizations|members|invitations|api-keys)\/[\w-]{22}(?![\w-])/g, "/$1/<id>")
+    .replace(/"key":"pc_[0-9A-Za-z]{49}"/g, '"key":"<api-key>"')
+    .replace(/\?organizationId=[\w-]{22}(?![\w-])/g, "?organizationId=<id>")
+    .replace(/"start":"pc_[0-9A-Za-z]{8}"/g, '"start":"pc_<start>"')
     .replace(/"(userId|organizationId|invitedBy|actor)":"[\w-]{22}"/g, '"$1":"<id>"');
 }
 

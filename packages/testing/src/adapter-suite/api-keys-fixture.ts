@@ -1,0 +1,109 @@
+// What the API key tests of the adapter suite share (api-keys.ts, api-keys-ends.ts): an app with
+// organizations and API keys on, a key made through the routes, and a host call made with one.
+import { crc32 } from "node:zlib";
+import type { AuthOptions } from "@portcullis/core";
+import { expect } from "vitest";
+import type { HttpReply } from "../http-client.js";
+import type { App, Boot } from "./fixture.js";
+import { as, bootOrganizations, type Member, stepUp } from "./organization-fixture.js";
+
+/** Requests one key may make per minute in most tests: more than any of them makes. */
+export const ROOMY_LIMIT = 100;
+
+/** The app with organizations and API keys on (`apiKeys` in `overrides` replaces the suite's). */
+export const bootApiKeys = (boot: Boot, overrides: Partial<AuthOptions> = {}) =>
+  bootOrganizations(boot, { apiKeys: { requestsPerMinute: ROOMY_LIMIT }, ...overrides });
+
+/** A key as `POST /api-keys` answered it: the key itself and its id. */
+export interface CreatedKey {
+  id: string;
+  key: string;
+  apiKey: Record<string, unknown>;
+}
+
+/** `who` makes a key (stepping up first) with `body`; checked to be 201. */
+export async function createKey(
+  app: App,
+  who: Member,
+  body: Record<string, unknown> = { name: "CI" },
+): Promise<CreatedKey> {
+  const reply = await as(app, who, `create key ${String(body.name)}`, "POST", "/api-keys", {
+    body,
+    headers: await stepUp(app, who),
+  });
+  expect(reply.status, reply.text).toBe(201);
+  const apiKey = reply.body.apiKey as Record<string, unknown>;
+  return { id: String(apiKey.id), key: String(reply.body.key), apiKey };
+}
+
+/** How a key travels: its own header, or as a bearer token. */
+export type KeyHeader = "x-api-key" | "bearer";
+
+/**
+ * A host route with `key`: `GET /host/protected` (requireAuth) by default, or `/host/projects`
+ * (requirePermission: GET project:read, POST project:write). Not in the transcript: the host's
+ * framework writes its own answers.
+ */
+export function withKey(
+  app: App,
+  key: string,
+  label: string,
+  route: "protected" | "read projects" | "write projects" = "protected",
+  via: KeyHeader = "x-api-key",
+): Promise<HttpReply> {
+  const [method, path] =
+    route === "protected"
+      ? ["GET", "/host/protected"]
+      : route === "read projects"
+        ? ["GET", "/host/projects"]
+        : ["POST", "/host/projects"];
+  return app.call(label, method, path, {
+    record: false,
+    ...(via === "bearer" ? { bearer: key } : { headers: { "x-api-key": key } }),
+    ...(method === "POST" ? { body: {} } : {}),
+  });
+}
+
+/**
+ * `who`'s keys (`organizationId`: the organization's), as `GET /api-keys` lists them, once the
+ * background work (`lastUsedAt`) is done.
+ */
+export async function listKeys(app: App, who: Member, organizationId?: string) {
+  await app.auth.idle();
+  const query = organizationId === undefined ? "" : `?organizationId=${organizationId}`;
+  const reply = await as(app, who, "list keys", "GET", `/api-keys${query}`);
+  expect(reply.status, reply.text).toBe(200);
+  return { reply, items: reply.body.items as Record<string, unknown>[] };
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** The 6-character base62 CRC-32 a key ends with, of its 43-character body. */
+function checksum(body: string): string {
+  let rest = BigInt(crc32(body));
+  let text = "";
+  while (rest > 0n) {
+    text = BASE62[Number(rest % 62n)] + text;
+    rest /= 62n;
+  }
+  return text.padStart(6, "0");
+}
+
+/** Another base62 character than `char`. */
+const other = (char: string) => (char === "A" ? "B" : "A");
+
+/**
+ * `key` with the character at `index` (0-42, within the body after `pc_`) changed and the
+ * checksum made right again: well-formed, so the store is asked. Within the first 12 it names
+ * another (unknown) key; after them it is the same key's id with a wrong secret.
+ */
+export function rewritten(key: string, index: number): string {
+  const body = key.slice(3, 46);
+  const changed = body.slice(0, index) + other(body[index] ?? "") + body.slice(index + 1);
+  return `pc_${changed}${checksum(changed)}`;
+}
+
+/** `key` with one character changed and the checksum left as it was: a typo. */
+export function mistyped(key: string, index: number): string {
+  return key.slice(0, index) + other(key[index] ?? "") + key.slice(index + 1);
+}

@@ -1,0 +1,92 @@
+import { type Auth, createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { createFakeClock } from "../fake-clock.js";
+import { createHttpClient, type HttpClient } from "../http-client.js";
+import type { AdapterSuiteOptions } from "./fixture.js";
+import { APP_ORIGIN, expectCode, PASSWORD } from "./fixture.js";
+
+const LIMIT = 5;
+
+/** Two auths (two instances of one app) over the same stores, each behind its own server. */
+async function twoInstances(options: Pick<AdapterSuiteOptions, "start" | "createStores">) {
+  const clock = createFakeClock({ tick: 1 });
+  const stores = options.createStores(clock);
+  const make = async () => {
+    const auth = createAuth({
+      secret: "api-keys-instances-secret-Qm4vR8tY2wZ6pL0sD3fH7jK1nB5xC9gA",
+      stores,
+      passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+      clock,
+      logger: silentLogger,
+      appOrigin: APP_ORIGIN,
+      mailer: { send: async () => undefined },
+      email: { loginAlerts: false },
+      apiKeys: { requestsPerMinute: LIMIT },
+    });
+    await auth.ready();
+    const server = await options.start(auth);
+    onTestFinished(async () => {
+      await auth.idle();
+      await server.close();
+    });
+    return { auth, http: createHttpClient(server.baseUrl) };
+  };
+  return { a: await make(), b: await make() };
+}
+
+/** Signs `email` up on `instance` and makes a key with a step-up: the key, its id, the access token. */
+async function keyOf(instance: { auth: Auth; http: HttpClient }, email: string) {
+  const { http } = instance;
+  await http.call("POST", "/api/auth/register", { body: { email, password: PASSWORD } });
+  const login = await http.call("POST", "/api/auth/login", { body: { email, password: PASSWORD } });
+  const bearer = String(login.body.accessToken);
+  const stepUp = await http.call("POST", "/api/auth/step-up", { bearer, body: { password: PASSWORD } });
+  const created = await http.call("POST", "/api/auth/api-keys", {
+    bearer,
+    headers: { "x-step-up-token": String(stepUp.body.stepUpToken) },
+    body: { name: "Shared" },
+  });
+  expect(created.status, created.text).toBe(201);
+  return { key: String(created.body.key), id: String((created.body.apiKey as { id: string }).id), bearer };
+}
+
+const hostCall = (http: HttpClient, key: string) =>
+  http.call("GET", "/host/protected", { headers: { "x-api-key": key } });
+
+/**
+ * API keys across instances that share their stores: a key deleted through one
+ * instance is refused by the other on its very next request (no instance keeps keys in memory),
+ * and a key's requests per minute are counted across instances. `createStores` is called once
+ * per test and shared by both; `start` mounts `GET /host/protected` behind requireAuth.
+ */
+export function runApiKeysInstancesSuite(
+  options: Pick<AdapterSuiteOptions, "name" | "start" | "createStores">,
+): void {
+  describe(`api keys on two instances: ${options.name}`, () => {
+    it("DELETE /api-keys/:id - a key deleted through instance A is refused by instance B on its very next request", async () => {
+      const { a, b } = await twoInstances(options);
+      const { key, id, bearer } = await keyOf(a, "shared@example.test");
+      const used = await hostCall(b.http, key);
+      expect(used.status, used.text).toBe(200);
+      expect(used.body).toMatchObject({ sessionId: `api-key:${id}` });
+      expect((await hostCall(a.http, key)).status).toBe(200);
+      const deleted = await a.http.call("DELETE", `/api/auth/api-keys/${id}`, { bearer });
+      expect(deleted.status, deleted.text).toBe(200);
+      expectCode(await hostCall(b.http, key), 401, "API_KEY_INVALID");
+      expectCode(await hostCall(a.http, key), 401, "API_KEY_INVALID");
+    });
+
+    it("requireAuth - a key's requests per minute are counted across instances", async () => {
+      const { a, b } = await twoInstances(options);
+      const { key } = await keyOf(a, "counted@example.test");
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, index) => hostCall(index % 2 === 0 ? a.http : b.http, key)),
+      );
+      expect(replies.map((reply) => reply.status).sort()).toEqual([
+        ...Array(LIMIT).fill(200),
+        ...Array(12 - LIMIT).fill(429),
+      ]);
+      expectCode(await hostCall(b.http, key), 429, "API_KEY_RATE_LIMITED");
+    });
+  });
+}
