@@ -13,8 +13,10 @@ import { setLanguage, t } from "./ui/strings.js";
 import { renderAccount } from "./views/account.js";
 import { renderActivity } from "./views/activity.js";
 import { renderAdmin } from "./views/admin.js";
+import { renderApiKeys } from "./views/api-keys.js";
 import { renderInvitation } from "./views/invitation.js";
 import "./views/organization-admin.js";
+import "./views/organization-api-keys.js";
 import { renderOrganizations } from "./views/organizations.js";
 import { renderPasskeys } from "./views/passkeys.js";
 import { askStepUpCode, renderSecurity, stepUpDone } from "./views/security.js";
@@ -39,6 +41,7 @@ addView(renderAdmin);
 addView(renderPasskeys);
 addView(renderOrganizations);
 addView(renderInvitation);
+addView(renderApiKeys);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);

@@ -3,6 +3,7 @@ import { CHROMIUM_PATH } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { accessibilityTests } from "./browser-suite/accessibility.js";
 import { accountTests } from "./browser-suite/account.js";
+import { apiKeysTests } from "./browser-suite/api-keys.js";
 import { backOfficeTests } from "./browser-suite/back-office.js";
 import { captchaTests } from "./browser-suite/captcha.js";
 import { emailSignInTests } from "./browser-suite/email-sign-in.js";
@@ -54,6 +55,7 @@ export const BROWSER_TESTS: readonly BrowserTests[] = [
   pageStateTests,
   pagePolishTests,
   organizationsTests,
+  apiKeysTests,
   trustedBrowsersTests,
   captchaTests,
 ];

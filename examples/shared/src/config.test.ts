@@ -173,6 +173,14 @@ describe("readConfig", () => {
     expect(() => readConfig({ ...secret, ORGANIZATIONS: "maybe" }, () => {})).toThrow(/ORGANIZATIONS/);
   });
 
+  it("readConfig - API_KEYS: on by default, off with false, anything else refused", () => {
+    const secret = { AUTH_SECRET: "x".repeat(48) };
+    expect(readConfig(secret, () => {}).apiKeys).toBe(true);
+    expect(readConfig({ ...secret, API_KEYS: "false" }, () => {}).apiKeys).toBe(false);
+    expect(readConfig({ ...secret, API_KEYS: "true" }, () => {}).apiKeys).toBe(true);
+    expect(() => readConfig({ ...secret, API_KEYS: "maybe" }, () => {})).toThrow(/API_KEYS/);
+  });
+
   it("readConfig - PASSKEYS: on for APP_ORIGIN's host; an IP address or plain http elsewhere turns them off with a warning, or stops the server when asked for", () => {
     const secret = { AUTH_SECRET: "x" };
     expect(readConfig({ ...secret, APP_ORIGIN: "https://app.example.com" }, () => {}).passkeys).toEqual({

@@ -54,6 +54,8 @@ export interface ExampleConfig {
    * (ORGANIZATION_PERMISSIONS) and a plain member's (ORGANIZATION_MEMBER_PERMISSIONS); undefined when off.
    */
   organizations: { permissions: string[]; memberPermissions: string[] } | undefined;
+  /** API keys of users and organizations (`apiKeys`, API_KEYS, default on). */
+  apiKeys: boolean;
   /**
    * A CAPTCHA (`captcha`; CAPTCHA_PROVIDER turnstile, hcaptcha or recaptcha, CAPTCHA_SECRET,
    * CAPTCHA_SITE_KEY for the pages' widget, CAPTCHA_VERIFY_URL to override siteverify); unset: none.
@@ -188,6 +190,7 @@ export function readConfig(
     adminEmails: adminEmails(env),
     passkeys: passkeys(env, appOrigin, warn),
     organizations: organizations(env),
+    apiKeys: flag(env, "API_KEYS", true),
     captcha: readCaptchaConfig(env),
   };
 }

@@ -120,6 +120,63 @@ export function runExampleSuite(options: ExampleSuiteOptions): void {
       expect(await hello.json()).toMatchObject({ message: `Hello, user ${user.id}` });
     });
 
+    it("api keys - a user's key reaches /api/hello; an organization's key with project:read reads projects, may not write; deleted, 401", async () => {
+      const call = async (
+        path: string,
+        init: { method?: string; token?: string; step?: string; body?: unknown },
+      ) => {
+        const headers: Record<string, string> =
+          init.body === undefined ? {} : { "content-type": "application/json" };
+        if (init.token) headers.authorization = `Bearer ${init.token}`;
+        if (init.step) headers["x-step-up-token"] = init.step;
+        const response = await fetch(`${server.baseUrl}${path}`, {
+          method: init.method ?? "GET",
+          headers,
+          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+        });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const password = "correct horse battery staple";
+      const login = await call("/api/auth/login", {
+        method: "POST",
+        body: { email: "ada@example.test", password },
+      });
+      const token = login.body.accessToken as string;
+      const userId = (login.body.user as { id: string }).id;
+      const stepUp = await call("/api/auth/step-up", { method: "POST", token, body: { password } });
+      const step = stepUp.body.stepUpToken as string;
+      const created = await call("/api/auth/api-keys", { method: "POST", token, step, body: { name: "CI" } });
+      expect(created.status).toBe(201);
+      const userKey = created.body.key as string;
+      const hello = await fetch(`${server.baseUrl}/api/hello`, { headers: { "x-api-key": userKey } });
+      expect(hello.status).toBe(200);
+      expect(await hello.json()).toMatchObject({ message: `Hello, user ${userId}` });
+
+      const org = await call("/api/auth/organizations", {
+        method: "POST",
+        token,
+        body: { name: `Keys ${options.name}` },
+      });
+      const organizationId = (org.body.organization as { id: string }).id;
+      const orgKey = await call("/api/auth/api-keys", {
+        method: "POST",
+        token,
+        step,
+        body: { name: "Deploy", organizationId, permissions: ["project:read"] },
+      });
+      expect(orgKey.status).toBe(201);
+      const read = await call("/api/projects", { token: orgKey.body.key as string });
+      expect(read).toEqual({ status: 200, body: { organizationId } });
+      const write = await call("/api/projects", { method: "POST", token: orgKey.body.key as string });
+      expect([write.status, write.body.code]).toEqual([403, "PERMISSION_DENIED"]);
+
+      const id = (created.body.apiKey as { id: string }).id;
+      expect((await call(`/api/auth/api-keys/${id}`, { method: "DELETE", token })).status).toBe(200);
+      const after = await fetch(`${server.baseUrl}/api/hello`, { headers: { "x-api-key": userKey } });
+      expect(after.status).toBe(401);
+      expect(after.headers.get("auth-error-code")).toBe("API_KEY_INVALID");
+    });
+
     it("outbox - lists sent emails newest first as JSON and shows each as a page", async () => {
       await fetch(`${server.baseUrl}/api/auth/password/reset-request`, {
         method: "POST",

@@ -103,6 +103,8 @@ export const UI_PAGES = [
   // Organizations (views/organizations.js) and an invitation email's link (views/invitation.js).
   "/organizations",
   "/invitations/accept",
+  // API keys (views/api-keys.js).
+  "/api-keys",
 ];
 
 const TYPES: Record<string, string> = {

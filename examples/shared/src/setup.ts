@@ -60,8 +60,8 @@ function captchaOptions({ provider, secret, verifyUrl }: ExampleCaptcha) {
 
 /**
  * createAuth as both example servers configure it: memory stores; users, sessions, the
- * allowlist, single-use tokens and cooldowns in SQL when DATABASE_URL is set (migrated at start);
- * Redis for all of them but users when REDIS_URL is set (users then stay in SQL, or in memory
+ * allowlist, single-use tokens, cooldowns and API keys in SQL when DATABASE_URL is set (migrated
+ * at start); Redis for all of them but users when REDIS_URL is set (users then stay in SQL, or in memory
  * without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE.
  */
 export async function createExampleAuth(
@@ -82,7 +82,8 @@ export async function createExampleAuth(
   }
   const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
   const base = database?.stores ?? memory;
-  // Identity-provider links, passkeys and organizations live with the users (SQL or memory), never in Redis.
+  // Identity-provider links, passkeys and organizations live with the users (SQL or memory), never in
+  // Redis. API keys follow the sessions: Redis's `apiKeys` when REDIS_URL is set (one read per keyed request).
   const stores = redis
     ? {
         users: base.users,
@@ -101,6 +102,7 @@ export async function createExampleAuth(
         activity: base.activity,
         passkeys: base.passkeys,
         organizations: base.organizations,
+        apiKeys: base.apiKeys,
         // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
         ...(database ? { joint: database.stores.joint } : {}),
       };
@@ -160,6 +162,8 @@ export async function createExampleAuth(
         : {}),
       // ORGANIZATIONS (on by default): the host's permissions and a plain member's.
       ...(config.organizations ? { organizations: config.organizations } : {}),
+      // API_KEYS (on by default): keys of users and organizations for the host's routes.
+      ...(config.apiKeys ? { apiKeys: {} } : {}),
       // CAPTCHA_PROVIDER…: the four routes bots push, and login after 3 failures.
       ...(config.captcha ? { captcha: captchaOptions(config.captcha) } : {}),
       ...extra,

@@ -24,6 +24,7 @@ const NAMED = [
   "ChangePasswordInput",
   "CodeInput",
   "ConfirmTotpInput",
+  "CreateApiKeyInput",
   "EmailChangeInput",
   "EmailInput",
   "EmailSignInInput",
@@ -96,6 +97,9 @@ const ANSWERS = [
   "organizations.createRole",
   "organizations.updateRole",
   "organizations.deleteRole",
+  "apiKeys.create",
+  "apiKeys.list",
+  "apiKeys.delete",
 ];
 
 const probeSource = () => {

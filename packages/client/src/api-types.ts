@@ -174,6 +174,24 @@ export interface AdminUserDetail {
   }[];
 }
 
+/** An API key as its owner sees it: never the key, nor its hash. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  /** The key's first characters (`pc_` and 8 more), to tell keys apart. */
+  start: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601; null: never expires. */
+  expiresAt: null | string;
+  /** ISO 8601, to the minute; null: never used. */
+  lastUsedAt: null | string;
+  /** The organization an organization's key acts for; null for a user's key. */
+  organizationId: null | string;
+  /** An organization's key: the permissions it was given; null for a user's key. */
+  permissions: null | string[];
+}
+
 /** What each `Auth` method a route answers with resolves to, by its path in `Auth`. */
 export interface AuthAnswers {
   logout: {
@@ -314,6 +332,16 @@ export interface AuthAnswers {
   "organizations.deleteRole": {
     success: true;
   };
+  "apiKeys.create": {
+    apiKey: ApiKeyView;
+    key: string;
+  };
+  "apiKeys.list": {
+    items: ApiKeyView[];
+  };
+  "apiKeys.delete": {
+    success: true;
+  };
 }
 
 export type ChangePasswordInput = {
@@ -336,6 +364,18 @@ export type ConfirmTotpInput = {
   setupToken: string;
   code: string;
 };
+
+/** `POST /api-keys`'s body (docs/api-keys.md). */
+export interface CreateApiKeyInput {
+  /** 1 to 100 characters. */
+  name: string;
+  /** Days until the key stops working (1 to 3650, at most `apiKeys.maxExpiresInDays`); absent: never. */
+  expiresInDays?: number;
+  /** An organization's key: the organization it acts for (needs `api-key:manage` there). */
+  organizationId?: string;
+  /** An organization's key: what it may do, each one the creator holds. Only with `organizationId`. */
+  permissions?: string[];
+}
 
 export type EmailChangeInput = {
   newEmail: string;
@@ -433,7 +473,11 @@ export type ErrorCode =
   | "ORGANIZATION_NOT_FOUND"
   | "ORGANIZATION_LIMIT_REACHED"
   | "CAPTCHA_REQUIRED"
-  | "CAPTCHA_INVALID";
+  | "CAPTCHA_INVALID"
+  | "API_KEY_INVALID"
+  | "API_KEY_NOT_ALLOWED"
+  | "API_KEY_RATE_LIMITED"
+  | "API_KEY_LIMIT_REACHED";
 
 /** An invitation as the organization's members see it (never its token or token hash). */
 export interface InvitationView {

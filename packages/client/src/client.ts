@@ -2,6 +2,7 @@ import type {
   ChangePasswordInput,
   CodeInput,
   ConfirmTotpInput,
+  CreateApiKeyInput,
   EmailChangeInput,
   EmailInput,
   LoginInput,
@@ -161,6 +162,7 @@ export function createAuthClient(options: AuthClientOptions) {
     ...adminCalls(call),
     ...passkeyCalls(call),
     ...organizationCalls(call),
+    ...apiKeyCalls(call),
   };
 }
 
@@ -342,6 +344,26 @@ function organizationCalls(call: Call) {
         call("PATCH /organizations/:id/roles/:role", { params: { id, role }, body: { permissions } }),
       deleteRole: (id: string, role: string) =>
         call("DELETE /organizations/:id/roles/:role", { params: { id, role } }),
+    },
+  };
+}
+
+/**
+ * API keys (docs/api-keys.md), with the server's `apiKeys` on: the user's own, or with
+ * `organizationId` an organization's (`api-key:manage` there).
+ */
+function apiKeyCalls(call: Call) {
+  return {
+    apiKeys: {
+      /**
+       * A new key, after a step-up (the step-up token the client holds is sent, as for every
+       * step-up call). The answer's `key` is the only time the key is shown.
+       */
+      create: (body: CreateApiKeyInput) => call("POST /api-keys", { body }),
+      /** The user's own keys, or with `organizationId` the organization's; newest first. */
+      list: (query: { organizationId?: string } = {}) => call("GET /api-keys", { query }),
+      /** Deletes a key: refused at once wherever it is used. */
+      delete: (id: string) => call("DELETE /api-keys/:id", { params: { id } }),
     },
   };
 }

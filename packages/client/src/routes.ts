@@ -13,6 +13,7 @@ import type {
   ChangePasswordInput,
   CodeInput,
   ConfirmTotpInput,
+  CreateApiKeyInput,
   EmailChangeInput,
   EmailInput,
   EmailSignInInput,
@@ -190,6 +191,9 @@ export interface Routes {
   >;
   "PATCH /organizations/:id/roles/:role": R<Answer<"organizations.updateRole">, { permissions: string[] }>;
   "DELETE /organizations/:id/roles/:role": R<Answer<"organizations.deleteRole">>;
+  "POST /api-keys": R<Answer<"apiKeys.create">, CreateApiKeyInput>;
+  "GET /api-keys": R<Answer<"apiKeys.list">, undefined, { organizationId?: string }>;
+  "DELETE /api-keys/:id": R<Answer<"apiKeys.delete">>;
 }
 
 /**
@@ -314,6 +318,9 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "POST /organizations/:id/roles": "access",
   "PATCH /organizations/:id/roles/:role": "access",
   "DELETE /organizations/:id/roles/:role": "access",
+  "POST /api-keys": "step-up",
+  "GET /api-keys": "access",
+  "DELETE /api-keys/:id": "access",
 };
 
 /**

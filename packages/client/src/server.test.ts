@@ -38,6 +38,8 @@ async function startServer() {
     admin: { authorize: (_principal, user) => user.email.startsWith("admin") },
     // Organizations, so that their routes are served too.
     organizations: { permissions: ["project:read"] },
+    // API keys, so that their routes are served too.
+    apiKeys: {},
   });
   await auth.ready();
   const counts = { refresh: 0, unauthorized: 0 };

@@ -51,6 +51,10 @@ describe("types", () => {
       Input<Auth["organizations"]["acceptInvitation"]>
     >();
     expectTypeOf<Body<"POST /organizations">>().toEqualTypeOf<Input<Auth["organizations"]["create"]>>();
+    expectTypeOf<Body<"POST /api-keys">>().toEqualTypeOf<Input<Auth["apiKeys"]["create"]>>();
+    expectTypeOf<Routes["GET /api-keys"]["query"]>().toMatchTypeOf<
+      NonNullable<Input<Auth["apiKeys"]["list"]>>
+    >();
     expectTypeOf<Routes["GET /activity"]["query"]>().toMatchTypeOf<
       NonNullable<Input<Auth["activity"]["list"]>>
     >();
@@ -83,6 +87,9 @@ describe("types", () => {
     expectTypeOf<Response<"GET /admin/organizations">>().toEqualTypeOf<
       Answer<Auth["admin"]["listOrganizations"]>
     >();
+    expectTypeOf<Response<"POST /api-keys">>().toEqualTypeOf<Answer<Auth["apiKeys"]["create"]>>();
+    expectTypeOf<Response<"GET /api-keys">>().toEqualTypeOf<Answer<Auth["apiKeys"]["list"]>>();
+    expectTypeOf<Response<"DELETE /api-keys/:id">>().toEqualTypeOf<Answer<Auth["apiKeys"]["delete"]>>();
     expectTypeOf<Response<"POST /organizations/:id/activate">["activeOrganization"]>().toEqualTypeOf<
       Answer<Auth["organizations"]["activate"]>["activeOrganization"]
     >();
@@ -133,6 +140,11 @@ describe("types", () => {
     >();
     expectTypeOf<AuthClient["signInWithEmail"]>().returns.resolves.toEqualTypeOf<LoginResponse>();
     expectTypeOf<Body<"POST /email-sign-in">>().toEqualTypeOf<Input<Auth["signInWithEmail"]>>();
+    expectTypeOf<AuthClient["apiKeys"]["create"]>().parameter(0).toEqualTypeOf<Body<"POST /api-keys">>();
+    expectTypeOf<AuthClient["apiKeys"]["create"]>().returns.resolves.toEqualTypeOf<
+      Response<"POST /api-keys">
+    >();
+    expectTypeOf<AuthClient["apiKeys"]["list"]>().returns.resolves.toEqualTypeOf<Response<"GET /api-keys">>();
     expectTypeOf<AuthClient["fetch"]>().returns.resolves.toEqualTypeOf<globalThis.Response>();
     expectTypeOf<AuthClient["touch"]>().returns.resolves.toEqualTypeOf<void>();
     // The typed call of any route: its body is required where the route has one.

@@ -256,8 +256,10 @@ export const organizationsTests: BrowserTests = {
             expect.arrayContaining(["project:read", "project:write", "project:delete", "member:invite"]),
           );
           await page.fill("#org-role-create [name=name]", "editor");
-          await page.getByLabel("project:read", { exact: true }).check();
-          await page.getByLabel("project:write", { exact: true }).check();
+          // The role form's own checkboxes (the API keys card has its own of the same names).
+          const roleForm = page.locator("#org-role-permissions");
+          await roleForm.getByLabel("project:read", { exact: true }).check();
+          await roleForm.getByLabel("project:write", { exact: true }).check();
           await page.click("#org-role-create button[type=submit]");
           await say(page, lang, WORDS.roleCreated);
           await expect

@@ -1,0 +1,154 @@
+// What the two API key views share (views/api-keys.js: the user's own keys; views/organization-api-keys.js:
+// the active organization's): a key's line in a list with its delete button and in-page
+// confirmation, the expiry choice, and the box that shows a new key once with its copy button.
+import { $, button, element, say, show } from "../ui/page.js";
+import { dateTime, t } from "../ui/strings.js";
+import "../ui/strings-api-keys.js";
+
+/** The expiry choices of the create forms, in days ("" for never); the first is the default. */
+export const EXPIRY_DAYS = ["90", "30", "7", "365", ""];
+
+/** The options of an expiry `<select>` in the page's language, `kept` selected. */
+export const expiryOptions = (kept) =>
+  EXPIRY_DAYS.map((days) =>
+    element("option", {
+      value: days,
+      textContent: days ? t("keys.days", { days }) : t("keys.never"),
+      selected: days === kept,
+    }),
+  );
+
+/** A create form's body part for the expiry: `{ expiresInDays }`, or nothing for never. */
+export const expiryOf = (value) => (value ? { expiresInDays: Number(value) } : {});
+
+// ---- Confirmation -----------------------------------------------------------------------------
+const confirmBox = element("div", { id: "keys-confirm", className: "confirm", hidden: true });
+confirmBox.setAttribute("role", "alertdialog");
+confirmBox.setAttribute("aria-labelledby", "keys-confirm-question");
+let confirmReturn = null;
+/** Closes the confirmation (the focus back where it was). */
+export function closeKeyConfirm() {
+  if (confirmBox.hidden) return;
+  confirmBox.hidden = true;
+  confirmBox.replaceChildren();
+  if (confirmReturn?.isConnected) confirmReturn.focus();
+  confirmReturn = null;
+}
+/** Asks in the card of the button that asked before `action`. */
+function askFirst(origin, question, action) {
+  confirmReturn = origin;
+  const yes = () => {
+    confirmReturn = null;
+    closeKeyConfirm();
+    action();
+  };
+  confirmBox.replaceChildren(
+    element("p", { id: "keys-confirm-question", textContent: question }),
+    element(
+      "div",
+      { className: "row" },
+      button(t("keys.yes"), yes, "danger"),
+      button(t("confirm.cancel"), closeKeyConfirm, "secondary keys-confirm-cancel"),
+    ),
+  );
+  origin.closest(".card").append(confirmBox);
+  confirmBox.hidden = false;
+  confirmBox.querySelector(".keys-confirm-cancel").focus();
+}
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") closeKeyConfirm();
+});
+
+// ---- A key in a list --------------------------------------------------------------------------
+function keyDates(key) {
+  const expired = key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now();
+  return [
+    t("keys.line", { start: key.start, created: dateTime(key.createdAt) }),
+    key.lastUsedAt ? t("keys.used", { time: dateTime(key.lastUsedAt) }) : t("keys.neverUsed"),
+    key.expiresAt === null
+      ? t("keys.noExpiry")
+      : t(expired ? "keys.expired" : "keys.expiresAt", { time: dateTime(key.expiresAt) }),
+  ].join(" · ");
+}
+
+/**
+ * A key's line: its name, start, dates and (an organization's key) permissions, and a delete
+ * button named for it that asks first and then calls `remove(key)`.
+ */
+export function keyItem(key, remove) {
+  const text = element(
+    "span",
+    { className: "key-text" },
+    element("strong", { textContent: key.name }),
+    element("span", { className: "muted key-dates", textContent: keyDates(key) }),
+  );
+  if (key.permissions)
+    text.append(
+      element(
+        "span",
+        { className: "org-tags" },
+        ...key.permissions.map((permission) =>
+          element("span", { className: "tag", textContent: permission }),
+        ),
+      ),
+    );
+  const del = button(
+    t("keys.delete"),
+    (event) => askFirst(event.currentTarget, t("keys.confirmDelete", { name: key.name }), () => remove(key)),
+    "danger small",
+  );
+  del.setAttribute("aria-label", t("keys.deleteNamed", { name: key.name }));
+  return element("li", { className: "key-item" }, text, del);
+}
+
+// ---- The new key, shown once ------------------------------------------------------------------
+/**
+ * Shows a new key in the element `boxId` (a card): its name, the warning that it is shown only
+ * now, the key in a read-only field, Copy and Done. Done (or `clearNewKey`) forgets it: nothing
+ * else keeps it, so it cannot be shown again.
+ */
+export function showNewKey(boxId, name, key) {
+  const box = $(boxId);
+  const field = element("input", {
+    id: `${boxId}-value`,
+    readOnly: true,
+    value: key,
+    className: "key-field",
+  });
+  field.setAttribute("autocomplete", "off");
+  field.setAttribute("spellcheck", "false");
+  field.addEventListener("focus", () => field.select());
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(field.value);
+      say(t("keys.copied"));
+    } catch {
+      field.focus();
+      field.select();
+      say(t("keys.selected"));
+    }
+  };
+  box.replaceChildren(
+    element("h2", { id: `${boxId}-title`, textContent: t("keys.newTitle", { name }) }),
+    element("p", { className: "key-warning", textContent: t("keys.newWarning") }),
+    element("label", {}, element("span", { textContent: t("keys.newLabel") }), " ", field),
+    element(
+      "div",
+      { className: "row" },
+      button(t("keys.copy"), copy, "key-copy"),
+      button(t("keys.done"), () => clearNewKey(boxId), "secondary key-done"),
+    ),
+  );
+  box.setAttribute("role", "region");
+  box.setAttribute("aria-labelledby", `${boxId}-title`);
+  show(boxId, true);
+  field.focus();
+}
+
+/** Forgets the new key shown in `boxId`. */
+export function clearNewKey(boxId) {
+  const box = $(boxId);
+  if (box.hidden && box.childElementCount === 0) return;
+  box.replaceChildren();
+  show(boxId, false);
+}
