@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { CooldownStore } from "@portcullis/core";
 import { type Expression, sql } from "kysely";
-import { inTransaction, type SqlContext, storedKey, toNumber } from "./context.js";
+import { compiledQuery } from "./compiled-query.js";
+import { type AnyKysely, inTransaction, type SqlContext, storedKey, toNumber } from "./context.js";
 
 /**
  * Cooldowns (`<prefix>cooldowns`) and attempt counters (`<prefix>counters`). `acquire` and `hit`
@@ -17,10 +18,17 @@ import { inTransaction, type SqlContext, storedKey, toNumber } from "./context.j
  * holder id (`<random>/<length ms>`: no column of its own); an end further away than that length
  * (the clock was set back after a forward jump) is moved to it from now by the call that reads it.
  * A counter's end further than the hit's `windowMs` away is moved in the UPSERT itself.
+ *
+ * On PostgreSQL a counter's writes (`hit`, `refundHit`) commit without waiting for the WAL flush
+ * (`synchronous_commit` off for their own one-statement transaction only, see `RELAXED_COMMIT`):
+ * a counter may lose its last fraction of a second of hits if the database server itself
+ * crashes, never on a crash of the app. Every other write, cooldowns included, stays durable. The
+ * hit's statement is built and compiled once (SQLite, PostgreSQL), as hot reads are.
  */
 export function createSqlCooldownStore(context: SqlContext): CooldownStore {
-  const { db, tables, clock } = context;
+  const { db, dialect, tables, clock } = context;
   const pieces = upserts(context);
+  const hitStatement = dialect === "mysql" ? null : compiledHit(context, pieces);
 
   return {
     acquire: (key, ttlMs) => acquireCooldown(context, pieces, key, ttlMs),
@@ -40,16 +48,21 @@ export function createSqlCooldownStore(context: SqlContext): CooldownStore {
       await db.deleteFrom(tables.cooldowns).where("id", "=", storedKey(key)).execute();
     },
 
-    hit: (key, windowMs) => countHit(context, pieces, key, windowMs),
+    async hit(key, windowMs) {
+      if (!hitStatement) return countHit(context, pieces, key, windowMs);
+      const now = clock.now();
+      const [row] = await hitStatement(db, storedKey(key), now, now + windowMs);
+      return hitCounted(context, row);
+    },
 
     async refundHit(key) {
-      await db
+      const refund = db
         .updateTable(tables.counters)
         .set({ hits: sql`hits - 1` })
         .where("id", "=", storedKey(key))
         .where("expires_at", ">", clock.now())
-        .where("hits", ">", 0)
-        .execute();
+        .where("hits", ">", 0);
+      await (relaxesCommit(dialect, db) ? refund.returning(RELAXED_COMMIT) : refund).execute();
     },
 
     async clearHits(key) {
@@ -121,30 +134,73 @@ async function cooldownLeft(
   return lengthMs;
 }
 
-/** `hit`: one UPSERT that starts a window or counts in the live one. */
+/**
+ * A `RETURNING` item that turns `synchronous_commit` off for the statement's own transaction (its
+ * third argument, `is_local`): evaluated once the row is written, before the statement's implicit
+ * transaction commits, so that commit returns without waiting for the WAL to reach the disk.
+ * PostgreSQL only; used on counter writes alone, on a connection outside any transaction.
+ */
+const RELAXED_COMMIT = sql<string>`set_config('synchronous_commit', 'off', true)`.as("relaxed_commit");
+
+/**
+ * Whether a counter write on `db` carries `RELAXED_COMMIT`: on PostgreSQL, unless `db` is a
+ * transaction (a host's, passed as the stores' `db`), whose other writes must stay durable.
+ */
+const relaxesCommit = (dialect: SqlContext["dialect"], db: AnyKysely) =>
+  dialect === "postgres" && !db.isTransaction;
+
+/** A counter row as the hit's UPSERT returns it. */
+type CounterRow = { hits: number | string; expires_at: number | string };
+
+/** The update part of the hit's UPSERT: a window started at `now`, or one more hit in the live one. */
+function hitUpdate({ stored, incoming, ifExpired, earliest }: Upserts, counters: string, now: unknown) {
+  return {
+    hits: ifExpired(counters, now, sql`1`, sql`${stored(counters, "hits")} + 1`),
+    // Never extended; moved nearer when further than `windowMs` away (the clock was set back).
+    expires_at: ifExpired(
+      counters,
+      now,
+      incoming("expires_at"),
+      earliest(stored(counters, "expires_at"), incoming("expires_at")),
+    ),
+  };
+}
+
+/** `hit` on SQLite and PostgreSQL: the UPSERT, compiled once (arguments: id, now, the new window's end). */
+function compiledHit({ dialect, tables }: Pick<SqlContext, "dialect" | "tables">, pieces: Upserts) {
+  const counters = tables.counters;
+  return compiledQuery<[string, number, number], CounterRow>(3, (on, id, now, expiresAt) =>
+    on
+      .insertInto(counters)
+      .values({ id, hits: 1, expires_at: expiresAt })
+      .onConflict((conflict) => conflict.column("id").doUpdateSet(hitUpdate(pieces, counters, now)))
+      .returning(
+        relaxesCommit(dialect, on) ? ["hits", "expires_at", RELAXED_COMMIT] : ["hits", "expires_at"],
+      ),
+  );
+}
+
+/** `hit` on MySQL: one UPSERT that starts a window or counts in the live one, and a read of the row. */
 async function countHit(
-  { tables, clock }: Pick<SqlContext, "tables" | "clock">,
-  { stored, incoming, ifExpired, earliest, upsert }: Upserts,
+  context: Pick<SqlContext, "tables" | "clock">,
+  pieces: Upserts,
   key: string,
   windowMs: number,
 ): ReturnType<CooldownStore["hit"]> {
-  const counters = tables.counters;
-  const now = clock.now();
-  const row = await upsert<{ hits: number | string; expires_at: number | string }>(
+  const counters = context.tables.counters;
+  const now = context.clock.now();
+  const row = await pieces.upsert<CounterRow>(
     counters,
     storedKey(key),
     { hits: 1, expires_at: now + windowMs },
-    {
-      hits: ifExpired(counters, now, sql`1`, sql`${stored(counters, "hits")} + 1`),
-      // Never extended; moved nearer when further than `windowMs` away (the clock was set back).
-      expires_at: ifExpired(
-        counters,
-        now,
-        incoming("expires_at"),
-        earliest(stored(counters, "expires_at"), incoming("expires_at")),
-      ),
-    },
+    hitUpdate(pieces, counters, now),
   );
+  return hitCounted(context, row);
+}
+
+/** The hit's answer from the counter row as written. */
+function hitCounted({ clock }: Pick<SqlContext, "clock">, row: CounterRow | undefined) {
+  if (!row) throw new Error("@portcullis/store-sql: the counter's UPSERT returned no row");
   // The window was live at `now`; what remains is measured after the statement, as in `acquireCooldown`.
   return { count: toNumber(row.hits), remainingMs: Math.max(1, toNumber(row.expires_at) - clock.now()) };
 }
@@ -214,7 +270,7 @@ function upserts({ db, dialect }: Pick<SqlContext, "db" | "dialect">) {
   const incoming = (column: string) =>
     mysql ? sql`values(${sql.ref(column)})` : sql.ref(`excluded.${column}`);
   /** `fresh` when the stored row has expired at `now`, else `kept`: evaluated by the database, in the statement. */
-  const ifExpired = (table: string, now: number, fresh: Expression<unknown>, kept: Expression<unknown>) =>
+  const ifExpired = (table: string, now: unknown, fresh: Expression<unknown>, kept: Expression<unknown>) =>
     mysql
       ? sql`if(${stored(table, "expires_at")} <= ${now}, ${fresh}, ${kept})`
       : sql`case when ${stored(table, "expires_at")} <= ${now} then ${fresh} else ${kept} end`;
