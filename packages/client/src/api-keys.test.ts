@@ -3,13 +3,11 @@
 // holds, as for every step-up route), is shown once, works on the host's routes and stops working
 // once deleted.
 import { requireAuth, requirePermission } from "@portcullis/adapter-express";
-import { createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
-import { createMemoryStores } from "@portcullis/store-memory";
+import { createAuth } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
-import express from "express";
 import { describe, expect, it } from "vitest";
-import { createAuthClient, isPortcullisError } from "./index.js";
-import { cookieJarFetch, listenWithAuth } from "./test-server.js";
+import { isPortcullisError } from "./index.js";
+import { appOnClock, listenWithAuth, signedInClient, testAuthOptions } from "./test-server.js";
 
 const PASSWORD = "correct horse battery staple 42";
 const ADA = "ada@example.com";
@@ -19,24 +17,14 @@ const MODES = ["header", "cookie"] as const;
 async function startServer() {
   const clock = createFakeClock({ tick: 1 });
   const auth = createAuth({
-    secret: "client-test-secret-yRoBaYyJRXBp6a-YqxktwBnOleaom8qQEaUli8-oBtc",
-    stores: createMemoryStores({ clock }),
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    clock,
-    logger: silentLogger,
-    appOrigin: "https://app.example.test",
-    allowHeaderAuthentication: true,
+    ...testAuthOptions(clock),
     mailer: { send: async () => {} },
     organizations: { permissions: ["project:read", "project:write"] },
     apiKeys: {},
   });
   await auth.ready();
   await auth.host.createUser({}, { email: ADA, password: PASSWORD, emailVerified: true });
-  const app = express();
-  app.use((_req, res, next) => {
-    res.setHeader("date", new Date(clock.now()).toUTCString());
-    next();
-  });
+  const app = appOnClock(clock);
   app.get("/api/whoami", requireAuth(auth), (req, res) => void res.json({ userId: req.auth?.userId }));
   app.get(
     "/api/projects",
@@ -45,18 +33,8 @@ async function startServer() {
   );
   const baseUrl = await listenWithAuth(app, auth);
   const origin = new URL(baseUrl).origin;
-  const signedIn = async (mode: (typeof MODES)[number]) => {
-    const client = createAuthClient({
-      baseUrl,
-      mode,
-      locks: null,
-      channel: null,
-      now: () => clock.now(),
-      ...(mode === "cookie" ? { fetch: cookieJarFetch() } : {}),
-    });
-    await client.login({ email: ADA, password: PASSWORD });
-    return client;
-  };
+  const signedIn = (mode: (typeof MODES)[number]) =>
+    signedInClient(baseUrl, clock, mode, { email: ADA, password: PASSWORD });
   /** A script's call with the key alone (no session). */
   const withKey = (path: string, key: string) => fetch(`${origin}${path}`, { headers: { "x-api-key": key } });
   return { signedIn, withKey };

@@ -1,13 +1,12 @@
 // `client.fetch` for the host's own routes, email sign-in, and the idle timeout of an open tab,
 // against a real server (express adapter, memory stores, a fake clock shared with the client).
 import { requireAuth } from "@portcullis/adapter-express";
-import { createArgon2Hasher, createAuth, type EmailMessage, silentLogger } from "@portcullis/core";
-import { createMemoryStores } from "@portcullis/store-memory";
+import { createAuth, type EmailMessage } from "@portcullis/core";
 import { createFakeClock, referenceTotp } from "@portcullis/testing";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { type AuthClientOptions, createAuthClient } from "./index.js";
-import { cookieJarFetch, listenWithAuth } from "./test-server.js";
+import { cookieJarFetch, listenWithAuth, testAuthOptions } from "./test-server.js";
 
 const PASSWORD = "correct horse battery staple 42";
 const ADA = "ada@example.com";
@@ -19,13 +18,7 @@ async function startServer() {
   const clock = createFakeClock({ tick: 1 });
   const emails: EmailMessage[] = [];
   const auth = createAuth({
-    secret: "client-test-secret-yRoBaYyJRXBp6a-YqxktwBnOleaom8qQEaUli8-oBtc",
-    stores: createMemoryStores({ clock }),
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    clock,
-    logger: silentLogger,
-    appOrigin: "https://app.example.test",
-    allowHeaderAuthentication: true,
+    ...testAuthOptions(clock),
     accessTokenTtlSeconds: ACCESS_SECONDS,
     idleTimeoutSeconds: IDLE_SECONDS,
     emailSignIn: { enabled: true },

@@ -2,14 +2,12 @@
 // clock shared with the client): activating one gives the session a new access token, which the
 // client keeps (header mode) and shares as a refresh's, so the next call names the organization.
 import { requirePermission } from "@portcullis/adapter-express";
-import { createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
-import { createMemoryStores } from "@portcullis/store-memory";
+import { createAuth } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
-import express from "express";
 import { describe, expect, it } from "vitest";
-import { type AuthClientOptions, createAuthClient, memoryStorage } from "./index.js";
+import { type AuthClientOptions, memoryStorage } from "./index.js";
 import { fakeBrowser } from "./test-browser.js";
-import { cookieJarFetch, listenWithAuth } from "./test-server.js";
+import { appOnClock, listenWithAuth, signedInClient, testAuthOptions } from "./test-server.js";
 
 const PASSWORD = "correct horse battery staple 42";
 const ADA = "ada@example.com";
@@ -19,23 +17,13 @@ const MODES = ["header", "cookie"] as const;
 async function startServer() {
   const clock = createFakeClock({ tick: 1 });
   const auth = createAuth({
-    secret: "client-test-secret-yRoBaYyJRXBp6a-YqxktwBnOleaom8qQEaUli8-oBtc",
-    stores: createMemoryStores({ clock }),
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    clock,
-    logger: silentLogger,
-    appOrigin: "https://app.example.test",
-    allowHeaderAuthentication: true,
+    ...testAuthOptions(clock),
     mailer: { send: async () => {} },
     organizations: { permissions: ["project:read"], memberPermissions: ["project:read"] },
   });
   await auth.ready();
   await auth.host.createUser({}, { email: ADA, password: PASSWORD, emailVerified: true });
-  const app = express();
-  app.use((_req, res, next) => {
-    res.setHeader("date", new Date(clock.now()).toUTCString());
-    next();
-  });
+  const app = appOnClock(clock);
   app.get(
     "/api/projects",
     requirePermission(auth, "project:read"),
@@ -43,19 +31,8 @@ async function startServer() {
   );
   const baseUrl = await listenWithAuth(app, auth);
   /** A signed-in client of `mode` (a cookie jar standing in for the browser in cookie mode). */
-  const signedIn = async (mode: (typeof MODES)[number], options: Partial<AuthClientOptions> = {}) => {
-    const client = createAuthClient({
-      baseUrl,
-      mode,
-      locks: null,
-      channel: null,
-      now: () => clock.now(),
-      ...(mode === "cookie" ? { fetch: cookieJarFetch() } : {}),
-      ...options,
-    });
-    await client.login({ email: ADA, password: PASSWORD });
-    return client;
-  };
+  const signedIn = (mode: (typeof MODES)[number], options: Partial<AuthClientOptions> = {}) =>
+    signedInClient(baseUrl, clock, mode, { email: ADA, password: PASSWORD }, options);
   return { signedIn, projectsUrl: `${new URL(baseUrl).origin}/api/projects` };
 }
 

@@ -1,8 +1,7 @@
 // The client against a real Portcullis server (express adapter, memory stores, cheap argon2) on
 // 127.0.0.1, driven with Node's fetch: header mode (tokens kept by the client) and cookie mode
 // (a cookie jar stands in for the browser).
-import { createArgon2Hasher, createAuth, type EmailMessage, silentLogger } from "@portcullis/core";
-import { createMemoryStores } from "@portcullis/store-memory";
+import { createAuth, type EmailMessage } from "@portcullis/core";
 import { createFakeClock, referenceTotp } from "@portcullis/testing";
 import express from "express";
 import { describe, expect, it } from "vitest";
@@ -15,7 +14,7 @@ import {
   ROUTE_AUTH,
 } from "./index.js";
 import { fakeBrowser } from "./test-browser.js";
-import { listenWithAuth } from "./test-server.js";
+import { listenWithAuth, testAuthOptions } from "./test-server.js";
 
 const PASSWORD = "correct horse battery staple 42";
 const ADA = "ada@example.com";
@@ -26,13 +25,7 @@ async function startServer() {
   const clock = createFakeClock({ tick: 1 });
   const emails: EmailMessage[] = [];
   const auth = createAuth({
-    secret: "client-test-secret-yRoBaYyJRXBp6a-YqxktwBnOleaom8qQEaUli8-oBtc",
-    stores: createMemoryStores({ clock }),
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    clock,
-    logger: silentLogger,
-    appOrigin: "https://app.example.test",
-    allowHeaderAuthentication: true,
+    ...testAuthOptions(clock),
     mailer: { send: async (message) => void emails.push(message) },
     // The back office (admin routes) for accounts whose address starts with "admin".
     admin: { authorize: (_principal, user) => user.email.startsWith("admin") },

@@ -1,9 +1,11 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createAuthRouter } from "@portcullis/adapter-express";
-import type { Auth } from "@portcullis/core";
-import type { Express } from "express";
+import { type Auth, type Clock, createArgon2Hasher, silentLogger } from "@portcullis/core";
+import { createMemoryStores } from "@portcullis/store-memory";
+import express, { type Express } from "express";
 import { afterEach } from "vitest";
+import { type AuthClient, type AuthClientOptions, createAuthClient } from "./index.js";
 
 // Test support (not built into the package): a real server for the client's tests.
 
@@ -28,6 +30,56 @@ export async function listenWithAuth(app: Express, auth: Auth): Promise<string> 
     });
   });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth`;
+}
+
+/**
+ * The `createAuth` options every client test's server shares: a fixed secret, memory stores and
+ * cheap argon2 on `clock`, the app's origin, and tokens in headers allowed (the client's header mode).
+ */
+export function testAuthOptions(clock: Clock) {
+  return {
+    secret: "client-test-secret-yRoBaYyJRXBp6a-YqxktwBnOleaom8qQEaUli8-oBtc",
+    stores: createMemoryStores({ clock }),
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    clock,
+    logger: silentLogger,
+    appOrigin: "https://app.example.test",
+    allowHeaderAuthentication: true,
+  };
+}
+
+/** An Express app whose answers carry `clock`'s time in their `date` header, as the tokens it signs do. */
+export function appOnClock(clock: Clock): Express {
+  const app = express();
+  app.use((_req, res, next) => {
+    res.setHeader("date", new Date(clock.now()).toUTCString());
+    next();
+  });
+  return app;
+}
+
+/**
+ * A client of `mode` against `baseUrl` on `clock`, signed in as `email` (a cookie jar stands in
+ * for the browser in cookie mode); `options` are passed on to `createAuthClient`.
+ */
+export async function signedInClient(
+  baseUrl: string,
+  clock: Clock,
+  mode: "header" | "cookie",
+  credentials: { email: string; password: string },
+  options: Partial<AuthClientOptions> = {},
+): Promise<AuthClient> {
+  const client = createAuthClient({
+    baseUrl,
+    mode,
+    locks: null,
+    channel: null,
+    now: () => clock.now(),
+    ...(mode === "cookie" ? { fetch: cookieJarFetch() } : {}),
+    ...options,
+  });
+  await client.login(credentials);
+  return client;
 }
 
 /** A fetch with a cookie jar, as a browser keeps the server's cookies. */

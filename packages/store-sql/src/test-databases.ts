@@ -13,6 +13,7 @@ import Database from "libsql";
 import { createPool } from "mysql2";
 import { createConnection } from "mysql2/promise";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { discardTimedOutConnections, postgresPoolOptions } from "./postgres-pool.js";
 import { createSqlStores } from "./sql-stores.js";
@@ -182,6 +183,29 @@ export async function postgresSchema(url: string): Promise<{ db: AnyKysely; drop
       await db.destroy();
       await sql`drop schema ${sql.id(schema)} cascade`.execute(admin);
       await admin.destroy();
+    },
+  };
+}
+
+/**
+ * A test file's PostgreSQL (`usePostgres`) and a schema of the file's own on it (`postgresSchema`),
+ * made before the file's tests and dropped after them, the server stopped when one was started here.
+ */
+export function postgresSchemaForFile(): { readonly db: AnyKysely } {
+  let server: Awaited<ReturnType<typeof usePostgres>> | undefined;
+  let schema: Awaited<ReturnType<typeof postgresSchema>> | undefined;
+  beforeAll(async () => {
+    server = await usePostgres();
+    schema = await postgresSchema(server.url);
+  });
+  afterAll(async () => {
+    await schema?.drop();
+    await server?.stop();
+  });
+  return {
+    get db() {
+      if (!schema) throw new Error("postgresSchemaForFile: the schema is made in beforeAll");
+      return schema.db;
     },
   };
 }

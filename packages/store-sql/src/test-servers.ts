@@ -2,9 +2,11 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createAuthRouter, requireAuth, requirePermission } from "@portcullis/adapter-express";
 import { requirePermission as fastifyRequirePermission, portcullis } from "@portcullis/adapter-fastify";
-import type { Auth } from "@portcullis/core";
+import type { Auth, Clock } from "@portcullis/core";
 import express from "express";
 import Fastify from "fastify";
+import { afterAll } from "vitest";
+import { freshSqlStores, postgresSchemaForFile, sqliteDb } from "./test-databases.js";
 
 /**
  * Test support (not part of the package's exports): the auth routes of `auth` through Express on
@@ -50,5 +52,27 @@ export async function startFastify(auth: Auth) {
   return {
     baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
     close: () => app.close(),
+  };
+}
+
+/**
+ * The two SQL targets of the adapter suites in a test file: Express on a PostgreSQL schema of the
+ * file's own, Fastify on an in-memory SQLite closed after the file's tests; each test gets fresh tables.
+ */
+export function expressPostgresAndFastifySqlite() {
+  const postgres = postgresSchemaForFile();
+  const sqlite = sqliteDb();
+  afterAll(() => sqlite.destroy());
+  return {
+    onPostgres: {
+      name: "express + postgres",
+      start: startExpress,
+      createStores: (clock: Clock) => freshSqlStores(postgres.db, clock),
+    },
+    onSqlite: {
+      name: "fastify + sqlite",
+      start: startFastify,
+      createStores: (clock: Clock) => freshSqlStores(sqlite, clock),
+    },
   };
 }

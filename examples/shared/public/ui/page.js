@@ -22,6 +22,33 @@ export const button = (text, onClick, className) => {
   node.addEventListener("click", onClick);
   return node;
 };
+/** `fieldset`'s content: `legend`, then one checkbox `permission` per entry of `permissions`, those checked before kept. */
+export function permissionChoices(fieldset, legend, permissions) {
+  const picked = new Set([...fieldset.querySelectorAll("input:checked")].map((input) => input.value));
+  fieldset.replaceChildren(
+    element("legend", { textContent: legend }),
+    ...permissions.map((permission) =>
+      element(
+        "label",
+        { className: "choice" },
+        element("input", {
+          type: "checkbox",
+          name: "permission",
+          value: permission,
+          checked: picked.has(permission),
+        }),
+        ` ${permission}`,
+      ),
+    ),
+  );
+}
+/** A hidden view's `<section>` (`className` besides "view") for the route `path`, `html` its content. */
+export function viewSection(id, path, html, className = "view") {
+  const section = element("section", { id, className, hidden: true });
+  section.dataset.view = path;
+  section.innerHTML = html;
+  return section;
+}
 /** Radio buttons, one per 2FA method, under a legend that names the group. */
 export const radios = (name, methods, checked, legend) => [
   element("legend", { textContent: legend }),
@@ -318,3 +345,45 @@ export function askFirst(question, yes, action) {
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape") closeConfirm();
 });
+
+/**
+ * An in-page confirmation shown in the card of the button that asked (ids and classes under
+ * `prefix`, its yes button labelled `t(yesKey)`), the focus given back on close; Escape closes it.
+ */
+export function cardConfirm(prefix, yesKey) {
+  const box = element("div", { id: `${prefix}-confirm`, className: "confirm", hidden: true });
+  box.setAttribute("role", "alertdialog");
+  box.setAttribute("aria-labelledby", `${prefix}-confirm-question`);
+  let returnTo = null;
+  const close = () => {
+    if (box.hidden) return;
+    box.hidden = true;
+    box.replaceChildren();
+    if (returnTo?.isConnected) returnTo.focus();
+    returnTo = null;
+  };
+  const ask = (origin, question, action) => {
+    returnTo = origin;
+    const yes = () => {
+      returnTo = null;
+      close();
+      action();
+    };
+    box.replaceChildren(
+      element("p", { id: `${prefix}-confirm-question`, textContent: question }),
+      element(
+        "div",
+        { className: "row" },
+        button(t(yesKey), yes, "danger"),
+        button(t("confirm.cancel"), close, `secondary ${prefix}-confirm-cancel`),
+      ),
+    );
+    origin.closest(".card").append(box);
+    box.hidden = false;
+    box.querySelector(`.${prefix}-confirm-cancel`).focus();
+  };
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") close();
+  });
+  return { ask, close };
+}

@@ -1,7 +1,8 @@
 // What the two API key views share (views/api-keys.js: the user's own keys; views/organization-api-keys.js:
 // the active organization's): a key's line in a list with its delete button and in-page
 // confirmation, the expiry choice, and the box that shows a new key once with its copy button.
-import { $, button, element, say, show } from "../ui/page.js";
+import { auth } from "../ui/client.js";
+import { $, button, cardConfirm, element, run, say, show } from "../ui/page.js";
 import { dateTime, t } from "../ui/strings.js";
 import "../ui/strings-api-keys.js";
 
@@ -22,42 +23,9 @@ export const expiryOptions = (kept) =>
 export const expiryOf = (value) => (value ? { expiresInDays: Number(value) } : {});
 
 // ---- Confirmation -----------------------------------------------------------------------------
-const confirmBox = element("div", { id: "keys-confirm", className: "confirm", hidden: true });
-confirmBox.setAttribute("role", "alertdialog");
-confirmBox.setAttribute("aria-labelledby", "keys-confirm-question");
-let confirmReturn = null;
+const confirm = cardConfirm("keys", "keys.yes");
 /** Closes the confirmation (the focus back where it was). */
-export function closeKeyConfirm() {
-  if (confirmBox.hidden) return;
-  confirmBox.hidden = true;
-  confirmBox.replaceChildren();
-  if (confirmReturn?.isConnected) confirmReturn.focus();
-  confirmReturn = null;
-}
-/** Asks in the card of the button that asked before `action`. */
-function askFirst(origin, question, action) {
-  confirmReturn = origin;
-  const yes = () => {
-    confirmReturn = null;
-    closeKeyConfirm();
-    action();
-  };
-  confirmBox.replaceChildren(
-    element("p", { id: "keys-confirm-question", textContent: question }),
-    element(
-      "div",
-      { className: "row" },
-      button(t("keys.yes"), yes, "danger"),
-      button(t("confirm.cancel"), closeKeyConfirm, "secondary keys-confirm-cancel"),
-    ),
-  );
-  origin.closest(".card").append(confirmBox);
-  confirmBox.hidden = false;
-  confirmBox.querySelector(".keys-confirm-cancel").focus();
-}
-document.addEventListener("keydown", (event) => {
-  if (event.key === "Escape") closeKeyConfirm();
-});
+export const closeKeyConfirm = confirm.close;
 
 // ---- A key in a list --------------------------------------------------------------------------
 function keyDates(key) {
@@ -94,7 +62,8 @@ export function keyItem(key, remove) {
     );
   const del = button(
     t("keys.delete"),
-    (event) => askFirst(event.currentTarget, t("keys.confirmDelete", { name: key.name }), () => remove(key)),
+    (event) =>
+      confirm.ask(event.currentTarget, t("keys.confirmDelete", { name: key.name }), () => remove(key)),
     "danger small",
   );
   del.setAttribute("aria-label", t("keys.deleteNamed", { name: key.name }));
@@ -151,4 +120,28 @@ export function clearNewKey(boxId) {
   if (box.hidden && box.childElementCount === 0) return;
   box.replaceChildren();
   show(boxId, false);
+}
+
+// ---- Creating a key ---------------------------------------------------------------------------
+/**
+ * Makes the key named in `form` (`body` besides its name and expiry), `onCreated` run once it is
+ * made; then empties the name field and shows the key once in the box `boxId`. Resolves to the
+ * answer, or to nothing when the call failed (its error shown by `run`).
+ */
+export function createKeyFromForm({ form, values, submitter }, body, boxId, onCreated) {
+  const name = values.name.trim();
+  return run(
+    async () => {
+      const result = await auth.apiKeys.create({ name, ...body, ...expiryOf(values.expiresInDays) });
+      onCreated();
+      return result;
+    },
+    t("done.keyCreated", { name }),
+    { form, button: submitter },
+  ).then((result) => {
+    if (!result) return undefined;
+    form.querySelector("[name=name]").value = "";
+    showNewKey(boxId, result.apiKey.name, result.key);
+    return result;
+  });
 }

@@ -3,17 +3,27 @@
 // page's box, shown here while this page is) a form that creates one. The new key is shown once,
 // with a copy button; the server keeps only its hash. The page's markup and nav link are made here.
 import { auth } from "../ui/client.js";
-import { $, addSignedInPath, element, onSubmit, render, run, show, showError, validate } from "../ui/page.js";
+import {
+  $,
+  addSignedInPath,
+  element,
+  onSubmit,
+  render,
+  run,
+  show,
+  showError,
+  validate,
+  viewSection,
+} from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { currentLanguage, t } from "../ui/strings.js";
 import {
   clearNewKey,
   closeKeyConfirm,
+  createKeyFromForm,
   EXPIRY_DAYS,
-  expiryOf,
   expiryOptions,
   keyItem,
-  showNewKey,
 } from "./api-key-parts.js";
 import { renderStepUp } from "./security.js";
 
@@ -24,9 +34,10 @@ const navLink = element("a", { href: VIEW, hidden: true });
 Object.assign(navLink.dataset, { link: "", when: "in", i18n: "nav.apiKeys" });
 ($("nav-admin") ?? $("logout")).before(navLink);
 
-const section = element("section", { id: "api-keys", className: "view", hidden: true });
-section.dataset.view = VIEW;
-section.innerHTML = `
+const section = viewSection(
+  "api-keys",
+  VIEW,
+  `
   <div class="card">
     <h1 data-i18n="keys.title">API keys</h1>
     <p class="muted" data-i18n="keys.lead"></p>
@@ -42,7 +53,8 @@ section.innerHTML = `
     <label><span data-i18n="keys.name">Name</span> <input name="name" maxlength="100" autocomplete="off" required></label>
     <label><span data-i18n="keys.expires">Expires</span> <select name="expiresInDays"></select></label>
     <button type="submit" data-i18n="keys.create">Create the key</button>
-  </form>`;
+  </form>`,
+);
 document.querySelector("main footer").before(section);
 
 /** The user's keys as last loaded (null until then), for which user and change (`loadedFor`). */
@@ -116,18 +128,7 @@ export function renderApiKeys(view) {
 
 onSubmit("keys-create", (form, values, submitter) => {
   if (!validate(form)) return;
-  const name = values.name.trim();
-  return run(
-    async () => {
-      const result = await auth.apiKeys.create({ name, ...expiryOf(values.expiresInDays) });
-      keys.generation += 1;
-      return result;
-    },
-    t("done.keyCreated", { name }),
-    { form, button: submitter },
-  ).then((result) => {
-    if (!result) return;
-    form.querySelector("[name=name]").value = "";
-    showNewKey("keys-new", result.apiKey.name, result.key);
+  return createKeyFromForm({ form, values, submitter }, {}, "keys-new", () => {
+    keys.generation += 1;
   });
 });

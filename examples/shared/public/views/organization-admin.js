@@ -2,7 +2,18 @@
 // their roles (change a role, remove a member, leave), invitations by email with a role and the
 // pending ones (revoke), and its roles (create one from the declared permissions, delete a custom
 // one). Each card shows only what the user's role allows; the server decides every call anyway.
-import { $, button, element, onSubmit, render, run, show, validate } from "../ui/page.js";
+import {
+  $,
+  button,
+  cardConfirm,
+  element,
+  onSubmit,
+  permissionChoices,
+  render,
+  run,
+  show,
+  validate,
+} from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { dateTime, t } from "../ui/strings.js";
 import { orgCall } from "./organization-calls.js";
@@ -44,40 +55,7 @@ $("org-active").innerHTML = `
   </div>`;
 
 /** The in-page confirmation, shown in the card of the button that asked, the focus given back on close. */
-const confirmBox = element("div", { id: "org-confirm", className: "confirm", hidden: true });
-confirmBox.setAttribute("role", "alertdialog");
-confirmBox.setAttribute("aria-labelledby", "org-confirm-question");
-let confirmReturn = null;
-function closeConfirm() {
-  if (confirmBox.hidden) return;
-  confirmBox.hidden = true;
-  confirmBox.replaceChildren();
-  if (confirmReturn?.isConnected) confirmReturn.focus();
-  confirmReturn = null;
-}
-function askFirst(origin, question, action) {
-  confirmReturn = origin;
-  const yes = () => {
-    confirmReturn = null;
-    closeConfirm();
-    action();
-  };
-  confirmBox.replaceChildren(
-    element("p", { id: "org-confirm-question", textContent: question }),
-    element(
-      "div",
-      { className: "row" },
-      button(t("org.yes"), yes, "danger"),
-      button(t("confirm.cancel"), closeConfirm, "secondary org-confirm-cancel"),
-    ),
-  );
-  origin.closest(".card").append(confirmBox);
-  confirmBox.hidden = false;
-  confirmBox.querySelector(".org-confirm-cancel").focus();
-}
-document.addEventListener("keydown", (event) => {
-  if (event.key === "Escape") closeConfirm();
-});
+const { ask: askFirst, close: closeConfirm } = cardConfirm("org", "org.yes");
 
 /** A button named for what it acts on (its text stays short at 375 px). */
 const namedButton = (text, name, onClick, className) => {
@@ -236,25 +214,8 @@ function roleItem(active, role) {
 
 /** The declared permissions (what an owner holds) as checkboxes, those picked before kept. */
 function drawPermissionChoices(active) {
-  const fieldset = $("org-role-permissions");
-  const picked = new Set([...fieldset.querySelectorAll("input:checked")].map((input) => input.value));
   const all = active.roles?.find((role) => role.name === "owner")?.permissions ?? [];
-  fieldset.replaceChildren(
-    element("legend", { textContent: t("org.rolePermissions") }),
-    ...all.map((permission) =>
-      element(
-        "label",
-        { className: "choice" },
-        element("input", {
-          type: "checkbox",
-          name: "permission",
-          value: permission,
-          checked: picked.has(permission),
-        }),
-        ` ${permission}`,
-      ),
-    ),
-  );
+  permissionChoices($("org-role-permissions"), t("org.rolePermissions"), all);
 }
 
 function drawActive(active) {

@@ -3,9 +3,20 @@
 // after a step-up (the security page's box, shown in this card) a form that creates one with
 // permissions picked from the member's own. The new key is shown once, with a copy button.
 import { auth } from "../ui/client.js";
-import { $, addView, element, onSubmit, render, run, say, show, validate } from "../ui/page.js";
+import {
+  $,
+  addView,
+  element,
+  onSubmit,
+  permissionChoices,
+  render,
+  run,
+  say,
+  show,
+  validate,
+} from "../ui/page.js";
 import { t } from "../ui/strings.js";
-import { clearNewKey, EXPIRY_DAYS, expiryOf, expiryOptions, keyItem, showNewKey } from "./api-key-parts.js";
+import { clearNewKey, createKeyFromForm, EXPIRY_DAYS, expiryOptions, keyItem } from "./api-key-parts.js";
 // After the active organization's own cards, whose markup replaces the contents of #org-active.
 import "./organization-admin.js";
 import { addActiveCard, organizations, reloadOrganizations } from "./organizations.js";
@@ -49,24 +60,7 @@ const remove = (key) =>
 
 /** The user's own permissions as checkboxes (a key gets only what its creator holds), those picked kept. */
 function drawPermissionChoices(active) {
-  const fieldset = $("org-keys-permissions");
-  const picked = new Set([...fieldset.querySelectorAll("input:checked")].map((input) => input.value));
-  fieldset.replaceChildren(
-    element("legend", { textContent: t("keys.orgPermissions") }),
-    ...active.detail.permissions.map((permission) =>
-      element(
-        "label",
-        { className: "choice" },
-        element("input", {
-          type: "checkbox",
-          name: "permission",
-          value: permission,
-          checked: picked.has(permission),
-        }),
-        ` ${permission}`,
-      ),
-    ),
-  );
+  permissionChoices($("org-keys-permissions"), t("keys.orgPermissions"), active.detail.permissions);
 }
 
 /** The step-up box in this card until it is done, then the form (on every render of the page). */
@@ -106,26 +100,15 @@ onSubmit("org-keys-create", (form, values, submitter) => {
     say(t("keys.pickPermission"), "error");
     return;
   }
-  const name = values.name.trim();
   const organizationId = organizations.active?.id;
-  return run(
-    async () => {
-      const result = await auth.apiKeys.create({
-        name,
-        organizationId,
-        permissions,
-        ...expiryOf(values.expiresInDays),
-      });
-      reloadOrganizations();
-      return result;
-    },
-    t("done.keyCreated", { name }),
-    { form, button: submitter },
+  return createKeyFromForm(
+    { form, values, submitter },
+    { organizationId, permissions },
+    "org-keys-new",
+    reloadOrganizations,
   ).then((result) => {
     if (!result) return;
-    form.querySelector("[name=name]").value = "";
     for (const input of form.querySelectorAll("[name=permission]:checked")) input.checked = false;
-    showNewKey("org-keys-new", result.apiKey.name, result.key);
     render();
   });
 });

@@ -17,6 +17,7 @@ import {
   show,
   showError,
   validate,
+  viewSection,
 } from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { currentLanguage, dateTime, has, t } from "../ui/strings.js";
@@ -30,9 +31,10 @@ Object.assign(navLink.dataset, { link: "", when: "in", i18n: "nav.organizations"
 // Beside the other pages of the account, before the back office's link (views/admin.js) when there is one.
 ($("nav-admin") ?? $("logout")).before(navLink);
 
-const section = element("section", { id: "organizations", className: "view", hidden: true });
-section.dataset.view = "/organizations";
-section.innerHTML = `
+const section = viewSection(
+  "organizations",
+  "/organizations",
+  `
   <div class="card">
     <h1 data-i18n="org.title">Organizations</h1>
     <p class="muted" data-i18n="org.lead"></p>
@@ -63,7 +65,8 @@ section.innerHTML = `
     <p class="muted" data-i18n="org.myInvitationsLead"></p>
     <ul id="org-received" class="list"></ul>
     <p id="org-received-none" class="muted" data-i18n="org.myInvitationsNone" hidden></p>
-  </div>`;
+  </div>`,
+);
 document.querySelector("main footer").before(section);
 
 /**

@@ -2,12 +2,12 @@ import type { BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
 import {
   accessibilityFindings,
-  type Box,
   type BrowserFixture,
   type BrowserTests,
   confirmPassword,
-  expectStatus,
+  expectSaid,
   LOCALES,
+  shotAndFit,
   visible,
   withTimeout,
 } from "./fixture.js";
@@ -39,22 +39,7 @@ const WORDS = {
     de: `Organisation „${name}“ erstellt.`,
   }),
 };
-const say = (page: Page, lang: Lang, words: { en: string; de: string }) =>
-  expectStatus(page, lang, words.en, words.de);
-
-/** True when nothing on the page is wider than the viewport. */
-const fits = (page: Page) =>
-  page
-    .locator("html")
-    .evaluate((html) => (html as unknown as Box).scrollWidth <= (html as unknown as Box).clientWidth);
-/** Screenshots at 375 and 1280 px, and nothing wider than the viewport at either width. */
-const shotAndFit = async (f: BrowserFixture, page: Page, name: string) => {
-  await f.shot(page, name);
-  for (const width of [375, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await fits(page), `${name} at ${width} px`).toBe(true);
-  }
-};
+const say = expectSaid;
 
 /** What the clipboard holds (the context was granted clipboard access). */
 const clipboard = (page: Page) =>

@@ -75,6 +75,22 @@ export const signedInAs = async (page: Page, email: string) =>
 /** Waits until the status line reads `en` (English page) or `de` (German page). */
 export const expectStatus = async (page: Page, lang: string, en: string, de: string) =>
   expect.poll(() => status(page).textContent()).toBe(lang === "en" ? en : de);
+/** Waits until the status line reads `words` in the page's language (`lang`). */
+export const expectSaid = (page: Page, lang: string, words: { en: string; de: string }) =>
+  expectStatus(page, lang, words.en, words.de);
+/** True when nothing on the page is wider than the viewport. */
+export const fitsViewport = (page: Page) =>
+  page
+    .locator("html")
+    .evaluate((html) => (html as unknown as Box).scrollWidth <= (html as unknown as Box).clientWidth);
+/** Screenshots at 375 and 1280 px, and nothing wider than the viewport at either width. */
+export const shotAndFit = async (f: BrowserFixture, page: Page, name: string) => {
+  await f.shot(page, name);
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    expect(await fitsViewport(page), `${name} at ${width} px`).toBe(true);
+  }
+};
 /**
  * Runs axe-core on the page as it is, at 375 and 1280 px, and returns its serious and critical
  * violations, each as `<view> @<width>: <rule> <targets>`. Fails when axe ran fewer than six rules.

@@ -2,13 +2,13 @@ import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import {
   accessibilityFindings,
-  type Box,
   type BrowserFixture,
   type BrowserTests,
   expectHuman,
-  expectStatus,
+  expectSaid,
   LOCALES,
   PASSWORD,
+  shotAndFit,
   status,
   visible,
   withTimeout,
@@ -58,22 +58,7 @@ const WORDS = {
     de: "Melde dich mit der Adresse an, an die die Einladung ging (oder erstelle damit ein Konto); danach öffnet sich diese Seite wieder.",
   },
 };
-const say = (page: Page, lang: Lang, words: { en: string; de: string }) =>
-  expectStatus(page, lang, words.en, words.de);
-
-/** True when nothing on the page is wider than the viewport. */
-const fits = (page: Page) =>
-  page
-    .locator("html")
-    .evaluate((html) => (html as unknown as Box).scrollWidth <= (html as unknown as Box).clientWidth);
-/** Screenshots at 375 and 1280 px, and nothing wider than the viewport at either width. */
-const shotAndFit = async (f: BrowserFixture, page: Page, name: string) => {
-  await f.shot(page, name);
-  for (const width of [375, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await fits(page), `${name} at ${width} px`).toBe(true);
-  }
-};
+const say = expectSaid;
 
 /** On /organizations: creates an organization with the form and makes it the active one with its switch. */
 async function createAndSwitch(page: Page, lang: Lang, name: string) {

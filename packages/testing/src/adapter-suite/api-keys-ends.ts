@@ -1,6 +1,13 @@
 // The API key tests of the adapter suite about limits, races and how keys end (api-keys.ts runs them).
 import { expect } from "vitest";
-import { bootApiKeys, createKey, listKeys, rewritten, withKey } from "./api-keys-fixture.js";
+import {
+  bootApiKeys,
+  createKey,
+  listKeys,
+  ownAndOrganizationKeys,
+  rewritten,
+  withKey,
+} from "./api-keys-fixture.js";
 import { type AppTests, expectCode, expectError } from "./fixture.js";
 import { as, bootOrganizations, createOrganization, member, stepUp, team } from "./organization-fixture.js";
 
@@ -141,12 +148,7 @@ export const apiKeyEndTests: AppTests = {
     async (boot) => {
       const app = await bootApiKeys(boot);
       const { owner, organizationId } = await team(app);
-      const own = await createKey(app, owner);
-      const shared = await createKey(app, owner, {
-        name: "Org",
-        organizationId,
-        permissions: ["project:read"],
-      });
+      const { own, shared } = await ownAndOrganizationKeys(app, owner, organizationId);
       const admin = await member(app, "admin@example.test");
       const locked = await as(app, admin, "lock", "POST", `/admin/users/${owner.user.id}/lock`, {
         body: { reason: "review" },
@@ -162,12 +164,7 @@ export const apiKeyEndTests: AppTests = {
       const app = await bootApiKeys(boot);
       const solo = await member(app, "solo@example.test");
       const organizationId = await createOrganization(app, solo, "Solo", "solo");
-      const own = await createKey(app, solo);
-      const shared = await createKey(app, solo, {
-        name: "Org",
-        organizationId,
-        permissions: ["project:read"],
-      });
+      const { own, shared } = await ownAndOrganizationKeys(app, solo, organizationId);
       expect((await withKey(app, shared.key, "before", "read projects")).status).toBe(200);
       const gone = await as(app, solo, "delete account", "DELETE", "/me", {
         headers: await stepUp(app, solo),
@@ -185,12 +182,7 @@ export const apiKeyEndTests: AppTests = {
     async (boot) => {
       const app = await bootApiKeys(boot);
       const { owner, organizationId } = await team(app);
-      const own = await createKey(app, owner);
-      const shared = await createKey(app, owner, {
-        name: "Org",
-        organizationId,
-        permissions: ["project:read"],
-      });
+      const { own, shared } = await ownAndOrganizationKeys(app, owner, organizationId);
       expect((await withKey(app, shared.key, "before", "read projects")).status).toBe(200);
       const deleted = await as(
         app,
@@ -219,12 +211,7 @@ export const apiKeyEndTests: AppTests = {
   "GET /activity - api_key.created and api_key.deleted are in the caller's activity": async (boot) => {
     const app = await bootApiKeys(boot);
     const { owner, organizationId } = await team(app);
-    const own = await createKey(app, owner);
-    const shared = await createKey(app, owner, {
-      name: "Org",
-      organizationId,
-      permissions: ["project:read"],
-    });
+    const { own, shared } = await ownAndOrganizationKeys(app, owner, organizationId);
     for (const { id } of [own, shared])
       expect((await as(app, owner, "delete", "DELETE", `/api-keys/${id}`)).status).toBe(200);
     const activity = await as(app, owner, "activity", "GET", "/activity");

@@ -3,8 +3,8 @@
 import { crc32 } from "node:zlib";
 import type { AuthOptions } from "@portcullis/core";
 import { expect } from "vitest";
-import type { HttpReply } from "../http-client.js";
-import type { App, Boot } from "./fixture.js";
+import type { HttpClient, HttpReply } from "../http-client.js";
+import { type App, type Boot, PASSWORD } from "./fixture.js";
 import { as, bootOrganizations, type Member, stepUp } from "./organization-fixture.js";
 
 /** Requests one key may make per minute in most tests: more than any of them makes. */
@@ -34,6 +34,38 @@ export async function createKey(
   expect(reply.status, reply.text).toBe(201);
   const apiKey = reply.body.apiKey as Record<string, unknown>;
   return { id: String(apiKey.id), key: String(reply.body.key), apiKey };
+}
+
+/**
+ * `organizationId`'s key and `who`'s own, made by `who` in that order (own first): the
+ * organization's reads projects only.
+ */
+export async function ownAndOrganizationKeys(
+  app: App,
+  who: Member,
+  organizationId: string,
+): Promise<{ own: CreatedKey; shared: CreatedKey }> {
+  const own = await createKey(app, who);
+  const shared = await createKey(app, who, { name: "Org", organizationId, permissions: ["project:read"] });
+  return { own, shared };
+}
+
+/**
+ * Signs `email` up through the plain `http` client (no transcript), logs in, steps up and makes a
+ * key named `name`, checked to be 201: the key, its id and the access token.
+ */
+export async function registerWithKey(http: HttpClient, email: string, name: string) {
+  await http.call("POST", "/api/auth/register", { body: { email, password: PASSWORD } });
+  const login = await http.call("POST", "/api/auth/login", { body: { email, password: PASSWORD } });
+  const bearer = String(login.body.accessToken);
+  const stepUp = await http.call("POST", "/api/auth/step-up", { bearer, body: { password: PASSWORD } });
+  const created = await http.call("POST", "/api/auth/api-keys", {
+    bearer,
+    headers: { "x-step-up-token": String(stepUp.body.stepUpToken) },
+    body: { name },
+  });
+  expect(created.status, created.text).toBe(201);
+  return { key: String(created.body.key), id: String((created.body.apiKey as { id: string }).id), bearer };
 }
 
 /** How a key travels: its own header, or as a bearer token. */

@@ -1,9 +1,10 @@
-import { type Auth, createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
+import { createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { createFakeClock } from "../fake-clock.js";
 import { createHttpClient, type HttpClient } from "../http-client.js";
+import { registerWithKey } from "./api-keys-fixture.js";
 import type { AdapterSuiteOptions } from "./fixture.js";
-import { APP_ORIGIN, expectCode, PASSWORD } from "./fixture.js";
+import { APP_ORIGIN, expectCode } from "./fixture.js";
 
 const LIMIT = 5;
 
@@ -34,22 +35,6 @@ async function twoInstances(options: Pick<AdapterSuiteOptions, "start" | "create
   return { a: await make(), b: await make() };
 }
 
-/** Signs `email` up on `instance` and makes a key with a step-up: the key, its id, the access token. */
-async function keyOf(instance: { auth: Auth; http: HttpClient }, email: string) {
-  const { http } = instance;
-  await http.call("POST", "/api/auth/register", { body: { email, password: PASSWORD } });
-  const login = await http.call("POST", "/api/auth/login", { body: { email, password: PASSWORD } });
-  const bearer = String(login.body.accessToken);
-  const stepUp = await http.call("POST", "/api/auth/step-up", { bearer, body: { password: PASSWORD } });
-  const created = await http.call("POST", "/api/auth/api-keys", {
-    bearer,
-    headers: { "x-step-up-token": String(stepUp.body.stepUpToken) },
-    body: { name: "Shared" },
-  });
-  expect(created.status, created.text).toBe(201);
-  return { key: String(created.body.key), id: String((created.body.apiKey as { id: string }).id), bearer };
-}
-
 const hostCall = (http: HttpClient, key: string) =>
   http.call("GET", "/host/protected", { headers: { "x-api-key": key } });
 
@@ -65,7 +50,7 @@ export function runApiKeysInstancesSuite(
   describe(`api keys on two instances: ${options.name}`, () => {
     it("DELETE /api-keys/:id - a key deleted through instance A is refused by instance B on its very next request", async () => {
       const { a, b } = await twoInstances(options);
-      const { key, id, bearer } = await keyOf(a, "shared@example.test");
+      const { key, id, bearer } = await registerWithKey(a.http, "shared@example.test", "Shared");
       const used = await hostCall(b.http, key);
       expect(used.status, used.text).toBe(200);
       expect(used.body).toMatchObject({ sessionId: `api-key:${id}` });
@@ -78,7 +63,7 @@ export function runApiKeysInstancesSuite(
 
     it("requireAuth - a key's requests per minute are counted across instances", async () => {
       const { a, b } = await twoInstances(options);
-      const { key } = await keyOf(a, "counted@example.test");
+      const { key } = await registerWithKey(a.http, "counted@example.test", "Shared");
       const replies = await Promise.all(
         Array.from({ length: 12 }, (_, index) => hostCall(index % 2 === 0 ? a.http : b.http, key)),
       );
