@@ -78,7 +78,9 @@ describe.skipIf(!database)("mysql", () => {
 });
 
 // Known browsers (the login budget per account and browser) through both adapters, with every
-// store on MariaDB: each test's own tables.
+// store on MariaDB: each test's own tables. Each app a test boots migrates its own tables (14
+// migrations of DDL on MariaDB, a few seconds each under a full parallel run), and a test may boot
+// three: 60 s, not the default 20 (one such test took 20 s on CI's machine).
 async function startExpress(auth: Auth) {
   const app = express();
   app.use(createAuthRouter(auth));
@@ -103,7 +105,7 @@ async function startFastify(auth: Auth) {
   };
 }
 
-describe.skipIf(!database)("mysql: known browsers", () => {
+describe.skipIf(!database)("mysql: known browsers", { timeout: 60_000 }, () => {
   for (const [name, start] of [
     ["express + mysql", startExpress],
     ["fastify + mysql", startFastify],
