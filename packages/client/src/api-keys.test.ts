@@ -7,11 +7,15 @@ import { createAuth } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { isPortcullisError } from "./index.js";
-import { appOnClock, listenWithAuth, signedInClient, testAuthOptions } from "./test-server.js";
-
-const PASSWORD = "correct horse battery staple 42";
-const ADA = "ada@example.com";
-const MODES = ["header", "cookie"] as const;
+import {
+  ADA,
+  appOnClock,
+  listenWithAuth,
+  MODES,
+  PASSWORD,
+  signedInClient,
+  testAuthOptions,
+} from "./test-server.js";
 
 /** A server with organizations and API keys on; host routes `GET /api/whoami` and `/api/projects`. */
 async function startServer() {

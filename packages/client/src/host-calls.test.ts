@@ -6,10 +6,8 @@ import { createFakeClock, referenceTotp } from "@portcullis/testing";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { type AuthClientOptions, createAuthClient } from "./index.js";
-import { cookieJarFetch, listenWithAuth, testAuthOptions } from "./test-server.js";
+import { ADA, cookieJarFetch, listenWithAuth, PASSWORD, testAuthOptions } from "./test-server.js";
 
-const PASSWORD = "correct horse battery staple 42";
-const ADA = "ada@example.com";
 const IDLE_SECONDS = 3600;
 const ACCESS_SECONDS = 900;
 

@@ -7,11 +7,15 @@ import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { type AuthClientOptions, memoryStorage } from "./index.js";
 import { fakeBrowser } from "./test-browser.js";
-import { appOnClock, listenWithAuth, signedInClient, testAuthOptions } from "./test-server.js";
-
-const PASSWORD = "correct horse battery staple 42";
-const ADA = "ada@example.com";
-const MODES = ["header", "cookie"] as const;
+import {
+  ADA,
+  appOnClock,
+  listenWithAuth,
+  MODES,
+  PASSWORD,
+  signedInClient,
+  testAuthOptions,
+} from "./test-server.js";
 
 /** A server with organizations on and a host route `GET /api/projects` needing `project:read`. */
 async function startServer() {

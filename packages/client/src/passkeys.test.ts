@@ -20,11 +20,7 @@ import {
   stepUpWithPasskey,
   toBase64url,
 } from "./index.js";
-import { cookieJarFetch, listenWithAuth } from "./test-server.js";
-
-const APP = "https://app.example.test";
-const PASSWORD = "correct horse battery staple 42";
-const ADA = "ada@example.com";
+import { ADA, APP_ORIGIN, cookieJarFetch, listenWithAuth, PASSWORD } from "./test-server.js";
 
 describe("base64url", () => {
   it("toBase64url, fromBase64url - every byte value and every length up to 40 round-trip, unpadded", () => {
@@ -163,7 +159,7 @@ async function startServer() {
     stores: createMemoryStores(),
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     logger: silentLogger,
-    appOrigin: APP,
+    appOrigin: APP_ORIGIN,
     webauthn: { rpName: "Example" },
     mailer: { send: async (message) => void emails.push(message) },
   });
@@ -178,7 +174,7 @@ async function startServer() {
 describe("passkey ceremonies against a real server", () => {
   it("registerPasskey, signInWithPasskey, stepUpWithPasskey - add, sign in without an email (discoverable), step up, rename, remove", async () => {
     const server = await startServer();
-    const authenticator = createSoftwareAuthenticator({ origin: APP });
+    const authenticator = createSoftwareAuthenticator({ origin: APP_ORIGIN });
     const { credentials, asked } = browserCredentials(authenticator);
     const first = server.browser();
     await first.login({ email: ADA, password: PASSWORD });

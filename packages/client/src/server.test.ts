@@ -14,10 +14,8 @@ import {
   ROUTE_AUTH,
 } from "./index.js";
 import { fakeBrowser } from "./test-browser.js";
-import { listenWithAuth, testAuthOptions } from "./test-server.js";
+import { ADA, cookieJarFetch, listenWithAuth, PASSWORD, testAuthOptions } from "./test-server.js";
 
-const PASSWORD = "correct horse battery staple 42";
-const ADA = "ada@example.com";
 const TOTP_STEP = 30_000;
 
 /** A server on 127.0.0.1 with the auth routes at /api/auth; its clock, emails and refresh count. */
@@ -61,25 +59,6 @@ async function startServer() {
 }
 
 type Server = Awaited<ReturnType<typeof startServer>>;
-
-/** A fetch with a cookie jar, as a browser keeps the server's cookies. */
-function cookieJarFetch(): typeof fetch {
-  const jar = new Map<string, string>();
-  return async (input, init = {}) => {
-    const headers = new Headers(init.headers);
-    if (jar.size > 0) headers.set("cookie", [...jar].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await fetch(input, { ...init, headers });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = "", ...attributes] = line.split(";");
-      const name = pair.slice(0, pair.indexOf("="));
-      const value = pair.slice(pair.indexOf("=") + 1);
-      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === "";
-      if (expired) jar.delete(name);
-      else jar.set(name, value);
-    }
-    return response;
-  };
-}
 
 /** Ada, registered with a verified address. */
 async function registerAda(server: Server) {

@@ -9,6 +9,15 @@ import { type AuthClient, type AuthClientOptions, createAuthClient } from "./ind
 
 // Test support (not built into the package): a real server for the client's tests.
 
+/** The password of the tests' user. */
+export const PASSWORD = "correct horse battery staple 42";
+/** The address of the tests' user, Ada. */
+export const ADA = "ada@example.com";
+/** The client's two modes: tokens kept by the client and sent in headers, or held as cookies. */
+export const MODES = ["header", "cookie"] as const;
+/** The app's origin (`appOrigin` of the tests' servers). */
+export const APP_ORIGIN = "https://app.example.test";
+
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
@@ -43,7 +52,7 @@ export function testAuthOptions(clock: Clock) {
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     clock,
     logger: silentLogger,
-    appOrigin: "https://app.example.test",
+    appOrigin: APP_ORIGIN,
     allowHeaderAuthentication: true,
   };
 }

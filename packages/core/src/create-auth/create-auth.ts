@@ -1,4 +1,5 @@
 import { createActivityRecorder } from "../activity/activity.js";
+import { apiKeysEnabled } from "../api-keys/api-keys.js";
 import { createCaptcha } from "../captcha/captcha.js";
 import type { AuthContext } from "../context.js";
 import { createDeviceTokens } from "../devices/device-token.js";
@@ -188,7 +189,7 @@ export function createAuth(input: AuthOptions): Auth {
       ...bindUseCases(ctx, ORGANIZATION_USE_CASES),
     },
     apiKeys: {
-      enabled: ctx.apiKeys !== undefined && options.apiKeys !== undefined,
+      enabled: apiKeysEnabled(ctx),
       ...bindUseCases(ctx, API_KEY_USE_CASES),
     },
   };
