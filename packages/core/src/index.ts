@@ -110,6 +110,7 @@ export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
 export { applyRotation, isPastLimits, REMEMBERED_REFRESH_TOKEN_HASHES } from "./ports/session-store.js";
 export type { SessionTokens } from "./sessions/start-session.js";
+export { createCountBatch } from "./support/count-batch.js";
 export { isValidEmail, normalizeEmail } from "./support/email-address.js";
 export { createReadBatch } from "./support/read-batch.js";
 export { withTimeout } from "./support/with-timeout.js";

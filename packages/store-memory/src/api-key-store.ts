@@ -1,5 +1,14 @@
-import type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from "@portcullis/core";
+import {
+  type ApiKeyOwner,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type Clock,
+  systemClock,
+} from "@portcullis/core";
+import { ExpiringMap, type Sweepable } from "./expiring-map.js";
 import { OwnerIndex } from "./owner-index.js";
+
+export type MemoryApiKeyStore = ApiKeyStore & Sweepable;
 
 /** How many keys `listApiKeys` returns at most. */
 const LIST_LIMIT = 1_000;
@@ -13,13 +22,40 @@ const copy = (record: ApiKeyRecord): ApiKeyRecord => ({
 const newestFirst = (a: ApiKeyRecord, b: ApiKeyRecord) =>
   b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 
+/** Requests counted per lookupId (`useApiKey`), each count under the end of its window on `clock`. */
+function requestCounter(clock: Clock) {
+  const counts = new ExpiringMap<number>(clock);
+  return {
+    count(lookupId: string, windowMs: number) {
+      const current = counts.get(lookupId);
+      if (current === undefined) {
+        counts.set(lookupId, 1, windowMs);
+        return { count: 1, remainingMs: windowMs };
+      }
+      counts.cap(lookupId, windowMs);
+      const remainingMs = counts.ttlMs(lookupId);
+      counts.set(lookupId, current + 1, remainingMs); // same end: the window is never extended
+      return { count: current + 1, remainingMs };
+    },
+    refund(lookupId: string) {
+      const current = counts.get(lookupId);
+      if (current !== undefined) counts.set(lookupId, Math.max(0, current - 1), counts.ttlMs(lookupId));
+    },
+    sweep: () => counts.sweep(),
+    size: () => counts.size,
+  };
+}
+
 /**
  * API keys in memory, indexed by `lookupId` (the read of every request that carries a key), by
  * user (their own keys only) and by organization, so no call walks other owners' keys. Every
  * check and write runs without an await between them, so creating (its per-owner count included),
- * deleting and touching a key are atomic for concurrent calls. Records go in and come out as copies.
+ * deleting and touching a key are atomic for concurrent calls, as is counting a request
+ * (`useApiKey`: a counter per lookupId whose window ends on `clock`, swept once ended). Records go
+ * in and come out as copies.
  */
-export function createMemoryApiKeyStore(): ApiKeyStore {
+export function createMemoryApiKeyStore(options: { clock?: Clock } = {}): MemoryApiKeyStore {
+  const uses = requestCounter(options.clock ?? systemClock);
   const byId = new Map<string, ApiKeyRecord>();
   const idByLookupId = new Map<string, string>();
   const ofUser = new OwnerIndex();
@@ -41,6 +77,11 @@ export function createMemoryApiKeyStore(): ApiKeyStore {
     for (const id of ids) remove(id);
     return ids.length;
   };
+  const find = (lookupId: string) => {
+    const id = idByLookupId.get(lookupId);
+    const found = id === undefined ? undefined : byId.get(id);
+    return found ? copy(found) : null;
+  };
   const list = (owner: ApiKeyOwner) => {
     const [index, key] =
       owner.organizationId === null ? [ofUser, owner.userId] : [ofOrganization, owner.organizationId];
@@ -59,9 +100,13 @@ export function createMemoryApiKeyStore(): ApiKeyStore {
       return "created";
     },
     async findApiKeyByLookupId(lookupId) {
-      const id = idByLookupId.get(lookupId);
-      const found = id === undefined ? undefined : byId.get(id);
-      return found ? copy(found) : null;
+      return find(lookupId);
+    },
+    async useApiKey(lookupId, windowMs) {
+      return { record: find(lookupId), ...uses.count(lookupId, windowMs) };
+    },
+    async refundApiKeyUse(lookupId) {
+      uses.refund(lookupId);
     },
     async findApiKey(id) {
       const found = byId.get(id);
@@ -86,5 +131,7 @@ export function createMemoryApiKeyStore(): ApiKeyStore {
     async deleteOrganizationApiKeys(organizationId) {
       return removeAll(ofOrganization, organizationId);
     },
+    sweep: () => uses.sweep(),
+    size: () => uses.size(),
   };
 }

@@ -3,7 +3,7 @@ export {
   type MemoryAccessTokenAllowlist,
 } from "./access-token-allowlist.js";
 export { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
-export { createMemoryApiKeyStore } from "./api-key-store.js";
+export { createMemoryApiKeyStore, type MemoryApiKeyStore } from "./api-key-store.js";
 export { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 export { createMemoryIdentityStore } from "./identity-store.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";

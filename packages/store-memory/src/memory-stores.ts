@@ -1,5 +1,4 @@
 import {
-  type ApiKeyStore,
   type Clock,
   consoleLogger,
   type IdentityStore,
@@ -14,7 +13,7 @@ import {
   type MemoryAccessTokenAllowlist,
 } from "./access-token-allowlist.js";
 import { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
-import { createMemoryApiKeyStore } from "./api-key-store.js";
+import { createMemoryApiKeyStore, type MemoryApiKeyStore } from "./api-key-store.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
 import { createMemoryOrganizationStore } from "./organization-store.js";
@@ -46,8 +45,8 @@ export interface MemoryStores {
   passkeys: PasskeyStore;
   /** Organizations, their members, custom roles and invitations (for `organizations`). */
   organizations: OrganizationStore;
-  /** API keys (for `apiKeys`). */
-  apiKeys: ApiKeyStore;
+  /** API keys (for `apiKeys`), with their requests' counters. */
+  apiKeys: MemoryApiKeyStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -84,8 +83,14 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
   const allowlist = createMemoryAccessTokenAllowlist({ clock });
   const singleUseTokens = createMemorySingleUseTokenStore({ clock });
   const activity = createMemoryActivityStore({ clock });
+  const apiKeys = createMemoryApiKeyStore({ clock });
   const sweep = () =>
-    cooldowns.sweep() + sessions.sweep() + allowlist.sweep() + singleUseTokens.sweep() + activity.sweep();
+    cooldowns.sweep() +
+    sessions.sweep() +
+    allowlist.sweep() +
+    singleUseTokens.sweep() +
+    activity.sweep() +
+    apiKeys.sweep();
   const intervalMs = options.sweepIntervalMs ?? 60_000;
   const timer = intervalMs > 0 ? setInterval(sweep, intervalMs) : undefined;
   timer?.unref();
@@ -99,7 +104,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     activity,
     passkeys: createMemoryPasskeyStore(),
     organizations: createMemoryOrganizationStore({ clock }),
-    apiKeys: createMemoryApiKeyStore(),
+    apiKeys,
     sweep,
     close: () => clearInterval(timer),
   };

@@ -1,4 +1,10 @@
-import type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from "@portcullis/core";
+import {
+  type ApiKeyOwner,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type ApiKeyUse,
+  createCountBatch,
+} from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
 
 /** How many keys `listApiKeys` returns at most. */
@@ -23,6 +29,34 @@ const FIND_API_KEY = `
 local lookupId = redis.call('GET', KEYS[1])
 if not lookupId then return {} end
 return redis.call('HGETALL', ARGV[1] .. lookupId)`;
+
+/**
+ * KEYS[2i-1] a key (a hash, named by its lookupId) · KEYS[2i] its lookupId's request counter ·
+ * ARGV[1] the window in ms · ARGV[i+1] the requests to count for the i-th → for each, { the key's
+ * fields (HGETALL, empty when there is none), the count after adding them, the window's rest in
+ * ms }. A counter's expiry is set by the requests that start it and never extended; one found
+ * without an expiry (none is written so, but a key made by hand could be) is given the window
+ * from now.
+ */
+const USE_API_KEYS = `
+local out = {}
+for i = 1, #KEYS / 2 do
+  local counter = KEYS[2 * i]
+  local rest = redis.call('PTTL', counter)
+  local count = redis.call('INCRBY', counter, ARGV[i + 1])
+  if rest < 0 then
+    redis.call('PEXPIRE', counter, ARGV[1])
+    rest = tonumber(ARGV[1])
+  end
+  out[i] = {redis.call('HGETALL', KEYS[2 * i - 1]), count, rest}
+end
+return out`;
+
+/** KEYS[1] a lookupId's request counter → one request taken back, never below 0 nor from an ended window. */
+const REFUND_API_KEY_USE = `
+local count = tonumber(redis.call('GET', KEYS[1]))
+if count and count > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
 
 /**
  * KEYS[1] the id's index · ARGV[1] the prefix of key hashes · ARGV[2] of users' indexes · ARGV[3]
@@ -87,6 +121,8 @@ return deleted`;
 const COMMANDS = {
   portcullisCreateApiKey: { numberOfKeys: 3, lua: CREATE_API_KEY },
   portcullisFindApiKey: { numberOfKeys: 1, lua: FIND_API_KEY },
+  portcullisUseApiKeys: { lua: USE_API_KEYS },
+  portcullisRefundApiKeyUse: { numberOfKeys: 1, lua: REFUND_API_KEY_USE },
   portcullisDeleteApiKey: { numberOfKeys: 1, lua: DELETE_API_KEY },
   portcullisTouchApiKey: { numberOfKeys: 1, lua: TOUCH_API_KEY },
   portcullisListApiKeys: { numberOfKeys: 1, lua: LIST_API_KEYS },
@@ -96,6 +132,11 @@ const COMMANDS = {
 interface ApiKeyCommands {
   portcullisCreateApiKey(...args: string[]): Promise<number>;
   portcullisFindApiKey(index: string, keyPrefix: string): Promise<string[]>;
+  portcullisUseApiKeys(
+    numberOfKeys: number,
+    ...keysThenArgs: string[]
+  ): Promise<[string[], number, number][]>;
+  portcullisRefundApiKeyUse(counter: string): Promise<number>;
   portcullisDeleteApiKey(...args: string[]): Promise<string[]>;
   portcullisTouchApiKey(index: string, keyPrefix: string, at: string, minIntervalMs: string): Promise<number>;
   portcullisListApiKeys(
@@ -149,7 +190,10 @@ const fromList = (fields: string[]): ApiKeyRecord | null => {
 
 /**
  * API keys on Redis: a hash per key named by its lookupId, so the read of every request that
- * carries a key is one HGETALL; an id → lookupId index; and a sorted set of ids per user (their own
+ * carries a key is one script (`useApiKey`: its HGETALL and the INCRBY of its lookupId's request
+ * counter, a string that expires with its window), one script for all the keys of the requests
+ * that arrive in one turn of the event loop (`createCountBatch`: each lookupId counted once with
+ * its number of requests, which get consecutive counts); an id → lookupId index; and a sorted set of ids per user (their own
  * keys) and per organization, scored by `createdAt` (Redis orders equal scores by member, which
  * is the id tie-break). Every key is under one hash tag (`{apikeys}`, one cluster slot: an id and
  * a lookupId must each be unique across all keys, which one slot makes one atomic check). Every
@@ -169,6 +213,7 @@ export function redisApiKeyStore(
   const space = `${prefix}{apikeys}:`;
   const keyPrefix = `${space}k:`;
   const idPrefix = `${space}id:`;
+  const usePrefix = `${space}n:`;
   const userPrefix = `${space}u:`;
   const organizationPrefix = `${space}o:`;
   const ownerKey = (owner: ApiKeyOwner) =>
@@ -198,6 +243,32 @@ export function redisApiKeyStore(
     async findApiKeyByLookupId(lookupId) {
       const hash = await bounded(client.hgetall(`${keyPrefix}${lookupId}`));
       return hash.id === undefined ? null : fromHash(hash);
+    },
+    useApiKey: createCountBatch(
+      async (counts: Map<string, number>, windowMs: number) => {
+        const lookupIds = [...counts.keys()];
+        const replies = await bounded(
+          redis.portcullisUseApiKeys(
+            lookupIds.length * 2,
+            ...lookupIds.flatMap((lookupId) => [`${keyPrefix}${lookupId}`, `${usePrefix}${lookupId}`]),
+            String(windowMs),
+            ...lookupIds.map((lookupId) => String(counts.get(lookupId))),
+          ),
+        );
+        return new Map(lookupIds.map((lookupId, i) => [lookupId, replies[i]]));
+      },
+      (reply, nth, of): ApiKeyUse => {
+        if (!reply) throw new Error("@portcullis/store-redis: the API key script answered no count");
+        const [fields, count, remainingMs] = reply;
+        return {
+          record: fromList(fields),
+          count: count - of + nth + 1,
+          remainingMs: Math.max(1, remainingMs),
+        };
+      },
+    ),
+    async refundApiKeyUse(lookupId) {
+      await bounded(redis.portcullisRefundApiKeyUse(`${usePrefix}${lookupId}`));
     },
     async findApiKey(id) {
       return fromList(await bounded(redis.portcullisFindApiKey(`${idPrefix}${id}`, keyPrefix)));

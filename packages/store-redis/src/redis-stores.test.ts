@@ -129,7 +129,7 @@ describe("redis API keys", () => {
     lastUsedAt: null,
   });
 
-  it("findApiKeyByLookupId is one command (an HGETALL), found or not", async () => {
+  it("useApiKey is one command (a script: the counter's INCR and the key's HGETALL), found or not", async () => {
     const keyPrefix = testPrefix();
     const { apiKeys } = createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 });
     const commands: string[] = [];
@@ -142,9 +142,37 @@ describe("redis API keys", () => {
       const key = record("user-1", null);
       await apiKeys.createApiKey(key, { maxPerOwner: 100 });
       commands.length = 0;
-      expect(await apiKeys.findApiKeyByLookupId(key.lookupId)).toEqual(key);
-      expect(await apiKeys.findApiKeyByLookupId("absent000000")).toBeNull();
-      expect(commands).toEqual(["hgetall", "hgetall"]);
+      expect(await apiKeys.useApiKey(key.lookupId, 60_000)).toMatchObject({ record: key, count: 1 });
+      expect(await apiKeys.useApiKey("absent000000", 60_000)).toMatchObject({ record: null, count: 1 });
+      expect(commands).toEqual(["evalsha", "evalsha"]);
+    } finally {
+      client.sendCommand = sendCommand;
+      await deleteKeys(client, keyPrefix);
+    }
+  });
+
+  it("useApiKey - 30 requests of 3 keys and an unknown lookupId in one turn: one script, counts 1..n per lookupId", async () => {
+    const keyPrefix = testPrefix();
+    const { apiKeys } = createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 });
+    const commands: string[] = [];
+    const { sendCommand } = client;
+    client.sendCommand = ((...args: Parameters<Redis["sendCommand"]>) => {
+      commands.push(args[0].name);
+      return sendCommand.apply(client, args);
+    }) as Redis["sendCommand"];
+    try {
+      const keys = [record("user-1", null), record("user-2", null), record("user-3", "org-1")];
+      for (const key of keys) await apiKeys.createApiKey(key, { maxPerOwner: 100 });
+      const lookupIds = [...keys.map((key) => key.lookupId), "absent000000"];
+      commands.length = 0;
+      const calls = Array.from({ length: 30 }, (_, i) => lookupIds[i % 4] as string);
+      const uses = await Promise.all(calls.map((lookupId) => apiKeys.useApiKey(lookupId, 60_000)));
+      expect(commands).toEqual(["evalsha"]);
+      for (const [index, lookupId] of lookupIds.entries()) {
+        const mine = uses.filter((_, i) => calls[i] === lookupId);
+        expect(mine.map((use) => use.count)).toEqual(Array.from({ length: mine.length }, (_, i) => i + 1));
+        for (const use of mine) expect(use.record).toEqual(keys[index] ?? null);
+      }
     } finally {
       client.sendCommand = sendCommand;
       await deleteKeys(client, keyPrefix);

@@ -1,45 +1,18 @@
 import { createFakeClock } from "@portcullis/testing";
-import type { LogEvent } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnyKysely } from "./context.js";
-import { migrate } from "./migrations.js";
+import { describe, expect, it } from "vitest";
 import { createSqlStores } from "./sql-stores.js";
-import { plainPostgresDb, postgresDatabase, usePostgres } from "./test-databases.js";
+import { loggedPostgresForFile, plainUser } from "./test-logged-postgres.js";
 
 // On PostgreSQL, the allowlist's reads of one turn go as one statement, each still as of after
 // its call: a token revoked before a read is refused by it.
 describe("allowlist reads batched on PostgreSQL", () => {
-  let server: Awaited<ReturnType<typeof usePostgres>>;
-  let database: Awaited<ReturnType<typeof postgresDatabase>>;
-  let db: AnyKysely;
-  const statements: string[] = [];
-  beforeAll(async () => {
-    server = await usePostgres();
-    database = await postgresDatabase(server.url);
-    db = plainPostgresDb(database.url, 10, (event: LogEvent) => {
-      if (event.level === "query") statements.push(event.query.sql);
-    });
-    await migrate(db);
-  }, 60_000);
-  afterAll(async () => {
-    await db?.destroy();
-    await database?.drop();
-    await server?.stop();
-  });
+  const postgres = loggedPostgresForFile(10);
+  const { statements } = postgres;
 
   it("20 concurrent joint reads of live, revoked, expired and unknown tokens: one statement, each its own answer; a revoke is seen by the next read", async () => {
     const clock = createFakeClock();
-    const { users, allowlist, joint } = createSqlStores({ db, clock });
-    const user = {
-      id: "u1",
-      email: "batch@example.test",
-      emailVerified: true,
-      name: "Batch",
-      passwordHash: null,
-      identityProviders: [],
-      twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
-      createdAt: 1,
-    };
+    const { users, allowlist, joint } = createSqlStores({ db: postgres.db, clock });
+    const user = plainUser("batch@example.test", "Batch");
     await users.create(user);
     for (let i = 0; i < 10; i++)
       await allowlist.allowAccessToken(`live-${i}`, { userId: "u1", sessionId: `s${i}` }, 60_000);

@@ -2,23 +2,10 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from "@portcullis/core";
 import { sql } from "kysely";
+import { type ApiKeyRow, fromRow } from "./api-key-rows.js";
+import { requestUses } from "./api-key-uses.js";
 import { compiledQuery } from "./compiled-query.js";
-import { type AnyKysely, inTransaction, type SqlContext, toNumber } from "./context.js";
-
-/** A row of `<prefix>api_keys` (migration 0014); `permissions` is a JSON array, times are milliseconds. */
-interface ApiKeyRow {
-  id: string;
-  lookup_id: string;
-  key_hash: string;
-  name: string;
-  start: string;
-  user_id: string;
-  organization_id: string | null;
-  permissions: string | null;
-  created_at: number | string;
-  expires_at: number | string | null;
-  last_used_at: number | string | null;
-}
+import { type AnyKysely, inTransaction, type SqlContext } from "./context.js";
 
 /** The most keys one listing returns (`ApiKeyStore.listApiKeys`). */
 const MAX_LISTED = 1000;
@@ -138,26 +125,14 @@ const toRow = (record: ApiKeyRecord): ApiKeyRow => ({
   last_used_at: record.lastUsedAt,
 });
 
-const fromRow = (row: ApiKeyRow): ApiKeyRecord => ({
-  id: row.id,
-  lookupId: row.lookup_id,
-  keyHash: row.key_hash,
-  name: row.name,
-  start: row.start,
-  userId: row.user_id,
-  organizationId: row.organization_id,
-  permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as string[]),
-  createdAt: toNumber(row.created_at),
-  expiresAt: row.expires_at === null ? null : toNumber(row.expires_at),
-  lastUsedAt: row.last_used_at === null ? null : toNumber(row.last_used_at),
-});
-
 /**
  * API keys in `<prefix>api_keys` (migration `0014_api_keys`). The primary key and the unique
  * `lookup_id` make `createApiKey` reject a duplicate; it counts the owner's keys and inserts in
  * one transaction that holds a lock on the owner (`creation`), so concurrent creations never
- * overshoot `maxPerOwner`; `findApiKeyByLookupId`, read on every request
- * that carries a key, is one compiled SELECT on the unique index; `touchApiKey` is one UPDATE
+ * overshoot `maxPerOwner`; `useApiKey`, on every request that carries a key, counts the
+ * request in `<prefix>counters` (the cooldown store's UPSERT, under `api-key:<lookupId>`) and
+ * reads the key on the unique index: on PostgreSQL one compiled statement (a data-modifying
+ * WITH), elsewhere the two at once; `touchApiKey` is one UPDATE
  * conditional on the stored `last_used_at` (the row's lock makes it a compare and set); and
  * `deleteApiKey` is `DELETE … RETURNING`, on MySQL a transaction that locks the row
  * (`SELECT … FOR UPDATE`) before deleting it, so of concurrent deletes exactly one gets the key.
@@ -166,7 +141,7 @@ const fromRow = (row: ApiKeyRow): ApiKeyRecord => ({
 export function createSqlApiKeyStore(context: SqlContext): ApiKeyStore {
   const { db, dialect, tables } = context;
   const table = tables.apiKeys;
-  // The read of every request that carries a key, compiled once (argument: lookupId).
+  // The read of a key by its lookupId, compiled once (argument: lookupId).
   const findByLookupId = compiledQuery<[string], ApiKeyRow>(1, (on, lookupId) =>
     on.selectFrom(table).selectAll().where("lookup_id", "=", lookupId),
   );
@@ -179,6 +154,8 @@ export function createSqlApiKeyStore(context: SqlContext): ApiKeyStore {
       const [row] = await findByLookupId(db, lookupId);
       return row ? fromRow(row) : null;
     },
+
+    ...requestUses(context, findByLookupId),
 
     async findApiKey(id) {
       const row = await byId(db, id).executeTakeFirst();

@@ -26,9 +26,9 @@ import { type AnyKysely, inTransaction, type SqlContext, storedKey, toNumber } f
  * hit's statement is built and compiled once (SQLite, PostgreSQL), as hot reads are.
  */
 export function createSqlCooldownStore(context: SqlContext): CooldownStore {
-  const { db, dialect, tables, clock } = context;
+  const { db, tables, clock } = context;
   const pieces = upserts(context);
-  const hitStatement = dialect === "mysql" ? null : compiledHit(context, pieces);
+  const counters = sqlCounters(context, pieces);
 
   return {
     acquire: (key, ttlMs) => acquireCooldown(context, pieces, key, ttlMs),
@@ -48,22 +48,8 @@ export function createSqlCooldownStore(context: SqlContext): CooldownStore {
       await db.deleteFrom(tables.cooldowns).where("id", "=", storedKey(key)).execute();
     },
 
-    async hit(key, windowMs) {
-      if (!hitStatement) return countHit(context, pieces, key, windowMs);
-      const now = clock.now();
-      const [row] = await hitStatement(db, storedKey(key), now, now + windowMs);
-      return hitCounted(context, row);
-    },
-
-    async refundHit(key) {
-      const refund = db
-        .updateTable(tables.counters)
-        .set({ hits: sql`hits - 1` })
-        .where("id", "=", storedKey(key))
-        .where("expires_at", ">", clock.now())
-        .where("hits", ">", 0);
-      await (relaxesCommit(dialect, db) ? refund.returning(RELAXED_COMMIT) : refund).execute();
-    },
+    hit: counters.hit,
+    refundHit: counters.refund,
 
     async clearHits(key) {
       await db.deleteFrom(tables.counters).where("id", "=", storedKey(key)).execute();
@@ -75,7 +61,7 @@ export function createSqlCooldownStore(context: SqlContext): CooldownStore {
 }
 
 /** The UPSERT and the pieces its update part is written with, for one store's dialect. */
-type Upserts = ReturnType<typeof upserts>;
+export type Upserts = ReturnType<typeof upserts>;
 
 /** `acquire`: a read that answers a live cooldown, else the UPSERT that decides who holds it. */
 async function acquireCooldown(
@@ -166,18 +152,57 @@ function hitUpdate({ stored, incoming, ifExpired, earliest }: Upserts, counters:
   };
 }
 
-/** `hit` on SQLite and PostgreSQL: the UPSERT, compiled once (arguments: id, now, the new window's end). */
-function compiledHit({ dialect, tables }: Pick<SqlContext, "dialect" | "tables">, pieces: Upserts) {
+/**
+ * The hit's UPSERT on `on` (SQLite, PostgreSQL): a window of `id` started with its end at
+ * `expiresAt`, or one more hit in the live one; returns the row's `hits` and `expires_at`.
+ * Arguments may be compiled placeholders (`compiledQuery`).
+ */
+function hitUpsert(
+  { dialect, tables }: Pick<SqlContext, "dialect" | "tables">,
+  pieces: Upserts,
+  on: AnyKysely,
+  id: unknown,
+  now: unknown,
+  expiresAt: unknown,
+) {
   const counters = tables.counters;
-  return compiledQuery<[string, number, number], CounterRow>(3, (on, id, now, expiresAt) =>
-    on
-      .insertInto(counters)
-      .values({ id, hits: 1, expires_at: expiresAt })
-      .onConflict((conflict) => conflict.column("id").doUpdateSet(hitUpdate(pieces, counters, now)))
-      .returning(
-        relaxesCommit(dialect, on) ? ["hits", "expires_at", RELAXED_COMMIT] : ["hits", "expires_at"],
-      ),
-  );
+  return on
+    .insertInto(counters)
+    .values({ id, hits: 1, expires_at: expiresAt })
+    .onConflict((conflict) => conflict.column("id").doUpdateSet(hitUpdate(pieces, counters, now)))
+    .returning(relaxesCommit(dialect, on) ? ["hits", "expires_at", RELAXED_COMMIT] : ["hits", "expires_at"]);
+}
+
+/**
+ * The counters of `<prefix>counters` (the cooldown store's `hit` and `refundHit`, and the API key
+ * store's requests): `hit` is one UPSERT compiled once (SQLite, PostgreSQL) or MySQL's UPSERT and
+ * read; `refund` takes one hit back from a live window, never below 0.
+ */
+export function sqlCounters(context: SqlContext, pieces: Upserts = upserts(context)) {
+  const { db, dialect, tables, clock } = context;
+  const hitStatement =
+    dialect === "mysql"
+      ? null
+      : compiledQuery<[string, number, number], CounterRow>(3, (on, id, now, expiresAt) =>
+          hitUpsert(context, pieces, on, id, now, expiresAt),
+        );
+  return {
+    async hit(key: string, windowMs: number): ReturnType<CooldownStore["hit"]> {
+      if (!hitStatement) return countHit(context, pieces, key, windowMs);
+      const now = clock.now();
+      const [row] = await hitStatement(db, storedKey(key), now, now + windowMs);
+      return hitCounted(context, row);
+    },
+    async refund(key: string): Promise<void> {
+      const refund = db
+        .updateTable(tables.counters)
+        .set({ hits: sql`hits - 1` })
+        .where("id", "=", storedKey(key))
+        .where("expires_at", ">", clock.now())
+        .where("hits", ">", 0);
+      await (relaxesCommit(dialect, db) ? refund.returning(RELAXED_COMMIT) : refund).execute();
+    },
+  };
 }
 
 /** `hit` on MySQL: one UPSERT that starts a window or counts in the live one, and a read of the row. */
@@ -199,7 +224,7 @@ async function countHit(
 }
 
 /** The hit's answer from the counter row as written. */
-function hitCounted({ clock }: Pick<SqlContext, "clock">, row: CounterRow | undefined) {
+export function hitCounted({ clock }: Pick<SqlContext, "clock">, row: CounterRow | undefined) {
   if (!row) throw new Error("@portcullis/store-sql: the counter's UPSERT returned no row");
   // The window was live at `now`; what remains is measured after the statement, as in `acquireCooldown`.
   return { count: toNumber(row.hits), remainingMs: Math.max(1, toNumber(row.expires_at) - clock.now()) };

@@ -267,6 +267,8 @@ function organizationCalls(stores: ReturnType<typeof createSqlStores>): [string,
 function apiKeyCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Promise<unknown>][] {
   const apiKeys = stores.apiKeys;
   return [
+    ["apiKeys.useApiKey", () => apiKeys.useApiKey("lk5", 60_000)],
+    ["apiKeys.refundApiKeyUse", () => apiKeys.refundApiKeyUse("lk5")],
     ["apiKeys.findApiKeyByLookupId", () => apiKeys.findApiKeyByLookupId("lk5")],
     ["apiKeys.findApiKey", () => apiKeys.findApiKey("k5")],
     ["apiKeys.touchApiKey", () => apiKeys.touchApiKey("k5", NOW, 60_000)],
@@ -340,11 +342,14 @@ async function plansOf(db: AnyKysely, dialect: SqlDialect, state: { recording: b
 }
 
 /**
- * The plan of the API key read of every request that carries a key: it must read the unique index
- * on `lookup_id` (PostgreSQL names it; SQLite's unique constraint is an automatic index).
+ * The plan of the API key read of every request that carries a key (`useApiKey`, its statements
+ * together): it must read the unique index on `lookup_id` (PostgreSQL names it; SQLite's unique
+ * constraint is an automatic index).
  */
 function lookupIdPlan(dialect: SqlDialect, found: Awaited<ReturnType<typeof plansOf>>["found"]) {
-  const plan = found.find(({ call }) => call === "apiKeys.findApiKeyByLookupId")?.plan ?? [];
+  const plan = found
+    .filter(({ call }) => call === "apiKeys.useApiKey")
+    .flatMap((statement) => statement.plan);
   const unique =
     dialect === "postgres"
       ? /Index Scan using portcullis_api_keys_lookup_id_key on portcullis_api_keys/

@@ -10,6 +10,7 @@ import {
 } from "./api-key-store-context.js";
 import { API_KEY_DELETE_TESTS, API_KEY_TOUCH_TESTS } from "./api-key-store-deletes.js";
 import { API_KEY_LIMIT_TESTS } from "./api-key-store-limits.js";
+import { API_KEY_USE_TESTS } from "./api-key-store-uses.js";
 import { concurrently, defineStoreSuite, type StoreTests, uniqueId } from "./store-fixture.js";
 
 /** How many keys `listApiKeys` returns at most. */
@@ -256,7 +257,8 @@ const LIST_TESTS: StoreTests<ApiKeyContext>[string] = {
 
 /**
  * The executable contract of `ApiKeyStore` (see its TSDoc in @portcullis/core): times are passed
- * in, so no test waits, and the concurrency tests start their calls in one tick.
+ * in, so no test waits but the two that let a request window end (`elapse`: a store on its
+ * own clock waits 1 s), and the concurrency tests start their calls in one tick.
  */
 export const runApiKeyStoreSuite = defineStoreSuite("ApiKeyStore", apiKeyContext, {
   "create and find": CREATE_AND_FIND_TESTS,
@@ -264,4 +266,5 @@ export const runApiKeyStoreSuite = defineStoreSuite("ApiKeyStore", apiKeyContext
   list: LIST_TESTS,
   delete: API_KEY_DELETE_TESTS,
   touch: API_KEY_TOUCH_TESTS,
+  use: API_KEY_USE_TESTS,
 });

@@ -154,6 +154,8 @@ export const STORE_METHODS = {
   apiKeys: [
     "createApiKey",
     "findApiKeyByLookupId",
+    "useApiKey",
+    "refundApiKeyUse",
     "findApiKey",
     "listApiKeys",
     "deleteApiKey",

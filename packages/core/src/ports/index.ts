@@ -5,7 +5,7 @@ export type {
   ActivityRecord,
   ActivityStore,
 } from "./activity-store.js";
-export type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from "./api-key-store.js";
+export type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore, ApiKeyUse } from "./api-key-store.js";
 export type { Clock } from "./clock.js";
 export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
 export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";

@@ -173,7 +173,11 @@ export function createBoot(options: AdapterSuiteOptions, record?: ExchangeRecord
         body: { email, password: PASSWORD },
         headers: { "user-agent": FIREFOX },
       });
-      expect(login.status).toBe(200);
+      // A failed sign-in names what the server logged, so a run in CI can be read from its message.
+      expect(
+        login.status,
+        `login answered ${JSON.stringify(login.body)}; logged: ${logLines.slice(-3).join(" | ")}`,
+      ).toBe(200);
       return {
         accessToken: String(login.body.accessToken),
         refreshToken: String(login.body.refreshToken),

@@ -1,0 +1,118 @@
+import { type ApiKeyStore, type ApiKeyUse, createCountBatch } from "@portcullis/core";
+import { sql } from "kysely";
+import { type ApiKeyRow, fromRow } from "./api-key-rows.js";
+import { compiledQuery } from "./compiled-query.js";
+import type { AnyKysely, SqlContext } from "./context.js";
+import { hitCounted, sqlCounters } from "./cooldown-store.js";
+
+/** What a lookupId's request counter is named in `<prefix>counters`. */
+const USES_PREFIX = "api-key:";
+
+/** The id of a lookupId's request counter (`useApiKey`). */
+const usesOf = (lookupId: string) => `${USES_PREFIX}${lookupId}`;
+
+/** The most lookupIds one PostgreSQL statement counts; more start another. */
+const MAX_BATCH = 100;
+
+/** A row of the PostgreSQL statement: a counter as written, and its key's columns (null when none). */
+type UsesRow = { [column in keyof ApiKeyRow]: ApiKeyRow[column] | null } & {
+  use_id: string;
+  use_hits: number | string;
+  use_ends_at: number | string;
+};
+
+/**
+ * `useApiKey` and `refundApiKeyUse` on SQL: a request counted in `<prefix>counters` (as the
+ * cooldown store's counters, under `api-key:<lookupId>`) and its key read from `<prefix>api_keys`.
+ * On PostgreSQL one statement (`usesStatement`) counts and reads every request that arrived in one
+ * turn of the event loop, so a flood of requests with one key costs the database one row write a
+ * turn instead of one per request; the requests of one lookupId get consecutive counts, in arrival
+ * order, so a turn's requests are counted exactly as one at a time would be. In a host's
+ * transaction, one statement per request. SQLite (in process) and MySQL (no data-modifying WITH):
+ * the cooldown store's UPSERT and the read, at once.
+ */
+export function requestUses(
+  context: SqlContext,
+  findByLookupId: (db: AnyKysely, lookupId: string) => Promise<ApiKeyRow[]>,
+): Pick<ApiKeyStore, "useApiKey" | "refundApiKeyUse"> {
+  const { db, dialect, clock } = context;
+  const counters = sqlCounters(context);
+  const refundApiKeyUse = (lookupId: string) => counters.refund(usesOf(lookupId));
+  if (dialect !== "postgres") {
+    return {
+      async useApiKey(lookupId, windowMs) {
+        const [hit, [row]] = await Promise.all([
+          counters.hit(usesOf(lookupId), windowMs),
+          findByLookupId(db, lookupId),
+        ]);
+        return { record: row ? fromRow(row) : null, ...hit };
+      },
+      refundApiKeyUse,
+    };
+  }
+  const statement = usesStatement(context);
+  /** Counts `uses` requests of each lookupId (sorted, so concurrent statements lock rows in one order). */
+  const count = async (uses: Map<string, number>, windowMs: number) => {
+    const lookupIds = [...uses.keys()].sort();
+    const now = clock.now();
+    const rows = await statement(
+      db,
+      lookupIds.map(usesOf),
+      lookupIds.map((lookupId) => uses.get(lookupId) ?? 1),
+      now,
+      now + windowMs,
+    );
+    return new Map(rows.map((row) => [row.use_id.slice(USES_PREFIX.length), row]));
+  };
+  const answer = (row: UsesRow | undefined, nth: number, of: number): ApiKeyUse => {
+    if (!row) throw new Error("@portcullis/store-sql: the API key's counter UPSERT returned no row");
+    const { count: hits, remainingMs } = hitCounted(context, {
+      hits: row.use_hits,
+      expires_at: row.use_ends_at,
+    });
+    return {
+      record: row.id === null ? null : fromRow(row as ApiKeyRow),
+      count: hits - of + nth + 1,
+      remainingMs,
+    };
+  };
+  if (db.isTransaction) {
+    return {
+      async useApiKey(lookupId, windowMs) {
+        return answer((await count(new Map([[lookupId, 1]]), windowMs)).get(lookupId), 0, 1);
+      },
+      refundApiKeyUse,
+    };
+  }
+  return { useApiKey: createCountBatch(count, answer, MAX_BATCH), refundApiKeyUse };
+}
+
+/**
+ * PostgreSQL's statement of `useApiKey`, compiled once (arguments: counter ids, their requests,
+ * now, a new window's end): the counters' UPSERT as a data-modifying WITH (a window started with
+ * the requests, or the requests added to the live one; an end further than the window moved
+ * nearer, as the cooldown store's `hit` does), its rows joined with their keys on the unique
+ * `lookup_id`. Outside a host's transaction it commits without waiting for the WAL flush, as
+ * every counter write does (see the cooldown store).
+ */
+function usesStatement({ dialect, tables }: SqlContext) {
+  const counters = sql.table(tables.counters);
+  const stored = (column: string) => sql.ref(`${tables.counters}.${column}`);
+  return compiledQuery<[string[], number[], number, number], UsesRow>(4, (on, ids, uses, now, expiresAt) => {
+    const relaxed =
+      dialect === "postgres" && !on.isTransaction
+        ? sql`, set_config('synchronous_commit', 'off', true) as relaxed_commit`
+        : sql``;
+    const query = sql<UsesRow>`with hit as (
+  insert into ${counters} (id, hits, expires_at)
+  select id, n, cast(${expiresAt} as bigint) from unnest(cast(${ids} as text[]), cast(${uses} as integer[])) as incoming(id, n)
+  on conflict (id) do update set
+    hits = case when ${stored("expires_at")} <= ${now} then excluded.hits else ${stored("hits")} + excluded.hits end,
+    expires_at = case when ${stored("expires_at")} <= ${now} then excluded.expires_at else least(${stored("expires_at")}, excluded.expires_at) end
+  returning id as use_id, hits as use_hits, expires_at as use_ends_at${relaxed}
+)
+select hit.use_id, hit.use_hits, hit.use_ends_at, keys.* from hit
+left join ${sql.table(tables.apiKeys)} as keys on keys.lookup_id = substr(hit.use_id, ${USES_PREFIX.length + 1})`;
+    return { compile: () => query.compile(on) };
+  });
+}
