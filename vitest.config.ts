@@ -16,9 +16,8 @@ const root = fileURLToPath(new URL(".", import.meta.url));
  */
 const LONGEST_FIRST = [
   "examples/express/src/browser.test.ts",
-  "packages/store-sql/src/mysql.test.ts",
-  "examples/hono/src/browser.test.ts",
   "examples/fastify/src/postgres-redis.test.ts",
+  "examples/hono/src/browser.test.ts",
   "examples/hono/src/sqlite-redis.test.ts",
   "examples/fastify/src/browser.test.ts",
   "examples/express/src/sqlite.test.ts",
