@@ -1,4 +1,5 @@
 import type { ActivityRecorder } from "./activity/activity.js";
+import type { Leases } from "./api-keys/leases.js";
 import type { Captcha } from "./captcha/captcha.js";
 import type { DeviceTokens } from "./devices/device-token.js";
 import type { EmailService } from "./emails/email-service.js";
@@ -97,4 +98,6 @@ export interface AuthContext {
   apiKeys: ApiKeyStore | undefined;
   /** The keyed hash API keys are stored under (docs/api-keys.md). */
   apiKeyHash: KeyedHash;
+  /** The counts of keys' request windows this instance holds (docs/api-keys.md, "Counted in blocks"). */
+  apiKeyLeases: Leases;
 }

@@ -26,20 +26,17 @@ const newestFirst = (a: ApiKeyRecord, b: ApiKeyRecord) =>
 function requestCounter(clock: Clock) {
   const counts = new ExpiringMap<number>(clock);
   return {
-    count(lookupId: string, windowMs: number) {
+    count(lookupId: string, windowMs: number, uses: number) {
       const current = counts.get(lookupId);
+      if (uses === 0) return { count: 0, remainingMs: windowMs };
       if (current === undefined) {
-        counts.set(lookupId, 1, windowMs);
-        return { count: 1, remainingMs: windowMs };
+        counts.set(lookupId, uses, windowMs);
+        return { count: uses, remainingMs: windowMs };
       }
       counts.cap(lookupId, windowMs);
       const remainingMs = counts.ttlMs(lookupId);
-      counts.set(lookupId, current + 1, remainingMs); // same end: the window is never extended
-      return { count: current + 1, remainingMs };
-    },
-    refund(lookupId: string) {
-      const current = counts.get(lookupId);
-      if (current !== undefined) counts.set(lookupId, Math.max(0, current - 1), counts.ttlMs(lookupId));
+      counts.set(lookupId, current + uses, remainingMs); // same end: the window is never extended
+      return { count: current + uses, remainingMs };
     },
     sweep: () => counts.sweep(),
     size: () => counts.size,
@@ -102,11 +99,8 @@ export function createMemoryApiKeyStore(options: { clock?: Clock } = {}): Memory
     async findApiKeyByLookupId(lookupId) {
       return find(lookupId);
     },
-    async useApiKey(lookupId, windowMs) {
-      return { record: find(lookupId), ...uses.count(lookupId, windowMs) };
-    },
-    async refundApiKeyUse(lookupId) {
-      uses.refund(lookupId);
+    async useApiKey(lookupId, windowMs, count) {
+      return { record: find(lookupId), ...uses.count(lookupId, windowMs, count) };
     },
     async findApiKey(id) {
       const found = byId.get(id);

@@ -32,9 +32,10 @@ return redis.call('HGETALL', ARGV[1] .. lookupId)`;
 
 /**
  * KEYS[2i-1] a key (a hash, named by its lookupId) · KEYS[2i] its lookupId's request counter ·
- * ARGV[1] the window in ms · ARGV[i+1] the requests to count for the i-th → for each, { the key's
- * fields (HGETALL, empty when there is none), the count after adding them, the window's rest in
- * ms }. A counter's expiry is set by the requests that start it and never extended; one found
+ * ARGV[1] the window in ms · ARGV[i+1] the requests to count for the i-th (0: the key's read
+ * alone) → for each, { the key's fields (HGETALL, empty when there is none), the count after
+ * adding them (0 for none), the window's rest in ms (the window for none) }. A counter's expiry
+ * is set by the requests that start it and never extended; one found
  * without an expiry (none is written so, but a key made by hand could be) is given the window
  * from now.
  */
@@ -42,21 +43,19 @@ const USE_API_KEYS = `
 local out = {}
 for i = 1, #KEYS / 2 do
   local counter = KEYS[2 * i]
-  local rest = redis.call('PTTL', counter)
-  local count = redis.call('INCRBY', counter, ARGV[i + 1])
-  if rest < 0 then
-    redis.call('PEXPIRE', counter, ARGV[1])
-    rest = tonumber(ARGV[1])
+  local count = 0
+  local rest = tonumber(ARGV[1])
+  if ARGV[i + 1] ~= '0' then
+    rest = redis.call('PTTL', counter)
+    count = redis.call('INCRBY', counter, ARGV[i + 1])
+    if rest < 0 then
+      redis.call('PEXPIRE', counter, ARGV[1])
+      rest = tonumber(ARGV[1])
+    end
   end
   out[i] = {redis.call('HGETALL', KEYS[2 * i - 1]), count, rest}
 end
 return out`;
-
-/** KEYS[1] a lookupId's request counter → one request taken back, never below 0 nor from an ended window. */
-const REFUND_API_KEY_USE = `
-local count = tonumber(redis.call('GET', KEYS[1]))
-if count and count > 0 then redis.call('DECR', KEYS[1]) end
-return 0`;
 
 /**
  * KEYS[1] the id's index · ARGV[1] the prefix of key hashes · ARGV[2] of users' indexes · ARGV[3]
@@ -122,7 +121,6 @@ const COMMANDS = {
   portcullisCreateApiKey: { numberOfKeys: 3, lua: CREATE_API_KEY },
   portcullisFindApiKey: { numberOfKeys: 1, lua: FIND_API_KEY },
   portcullisUseApiKeys: { lua: USE_API_KEYS },
-  portcullisRefundApiKeyUse: { numberOfKeys: 1, lua: REFUND_API_KEY_USE },
   portcullisDeleteApiKey: { numberOfKeys: 1, lua: DELETE_API_KEY },
   portcullisTouchApiKey: { numberOfKeys: 1, lua: TOUCH_API_KEY },
   portcullisListApiKeys: { numberOfKeys: 1, lua: LIST_API_KEYS },
@@ -136,7 +134,6 @@ interface ApiKeyCommands {
     numberOfKeys: number,
     ...keysThenArgs: string[]
   ): Promise<[string[], number, number][]>;
-  portcullisRefundApiKeyUse(counter: string): Promise<number>;
   portcullisDeleteApiKey(...args: string[]): Promise<string[]>;
   portcullisTouchApiKey(index: string, keyPrefix: string, at: string, minIntervalMs: string): Promise<number>;
   portcullisListApiKeys(
@@ -180,6 +177,13 @@ const fromHash = (hash: Record<string, string>): ApiKeyRecord => ({
   lastUsedAt: hash.lastUsedAt === undefined ? null : Number(hash.lastUsedAt),
 });
 
+/** A key's hash read alone, as the script's answer for 0 requests: fields, count 0, the window. */
+const readOnly = (hash: Record<string, string> | undefined, windowMs: number): [string[], number, number] => [
+  hash === undefined || hash.id === undefined ? [] : Object.entries(hash).flat(),
+  0,
+  windowMs,
+];
+
 /** An HGETALL reply as a flat list (from a script), as a record; null for an empty one. */
 const fromList = (fields: string[]): ApiKeyRecord | null => {
   if (fields.length === 0) return null;
@@ -189,11 +193,59 @@ const fromList = (fields: string[]): ApiKeyRecord | null => {
 };
 
 /**
+ * `useApiKey`: the calls of one turn of the event loop in one round trip (`createCountBatch`): the
+ * script `USE_API_KEYS` when any counts, else the keys' HGETALLs alone.
+ */
+function keyUses(
+  client: Redis | Cluster,
+  redis: ApiKeyCommands,
+  bounded: <T>(operation: Promise<T>) => Promise<T>,
+  keyPrefix: string,
+  usePrefix: string,
+): ApiKeyStore["useApiKey"] {
+  /** Each key's hash: one HGETALL, or a pipeline of them (one round trip). */
+  const readKeys = async (keys: string[]): Promise<Record<string, string>[]> => {
+    if (keys.length === 1) return [await client.hgetall(keys[0] as string)];
+    const pipeline = client.pipeline();
+    for (const key of keys) pipeline.hgetall(key);
+    return ((await pipeline.exec()) ?? []).map(([error, hash]) => {
+      if (error) throw error;
+      return hash as Record<string, string>;
+    });
+  };
+  return createCountBatch(
+    async (counts: Map<string, number>, windowMs: number) => {
+      const lookupIds = [...counts.keys()];
+      if (lookupIds.every((lookupId) => counts.get(lookupId) === 0)) {
+        // Reads alone: plain HGETALLs (one, or a pipeline of them), no script.
+        const hashes = await bounded(readKeys(lookupIds.map((lookupId) => `${keyPrefix}${lookupId}`)));
+        return new Map(lookupIds.map((lookupId, i) => [lookupId, readOnly(hashes[i], windowMs)]));
+      }
+      const replies = await bounded(
+        redis.portcullisUseApiKeys(
+          lookupIds.length * 2,
+          ...lookupIds.flatMap((lookupId) => [`${keyPrefix}${lookupId}`, `${usePrefix}${lookupId}`]),
+          String(windowMs),
+          ...lookupIds.map((lookupId) => String(counts.get(lookupId))),
+        ),
+      );
+      return new Map(lookupIds.map((lookupId, i) => [lookupId, replies[i]]));
+    },
+    (reply, { through, of, weight, windowMs }): ApiKeyUse => {
+      if (!reply) throw new Error("@portcullis/store-redis: the API key script answered no count");
+      const [fields, count, remainingMs] = reply;
+      const record = fromList(fields);
+      if (weight === 0) return { record, count: 0, remainingMs: windowMs };
+      return { record, count: count - of + through, remainingMs: Math.max(1, remainingMs) };
+    },
+  );
+}
+
+/**
  * API keys on Redis: a hash per key named by its lookupId, so the read of every request that
  * carries a key is one script (`useApiKey`: its HGETALL and the INCRBY of its lookupId's request
  * counter, a string that expires with its window), one script for all the keys of the requests
- * that arrive in one turn of the event loop (`createCountBatch`: each lookupId counted once with
- * its number of requests, which get consecutive counts); an id → lookupId index; and a sorted set of ids per user (their own
+ * that arrive in one turn of the event loop (`keyUses`); an id → lookupId index; and a sorted set of ids per user (their own
  * keys) and per organization, scored by `createdAt` (Redis orders equal scores by member, which
  * is the id tie-break). Every key is under one hash tag (`{apikeys}`, one cluster slot: an id and
  * a lookupId must each be unique across all keys, which one slot makes one atomic check). Every
@@ -244,32 +296,7 @@ export function redisApiKeyStore(
       const hash = await bounded(client.hgetall(`${keyPrefix}${lookupId}`));
       return hash.id === undefined ? null : fromHash(hash);
     },
-    useApiKey: createCountBatch(
-      async (counts: Map<string, number>, windowMs: number) => {
-        const lookupIds = [...counts.keys()];
-        const replies = await bounded(
-          redis.portcullisUseApiKeys(
-            lookupIds.length * 2,
-            ...lookupIds.flatMap((lookupId) => [`${keyPrefix}${lookupId}`, `${usePrefix}${lookupId}`]),
-            String(windowMs),
-            ...lookupIds.map((lookupId) => String(counts.get(lookupId))),
-          ),
-        );
-        return new Map(lookupIds.map((lookupId, i) => [lookupId, replies[i]]));
-      },
-      (reply, nth, of): ApiKeyUse => {
-        if (!reply) throw new Error("@portcullis/store-redis: the API key script answered no count");
-        const [fields, count, remainingMs] = reply;
-        return {
-          record: fromList(fields),
-          count: count - of + nth + 1,
-          remainingMs: Math.max(1, remainingMs),
-        };
-      },
-    ),
-    async refundApiKeyUse(lookupId) {
-      await bounded(redis.portcullisRefundApiKeyUse(`${usePrefix}${lookupId}`));
-    },
+    useApiKey: keyUses(client, redis, bounded, keyPrefix, usePrefix),
     async findApiKey(id) {
       return fromList(await bounded(redis.portcullisFindApiKey(`${idPrefix}${id}`, keyPrefix)));
     },

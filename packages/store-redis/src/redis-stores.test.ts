@@ -142,8 +142,8 @@ describe("redis API keys", () => {
       const key = record("user-1", null);
       await apiKeys.createApiKey(key, { maxPerOwner: 100 });
       commands.length = 0;
-      expect(await apiKeys.useApiKey(key.lookupId, 60_000)).toMatchObject({ record: key, count: 1 });
-      expect(await apiKeys.useApiKey("absent000000", 60_000)).toMatchObject({ record: null, count: 1 });
+      expect(await apiKeys.useApiKey(key.lookupId, 60_000, 1)).toMatchObject({ record: key, count: 1 });
+      expect(await apiKeys.useApiKey("absent000000", 60_000, 1)).toMatchObject({ record: null, count: 1 });
       expect(commands).toEqual(["evalsha", "evalsha"]);
     } finally {
       client.sendCommand = sendCommand;
@@ -166,7 +166,7 @@ describe("redis API keys", () => {
       const lookupIds = [...keys.map((key) => key.lookupId), "absent000000"];
       commands.length = 0;
       const calls = Array.from({ length: 30 }, (_, i) => lookupIds[i % 4] as string);
-      const uses = await Promise.all(calls.map((lookupId) => apiKeys.useApiKey(lookupId, 60_000)));
+      const uses = await Promise.all(calls.map((lookupId) => apiKeys.useApiKey(lookupId, 60_000, 1)));
       expect(commands).toEqual(["evalsha"]);
       for (const [index, lookupId] of lookupIds.entries()) {
         const mine = uses.filter((_, i) => calls[i] === lookupId);

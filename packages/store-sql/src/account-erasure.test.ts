@@ -2,7 +2,8 @@ import { entriesNaming, fillAndEraseAccount } from "@portcullis/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
-import { mysqlDatabase, postgresSchema, sqliteDb, useMysql, usePostgres } from "./test-databases.js";
+import { postgresSchema, sqliteDb, usePostgres } from "./test-databases.js";
+import { mysqlDatabase, useMysql } from "./test-mysql.js";
 
 // After DELETE /me (auth.account.delete) no row of any of the stores' tables names the user:
 // every table of the prefix read whole, on SQLite, PostgreSQL and (when one runs) MariaDB.

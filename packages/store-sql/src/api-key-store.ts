@@ -126,6 +126,33 @@ const toRow = (record: ApiKeyRecord): ApiKeyRow => ({
 });
 
 /**
+ * `deleteApiKey`: `DELETE … RETURNING`; on MySQL a transaction that locks the row (`SELECT … FOR
+ * UPDATE`) before deleting it. Of concurrent deletes exactly one gets the key.
+ */
+function deletion(
+  { db, dialect, tables }: SqlContext,
+  byId: (executor: AnyKysely, id: string) => ReturnType<AnyKysely["selectFrom"]>,
+): ApiKeyStore["deleteApiKey"] {
+  const table = tables.apiKeys;
+  return async (id) => {
+    if (dialect !== "mysql") {
+      const row = await db.deleteFrom(table).where("id", "=", id).returningAll().executeTakeFirst();
+      return row ? fromRow(row as ApiKeyRow) : null;
+    }
+    return inTransaction(
+      db,
+      async (trx) => {
+        const row = await byId(trx, id).forUpdate().executeTakeFirst();
+        if (!row) return null;
+        await trx.deleteFrom(table).where("id", "=", id).execute();
+        return fromRow(row as ApiKeyRow);
+      },
+      { readCommitted: true },
+    );
+  };
+}
+
+/**
  * API keys in `<prefix>api_keys` (migration `0014_api_keys`). The primary key and the unique
  * `lookup_id` make `createApiKey` reject a duplicate; it counts the owner's keys and inserts in
  * one transaction that holds a lock on the owner (`creation`), so concurrent creations never
@@ -139,7 +166,7 @@ const toRow = (record: ApiKeyRecord): ApiKeyRow => ({
  * An organization's keys go with it (`deleteOrganization` of the SQL organization store).
  */
 export function createSqlApiKeyStore(context: SqlContext): ApiKeyStore {
-  const { db, dialect, tables } = context;
+  const { db, tables } = context;
   const table = tables.apiKeys;
   // The read of a key by its lookupId, compiled once (argument: lookupId).
   const findByLookupId = compiledQuery<[string], ApiKeyRow>(1, (on, lookupId) =>
@@ -172,22 +199,7 @@ export function createSqlApiKeyStore(context: SqlContext): ApiKeyStore {
       return rows.map((row) => fromRow(row as ApiKeyRow));
     },
 
-    async deleteApiKey(id) {
-      if (dialect !== "mysql") {
-        const row = await db.deleteFrom(table).where("id", "=", id).returningAll().executeTakeFirst();
-        return row ? fromRow(row as ApiKeyRow) : null;
-      }
-      return inTransaction(
-        db,
-        async (trx) => {
-          const row = await byId(trx, id).forUpdate().executeTakeFirst();
-          if (!row) return null;
-          await trx.deleteFrom(table).where("id", "=", id).execute();
-          return fromRow(row as ApiKeyRow);
-        },
-        { readCommitted: true },
-      );
-    },
+    deleteApiKey: deletion(context, byId),
 
     async touchApiKey(id, at, minIntervalMs) {
       // Matched rows on every dialect (mysql2 reports found rows by default); the condition is

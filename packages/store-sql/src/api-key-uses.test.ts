@@ -31,7 +31,7 @@ describe("useApiKey on PostgreSQL: a turn's requests in one statement", () => {
     const lookupIds = [...keys.map((record) => record.lookupId), "Unknown00001"];
     postgres.statements.length = 0;
     const calls = Array.from({ length: 30 }, (_, i) => lookupIds[i % 4] as string);
-    const uses = await Promise.all(calls.map((lookupId) => apiKeys.useApiKey(lookupId, 60_000)));
+    const uses = await Promise.all(calls.map((lookupId) => apiKeys.useApiKey(lookupId, 60_000, 1)));
     expect(postgres.statements).toHaveLength(1);
     for (const [index, lookupId] of lookupIds.entries()) {
       const mine = uses.filter((_, i) => calls[i] === lookupId);
@@ -39,7 +39,7 @@ describe("useApiKey on PostgreSQL: a turn's requests in one statement", () => {
       for (const use of mine) expect(use.record).toEqual(keys[index] ?? null);
     }
     // The next turn counts on from there.
-    expect((await apiKeys.useApiKey("Batch0000001", 60_000)).count).toBe(9);
+    expect((await apiKeys.useApiKey("Batch0000001", 60_000, 1)).count).toBe(9);
   });
 
   it("useApiKey - a statement that fails rejects every request of its turn and counts none", async () => {
@@ -47,18 +47,18 @@ describe("useApiKey on PostgreSQL: a turn's requests in one statement", () => {
     await apiKeys.createApiKey(key("Failing00001"), { maxPerOwner: 10 });
     // A window no bigint holds: the statement fails in PostgreSQL, after the batch was sent.
     const failing = await Promise.allSettled(
-      Array.from({ length: 5 }, () => apiKeys.useApiKey("Failing00001", Number.MAX_SAFE_INTEGER * 4096)),
+      Array.from({ length: 5 }, () => apiKeys.useApiKey("Failing00001", Number.MAX_SAFE_INTEGER * 4096, 1)),
     );
     expect(failing.map((outcome) => outcome.status)).toEqual(Array(5).fill("rejected"));
-    expect((await apiKeys.useApiKey("Failing00001", 60_000)).count).toBe(1);
+    expect((await apiKeys.useApiKey("Failing00001", 60_000, 1)).count).toBe(1);
   });
 
   it("useApiKey - calls with another window length go into a statement of their own", async () => {
     const { apiKeys } = createSqlStores({ db: postgres.db, clock: createFakeClock() });
     postgres.statements.length = 0;
     const [short, long] = await Promise.all([
-      apiKeys.useApiKey("Windows00001", 1_000),
-      apiKeys.useApiKey("Windows00002", 60_000),
+      apiKeys.useApiKey("Windows00001", 1_000, 1),
+      apiKeys.useApiKey("Windows00002", 60_000, 1),
     ]);
     expect(postgres.statements).toHaveLength(2);
     expect(short?.remainingMs).toBe(1_000);

@@ -22,7 +22,7 @@ type UsesRow = { [column in keyof ApiKeyRow]: ApiKeyRow[column] | null } & {
 };
 
 /**
- * `useApiKey` and `refundApiKeyUse` on SQL: a request counted in `<prefix>counters` (as the
+ * `useApiKey` on SQL: requests counted in `<prefix>counters` (as the
  * cooldown store's counters, under `api-key:<lookupId>`) and its key read from `<prefix>api_keys`.
  * On PostgreSQL one statement (`usesStatement`) counts and reads every request that arrived in one
  * turn of the event loop, so a flood of requests with one key costs the database one row write a
@@ -34,20 +34,19 @@ type UsesRow = { [column in keyof ApiKeyRow]: ApiKeyRow[column] | null } & {
 export function requestUses(
   context: SqlContext,
   findByLookupId: (db: AnyKysely, lookupId: string) => Promise<ApiKeyRow[]>,
-): Pick<ApiKeyStore, "useApiKey" | "refundApiKeyUse"> {
+): Pick<ApiKeyStore, "useApiKey"> {
   const { db, dialect, clock } = context;
   const counters = sqlCounters(context);
-  const refundApiKeyUse = (lookupId: string) => counters.refund(usesOf(lookupId));
   if (dialect !== "postgres") {
     return {
-      async useApiKey(lookupId, windowMs) {
+      async useApiKey(lookupId, windowMs, uses) {
+        const counter = usesOf(lookupId);
         const [hit, [row]] = await Promise.all([
-          counters.hit(usesOf(lookupId), windowMs),
+          uses === 0 ? { count: 0, remainingMs: windowMs } : counters.hit(counter, windowMs, uses),
           findByLookupId(db, lookupId),
         ]);
         return { record: row ? fromRow(row) : null, ...hit };
       },
-      refundApiKeyUse,
     };
   }
   const statement = usesStatement(context);
@@ -64,36 +63,34 @@ export function requestUses(
     );
     return new Map(rows.map((row) => [row.use_id.slice(USES_PREFIX.length), row]));
   };
-  const answer = (row: UsesRow | undefined, nth: number, of: number): ApiKeyUse => {
+  const answer = (
+    row: UsesRow | undefined,
+    { through, of, weight, windowMs }: { through: number; of: number; weight: number; windowMs: number },
+  ): ApiKeyUse => {
     if (!row) throw new Error("@portcullis/store-sql: the API key's counter UPSERT returned no row");
-    const { count: hits, remainingMs } = hitCounted(context, {
-      hits: row.use_hits,
-      expires_at: row.use_ends_at,
-    });
-    return {
-      record: row.id === null ? null : fromRow(row as ApiKeyRow),
-      count: hits - of + nth + 1,
-      remainingMs,
-    };
+    const record = row.id === null ? null : fromRow(row as ApiKeyRow);
+    if (weight === 0) return { record, count: 0, remainingMs: windowMs };
+    const counted = hitCounted(context, { hits: row.use_hits, expires_at: row.use_ends_at });
+    return { record, count: counted.count - of + through, remainingMs: counted.remainingMs };
   };
   if (db.isTransaction) {
     return {
-      async useApiKey(lookupId, windowMs) {
-        return answer((await count(new Map([[lookupId, 1]]), windowMs)).get(lookupId), 0, 1);
+      async useApiKey(lookupId, windowMs, uses) {
+        const row = (await count(new Map([[lookupId, uses]]), windowMs)).get(lookupId);
+        return answer(row, { through: uses, of: uses, weight: uses, windowMs });
       },
-      refundApiKeyUse,
     };
   }
-  return { useApiKey: createCountBatch(count, answer, MAX_BATCH), refundApiKeyUse };
+  return { useApiKey: createCountBatch(count, answer, MAX_BATCH) };
 }
 
 /**
  * PostgreSQL's statement of `useApiKey`, compiled once (arguments: counter ids, their requests,
- * now, a new window's end): the counters' UPSERT as a data-modifying WITH (a window started with
- * the requests, or the requests added to the live one; an end further than the window moved
- * nearer, as the cooldown store's `hit` does), its rows joined with their keys on the unique
- * `lookup_id`. Outside a host's transaction it commits without waiting for the WAL flush, as
- * every counter write does (see the cooldown store).
+ * now, a new window's end): the UPSERT of the counters with requests to count as a data-modifying
+ * WITH (a window started with the requests, or the requests added to the live one; an end further
+ * than the window moved nearer, as the cooldown store's `hit` does), every id joined with its key
+ * on the unique `lookup_id` (an id counting 0 is a read alone: count 0). Outside a host's transaction it commits
+ * without waiting for the WAL flush, as every counter write does (see the cooldown store).
  */
 function usesStatement({ dialect, tables }: SqlContext) {
   const counters = sql.table(tables.counters);
@@ -103,16 +100,23 @@ function usesStatement({ dialect, tables }: SqlContext) {
       dialect === "postgres" && !on.isTransaction
         ? sql`, set_config('synchronous_commit', 'off', true) as relaxed_commit`
         : sql``;
-    const query = sql<UsesRow>`with hit as (
+    const query = sql<UsesRow>`with incoming as (
+  select id, n from unnest(cast(${ids} as text[]), cast(${uses} as integer[])) as incoming(id, n)
+), hit as (
   insert into ${counters} (id, hits, expires_at)
-  select id, n, cast(${expiresAt} as bigint) from unnest(cast(${ids} as text[]), cast(${uses} as integer[])) as incoming(id, n)
+  select id, n, cast(${expiresAt} as bigint) from incoming where n > 0
   on conflict (id) do update set
     hits = case when ${stored("expires_at")} <= ${now} then excluded.hits else ${stored("hits")} + excluded.hits end,
     expires_at = case when ${stored("expires_at")} <= ${now} then excluded.expires_at else least(${stored("expires_at")}, excluded.expires_at) end
-  returning id as use_id, hits as use_hits, expires_at as use_ends_at${relaxed}
+  returning id, hits, expires_at${relaxed}
 )
-select hit.use_id, hit.use_hits, hit.use_ends_at, keys.* from hit
-left join ${sql.table(tables.apiKeys)} as keys on keys.lookup_id = substr(hit.use_id, ${USES_PREFIX.length + 1})`;
+select incoming.id as use_id,
+  coalesce(hit.hits, 0) as use_hits,
+  coalesce(hit.expires_at, cast(${expiresAt} as bigint)) as use_ends_at,
+  keys.*
+from incoming
+left join hit on hit.id = incoming.id
+left join ${sql.table(tables.apiKeys)} as keys on keys.lookup_id = substr(incoming.id, ${USES_PREFIX.length + 1})`;
     return { compile: () => query.compile(on) };
   });
 }

@@ -48,7 +48,7 @@ export function createSqlCooldownStore(context: SqlContext): CooldownStore {
       await db.deleteFrom(tables.cooldowns).where("id", "=", storedKey(key)).execute();
     },
 
-    hit: counters.hit,
+    hit: (key, windowMs) => counters.hit(key, windowMs),
     refundHit: counters.refund,
 
     async clearHits(key) {
@@ -138,10 +138,10 @@ const relaxesCommit = (dialect: SqlContext["dialect"], db: AnyKysely) =>
 /** A counter row as the hit's UPSERT returns it. */
 type CounterRow = { hits: number | string; expires_at: number | string };
 
-/** The update part of the hit's UPSERT: a window started at `now`, or one more hit in the live one. */
+/** The update part of the hit's UPSERT: a window started at `now`, or the hits added to the live one. */
 function hitUpdate({ stored, incoming, ifExpired, earliest }: Upserts, counters: string, now: unknown) {
   return {
-    hits: ifExpired(counters, now, sql`1`, sql`${stored(counters, "hits")} + 1`),
+    hits: ifExpired(counters, now, incoming("hits"), sql`${stored(counters, "hits")} + ${incoming("hits")}`),
     // Never extended; moved nearer when further than `windowMs` away (the clock was set back).
     expires_at: ifExpired(
       counters,
@@ -153,8 +153,8 @@ function hitUpdate({ stored, incoming, ifExpired, earliest }: Upserts, counters:
 }
 
 /**
- * The hit's UPSERT on `on` (SQLite, PostgreSQL): a window of `id` started with its end at
- * `expiresAt`, or one more hit in the live one; returns the row's `hits` and `expires_at`.
+ * The hit's UPSERT on `on` (SQLite, PostgreSQL): a window of `id` started with `hits` and its end
+ * at `expiresAt`, or `hits` more in the live one; returns the row's `hits` and `expires_at`.
  * Arguments may be compiled placeholders (`compiledQuery`).
  */
 function hitUpsert(
@@ -162,13 +162,14 @@ function hitUpsert(
   pieces: Upserts,
   on: AnyKysely,
   id: unknown,
+  hits: unknown,
   now: unknown,
   expiresAt: unknown,
 ) {
   const counters = tables.counters;
   return on
     .insertInto(counters)
-    .values({ id, hits: 1, expires_at: expiresAt })
+    .values({ id, hits, expires_at: expiresAt })
     .onConflict((conflict) => conflict.column("id").doUpdateSet(hitUpdate(pieces, counters, now)))
     .returning(relaxesCommit(dialect, on) ? ["hits", "expires_at", RELAXED_COMMIT] : ["hits", "expires_at"]);
 }
@@ -183,14 +184,15 @@ export function sqlCounters(context: SqlContext, pieces: Upserts = upserts(conte
   const hitStatement =
     dialect === "mysql"
       ? null
-      : compiledQuery<[string, number, number], CounterRow>(3, (on, id, now, expiresAt) =>
-          hitUpsert(context, pieces, on, id, now, expiresAt),
+      : compiledQuery<[string, number, number, number], CounterRow>(4, (on, id, hits, now, expiresAt) =>
+          hitUpsert(context, pieces, on, id, hits, now, expiresAt),
         );
   return {
-    async hit(key: string, windowMs: number): ReturnType<CooldownStore["hit"]> {
-      if (!hitStatement) return countHit(context, pieces, key, windowMs);
+    /** `hits` (default 1) more for `key` in its window of `windowMs`: the count after them. */
+    async hit(key: string, windowMs: number, hits = 1): ReturnType<CooldownStore["hit"]> {
+      if (!hitStatement) return countHit(context, pieces, key, windowMs, hits);
       const now = clock.now();
-      const [row] = await hitStatement(db, storedKey(key), now, now + windowMs);
+      const [row] = await hitStatement(db, storedKey(key), hits, now, now + windowMs);
       return hitCounted(context, row);
     },
     async refund(key: string): Promise<void> {
@@ -211,13 +213,14 @@ async function countHit(
   pieces: Upserts,
   key: string,
   windowMs: number,
+  hits: number,
 ): ReturnType<CooldownStore["hit"]> {
   const counters = context.tables.counters;
   const now = context.clock.now();
   const row = await pieces.upsert<CounterRow>(
     counters,
     storedKey(key),
-    { hits: 1, expires_at: now + windowMs },
+    { hits, expires_at: now + windowMs },
     hitUpdate(pieces, counters, now),
   );
   return hitCounted(context, row);

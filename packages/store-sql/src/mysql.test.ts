@@ -30,14 +30,8 @@ import { checkApiKeysUpgrade } from "./api-keys-upgrade.js";
 import { type AnyKysely, type SqlTables, tableNames } from "./context.js";
 import { migrate, sqlMigrations } from "./migrations.js";
 import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
-import {
-  conformanceFixture,
-  freshSqlStores,
-  mysqlDatabase,
-  mysqlTableCopies,
-  type StoreKinds,
-  useMysql,
-} from "./test-databases.js";
+import { conformanceFixture, freshSqlStores, type StoreKinds } from "./test-databases.js";
+import { mysqlDatabase, mysqlTableCopies, useMysql } from "./test-mysql.js";
 
 // The conformance suites on MariaDB/MySQL (`useMysql`: MYSQL_URL, root on 127.0.0.1:3306, or a
 // server started for this file), in a database of this file's own that is dropped afterwards.

@@ -267,8 +267,7 @@ function organizationCalls(stores: ReturnType<typeof createSqlStores>): [string,
 function apiKeyCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Promise<unknown>][] {
   const apiKeys = stores.apiKeys;
   return [
-    ["apiKeys.useApiKey", () => apiKeys.useApiKey("lk5", 60_000)],
-    ["apiKeys.refundApiKeyUse", () => apiKeys.refundApiKeyUse("lk5")],
+    ["apiKeys.useApiKey", () => apiKeys.useApiKey("lk5", 60_000, 1)],
     ["apiKeys.findApiKeyByLookupId", () => apiKeys.findApiKeyByLookupId("lk5")],
     ["apiKeys.findApiKey", () => apiKeys.findApiKey("k5")],
     ["apiKeys.touchApiKey", () => apiKeys.touchApiKey("k5", NOW, 60_000)],

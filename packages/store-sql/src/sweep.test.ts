@@ -5,7 +5,8 @@ import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
 import { deleteInBatches } from "./sweep.js";
-import { mysqlDatabase, postgresSchema, sqliteDb, useMysql, usePostgres } from "./test-databases.js";
+import { postgresSchema, sqliteDb, usePostgres } from "./test-databases.js";
+import { mysqlDatabase, useMysql } from "./test-mysql.js";
 
 // `sweep` and the activity's retention sweep delete in batches, each its own statement and
 // transaction: on SQLite, PostgreSQL and MariaDB, every expired row goes and no live one, and a

@@ -10,7 +10,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores, type SqlStores } from "./sql-stores.js";
-import { mysqlDatabase, postgresSchema, sqliteDb, useMysql, usePostgres } from "./test-databases.js";
+import { postgresSchema, sqliteDb, usePostgres } from "./test-databases.js";
+import { mysqlDatabase, useMysql } from "./test-mysql.js";
 import { NEW_PASSWORD, OLD_PASSWORD, resetState, resettingUsers } from "./test-reset.js";
 
 // `together` (a multi-step change in one transaction) on each SQL dialect: a rejected change leaves

@@ -12,10 +12,10 @@ async function steppedUp(auth: ReturnType<typeof createTestAuth>["auth"], call: 
   return { ...call, stepUpToken: stepped.stepUpToken };
 }
 
-/** An auth with API keys (3 requests a minute) and organizations on, and a signed-in user maker. */
-function keyAuth() {
+/** An auth with API keys (3 requests a minute unless told) and organizations on, and a signed-in user maker. */
+function keyAuth(requestsPerMinute = 3) {
   const test = createTestAuth({
-    apiKeys: { requestsPerMinute: 3 },
+    apiKeys: { requestsPerMinute },
     organizations: { permissions: PERMISSIONS, memberPermissions: ["project:read"] },
     email: { loginAlerts: false },
     admin: { authorize: () => false },
@@ -122,6 +122,29 @@ describe("API keys (core)", () => {
     // The failed requests used none of the 3 a minute.
     for (let i = 0; i < 3; i++) expect(await code(use(key))).toBe("OK");
     expect(await code(use(key))).toBe("API_KEY_RATE_LIMITED");
+  });
+
+  it("authenticate - a key used often costs the store one counting call a block; the limit holds; a deletion is seen at once", async () => {
+    const { auth, stores, clock, user, use } = keyAuth(600);
+    const ada = await user("ada@example.test");
+    const { apiKey, key } = await auth.apiKeys.create(ada.stepUp, { name: "ci" });
+    const calls = { counting: 0, reading: 0 };
+    const { useApiKey } = stores.apiKeys;
+    stores.apiKeys.useApiKey = (lookupId, windowMs, uses) => {
+      calls[uses === 0 ? "reading" : "counting"] += 1;
+      return useApiKey.call(stores.apiKeys, lookupId, windowMs, uses);
+    };
+    for (let i = 0; i < 600; i++) expect(await code(use(key))).toBe("OK");
+    // Blocks of 1, 2, 4, 8, 16, then 30 (a twentieth of 600): 24 counting calls for 600 requests,
+    // the others a read of the key with a count held.
+    expect(calls).toEqual({ counting: 24, reading: 576 });
+    expect(await code(use(key))).toBe("API_KEY_RATE_LIMITED");
+    expect(calls.counting).toBe(24);
+    clock.advance(60_000);
+    expect(await code(use(key))).toBe("OK");
+    expect(await code(use(key))).toBe("OK");
+    await auth.apiKeys.delete(ada.call, apiKey.id);
+    expect(await code(use(key))).toBe("API_KEY_INVALID");
   });
 
   it("organization key - needs api-key:manage and only permissions its creator holds; acts with those alone", async () => {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { AuthError, CooldownError, guardPort, wholeSeconds } from "../errors.js";
+import { AuthError, CooldownError, guardPort, portFailure, wholeSeconds } from "../errors.js";
 import { issueApiKeyPrincipal, type Principal } from "../model.js";
 import type { ResolvedApiKeysOptions } from "../options/api-key-options.js";
 import type { ApiKeyRecord, ApiKeyStore } from "../ports/api-key-store.js";
@@ -7,10 +7,13 @@ import type { Clock } from "../ports/clock.js";
 import type { BackgroundTasks } from "../support/background.js";
 import type { KeyedHash } from "../tokens/keys.js";
 import { apiKeyLookupId } from "./key-format.js";
+import type { Leases } from "./leases.js";
 
-/** What API keys need: their store and option, the keyed hash, the clock. */
+/** What API keys need: their store and option, this instance's counts, the keyed hash, the clock. */
 export interface ApiKeyDeps {
   apiKeys: ApiKeyStore | undefined;
+  /** The counts of keys' request windows this instance holds (`createLeases`). */
+  apiKeyLeases: Leases;
   /** The keyed hash keys are stored under (derived from `secret`). */
   apiKeyHash: KeyedHash;
   clock: Clock;
@@ -59,35 +62,56 @@ function hashMatches(hash: KeyedHash, key: string, stored: string): boolean {
 }
 
 /**
+ * A request's count and key, in one round trip: a count this instance holds and the key's read
+ * (`useApiKey` counting 0), or the store's `useApiKey` that counts and reads (docs/api-keys.md). A store
+ * failure is `DATABASE_FAILURE`, and the request is not counted.
+ */
+async function countedRead(deps: ApiKeyDeps, store: ApiKeyStore, lookupId: string) {
+  const { apiKeyLeases: leases, clock } = deps;
+  const now = clock.now();
+  const taken = leases.take(lookupId, now);
+  if ("count" in taken) {
+    try {
+      return { record: (await store.useApiKey(lookupId, WINDOW_MS, 0)).record, ...taken };
+    } catch (error) {
+      leases.giveBack(lookupId, taken.count, taken.endsAt, clock.now());
+      throw portFailure("DATABASE_FAILURE", error);
+    }
+  }
+  try {
+    const use = await store.useApiKey(lookupId, WINDOW_MS, taken.uses);
+    return {
+      record: use.record,
+      ...leases.grant(lookupId, taken, use.count, now + use.remainingMs, clock.now()),
+    };
+  } catch (error) {
+    leases.abandon(lookupId, taken);
+    throw portFailure("DATABASE_FAILURE", error);
+  }
+}
+
+/**
  * A request's API key → its principal (docs/api-keys.md). A malformed key or a wrong checksum is
- * `API_KEY_INVALID` without a store read. Otherwise one store call (`useApiKey`, one round trip)
- * reads the key's record and counts the request in its window; the hash is computed and compared
- * whether or not a record came back, so an unknown key, a wrong secret and a valid key take the
- * same time. Wrong, expired or deleted: `API_KEY_INVALID` (its request given back, so nobody
- * wears down a key they do not hold); over `requestsPerMinute`: `API_KEY_RATE_LIMITED` with the
- * window's rest. A valid key has its `lastUsedAt` written in the background, at most once a minute.
+ * `API_KEY_INVALID` without a store read. Otherwise one store round trip (`countedRead`) gives the
+ * key's record and the request's count; the hash is computed and compared whether or not a
+ * record came back, so an unknown key, a wrong secret and a valid key take the same time. Wrong,
+ * expired or deleted: `API_KEY_INVALID` (its count given back, so nobody wears down a key they do
+ * not hold); over `requestsPerMinute`: `API_KEY_RATE_LIMITED` with the window's rest. A valid key
+ * has its `lastUsedAt` written in the background, at most once a minute.
  */
 export async function authenticateApiKey(deps: ApiKeyDeps, key: string): Promise<Principal> {
   const { store, options } = apiKeysOn(deps);
   const lookupId = apiKeyLookupId(key);
   if (lookupId === null) throw new AuthError("API_KEY_INVALID");
-  const use = await guardPort("DATABASE_FAILURE", () => store.useApiKey(lookupId, WINDOW_MS));
-  const record = use.record;
+  const { record, count, endsAt } = await countedRead(deps, store, lookupId);
   const now = deps.clock.now();
   const matches = hashMatches(deps.apiKeyHash, key, record?.keyHash ?? NO_HASH);
   if (record === null || !matches || record.lookupId !== lookupId || isExpired(record, now)) {
-    // Given back two turns of the event loop after the refusal is answered: the write is then no
-    // part of the answer's time, nor of the turn that reads it where the client shares this
-    // process (a test's, measured: a PostgreSQL refusal took 20 % longer over HTTP with one
-    // turn), and a refused key takes as long as a valid one.
-    deps.background.run("api_key.refund_failed", async () => {
-      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
-      await store.refundApiKeyUse(lookupId);
-    });
+    deps.apiKeyLeases.giveBack(lookupId, count, endsAt, now);
     throw new AuthError("API_KEY_INVALID");
   }
-  if (use.count > options.requestsPerMinute)
-    throw new CooldownError("API_KEY_RATE_LIMITED", wholeSeconds(use.remainingMs));
+  if (count > options.requestsPerMinute)
+    throw new CooldownError("API_KEY_RATE_LIMITED", wholeSeconds(Math.max(1, endsAt - now)));
   if (record.lastUsedAt === null || now - record.lastUsedAt >= TOUCH_INTERVAL_MS) {
     deps.background.run("api_key.touch_failed", () => store.touchApiKey(record.id, now, TOUCH_INTERVAL_MS));
   }

@@ -1,5 +1,6 @@
 import { createActivityRecorder } from "../activity/activity.js";
 import { apiKeysEnabled } from "../api-keys/api-keys.js";
+import { createLeases } from "../api-keys/leases.js";
 import { createCaptcha } from "../captcha/captcha.js";
 import type { AuthContext } from "../context.js";
 import { createDeviceTokens } from "../devices/device-token.js";
@@ -445,6 +446,7 @@ function createContext(
     webauthn: resolveWebAuthn(options.webauthn, options.appOrigin, options.email.brand.name).value,
     passkeyDecoys: createKeyedHash(options.secret, "passkey decoy v1"),
     apiKeyHash: createKeyedHash(options.secret, "api key v1"),
+    apiKeyLeases: createLeases(options.apiKeys?.requestsPerMinute ?? 0),
     dummyHash() {
       dummyHash ??= hasher.hash(randomToken(24)).catch((error: unknown) => {
         dummyHash = undefined;

@@ -53,6 +53,21 @@ describe("error responses", () => {
     expect(respond.rememberedBodies()).toBe(5);
   });
 
+  it("errors - a 500's log line names its cause and the causes that one carries (at most 3), never the body", () => {
+    const { logger, lines } = createLineLogger();
+    const respond = createErrorResponder(createTranslator("en"), logger);
+    const reason = new Error("relation t_users does not exist", { cause: "deeper" });
+    const failure = new AuthError("DATABASE_FAILURE", {
+      cause: new Error("migration failed", { cause: reason }),
+    });
+    const body = parsed(respond(failure, { path: "/api/auth/register", locale: "en", now: T0 }));
+    expect(JSON.stringify(body)).not.toContain("migration");
+    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
+      event: "request.failed",
+      err: "Error: migration failed <- Error: relation t_users does not exist <- deeper",
+    });
+  });
+
   it("errors - the remembered bodies stay bounded: at most 1,000 (least recently used dropped), long paths never kept; field errors built each time", () => {
     const respond = createErrorResponder(createTranslator("en"), createLineLogger().logger);
     let largest = 0;

@@ -167,6 +167,18 @@ function remainingOf(error: AuthError): number | undefined {
 
 function describe(cause: unknown): string | undefined {
   if (cause === undefined) return undefined;
-  if (cause instanceof Error) return `${cause.name}: ${cause.message}`.replace(/[\r\n]+/g, " ").slice(0, 500);
-  return String(cause).slice(0, 500);
+  const parts: string[] = [];
+  // The error and the causes it carries (a store's "migration failed" and the database's reason), at most 3.
+  for (let error: unknown = cause; error !== undefined && parts.length < 3; ) {
+    if (!(error instanceof Error)) {
+      parts.push(String(error));
+      break;
+    }
+    parts.push(`${error.name}: ${error.message}`);
+    error = error.cause;
+  }
+  return parts
+    .join(" <- ")
+    .replace(/[\r\n]+/g, " ")
+    .slice(0, 500);
 }

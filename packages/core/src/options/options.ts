@@ -155,7 +155,6 @@ export const STORE_METHODS = {
     "createApiKey",
     "findApiKeyByLookupId",
     "useApiKey",
-    "refundApiKeyUse",
     "findApiKey",
     "listApiKeys",
     "deleteApiKey",

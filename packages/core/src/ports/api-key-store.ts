@@ -31,11 +31,11 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
 }
 
-/** A request's key as `ApiKeyStore.useApiKey` read it, with that request counted. */
+/** A key as `ApiKeyStore.useApiKey` read it, with requests counted. */
 export interface ApiKeyUse {
   /** The key whose `lookupId` the request named, or null when there is none. */
   record: ApiKeyRecord | null;
-  /** The requests counted for that `lookupId` in its current window, this one included (at least 1). */
+  /** The requests counted for that `lookupId` in its current window, this call's `uses` included (0 for `uses` 0). */
   count: number;
   /** Milliseconds until that window ends (at least 1, at most its `windowMs`). */
   remainingMs: number;
@@ -63,27 +63,26 @@ export interface ApiKeyStore {
   createApiKey(record: ApiKeyRecord, limits: { maxPerOwner: number }): Promise<"created" | "limit-reached">;
   /**
    * The key whose `lookupId` this is, or null: one indexed read (expired keys are returned as
-   * stored; the core refuses them). Requests read their key with `useApiKey`.
+   * stored; the core refuses them). A request whose count the core already holds reads its key
+   * with it; otherwise with `useApiKey`.
    */
   findApiKeyByLookupId(lookupId: string): Promise<ApiKeyRecord | null>;
   /**
    * The read of every request that carries a key: the key whose `lookupId` this is (as
-   * `findApiKeyByLookupId` returns it) and one more request counted for that `lookupId`, in one
-   * round trip to the store. The count is kept per `lookupId` in a fixed window of `windowMs`
-   * that starts with its first request and is never extended; the next request after it ends
-   * starts a new window at 1. A request is counted whether or not a key came back, so a known
-   * and an unknown `lookupId` cost the store the same work. Atomic: of N concurrent calls in one
-   * window, the counts returned are N distinct numbers. A store that keeps time itself (Redis)
+   * `findApiKeyByLookupId` returns it) and `uses` more requests counted for that `lookupId`, in
+   * one round trip to the store. The core asks for 1 (one request), for a block of counts that it
+   * hands out to the next requests itself, or for 0 when it holds the request's count already
+   * (docs/api-keys.md): with 0 it is the key's read alone, nothing counted or written (the
+   * answer's `count` is then 0 and `remainingMs` is `windowMs`). The count is
+   * kept per `lookupId` in a fixed window of `windowMs` that starts with its first requests and is
+   * never extended; the first requests after it ends start a new window at `uses`. Counted whether
+   * or not a key came back, so a known and an unknown `lookupId` cost the store the same work.
+   * Atomic: concurrent calls in one window each get the count after their own `uses` were added,
+   * and these counts, less their `uses`, never overlap. A store that keeps time itself (Redis)
    * measures the window on its own clock. Counters are not part of the key: they outlive its
    * deletion until their window ends.
    */
-  useApiKey(lookupId: string, windowMs: number): Promise<ApiKeyUse>;
-  /**
-   * Takes one request back from the `lookupId`'s current window (a refused key's request, so
-   * nobody wears down a key they do not hold); never below 0, and nothing when the window has
-   * ended.
-   */
-  refundApiKeyUse(lookupId: string): Promise<void>;
+  useApiKey(lookupId: string, windowMs: number, uses: number): Promise<ApiKeyUse>;
   /** The key with this `id`, or null. */
   findApiKey(id: string): Promise<ApiKeyRecord | null>;
   /**

@@ -18,9 +18,9 @@ describe("createCountBatch", () => {
         const answered = [...counts.keys()].filter((key) => !key.startsWith("missing"));
         return new Map(answered.map((key) => [key, totals.get(key) ?? 0]));
       },
-      (total: number | undefined, nth, of) => {
+      (total: number | undefined, { through, of }) => {
         if (total === undefined) throw new Error("not counted");
-        return total - of + nth + 1;
+        return total - of + through;
       },
       maxKeys,
     );
@@ -43,6 +43,13 @@ describe("createCountBatch", () => {
     // A later turn counts on.
     expect(await count("a", 60_000)).toBe(4);
     expect(batches).toHaveLength(2);
+  });
+
+  it("a call may count more than one: the key's sum is counted, each call gets the count after its own", async () => {
+    const { count, batches } = recording();
+    const counts = await Promise.all([count("a", 60_000, 5), count("a", 60_000), count("a", 60_000, 3)]);
+    expect(counts).toEqual([5, 6, 9]);
+    expect(batches[0]?.counts).toEqual([["a", 9]]);
   });
 
   it("at most maxKeys keys and one window length a flush: a call that fits neither starts another", async () => {

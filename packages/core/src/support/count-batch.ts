@@ -1,5 +1,6 @@
-/** One waiting call of a count batch. */
+/** One waiting call of a count batch, with how much it counts. */
 interface Waiting<T> {
+  weight: number;
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
 }
@@ -18,15 +19,21 @@ interface Waiting<T> {
  */
 export function createCountBatch<R, T>(
   countMany: (counts: Map<string, number>, windowMs: number) => Promise<Map<string, R>>,
-  answer: (counted: R | undefined, nth: number, of: number) => T,
+  answer: (
+    counted: R | undefined,
+    call: { through: number; of: number; weight: number; windowMs: number },
+  ) => T,
   maxKeys = 100,
-): (key: string, windowMs: number) => Promise<T> {
+): (key: string, windowMs: number, weight?: number) => Promise<T> {
   let pending: { windowMs: number; waiting: Map<string, Waiting<T>[]> } | null = null;
-  const settle = (counted: Map<string, R>, waiting: Map<string, Waiting<T>[]>) => {
+  const settle = (counted: Map<string, R>, waiting: Map<string, Waiting<T>[]>, windowMs: number) => {
     for (const [key, calls] of waiting) {
-      for (const [nth, call] of calls.entries()) {
+      const of = calls.reduce((sum, call) => sum + call.weight, 0);
+      let through = 0;
+      for (const call of calls) {
+        through += call.weight;
         try {
-          call.resolve(answer(counted.get(key), nth, calls.length));
+          call.resolve(answer(counted.get(key), { through, of, weight: call.weight, windowMs }));
         } catch (error) {
           call.reject(error);
         }
@@ -34,16 +41,18 @@ export function createCountBatch<R, T>(
     }
   };
   const flush = (windowMs: number, waiting: Map<string, Waiting<T>[]>) => {
-    const counts = new Map([...waiting].map(([key, calls]) => [key, calls.length]));
+    const counts = new Map(
+      [...waiting].map(([key, calls]) => [key, calls.reduce((sum, call) => sum + call.weight, 0)]),
+    );
     // A `countMany` that throws instead of rejecting still rejects its calls (never the timer's turn).
     new Promise<Map<string, R>>((resolve) => resolve(countMany(counts, windowMs))).then(
-      (counted) => settle(counted, waiting),
+      (counted) => settle(counted, waiting, windowMs),
       (error: unknown) => {
         for (const calls of waiting.values()) for (const call of calls) call.reject(error);
       },
     );
   };
-  return (key, windowMs) =>
+  return (key, windowMs, weight = 1) =>
     new Promise<T>((resolve, reject) => {
       let batch = pending;
       const fits =
@@ -60,7 +69,7 @@ export function createCountBatch<R, T>(
         });
       }
       const calls = batch.waiting.get(key);
-      if (calls) calls.push({ resolve, reject });
-      else batch.waiting.set(key, [{ resolve, reject }]);
+      if (calls) calls.push({ weight, resolve, reject });
+      else batch.waiting.set(key, [{ weight, resolve, reject }]);
     });
 }

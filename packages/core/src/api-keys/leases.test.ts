@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { createLeases, type Taken } from "./leases.js";
+
+/** A store's counter of one lookupId: what `useApiKey` would answer for `uses` more. */
+function counter() {
+  let total = 0;
+  return (uses: number) => {
+    total += uses;
+    return total;
+  };
+}
+
+/** One request: a held count, or the store asked (through `count`) and granted. */
+function request(leases: ReturnType<typeof createLeases>, count: (uses: number) => number, now = 0) {
+  const taken: Taken = leases.take("lk", now);
+  if ("count" in taken) return { count: taken.count, asked: 0 };
+  return { count: leases.grant("lk", taken, count(taken.uses), 60_000, now).count, asked: taken.uses };
+}
+
+describe("createLeases", () => {
+  it("take - the first request of a window asks for 1, then blocks of 2, 4, 8 ... up to a twentieth of the limit", () => {
+    const leases = createLeases(600);
+    const store = counter();
+    const asked: number[] = [];
+    const counts: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const { count, asked: uses } = request(leases, store);
+      counts.push(count);
+      if (uses > 0) asked.push(uses);
+    }
+    expect(counts).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(asked).toEqual([1, 2, 4, 8, 16, 30, 30, 30, 30, 30, 30]);
+  });
+
+  it("take - under a limit of 40 every request asks the store for 1", () => {
+    const leases = createLeases(39);
+    const store = counter();
+    for (let i = 0; i < 10; i++) expect(request(leases, store)).toEqual({ count: i + 1, asked: 1 });
+  });
+
+  it("take - while a block is being taken, other requests ask for 1 each; a failed block can be asked for again", () => {
+    const leases = createLeases(600);
+    const store = counter();
+    request(leases, store);
+    const block = leases.take("lk", 0);
+    expect(block).toEqual({ uses: 2, block: true });
+    expect(leases.take("lk", 0)).toEqual({ uses: 1, block: false });
+    expect(leases.take("lk", 0)).toEqual({ uses: 1, block: false });
+    leases.abandon("lk", { block: true });
+    expect(leases.take("lk", 0)).toEqual({ uses: 2, block: true });
+  });
+
+  it("take - once the limit is used up, counts past it without asking the store until the window ends", () => {
+    const leases = createLeases(3);
+    const store = counter();
+    for (let i = 0; i < 3; i++) expect(request(leases, store)).toEqual({ count: i + 1, asked: 1 });
+    expect(request(leases, store)).toEqual({ count: 4, asked: 0 });
+    expect(leases.take("lk", 59_999)).toEqual({ count: 4, endsAt: 60_000 });
+    expect(leases.take("lk", 60_000)).toEqual({ uses: 1, block: false });
+  });
+
+  it("giveBack - a refused request's count is handed out again in its window, not in the next, not past the limit", () => {
+    const leases = createLeases(600);
+    const store = counter();
+    const { count } = request(leases, store);
+    leases.giveBack("lk", count, 60_000, 10);
+    expect(leases.take("lk", 10)).toEqual({ count: 1, endsAt: 60_000 });
+    leases.giveBack("lk", count, 59_000, 10); // another window's count
+    leases.giveBack("lk", 601, 60_000, 10); // past the limit
+    expect(leases.take("lk", 10)).toEqual({ uses: 2, block: true });
+  });
+
+  it("take - the store's limit holds for two instances sharing a key: never more counts at or under it than the limit", () => {
+    const limit = 100;
+    const store = counter();
+    const instances = [createLeases(limit), createLeases(limit)];
+    let allowed = 0;
+    for (let i = 0; i < 1_000; i++) {
+      const { count } = request(instances[i % 2] as ReturnType<typeof createLeases>, store);
+      if (count <= limit) allowed += 1;
+    }
+    expect(allowed).toBe(limit);
+  });
+});
