@@ -1,6 +1,6 @@
 import { once } from "node:events";
-import type { AddressInfo } from "node:net";
 import type { Auth } from "@portcullis/core";
+import { serverForTests } from "@portcullis/testing";
 import express, { type Express } from "express";
 import { requireAuth, requirePermission } from "./index.js";
 
@@ -14,14 +14,7 @@ export async function listenForTests(
 ): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const server = app.listen(port, "127.0.0.1");
   await once(server, "listening");
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return serverForTests(server);
 }
 
 /**

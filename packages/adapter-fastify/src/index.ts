@@ -47,19 +47,12 @@ async function plugin(fastify: FastifyInstance, { auth }: PortcullisPluginOption
       return answer(request, reply, request.raw);
     });
     // Every method Fastify knows, so the core answers 404 NOT_FOUND for those it does not serve.
-    for (const url of [handler.basePath, `${handler.basePath}/*`])
-      scope.route({ method: scope.supportedMethods, url, handler: answer });
+    for (const url of [handler.basePath, `${handler.basePath}/*`]) scope.all(url, answer);
   });
 }
 
-/** Both preHandlers: sets `request.auth` (and with `permission`, `request.organization`) or refuses. */
-function guard(auth: core.Auth, permission?: string): preHandlerAsyncHookHandler {
-  const handler = core.httpHandlerFor(auth);
-  return async (request, reply) => {
-    const refusal = await core.guardRequest(handler, request, core.fromNodeRequest(request.raw), permission);
-    if (refusal) return send(reply, refusal);
-  };
-}
+const guard = (auth: core.Auth, permission?: string): preHandlerAsyncHookHandler =>
+  core.createGuardHook(auth, (request) => core.fromNodeRequest(request.raw), send, permission);
 
 /**
  * preHandler for a permission in the active organization: `portcullisAuthenticate`, then 403 unless it is granted.

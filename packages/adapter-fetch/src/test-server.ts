@@ -1,8 +1,8 @@
 import { once } from "node:events";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type HttpBindings, serve } from "@hono/node-server";
 import type { Auth } from "@portcullis/core";
+import { serverForTests } from "@portcullis/testing";
 import { Hono } from "hono";
 import { authenticateRequest, createFetchHandler, requirePermission } from "./index.js";
 
@@ -50,12 +50,5 @@ export async function listenForTests(
 ): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }) as Server;
   if (!server.listening) await once(server, "listening");
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return serverForTests(server);
 }

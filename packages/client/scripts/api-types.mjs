@@ -162,13 +162,15 @@ function createPrinter(checker) {
   };
   const wrap = (text) => (/[|&]/.test(text) && !/^[[{(]/.test(text) ? `(${text})` : text);
 
-  function members(type, indent) {
+  /** The type's members, but those it has from `bases` (which the declaration `extends`). */
+  function members(type, indent, bases = []) {
     const lines = [];
     for (const info of checker.getIndexInfosOfType(type))
       lines.push(
         `${indent}${info.isReadonly ? "readonly " : ""}[key: ${checker.typeToString(info.keyType)}]: ${print(info.type, indent)};`,
       );
     for (const property of checker.getPropertiesOfType(type)) {
+      if (bases.some((base) => checker.getPropertyOfType(base, property.name) === property)) continue;
       const declaration = property.valueDeclaration ?? property.declarations?.[0];
       const readonly = declaration && ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Readonly;
       const optional = property.flags & ts.SymbolFlags.Optional;
@@ -231,7 +233,14 @@ function createPrinter(checker) {
     return lines.length === 0 ? "{}" : `{\n${lines.join("\n")}\n${indent}}`;
   }
 
-  return { print, members, interfaces };
+  /** The core's interfaces `type` extends, by name, when it extends only such (else none). */
+  function heritage(type) {
+    const bases = checker.getBaseTypes(type);
+    const names = bases.map(named);
+    return names.every(Boolean) ? { bases, names } : { bases: [], names: [] };
+  }
+
+  return { print, members, heritage, interfaces };
 }
 
 /** The text of src/api-types.ts for the core's current types, formatted as Biome formats it. */
@@ -279,8 +288,10 @@ function unformatted() {
         entry.text = `${doc}export type ${entry.symbol.name} = ${printer.print(entry.type, "", false, true)};`;
         continue;
       }
-      const body = printer.members(entry.type, "  ");
-      entry.text = `${doc}export interface ${entry.symbol.name} {\n${body.join("\n")}\n}`;
+      const { bases, names } = printer.heritage(entry.type);
+      const body = printer.members(entry.type, "  ", bases);
+      const extending = names.length > 0 ? ` extends ${names.join(", ")}` : "";
+      entry.text = `${doc}export interface ${entry.symbol.name}${extending} {\n${body.join("\n")}\n}`;
     }
     if (printer.interfaces.size === written) break;
   }

@@ -8,13 +8,7 @@
 export interface AccountExport {
   /** ISO 8601: when this document was made. */
   exportedAt: string;
-  user: {
-    id: string;
-    email: string;
-    emailVerified: boolean;
-    name: null | string;
-    hasPassword: boolean;
-    identityProviders: string[];
+  user: UserAccount & {
     /** ISO 8601. */
     createdAt: string;
     /** ISO 8601; null when the account never signed in (or the store does not keep it). */
@@ -111,7 +105,7 @@ export interface AdminSessionInfo {
 }
 
 /** A user as the back office sees it (`admin.listUsers`, `admin.getUser`): the `User` and its account state. */
-export interface AdminUser {
+export interface AdminUser extends User {
   /** Set while an admin has the account locked (`admin.lockUser`). */
   lock: null | {
     at: string;
@@ -122,35 +116,6 @@ export interface AdminUser {
   passwordChangeRequired: boolean;
   /** ISO 8601; null when the account never signed in (or its store keeps no sign-ins). */
   lastSignInAt: null | string;
-  id: string;
-  email: string;
-  emailVerified: boolean;
-  name: null | string;
-  hasPassword: boolean;
-  identityProviders: string[];
-  twoFactorMethods: TwoFactorMethod[];
-  preferredTwoFactorMethod: null | "totp" | "email";
-  /** ISO 8601. */
-  createdAt: string;
-  /** Only in `/me` of an admin's impersonation session (`admin.impersonate`): who started it. */
-  impersonatedBy?: string;
-  /**
-   * Only in `/me`, and only while `organizations` is configured: the organization the access
-   * token works in (`POST /organizations/:id/activate`) with the member's role and permissions,
-   * read now; null when none (or the membership is gone).
-   */
-  activeOrganization?: null | {
-    id: string;
-    slug: string;
-    role: string;
-    permissions: string[];
-  };
-  /**
-   * Only in `/me`, and only while the back office is configured (`admin.authorize`): whether
-   * `admin.authorize` allows the caller (false for an impersonation, a locked account, or when it
-   * throws). The back office's routes still ask for a step-up.
-   */
-  isAdmin?: boolean;
 }
 
 /** `admin.getUser`: the user, their account state, sessions, sign-in methods. */
@@ -662,13 +627,7 @@ export interface TwoFactorChallenge {
 export type TwoFactorMethod = "totp" | "email";
 
 /** A user as clients see it: never a password hash, TOTP secret or token. */
-export interface User {
-  id: string;
-  email: string;
-  emailVerified: boolean;
-  name: null | string;
-  hasPassword: boolean;
-  identityProviders: string[];
+export interface User extends UserAccount {
   twoFactorMethods: TwoFactorMethod[];
   preferredTwoFactorMethod: null | "totp" | "email";
   /** ISO 8601. */
@@ -692,6 +651,16 @@ export interface User {
    * throws). The back office's routes still ask for a step-up.
    */
   isAdmin?: boolean;
+}
+
+/** Who a user is and how they sign in, as `User` and the account export (`AccountExport`) show it. */
+export interface UserAccount {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  name: null | string;
+  hasPassword: boolean;
+  identityProviders: string[];
 }
 
 /** A page of `admin.listUsers`: `nextCursor` is null on the last page. */

@@ -1,16 +1,4 @@
-import type {
-  ChangePasswordInput,
-  CodeInput,
-  ConfirmTotpInput,
-  CreateApiKeyInput,
-  EmailChangeInput,
-  EmailInput,
-  LoginInput,
-  PreferredMethodInput,
-  RegisterInput,
-  ResetPasswordInput,
-  StepUpInput,
-} from "./api-types.js";
+import type * as api from "./api-types.js";
 import { createHostFetch } from "./host-fetch.js";
 import type { ChannelLike, LockManagerLike } from "./refresh.js";
 import { ROUTE_AUTH, type RouteKey, type Routes, type SignedInResponse } from "./routes.js";
@@ -199,8 +187,8 @@ function afterAnswer<K extends RouteKey>(
 /** Sign-up, sign-in, sessions, activity, emailed links. */
 function accountCalls(call: Call) {
   return {
-    register: (body: RegisterInput) => call("POST /register", { body }),
-    login: (body: LoginInput) => call("POST /login", { body }),
+    register: (body: api.RegisterInput) => call("POST /register", { body }),
+    login: (body: api.LoginInput) => call("POST /login", { body }),
     /** Mails a sign-in link and code to `email` (the server's `emailSignIn`); the same answer for any address. */
     requestEmailSignIn: (email: string) => call("POST /email-sign-in/request", { body: { email } }),
     /** Signs in with an emailed link's token, or the address and its emailed code (then as `login`). */
@@ -217,11 +205,11 @@ function accountCalls(call: Call) {
       revokeAll: () => call("DELETE /sessions", { query: {} }),
     },
     activity: (query: { cursor?: string; limit?: number } = {}) => call("GET /activity", { query }),
-    stepUp: (body: StepUpInput) => call("POST /step-up", { body }),
+    stepUp: (body: api.StepUpInput) => call("POST /step-up", { body }),
     passwordReset: {
-      request: (body: EmailInput) => call("POST /password/reset-request", { body }),
+      request: (body: api.EmailInput) => call("POST /password/reset-request", { body }),
       cooldown: (email: string) => call("GET /password/reset/cooldown", { query: { email } }),
-      confirm: (token: string, body: ResetPasswordInput) =>
+      confirm: (token: string, body: api.ResetPasswordInput) =>
         call("POST /password/reset", { body, query: { token } }),
     },
     verification: {
@@ -237,13 +225,13 @@ function settingsCalls(call: Call) {
   return {
     twoFactorSettings: {
       totpSetup: () => call("GET /2fa/totp/setup", {}),
-      confirmTotp: (body: ConfirmTotpInput) => call("POST /2fa/totp/setup", { body }),
+      confirmTotp: (body: api.ConfirmTotpInput) => call("POST /2fa/totp/setup", { body }),
       disableTotp: () => call("DELETE /2fa/totp", {}),
       sendEmailCode: () => call("POST /2fa/email/send", {}),
       emailCooldown: () => call("GET /2fa/email/cooldown", {}),
-      enableEmail: (body: CodeInput) => call("POST /2fa/email/enable", { body }),
+      enableEmail: (body: api.CodeInput) => call("POST /2fa/email/enable", { body }),
       disableEmail: () => call("DELETE /2fa/email", {}),
-      setPreferredMethod: (body: PreferredMethodInput) => call("POST /2fa/preferred-method", { body }),
+      setPreferredMethod: (body: api.PreferredMethodInput) => call("POST /2fa/preferred-method", { body }),
     },
     identityProviders: {
       list: () => call("GET /oauth/providers", {}),
@@ -258,8 +246,8 @@ function settingsCalls(call: Call) {
 function selfServiceCalls(call: Call) {
   return {
     account: {
-      changePassword: (body: ChangePasswordInput) => call("POST /password/change", { body }),
-      requestEmailChange: (body: EmailChangeInput) => call("POST /email/change", { body }),
+      changePassword: (body: api.ChangePasswordInput) => call("POST /password/change", { body }),
+      requestEmailChange: (body: api.EmailChangeInput) => call("POST /email/change", { body }),
       confirmEmailChange: (token: string) => call("POST /email/change/confirm", { query: { token } }),
       delete: () => call("DELETE /me", {}),
       export: () => call("GET /me/export", {}),
@@ -359,7 +347,7 @@ function apiKeyCalls(call: Call) {
        * A new key, after a step-up (the step-up token the client holds is sent, as for every
        * step-up call). The answer's `key` is the only time the key is shown.
        */
-      create: (body: CreateApiKeyInput) => call("POST /api-keys", { body }),
+      create: (body: api.CreateApiKeyInput) => call("POST /api-keys", { body }),
       /** The user's own keys, or with `organizationId` the organization's; newest first. */
       list: (query: { organizationId?: string } = {}) => call("GET /api-keys", { query }),
       /** Deletes a key: refused at once wherever it is used. */

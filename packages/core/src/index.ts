@@ -53,7 +53,7 @@ export {
   passwordHashProblem,
 } from "./hashing/imported-hashes.js";
 export { fromFetchRequest, toFetchResponse } from "./http/fetch.js";
-export { type GuardTarget, guardRequest } from "./http/guard.js";
+export { createGuardHook, type GuardTarget, guardRequest } from "./http/guard.js";
 export { type HttpHandler, httpHandlerFor, type OrganizationAccess } from "./http/handler.js";
 export {
   answerMalformedPaths,
@@ -65,6 +65,7 @@ export {
   writeNodeResponse,
 } from "./http/node.js";
 export { isEncryptedSocket, type ResponseWriter, writeResponse } from "./http/response-writer.js";
+export type { RouteAuth } from "./http/route.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody, SessionCookieTokens } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
@@ -79,6 +80,7 @@ export type {
   RequestContext,
   SessionInfo,
   User,
+  UserAccount,
 } from "./model.js";
 export type { ApiKeysOptions } from "./options/api-key-options.js";
 export type * from "./options/auth-options.js";

@@ -245,14 +245,18 @@ export interface HostCall {
   stepUpToken?: never;
 }
 
-/** A user as clients see it: never a password hash, TOTP secret or token. */
-export interface User {
+/** Who a user is and how they sign in, as `User` and the account export (`AccountExport`) show it. */
+export interface UserAccount {
   id: string;
   email: string;
   emailVerified: boolean;
   name: string | null;
   hasPassword: boolean;
   identityProviders: string[];
+}
+
+/** A user as clients see it: never a password hash, TOTP secret or token. */
+export interface User extends UserAccount {
   twoFactorMethods: TwoFactorMethod[];
   preferredTwoFactorMethod: TwoFactorMethod | null;
   /** ISO 8601. */
@@ -273,7 +277,8 @@ export interface User {
   isAdmin?: boolean;
 }
 
-export function toUser(record: UserRecord): User {
+/** The record's `UserAccount` fields. */
+export function toUserAccount(record: UserRecord): UserAccount {
   return {
     id: record.id,
     email: record.email,
@@ -281,6 +286,12 @@ export function toUser(record: UserRecord): User {
     name: record.name,
     hasPassword: record.passwordHash !== null,
     identityProviders: [...record.identityProviders],
+  };
+}
+
+export function toUser(record: UserRecord): User {
+  return {
+    ...toUserAccount(record),
     twoFactorMethods: [...record.twoFactor.methods],
     preferredTwoFactorMethod: record.twoFactor.preferredMethod,
     createdAt: isoDate(record.createdAt),

@@ -28,11 +28,11 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
   return {
     "0001_initial": initialSchema(tables, dialect),
     "0002_identities": identitiesTable(tables, dialect),
-    "0003_last_sign_in": addedTimeColumn(tables.users, "last_sign_in_at"),
-    "0004_token_claims": addedTimeColumn(tables.tokens, "claimed_until"),
+    "0003_last_sign_in": addedColumn(tables.users, "last_sign_in_at", "bigint"),
+    "0004_token_claims": addedColumn(tables.tokens, "claimed_until", "bigint"),
     "0005_access_token_allowlist": accessTokenAllowlist(tables, dialect),
-    "0006_session_rotated_at": addedTimeColumn(tables.sessions, "rotated_at"),
-    "0007_session_remember_me": addedFlagColumn(tables.sessions, "remember_me"),
+    "0006_session_rotated_at": addedColumn(tables.sessions, "rotated_at", "bigint"),
+    "0007_session_remember_me": addedColumn(tables.sessions, "remember_me", "smallint"),
     "0008_activity": activityTable(tables, dialect),
     "0010_passkeys": passkeysTable(tables, dialect),
     "0012_back_office": backOffice(tables, dialect),
@@ -116,25 +116,20 @@ function initialSchema(tables: SqlTables, dialect: SqlDialect): Migration {
 
 /** The identities that providers vouch for, linked to accounts. */
 function identitiesTable(tables: SqlTables, dialect: SqlDialect): Migration {
-  return {
-    async up(db: AnyKysely) {
-      await schemaSteps(db, dialect).createTable(
-        tables.identities,
-        {
-          issuer: ID,
-          subject: ID,
-          user_id: ID,
-          provider: required("varchar(64)"),
-          email: ["varchar(320)"],
-          created_at: EPOCH_MS,
-        },
-        { primaryKey: ["issuer", "subject"], unique: ["user_id", "provider"] },
-      );
-    },
-    async down(db: AnyKysely) {
-      await db.schema.dropTable(tables.identities).ifExists().execute();
-    },
-  };
+  return tableMigration(tables.identities, async (db) => {
+    await schemaSteps(db, dialect).createTable(
+      tables.identities,
+      {
+        issuer: ID,
+        subject: ID,
+        user_id: ID,
+        provider: required("varchar(64)"),
+        email: ["varchar(320)"],
+        created_at: EPOCH_MS,
+      },
+      { primaryKey: ["issuer", "subject"], unique: ["user_id", "provider"] },
+    );
+  });
 }
 
 /**
@@ -145,37 +140,32 @@ function identitiesTable(tables: SqlTables, dialect: SqlDialect): Migration {
  * swept. The sessions' columns stay (released columns never change).
  */
 function accessTokenAllowlist(tables: SqlTables, dialect: SqlDialect): Migration {
-  return {
-    async up(db: AnyKysely) {
-      const { createTable, createIndexes } = schemaSteps(db, dialect);
-      await createTable(tables.accessTokens, {
-        jti: PRIMARY_ID,
-        user_id: ID,
-        session_id: ID,
-        expires_at: EPOCH_MS,
-      });
-      await createIndexes(tables.accessTokens, ["expires_at"]);
-      await db
-        .insertInto(tables.accessTokens)
-        .columns(["jti", "user_id", "session_id", "expires_at"])
-        .expression(
-          db
-            .selectFrom(tables.sessions)
-            .select([
-              "access_token_jti",
-              "user_id",
-              "id",
-              sql`case when access_token_expires_at < expires_at then access_token_expires_at else expires_at end`.as(
-                "expires_at",
-              ),
-            ]),
-        )
-        .execute();
-    },
-    async down(db: AnyKysely) {
-      await db.schema.dropTable(tables.accessTokens).ifExists().execute();
-    },
-  };
+  return tableMigration(tables.accessTokens, async (db) => {
+    const { createTable, createIndexes } = schemaSteps(db, dialect);
+    await createTable(tables.accessTokens, {
+      jti: PRIMARY_ID,
+      user_id: ID,
+      session_id: ID,
+      expires_at: EPOCH_MS,
+    });
+    await createIndexes(tables.accessTokens, ["expires_at"]);
+    await db
+      .insertInto(tables.accessTokens)
+      .columns(["jti", "user_id", "session_id", "expires_at"])
+      .expression(
+        db
+          .selectFrom(tables.sessions)
+          .select([
+            "access_token_jti",
+            "user_id",
+            "id",
+            sql`case when access_token_expires_at < expires_at then access_token_expires_at else expires_at end`.as(
+              "expires_at",
+            ),
+          ]),
+      )
+      .execute();
+  });
 }
 
 /**
@@ -183,25 +173,20 @@ function accessTokenAllowlist(tables: SqlTables, dialect: SqlDialect): Migration
  * Free text (browser, OS, reason) is `text`; `type` is a security event's name.
  */
 function activityTable(tables: SqlTables, dialect: SqlDialect): Migration {
-  return {
-    async up(db: AnyKysely) {
-      const { createTable, createIndexes } = schemaSteps(db, dialect);
-      await createTable(tables.activity, {
-        id: PRIMARY_ID,
-        user_id: ID,
-        type: required("varchar(64)"),
-        at: EPOCH_MS,
-        ip: ["text"],
-        browser: ["text"],
-        os: ["text"],
-        reason: ["text"],
-      });
-      await createIndexes(tables.activity, ["user_id", "at", "id"], ["at"]);
-    },
-    async down(db: AnyKysely) {
-      await db.schema.dropTable(tables.activity).ifExists().execute();
-    },
-  };
+  return tableMigration(tables.activity, async (db) => {
+    const { createTable, createIndexes } = schemaSteps(db, dialect);
+    await createTable(tables.activity, {
+      id: PRIMARY_ID,
+      user_id: ID,
+      type: required("varchar(64)"),
+      at: EPOCH_MS,
+      ip: ["text"],
+      browser: ["text"],
+      os: ["text"],
+      reason: ["text"],
+    });
+    await createIndexes(tables.activity, ["user_id", "at", "id"], ["at"]);
+  });
 }
 
 /**
@@ -248,33 +233,28 @@ function backOffice(tables: SqlTables, dialect: SqlDialect): Migration {
  * characters; the full id in `credential_id`), listed per user through `user_id`.
  */
 function passkeysTable(tables: SqlTables, dialect: SqlDialect): Migration {
-  return {
-    async up(db: AnyKysely) {
-      const { createTable, createIndexes } = schemaSteps(db, dialect);
-      await createTable(tables.passkeys, {
-        id: PRIMARY_ID,
-        credential_id: required("text"),
-        user_id: ID,
-        public_key: required("text"),
-        counter: required("bigint"),
-        transports: required("text"),
-        backup_eligible: required("boolean"),
-        backed_up: required("boolean"),
-        name: required("text"),
-        created_at: EPOCH_MS,
-        last_used_at: ["bigint"],
-      });
-      await createIndexes(tables.passkeys, ["user_id"]);
-    },
-    async down(db: AnyKysely) {
-      await db.schema.dropTable(tables.passkeys).ifExists().execute();
-    },
-  };
+  return tableMigration(tables.passkeys, async (db) => {
+    const { createTable, createIndexes } = schemaSteps(db, dialect);
+    await createTable(tables.passkeys, {
+      id: PRIMARY_ID,
+      credential_id: required("text"),
+      user_id: ID,
+      public_key: required("text"),
+      counter: required("bigint"),
+      transports: required("text"),
+      backup_eligible: required("boolean"),
+      backed_up: required("boolean"),
+      name: required("text"),
+      created_at: EPOCH_MS,
+      last_used_at: ["bigint"],
+    });
+    await createIndexes(tables.passkeys, ["user_id"]);
+  });
 }
 
 /**
- * A migration that adds one nullable `bigint` column (milliseconds, null until set) to `table`,
- * so existing rows start without a value. Used by:
+ * A migration that adds one nullable column to `table`: a `bigint` (milliseconds, null until set)
+ * or a `smallint` (0 or 1; null: not set), so existing rows start without a value. Used by:
  * - `0003_last_sign_in`: `last_sign_in_at` on users: the login alert is not sent for an
  *   account's first sign-in; existing users start at null, so each one's next sign-in after the
  *   upgrade sends no alert.
@@ -283,11 +263,14 @@ function passkeysTable(tables: SqlTables, dialect: SqlDialect): Migration {
  * - `0006_session_rotated_at`: `rotated_at` on sessions: when the latest rotation happened, for the
  *   refresh reuse interval; existing sessions start at null, so their parent token is reuse at once
  *   until their next rotation.
+ * - `0007_session_remember_me`: `remember_me` (`smallint`) on sessions: 0 when the user chose not to
+ *   stay signed in (browser-session cookies on every refresh); existing sessions start at null,
+ *   which reads as remembered, as they were.
  */
-function addedTimeColumn(table: string, column: string): Migration {
+function addedColumn(table: string, column: string, type: "bigint" | "smallint"): Migration {
   return {
     async up(db: AnyKysely) {
-      await db.schema.alterTable(table).addColumn(column, "bigint").execute();
+      await db.schema.alterTable(table).addColumn(column, type).execute();
     },
     async down(db: AnyKysely) {
       await db.schema.alterTable(table).dropColumn(column).execute();
@@ -295,20 +278,12 @@ function addedTimeColumn(table: string, column: string): Migration {
   };
 }
 
-/**
- * A migration that adds one nullable `smallint` column (0 or 1; null: not set) to `table`, so
- * existing rows start without a value. Used by:
- * - `0007_session_remember_me`: `remember_me` on sessions: 0 when the user chose not to stay
- *   signed in (browser-session cookies on every refresh); existing sessions start at null, which
- *   reads as remembered, as they were.
- */
-function addedFlagColumn(table: string, column: string): Migration {
+/** A migration that creates one table with `up` and drops it on the way down. */
+function tableMigration(table: string, up: (db: AnyKysely) => Promise<void>): Migration {
   return {
-    async up(db: AnyKysely) {
-      await db.schema.alterTable(table).addColumn(column, "smallint").execute();
-    },
+    up,
     async down(db: AnyKysely) {
-      await db.schema.alterTable(table).dropColumn(column).execute();
+      await db.schema.dropTable(table).ifExists().execute();
     },
   };
 }

@@ -2,6 +2,7 @@ import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { checkApiKeysUpgrade } from "./api-keys-upgrade.js";
+import { EVERY_MIGRATION, migrationsAfter } from "./migration-names.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
 import { createSqlStores } from "./sql-stores.js";
@@ -22,20 +23,7 @@ const session = { id: "s1", userId: "u1", browser: null, os: null, ip: null, cre
 describe("createSqlStores", () => {
   it("migrate - creates the tables once; a second run applies nothing", async () => {
     const db = sqliteDb();
-    expect(await migrate(db)).toEqual([
-      "0001_initial",
-      "0002_identities",
-      "0003_last_sign_in",
-      "0004_token_claims",
-      "0005_access_token_allowlist",
-      "0006_session_rotated_at",
-      "0007_session_remember_me",
-      "0008_activity",
-      "0010_passkeys",
-      "0012_back_office",
-      "0013_organizations",
-      "0014_api_keys",
-    ]);
+    expect(await migrate(db)).toEqual(EVERY_MIGRATION);
     expect(await migrate(db)).toEqual([]);
     await db.destroy();
   });
@@ -45,18 +33,7 @@ describe("createSqlStores", () => {
     const stores = createSqlStores({ db });
     await createSqlMigrator(db).migrateTo("0002_identities");
     expect(await stores.users.create(user("u1"))).toEqual(user("u1"));
-    expect(await migrate(db)).toEqual([
-      "0003_last_sign_in",
-      "0004_token_claims",
-      "0005_access_token_allowlist",
-      "0006_session_rotated_at",
-      "0007_session_remember_me",
-      "0008_activity",
-      "0010_passkeys",
-      "0012_back_office",
-      "0013_organizations",
-      "0014_api_keys",
-    ]);
+    expect(await migrate(db)).toEqual(migrationsAfter("0002_identities"));
     expect(await stores.users.findById("u1")).toEqual(user("u1"));
     expect(await stores.users.recordSignIn?.("u1", 5)).toBe(true);
     expect(await stores.users.recordSignIn?.("u1", 6)).toBe(false);
@@ -85,17 +62,7 @@ describe("createSqlStores", () => {
         delete_at: token.expiresAt,
       })
       .execute();
-    expect(await migrate(db)).toEqual([
-      "0004_token_claims",
-      "0005_access_token_allowlist",
-      "0006_session_rotated_at",
-      "0007_session_remember_me",
-      "0008_activity",
-      "0010_passkeys",
-      "0012_back_office",
-      "0013_organizations",
-      "0014_api_keys",
-    ]);
+    expect(await migrate(db)).toEqual(migrationsAfter("0003_last_sign_in"));
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toEqual(token);
     expect(await stores.singleUseTokens.claimToken?.(token.purpose, token.tokenHash, 60_000)).toBeNull();
     await db.destroy();

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { expect } from "vitest";
 import { listenFake } from "./fake-server.js";
 
 /** One request the fake range server received, as it came (for asserting on what left the process). */
@@ -130,4 +131,21 @@ export async function startFakeRangeServer(
   fake.rangeUrl = `${listening.origin}/range`;
   fake.stop = listening.stop;
   return fake;
+}
+
+/**
+ * What left the process for `passwords`: each request a GET of `/range/<5 hex>` with
+ * `Add-Padding: true`, carrying neither a password nor more than the 5 characters of its SHA-1.
+ */
+export function expectOnlyPrefixes(api: FakeRangeServer, passwords: string[]): void {
+  expect(api.requests.length).toBeGreaterThan(0);
+  for (const request of api.requests) {
+    expect(request.method).toBe("GET");
+    expect(request.url).toMatch(/^\/range\/[0-9A-F]{5}$/);
+    expect(request.headers["add-padding"]).toBe("true");
+    for (const password of passwords) {
+      expect(request.raw).not.toContain(password);
+      expect(request.raw.toUpperCase()).not.toContain(sha1Hex(password).slice(0, 6));
+    }
+  }
 }

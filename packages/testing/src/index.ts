@@ -32,6 +32,7 @@ export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";
 export {
+  expectOnlyPrefixes,
   type FakeRangeServer,
   type ReceivedRangeRequest,
   sha1Hex,
@@ -64,6 +65,7 @@ export {
 } from "./identity-provider-suite.js";
 export { runIdentityStoreSuite } from "./identity-store-suite.js";
 export { runLimitsAdapterSuite } from "./limits-suite.js";
+export { closeServer, serverForTests } from "./listening-server.js";
 export {
   startTestOidcProvider,
   TEST_ACCOUNT_HEADER,

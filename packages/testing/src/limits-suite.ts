@@ -1,5 +1,4 @@
-import type { AuthOptions, PasswordHasher, SecurityEvent } from "@portcullis/core";
-import { createArgon2Hasher } from "@portcullis/core";
+import type { AuthOptions, SecurityEvent } from "@portcullis/core";
 import { describe, expect, it, onTestFinished } from "vitest";
 import {
   type AdapterSuiteOptions,
@@ -9,6 +8,7 @@ import {
   expectCode,
   PASSWORD,
 } from "./adapter-suite/fixture.js";
+import { createCountingHasher } from "./counting-hasher.js";
 import type { HttpReply } from "./http-client.js";
 import { referenceTotp } from "./two-factor-suite.js";
 
@@ -386,16 +386,7 @@ const limitsTests: Record<string, (start: StartLimits) => Promise<void>> = {
 };
 
 async function bootLimits(boot: Boot, extra: Partial<AuthOptions> = {}): Promise<LimitsApp> {
-  const cheap = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
-  let verifies = 0;
-  const passwordHasher: PasswordHasher = {
-    hash: (password) => cheap.hash(password),
-    verify: (hash, password) => {
-      verifies += 1;
-      return cheap.verify(hash, password);
-    },
-    needsRehash: (hash) => cheap.needsRehash(hash),
-  };
+  const { passwordHasher, verifies } = createCountingHasher();
   const events: SecurityEvent[] = [];
   const app = await boot({
     passwordHasher,
@@ -404,7 +395,7 @@ async function bootLimits(boot: Boot, extra: Partial<AuthOptions> = {}): Promise
     ...extra,
   });
   onTestFinished(() => expectNoSecrets(events));
-  return { ...app, events, verifies: () => verifies };
+  return { ...app, events, verifies };
 }
 
 /** No event carries a password, token or code. */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { closeServer } from "./listening-server.js";
 
 /** An account at the test provider: what its ID token and userinfo say. */
 export interface TestOidcAccount {
@@ -70,11 +71,7 @@ export async function startTestOidcProvider(options: TestOidcProviderOptions): P
   return {
     issuer,
     setAccount: (id, account) => accounts.set(id, account),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 

@@ -1,13 +1,7 @@
 import type { SingleUseTokenStore, TokenRecord } from "@portcullis/core";
 import { expect } from "vitest";
-import {
-  concurrently,
-  defineStoreSuite,
-  elapse,
-  type StoreFixture,
-  storeContext,
-  uniqueId,
-} from "./store-fixture.js";
+import type { StoreFixture } from "./store-fixture.js";
+import { concurrently, defineStoreSuite, elapse, storeContext, uniqueId } from "./store-fixture.js";
 
 const newToken = (overrides: Partial<TokenRecord> = {}): TokenRecord => ({
   purpose: "password-reset",

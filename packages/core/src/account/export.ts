@@ -1,5 +1,5 @@
 import type { ActivityItem } from "../activity/list.js";
-import type { SessionInfo } from "../model.js";
+import type { SessionInfo, UserAccount } from "../model.js";
 import type { TwoFactorMethod } from "../ports/user-store.js";
 
 /**
@@ -9,13 +9,7 @@ import type { TwoFactorMethod } from "../ports/user-store.js";
 export interface AccountExport {
   /** ISO 8601: when this document was made. */
   exportedAt: string;
-  user: {
-    id: string;
-    email: string;
-    emailVerified: boolean;
-    name: string | null;
-    hasPassword: boolean;
-    identityProviders: string[];
+  user: UserAccount & {
     /** ISO 8601. */
     createdAt: string;
     /** ISO 8601; null when the account never signed in (or the store does not keep it). */

@@ -18,20 +18,7 @@ import type {
   PasskeyApi,
   SessionApi,
 } from "./auth-apis.js";
-import type {
-  CodeInput,
-  ConfirmTotpInput,
-  EmailInput,
-  EmailSignInInput,
-  LoginInput,
-  PreferredMethodInput,
-  RefreshInput,
-  RegisterInput,
-  RequiredPasswordChangeInput,
-  ResetPasswordInput,
-  StepUpInput,
-  TotpSetup,
-} from "./auth-inputs.js";
+import type * as inputs from "./auth-inputs.js";
 import type { OrganizationApi } from "./organization-api.js";
 
 export type * from "./api-key-api.js";
@@ -66,18 +53,18 @@ export interface Auth {
    * `call.request` (its `deviceToken` too); `deviceToken` is the browser's new device token.
    * @throws `USE_CASE_ERRORS.register`'s codes (use-case-errors.ts)
    */
-  register(call: Call, input: RegisterInput): Promise<{ success: true; deviceToken: string }>;
+  register(call: Call, input: inputs.RegisterInput): Promise<{ success: true; deviceToken: string }>;
   /**
    * Email and password: signed in, or a second factor is required. Reads `call.request`.
    * @throws `USE_CASE_ERRORS.login`'s codes (use-case-errors.ts)
    */
-  login(call: Call, input: LoginInput): Promise<LoginResult>;
+  login(call: Call, input: inputs.LoginInput): Promise<LoginResult>;
   /**
    * Rotates the refresh token `call.token` (a rotated one presented again revokes its session).
    * Reads `call.request`.
    * @throws `USE_CASE_ERRORS.refresh`'s codes (use-case-errors.ts)
    */
-  refresh(call: Call, input?: RefreshInput): Promise<RefreshResult>;
+  refresh(call: Call, input?: inputs.RefreshInput): Promise<RefreshResult>;
   /**
    * Ends the session of the access token (or else of the refresh token), checked only enough to
    * name a session.
@@ -103,7 +90,7 @@ export interface Auth {
    * Reads `call.request`.
    * @throws `USE_CASE_ERRORS.requestPasswordReset`'s codes (use-case-errors.ts)
    */
-  requestPasswordReset(call: Call, input: EmailInput): Promise<{ cooldown: number }>;
+  requestPasswordReset(call: Call, input: inputs.EmailInput): Promise<{ cooldown: number }>;
   /**
    * Seconds until another reset email to `email` can be sent (0 when none is cooling).
    * @throws `USE_CASE_ERRORS.getPasswordResetCooldown`'s codes (use-case-errors.ts)
@@ -114,7 +101,7 @@ export interface Auth {
    * signed in. Reads `call.request`.
    * @throws `USE_CASE_ERRORS.resetPassword`'s codes (use-case-errors.ts)
    */
-  resetPassword(call: Call, input: ResetPasswordInput): Promise<{ success: true }>;
+  resetPassword(call: Call, input: inputs.ResetPasswordInput): Promise<{ success: true }>;
   /**
    * Mails `call.principal`'s user a verification link. Reads `call.request`.
    * @throws `USE_CASE_ERRORS.resendVerification`'s codes (use-case-errors.ts)
@@ -134,18 +121,18 @@ export interface Auth {
    * Finishes a login with a code and the login's 2FA token `call.token`. Reads `call.request`.
    * @throws `USE_CASE_ERRORS.completeTwoFactorLogin`'s codes (use-case-errors.ts)
    */
-  completeTwoFactorLogin(call: Call, input: CodeInput): Promise<SignedIn>;
+  completeTwoFactorLogin(call: Call, input: inputs.CodeInput): Promise<SignedIn>;
   /**
    * Finishes a login with a recovery code and the login's 2FA token `call.token`. Reads `call.request`.
    * @throws `USE_CASE_ERRORS.recoverWithRecoveryCode`'s codes (use-case-errors.ts)
    */
-  recoverWithRecoveryCode(call: Call, input: CodeInput): Promise<SignedIn>;
+  recoverWithRecoveryCode(call: Call, input: inputs.CodeInput): Promise<SignedIn>;
   /**
    * Confirms `call.principal`'s password before a settings change (the address's login budget
    * applies). Reads `call.request`.
    * @throws `USE_CASE_ERRORS.stepUp`'s codes (use-case-errors.ts)
    */
-  stepUp(call: Call, input: StepUpInput): Promise<StepUpResult>;
+  stepUp(call: Call, input: inputs.StepUpInput): Promise<StepUpResult>;
   /**
    * The second factor of a step-up: `call.token` is the 2FA token `stepUp` gave in
    * `call.principal`'s session. Reads `call.request`.
@@ -153,18 +140,18 @@ export interface Auth {
    */
   completeTwoFactorStepUp(
     call: Call,
-    input: CodeInput,
+    input: inputs.CodeInput,
   ): Promise<{ twoFactorRequired: false; stepUpToken: string }>;
   /**
    * Starts TOTP setup for `call.principal` (needs `call.stepUpToken`).
    * @throws `USE_CASE_ERRORS.getTotpSetup`'s codes (use-case-errors.ts)
    */
-  getTotpSetup(call: Call): Promise<TotpSetup>;
+  getTotpSetup(call: Call): Promise<inputs.TotpSetup>;
   /**
    * Turns TOTP on (needs `call.stepUpToken`). Reads `call.request`.
    * @throws `USE_CASE_ERRORS.confirmTotpSetup`'s codes (use-case-errors.ts)
    */
-  confirmTotpSetup(call: Call, input: ConfirmTotpInput): Promise<User>;
+  confirmTotpSetup(call: Call, input: inputs.ConfirmTotpInput): Promise<User>;
   /**
    * Turns a method off (needs `call.stepUpToken`). Reads `call.request`.
    * @throws `USE_CASE_ERRORS.disableTwoFactorMethod`'s codes (use-case-errors.ts)
@@ -186,32 +173,32 @@ export interface Auth {
    * Turns email 2FA on with a mailed code (needs `call.stepUpToken`). Reads `call.request`.
    * @throws `USE_CASE_ERRORS.enableEmailTwoFactor`'s codes (use-case-errors.ts)
    */
-  enableEmailTwoFactor(call: Call, input: CodeInput): Promise<User>;
+  enableEmailTwoFactor(call: Call, input: inputs.CodeInput): Promise<User>;
   /**
    * Chooses the method login offers first (needs `call.stepUpToken`).
    * @throws `USE_CASE_ERRORS.setPreferredTwoFactorMethod`'s codes (use-case-errors.ts)
    */
-  setPreferredTwoFactorMethod(call: Call, input: PreferredMethodInput): Promise<User>;
+  setPreferredTwoFactorMethod(call: Call, input: inputs.PreferredMethodInput): Promise<User>;
   /**
    * Sign-in by email (`emailSignIn.enabled`), first step: mails a known address a code and a link
    * (an unknown one a No Principal Information email); the same answer for any address. Reads
    * `call.request`.
    * @throws `USE_CASE_ERRORS.requestEmailSignIn`'s codes (use-case-errors.ts); `NOT_FOUND`: turned off
    */
-  requestEmailSignIn(call: Call, input: EmailInput): Promise<{ cooldown: number }>;
+  requestEmailSignIn(call: Call, input: inputs.EmailInput): Promise<{ cooldown: number }>;
   /**
    * Sign-in by email, second step: `{ token }` (the emailed link's) or `{ email, code }`; signs in,
    * or answers the 2FA step (without the email method). Reads `call.request`.
    * @throws `USE_CASE_ERRORS.signInWithEmail`'s codes (use-case-errors.ts); `NOT_FOUND`: turned off
    */
-  signInWithEmail(call: Call, input: EmailSignInInput): Promise<LoginResult>;
+  signInWithEmail(call: Call, input: inputs.EmailSignInInput): Promise<LoginResult>;
   /**
    * The second half of a password sign-in that answered `PASSWORD_CHANGE_REQUIRED`: the login's
    * `passwordChangeToken` and a new password; then signed in, or the second factor is required.
    * Reads `call.request`.
    * @throws `USE_CASE_ERRORS.completeRequiredPasswordChange`'s codes (use-case-errors.ts)
    */
-  completeRequiredPasswordChange(call: Call, input: RequiredPasswordChangeInput): Promise<LoginResult>;
+  completeRequiredPasswordChange(call: Call, input: inputs.RequiredPasswordChangeInput): Promise<LoginResult>;
   /** Host-started sessions and the user's sessions: the only way to them. */
   readonly sessions: SessionApi;
   /**

@@ -1,5 +1,6 @@
+import type { Auth } from "../create-auth/create-auth.js";
 import type { Principal } from "../model.js";
-import type { HttpHandler, OrganizationAccess } from "./handler.js";
+import { type HttpHandler, httpHandlerFor, type OrganizationAccess } from "./handler.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /** Where a guard puts what it found: the framework's request (Express's `req`, Fastify's `request`). */
@@ -7,6 +8,9 @@ export interface GuardTarget {
   auth?: Principal | null | undefined;
   organization?: OrganizationAccess | null | undefined;
 }
+
+/** What a guard reads of a request: all but its body. */
+type GuardedRequest = Omit<HttpRequest, "body" | "parsedBody">;
 
 /**
  * The guard of the host's own routes as the Node adapters run it: `handler.authenticate` (the
@@ -17,7 +21,7 @@ export interface GuardTarget {
 export async function guardRequest(
   handler: HttpHandler,
   target: GuardTarget,
-  request: Omit<HttpRequest, "body" | "parsedBody">,
+  request: GuardedRequest,
   permission?: string,
 ): Promise<HttpResponse | undefined> {
   const result = await handler.authenticate(request, permission);
@@ -25,4 +29,22 @@ export async function guardRequest(
   target.auth = result.principal;
   if (result.organization) target.organization = result.organization;
   return undefined;
+}
+
+/**
+ * `guardRequest` as a hook of a framework whose hooks take the request and the reply (Fastify's
+ * preHandler): `toRequest` maps the framework's request, `refuse` sends a refusal on the reply and
+ * its result is the hook's; undefined when the request may pass. Uses the handler of `auth`.
+ */
+export function createGuardHook<Target extends GuardTarget, Reply, Result>(
+  auth: Auth,
+  toRequest: (target: Target) => GuardedRequest,
+  refuse: (reply: Reply, refusal: HttpResponse) => Result,
+  permission?: string,
+): (target: Target, reply: Reply) => Promise<Result | undefined> {
+  const handler = httpHandlerFor(auth);
+  return async (target, reply) => {
+    const refusal = await guardRequest(handler, target, toRequest(target), permission);
+    return refusal ? refuse(reply, refusal) : undefined;
+  };
 }

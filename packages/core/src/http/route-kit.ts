@@ -1,5 +1,7 @@
 import type { Auth, LoginResult, StepUpResult, TwoFactorChallenge } from "../create-auth/create-auth.js";
 import type { Call, Principal } from "../model.js";
+import { errorsOf } from "../use-case-errors.js";
+import { emailInput } from "../validation.js";
 import { type CookieKind, type Cookies, DEVICE_COOKIE_MAX_AGE_SECONDS } from "./cookies.js";
 import { header } from "./request-checks.js";
 import { jsonResponse } from "./respond.js";
@@ -93,6 +95,24 @@ export function settings(
   run: (call: Call, input: RouteInput<"step-up">) => Promise<unknown>,
 ): Route {
   return json({ ...spec, auth: "step-up" }, (input) => run(stepUpCall(input), input));
+}
+
+/**
+ * POST of an address to mail a link or code to (a password reset, an emailed sign-in): public,
+ * behind the CAPTCHA when it guards `useCase`; answers the use case's result (its cooldown).
+ */
+export function emailRequestRoute(
+  auth: Auth,
+  useCase: "requestPasswordReset" | "requestEmailSignIn",
+  path: string,
+  summary: string,
+): Route {
+  const errors = errorsOf(useCase);
+  const spec: RouteSpec<"none"> = { method: "POST", path, summary, auth: "none", body: emailInput, errors };
+  return json(spec, async (input) => {
+    const body = await input.body<Parameters<Auth[typeof useCase]>[1]>();
+    return auth[useCase](withCaptcha(requestCall(input), input, body), body);
+  });
 }
 
 /** The body of a completed sign-in (`LoginResponse`): tokens only with header authentication. */

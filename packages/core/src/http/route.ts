@@ -48,7 +48,7 @@ export interface Credentials {
   admin: { principal: Principal; stepUpToken: string | undefined };
 }
 
-/** What a route needs from the caller: a key of `Credentials`. */
+/** What a route needs from the caller: a key of `Credentials` (the OpenAPI document's `x-portcullis-auth`). */
 export type RouteAuth = keyof Credentials;
 
 /** What every route handler gets: the parsed request, plus the body and cookies on demand. */

@@ -1,6 +1,7 @@
 import { AuthError } from "../errors.js";
 import type { ResolvedIdentityProvider } from "../options/identity-provider-options.js";
 import type { Clock } from "../ports/clock.js";
+import { assertPeerInstalled } from "../support/optional-peer.js";
 
 type OpenIdClient = typeof import("openid-client");
 type Configuration = import("openid-client").Configuration;
@@ -71,17 +72,9 @@ const PRESET_NAMES: Record<ResolvedIdentityProvider["type"], string> = {
  * server would start and answer each sign-in with 502 `IDENTITY_PROVIDER_FAILURE`.
  */
 export function assertOpenIdClientInstalled(
-  // ESM resolution, as `import("openid-client")` will do it (it ignores NODE_PATH, unlike require).
   resolve: (specifier: string) => string = (specifier) => import.meta.resolve(specifier),
 ): void {
-  try {
-    resolve("openid-client");
-  } catch (error) {
-    throw new TypeError(
-      'Invalid Portcullis option "identityProviders" needs the openid-client package, which cannot be found: install it next to @portcullis/core (npm install openid-client)',
-      { cause: error },
-    );
-  }
+  assertPeerInstalled("identityProviders", "openid-client", resolve);
 }
 
 let loading: Promise<OpenIdClient> | undefined;

@@ -1,4 +1,5 @@
 import { AuthError, guardPort, ValidationError } from "../errors.js";
+import type { SecurityEvents, SecurityEventType } from "../events.js";
 import type { Call, Principal, RequestContext } from "../model.js";
 import type { OrganizationRecord } from "../ports/organization-store.js";
 import { signedIn } from "../sessions/signed-in.js";
@@ -35,6 +36,26 @@ export async function actingMember(
   const principal = signedIn(call);
   const member = await memberOf(organizations, organizationId, principal.userId);
   return { organizations, principal, member, request: call.request ?? {} };
+}
+
+/**
+ * Emits `type` for what the acting member did in the organization: the caller as `actor` and as
+ * `userId` (unless `details.userId` names the member it was done to), `reason` when given.
+ */
+export function emitMemberAction(
+  events: SecurityEvents,
+  { principal, request }: Pick<ActingMember, "principal" | "request">,
+  type: SecurityEventType,
+  details: { organizationId: string; userId?: string; reason?: string | undefined },
+): void {
+  events.emit(type, {
+    ...request,
+    userId: details.userId ?? principal.userId,
+    sessionId: principal.sessionId,
+    actor: principal.userId,
+    organizationId: details.organizationId,
+    ...(details.reason === undefined ? {} : { reason: details.reason }),
+  });
 }
 
 /** The organization's record; `ORGANIZATION_NOT_FOUND` when it went (deleted meanwhile). */

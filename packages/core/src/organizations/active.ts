@@ -21,14 +21,15 @@ export interface SessionTokenDeps {
 /**
  * A new access token of `session` under its current `jti` (so the allowlist entry it has stays
  * the key), naming `organizationId` as its active organization (the `org` claim) when given. Its
- * lifetime is cut, as a refresh's, to the session's limits and an impersonation's hour.
+ * lifetime is cut to the session's limits (from its latest activity) and an impersonation's hour,
+ * as of `now`.
  */
 export function signSessionAccessToken(
   deps: SessionTokenDeps,
   session: SessionRecord,
   organizationId: string | undefined,
+  now = deps.clock.now(),
 ): Promise<string> {
-  const now = deps.clock.now();
   return deps.accessTokens.sign(
     {
       userId: session.userId,

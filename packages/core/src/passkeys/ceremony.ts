@@ -1,12 +1,13 @@
 import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents, SecurityEventType } from "../events.js";
-import type { Principal, RequestContext } from "../model.js";
+import type { Call, Principal, RequestContext } from "../model.js";
 import {
   PASSKEY_CHALLENGE_KEPT_MS,
   PASSKEY_CHALLENGE_TTL_MS,
   type ResolvedWebAuthn,
 } from "../options/webauthn-options.js";
 import type { PasskeyRecord, PasskeyStore } from "../ports/passkey-store.js";
+import { assertPeerInstalled } from "../support/optional-peer.js";
 import { PASSKEY_CHALLENGE_PURPOSE } from "../tokens/purposes.js";
 import { hashToken, randomToken } from "../tokens/random.js";
 import { consumeSingleUseToken, type TokenDeps } from "../tokens/single-use-token.js";
@@ -25,14 +26,7 @@ export const PASSKEY_ALGORITHMS = [-8, -7, -257];
 export function assertSimpleWebAuthnInstalled(
   resolve: (specifier: string) => string = (specifier) => import.meta.resolve(specifier),
 ): void {
-  try {
-    resolve("@simplewebauthn/server");
-  } catch (error) {
-    throw new TypeError(
-      'Invalid Portcullis option "webauthn" needs the @simplewebauthn/server package, which cannot be found: install it next to @portcullis/core (npm install @simplewebauthn/server)',
-      { cause: error },
-    );
-  }
+  assertPeerInstalled("webauthn", "@simplewebauthn/server", resolve);
 }
 
 let loading: Promise<SimpleWebAuthn> | undefined;
@@ -76,10 +70,17 @@ export type ChallengeBinding =
   | { kind: "register" | "step-up"; principal: Principal };
 
 /** A refused ceremony: the event of its kind with `passkey:<why>`, then the error. */
+/** Who a refusal's event is about. */
+type RefusalDetails = {
+  request: RequestContext;
+  userId?: string | null | undefined;
+  sessionId?: string | undefined;
+};
+
 export function refuse(
   ctx: PasskeyDeps,
   kind: ChallengeBinding["kind"],
-  details: { request: RequestContext; userId?: string | null | undefined; sessionId?: string | undefined },
+  details: RefusalDetails,
   why: string,
   code: AuthError["code"],
 ): never {
@@ -166,6 +167,23 @@ export async function takeChallenge(
   if (!bound) refuse(ctx, binding.kind, details, "other_browser", "PASSKEY_CHALLENGE_INVALID");
   if (expired) refuse(ctx, binding.kind, details, "challenge_expired", "PASSKEY_CHALLENGE_EXPIRED");
   return { challenge, userId: record.userId };
+}
+
+/**
+ * `takeChallenge` for a ceremony of the signed-in principal in its session (registration,
+ * step-up): the call's request, the details its refusals and events carry, and the challenge.
+ */
+export async function takeSessionChallenge(
+  ctx: PasskeyDeps,
+  call: Call,
+  kind: "register" | "step-up",
+  principal: Principal,
+  clientDataJSON: string,
+): Promise<{ request: RequestContext; details: RefusalDetails; challenge: string }> {
+  const request = call.request ?? {};
+  const details = { request, userId: principal.userId, sessionId: principal.sessionId };
+  const { challenge } = await takeChallenge(ctx, clientDataJSON, { kind, principal }, request);
+  return { request, details, challenge };
 }
 
 /** Why `@simplewebauthn/server` refused a response, as the event's reason says it. */

@@ -1,9 +1,14 @@
-import { randomInt } from "node:crypto";
-import { AuthError, guardPort } from "../errors.js";
+import { AuthError } from "../errors.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { EMAIL_SIGN_IN_PURPOSE, EXPIRED_TOKEN_GRACE_MS } from "./purposes.js";
 import { hashToken } from "./random.js";
-import { type HeldToken, holdTokenHash, issueSingleUseToken, type TokenDeps } from "./single-use-token.js";
+import {
+  type HeldToken,
+  holdTokenHash,
+  issueSingleUseToken,
+  saveEmailedCode,
+  type TokenDeps,
+} from "./single-use-token.js";
 
 /** What an emailed sign-in's code is stored under: its SHA-256 with the user's id (the code itself never is). */
 export const emailSignInCodeHash = (userId: string, code: string) =>
@@ -39,18 +44,16 @@ export async function issueEmailSignIn(
     failureCode: "DATABASE_FAILURE",
     replaceOthers: true,
   });
-  const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
-  await guardPort("DATABASE_FAILURE", () =>
-    deps.singleUseTokens.saveToken(
-      {
-        purpose: EMAIL_SIGN_IN_PURPOSE,
-        tokenHash: emailSignInCodeHash(user.id, code),
-        userId: user.id,
-        expiresAt: deps.clock.now() + ttlMs,
-        data: { email: user.email, kind: "code" },
-      },
-      ttlMs + EXPIRED_TOKEN_GRACE_MS,
-    ),
+  const code = await saveEmailedCode(
+    deps,
+    {
+      purpose: EMAIL_SIGN_IN_PURPOSE,
+      userId: user.id,
+      data: { email: user.email, kind: "code" },
+      hash: (code) => emailSignInCodeHash(user.id, code),
+      ttlMs,
+    },
+    ttlMs + EXPIRED_TOKEN_GRACE_MS,
   );
   return { token, code, ttlMs };
 }

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { type ErrorCode, guardPort, isInfrastructureFailure } from "../errors.js";
 import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
@@ -11,6 +12,30 @@ export interface TokenDeps {
   singleUseTokens: SingleUseTokenStore;
   clock: Clock;
   logger: Logger;
+}
+
+/**
+ * Saves a fresh 6-digit code for `token.userId` (an emailed sign-in's or second factor's): only
+ * `hash(code)` is stored, under `token.purpose`, expiring `ttlMs` from now and kept `keptMs` in
+ * the store. `DATABASE_FAILURE` when the store fails. Returns the code.
+ */
+export async function saveEmailedCode(
+  deps: { singleUseTokens: SingleUseTokenStore; clock: { now(): number } },
+  { purpose, userId, data, hash, ttlMs }: EmailedCode,
+  keptMs: number,
+  options?: { replaceOthers: true },
+): Promise<string> {
+  const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
+  const expiresAt = deps.clock.now() + ttlMs;
+  const record = { purpose, tokenHash: hash(code), userId, expiresAt, ...(data ? { data } : {}) };
+  await guardPort("DATABASE_FAILURE", () => deps.singleUseTokens.saveToken(record, keptMs, options));
+  return code;
+}
+
+/** An emailed code's token: its record's fields, how the code is hashed, how long it works. */
+interface EmailedCode extends Pick<TokenRecord, "purpose" | "userId" | "data"> {
+  hash: (code: string) => string;
+  ttlMs: number;
 }
 
 /**

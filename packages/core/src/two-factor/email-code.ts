@@ -1,11 +1,15 @@
-import { randomInt } from "node:crypto";
 import { type CooldownSendDeps, sendWithCooldown } from "../emails/send-with-cooldown.js";
 import { guardPort } from "../errors.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { EMAIL_CODE_PURPOSE } from "../tokens/purposes.js";
 import { hashToken } from "../tokens/random.js";
-import { type HeldToken, holdTokenHash, type TokenDeps } from "../tokens/single-use-token.js";
+import {
+  type HeldToken,
+  holdTokenHash,
+  saveEmailedCode,
+  type TokenDeps,
+} from "../tokens/single-use-token.js";
 
 /** What emailed 2FA codes need. */
 export type EmailCodeDeps = Omit<CooldownSendDeps, "background" | "options"> & {
@@ -27,20 +31,10 @@ export function sendEmailCode(
   purpose: "sign-in" | "setup" = "sign-in",
 ): Promise<{ cooldown: number }> {
   return sendWithCooldown(deps, "two-factor-code", user.email, async () => {
-    const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
     const ttlMs = deps.options.twoFactor.emailCodeTtlSeconds * 1000;
-    await guardPort("DATABASE_FAILURE", () =>
-      deps.singleUseTokens.saveToken(
-        {
-          purpose: EMAIL_CODE_PURPOSE,
-          tokenHash: emailCodeHash(user.id, code),
-          userId: user.id,
-          expiresAt: deps.clock.now() + ttlMs,
-        },
-        ttlMs,
-        { replaceOthers: true },
-      ),
-    );
+    const hash = (code: string) => emailCodeHash(user.id, code);
+    const token = { purpose: EMAIL_CODE_PURPOSE, userId: user.id, hash, ttlMs };
+    const code = await saveEmailedCode(deps, token, ttlMs, { replaceOthers: true });
     return {
       kind: "two-factor-code",
       to: user.email,

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember, grantsOfRole } from "../organizations/acting.js";
+import { actingMember, emitMemberAction, grantsOfRole } from "../organizations/acting.js";
 import { memberRoleInput } from "../organizations/inputs.js";
 import { assertPermission, findMember } from "../organizations/membership.js";
 import { assertMayChange, assertMayGrant } from "../organizations/roles.js";
@@ -19,7 +19,8 @@ export async function changeMemberRole(
   call: Call,
   input: { organizationId: string; userId: string; body: unknown },
 ): Promise<{ userId: string; role: string }> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, input.organizationId);
+  const acting = await actingMember(ctx, call, input.organizationId);
+  const { organizations, member } = acting;
   assertPermission(member, "member:update-role");
   const { role } = parseInput(memberRoleInput, input.body);
   const target = await findMember(organizations, input.organizationId, input.userId);
@@ -31,12 +32,9 @@ export async function changeMemberRole(
   );
   if (result === "not-found") throw new AuthError("ORGANIZATION_NOT_FOUND");
   if (result === "last-owner") throw new AuthError("LAST_OWNER");
-  ctx.events.emit("member.role_changed", {
-    ...request,
-    userId: input.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
+  emitMemberAction(ctx.events, acting, "member.role_changed", {
     organizationId: input.organizationId,
+    userId: input.userId,
     reason: role,
   });
   return { userId: input.userId, role };

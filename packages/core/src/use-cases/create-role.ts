@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { guardPort, ValidationError } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember, assertKnownPermissions } from "../organizations/acting.js";
+import { actingMember, assertKnownPermissions, emitMemberAction } from "../organizations/acting.js";
 import { createRoleInput } from "../organizations/inputs.js";
 import { assertPermission } from "../organizations/membership.js";
 import { assertHoldsAll } from "../organizations/roles.js";
@@ -18,7 +18,8 @@ export async function createRole(
   call: Call,
   input: { organizationId: string; body: unknown },
 ): Promise<RoleView> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, input.organizationId);
+  const acting = await actingMember(ctx, call, input.organizationId);
+  const { organizations, member } = acting;
   assertPermission(member, "role:manage");
   const { name, permissions } = parseInput(createRoleInput, input.body);
   assertKnownPermissions(organizations.options, permissions);
@@ -26,11 +27,7 @@ export async function createRole(
   const role = { organizationId: input.organizationId, name, permissions, createdAt: ctx.clock.now() };
   const result = await guardPort("DATABASE_FAILURE", () => organizations.store.createRole(role));
   if (result === "exists") throw new ValidationError([fieldIssue("name", "invalid")]);
-  ctx.events.emit("role.created", {
-    ...request,
-    userId: principal.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
+  emitMemberAction(ctx.events, acting, "role.created", {
     organizationId: input.organizationId,
     reason: name,
   });

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember } from "../organizations/acting.js";
+import { actingMember, emitMemberAction } from "../organizations/acting.js";
 import { assertOwner } from "../organizations/membership.js";
 import { requireStepUp } from "../two-factor/settings.js";
 
@@ -15,7 +15,8 @@ export async function deleteOrganization(
   call: Call,
   organizationId: string,
 ): Promise<{ success: true }> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, organizationId);
+  const acting = await actingMember(ctx, call, organizationId);
+  const { organizations, member } = acting;
   assertOwner(member);
   await requireStepUp(ctx, call);
   // Its API keys first: a failure after this leaves an organization without keys, never keys
@@ -26,12 +27,6 @@ export async function deleteOrganization(
     organizations.store.deleteOrganization(organizationId),
   );
   if (!deleted) throw new AuthError("ORGANIZATION_NOT_FOUND");
-  ctx.events.emit("organization.deleted", {
-    ...request,
-    userId: principal.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
-    organizationId,
-  });
+  emitMemberAction(ctx.events, acting, "organization.deleted", { organizationId });
   return { success: true };
 }

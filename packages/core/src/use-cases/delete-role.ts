@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember } from "../organizations/acting.js";
+import { actingMember, emitMemberAction } from "../organizations/acting.js";
 import { assertPermission } from "../organizations/membership.js";
 import { isBuiltInRole } from "../organizations/roles.js";
 
@@ -15,7 +15,8 @@ export async function deleteRole(
   call: Call,
   input: { organizationId: string; role: string },
 ): Promise<{ success: true }> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, input.organizationId);
+  const acting = await actingMember(ctx, call, input.organizationId);
+  const { organizations, member } = acting;
   assertPermission(member, "role:manage");
   if (isBuiltInRole(input.role) || !/^[a-z0-9-]{2,32}$/.test(input.role)) throw new AuthError("NOT_FOUND");
   const result = await guardPort("DATABASE_FAILURE", () =>
@@ -23,11 +24,7 @@ export async function deleteRole(
   );
   if (result === "not-found") throw new AuthError("NOT_FOUND");
   if (result === "in-use") throw new AuthError("ROLE_IN_USE");
-  ctx.events.emit("role.deleted", {
-    ...request,
-    userId: principal.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
+  emitMemberAction(ctx.events, acting, "role.deleted", {
     organizationId: input.organizationId,
     reason: input.role,
   });

@@ -2,7 +2,7 @@ import type { AccountExport } from "../account/export.js";
 import { listActivityPage, MAX_ACTIVITY_PAGE } from "../activity/list.js";
 import type { AuthContext } from "../context.js";
 import { guardPort } from "../errors.js";
-import type { Call } from "../model.js";
+import { type Call, toUserAccount } from "../model.js";
 import { liveSessions, sessionInfo } from "../sessions/session-lifecycle.js";
 import { requireStepUp } from "../two-factor/settings.js";
 
@@ -45,12 +45,7 @@ export async function exportAccountData(ctx: AuthContext, call: Call): Promise<A
   return {
     exportedAt: iso(ctx.clock.now()),
     user: {
-      id: user.id,
-      email: user.email,
-      emailVerified: user.emailVerified,
-      name: user.name,
-      hasPassword: user.passwordHash !== null,
-      identityProviders: [...user.identityProviders],
+      ...toUserAccount(user),
       createdAt: iso(user.createdAt),
       lastSignInAt: user.lastSignInAt == null ? null : iso(user.lastSignInAt),
     },

@@ -1,7 +1,13 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { PASSKEY_ALGORITHMS, passkeysOf, reasonOf, refuse, takeChallenge } from "../passkeys/ceremony.js";
+import {
+  PASSKEY_ALGORITHMS,
+  passkeysOf,
+  reasonOf,
+  refuse,
+  takeSessionChallenge,
+} from "../passkeys/ceremony.js";
 import type { PasskeyRecord } from "../ports/passkey-store.js";
 import { signedIn } from "../sessions/signed-in.js";
 import { requireStepUp } from "../two-factor/settings.js";
@@ -22,14 +28,9 @@ export async function finishPasskeyRegistration(
   const passkeys = await passkeysOf(ctx);
   const user = await requireStepUp(ctx, call);
   const { response, name } = parseInput(passkeyRegistrationInput, input);
-  const request = call.request ?? {};
-  const details = { request, userId: user.id, sessionId: principal.sessionId };
-  const { challenge } = await takeChallenge(
-    ctx,
-    response.response.clientDataJSON,
-    { kind: "register", principal },
-    request,
-  );
+  const clientData = response.response.clientDataJSON;
+  const taken = await takeSessionChallenge(ctx, call, "register", principal, clientData);
+  const { request, details, challenge } = taken;
   let info: Awaited<ReturnType<typeof passkeys.lib.verifyRegistrationResponse>>["registrationInfo"];
   try {
     const verified = await passkeys.lib.verifyRegistrationResponse({

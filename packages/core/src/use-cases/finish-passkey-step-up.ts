@@ -5,7 +5,7 @@ import {
   type AssertionResponse,
   passkeysOf,
   refuse,
-  takeChallenge,
+  takeSessionChallenge,
   verifyAssertion,
 } from "../passkeys/ceremony.js";
 import { currentUser } from "../sessions/current-user.js";
@@ -27,14 +27,9 @@ export async function finishPasskeyStepUp(
   const passkeys = await passkeysOf(ctx);
   const user = await currentUser(ctx, principal);
   const { response } = parseInput(passkeyStepUpInput, input);
-  const request = call.request ?? {};
-  const details = { request, userId: user.id, sessionId: principal.sessionId };
-  const { challenge } = await takeChallenge(
-    ctx,
-    response.response.clientDataJSON,
-    { kind: "step-up", principal },
-    request,
-  );
+  const clientData = response.response.clientDataJSON;
+  const taken = await takeSessionChallenge(ctx, call, "step-up", principal, clientData);
+  const { request, details, challenge } = taken;
   const passkey = await guardPort("DATABASE_FAILURE", () => passkeys.store.findById(response.id));
   if (!passkey || passkey.userId !== user.id)
     refuse(ctx, "step-up", details, "unknown_credential", "PASSKEY_UNKNOWN");

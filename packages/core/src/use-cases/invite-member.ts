@@ -2,7 +2,7 @@ import type { AuthContext } from "../context.js";
 import { requireEmailEnabled } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember, grantsOfRole, organizationRecord } from "../organizations/acting.js";
+import { actingMember, emitMemberAction, grantsOfRole, organizationRecord } from "../organizations/acting.js";
 import { invitationInput } from "../organizations/inputs.js";
 import { sendInvitation } from "../organizations/invitations.js";
 import { assertPermission, findMember } from "../organizations/membership.js";
@@ -23,7 +23,8 @@ export async function inviteMember(
   call: Call,
   input: { organizationId: string; body: unknown },
 ): Promise<{ invitation: InvitationView }> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, input.organizationId);
+  const acting = await actingMember(ctx, call, input.organizationId);
+  const { organizations, principal, member, request } = acting;
   assertPermission(member, "member:invite");
   const { email, role } = parseInput(invitationInput, input.body);
   assertMayGrant(member, role, await grantsOfRole(organizations, input.organizationId, role));
@@ -39,11 +40,7 @@ export async function inviteMember(
     invitedBy: principal.userId,
     locale: request.locale ?? ctx.translator.defaultLocale,
   });
-  ctx.events.emit("member.invited", {
-    ...request,
-    userId: principal.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
+  emitMemberAction(ctx.events, acting, "member.invited", {
     organizationId: input.organizationId,
     reason: role,
   });

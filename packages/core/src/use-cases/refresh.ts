@@ -1,13 +1,13 @@
 import type { AuthContext } from "../context.js";
-import { AuthError, guardPort } from "../errors.js";
+import { AuthError, type ErrorCode, guardPort } from "../errors.js";
+import type { SecurityEventType } from "../events.js";
 import type { Call, RequestContext } from "../model.js";
 import { toUser } from "../model.js";
-import { activeOrganizationOnRefresh } from "../organizations/active.js";
+import { activeOrganizationOnRefresh, signSessionAccessToken } from "../organizations/active.js";
 import type { SessionRecord } from "../ports/session-store.js";
 import { isLocked } from "../sessions/account-lock.js";
-import { accessTokenTtlFor, impersonationEnd } from "../sessions/impersonation.js";
+import { impersonationEnd } from "../sessions/impersonation.js";
 import {
-  accessTokenTtlSeconds,
   endSession,
   newAccessTokenId,
   rotateSession,
@@ -17,6 +17,32 @@ import type { SessionTokens } from "../sessions/start-session.js";
 import { describeDevice } from "../support/user-agent.js";
 import { parseRefreshToken, successorRefreshToken } from "../tokens/refresh-token.js";
 import { parseInput, refreshInput } from "../validation.js";
+
+/** How a refresh refuses a session it ends: the event, its reason, the error. */
+interface SessionRefusal {
+  type: SecurityEventType;
+  reason: string;
+  code: ErrorCode;
+}
+/** A refresh token presented again after its rotation: the session is revoked (theft). */
+const REUSED: SessionRefusal = {
+  type: "refresh_token.reused",
+  reason: "session_revoked",
+  code: "REFRESH_TOKEN_INVALID",
+};
+/** A session past its limits, or an impersonation past its hour. */
+const EXPIRED: SessionRefusal = { type: "session.revoked", reason: "expired", code: "SESSION_EXPIRED" };
+
+/** Emits the refusal's event for the session, then throws its error. */
+function refuseSession(
+  ctx: AuthContext,
+  request: RequestContext,
+  session: SessionRecord,
+  { type, reason, code }: SessionRefusal,
+): never {
+  ctx.events.emit(type, { ...request, userId: session.userId, sessionId: session.id, reason });
+  throw new AuthError(code);
+}
 
 /** A refresh answers like a sign-in: the session's new tokens. */
 export type RefreshResult = SessionTokens;
@@ -56,24 +82,8 @@ export async function refresh(
     },
     sessionLifetimes(ctx),
   );
-  if (result.status === "reused") {
-    ctx.events.emit("refresh_token.reused", {
-      ...request,
-      userId: result.session.userId,
-      sessionId: result.session.id,
-      reason: "session_revoked",
-    });
-    throw new AuthError("REFRESH_TOKEN_INVALID");
-  }
-  if (result.status === "expired") {
-    ctx.events.emit("session.revoked", {
-      ...request,
-      userId: result.session.userId,
-      sessionId: result.session.id,
-      reason: "expired",
-    });
-    throw new AuthError("SESSION_EXPIRED");
-  }
+  if (result.status === "reused") refuseSession(ctx, request, result.session, REUSED);
+  if (result.status === "expired") refuseSession(ctx, request, result.session, EXPIRED);
   if (result.status === "invalid") throw new AuthError("REFRESH_TOKEN_INVALID");
 
   const { session } = result;
@@ -88,20 +98,7 @@ export async function refresh(
   const user = await allowedUser(ctx, session, now, request);
   // The session's active organization, while its user is still a member (read now).
   const organizationId = await activeOrganizationOnRefresh(ctx, session);
-  const accessToken = await ctx.accessTokens.sign(
-    {
-      userId: user.id,
-      sessionId: session.id,
-      jti: session.accessTokenJti,
-      ...(session.impersonatedBy !== undefined ? { actor: session.impersonatedBy } : {}),
-      ...(organizationId !== undefined ? { organizationId } : {}),
-    },
-    // Within the session's limits (from its latest activity), and an impersonation's hour.
-    Math.min(
-      accessTokenTtlSeconds(sessionLifetimes(ctx), session, now),
-      accessTokenTtlFor(session, now) ?? Number.POSITIVE_INFINITY,
-    ),
-  );
+  const accessToken = await signSessionAccessToken(ctx, session, organizationId, now);
   return {
     user: toUser(user),
     accessToken,
@@ -120,13 +117,7 @@ async function allowedUser(ctx: AuthContext, session: SessionRecord, now: number
   const end = impersonationEnd(session);
   if (end !== null && now >= end) {
     await endSession(ctx, session.id, session);
-    ctx.events.emit("session.revoked", {
-      ...request,
-      userId: session.userId,
-      sessionId: session.id,
-      reason: "expired",
-    });
-    throw new AuthError("SESSION_EXPIRED");
+    refuseSession(ctx, request, session, EXPIRED);
   }
   const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(session.userId));
   if (!user || isLocked(user)) {

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember } from "../organizations/acting.js";
+import { actingMember, emitMemberAction } from "../organizations/acting.js";
 import { assertPermission, findMember } from "../organizations/membership.js";
 import { assertMayChange } from "../organizations/roles.js";
 
@@ -17,7 +17,8 @@ export async function removeMember(
   call: Call,
   input: { organizationId: string; userId: string },
 ): Promise<{ success: true }> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, input.organizationId);
+  const acting = await actingMember(ctx, call, input.organizationId);
+  const { organizations, principal, member } = acting;
   const leaving = input.userId === principal.userId;
   if (!leaving) {
     assertPermission(member, "member:remove");
@@ -30,13 +31,10 @@ export async function removeMember(
   );
   if (result === "not-found") throw new AuthError("ORGANIZATION_NOT_FOUND");
   if (result === "last-owner") throw new AuthError("LAST_OWNER");
-  ctx.events.emit("member.removed", {
-    ...request,
-    userId: input.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
+  emitMemberAction(ctx.events, acting, "member.removed", {
     organizationId: input.organizationId,
-    ...(leaving ? { reason: "left" } : {}),
+    userId: input.userId,
+    reason: leaving ? "left" : undefined,
   });
   return { success: true };
 }

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember } from "../organizations/acting.js";
+import { actingMember, emitMemberAction } from "../organizations/acting.js";
 import { assertPermission, isPlausibleId } from "../organizations/membership.js";
 
 /**
@@ -13,7 +13,8 @@ export async function revokeInvitation(
   call: Call,
   input: { organizationId: string; invitationId: string },
 ): Promise<{ success: true }> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, input.organizationId);
+  const acting = await actingMember(ctx, call, input.organizationId);
+  const { organizations, member } = acting;
   assertPermission(member, "member:invite");
   const revoked =
     isPlausibleId(input.invitationId) &&
@@ -21,12 +22,6 @@ export async function revokeInvitation(
       organizations.store.revokeInvitation(input.organizationId, input.invitationId),
     ));
   if (!revoked) throw new AuthError("NOT_FOUND");
-  ctx.events.emit("invitation.revoked", {
-    ...request,
-    userId: principal.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
-    organizationId: input.organizationId,
-  });
+  emitMemberAction(ctx.events, acting, "invitation.revoked", { organizationId: input.organizationId });
   return { success: true };
 }

@@ -1,7 +1,7 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember } from "../organizations/acting.js";
+import { actingMember, emitMemberAction } from "../organizations/acting.js";
 import { updateOrganizationInput } from "../organizations/inputs.js";
 import { assertPermission } from "../organizations/membership.js";
 import { type OrganizationMembershipView, toOrganizationView } from "../organizations/views.js";
@@ -16,7 +16,8 @@ export async function updateOrganization(
   call: Call,
   input: { organizationId: string; body: unknown },
 ): Promise<OrganizationMembershipView> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, input.organizationId);
+  const acting = await actingMember(ctx, call, input.organizationId);
+  const { organizations, member } = acting;
   assertPermission(member, "organization:update");
   const patch = parseInput(updateOrganizationInput, input.body);
   const updated = await guardPort("DATABASE_FAILURE", () =>
@@ -24,13 +25,7 @@ export async function updateOrganization(
   );
   if (updated === "slug-taken") throw new AuthError("ORGANIZATION_SLUG_TAKEN");
   if (updated === null) throw new AuthError("ORGANIZATION_NOT_FOUND");
-  ctx.events.emit("organization.updated", {
-    ...request,
-    userId: principal.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
-    organizationId: input.organizationId,
-  });
+  emitMemberAction(ctx.events, acting, "organization.updated", { organizationId: input.organizationId });
   return {
     organization: toOrganizationView(updated),
     role: member.role,

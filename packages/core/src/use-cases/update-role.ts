@@ -1,7 +1,12 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { actingMember, assertKnownPermissions, grantsOfRole } from "../organizations/acting.js";
+import {
+  actingMember,
+  assertKnownPermissions,
+  emitMemberAction,
+  grantsOfRole,
+} from "../organizations/acting.js";
 import { updateRoleInput } from "../organizations/inputs.js";
 import { assertPermission } from "../organizations/membership.js";
 import { assertHoldsAll, isBuiltInRole } from "../organizations/roles.js";
@@ -18,7 +23,8 @@ export async function updateRole(
   call: Call,
   input: { organizationId: string; role: string; body: unknown },
 ): Promise<RoleView> {
-  const { organizations, principal, member, request } = await actingMember(ctx, call, input.organizationId);
+  const acting = await actingMember(ctx, call, input.organizationId);
+  const { organizations, member } = acting;
   assertPermission(member, "role:manage");
   const { permissions } = parseInput(updateRoleInput, input.body);
   if (isBuiltInRole(input.role)) throw new AuthError("NOT_FOUND");
@@ -31,11 +37,7 @@ export async function updateRole(
     organizations.store.updateRole(input.organizationId, input.role, permissions),
   );
   if (updated === null) throw new AuthError("NOT_FOUND");
-  ctx.events.emit("role.updated", {
-    ...request,
-    userId: principal.userId,
-    sessionId: principal.sessionId,
-    actor: principal.userId,
+  emitMemberAction(ctx.events, acting, "role.updated", {
     organizationId: input.organizationId,
     reason: input.role,
   });

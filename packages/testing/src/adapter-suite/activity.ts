@@ -1,3 +1,4 @@
+import type { ActivityItem } from "@portcullis/core";
 import { expect } from "vitest";
 import type { HttpReply } from "../http-client.js";
 import { createSoftwareAuthenticator, type RequestOptions } from "../software-authenticator.js";
@@ -6,16 +7,7 @@ import { APP_ORIGIN, type App, type AppTests, cookieHeader, expectError, PASSWOR
 const CHROME =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
 
-interface Item {
-  type: string;
-  at: string;
-  ip: string | null;
-  browser: string | null;
-  os: string | null;
-  reason: string | null;
-}
-
-const itemsOf = (reply: HttpReply) => reply.body.items as Item[];
+const itemsOf = (reply: HttpReply) => reply.body.items as ActivityItem[];
 
 /** The latest emailed 2FA code. */
 const latestCode = (app: App) =>
@@ -24,8 +16,12 @@ const latestCode = (app: App) =>
   )?.[1] ?? "";
 
 /** The caller's activity, every page `limit` at a time through `nextCursor`. */
-async function everyPage(app: App, bearer: string, limit: number): Promise<{ items: Item[]; pages: number }> {
-  const items: Item[] = [];
+async function everyPage(
+  app: App,
+  bearer: string,
+  limit: number,
+): Promise<{ items: ActivityItem[]; pages: number }> {
+  const items: ActivityItem[] = [];
   let pages = 0;
   let cursor: string | null = null;
   do {

@@ -1,3 +1,4 @@
+import type { RouteAuth } from "@portcullis/core";
 import { expect } from "vitest";
 import { type App, type AppTests, cookieHeader, cookieValue, expectError, PASSWORD } from "./fixture.js";
 
@@ -6,18 +7,6 @@ const latestCode = (app: App) =>
   /(\d{6})/.exec(
     app.emails.filter((message) => message.kind === "two-factor-code").at(-1)?.text ?? "",
   )?.[1] ?? "";
-
-/** What the route table says a route needs (the OpenAPI document's `x-portcullis-auth`). */
-type RouteAuth =
-  | "none"
-  | "optional"
-  | "sign-out"
-  | "access"
-  | "step-up"
-  | "two-factor"
-  | "access-and-two-factor"
-  | "access-or-two-factor"
-  | "refresh";
 
 /** The 401 of each kind of route when the request brings no credential at all. */
 const WITHOUT_ANY: Partial<Record<RouteAuth, string>> = {

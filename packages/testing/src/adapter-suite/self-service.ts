@@ -1,6 +1,6 @@
-import type { AuthOptions, PasswordHasher } from "@portcullis/core";
-import { createArgon2Hasher } from "@portcullis/core";
+import type { AuthOptions } from "@portcullis/core";
 import { describe, expect, it } from "vitest";
+import { createCountingHasher } from "../counting-hasher.js";
 import type { HttpReply } from "../http-client.js";
 import {
   type AdapterSuiteOptions,
@@ -279,18 +279,9 @@ export const selfServiceTests: AppTests = {
 
 /** An app whose hasher counts password checks. */
 async function bootCounting(boot: Boot, extra: Partial<AuthOptions> = {}) {
-  const cheap = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
-  let verifies = 0;
-  const passwordHasher: PasswordHasher = {
-    hash: (password) => cheap.hash(password),
-    verify: (hash, password) => {
-      verifies += 1;
-      return cheap.verify(hash, password);
-    },
-    needsRehash: (hash) => cheap.needsRehash(hash),
-  };
+  const { passwordHasher, verifies } = createCountingHasher();
   const app = await boot({ passwordHasher, email: { loginAlerts: false }, ...extra });
-  return { app, verifies: () => verifies };
+  return { app, verifies };
 }
 
 const count = (replies: HttpReply[], status: number) =>

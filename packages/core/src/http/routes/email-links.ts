@@ -1,14 +1,14 @@
 import type { Auth } from "../../create-auth/create-auth.js";
 import { errorsOf } from "../../use-case-errors.js";
-import { emailInput, resetPasswordInput } from "../../validation.js";
+import { resetPasswordInput } from "../../validation.js";
 import { jsonResponse } from "../respond.js";
 import type { Route } from "../route.js";
 import {
+  emailRequestRoute,
   json,
   linkCall,
   principalCall,
   type RouteKit,
-  requestCall,
   route,
   signedInCall,
   withCaptcha,
@@ -17,20 +17,7 @@ import {
 /** The emailed-link flow of a forgotten password. */
 export function passwordResetRoutes(auth: Auth, { signOutCookies }: RouteKit): Route[] {
   return [
-    json(
-      {
-        method: "POST",
-        path: "/password/reset-request",
-        summary: "Mail a reset link",
-        auth: "none",
-        body: emailInput,
-        errors: errorsOf("requestPasswordReset"),
-      },
-      async (input) => {
-        const body = await input.body<Parameters<Auth["requestPasswordReset"]>[1]>();
-        return auth.requestPasswordReset(withCaptcha(requestCall(input), input, body), body);
-      },
-    ),
+    emailRequestRoute(auth, "requestPasswordReset", "/password/reset-request", "Mail a reset link"),
     json(
       {
         method: "GET",

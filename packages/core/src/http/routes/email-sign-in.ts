@@ -1,8 +1,8 @@
 import type { Auth } from "../../create-auth/create-auth.js";
 import { errorsOf } from "../../use-case-errors.js";
-import { emailInput, emailSignInInput } from "../../validation.js";
+import { emailSignInInput } from "../../validation.js";
 import type { Route } from "../route.js";
-import { deviceCall, json, type RouteKit, requestCall, route, withCaptcha } from "../route-kit.js";
+import { deviceCall, emailRequestRoute, type RouteKit, route } from "../route-kit.js";
 
 /**
  * Sign-in by an emailed link or code (`emailSignIn.enabled`; 404 `NOT_FOUND` otherwise). The
@@ -11,19 +11,11 @@ import { deviceCall, json, type RouteKit, requestCall, route, withCaptcha } from
  */
 export function emailSignInRoutes(auth: Auth, { loginResponse }: RouteKit): Route[] {
   return [
-    json(
-      {
-        method: "POST",
-        path: "/email-sign-in/request",
-        summary: "Mail a sign-in code and link (the same answer for any address)",
-        auth: "none",
-        body: emailInput,
-        errors: errorsOf("requestEmailSignIn"),
-      },
-      async (input) => {
-        const body = await input.body<Parameters<Auth["requestEmailSignIn"]>[1]>();
-        return auth.requestEmailSignIn(withCaptcha(requestCall(input), input, body), body);
-      },
+    emailRequestRoute(
+      auth,
+      "requestEmailSignIn",
+      "/email-sign-in/request",
+      "Mail a sign-in code and link (the same answer for any address)",
     ),
     route(
       {

@@ -43,6 +43,12 @@ function member(
 /** The organization id of a route (`:id`). */
 const organizationParam = (input: RouteInput) => param(input, "id");
 
+/** The input of a use case that changes something of the organization: its id and the body. */
+const organizationBody = async (input: RouteInput) => ({
+  organizationId: organizationParam(input),
+  body: await input.body(),
+});
+
 /**
  * Organizations (docs/organizations.md): mounted only while `organizations` is configured (else
  * every path answers 404 as an unknown one). Every route needs an access token; a non-member of
@@ -82,12 +88,9 @@ function organizationOwnRoutes(auth: Auth, kit: RouteKit): Route[] {
         "/organizations/:id",
         "Rename the organization or change its slug (organization:update)",
         "update",
-        {
-          body: updateOrganizationInput,
-        },
+        { body: updateOrganizationInput },
       ),
-      async (call, input) =>
-        api.update(call, { organizationId: organizationParam(input), body: await input.body() }),
+      async (call, input) => api.update(call, await organizationBody(input)),
     ),
     json(
       {
@@ -143,9 +146,7 @@ function memberRoutes(auth: Auth): Route[] {
         "/organizations/:id/members",
         "The members, oldest first, a page at a time",
         "listMembers",
-        {
-          query: ["cursor", "limit"],
-        },
+        { query: ["cursor", "limit"] },
       ),
       (call, input) =>
         api.listMembers(call, {
@@ -160,9 +161,7 @@ function memberRoutes(auth: Auth): Route[] {
         "/organizations/:id/members/:userId",
         "Give a member another role (member:update-role)",
         "changeMemberRole",
-        {
-          body: memberRoleInput,
-        },
+        { body: memberRoleInput },
       ),
       async (call, input) => api.changeMemberRole(call, { ...target(input), body: await input.body() }),
     ),
@@ -188,13 +187,9 @@ function invitationRoutes(auth: Auth): Route[] {
         "/organizations/:id/invitations",
         "Invite an address with a role by email (member:invite)",
         "invite",
-        {
-          body: invitationInput,
-          successStatus: 201,
-        },
+        { body: invitationInput, successStatus: 201 },
       ),
-      async (call, input) =>
-        api.invite(call, { organizationId: organizationParam(input), body: await input.body() }),
+      async (call, input) => api.invite(call, await organizationBody(input)),
     ),
     member(
       spec(
@@ -227,9 +222,7 @@ function invitationRoutes(auth: Auth): Route[] {
         "/invitations/accept",
         "Accept an invitation to the caller's verified address",
         "acceptInvitation",
-        {
-          body: invitationTokenInput,
-        },
+        { body: invitationTokenInput },
       ),
       async (call, input) => api.acceptInvitation(call, await input.body()),
     ),
@@ -239,9 +232,7 @@ function invitationRoutes(auth: Auth): Route[] {
         "/invitations/decline",
         "Decline an invitation to the caller's address",
         "declineInvitation",
-        {
-          body: invitationTokenInput,
-        },
+        { body: invitationTokenInput },
       ),
       async (call, input) => api.declineInvitation(call, await input.body()),
     ),
@@ -266,13 +257,9 @@ function roleRoutes(auth: Auth): Route[] {
         "/organizations/:id/roles",
         "Define a custom role from the declared permissions (role:manage)",
         "createRole",
-        {
-          body: createRoleInput,
-          successStatus: 201,
-        },
+        { body: createRoleInput, successStatus: 201 },
       ),
-      async (call, input) =>
-        api.createRole(call, { organizationId: organizationParam(input), body: await input.body() }),
+      async (call, input) => api.createRole(call, await organizationBody(input)),
     ),
     member(
       spec(
@@ -280,9 +267,7 @@ function roleRoutes(auth: Auth): Route[] {
         "/organizations/:id/roles/:role",
         "Replace a custom role's permissions (role:manage)",
         "updateRole",
-        {
-          body: updateRoleInput,
-        },
+        { body: updateRoleInput },
       ),
       async (call, input) => api.updateRole(call, { ...role(input), body: await input.body() }),
     ),

@@ -9,12 +9,12 @@ import {
 } from "../../validation.js";
 import { jsonResponse } from "../respond.js";
 import type { Route } from "../route.js";
+import type { RouteKit } from "../route-kit.js";
 import {
   deviceTokenCall,
   json,
   param,
   principalCall,
-  type RouteKit,
   requestCall,
   route,
   settings,
