@@ -38,6 +38,14 @@ function requestCounter(clock: Clock) {
       counts.set(lookupId, current + uses, remainingMs); // same end: the window is never extended
       return { count: current + uses, remainingMs };
     },
+    /** `returnApiKeyUses`: the count less `uses` (not below 0), its window's end kept. */
+    giveBack(lookupId: string, uses: number, maxRemainingMs: number): void {
+      const current = counts.get(lookupId);
+      const remainingMs = counts.ttlMs(lookupId);
+      // None running, or a later window than the one counted in: nothing to give back to.
+      if (current === undefined || remainingMs > maxRemainingMs) return;
+      counts.set(lookupId, Math.max(0, current - uses), remainingMs);
+    },
     sweep: () => counts.sweep(),
     size: () => counts.size,
   };
@@ -102,6 +110,8 @@ export function createMemoryApiKeyStore(options: { clock?: Clock } = {}): Memory
     async useApiKey(lookupId, windowMs, count) {
       return { record: find(lookupId), ...uses.count(lookupId, windowMs, count) };
     },
+    returnApiKeyUses: async (lookupId, count, maxRemainingMs) =>
+      uses.giveBack(lookupId, count, maxRemainingMs),
     async findApiKey(id) {
       const found = byId.get(id);
       return found ? copy(found) : null;

@@ -31,9 +31,29 @@ if not lookupId then return {} end
 return redis.call('HGETALL', ARGV[1] .. lookupId)`;
 
 /**
+ * What the scripts answer for a lookupId without a key: the fields of a key of the usual size
+ * (one HGETALL's worth of bulk strings, like a stored key's) with an empty `id`, which reads back
+ * as no key. An unknown key's reply then costs what a stored key's does to send and to parse, so
+ * an unknown key, a wrong secret and a valid key take the same time (docs/api-keys.md).
+ */
+const ABSENT_KEY = `{'id', '', 'lookupId', string.rep('-', 12), 'keyHash', string.rep('-', 43),
+  'name', string.rep('-', 16), 'start', string.rep('-', 11), 'userId', string.rep('-', 24),
+  'createdAt', string.rep('0', 13), 'lastUsedAt', string.rep('0', 13)}`;
+
+/** KEYS[i] a key (a hash, named by its lookupId) → for each, its fields (HGETALL), or `ABSENT_KEY`. */
+const READ_API_KEYS = `
+local out = {}
+for i = 1, #KEYS do
+  local fields = redis.call('HGETALL', KEYS[i])
+  if #fields == 0 then fields = ${ABSENT_KEY} end
+  out[i] = fields
+end
+return out`;
+
+/**
  * KEYS[2i-1] a key (a hash, named by its lookupId) · KEYS[2i] its lookupId's request counter ·
  * ARGV[1] the window in ms · ARGV[i+1] the requests to count for the i-th (0: the key's read
- * alone) → for each, { the key's fields (HGETALL, empty when there is none), the count after
+ * alone) → for each, { the key's fields (HGETALL, or `ABSENT_KEY`), the count after
  * adding them (0 for none), the window's rest in ms (the window for none) }. A counter's expiry
  * is set by the requests that start it and never extended; one found
  * without an expiry (none is written so, but a key made by hand could be) is given the window
@@ -53,9 +73,26 @@ for i = 1, #KEYS / 2 do
       rest = tonumber(ARGV[1])
     end
   end
-  out[i] = {redis.call('HGETALL', KEYS[2 * i - 1]), count, rest}
+  local fields = redis.call('HGETALL', KEYS[2 * i - 1])
+  if #fields == 0 then fields = ${ABSENT_KEY} end
+  out[i] = {fields, count, rest}
 end
 return out`;
+
+/**
+ * KEYS[1] a lookupId's request counter · ARGV[1] the counts to give back · ARGV[2] the most the
+ * window may have left (ms) → the count after (not below 0, the expiry kept), or false when no
+ * such window runs (none, or a later one: nothing written).
+ */
+const RETURN_API_KEY_USES = `
+local rest = redis.call('PTTL', KEYS[1])
+if rest <= 0 or rest > tonumber(ARGV[2]) then return false end
+local count = redis.call('DECRBY', KEYS[1], ARGV[1])
+if count < 0 then
+  redis.call('SET', KEYS[1], 0, 'PX', rest)
+  count = 0
+end
+return count`;
 
 /**
  * KEYS[1] the id's index · ARGV[1] the prefix of key hashes · ARGV[2] of users' indexes · ARGV[3]
@@ -120,7 +157,9 @@ return deleted`;
 const COMMANDS = {
   portcullisCreateApiKey: { numberOfKeys: 3, lua: CREATE_API_KEY },
   portcullisFindApiKey: { numberOfKeys: 1, lua: FIND_API_KEY },
+  portcullisReadApiKeys: { lua: READ_API_KEYS },
   portcullisUseApiKeys: { lua: USE_API_KEYS },
+  portcullisReturnApiKeyUses: { numberOfKeys: 1, lua: RETURN_API_KEY_USES },
   portcullisDeleteApiKey: { numberOfKeys: 1, lua: DELETE_API_KEY },
   portcullisTouchApiKey: { numberOfKeys: 1, lua: TOUCH_API_KEY },
   portcullisListApiKeys: { numberOfKeys: 1, lua: LIST_API_KEYS },
@@ -130,10 +169,12 @@ const COMMANDS = {
 interface ApiKeyCommands {
   portcullisCreateApiKey(...args: string[]): Promise<number>;
   portcullisFindApiKey(index: string, keyPrefix: string): Promise<string[]>;
+  portcullisReadApiKeys(numberOfKeys: number, ...keys: string[]): Promise<string[][]>;
   portcullisUseApiKeys(
     numberOfKeys: number,
     ...keysThenArgs: string[]
   ): Promise<[string[], number, number][]>;
+  portcullisReturnApiKeyUses(counter: string, uses: string, maxRemainingMs: string): Promise<number | null>;
   portcullisDeleteApiKey(...args: string[]): Promise<string[]>;
   portcullisTouchApiKey(index: string, keyPrefix: string, at: string, minIntervalMs: string): Promise<number>;
   portcullisListApiKeys(
@@ -163,30 +204,29 @@ const toFields = (record: ApiKeyRecord): string[] => {
   return fields.flatMap(([field, value]) => (value === null ? [] : [field, value]));
 };
 
-const fromHash = (hash: Record<string, string>): ApiKeyRecord => ({
-  id: hash.id as string,
-  lookupId: hash.lookupId as string,
-  keyHash: hash.keyHash as string,
-  name: hash.name as string,
-  start: hash.start as string,
-  userId: hash.userId as string,
-  organizationId: hash.organizationId ?? null,
-  permissions: hash.permissions === undefined ? null : (JSON.parse(hash.permissions) as string[]),
-  createdAt: Number(hash.createdAt),
-  expiresAt: hash.expiresAt === undefined ? null : Number(hash.expiresAt),
-  lastUsedAt: hash.lastUsedAt === undefined ? null : Number(hash.lastUsedAt),
-});
+/**
+ * A key's fields (an HGETALL's) as a record; null for none (an empty hash) or for `ABSENT_KEY`'s
+ * (an empty `id`), which is converted all the same, so that it costs what a stored key's does.
+ */
+const fromHash = (hash: Record<string, string>): ApiKeyRecord | null => {
+  const record: ApiKeyRecord = {
+    id: hash.id as string,
+    lookupId: hash.lookupId as string,
+    keyHash: hash.keyHash as string,
+    name: hash.name as string,
+    start: hash.start as string,
+    userId: hash.userId as string,
+    organizationId: hash.organizationId ?? null,
+    permissions: hash.permissions === undefined ? null : (JSON.parse(hash.permissions) as string[]),
+    createdAt: Number(hash.createdAt),
+    expiresAt: hash.expiresAt === undefined ? null : Number(hash.expiresAt),
+    lastUsedAt: hash.lastUsedAt === undefined ? null : Number(hash.lastUsedAt),
+  };
+  return record.id === undefined || record.id === "" ? null : record;
+};
 
-/** A key's hash read alone, as the script's answer for 0 requests: fields, count 0, the window. */
-const readOnly = (hash: Record<string, string> | undefined, windowMs: number): [string[], number, number] => [
-  hash === undefined || hash.id === undefined ? [] : Object.entries(hash).flat(),
-  0,
-  windowMs,
-];
-
-/** An HGETALL reply as a flat list (from a script), as a record; null for an empty one. */
+/** A script's HGETALL reply (a flat list of field, value) as `fromHash` reads it. */
 const fromList = (fields: string[]): ApiKeyRecord | null => {
-  if (fields.length === 0) return null;
   const hash: Record<string, string> = {};
   for (let i = 0; i < fields.length; i += 2) hash[fields[i] as string] = fields[i + 1] as string;
   return fromHash(hash);
@@ -194,32 +234,27 @@ const fromList = (fields: string[]): ApiKeyRecord | null => {
 
 /**
  * `useApiKey`: the calls of one turn of the event loop in one round trip (`createCountBatch`): the
- * script `USE_API_KEYS` when any counts, else the keys' HGETALLs alone.
+ * script `USE_API_KEYS` when any counts, else `READ_API_KEYS` (the keys' HGETALLs alone).
  */
 function keyUses(
-  client: Redis | Cluster,
   redis: ApiKeyCommands,
   bounded: <T>(operation: Promise<T>) => Promise<T>,
   keyPrefix: string,
   usePrefix: string,
 ): ApiKeyStore["useApiKey"] {
-  /** Each key's hash: one HGETALL, or a pipeline of them (one round trip). */
-  const readKeys = async (keys: string[]): Promise<Record<string, string>[]> => {
-    if (keys.length === 1) return [await client.hgetall(keys[0] as string)];
-    const pipeline = client.pipeline();
-    for (const key of keys) pipeline.hgetall(key);
-    return ((await pipeline.exec()) ?? []).map(([error, hash]) => {
-      if (error) throw error;
-      return hash as Record<string, string>;
-    });
-  };
   return createCountBatch(
     async (counts: Map<string, number>, windowMs: number) => {
       const lookupIds = [...counts.keys()];
       if (lookupIds.every((lookupId) => counts.get(lookupId) === 0)) {
-        // Reads alone: plain HGETALLs (one, or a pipeline of them), no script.
-        const hashes = await bounded(readKeys(lookupIds.map((lookupId) => `${keyPrefix}${lookupId}`)));
-        return new Map(lookupIds.map((lookupId, i) => [lookupId, readOnly(hashes[i], windowMs)]));
+        // Reads alone: no counter touched.
+        const keys = lookupIds.map((lookupId) => `${keyPrefix}${lookupId}`);
+        const lists = await bounded(redis.portcullisReadApiKeys(keys.length, ...keys));
+        return new Map(
+          lookupIds.map((lookupId, i) => [
+            lookupId,
+            [lists[i] ?? [], 0, windowMs] as [string[], number, number],
+          ]),
+        );
       }
       const replies = await bounded(
         redis.portcullisUseApiKeys(
@@ -293,10 +328,18 @@ export function redisApiKeyStore(
       return "created";
     },
     async findApiKeyByLookupId(lookupId) {
-      const hash = await bounded(client.hgetall(`${keyPrefix}${lookupId}`));
-      return hash.id === undefined ? null : fromHash(hash);
+      return fromHash(await bounded(client.hgetall(`${keyPrefix}${lookupId}`)));
     },
-    useApiKey: keyUses(client, redis, bounded, keyPrefix, usePrefix),
+    useApiKey: keyUses(redis, bounded, keyPrefix, usePrefix),
+    async returnApiKeyUses(lookupId, uses, maxRemainingMs) {
+      await bounded(
+        redis.portcullisReturnApiKeyUses(
+          `${usePrefix}${lookupId}`,
+          String(uses),
+          String(Math.floor(maxRemainingMs)),
+        ),
+      );
+    },
     async findApiKey(id) {
       return fromList(await bounded(redis.portcullisFindApiKey(`${idPrefix}${id}`, keyPrefix)));
     },

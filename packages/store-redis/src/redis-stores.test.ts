@@ -115,6 +115,18 @@ describe("allowlist reads batched on Redis", () => {
 });
 
 describe("redis API keys", () => {
+  /** The names of the commands the shared client sends until `stop`, and their replies. */
+  const recordCommands = () => {
+    const commands: string[] = [];
+    const replies: unknown[] = [];
+    const { sendCommand } = client;
+    client.sendCommand = ((...args: Parameters<Redis["sendCommand"]>) => {
+      commands.push(args[0].name);
+      void args[0].promise.then((reply) => replies.push(reply));
+      return sendCommand.apply(client, args);
+    }) as Redis["sendCommand"];
+    return { commands, replies, stop: () => (client.sendCommand = sendCommand) };
+  };
   const record = (userId: string, organizationId: string | null) => ({
     id: `id-${randomUUID()}`,
     lookupId: randomUUID().replaceAll("-", "").slice(0, 12),
@@ -132,12 +144,7 @@ describe("redis API keys", () => {
   it("useApiKey is one command (a script: the counter's INCR and the key's HGETALL), found or not", async () => {
     const keyPrefix = testPrefix();
     const { apiKeys } = createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 });
-    const commands: string[] = [];
-    const { sendCommand } = client;
-    client.sendCommand = ((...args: Parameters<Redis["sendCommand"]>) => {
-      commands.push(args[0].name);
-      return sendCommand.apply(client, args);
-    }) as Redis["sendCommand"];
+    const { commands, stop } = recordCommands();
     try {
       const key = record("user-1", null);
       await apiKeys.createApiKey(key, { maxPerOwner: 100 });
@@ -146,7 +153,36 @@ describe("redis API keys", () => {
       expect(await apiKeys.useApiKey("absent000000", 60_000, 1)).toMatchObject({ record: null, count: 1 });
       expect(commands).toEqual(["evalsha", "evalsha"]);
     } finally {
-      client.sendCommand = sendCommand;
+      stop();
+      await deleteKeys(client, keyPrefix);
+    }
+  });
+
+  it("useApiKey - a read of a lookupId without a key answers as many fields as a stored key's (the same time to send and parse)", async () => {
+    const keyPrefix = testPrefix();
+    const { apiKeys } = createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 });
+    const { commands, replies, stop } = recordCommands();
+    try {
+      const key = { ...record("user-1", null), lastUsedAt: 1_700_000_000_000 }; // a user's key once used
+      await apiKeys.createApiKey(key, { maxPerOwner: 100 });
+      commands.length = 0;
+      replies.length = 0;
+      for (const uses of [0, 1]) {
+        expect(await apiKeys.useApiKey(key.lookupId, 60_000, uses)).toMatchObject({ record: key });
+        expect(await apiKeys.useApiKey("absent000000", 60_000, uses)).toMatchObject({ record: null });
+      }
+      expect(commands).toEqual(["evalsha", "evalsha", "evalsha", "evalsha"]);
+      const [stored, absent, storedCounted, absentCounted] = replies as [
+        string[][],
+        string[][],
+        [string[]][],
+        [string[]][],
+      ];
+      expect(absent[0]).toHaveLength(stored[0]?.length ?? -1);
+      expect(absentCounted[0]?.[0]).toHaveLength(storedCounted[0]?.[0]?.length ?? -1);
+      expect(await apiKeys.findApiKeyByLookupId("absent000000")).toBeNull();
+    } finally {
+      stop();
       await deleteKeys(client, keyPrefix);
     }
   });
@@ -154,12 +190,7 @@ describe("redis API keys", () => {
   it("useApiKey - 30 requests of 3 keys and an unknown lookupId in one turn: one script, counts 1..n per lookupId", async () => {
     const keyPrefix = testPrefix();
     const { apiKeys } = createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 });
-    const commands: string[] = [];
-    const { sendCommand } = client;
-    client.sendCommand = ((...args: Parameters<Redis["sendCommand"]>) => {
-      commands.push(args[0].name);
-      return sendCommand.apply(client, args);
-    }) as Redis["sendCommand"];
+    const { commands, stop } = recordCommands();
     try {
       const keys = [record("user-1", null), record("user-2", null), record("user-3", "org-1")];
       for (const key of keys) await apiKeys.createApiKey(key, { maxPerOwner: 100 });
@@ -174,7 +205,7 @@ describe("redis API keys", () => {
         for (const use of mine) expect(use.record).toEqual(keys[index] ?? null);
       }
     } finally {
-      client.sendCommand = sendCommand;
+      stop();
       await deleteKeys(client, keyPrefix);
     }
   });

@@ -34,11 +34,14 @@ type UsesRow = { [column in keyof ApiKeyRow]: ApiKeyRow[column] | null } & {
 export function requestUses(
   context: SqlContext,
   findByLookupId: (db: AnyKysely, lookupId: string) => Promise<ApiKeyRow[]>,
-): Pick<ApiKeyStore, "useApiKey"> {
+): Pick<ApiKeyStore, "useApiKey" | "returnApiKeyUses"> {
   const { db, dialect, clock } = context;
   const counters = sqlCounters(context);
+  const returnApiKeyUses = (lookupId: string, uses: number, maxRemainingMs: number) =>
+    counters.giveBack(usesOf(lookupId), uses, maxRemainingMs);
   if (dialect !== "postgres") {
     return {
+      returnApiKeyUses,
       async useApiKey(lookupId, windowMs, uses) {
         const counter = usesOf(lookupId);
         const [hit, [row]] = await Promise.all([
@@ -75,13 +78,14 @@ export function requestUses(
   };
   if (db.isTransaction) {
     return {
+      returnApiKeyUses,
       async useApiKey(lookupId, windowMs, uses) {
         const row = (await count(new Map([[lookupId, uses]]), windowMs)).get(lookupId);
         return answer(row, { through: uses, of: uses, weight: uses, windowMs });
       },
     };
   }
-  return { useApiKey: createCountBatch(count, answer, MAX_BATCH) };
+  return { returnApiKeyUses, useApiKey: createCountBatch(count, answer, MAX_BATCH) };
 }
 
 /**

@@ -204,6 +204,20 @@ export function sqlCounters(context: SqlContext, pieces: Upserts = upserts(conte
         .where("hits", ">", 0);
       await (relaxesCommit(dialect, db) ? refund.returning(RELAXED_COMMIT) : refund).execute();
     },
+    /**
+     * `uses` fewer for `key`, not below 0, in its running window when that ends within
+     * `maxRemainingMs` (a later window is left as it is; none is started).
+     */
+    async giveBack(key: string, uses: number, maxRemainingMs: number): Promise<void> {
+      const now = clock.now();
+      const giveBack = db
+        .updateTable(tables.counters)
+        .set({ hits: sql`case when hits > ${uses} then hits - ${uses} else 0 end` })
+        .where("id", "=", storedKey(key))
+        .where("expires_at", ">", now)
+        .where("expires_at", "<=", now + maxRemainingMs);
+      await (relaxesCommit(dialect, db) ? giveBack.returning(RELAXED_COMMIT) : giveBack).execute();
+    },
   };
 }
 

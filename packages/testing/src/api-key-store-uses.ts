@@ -108,4 +108,34 @@ export const API_KEY_USE_TESTS: StoreTests<ApiKeyContext>[string] = {
       await elapse(fixture, SHORT_WINDOW_MS + 50);
       expect((await store.useApiKey(record.lookupId, SHORT_WINDOW_MS, 2)).count).toBe(2);
     },
+  "returnApiKeyUses - gives counts back to the running window, not below 0, its end kept; concurrent ones all land":
+    async ({ store, storedKey }) => {
+      const record = await storedKey();
+      const first = await store.useApiKey(record.lookupId, LONG_WINDOW_MS, 10);
+      await store.returnApiKeyUses(record.lookupId, 3, LONG_WINDOW_MS);
+      const after = await store.useApiKey(record.lookupId, LONG_WINDOW_MS, 1);
+      expect(after.count).toBe(8);
+      expect(after.remainingMs).toBeLessThanOrEqual(first.remainingMs);
+      await concurrently(4, () => store.returnApiKeyUses(record.lookupId, 1, LONG_WINDOW_MS));
+      expect((await store.useApiKey(record.lookupId, LONG_WINDOW_MS, 1)).count).toBe(5);
+      await store.returnApiKeyUses(record.lookupId, 50, LONG_WINDOW_MS);
+      expect((await store.useApiKey(record.lookupId, LONG_WINDOW_MS, 1)).count).toBe(1);
+    },
+  "returnApiKeyUses - leaves a window that ends later than maxRemainingMs as it is, and starts none": async ({
+    store,
+    fixture,
+    storedKey,
+  }) => {
+    const record = await storedKey();
+    await store.returnApiKeyUses(record.lookupId, 2, LONG_WINDOW_MS); // no window yet: none started
+    expect((await store.useApiKey(record.lookupId, LONG_WINDOW_MS, 3)).count).toBe(3);
+    // A window counted in earlier would end within 1 s; this one ends in about LONG_WINDOW_MS.
+    await store.returnApiKeyUses(record.lookupId, 2, 1_000);
+    expect((await store.useApiKey(record.lookupId, LONG_WINDOW_MS, 1)).count).toBe(4);
+    const unknown = newLookupId();
+    expect((await store.useApiKey(unknown, SHORT_WINDOW_MS, 2)).count).toBe(2);
+    await elapse(fixture, SHORT_WINDOW_MS + 50);
+    await store.returnApiKeyUses(unknown, 1, LONG_WINDOW_MS); // its window has ended
+    expect((await store.useApiKey(unknown, SHORT_WINDOW_MS, 1)).count).toBe(1);
+  },
 };

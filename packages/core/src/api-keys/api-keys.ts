@@ -62,6 +62,19 @@ function hashMatches(hash: KeyedHash, key: string, stored: string): boolean {
 }
 
 /**
+ * A refused request's count (of the window ending at `endsAt`): kept by this instance's leases to
+ * hand out again, or, past a block's worth, given back to the store in the background (the window
+ * named by its end: one ending within half a window of it, never a later one). A failed give-back
+ * is logged; its count stays used, which refuses sooner, never later.
+ */
+function giveBack(deps: ApiKeyDeps, store: ApiKeyStore, lookupId: string, count: number, endsAt: number) {
+  const now = deps.clock.now();
+  if (deps.apiKeyLeases.giveBack(lookupId, count, endsAt, now) === 0) return;
+  const maxRemainingMs = endsAt - now + WINDOW_MS / 2;
+  deps.background.run("api_key.give_back_failed", () => store.returnApiKeyUses(lookupId, 1, maxRemainingMs));
+}
+
+/**
  * A request's count and key, in one round trip: a count this instance holds and the key's read
  * (`useApiKey` counting 0), or the store's `useApiKey` that counts and reads (docs/api-keys.md). A store
  * failure is `DATABASE_FAILURE`, and the request is not counted.
@@ -74,7 +87,7 @@ async function countedRead(deps: ApiKeyDeps, store: ApiKeyStore, lookupId: strin
     try {
       return { record: (await store.useApiKey(lookupId, WINDOW_MS, 0)).record, ...taken };
     } catch (error) {
-      leases.giveBack(lookupId, taken.count, taken.endsAt, clock.now());
+      giveBack(deps, store, lookupId, taken.count, taken.endsAt);
       throw portFailure("DATABASE_FAILURE", error);
     }
   }
@@ -107,7 +120,7 @@ export async function authenticateApiKey(deps: ApiKeyDeps, key: string): Promise
   const now = deps.clock.now();
   const matches = hashMatches(deps.apiKeyHash, key, record?.keyHash ?? NO_HASH);
   if (record === null || !matches || record.lookupId !== lookupId || isExpired(record, now)) {
-    deps.apiKeyLeases.giveBack(lookupId, count, endsAt, now);
+    giveBack(deps, store, lookupId, count, endsAt);
     throw new AuthError("API_KEY_INVALID");
   }
   if (count > options.requestsPerMinute)

@@ -1,13 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { createLeases, type Taken } from "./leases.js";
 
-/** A store's counter of one lookupId: what `useApiKey` would answer for `uses` more. */
+/** A store's counter of one lookupId: what `useApiKey` would answer for `uses` more; `giveBack`, `returnApiKeyUses`. */
 function counter() {
   let total = 0;
-  return (uses: number) => {
+  const count = (uses: number) => {
     total += uses;
     return total;
   };
+  count.giveBack = (uses: number) => {
+    total = Math.max(0, total - uses);
+  };
+  return count;
 }
 
 /** One request: a held count, or the store asked (through `count`) and granted. */
@@ -78,6 +82,42 @@ describe("createLeases", () => {
     for (let i = 0; i < 1_000; i++) {
       const { count } = request(instances[i % 2] as ReturnType<typeof createLeases>, store);
       if (count <= limit) allowed += 1;
+    }
+    expect(allowed).toBe(limit);
+  });
+
+  it("giveBack - keeps refused counts while it holds less than a block (its rest included), then answers 1 for each: the count to give back to the store", () => {
+    const leases = createLeases(100); // blocks of up to 5
+    const store = counter();
+    // 7 requests: 1, then blocks of 2 and 4, all handed out (no block's rest held).
+    const counts = Array.from({ length: 7 }, () => request(leases, store).count);
+    expect(counts.map((count) => leases.giveBack("lk", count, 60_000, 10))).toEqual([0, 0, 0, 0, 0, 1, 1]);
+    const handedOut = Array.from({ length: 5 }, () => leases.take("lk", 10));
+    expect(handedOut.every((taken) => "count" in taken)).toBe(true);
+    // A block's rest counts as held: with 4 of a block of 5 unused, one refused count is kept.
+    request(leases, store);
+    expect([leases.giveBack("lk", 3, 60_000, 10), leases.giveBack("lk", 2, 60_000, 10)]).toEqual([0, 1]);
+  });
+
+  it("take - refusals on one instance do not use up another's share; valid requests never pass the limit", () => {
+    const limit = 100;
+    const store = counter();
+    const [a, b] = [createLeases(limit), createLeases(limit)];
+    // 300 wrong secrets on A: each refused, its count given back (to A's leases or the store).
+    for (let i = 0; i < 300; i++) {
+      const { count } = request(a, store);
+      if (a.giveBack("lk", count, 60_000, 0) === 1) store.giveBack(1);
+    }
+    let allowed = 0;
+    for (let i = 0; i < 200; i++) if (request(b, store).count <= limit) allowed += 1;
+    expect(allowed).toBeGreaterThanOrEqual(limit - 5); // A keeps at most a block's worth (5)
+    // A mix on both, a third of them refused: still never more than the limit in all.
+    for (let i = 0; i < 600; i++) {
+      const leases = i % 2 === 0 ? a : b;
+      const { count } = request(leases, store);
+      if (i % 3 === 0) {
+        if (leases.giveBack("lk", count, 60_000, 0) === 1) store.giveBack(1);
+      } else if (count <= limit) allowed += 1;
     }
     expect(allowed).toBe(limit);
   });

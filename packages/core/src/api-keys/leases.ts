@@ -49,8 +49,14 @@ export interface Leases {
   ): { count: number; endsAt: number };
   /** The store failed on what `take` asked: the next request may ask for a block again. */
   abandon(lookupId: string, asked: { block: boolean }): void;
-  /** A refused request's count (of the window ending at `endsAt`), handed out again here while that window lasts. */
-  giveBack(lookupId: string, count: number, endsAt: number, now: number): void;
+  /**
+   * A refused request's count (of the window ending at `endsAt`), handed out again here while
+   * that window lasts, while what this instance holds (these and its block's rest) is less than a
+   * block; past that, 1: the count to give back to the store
+   * (`ApiKeyStore.returnApiKeyUses`), so that refusals on one instance never use up what the
+   * others may count. 0 when it is kept, or belongs to no window to give back to.
+   */
+  giveBack(lookupId: string, count: number, endsAt: number, now: number): 0 | 1;
 }
 
 /**
@@ -61,7 +67,9 @@ export interface Leases {
  * being taken ask for 1 each. A key past its limit in a window gets counts past it without a write
  * until the window ends. The limit is never exceeded: every count handed out was counted in the
  * store. What a block holds unused counts as used for the other instances (a twentieth of the
- * limit at most), which reach the limit that much earlier, never later.
+ * limit at most), which reach the limit that much earlier, never later. Refused requests' counts
+ * are kept here up to a block's worth; more go back to the store, so refusals on one instance
+ * (wrong secrets, which anyone who knows a lookup id can send) never use up the others' share.
  */
 export function createLeases(limit: number): Leases {
   const leases: Lru<string, Lease> = createLru(MAX_LEASES);
@@ -104,7 +112,11 @@ export function createLeases(limit: number): Leases {
     },
     giveBack(lookupId, count, endsAt, now) {
       const lease = live(lookupId, now);
-      if (lease !== undefined && lease.endsAt === endsAt && count <= limit) lease.returned.push(count);
+      if (lease === undefined || lease.endsAt !== endsAt || count > limit) return 0;
+      // What this instance holds (given back, and the rest of its block) stays within one block.
+      if (lease.returned.length + Math.max(0, lease.last - lease.next + 1) >= maxBlock) return 1;
+      lease.returned.push(count);
+      return 0;
     },
   };
 }

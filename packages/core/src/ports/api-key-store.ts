@@ -83,6 +83,15 @@ export interface ApiKeyStore {
    * deletion until their window ends.
    */
   useApiKey(lookupId: string, windowMs: number, uses: number): Promise<ApiKeyUse>;
+  /**
+   * Gives back `uses` counts of the `lookupId`'s running window: requests the core counted and
+   * then refused (a wrong secret), beyond what it keeps to hand out again itself
+   * (docs/api-keys.md, "Counted in blocks"). The count goes down by `uses`, never below 0, and
+   * the window's end does not move. Only the window that ends within `maxRemainingMs` from now is
+   * given back to: a window that has ended, or a later one (which ends at least a window later),
+   * is left as it is, and no window is started.
+   */
+  returnApiKeyUses(lookupId: string, uses: number, maxRemainingMs: number): Promise<void>;
   /** The key with this `id`, or null. */
   findApiKey(id: string): Promise<ApiKeyRecord | null>;
   /**

@@ -1,10 +1,17 @@
 // What the API key tests of the adapter suite share (api-keys.ts, api-keys-ends.ts): an app with
 // organizations and API keys on, a key made through the routes, and a host call made with one.
 import { crc32 } from "node:zlib";
-import type { AuthOptions } from "@portcullis/core";
-import { expect } from "vitest";
-import type { HttpClient, HttpReply } from "../http-client.js";
-import { type App, type Boot, PASSWORD } from "./fixture.js";
+import {
+  type Auth,
+  type AuthOptions,
+  type Clock,
+  createArgon2Hasher,
+  createAuth,
+  silentLogger,
+} from "@portcullis/core";
+import { expect, onTestFinished } from "vitest";
+import { createHttpClient, type HttpClient, type HttpReply } from "../http-client.js";
+import { APP_ORIGIN, type App, type Boot, PASSWORD, type StartedServer } from "./fixture.js";
 import { as, bootOrganizations, type Member, stepUp } from "./organization-fixture.js";
 
 /** Requests one key may make per minute in most tests: more than any of them makes. */
@@ -138,4 +145,35 @@ export function rewritten(key: string, index: number): string {
 /** `key` with one character changed and the checksum left as it was: a typo. */
 export function mistyped(key: string, index: number): string {
   return key.slice(0, index) + other(key[index] ?? "") + key.slice(index + 1);
+}
+
+/**
+ * One instance of an app with API keys (`requestsPerMinute`) over `stores` on `clock` (cheap
+ * argon2, no emails), served by `start` until the test ends; instances made with one call's
+ * stores share the keys (one secret for all).
+ */
+export async function startKeyInstance(
+  start: (auth: Auth) => Promise<StartedServer>,
+  stores: AuthOptions["stores"],
+  clock: Clock,
+  requestsPerMinute: number,
+): Promise<{ auth: Auth; http: HttpClient }> {
+  const auth = createAuth({
+    secret: "api-keys-instances-secret-Qm4vR8tY2wZ6pL0sD3fH7jK1nB5xC9gA",
+    stores,
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    clock,
+    logger: silentLogger,
+    appOrigin: APP_ORIGIN,
+    mailer: { send: async () => undefined },
+    email: { loginAlerts: false },
+    apiKeys: { requestsPerMinute },
+  });
+  await auth.ready();
+  const server = await start(auth);
+  onTestFinished(async () => {
+    await auth.idle();
+    await server.close();
+  });
+  return { auth, http: createHttpClient(server.baseUrl) };
 }

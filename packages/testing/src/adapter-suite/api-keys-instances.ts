@@ -1,10 +1,9 @@
-import { createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
-import { describe, expect, it, onTestFinished } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFakeClock } from "../fake-clock.js";
-import { createHttpClient, type HttpClient } from "../http-client.js";
-import { registerWithKey } from "./api-keys-fixture.js";
+import type { HttpClient } from "../http-client.js";
+import { registerWithKey, startKeyInstance } from "./api-keys-fixture.js";
 import type { AdapterSuiteOptions } from "./fixture.js";
-import { APP_ORIGIN, expectCode } from "./fixture.js";
+import { expectCode } from "./fixture.js";
 
 const LIMIT = 5;
 
@@ -12,26 +11,7 @@ const LIMIT = 5;
 async function twoInstances(options: Pick<AdapterSuiteOptions, "start" | "createStores">) {
   const clock = createFakeClock({ tick: 1 });
   const stores = options.createStores(clock);
-  const make = async () => {
-    const auth = createAuth({
-      secret: "api-keys-instances-secret-Qm4vR8tY2wZ6pL0sD3fH7jK1nB5xC9gA",
-      stores,
-      passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-      clock,
-      logger: silentLogger,
-      appOrigin: APP_ORIGIN,
-      mailer: { send: async () => undefined },
-      email: { loginAlerts: false },
-      apiKeys: { requestsPerMinute: LIMIT },
-    });
-    await auth.ready();
-    const server = await options.start(auth);
-    onTestFinished(async () => {
-      await auth.idle();
-      await server.close();
-    });
-    return { auth, http: createHttpClient(server.baseUrl) };
-  };
+  const make = () => startKeyInstance(options.start, stores, clock, LIMIT);
   return { a: await make(), b: await make() };
 }
 
