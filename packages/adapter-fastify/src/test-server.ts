@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import type { Auth } from "@portcullis/core";
-import type { FastifyInstance } from "fastify";
-import { requirePermission } from "./index.js";
+import Fastify, { type FastifyInstance } from "fastify";
+import { portcullis, requirePermission } from "./index.js";
 
 /** Test support (not built into the package): `app` listening on 127.0.0.1, on `port` or a free one. */
 export async function listenForTests(
@@ -31,4 +31,11 @@ export function addHostRoutes(app: FastifyInstance, auth: Auth): FastifyInstance
   app.get("/host/projects", { preHandler: requirePermission(auth, "project:read") }, organizationId);
   app.post("/host/projects", { preHandler: requirePermission(auth, "project:write") }, organizationId);
   return app;
+}
+
+/** The adapter suites' `start`: `auth`'s plugin on a new Fastify app with the host routes, listening. */
+export async function startForTests(auth: Auth): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const app = Fastify({ forceCloseConnections: true });
+  await app.register(portcullis, { auth });
+  return listenForTests(addHostRoutes(app, auth));
 }

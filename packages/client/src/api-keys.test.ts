@@ -2,39 +2,20 @@
 // shared with the client): a key is made after a step-up (the client sends the step-up token it
 // holds, as for every step-up route), is shown once, works on the host's routes and stops working
 // once deleted.
-import { requireAuth, requirePermission } from "@portcullis/adapter-express";
-import { createAuth } from "@portcullis/core";
+import { requireAuth } from "@portcullis/adapter-express";
 import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { isPortcullisError } from "./index.js";
-import {
-  ADA,
-  appOnClock,
-  listenWithAuth,
-  MODES,
-  PASSWORD,
-  signedInClient,
-  testAuthOptions,
-} from "./test-server.js";
+import { ADA, listenWithAuth, MODES, PASSWORD, projectsApp, signedInClient } from "./test-server.js";
 
 /** A server with organizations and API keys on; host routes `GET /api/whoami` and `/api/projects`. */
 async function startServer() {
   const clock = createFakeClock({ tick: 1 });
-  const auth = createAuth({
-    ...testAuthOptions(clock),
-    mailer: { send: async () => {} },
+  const { auth, app } = await projectsApp(clock, {
     organizations: { permissions: ["project:read", "project:write"] },
     apiKeys: {},
   });
-  await auth.ready();
-  await auth.host.createUser({}, { email: ADA, password: PASSWORD, emailVerified: true });
-  const app = appOnClock(clock);
   app.get("/api/whoami", requireAuth(auth), (req, res) => void res.json({ userId: req.auth?.userId }));
-  app.get(
-    "/api/projects",
-    requirePermission(auth, "project:read"),
-    (req, res) => void res.json({ organizationId: req.organization?.organizationId }),
-  );
   const baseUrl = await listenWithAuth(app, auth);
   const origin = new URL(baseUrl).origin;
   const signedIn = (mode: (typeof MODES)[number]) =>

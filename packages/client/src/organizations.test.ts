@@ -1,38 +1,18 @@
 // Organizations through the client against a real server (express adapter, memory stores, a fake
 // clock shared with the client): activating one gives the session a new access token, which the
 // client keeps (header mode) and shares as a refresh's, so the next call names the organization.
-import { requirePermission } from "@portcullis/adapter-express";
-import { createAuth } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { type AuthClientOptions, memoryStorage } from "./index.js";
 import { fakeBrowser } from "./test-browser.js";
-import {
-  ADA,
-  appOnClock,
-  listenWithAuth,
-  MODES,
-  PASSWORD,
-  signedInClient,
-  testAuthOptions,
-} from "./test-server.js";
+import { ADA, listenWithAuth, MODES, PASSWORD, projectsApp, signedInClient } from "./test-server.js";
 
 /** A server with organizations on and a host route `GET /api/projects` needing `project:read`. */
 async function startServer() {
   const clock = createFakeClock({ tick: 1 });
-  const auth = createAuth({
-    ...testAuthOptions(clock),
-    mailer: { send: async () => {} },
+  const { auth, app } = await projectsApp(clock, {
     organizations: { permissions: ["project:read"], memberPermissions: ["project:read"] },
   });
-  await auth.ready();
-  await auth.host.createUser({}, { email: ADA, password: PASSWORD, emailVerified: true });
-  const app = appOnClock(clock);
-  app.get(
-    "/api/projects",
-    requirePermission(auth, "project:read"),
-    (req, res) => void res.json({ organizationId: req.organization?.organizationId }),
-  );
   const baseUrl = await listenWithAuth(app, auth);
   /** A signed-in client of `mode` (a cookie jar standing in for the browser in cookie mode). */
   const signedIn = (mode: (typeof MODES)[number], options: Partial<AuthClientOptions> = {}) =>

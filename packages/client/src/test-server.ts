@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { createAuthRouter } from "@portcullis/adapter-express";
-import { type Auth, type Clock, createArgon2Hasher, silentLogger } from "@portcullis/core";
+import { createAuthRouter, requirePermission } from "@portcullis/adapter-express";
+import { type Auth, type Clock, createArgon2Hasher, createAuth, silentLogger } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import express, { type Express } from "express";
 import { afterEach } from "vitest";
@@ -65,6 +65,24 @@ export function appOnClock(clock: Clock): Express {
     next();
   });
   return app;
+}
+
+/**
+ * An auth on `clock` (the shared options, `options`, emails dropped) with Ada's verified account,
+ * and an app on `clock` whose host route `GET /api/projects` needs `project:read` and answers
+ * with the active organization's id.
+ */
+export async function projectsApp(clock: Clock, options: Partial<Parameters<typeof createAuth>[0]>) {
+  const auth = createAuth({ ...testAuthOptions(clock), mailer: { send: async () => {} }, ...options });
+  await auth.ready();
+  await auth.host.createUser({}, { email: ADA, password: PASSWORD, emailVerified: true });
+  const app = appOnClock(clock);
+  app.get(
+    "/api/projects",
+    requirePermission(auth, "project:read"),
+    (req, res) => void res.json({ organizationId: req.organization?.organizationId }),
+  );
+  return { auth, app };
 }
 
 /**

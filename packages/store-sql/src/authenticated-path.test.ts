@@ -1,44 +1,34 @@
-import { createArgon2Hasher, createAuth, httpHandlerFor, silentLogger } from "@portcullis/core";
-import { createFakeClock } from "@portcullis/testing";
-import { Kysely, sql } from "kysely";
-import Database from "libsql";
+import type { HttpHandler } from "@portcullis/core";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
-import { createSqlStores } from "./sql-stores.js";
-import { createSqliteDialect } from "./sqlite-dialect.js";
-import { counted, countedPostgres, type SendOptions, sendTo } from "./test-databases.js";
+import {
+  type Counting,
+  countedPostgres,
+  countedSqlite,
+  countStatements,
+  type SendOptions,
+  sendTo,
+} from "./test-databases.js";
+import { registerThrough, sqlStoresHandler } from "./test-servers.js";
 
 // The authenticated path on SQL stores through the core's HTTP handler: GET /me reads the
 // allowlist entry and the user in one statement, and revocation still holds on the very next
 // request (logout, ending the session, a deleted account, a changed record).
 
-function suite(
-  name: string,
-  open: () => Promise<{ db: AnyKysely; counting: { on: boolean; statements: string[] } }>,
-) {
+function suite(name: string, open: () => Promise<{ db: AnyKysely; counting: Counting }>) {
   describe(`authenticated path on ${name}`, () => {
     let db: AnyKysely;
-    let counting: { on: boolean; statements: string[] };
-    let handler: ReturnType<typeof httpHandlerFor>;
-    let n = 0;
+    let counting: Counting;
+    let handler: HttpHandler;
     beforeAll(async () => {
       ({ db, counting } = await open());
-      const stores = createSqlStores({ db, clock: createFakeClock() });
-      await stores.migrate();
-      const auth = createAuth({
-        secret: "authenticated-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjFX",
-        stores,
-        logger: silentLogger,
-        appOrigin: "http://localhost:3000",
-        allowHeaderAuthentication: true,
-        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-        email: { enabled: false },
+      handler = await sqlStoresHandler(db, "authenticated-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjFX", {
         organizations: {
           permissions: ["project:read", "project:write"],
           memberPermissions: ["project:read"],
         },
       });
-      handler = httpHandlerFor(auth);
     }, 60_000);
 
     const send = (method: string, path: string, options: SendOptions = {}) =>
@@ -46,12 +36,7 @@ function suite(
 
     /** A new account, signed in: its id, address and access token. */
     const signedIn = async () => {
-      n += 1;
-      const credentials = {
-        email: `user${n}-${Date.now()}@example.test`,
-        password: "correct horse battery staple",
-      };
-      expect((await send("POST", "/register", { body: credentials })).status).toBeLessThan(300);
+      const credentials = await registerThrough(handler, "user");
       const login = await send("POST", "/login", { body: credentials });
       expect(login.status).toBe(200);
       return {
@@ -63,14 +48,8 @@ function suite(
 
     /** GET /me with `token`, and the statements it sent. */
     const me = async (token: string) => {
-      counting.statements = [];
-      counting.on = true;
-      try {
-        const answer = await send("GET", "/me", { token });
-        return { ...answer, statements: [...counting.statements] };
-      } finally {
-        counting.on = false;
-      }
+      const { answer, statements } = await countStatements(counting, () => send("GET", "/me", { token }));
+      return { ...answer, statements };
     };
 
     /** A signed-in user owning a new organization made active: ids and the token naming it. */
@@ -78,7 +57,7 @@ function suite(
       const user = await signedIn();
       const created = await send("POST", "/organizations", {
         token: user.token,
-        body: { name: "Acme", slug: `acme-${n}-${Date.now()}` },
+        body: { name: "Acme", slug: `acme-${user.email.split("@")[0]}` },
       });
       expect(created.status).toBe(201);
       const organizationId = created.body.organization.id as string;
@@ -91,10 +70,8 @@ function suite(
 
     /** A host route's permission check (`handler.authenticate(request, permission)`) with `token`, and its statements. */
     const check = async (token: string, permission: string) => {
-      counting.statements = [];
-      counting.on = true;
-      try {
-        const result = await handler.authenticate(
+      const { answer: result, statements } = await countStatements(counting, () =>
+        handler.authenticate(
           {
             method: "GET",
             url: "/api/projects",
@@ -102,13 +79,11 @@ function suite(
             remoteAddress: "127.0.0.1",
           },
           permission,
-        );
-        const status = result.response?.status ?? 200;
-        const body = result.response?.body ? JSON.parse(String(result.response.body)) : null;
-        return { status, body, organization: result.organization, statements: [...counting.statements] };
-      } finally {
-        counting.on = false;
-      }
+        ),
+      );
+      const status = result.response?.status ?? 200;
+      const body = result.response?.body ? JSON.parse(String(result.response.body)) : null;
+      return { status, body, organization: result.organization, statements };
     };
 
     it("authenticate(request, permission) - one statement: the allowlist entry, the user and the membership", async () => {
@@ -153,19 +128,13 @@ function suite(
       expect(answer.statements[0]).toMatch(/join/i);
     });
 
-    it("GET /me - after logout the token is refused on the very next request", async () => {
+    it.each([
+      ["logout", "POST", "/logout"],
+      ["DELETE /sessions (every session ended)", "DELETE", "/sessions"],
+    ])("GET /me - after %s the token is refused on the very next request", async (_ending, method, path) => {
       const user = await signedIn();
       expect((await me(user.token)).status).toBe(200);
-      expect((await send("POST", "/logout", { token: user.token })).status).toBeLessThan(300);
-      const answer = await me(user.token);
-      expect(answer.status).toBe(401);
-      expect(answer.body.code).toBe("ACCESS_TOKEN_INVALID");
-    });
-
-    it("GET /me - after DELETE /sessions (every session ended) the token is refused on the very next request", async () => {
-      const user = await signedIn();
-      expect((await me(user.token)).status).toBe(200);
-      expect((await send("DELETE", "/sessions", { token: user.token })).status).toBeLessThan(300);
+      expect((await send(method, path, { token: user.token })).status).toBeLessThan(300);
       const answer = await me(user.token);
       expect(answer.status).toBe(401);
       expect(answer.body.code).toBe("ACCESS_TOKEN_INVALID");
@@ -186,11 +155,7 @@ function suite(
   });
 }
 
-suite("sqlite", async () =>
-  counted(
-    (log) =>
-      new Kysely({ dialect: createSqliteDialect({ database: new Database(":memory:") }), log }) as AnyKysely,
-  ));
+suite("sqlite", async () => countedSqlite());
 
 let postgres: Awaited<ReturnType<typeof countedPostgres>> | undefined;
 suite("postgres", async () => {

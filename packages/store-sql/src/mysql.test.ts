@@ -1,28 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import { createAuthRouter } from "@portcullis/adapter-express";
-import { portcullis } from "@portcullis/adapter-fastify";
-import type { Auth } from "@portcullis/core";
 import {
-  runAccessTokenAllowlistSuite,
-  runActivityStoreSuite,
-  runApiKeyStoreSuite,
-  runCooldownStoreSuite,
   runCredentialsAdapterSuite,
   runDevicesAdapterSuite,
   runEmailSignInAdapterSuite,
-  runIdentityStoreSuite,
-  runOrganizationStoreSuite,
-  runPasskeyStoreSuite,
   runPasskeysAdapterSuite,
   runSelfServiceAdapterSuite,
-  runSessionStoreSuite,
-  runSingleUseTokenStoreSuite,
-  runUserStoreSuite,
 } from "@portcullis/testing";
-import express from "express";
-import Fastify from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
@@ -30,8 +13,9 @@ import { checkApiKeysUpgrade } from "./api-keys-upgrade.js";
 import { type AnyKysely, type SqlTables, tableNames } from "./context.js";
 import { migrate, sqlMigrations } from "./migrations.js";
 import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
-import { conformanceFixture, freshSqlStores, type StoreKinds } from "./test-databases.js";
+import { freshSqlStores, runSqlStoreSuites } from "./test-databases.js";
 import { mysqlDatabase, mysqlTableCopies, useMysql } from "./test-mysql.js";
+import { startExpress, startFastify } from "./test-servers.js";
 
 // The conformance suites on MariaDB/MySQL (`useMysql`: MYSQL_URL, root on 127.0.0.1:3306, or a
 // server started for this file), in a database of this file's own that is dropped afterwards.
@@ -48,18 +32,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const fixture = <K extends keyof StoreKinds>(kind: K) => {
-  return () => {
-    if (!database) throw new Error("unreachable: skipped without a server");
-    return conformanceFixture(database.db, kind);
-  };
-};
-
 describe.skipIf(!database)("mysql", () => {
-  runUserStoreSuite({ name: "mysql", create: fixture("users") });
-  runSessionStoreSuite({ name: "mysql", create: fixture("sessions") });
-  runAccessTokenAllowlistSuite({ name: "mysql", create: fixture("allowlist") });
-  runSingleUseTokenStoreSuite({ name: "mysql", create: fixture("singleUseTokens") });
+  runSqlStoreSuites("mysql", () => {
+    if (!database) throw new Error("unreachable: skipped without a server");
+    return database.db;
+  });
   it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {
     if (database) await checkAllowlistUpgrade(database.db);
   });
@@ -79,12 +56,6 @@ describe.skipIf(!database)("mysql", () => {
     const names = Object.keys(sqlMigrations(tableNames(), "mysql")).sort();
     expect(copied.migrations).toEqual(names.map((name) => ({ name })));
   });
-  runCooldownStoreSuite({ name: "mysql", create: fixture("cooldowns") });
-  runIdentityStoreSuite({ name: "mysql", create: fixture("identities") });
-  runActivityStoreSuite({ name: "mysql", create: fixture("activity") });
-  runPasskeyStoreSuite({ name: "mysql", create: fixture("passkeys") });
-  runOrganizationStoreSuite({ name: "mysql", create: fixture("organizations") });
-  runApiKeyStoreSuite({ name: "mysql", create: fixture("apiKeys") });
 });
 
 /**
@@ -109,30 +80,6 @@ async function tablesOf(db: AnyKysely, tables: SqlTables) {
 // store on MariaDB: each app a test boots gets tables of its own, copied from one migrated set
 // (`mysqlTableCopies`, tens of ms; a migration per app took 0.3 to 15 s, more with every set
 // before it in the database, and the file 700 s).
-async function startExpress(auth: Auth) {
-  const app = express();
-  app.use(createAuthRouter(auth));
-  const server = app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-async function startFastify(auth: Auth) {
-  const app = Fastify({ forceCloseConnections: true });
-  await app.register(portcullis, { auth });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  return {
-    baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
-    close: () => app.close(),
-  };
-}
-
 describe.skipIf(!database)("mysql: known browsers", () => {
   for (const [name, start] of [
     ["express + mysql", startExpress],

@@ -1,11 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  createArgon2Hasher,
-  createAuth,
-  type EmailMessage,
-  silentLogger,
-  TOKEN_CLAIM_LEASE_MS,
-} from "@portcullis/core";
+import { TOKEN_CLAIM_LEASE_MS } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
@@ -13,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discardTimedOutConnections, postgresPoolOptions } from "./postgres-pool.js";
 import { createSqlStores } from "./sql-stores.js";
 import { canStartPostgres, startPostgresServer } from "./test-databases.js";
-import { NEW_PASSWORD, OLD_PASSWORD, resetState, resettingUsers } from "./test-reset.js";
+import { NEW_PASSWORD, OLD_PASSWORD, resetAuth, resetState, resettingUsers } from "./test-reset.js";
 
 // docs/deploying.md ("Timeouts"): a PostgreSQL of the test's own, frozen with SIGSTOP (a hang: its
 // connections stay open, it runs nothing, it cancels nothing), behind the recommended pool
@@ -89,18 +83,7 @@ describe.skipIf(!canStartPostgres)("PostgreSQL frozen (SIGSTOP)", () => {
     const clock = createFakeClock({ start: Date.now() });
     const stores = createSqlStores({ db, clock, tablePrefix: `f${randomBytes(5).toString("hex")}_` });
     await stores.migrate();
-    const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
-    const sent: EmailMessage[] = [];
-    const auth = createAuth({
-      secret: SECRET,
-      stores,
-      clock,
-      appOrigin: "https://app.example.test",
-      logger: silentLogger,
-      mailer: { send: async (message) => void sent.push(message) },
-      email: { enabled: true, loginAlerts: false },
-      passwordHasher: hasher,
-    });
+    const { auth, hasher, sent } = resetAuth({ secret: SECRET, stores, clock });
     return { auth, users: stores.users, hasher, sent, clock, freeze, db };
   }
 

@@ -1,22 +1,10 @@
-import {
-  runAccessTokenAllowlistSuite,
-  runActivityStoreSuite,
-  runApiKeyStoreSuite,
-  runCooldownStoreSuite,
-  runIdentityStoreSuite,
-  runOrganizationStoreSuite,
-  runPasskeyStoreSuite,
-  runSessionStoreSuite,
-  runSingleUseTokenStoreSuite,
-  runUserStoreSuite,
-} from "@portcullis/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { checkApiKeysUpgrade } from "./api-keys-upgrade.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
-import { conformanceFixture, postgresSchema, type StoreKinds, usePostgres } from "./test-databases.js";
+import { postgresSchema, runSqlStoreSuites, usePostgres } from "./test-databases.js";
 
 // The conformance suites on a real PostgreSQL (PG_URL, the machine's, or one started here), in a
 // schema of this file's own that is dropped afterwards.
@@ -32,21 +20,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const fixture =
-  <K extends keyof StoreKinds>(kind: K) =>
-  () =>
-    conformanceFixture(schema.db, kind);
-
-runUserStoreSuite({ name: "postgres", create: fixture("users") });
-runSessionStoreSuite({ name: "postgres", create: fixture("sessions") });
-runAccessTokenAllowlistSuite({ name: "postgres", create: fixture("allowlist") });
-runSingleUseTokenStoreSuite({ name: "postgres", create: fixture("singleUseTokens") });
-runCooldownStoreSuite({ name: "postgres", create: fixture("cooldowns") });
-runIdentityStoreSuite({ name: "postgres", create: fixture("identities") });
-runActivityStoreSuite({ name: "postgres", create: fixture("activity") });
-runPasskeyStoreSuite({ name: "postgres", create: fixture("passkeys") });
-runOrganizationStoreSuite({ name: "postgres", create: fixture("organizations") });
-runApiKeyStoreSuite({ name: "postgres", create: fixture("apiKeys") });
+runSqlStoreSuites("postgres", () => schema.db);
 
 describe("migrate on postgres", () => {
   it("migrate - 0005 moves every session's access token to the allowlist: tokens issued before keep working", async () => {

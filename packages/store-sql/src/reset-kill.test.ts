@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createArgon2Hasher, createAuth, type EmailMessage, silentLogger } from "@portcullis/core";
+import { silentLogger } from "@portcullis/core";
 import { createFakeClock, freePort } from "@portcullis/testing";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +21,7 @@ import {
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
 import { canStartPostgres, postgresDb, sqliteDb, startPostgresServer } from "./test-databases.js";
-import { NEW_PASSWORD, resetState, resettingUsers } from "./test-reset.js";
+import { NEW_PASSWORD, resetAuth, resetState, resettingUsers } from "./test-reset.js";
 
 // kill -9 during 50 concurrent resets (issue 34): a child process (the built packages, default
 // argon2 parameters, so the hashes queue) fires 50 resets at once and is SIGKILLed 20, 150 and
@@ -81,17 +81,10 @@ async function killDuringResets(target: Target, killAfterMs: number) {
   const redis = target.redisUrl ? createRedisClient(target.redisUrl, { logger: silentLogger }) : undefined;
   if (redis && redis.status !== "ready") await once(redis, "ready");
   const keyPrefix = testPrefix();
-  const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
-  const sent: EmailMessage[] = [];
-  const auth = createAuth({
+  const { auth, hasher, sent } = resetAuth({
     secret: SECRET,
     stores: redis ? { users: stores.users, ...createRedisStores({ client: redis, keyPrefix }) } : stores,
     clock,
-    appOrigin: "https://app.example.test",
-    logger: silentLogger,
-    mailer: { send: async (message) => void sent.push(message) },
-    email: { enabled: true, loginAlerts: false },
-    passwordHasher: hasher,
   });
   try {
     const setupStarted = Date.now();

@@ -1,22 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  runAccessTokenAllowlistSuite,
-  runActivityStoreSuite,
-  runApiKeyStoreSuite,
-  runCooldownStoreSuite,
-  runIdentityStoreSuite,
-  runOrganizationStoreSuite,
-  runPasskeyStoreSuite,
-  runSessionStoreSuite,
-  runSingleUseTokenStoreSuite,
-  runUserStoreSuite,
-} from "@portcullis/testing";
 import { afterAll, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
-import { conformanceFixture, type StoreKinds, sqliteDb } from "./test-databases.js";
+import { runSqlStoreSuites, sqliteDb } from "./test-databases.js";
 
 // The conformance suites on SQLite, in memory and in a file; one database each, migrated once.
 let memory: AnyKysely;
@@ -35,23 +23,5 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const fixture =
-  <K extends keyof StoreKinds>(db: () => AnyKysely, kind: K) =>
-  () =>
-    conformanceFixture(db(), kind);
-
-for (const [name, db] of [
-  ["sqlite memory", () => memory],
-  ["sqlite file", () => file],
-] as const) {
-  runUserStoreSuite({ name, create: fixture(db, "users") });
-  runSessionStoreSuite({ name, create: fixture(db, "sessions") });
-  runAccessTokenAllowlistSuite({ name, create: fixture(db, "allowlist") });
-  runSingleUseTokenStoreSuite({ name, create: fixture(db, "singleUseTokens") });
-  runCooldownStoreSuite({ name, create: fixture(db, "cooldowns") });
-  runIdentityStoreSuite({ name, create: fixture(db, "identities") });
-  runActivityStoreSuite({ name, create: fixture(db, "activity") });
-  runPasskeyStoreSuite({ name, create: fixture(db, "passkeys") });
-  runOrganizationStoreSuite({ name, create: fixture(db, "organizations") });
-  runApiKeyStoreSuite({ name, create: fixture(db, "apiKeys") });
-}
+runSqlStoreSuites("sqlite memory", () => memory);
+runSqlStoreSuites("sqlite file", () => file);

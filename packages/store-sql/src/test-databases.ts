@@ -7,7 +7,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Clock, HttpHandler } from "@portcullis/core";
-import { createFakeClock, freePort } from "@portcullis/testing";
+import {
+  createFakeClock,
+  freePort,
+  runAccessTokenAllowlistSuite,
+  runActivityStoreSuite,
+  runApiKeyStoreSuite,
+  runCooldownStoreSuite,
+  runIdentityStoreSuite,
+  runOrganizationStoreSuite,
+  runPasskeyStoreSuite,
+  runSessionStoreSuite,
+  runSingleUseTokenStoreSuite,
+  runUserStoreSuite,
+} from "@portcullis/testing";
 import { Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
 import Database from "libsql";
 import pg from "pg";
@@ -276,6 +289,24 @@ export function conformanceFixture<K extends keyof StoreKinds>(db: AnyKysely, ki
   };
 }
 
+/** Every store's conformance suite, named `name`, on stores over `db()` (a migrated database). */
+export function runSqlStoreSuites(name: string, db: () => AnyKysely): void {
+  const create =
+    <K extends keyof StoreKinds>(kind: K) =>
+    () =>
+      conformanceFixture(db(), kind);
+  runUserStoreSuite({ name, create: create("users") });
+  runSessionStoreSuite({ name, create: create("sessions") });
+  runAccessTokenAllowlistSuite({ name, create: create("allowlist") });
+  runSingleUseTokenStoreSuite({ name, create: create("singleUseTokens") });
+  runCooldownStoreSuite({ name, create: create("cooldowns") });
+  runIdentityStoreSuite({ name, create: create("identities") });
+  runActivityStoreSuite({ name, create: create("activity") });
+  runPasskeyStoreSuite({ name, create: create("passkeys") });
+  runOrganizationStoreSuite({ name, create: create("organizations") });
+  runApiKeyStoreSuite({ name, create: create("apiKeys") });
+}
+
 /**
  * Stores under a table prefix of their own on `db`, migrated before their first call: for suites
  * that want fresh stores synchronously (the adapter suite's `createStores`). `makeTables`, when
@@ -339,13 +370,35 @@ export async function sendTo(handler: HttpHandler, method: string, path: string,
   return { status: response.status, body: response.body ? JSON.parse(String(response.body)) : null };
 }
 
+/** The statements a Kysely made by `counted` sent while `on`. */
+export type Counting = { on: boolean; statements: string[] };
+
 /** A Kysely whose statements are counted while `counting.on`. */
 export function counted(make: (log: (event: LogEvent) => void) => AnyKysely) {
-  const counting = { on: false, statements: [] as string[] };
+  const counting: Counting = { on: false, statements: [] };
   const db = make((event) => {
     if (counting.on && event.level === "query") counting.statements.push(event.query.sql);
   });
   return { db, counting };
+}
+
+/** A counting Kysely (see `counted`) on a new SQLite database in memory. */
+export const countedSqlite = () =>
+  counted(
+    (log) =>
+      new Kysely({ dialect: createSqliteDialect({ database: new Database(":memory:") }), log }) as AnyKysely,
+  );
+
+/** `run`'s answer and the statements it sent through `counting`'s Kysely. */
+export async function countStatements<T>(counting: Counting, run: () => Promise<T>) {
+  counting.statements = [];
+  counting.on = true;
+  try {
+    const answer = await run();
+    return { answer, statements: [...counting.statements] };
+  } finally {
+    counting.on = false;
+  }
 }
 
 /**

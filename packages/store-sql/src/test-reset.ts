@@ -120,19 +120,14 @@ export function authWithResetSteps(options: {
     },
   });
   const hasher = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
-  const sent: EmailMessage[] = [];
   // A host that wraps a store leaves `together` and `joint` out (they stand for the stores as the
   // package made them): the reset then runs on its fail-safe order alone, which is what these
   // tests break into.
   const { together: _together, joint: _joint, ...stores } = options.stores;
-  const auth = createAuth({
+  const { auth, sent } = resetAuth({
     secret: options.secret,
     stores: { ...stores, users },
     ...(options.clock ? { clock: options.clock } : {}),
-    appOrigin: "https://app.example.test",
-    logger: silentLogger,
-    mailer: { send: async (message) => void sent.push(message) },
-    email: { enabled: true, loginAlerts: false },
     passwordHasher: {
       ...hasher,
       async hash(password) {
@@ -142,4 +137,29 @@ export function authWithResetSteps(options: {
     },
   });
   return { auth, users, hasher, sent };
+}
+
+/**
+ * An auth over `stores` for the reset tests: on `clock` when given, `passwordHasher` or cheap
+ * argon2 (the `hasher` returned), emails landing in `sent`.
+ */
+export function resetAuth(options: {
+  secret: string;
+  stores: AuthOptions["stores"];
+  clock?: Clock;
+  passwordHasher?: PasswordHasher;
+}): { auth: Auth; hasher: PasswordHasher; sent: EmailMessage[] } {
+  const hasher = options.passwordHasher ?? createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
+  const sent: EmailMessage[] = [];
+  const auth = createAuth({
+    secret: options.secret,
+    stores: options.stores,
+    ...(options.clock ? { clock: options.clock } : {}),
+    appOrigin: "https://app.example.test",
+    logger: silentLogger,
+    mailer: { send: async (message) => void sent.push(message) },
+    email: { enabled: true, loginAlerts: false },
+    passwordHasher: hasher,
+  });
+  return { auth, hasher, sent };
 }

@@ -2,11 +2,22 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createAuthRouter, requireAuth, requirePermission } from "@portcullis/adapter-express";
 import { requirePermission as fastifyRequirePermission, portcullis } from "@portcullis/adapter-fastify";
-import type { Auth, Clock } from "@portcullis/core";
+import {
+  type Auth,
+  type Clock,
+  createArgon2Hasher,
+  createAuth,
+  type HttpHandler,
+  httpHandlerFor,
+  silentLogger,
+} from "@portcullis/core";
+import { createFakeClock } from "@portcullis/testing";
 import express from "express";
 import Fastify from "fastify";
-import { afterAll } from "vitest";
-import { freshSqlStores, postgresSchemaForFile, sqliteDb } from "./test-databases.js";
+import { afterAll, expect } from "vitest";
+import type { AnyKysely } from "./context.js";
+import { createSqlStores } from "./sql-stores.js";
+import { freshSqlStores, postgresSchemaForFile, sendTo, sqliteDb } from "./test-databases.js";
 
 /**
  * Test support (not part of the package's exports): the auth routes of `auth` through Express on
@@ -75,4 +86,41 @@ export function expressPostgresAndFastifySqlite() {
       createStores: (clock: Clock) => freshSqlStores(sqlite, clock),
     },
   };
+}
+
+/**
+ * The core's HTTP handler on SQL stores over `db` (migrated, on a fake clock) for a loopback app
+ * at localhost:3000 that takes tokens in headers: cheap argon2, no emails, then `options`.
+ */
+export async function sqlStoresHandler(
+  db: AnyKysely,
+  secret: string,
+  options: Pick<Parameters<typeof createAuth>[0], "organizations" | "loginThrottle"> = {},
+): Promise<HttpHandler> {
+  const stores = createSqlStores({ db, clock: createFakeClock() });
+  await stores.migrate();
+  const auth = createAuth({
+    secret,
+    stores,
+    logger: silentLogger,
+    appOrigin: "http://localhost:3000",
+    allowHeaderAuthentication: true,
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    email: { enabled: false },
+    ...options,
+  });
+  return httpHandlerFor(auth);
+}
+
+let registrations = 0;
+
+/** A new account registered through `handler` (not signed in yet), its address starting with `label`: its credentials. */
+export async function registerThrough(handler: HttpHandler, label: string) {
+  registrations += 1;
+  const credentials = {
+    email: `${label}${registrations}-${Date.now()}@example.test`,
+    password: "correct horse battery staple",
+  };
+  expect((await sendTo(handler, "POST", "/register", { body: credentials })).status).toBeLessThan(300);
+  return credentials;
 }

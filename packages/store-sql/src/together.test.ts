@@ -2,17 +2,14 @@ import {
   type AuthOptions,
   type ChangeStores,
   createArgon2Hasher,
-  createAuth,
-  type EmailMessage,
   type StoresTogether,
-  silentLogger,
 } from "@portcullis/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores, type SqlStores } from "./sql-stores.js";
 import { postgresSchema, sqliteDb, usePostgres } from "./test-databases.js";
 import { mysqlDatabase, useMysql } from "./test-mysql.js";
-import { NEW_PASSWORD, OLD_PASSWORD, resetState, resettingUsers } from "./test-reset.js";
+import { NEW_PASSWORD, OLD_PASSWORD, resetAuth, resetState, resettingUsers } from "./test-reset.js";
 
 // `together` (a multi-step change in one transaction) on each SQL dialect: a rejected change leaves
 // nothing behind, and a reset or `setPassword` failing at its last write leaves the old state
@@ -45,19 +42,9 @@ function failingAtLastWrite(together: StoresTogether): StoresTogether {
   };
 }
 
-function authOver(stores: AuthOptions["stores"]) {
-  const sent: EmailMessage[] = [];
-  const auth = createAuth({
-    secret: SECRET,
-    stores,
-    appOrigin: "https://app.example.test",
-    logger: silentLogger,
-    mailer: { send: async (message) => void sent.push(message) },
-    email: { enabled: true, loginAlerts: false },
-    passwordHasher: hasher,
-  });
-  return { auth, sent };
-}
+/** An auth over `stores` with this file's secret and hasher; emails land in `sent`. */
+const authOver = (stores: AuthOptions["stores"]) =>
+  resetAuth({ secret: SECRET, stores, passwordHasher: hasher });
 
 function runTogetherChecks(name: string, open: () => Promise<{ db: AnyKysely; close(): Promise<void> }>) {
   describe(`together on ${name}`, () => {

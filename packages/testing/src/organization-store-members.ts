@@ -17,6 +17,34 @@ async function organizationsWithTwoOwners({ storedOrganization, addMember }: Org
   );
 }
 
+/**
+ * `leave` for both owners of each of ten organizations (two owners and a member each), all at
+ * once: each organization's two results, sorted, are `outcomes`, and one owner is left.
+ */
+async function ownersLeaveAtOnce(
+  context: OrganizationContext,
+  leave: (organizationId: string, userId: string) => Promise<string>,
+  outcomes: string[],
+) {
+  const organizations = await organizationsWithTwoOwners(context);
+  const results = await concurrently(20, (i) => {
+    const { organizationId, owners } = organizations[i >> 1] as (typeof organizations)[number];
+    return leave(organizationId, owners[i & 1] as string);
+  });
+  for (const [n, { organizationId }] of organizations.entries()) {
+    expect([results[2 * n], results[2 * n + 1]].sort()).toEqual(outcomes);
+    expect(await context.ownersOf(organizationId)).toHaveLength(1);
+  }
+}
+
+/** A new organization and its memberships, oldest first: the owner's, then `count` members added. */
+async function withMembers({ storedOrganization, addMember }: OrganizationContext, count: number) {
+  const { organization, owner } = await storedOrganization();
+  const members = [owner];
+  for (let i = 0; i < count; i++) members.push(await addMember(organization.id));
+  return { organization, members };
+}
+
 /** The "memberships" and "owners" groups of the suite. */
 export const ORGANIZATION_MEMBERSHIP_TESTS: StoreTests<OrganizationContext> = {
   memberships: {
@@ -86,15 +114,11 @@ export const ORGANIZATION_MEMBERSHIP_TESTS: StoreTests<OrganizationContext> = {
           { organization: joinedLater, membership: last },
         ]);
       },
-    "listMembers - oldest first, limit at a time after the cursor, nextCursor null on the last page": async ({
-      store,
-      storedOrganization,
-      addMember,
-      allPages,
-    }) => {
-      const { organization, owner } = await storedOrganization();
-      const members = [owner];
-      for (let i = 0; i < 4; i++) members.push(await addMember(organization.id));
+    "listMembers - oldest first, limit at a time after the cursor, nextCursor null on the last page": async (
+      context,
+    ) => {
+      const { store, storedOrganization, addMember, allPages } = context;
+      const { organization, members } = await withMembers(context, 4);
       const { organization: other } = await storedOrganization();
       await addMember(other.id);
       const pages = await allPages((cursor) => store.listMembers(organization.id, { cursor, limit: 2 }));
@@ -108,15 +132,11 @@ export const ORGANIZATION_MEMBERSHIP_TESTS: StoreTests<OrganizationContext> = {
         nextCursor: null,
       });
     },
-    "listMembers - pages never repeat or skip a member while others join and leave between them": async ({
-      store,
-      storedOrganization,
-      addMember,
-      allPages,
-    }) => {
-      const { organization, owner } = await storedOrganization();
-      const members = [owner];
-      for (let i = 0; i < 12; i++) members.push(await addMember(organization.id));
+    "listMembers - pages never repeat or skip a member while others join and leave between them": async (
+      context,
+    ) => {
+      const { store, addMember, allPages } = context;
+      const { organization, members } = await withMembers(context, 12);
       const left: string[] = [];
       const joined: string[] = [];
       const pages = await allPages(
@@ -198,31 +218,22 @@ export const ORGANIZATION_MEMBERSHIP_TESTS: StoreTests<OrganizationContext> = {
       expect(await ownersOf(organization.id)).toEqual([second]);
       expect(await store.removeMember(organization.id, member.userId)).toBe("removed");
     },
-    "changeMemberRole - concurrent demotions of the last two owners (10 organizations): one each succeeds":
-      async (context) => {
-        const organizations = await organizationsWithTwoOwners(context);
-        const results = await concurrently(20, (i) => {
-          const { organizationId, owners } = organizations[i >> 1] as (typeof organizations)[number];
-          return context.store.changeMemberRole(organizationId, owners[i & 1] as string, "admin");
-        });
-        for (const [n, { organizationId }] of organizations.entries()) {
-          expect([results[2 * n], results[2 * n + 1]].sort()).toEqual(["changed", "last-owner"]);
-          expect(await context.ownersOf(organizationId)).toHaveLength(1);
-        }
-      },
-    "removeMember - concurrent removals of the last two owners (10 organizations): one each succeeds": async (
+    "changeMemberRole - concurrent demotions of the last two owners (10 organizations): one each succeeds": (
       context,
-    ) => {
-      const organizations = await organizationsWithTwoOwners(context);
-      const results = await concurrently(20, (i) => {
-        const { organizationId, owners } = organizations[i >> 1] as (typeof organizations)[number];
-        return context.store.removeMember(organizationId, owners[i & 1] as string);
-      });
-      for (const [n, { organizationId }] of organizations.entries()) {
-        expect([results[2 * n], results[2 * n + 1]].sort()).toEqual(["last-owner", "removed"]);
-        expect(await context.ownersOf(organizationId)).toHaveLength(1);
-      }
-    },
+    ) =>
+      ownersLeaveAtOnce(
+        context,
+        (organizationId, userId) => context.store.changeMemberRole(organizationId, userId, "admin"),
+        ["changed", "last-owner"],
+      ),
+    "removeMember - concurrent removals of the last two owners (10 organizations): one each succeeds": (
+      context,
+    ) =>
+      ownersLeaveAtOnce(
+        context,
+        (organizationId, userId) => context.store.removeMember(organizationId, userId),
+        ["last-owner", "removed"],
+      ),
     "changeMemberRole / removeMember - a demotion racing the other owner's removal leaves one owner": async (
       context,
     ) => {

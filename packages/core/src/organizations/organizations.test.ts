@@ -42,6 +42,11 @@ function organizationAuth(options: Parameters<typeof createTestAuth>[0] = {}) {
     return auth.organizations.acceptInvitation(member.call, { token: invitationToken(member.email) });
   }
 
+  /** `by` gives the member `userId` the role `role`. */
+  function setRole(by: Call, organizationId: string, userId: string, role: string) {
+    return auth.organizations.changeMemberRole(by, { organizationId, userId, body: { role } });
+  }
+
   /** An organization owned by a new user, with an admin and a member. */
   async function team() {
     const owner = await user("owner@example.test");
@@ -53,7 +58,7 @@ function organizationAuth(options: Parameters<typeof createTestAuth>[0] = {}) {
     return { owner, admin, member, organization };
   }
 
-  return { ...test, events, user, invitationToken, join, team };
+  return { ...test, events, user, invitationToken, join, setRole, team };
 }
 
 describe("organizationAuth", () => {
@@ -112,40 +117,20 @@ describe("organizations", () => {
   });
 
   it("changeMemberRole - an admin cannot make an owner nor demote one: PERMISSION_DENIED", async () => {
-    const { auth, team } = organizationAuth();
+    const { auth, team, setRole } = organizationAuth();
     const { owner, admin, member, organization } = await team();
     const organizationId = organization.id;
-    expect(
-      await code(
-        auth.organizations.changeMemberRole(admin.call, {
-          organizationId,
-          userId: member.id,
-          body: { role: "owner" },
-        }),
-      ),
-    ).toBe("PERMISSION_DENIED");
-    expect(
-      await code(
-        auth.organizations.changeMemberRole(admin.call, {
-          organizationId,
-          userId: owner.id,
-          body: { role: "member" },
-        }),
-      ),
-    ).toBe("PERMISSION_DENIED");
+    expect(await code(setRole(admin.call, organizationId, member.id, "owner"))).toBe("PERMISSION_DENIED");
+    expect(await code(setRole(admin.call, organizationId, owner.id, "member"))).toBe("PERMISSION_DENIED");
     expect(
       await code(auth.organizations.removeMember(admin.call, { organizationId, userId: owner.id })),
     ).toBe("PERMISSION_DENIED");
-    await auth.organizations.changeMemberRole(owner.call, {
-      organizationId,
-      userId: member.id,
-      body: { role: "owner" },
-    });
+    await setRole(owner.call, organizationId, member.id, "owner");
     expect((await auth.organizations.get(member.call, organizationId)).role).toBe("owner");
   });
 
   it("changeMemberRole - nobody grants a role with a permission they lack: PERMISSION_DENIED", async () => {
-    const { auth, team, user, join } = organizationAuth();
+    const { auth, team, user, join, setRole } = organizationAuth();
     const { owner, member, organization } = await team();
     const organizationId = organization.id;
     // A custom role that may change roles but not delete projects.
@@ -155,15 +140,7 @@ describe("organizations", () => {
     });
     const lead = await user("lead@example.test");
     await join(owner.call, organizationId, lead, "lead");
-    expect(
-      await code(
-        auth.organizations.changeMemberRole(lead.call, {
-          organizationId,
-          userId: member.id,
-          body: { role: "admin" },
-        }),
-      ),
-    ).toBe("PERMISSION_DENIED");
+    expect(await code(setRole(lead.call, organizationId, member.id, "admin"))).toBe("PERMISSION_DENIED");
     expect(
       await code(
         auth.organizations.createRole(lead.call, {
@@ -172,29 +149,17 @@ describe("organizations", () => {
         }),
       ),
     ).toBe("PERMISSION_DENIED");
-    await auth.organizations.changeMemberRole(lead.call, {
-      organizationId,
-      userId: member.id,
-      body: { role: "lead" },
-    });
+    await setRole(lead.call, organizationId, member.id, "lead");
     expect((await auth.organizations.get(member.call, organizationId)).permissions).toContain(
       "project:write",
     );
   });
 
   it("changeMemberRole - the last owner cannot be demoted or leave: LAST_OWNER", async () => {
-    const { auth, team } = organizationAuth();
+    const { auth, team, setRole } = organizationAuth();
     const { owner, organization } = await team();
     const organizationId = organization.id;
-    expect(
-      await code(
-        auth.organizations.changeMemberRole(owner.call, {
-          organizationId,
-          userId: owner.id,
-          body: { role: "admin" },
-        }),
-      ),
-    ).toBe("LAST_OWNER");
+    expect(await code(setRole(owner.call, organizationId, owner.id, "admin"))).toBe("LAST_OWNER");
     expect(
       await code(auth.organizations.removeMember(owner.call, { organizationId, userId: owner.id })),
     ).toBe("LAST_OWNER");
@@ -377,29 +342,21 @@ describe("organizations", () => {
   });
 
   it("deleteRole - a role a member holds: ROLE_IN_USE; a built-in one: NOT_FOUND; once unused it goes", async () => {
-    const { auth, team } = organizationAuth();
+    const { auth, team, setRole } = organizationAuth();
     const { owner, member, organization } = await team();
     const organizationId = organization.id;
     await auth.organizations.createRole(owner.call, {
       organizationId,
       body: { name: "reader", permissions: ["project:read"] },
     });
-    await auth.organizations.changeMemberRole(owner.call, {
-      organizationId,
-      userId: member.id,
-      body: { role: "reader" },
-    });
+    await setRole(owner.call, organizationId, member.id, "reader");
     expect(await code(auth.organizations.deleteRole(owner.call, { organizationId, role: "reader" }))).toBe(
       "ROLE_IN_USE",
     );
     expect(await code(auth.organizations.deleteRole(owner.call, { organizationId, role: "admin" }))).toBe(
       "NOT_FOUND",
     );
-    await auth.organizations.changeMemberRole(owner.call, {
-      organizationId,
-      userId: member.id,
-      body: { role: "member" },
-    });
+    await setRole(owner.call, organizationId, member.id, "member");
     await auth.organizations.deleteRole(owner.call, { organizationId, role: "reader" });
     const { items } = await auth.organizations.listRoles(owner.call, organizationId);
     expect(items.map((role) => role.name)).toEqual(["owner", "admin", "member"]);

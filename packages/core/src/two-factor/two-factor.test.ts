@@ -45,6 +45,30 @@ async function withTotp(env: ReturnType<typeof setup>, email = "ada@example.test
   return { ...setupInfo, user, session, principal };
 }
 
+/**
+ * Registers Ada (verified) and turns email 2FA on with the code mailed to her: the user it
+ * answered, and `mailed`, which reads the latest code mailed.
+ */
+async function withEmailTwoFactor(env: ReturnType<typeof setup>) {
+  const { auth, stores, sent } = env;
+  await auth.register({}, { email: "ada@example.test", password: PASSWORD });
+  const id = (await stores.users.findByEmail("ada@example.test"))?.id ?? "";
+  await stores.users.update(id, { emailVerified: true });
+  const principal = await auth.authenticate({
+    token: (await signedIn(auth, "ada@example.test")).accessToken,
+  });
+  const step = await auth.stepUp({ principal }, { password: PASSWORD });
+  if (step.twoFactorRequired) throw new Error("unexpected");
+  await auth.sendTwoFactorEmailCode({ principal });
+  const mailed = () =>
+    /(\d{6})/.exec(sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
+  const enabled = await auth.enableEmailTwoFactor(
+    { principal, stepUpToken: step.stepUpToken },
+    { code: mailed() },
+  );
+  return { enabled, mailed };
+}
+
 describe("TOTP", () => {
   it("totpCode - RFC 6238 Appendix B SHA-1 vectors (last six digits) match the library and the reference", () => {
     const secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"; // "12345678901234567890"
@@ -230,20 +254,8 @@ describe("TOTP", () => {
 
   it("email 2FA - enabled with an emailed code; login mails a code in the request's locale; a blocked send keeps the mailed code", async () => {
     const env = setup();
-    await env.auth.register({}, { email: "ada@example.test", password: PASSWORD });
-    const id = (await env.stores.users.findByEmail("ada@example.test"))?.id ?? "";
-    await env.stores.users.update(id, { emailVerified: true });
-    const principal = await env.auth.authenticate({
-      token: (await signedIn(env.auth, "ada@example.test")).accessToken,
-    });
-    const step = await env.auth.stepUp({ principal }, { password: PASSWORD });
-    if (step.twoFactorRequired) throw new Error("unexpected");
-    await env.auth.sendTwoFactorEmailCode({ principal });
-    const mailed = () =>
-      /(\d{6})/.exec(env.sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
-    expect(
-      await env.auth.enableEmailTwoFactor({ principal, stepUpToken: step.stepUpToken }, { code: mailed() }),
-    ).toMatchObject({ twoFactorMethods: ["email"] });
+    const { enabled, mailed } = await withEmailTwoFactor(env);
+    expect(enabled).toMatchObject({ twoFactorMethods: ["email"] });
 
     env.clock.advance(61_000);
     const firstLogin = await secondFactorToken(env.auth, { locale: "de" });
@@ -262,18 +274,7 @@ describe("TOTP", () => {
 describe("2FA hardening", () => {
   it("email 2FA - the login answer says whether a code went out, and the cooldown when one held it back", async () => {
     const env = setup();
-    await env.auth.register({}, { email: "ada@example.test", password: PASSWORD });
-    const id = (await env.stores.users.findByEmail("ada@example.test"))?.id ?? "";
-    await env.stores.users.update(id, { emailVerified: true });
-    const principal = await env.auth.authenticate({
-      token: (await signedIn(env.auth, "ada@example.test")).accessToken,
-    });
-    const step = await env.auth.stepUp({ principal }, { password: PASSWORD });
-    if (step.twoFactorRequired) throw new Error("unexpected");
-    await env.auth.sendTwoFactorEmailCode({ principal });
-    const mailed = () =>
-      /(\d{6})/.exec(env.sent.filter((m) => m.kind === "two-factor-code").at(-1)?.text ?? "")?.[1] ?? "";
-    await env.auth.enableEmailTwoFactor({ principal, stepUpToken: step.stepUpToken }, { code: mailed() });
+    await withEmailTwoFactor(env);
     const login = () => env.auth.login({}, { email: "ada@example.test", password: PASSWORD });
 
     // 20 s after the enabling code (spent): nothing is mailed, and the answer says for how long.

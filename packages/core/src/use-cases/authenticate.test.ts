@@ -3,7 +3,9 @@ import { createFakeClock } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth/create-auth.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
+import type { AuthStores } from "../options/auth-options.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
+import type { Clock } from "../ports/clock.js";
 import type { JointStores } from "../ports/joint-stores.js";
 import { silentLogger } from "../ports/logger.js";
 import type { UserStore } from "../ports/user-store.js";
@@ -11,12 +13,11 @@ import { USER_READ_MAX_AGE_MS } from "../sessions/current-user.js";
 
 const PASSWORD = "correct horse battery staple";
 
-/** The verified-token cache must never outlive revocation: every case below uses a token already cached. */
-async function signedIn() {
-  const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
+/** An auth on `stores` and `clock` (emails off, cheap argon2), and Ada's first sign-in. */
+async function adaSignedIn(clock: Clock, stores: AuthStores) {
   const auth = createAuth({
     secret: "authenticate-test-secret-2X5nFNa1GlKAhRjcflxpS5ny38t8VhkZEkHLBYziZbE",
-    stores: createMemoryStores({ clock, sweepIntervalMs: 0 }),
+    stores,
     clock,
     logger: silentLogger,
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
@@ -25,6 +26,13 @@ async function signedIn() {
   await auth.register({}, { email: "ada@example.test", password: PASSWORD });
   const login = await auth.login({}, { email: "ada@example.test", password: PASSWORD });
   if (login.twoFactorRequired) throw new Error("second factor required");
+  return { auth, login };
+}
+
+/** The verified-token cache must never outlive revocation: every case below uses a token already cached. */
+async function signedIn() {
+  const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
+  const { auth, login } = await adaSignedIn(clock, createMemoryStores({ clock, sweepIntervalMs: 0 }));
   const principal = await auth.authenticate({ token: login.accessToken });
   expect(await auth.authenticate({ token: login.accessToken })).toEqual(principal); // now cached
   const code = (token: string) =>
@@ -93,17 +101,12 @@ async function signedInWithJointRead({ joint = true } = {}) {
       return entry && { entry, user: await memory.users.findById(entry.userId) };
     },
   };
-  const auth = createAuth({
-    secret: "authenticate-test-secret-2X5nFNa1GlKAhRjcflxpS5ny38t8VhkZEkHLBYziZbE",
-    stores: { ...memory, users, allowlist, ...(joint ? { joint: jointStores } : {}) },
-    clock,
-    logger: silentLogger,
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { enabled: false },
+  const { auth, login } = await adaSignedIn(clock, {
+    ...memory,
+    users,
+    allowlist,
+    ...(joint ? { joint: jointStores } : {}),
   });
-  await auth.register({}, { email: "ada@example.test", password: PASSWORD });
-  const login = await auth.login({}, { email: "ada@example.test", password: PASSWORD });
-  if (login.twoFactorRequired) throw new Error("second factor required");
   const count = () => ({ ...reads });
   const reset = () => Object.assign(reads, { joint: 0, entry: 0, user: 0 });
   return { auth, clock, memory, login, count, reset };

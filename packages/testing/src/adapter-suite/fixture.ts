@@ -236,6 +236,28 @@ export const cookieValue = (setCookies: string[], name: string) =>
     ?.split(";")[0]
     ?.slice(name.length + 1);
 
+/**
+ * A session's tokens refused: `accessToken` at /me (401 `ACCESS_TOKEN_INVALID`), then
+ * `refreshToken` at /refresh (401 `REFRESH_TOKEN_INVALID`); the two calls recorded as `labels`.
+ */
+export async function expectTokensRefused(
+  app: App,
+  labels: readonly [me: string, refresh: string],
+  accessToken: string | undefined,
+  refreshToken: string | undefined,
+): Promise<void> {
+  expectError(
+    await app.call(labels[0], "GET", "/api/auth/me", { bearer: accessToken }),
+    401,
+    "ACCESS_TOKEN_INVALID",
+  );
+  expectError(
+    await app.call(labels[1], "POST", "/api/auth/refresh", { bearer: refreshToken }),
+    401,
+    "REFRESH_TOKEN_INVALID",
+  );
+}
+
 /** Status and `Auth-Error-Code`; a 429 also carries a positive `Retry-After`. */
 export function expectCode(reply: HttpReply, status: number, code: string): void {
   expect(reply.status, reply.text).toBe(status);

@@ -6,6 +6,7 @@ import {
   cookieHeader,
   cookieValue,
   expectError,
+  expectTokensRefused,
   PASSWORD,
   type SignedIn,
 } from "./fixture.js";
@@ -169,7 +170,7 @@ async function expectRotationAndReuse(app: App, { accessToken, refreshToken }: S
   });
   expectError(reuse, 401, "REFRESH_TOKEN_INVALID");
   expect(reuse.cookies.some((c) => c.startsWith("refresh_token=;") && c.includes("Max-Age=0"))).toBe(true);
-  await expectTokensEnded(app, "reuse", newAccess, newRefresh);
+  await expectTokensRefused(app, ["me after reuse", "refresh after reuse"], newAccess, newRefresh);
 }
 
 /** Logout clears every auth cookie and ends both tokens. */
@@ -180,19 +181,5 @@ async function expectLogoutEndsTheSession(app: App, { accessToken, refreshToken 
   for (const name of ["access_token", "refresh_token", "two_factor_authentication_token", "step_up_token"]) {
     expect(logout.cookies.find((c) => c.startsWith(`${name}=;`))).toMatch(/Max-Age=0/);
   }
-  await expectTokensEnded(app, "logout", accessToken, refreshToken);
-}
-
-/** After `event`, `/me` refuses the access token and `/refresh` the refresh token. */
-async function expectTokensEnded(app: App, event: string, accessToken: string, refreshToken: string) {
-  expectError(
-    await app.call(`me after ${event}`, "GET", "/api/auth/me", { bearer: accessToken }),
-    401,
-    "ACCESS_TOKEN_INVALID",
-  );
-  expectError(
-    await app.call(`refresh after ${event}`, "POST", "/api/auth/refresh", { bearer: refreshToken }),
-    401,
-    "REFRESH_TOKEN_INVALID",
-  );
+  await expectTokensRefused(app, ["me after logout", "refresh after logout"], accessToken, refreshToken);
 }

@@ -105,10 +105,16 @@ export async function stepUp(app: App, who: Member): Promise<Record<string, stri
   return { "x-step-up-token": String(reply.body.stepUpToken) };
 }
 
-/** An owner with an organization, and one member of each built-in role below owner. */
-export async function team(app: App) {
+/** owner@example.test, signed in, and the organization Acme (slug `acme`) it made. */
+export async function acmeOwner(app: App) {
   const owner = await member(app, "owner@example.test");
   const organizationId = await createOrganization(app, owner, "Acme", "acme");
+  return { owner, organizationId };
+}
+
+/** An owner with an organization, and one member of each built-in role below owner. */
+export async function team(app: App) {
+  const { owner, organizationId } = await acmeOwner(app);
   const admin = await member(app, "manager@example.test");
   const plain = await member(app, "plain@example.test");
   await join(app, owner, organizationId, admin, "admin");

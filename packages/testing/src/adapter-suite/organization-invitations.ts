@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { type AppTests, expectError, PASSWORD } from "./fixture.js";
 import {
+  acmeOwner,
   as,
   bootOrganizations,
   createOrganization,
@@ -17,8 +18,7 @@ export const organizationInvitationTests: AppTests = {
   "POST /organizations/:id/invitations - an email with a link; the invited verified address accepts once and is listed as a member":
     async (boot) => {
       const app = await bootOrganizations(boot);
-      const owner = await member(app, "owner@example.test");
-      const organizationId = await createOrganization(app, owner, "Acme", "acme");
+      const { owner, organizationId } = await acmeOwner(app);
       const invited = await invite(app, owner, organizationId, "New.Person@Example.test", "member");
       expect(invited.status).toBe(201);
       expect(invited.body).toMatchObject({
@@ -52,8 +52,7 @@ export const organizationInvitationTests: AppTests = {
   "POST /invitations/accept - another address is 403 INVITATION_EMAIL_MISMATCH, an unverified one 403 EMAIL_NOT_VERIFIED; the invitation stays usable":
     async (boot) => {
       const app = await bootOrganizations(boot);
-      const owner = await member(app, "owner@example.test");
-      const organizationId = await createOrganization(app, owner, "Acme", "acme");
+      const { owner, organizationId } = await acmeOwner(app);
       expect((await invite(app, owner, organizationId, "invitee@example.test", "member")).status).toBe(201);
       await app.auth.idle();
       const token = invitationToken(app, "invitee@example.test");
@@ -84,8 +83,7 @@ export const organizationInvitationTests: AppTests = {
   "POST /organizations/:id/invitations - a newer invitation replaces the older; declined, revoked and expired ones are 400 INVITATION_INVALID":
     async (boot) => {
       const app = await bootOrganizations(boot);
-      const owner = await member(app, "owner@example.test");
-      const organizationId = await createOrganization(app, owner, "Acme", "acme");
+      const { owner, organizationId } = await acmeOwner(app);
       const invitee = await member(app, "invitee@example.test");
       const send = async () => {
         await app.elapse(61_000);
@@ -138,27 +136,15 @@ export const organizationInvitationTests: AppTests = {
     async (boot) => {
       const app = await bootOrganizations(boot);
       const { owner, admin, plain, organizationId } = await team(app);
-      expectError(await invite(app, owner, organizationId, plain.email, "member"), 409, "ALREADY_MEMBER");
-      expectError(
-        await invite(app, plain, organizationId, "x@example.test", "member"),
-        403,
-        "PERMISSION_DENIED",
-      );
-      expectError(
-        await invite(app, admin, organizationId, "y@example.test", "owner"),
-        403,
-        "PERMISSION_DENIED",
-      );
-      expectError(
-        await invite(app, owner, organizationId, "not an address", "member"),
-        400,
-        "VALIDATION_FAILED",
-      );
-      expectError(
-        await invite(app, owner, organizationId, "z@example.test", "no-such-role"),
-        400,
-        "VALIDATION_FAILED",
-      );
+      for (const [inviter, email, role, status, code] of [
+        [owner, plain.email, "member", 409, "ALREADY_MEMBER"],
+        [plain, "x@example.test", "member", 403, "PERMISSION_DENIED"],
+        [admin, "y@example.test", "owner", 403, "PERMISSION_DENIED"],
+        [owner, "not an address", "member", 400, "VALIDATION_FAILED"],
+        [owner, "z@example.test", "no-such-role", 400, "VALIDATION_FAILED"],
+      ] as const) {
+        expectError(await invite(app, inviter, organizationId, email, role), status, code);
+      }
     },
 
   "POST /organizations/:id/invitations - a second invitation to one address within the cooldown is 429 EMAIL_COOLDOWN_ACTIVE; another organization is not held up":
@@ -180,8 +166,7 @@ export const organizationInvitationTests: AppTests = {
 
   "POST /invitations/accept - 10 concurrent accepts of one invitation give one membership": async (boot) => {
     const app = await bootOrganizations(boot);
-    const owner = await member(app, "owner@example.test");
-    const organizationId = await createOrganization(app, owner, "Acme", "acme");
+    const { owner, organizationId } = await acmeOwner(app);
     const invitee = await member(app, "invitee@example.test");
     expect((await invite(app, owner, organizationId, invitee.email, "member")).status).toBe(201);
     await app.auth.idle();

@@ -10,6 +10,7 @@ import {
   createBoot,
   expectCode,
   expectError,
+  expectTokensRefused,
   PASSWORD,
   runAppTests,
 } from "./fixture.js";
@@ -76,16 +77,7 @@ export const selfServiceTests: AppTests = {
       expect((await app.call("caller stays", "GET", "/api/auth/me", { bearer: a.accessToken })).status).toBe(
         200,
       );
-      expectError(
-        await app.call("other ended", "GET", "/api/auth/me", { bearer: b.accessToken }),
-        401,
-        "ACCESS_TOKEN_INVALID",
-      );
-      expectError(
-        await app.call("other refresh", "POST", "/api/auth/refresh", { bearer: b.refreshToken }),
-        401,
-        "REFRESH_TOKEN_INVALID",
-      );
+      await expectTokensRefused(app, ["other ended", "other refresh"], b.accessToken, b.refreshToken);
       expectError(await login(app, "old password", email, PASSWORD), 401, "INVALID_CREDENTIALS");
       expect((await login(app, "new password", email, NEW_PASSWORD)).status).toBe(200);
       await app.auth.idle();
