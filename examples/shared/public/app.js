@@ -14,6 +14,7 @@ import { renderAccount } from "./views/account.js";
 import { renderActivity } from "./views/activity.js";
 import { renderAdmin } from "./views/admin.js";
 import { renderApiKeys } from "./views/api-keys.js";
+import { renderAuditLog } from "./views/audit-log.js";
 import { renderInvitation } from "./views/invitation.js";
 import "./views/organization-admin.js";
 import "./views/organization-api-keys.js";
@@ -42,6 +43,7 @@ addView(renderPasskeys);
 addView(renderOrganizations);
 addView(renderInvitation);
 addView(renderApiKeys);
+addView(renderAuditLog);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);

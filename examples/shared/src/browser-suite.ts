@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, it } from "vitest";
 import { accessibilityTests } from "./browser-suite/accessibility.js";
 import { accountTests } from "./browser-suite/account.js";
 import { apiKeysTests } from "./browser-suite/api-keys.js";
+import { auditLogTests } from "./browser-suite/audit-log.js";
 import { backOfficeTests } from "./browser-suite/back-office.js";
 import { captchaTests } from "./browser-suite/captcha.js";
 import { emailSignInTests } from "./browser-suite/email-sign-in.js";
@@ -56,6 +57,7 @@ export const BROWSER_TESTS: readonly BrowserTests[] = [
   pagePolishTests,
   organizationsTests,
   apiKeysTests,
+  auditLogTests,
   trustedBrowsersTests,
   captchaTests,
 ];

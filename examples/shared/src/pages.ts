@@ -105,6 +105,9 @@ export const UI_PAGES = [
   "/invitations/accept",
   // API keys (views/api-keys.js).
   "/api-keys",
+  // The audit log of the active organization and of the deployment (views/audit-log.js).
+  "/organizations/audit-log",
+  "/admin/audit-log",
 ];
 
 const TYPES: Record<string, string> = {
@@ -163,6 +166,7 @@ export function uiAssets(): Map<string, Page> {
     ...modules(dir),
     [CLIENT_SCRIPT_PATH, clientScript()],
     ["/style.css", read("style.css")],
+    ["/audit-log.css", read("audit-log.css")],
     ["/favicon.svg", read("favicon.svg")],
     ["/favicon.ico", read("favicon.svg")],
     ...apiReferencePages(),

@@ -60,7 +60,7 @@ function captchaOptions({ provider, secret, verifyUrl }: ExampleCaptcha) {
 
 /**
  * createAuth as both example servers configure it: memory stores; users, sessions, the
- * allowlist, single-use tokens, cooldowns and API keys in SQL when DATABASE_URL is set (migrated
+ * allowlist, single-use tokens, cooldowns, API keys and the audit log in SQL when DATABASE_URL is set (migrated
  * at start); Redis for all of them but users when REDIS_URL is set (users then stay in SQL, or in memory
  * without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE.
  */
@@ -83,7 +83,8 @@ export async function createExampleAuth(
   const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
   const base = database?.stores ?? memory;
   // Identity-provider links, passkeys and organizations live with the users (SQL or memory), never in
-  // Redis. API keys follow the sessions: Redis's `apiKeys` when REDIS_URL is set (one read per keyed request).
+  // Redis. API keys follow the sessions: Redis's `apiKeys` when REDIS_URL is set (one read per keyed request),
+  // and so does the audit log (`auditLog`, docs/audit-log.md): Redis's, else SQL's or memory's.
   const stores = redis
     ? {
         users: base.users,
@@ -103,6 +104,7 @@ export async function createExampleAuth(
         passkeys: base.passkeys,
         organizations: base.organizations,
         apiKeys: base.apiKeys,
+        auditLog: base.auditLog,
         // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
         ...(database ? { joint: database.stores.joint } : {}),
       };

@@ -20,9 +20,9 @@ export interface PortcullisPluginOptions {
   auth: core.Auth;
 }
 
-const send = (reply: FastifyReply, { status, headers, cookies, body }: core.HttpResponse) => {
+const send = (reply: FastifyReply, { status, headers, cookies, body, stream }: core.HttpResponse) => {
   reply.code(status).headers(headers);
-  return (cookies.length > 0 ? reply.header("set-cookie", cookies) : reply).send(body ?? undefined);
+  return (cookies.length > 0 ? reply.header("set-cookie", cookies) : reply).send(stream ?? body ?? undefined);
 };
 
 /** Fastify's refusals of a Content-Type before any parser runs: the core judges these bodies too. */

@@ -157,6 +157,60 @@ export interface ApiKeyView {
   permissions: null | string[];
 }
 
+/**
+ * Who did what an audit entry records: the account itself (`user`), a back-office admin
+ * (`admin`), an admin acting as another user (`impersonator`), an API key (`api_key`, `actorId`
+ * the key's id), a directory sync (`scim`), the host's own trusted calls (`host`), or Portcullis
+ * itself (`system`: limits, expiry, retention).
+ */
+export type AuditActorType = "admin" | "user" | "impersonator" | "api_key" | "scim" | "host" | "system";
+
+/** Why a chain is broken at an entry: its hash is not its seal, or it does not link to the entry before it. */
+export type AuditBreak = {
+  id: string;
+  seq: number;
+  reason: "hash" | "link";
+};
+
+/** One entry as the routes, the host API and the exports show it. */
+export interface AuditItem {
+  id: string;
+  seq: number;
+  /** ISO 8601. */
+  at: string;
+  type: string;
+  actorType: AuditActorType;
+  actorId: null | string;
+  userId: null | string;
+  organizationId: null | string;
+  sessionId: null | string;
+  ip: null | string;
+  userAgent: null | string;
+  reason: null | string;
+  prevHash: string;
+  orgPrevHash: null | string;
+  hash: string;
+}
+
+/** A page of the audit log, newest first. */
+export interface AuditPage {
+  items: AuditItem[];
+  /** Pass as `cursor` for the next (older) page; null on the last one. */
+  nextCursor: null | string;
+}
+
+/** What `verifyAuditChain` found: every entry checked held, or the first broken one. */
+export type AuditVerification =
+  | {
+      ok: true;
+      checked: number;
+    }
+  | {
+      ok: false;
+      checked: number;
+      broken: AuditBreak;
+    };
+
 /** What each `Auth` method a route answers with resolves to, by its path in `Auth`. */
 export interface AuthAnswers {
   logout: {
@@ -244,6 +298,8 @@ export interface AuthAnswers {
     revoked: number;
   };
   "admin.listOrganizations": OrganizationPageView;
+  "admin.listAuditLog": AuditPage;
+  "admin.verifyAuditLog": AuditVerification;
   "organizations.create": {
     organization: OrganizationView;
     role: "owner";
@@ -297,6 +353,7 @@ export interface AuthAnswers {
   "organizations.deleteRole": {
     success: true;
   };
+  "organizations.listAuditLog": AuditPage;
   "apiKeys.create": {
     apiKey: ApiKeyView;
     key: string;

@@ -91,6 +91,19 @@ interface R<Response, Body = undefined, Query = undefined> {
 
 /** What the `Auth` method at `path` resolves to. */
 type Answer<Path extends keyof AuthAnswers> = AuthAnswers[Path];
+/**
+ * The filters of an audit-log page (docs/audit-log.md): an event's name, an actor's id, from and
+ * to (ISO 8601 or epoch ms; `to` excluded), the previous page's `nextCursor`. The NDJSON and CSV
+ * exports (`format`) are downloads a browser navigates to, not calls of the client.
+ */
+type AuditLogQuery = {
+  type?: string;
+  actor?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+};
 type Cooldown = Answer<"requestPasswordReset">;
 type Remaining = Answer<"getPasswordResetCooldown">;
 
@@ -165,6 +178,12 @@ export interface Routes {
     undefined,
     { query?: string; cursor?: string; limit?: number }
   >;
+  "GET /admin/audit-log": R<
+    Answer<"admin.listAuditLog">,
+    undefined,
+    AuditLogQuery & { organizationId?: string }
+  >;
+  "GET /admin/audit-log/verify": R<Answer<"admin.verifyAuditLog">, undefined, { organizationId?: string }>;
   "POST /organizations": R<Answer<"organizations.create">, { name: string; slug?: string }>;
   "GET /organizations": R<Answer<"organizations.list">>;
   "GET /organizations/:id": R<Answer<"organizations.get">>;
@@ -191,6 +210,7 @@ export interface Routes {
   >;
   "PATCH /organizations/:id/roles/:role": R<Answer<"organizations.updateRole">, { permissions: string[] }>;
   "DELETE /organizations/:id/roles/:role": R<Answer<"organizations.deleteRole">>;
+  "GET /organizations/:id/audit-log": R<Answer<"organizations.listAuditLog">, undefined, AuditLogQuery>;
   "POST /api-keys": R<Answer<"apiKeys.create">, CreateApiKeyInput>;
   "GET /api-keys": R<Answer<"apiKeys.list">, undefined, { organizationId?: string }>;
   "DELETE /api-keys/:id": R<Answer<"apiKeys.delete">>;
@@ -299,6 +319,8 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "POST /admin/users/:id/require-password-change": "admin",
   "POST /admin/users/:id/impersonate": "admin",
   "GET /admin/organizations": "admin",
+  "GET /admin/audit-log": "admin",
+  "GET /admin/audit-log/verify": "admin",
   "POST /organizations": "access",
   "GET /organizations": "access",
   "GET /organizations/:id": "access",
@@ -318,6 +340,7 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "POST /organizations/:id/roles": "access",
   "PATCH /organizations/:id/roles/:role": "access",
   "DELETE /organizations/:id/roles/:role": "access",
+  "GET /organizations/:id/audit-log": "access",
   "POST /api-keys": "step-up",
   "GET /api-keys": "access",
   "DELETE /api-keys/:id": "access",

@@ -1,5 +1,6 @@
 import type { ActivityRecorder } from "./activity/activity.js";
 import type { Leases } from "./api-keys/leases.js";
+import type { AuditLog } from "./audit/recorder.js";
 import type { Captcha } from "./captcha/captcha.js";
 import type { DeviceTokens } from "./devices/device-token.js";
 import type { EmailService } from "./emails/email-service.js";
@@ -70,6 +71,8 @@ export interface AuthContext {
   events: SecurityEvents;
   /** Each user's activity: recorded from `events`, listed by `listActivity`. */
   activity: ActivityRecorder;
+  /** The audit log: every event, recorded from `events` when `stores.auditLog` is set (docs/audit-log.md). */
+  audit: AuditLog;
   /** Work requests start without waiting for it (side-effect emails); `Auth.idle()` awaits it. */
   background: BackgroundTasks;
   /** The keyed hash recovery codes are stored under. */

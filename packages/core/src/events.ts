@@ -109,7 +109,20 @@ export interface SecurityEvent {
    * every other event.
    */
   device?: { browser: string | null; os: string | null };
+  /**
+   * Who acted through the call, where the core knows more than `actor` says: `host` (a trusted
+   * `auth.host.*` operation; `actorId` the call's `actor`, null when it named none), `admin` (the
+   * back office, `auth.admin.*`; the admin's user id), `impersonator` (a call of an impersonated
+   * session; the admin who started it), `api_key` (a call with an API key's principal; the key's
+   * id). Absent when the account itself, or nobody, acted. The audit log's actor (docs/audit-log.md).
+   */
+  actorType?: SecurityActorType;
+  /** With `actorType`: who, as said there; null for a host call that named no actor. */
+  actorId?: string | null;
 }
+
+/** Who acted through a call when it was not the account itself (`SecurityEvent.actorType`). */
+export type SecurityActorType = "host" | "admin" | "impersonator" | "api_key";
 
 export type SecurityEventInput = Partial<Omit<SecurityEvent, "type" | "time">>;
 
@@ -156,6 +169,9 @@ export function createSecurityEvents(options: {
         ...(details.actor !== undefined ? { actor: details.actor } : {}),
         ...(details.organizationId !== undefined ? { organizationId: details.organizationId } : {}),
         ...(details.device !== undefined ? { device: details.device } : {}),
+        ...(details.actorType !== undefined
+          ? { actorType: details.actorType, actorId: details.actorId ?? null }
+          : {}),
       };
       const { type: _type, time: _time, ...fields } = event;
       (WARN.has(type) ? logger.warn : logger.info).call(logger, { event: type, ...fields }, type);
@@ -167,5 +183,22 @@ export function createSecurityEvents(options: {
         hookFailed(error);
       }
     },
+  };
+}
+
+/**
+ * `ctx` whose events name `actorType` and `actorId` as who acted (unless an event names its own):
+ * for the calls of the back office, the host, an impersonated session or an API key. A copy of
+ * `ctx`; the original is untouched.
+ */
+export function withActor<C extends { events: SecurityEvents }>(
+  ctx: C,
+  actorType: SecurityActorType,
+  actorId: string | null,
+): C {
+  const { events } = ctx;
+  return {
+    ...ctx,
+    events: { emit: (type, details) => events.emit(type, { actorType, actorId, ...details }) },
   };
 }

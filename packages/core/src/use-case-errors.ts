@@ -56,6 +56,8 @@ const NEW_PASSWORD = [
 const MEMBER = ["AUTHENTICATION_REQUIRED", "ORGANIZATION_NOT_FOUND", ...DB] as const;
 /** A route of one organization that needs a permission of the member's role. */
 const PERMISSION = [...MEMBER, "PERMISSION_DENIED"] as const;
+/** A read of the audit log: off without its store, bad filters, the store. */
+const AUDIT_READ = ["NOT_FOUND", "VALIDATION_FAILED", ...DB] as const;
 /** The CAPTCHA check of a route the `captcha` option protects (`requireCaptcha`). */
 const CAPTCHA = ["CAPTCHA_REQUIRED", "CAPTCHA_INVALID"] as const;
 /** A password checked on the address's login budget (its counters in the cooldown store). */
@@ -364,6 +366,15 @@ export const USE_CASE_ERRORS = frozen({
   "organizations.updateRole": [...PERMISSION, "VALIDATION_FAILED", "NOT_FOUND"],
   "organizations.deleteRole": [...PERMISSION, "NOT_FOUND", "ROLE_IN_USE"],
   "admin.listOrganizations": ["VALIDATION_FAILED", ...ADMIN_CHECK, ...DB],
+  // The audit log (docs/audit-log.md): `NOT_FOUND` without `stores.auditLog`.
+  "host.listAuditLog": AUDIT_READ,
+  "host.exportAuditLog": AUDIT_READ,
+  "host.verifyAuditLog": AUDIT_READ,
+  "admin.listAuditLog": [...AUDIT_READ, ...ADMIN_CHECK],
+  "admin.exportAuditLog": [...AUDIT_READ, ...ADMIN_CHECK],
+  "admin.verifyAuditLog": [...AUDIT_READ, ...ADMIN_CHECK],
+  "organizations.listAuditLog": [...AUDIT_READ, ...PERMISSION],
+  "organizations.exportAuditLog": [...AUDIT_READ, ...PERMISSION],
   // API keys (docs/api-keys.md): `NOT_FOUND` when `apiKeys` is not configured.
   "apiKeys.create": [
     "NOT_FOUND",

@@ -4,6 +4,11 @@ export {
 } from "./access-token-allowlist.js";
 export { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
 export { createMemoryApiKeyStore, type MemoryApiKeyStore } from "./api-key-store.js";
+export {
+  createMemoryAuditLogStore,
+  type MemoryAuditLogStore,
+  type MemoryAuditLogStoreOptions,
+} from "./audit-log-store.js";
 export { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 export { createMemoryIdentityStore } from "./identity-store.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";

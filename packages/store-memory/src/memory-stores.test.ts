@@ -3,6 +3,7 @@ import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
   runApiKeyStoreSuite,
+  runAuditLogStoreSuite,
   runCooldownStoreSuite,
   runIdentityStoreSuite,
   runOrganizationStoreSuite,
@@ -23,7 +24,8 @@ type Kind =
   | "activity"
   | "passkeys"
   | "organizations"
-  | "apiKeys";
+  | "apiKeys"
+  | "auditLog";
 
 /** Each test gets fresh stores on a fake clock that the suites move instead of sleeping. */
 const withFakeClock = <K extends Kind>(kind: K) => {
@@ -36,7 +38,7 @@ const withFakeClock = <K extends Kind>(kind: K) => {
 
 /** The system clock, no `advance`: the suites' real-time path, as a store like Redis runs it. */
 const withSystemClock = <
-  K extends Exclude<Kind, "users" | "identities" | "passkeys" | "organizations" | "apiKeys">,
+  K extends Exclude<Kind, "users" | "identities" | "passkeys" | "organizations" | "apiKeys" | "auditLog">,
 >(
   kind: K,
 ) => {
@@ -61,3 +63,4 @@ runSingleUseTokenStoreSuite({ name: "memory, real time", create: withSystemClock
 runPasskeyStoreSuite({ name: "memory", create: withFakeClock("passkeys") });
 runOrganizationStoreSuite({ name: "memory", create: withFakeClock("organizations") });
 runApiKeyStoreSuite({ name: "memory", create: withFakeClock("apiKeys") });
+runAuditLogStoreSuite({ name: "memory", create: withFakeClock("auditLog") });

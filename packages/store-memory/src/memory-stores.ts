@@ -14,6 +14,7 @@ import {
 } from "./access-token-allowlist.js";
 import { createMemoryActivityStore, type MemoryActivityStore } from "./activity-store.js";
 import { createMemoryApiKeyStore, type MemoryApiKeyStore } from "./api-key-store.js";
+import { createMemoryAuditLogStore, type MemoryAuditLogStore } from "./audit-log-store.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
 import { createMemoryOrganizationStore } from "./organization-store.js";
@@ -47,6 +48,11 @@ export interface MemoryStores {
   organizations: OrganizationStore;
   /** API keys (for `apiKeys`), with their requests' counters. */
   apiKeys: MemoryApiKeyStore;
+  /**
+   * The audit log (for `auditLog`): at most 100 000 entries (the oldest go first), swept with the
+   * retention its last `sweepAudit` used.
+   */
+  auditLog: MemoryAuditLogStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -84,13 +90,15 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
   const singleUseTokens = createMemorySingleUseTokenStore({ clock });
   const activity = createMemoryActivityStore({ clock });
   const apiKeys = createMemoryApiKeyStore({ clock });
+  const auditLog = createMemoryAuditLogStore({ clock });
   const sweep = () =>
     cooldowns.sweep() +
     sessions.sweep() +
     allowlist.sweep() +
     singleUseTokens.sweep() +
     activity.sweep() +
-    apiKeys.sweep();
+    apiKeys.sweep() +
+    auditLog.sweep();
   const intervalMs = options.sweepIntervalMs ?? 60_000;
   const timer = intervalMs > 0 ? setInterval(sweep, intervalMs) : undefined;
   timer?.unref();
@@ -105,6 +113,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     passkeys: createMemoryPasskeyStore(),
     organizations: createMemoryOrganizationStore({ clock }),
     apiKeys,
+    auditLog,
     sweep,
     close: () => clearInterval(timer),
   };

@@ -8,7 +8,8 @@ import { createRedisStores } from "./redis-stores.js";
 import { deleteKeys, testPrefix, useRedis } from "./test-redis.js";
 
 // After DELETE /me (auth.account.delete) no key under the stores' prefix, and no value of one,
-// names the user: SCAN over every key, each read whole by its type.
+// names the user, but for the audit log's entries, which keep the account's id (not its address):
+// SCAN over every key, each read whole by its type.
 let redis: Awaited<ReturnType<typeof useRedis>>;
 let client: Redis;
 const prefix = testPrefix();
@@ -55,9 +56,15 @@ describe("account erasure: redis", () => {
     const memory = createMemoryStores({ sweepIntervalMs: 0 });
     const stores = { users: memory.users, ...createRedisStores({ client, keyPrefix: prefix }) };
     const { erased, kept } = await fillAndEraseAccount(stores);
-    const entries = await dump(prefix);
+    const everything = await dump(prefix);
+    // The audit log keeps what happened to the account, under its id, until its retention ends
+    // (docs/audit-log.md, "Deleted accounts"): never its address or name.
+    const audit = everything.filter((entry) => entry.startsWith(`${prefix}{audit}`));
+    const entries = everything.filter((entry) => !entry.startsWith(`${prefix}{audit}`));
     expect(entriesNaming(entries, erased.names)).toEqual([]);
     expect(entriesNaming(entries, kept.names).length).toBeGreaterThan(0);
+    expect(entriesNaming(audit, [erased.email, erased.requestedEmail])).toEqual([]);
+    expect(entriesNaming(audit, [erased.userId]).some((entry) => entry.includes("user.deleted"))).toBe(true);
     memory.close();
   });
 });

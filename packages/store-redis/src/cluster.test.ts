@@ -2,6 +2,7 @@ import {
   runAccessTokenAllowlistSuite,
   runActivityStoreSuite,
   runApiKeyStoreSuite,
+  runAuditLogStoreSuite,
   runCooldownStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
@@ -29,7 +30,16 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   });
 
   const fixture =
-    <K extends "cooldowns" | "sessions" | "allowlist" | "singleUseTokens" | "activity" | "apiKeys">(
+    <
+      K extends
+        | "cooldowns"
+        | "sessions"
+        | "allowlist"
+        | "singleUseTokens"
+        | "activity"
+        | "apiKeys"
+        | "auditLog",
+    >(
       kind: K,
     ) =>
     () => ({
@@ -42,4 +52,5 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   runSingleUseTokenStoreSuite({ name: "redis cluster", create: fixture("singleUseTokens") });
   runActivityStoreSuite({ name: "redis cluster", create: fixture("activity") });
   runApiKeyStoreSuite({ name: "redis cluster", create: fixture("apiKeys") });
+  runAuditLogStoreSuite({ name: "redis cluster", create: fixture("auditLog") });
 });

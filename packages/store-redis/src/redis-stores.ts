@@ -4,11 +4,11 @@ import {
   type ActivityStore,
   type AllowlistEntry,
   type ApiKeyStore,
+  type AuditLogStore,
   type CooldownStore,
   createReadBatch,
   type PasskeyStore,
   REMEMBERED_REFRESH_TOKEN_HASHES,
-  type RotationResult,
   type SessionRecord,
   type SessionStore,
   type SingleUseTokenStore,
@@ -18,6 +18,7 @@ import {
 import type { Cluster, Redis } from "ioredis";
 import { globEscape, redisActivityStore } from "./activity-store.js";
 import { redisApiKeyStore } from "./api-key-store.js";
+import { redisAuditLogStore } from "./audit-log-store.js";
 import { redisPasskeyStore } from "./passkey-store.js";
 import {
   ACQUIRE_COOLDOWN,
@@ -63,6 +64,8 @@ export interface RedisStores {
   passkeys: PasskeyStore;
   /** API keys (for `apiKeys`): a hash per key by its lookup id (one HGETALL a request), under one hash tag. */
   apiKeys: ApiKeyStore;
+  /** The audit log (for `auditLog`): a JSON string per entry and sorted sets by seq, under one hash tag. */
+  auditLog: AuditLogStore;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -153,6 +156,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     activity: redisActivityStore(client, bounded, keys, activityCap),
     passkeys: redisPasskeyStore(client, bounded, prefix),
     apiKeys: redisApiKeyStore(client, bounded, prefix),
+    auditLog: redisAuditLogStore(client, bounded, prefix, deadline),
   };
 }
 
@@ -340,14 +344,7 @@ function redisSessionStore(
       );
       return raws.map(parseSession);
     },
-    async rotateRefreshToken(
-      sessionId,
-      presentedHash,
-      next,
-      ttlMs,
-      intervalMs,
-      limits,
-    ): Promise<RotationResult> {
+    async rotateRefreshToken(sessionId, presentedHash, next, ttlMs, intervalMs, limits) {
       const by = await deadline();
       const [status, json] = await bounded(
         redis.portcullisRotate(

@@ -10,7 +10,7 @@
  * after the request answered 500. (TIME before writes needs effects replication: Redis 5+ does it
  * by default, older ones when asked.)
  */
-const PAST_DEADLINE = `
+export const PAST_DEADLINE = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
 local function past_deadline(deadline)
   local now = redis.call('TIME')

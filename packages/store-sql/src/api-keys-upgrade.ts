@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createFakeClock } from "@portcullis/testing";
 import { expect } from "vitest";
 import type { AnyKysely } from "./context.js";
+import { migrationsAfter } from "./migration-names.js";
 import { createSqlMigrator, migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
 
@@ -18,7 +19,7 @@ export async function checkApiKeysUpgrade(db: AnyKysely): Promise<void> {
   const organization = { id: "o1", name: "Acme", slug: "acme", createdAt: 1 };
   const owner = { organizationId: "o1", userId: "u1", role: "owner", joinedAt: 1 };
   expect(await organizations.createOrganization(organization, owner)).toBe("created");
-  expect(await migrate(db, { tablePrefix })).toEqual(["0014_api_keys"]);
+  expect(await migrate(db, { tablePrefix })).toEqual(migrationsAfter("0013_organizations"));
   const key = (id: string, organizationId: string | null) => ({
     id,
     lookupId: `lookup-${id}`,

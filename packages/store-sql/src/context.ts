@@ -29,6 +29,9 @@ export interface SqlTables {
   invitations: string;
   /** API keys (migration 0014). */
   apiKeys: string;
+  /** The audit log's entries and its chains' heads (migration 0015). */
+  auditLog: string;
+  auditHeads: string;
   migrations: string;
   migrationLock: string;
 }
@@ -56,6 +59,8 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     organizationRoles: `${prefix}organization_roles`,
     invitations: `${prefix}invitations`,
     apiKeys: `${prefix}api_keys`,
+    auditLog: `${prefix}audit_log`,
+    auditHeads: `${prefix}audit_heads`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

@@ -1,19 +1,22 @@
-import { createArgon2Hasher, createAuth, httpHandlerFor, silentLogger } from "@portcullis/core";
-import { createFakeClock } from "@portcullis/testing";
-import { Kysely, sql } from "kysely";
-import Database from "libsql";
+import type { HttpHandler } from "@portcullis/core";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
-import { createSqlStores } from "./sql-stores.js";
-import { createSqliteDialect } from "./sqlite-dialect.js";
-import { counted, countedPostgres, type SendOptions, sendTo } from "./test-databases.js";
+import {
+  type Counting,
+  countedPostgres,
+  countedSqlite,
+  countStatements,
+  type SendOptions,
+  sendTo,
+} from "./test-databases.js";
+import { registerThrough, sqlStoresHandler } from "./test-servers.js";
 
 // Login and refresh on SQL stores through the core's HTTP handler: the statements each sends (so a
 // reduction cannot silently regress), and the limits and the single-use rotation still holding
 // under concurrent requests. The activity log is written beside the request (not awaited by it):
-// its insert is left out of the counts.
-
-type Counting = { on: boolean; statements: string[] };
+// its insert is left out of the counts. The audit log's append (the sign-in's two entries,
+// login.succeeded and session.created, in one transaction) is counted: the answer waits for it.
 
 /** What each statement does, in the order sent: a short name per kind this file expects. */
 function kinds(statements: string[]): string[] {
@@ -38,6 +41,11 @@ function kinds(statements: string[]): string[] {
       "check and record sign-in",
     ],
     [/^update "?portcullis_users.*last_sign_in_at/is, "record sign-in"],
+    [/^start transaction/i, "begin"],
+    [/^commit/i, "commit"],
+    [/^select .* from "?portcullis_audit_heads/i, "audit: lock heads"],
+    [/^insert into "?portcullis_audit_log/i, "audit: entries"],
+    [/^insert into "?portcullis_audit_heads/i, "audit: move heads"],
   ];
   return statements
     .map((text) => text.replace(/\s+/g, " ").trim())
@@ -53,23 +61,12 @@ function suite(
   describe(`login and refresh on ${name}`, () => {
     let db: AnyKysely;
     let counting: Counting;
-    let handler: ReturnType<typeof httpHandlerFor>;
-    let n = 0;
+    let handler: HttpHandler;
     beforeAll(async () => {
       ({ db, counting } = await open());
-      const stores = createSqlStores({ db, clock: createFakeClock() });
-      await stores.migrate();
-      const auth = createAuth({
-        secret: "login-refresh-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjF",
-        stores,
-        logger: silentLogger,
-        appOrigin: "http://localhost:3000",
-        allowHeaderAuthentication: true,
-        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-        email: { enabled: false },
+      handler = await sqlStoresHandler(db, "login-refresh-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjF", {
         loginThrottle: { freeAttempts: 5 },
       });
-      handler = httpHandlerFor(auth);
     }, 60_000);
 
     const send = (method: string, path: string, options: SendOptions = {}) =>
@@ -77,26 +74,12 @@ function suite(
 
     /** `run`'s answer and the kinds of the statements it sent. */
     const counting_ = async <T>(run: () => Promise<T>) => {
-      counting.statements = [];
-      counting.on = true;
-      try {
-        const answer = await run();
-        return { answer, statements: kinds(counting.statements) };
-      } finally {
-        counting.on = false;
-      }
+      const { answer, statements } = await countStatements(counting, run);
+      return { answer, statements: kinds(statements) };
     };
 
     /** A new account (not signed in yet): its credentials. */
-    const registered = async () => {
-      n += 1;
-      const credentials = {
-        email: `path${n}-${Date.now()}@example.test`,
-        password: "correct horse battery staple",
-      };
-      expect((await send("POST", "/register", { body: credentials })).status).toBeLessThan(300);
-      return credentials;
-    };
+    const registered = () => registerThrough(handler, "path");
 
     it("login - the statements of a first and of a later sign-in", async () => {
       const credentials = await registered();
@@ -179,6 +162,8 @@ const PG_LOGIN = [
   // The re-read that closes the window between the check and the session, and last_sign_in_at.
   "check and record sign-in",
 ];
+/** The audit log's append of a turn's entries: on PostgreSQL a transaction that locks the chains' heads. */
+const AUDIT_APPEND = ["audit: lock heads", "audit: entries", "audit: move heads"];
 suite(
   "sqlite",
   {
@@ -193,6 +178,7 @@ suite(
       "user by id",
       "record sign-in",
       "record sign-in",
+      ...AUDIT_APPEND,
     ],
     laterLogin: [
       "count attempt",
@@ -203,20 +189,15 @@ suite(
       "create session",
       "user by id",
       "record sign-in",
+      ...AUDIT_APPEND,
     ],
   },
-  async () =>
-    counted(
-      (log) =>
-        new Kysely({
-          dialect: createSqliteDialect({ database: new Database(":memory:") }),
-          log,
-        }) as AnyKysely,
-    ),
+  async () => countedSqlite(),
 );
 
 let postgres: Awaited<ReturnType<typeof countedPostgres>> | undefined;
-suite("postgres", { login: PG_LOGIN, laterLogin: PG_LOGIN }, async () => {
+const PG_LOGIN_AUDITED = [...PG_LOGIN, "begin", ...AUDIT_APPEND, "commit"];
+suite("postgres", { login: PG_LOGIN_AUDITED, laterLogin: PG_LOGIN_AUDITED }, async () => {
   postgres = await countedPostgres();
   return postgres;
 });

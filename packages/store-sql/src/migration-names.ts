@@ -15,6 +15,7 @@ export const EVERY_MIGRATION = [
   "0012_back_office",
   "0013_organizations",
   "0014_api_keys",
+  "0015_audit_log",
 ];
 
 /** The migrations `migrate` applies to a database at `name`: those after it. */

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { apiKeysSchema } from "./api-key-migration.js";
+import { auditLogSchema } from "./audit-log-migration.js";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 import { type Migration, type MigrationResult, Migrator } from "./kysely-migration.js";
 import { organizationsSchema } from "./organization-migration.js";
@@ -38,6 +39,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0012_back_office": backOffice(tables, dialect),
     "0013_organizations": organizationsSchema(tables, dialect),
     "0014_api_keys": apiKeysSchema(tables, dialect),
+    "0015_audit_log": auditLogSchema(tables, dialect),
   };
 }
 

@@ -4,11 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TOKEN_CLAIM_LEASE_MS } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely } from "kysely";
 import Database from "libsql";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqlStores } from "./sql-stores.js";
+import { createSqliteDialect } from "./sqlite-dialect.js";
 import { canStartPostgres, postgresDb, startPostgresServer } from "./test-databases.js";
 import {
   authWithResetSteps,
@@ -120,8 +121,11 @@ describe("resetPassword on SQLite: the database locked by another connection", (
     "resetPassword - SQLite locked %s: DATABASE_FAILURE, then the %s password, never a mix",
     async (_, expected, at) => {
       const file = join(dir, `${at}.db`);
+      // The package's dialect: with Kysely's own, libsql leaves a statement that failed busy in
+      // progress, and the next COMMIT on the connection (the audit log's append) fails and rolls
+      // back what ran since (sqlite-dialect.ts).
       const db = new Kysely({
-        dialect: new SqliteDialect({ database: new Database(file, { timeout: 200 }) }),
+        dialect: createSqliteDialect({ database: new Database(file), busyTimeoutMs: 200 }),
       });
       const locker = new Database(file, { timeout: 200 });
       const clock = createFakeClock({ start: Date.now() });

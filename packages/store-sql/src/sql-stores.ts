@@ -2,6 +2,7 @@ import {
   type AccessTokenAllowlist,
   type ActivityStore,
   type ApiKeyStore,
+  type AuditLogStore,
   type Clock,
   type CooldownStore,
   type IdentityStore,
@@ -17,6 +18,7 @@ import {
 import { createSqlAccessTokenAllowlist } from "./access-token-allowlist.js";
 import { createSqlActivityStore } from "./activity-store.js";
 import { createSqlApiKeyStore } from "./api-key-store.js";
+import { createSqlAuditLogStore } from "./audit-log-store.js";
 import {
   type AnyKysely,
   DEFAULT_TABLE_PREFIX,
@@ -98,6 +100,12 @@ export interface SqlStores {
    */
   apiKeys: ApiKeyStore;
   /**
+   * The audit log (for `auditLog`), in `<prefix>audit_log`, and its hash chains' heads in
+   * `<prefix>audit_heads`. Entries past the retention go in `auditLog.sweepAudit(olderThan)`, in
+   * batches of `sweepBatchRows`; `sweep` leaves them.
+   */
+  auditLog: AuditLogStore;
+  /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
    * write the same tables go on between the batches. Expired rows read as absent whether or not they were swept; schedule this
@@ -167,6 +175,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     passkeys: createSqlPasskeyStore(context),
     organizations: createSqlOrganizationStore(context),
     apiKeys: createSqlApiKeyStore(context),
+    auditLog: createSqlAuditLogStore(context, sweepBatchRows),
     async sweep() {
       const now = clock.now();
       let removed = 0;

@@ -26,8 +26,10 @@ export {
   runSelfServiceAdapterSuite,
   type StartedServer,
 } from "./adapter-suite.js";
+export { type ApiKeyBlocksSuiteOptions, runApiKeyBlocksSuite } from "./api-key-blocks.js";
 export { runApiKeyStoreSuite } from "./api-key-store-suite.js";
 export { type ApiKeyTimingSuiteOptions, runApiKeyTimingSuite } from "./api-key-timing-suite.js";
+export { runAuditLogStoreSuite } from "./audit-log-store-suite.js";
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";

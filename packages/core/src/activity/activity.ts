@@ -3,6 +3,7 @@ import type { SecurityEvent, SecurityEventType } from "../events.js";
 import type { ActivityRecord, ActivityStore } from "../ports/activity-store.js";
 import type { Logger } from "../ports/logger.js";
 import type { BackgroundTasks } from "../support/background.js";
+import { createPendingWrites, type PendingWrites } from "../support/pending-writes.js";
 import { describeDevice } from "../support/user-agent.js";
 
 /**
@@ -71,11 +72,9 @@ export interface ActivityRecorder {
   /**
    * Runs `work` as one call: every activity write its events start is awaited before the
    * returned promise settles (after `work` settles, whether it resolved or rejected), so a
-   * caller that has the answer finds the activity written. A failed write is logged only.
-   * The writes waited for are those started while `work` ran, by any call: the recorder keeps
-   * no per-call context (an `AsyncLocalStorage` scope turns on promise hooks for every promise
-   * of the process, ~3.5 µs a request measured), so a call may also wait for a concurrent call's
-   * write; a call during which no write started (an authenticated read, a refusal) waits for none.
+   * caller that has the answer finds the activity written. A failed write is logged only. The
+   * writes waited for are those `writes` tracked while `work` ran (support/pending-writes.ts):
+   * the audit log's too, when it shares the tracker, and maybe a concurrent call's.
    */
   within<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -103,13 +102,13 @@ export function createActivityRecorder(options: {
   retentionDays: number;
   logger: Logger;
   background: BackgroundTasks;
+  /** The tracker `within` waits on, shared with the audit log's recorder; default: its own. */
+  writes?: PendingWrites;
 }): ActivityRecorder {
   const { store, logger, background } = options;
+  const writes = options.writes ?? createPendingWrites(store !== undefined);
   const retentionMs = options.retentionDays * 24 * 3600 * 1000;
   const mintId = idMinter();
-  // Writes in flight by the sequence number of their start.
-  let started = 0;
-  const inFlight = new Map<number, Promise<void>>();
   return {
     store,
     retentionMs,
@@ -126,24 +125,8 @@ export function createActivityRecorder(options: {
           ),
         );
       background.run("activity.write_failed", () => write);
-      const sequence = ++started;
-      inFlight.set(sequence, write);
-      void write.then(() => inFlight.delete(sequence));
+      writes.track(write);
     },
-    async within(work) {
-      if (!store) return work();
-      const from = started;
-      try {
-        return await work();
-      } finally {
-        if (started !== from) {
-          const until = started;
-          const writes: Promise<void>[] = [];
-          for (const [sequence, write] of inFlight)
-            if (sequence > from && sequence <= until) writes.push(write);
-          await Promise.all(writes);
-        }
-      }
-    },
+    within: (work) => writes.within(work),
   };
 }

@@ -2,6 +2,10 @@
 // interface. Re-exported from auth.ts.
 import type { AccountExport } from "../account/export.js";
 import type { ActivityPage } from "../activity/list.js";
+import type { AuditExport, AuditExportFormat } from "../audit/export.js";
+import type { AuditFilters } from "../audit/query.js";
+import type { AuditPage } from "../audit/read.js";
+import type { AuditVerification } from "../audit/verify.js";
 import type { TrustedBrowserInfo } from "../devices/trusted-browsers.js";
 import type { AuthorizationStart } from "../identity/flow.js";
 import type { AdminUser, AdminUserDetail, Call, HostCall, Principal, SessionInfo, User } from "../model.js";
@@ -258,6 +262,25 @@ export interface HostApi {
    * @throws `USE_CASE_ERRORS.host.impersonate`'s codes (use-case-errors.ts)
    */
   impersonate(call: HostCall, userId: string): Promise<Impersonation>;
+  /**
+   * A page of the deployment's audit log, newest first, filtered by `organizationId`, `type`,
+   * `actor` (an `actorId`), `from` and `to` (ISO 8601 or epoch ms; `to` excluded); `limit` 1 to
+   * 200 (default 50), `cursor` the previous page's `nextCursor` (docs/audit-log.md).
+   * @throws `USE_CASE_ERRORS.host.listAuditLog`'s codes (use-case-errors.ts); `NOT_FOUND`: no `stores.auditLog`
+   */
+  listAuditLog(call: HostCall, input?: AuditListInput): Promise<AuditPage>;
+  /**
+   * The audit log as NDJSON or CSV (`format`), oldest first, with `listAuditLog`'s filters: its
+   * `chunks` read the store a page at a time as they are consumed.
+   * @throws `USE_CASE_ERRORS.host.exportAuditLog`'s codes (use-case-errors.ts)
+   */
+  exportAuditLog(call: HostCall, input: AuditExportInput): Promise<AuditExport>;
+  /**
+   * Walks the deployment's chain (or `organizationId`'s) oldest to newest and names the first
+   * broken entry: `{ ok: true, checked }` or `{ ok: false, checked, broken: { id, seq, reason } }`.
+   * @throws `USE_CASE_ERRORS.host.verifyAuditLog`'s codes (use-case-errors.ts)
+   */
+  verifyAuditLog(call: HostCall, input?: { organizationId?: string | undefined }): Promise<AuditVerification>;
 }
 
 /**
@@ -323,7 +346,31 @@ export interface AdminApi {
     call: Call,
     input?: { query?: string | undefined; cursor?: string | undefined; limit?: number | string | undefined },
   ): Promise<OrganizationPageView>;
+  /**
+   * A page of the deployment's audit log, as `auth.host.listAuditLog` gives it.
+   * @throws `USE_CASE_ERRORS.admin.listAuditLog`'s codes (use-case-errors.ts)
+   */
+  listAuditLog(call: Call, input?: AuditListInput): Promise<AuditPage>;
+  /**
+   * The audit log as NDJSON or CSV, as `auth.host.exportAuditLog` gives it.
+   * @throws `USE_CASE_ERRORS.admin.exportAuditLog`'s codes (use-case-errors.ts)
+   */
+  exportAuditLog(call: Call, input: AuditExportInput): Promise<AuditExport>;
+  /**
+   * Verifies the deployment's chain or `organizationId`'s, as `auth.host.verifyAuditLog` does.
+   * @throws `USE_CASE_ERRORS.admin.verifyAuditLog`'s codes (use-case-errors.ts)
+   */
+  verifyAuditLog(call: Call, input?: { organizationId?: string | undefined }): Promise<AuditVerification>;
 }
+
+/** The input of an audit-log page: the filters, `cursor` and `limit` (also as text). */
+export type AuditListInput = AuditFilters & {
+  cursor?: string | undefined;
+  limit?: number | string | undefined;
+};
+
+/** The input of an audit-log export: the filters and the format. */
+export type AuditExportInput = AuditFilters & { format: AuditExportFormat };
 
 /** The signed-in user's activity: their security events. */
 export interface ActivityApi {

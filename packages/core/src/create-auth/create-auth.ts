@@ -1,4 +1,3 @@
-import { createActivityRecorder } from "../activity/activity.js";
 import { apiKeysEnabled } from "../api-keys/api-keys.js";
 import { createLeases } from "../api-keys/leases.js";
 import { createCaptcha } from "../captcha/captcha.js";
@@ -7,11 +6,10 @@ import { createDeviceTokens } from "../devices/device-token.js";
 import { createEmailService } from "../emails/email-service.js";
 import { createEmailRenderer, type EmailRenderer } from "../emails/renderer.js";
 import { AuthError } from "../errors.js";
-import { createSecurityEvents } from "../events.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import { createTranslator, type Translator } from "../i18n/index.js";
 import { createRelyingParties } from "../identity/flow.js";
-import { assertOpenIdClientInstalled, loadOpenIdClient } from "../identity/relying-party.js";
+import { assertOpenIdClientInstalled } from "../identity/relying-party.js";
 import { createLimits } from "../limits/limits.js";
 import { type Call, isIssuedPrincipal } from "../model.js";
 import { type AuthOptions, parseAuthOptions, type ResolvedAuthOptions } from "../options/options.js";
@@ -45,6 +43,7 @@ import { deleteUser } from "../use-cases/delete-user.js";
 import { disableTwoFactorMethod } from "../use-cases/disable-two-factor-method.js";
 import { enableEmailTwoFactor } from "../use-cases/enable-email-two-factor.js";
 import { exportAccountData } from "../use-cases/export-account-data.js";
+import { exportAuditLog } from "../use-cases/export-audit-log.js";
 import { finishIdentityProviderSignIn } from "../use-cases/finish-identity-provider-sign-in.js";
 import { finishPasskeyRegistration } from "../use-cases/finish-passkey-registration.js";
 import { finishPasskeySignIn } from "../use-cases/finish-passkey-sign-in.js";
@@ -60,6 +59,7 @@ import { impersonateUser } from "../use-cases/impersonate-user.js";
 import { listActivity } from "../use-cases/list-activity.js";
 import { listAllOrganizations } from "../use-cases/list-all-organizations.js";
 import { listApiKeys } from "../use-cases/list-api-keys.js";
+import { listAuditLog } from "../use-cases/list-audit-log.js";
 import { listPasskeys } from "../use-cases/list-passkeys.js";
 import { listSessions } from "../use-cases/list-sessions.js";
 import { listTrustedBrowsers } from "../use-cases/list-trusted-browsers.js";
@@ -95,9 +95,13 @@ import { startPasskeyStepUp } from "../use-cases/start-passkey-step-up.js";
 import { stepUp } from "../use-cases/step-up.js";
 import { unlinkIdentityProvider } from "../use-cases/unlink-identity-provider.js";
 import { unlockUser } from "../use-cases/unlock-user.js";
+import { verifyAuditLog } from "../use-cases/verify-audit-log.js";
 import { verifyEmail } from "../use-cases/verify-email.js";
 import type { Auth } from "./auth.js";
+import { callerContext } from "./caller-context.js";
+import { eventRecorders } from "./event-recorders.js";
 import { ORGANIZATION_USE_CASES } from "./organization-use-cases.js";
+import { startUp } from "./start-up.js";
 
 export type { AccountExport } from "../account/export.js";
 export type { AuthorizationStart } from "../identity/flow.js";
@@ -255,6 +259,9 @@ export const HOST_USE_CASES = {
   revokeSessions: asHost(revokeUserSessions),
   requirePasswordChange: asHost(requirePasswordChange),
   impersonate: asHost(impersonateUser),
+  listAuditLog: asHost(listAuditLog),
+  exportAuditLog: asHost(exportAuditLog),
+  verifyAuditLog: asHost(verifyAuditLog),
 } as const;
 
 /**
@@ -270,6 +277,9 @@ export const ADMIN_USE_CASES = {
   requirePasswordChange: asAdmin(requirePasswordChange),
   impersonate: asAdmin(impersonateUser),
   listOrganizations: asAdmin(listAllOrganizations),
+  listAuditLog: asAdmin(listAuditLog),
+  exportAuditLog: asAdmin(exportAuditLog),
+  verifyAuditLog: asAdmin(verifyAuditLog),
 } as const;
 
 /** `auth.apiKeys` (docs/api-keys.md). */
@@ -331,14 +341,16 @@ const WITHOUT_ACTIVITY: ReadonlySet<UseCase> = new Set<UseCase>([authenticate]);
  * without, through `signedIn`). Not `async`: `authenticate` runs on every request, and this adds
  * one property read to it (a paired loop measured no difference). Every other use case runs in
  * an activity scope: the activity writes its events start run alongside it, and its promise
- * settles only once they are written (`activity/activity.ts`).
+ * settles only once they are written (`activity/activity.ts`). The calls of an API key's or an
+ * impersonated session's principal name it as the actor of their events (`callerContext`).
  */
 function bindUseCases<T extends Record<string, UseCase>>(ctx: AuthContext, table: T): BoundUseCases<T> {
   const bound: Record<string, (call: Call, input: never) => Promise<unknown>> = {};
   for (const [name, useCase] of Object.entries(table)) {
     const run: UseCase = WITHOUT_ACTIVITY.has(useCase)
       ? useCase
-      : (context, call, input) => ctx.activity.within(() => useCase(context, call, input));
+      : (context, call, input) =>
+          ctx.activity.within(() => useCase(callerContext(context, call), call, input));
     bound[name] = (call, input) =>
       call.principal === undefined || isIssuedPrincipal(call.principal)
         ? run(ctx, call, input)
@@ -347,7 +359,6 @@ function bindUseCases<T extends Record<string, UseCase>>(ctx: AuthContext, table
   return bound as BoundUseCases<T>;
 }
 
-/** The ports, keys and services every use case gets. */
 /** The stores of the options, as the context names them. */
 function contextStores(options: ResolvedAuthOptions) {
   const { stores } = options;
@@ -389,13 +400,7 @@ function createContext(
   const signingKeys = createSigningKeys(options.secret, "ACCESS_TOKEN_INVALID");
   const encryptionKeys = encryptionKeysOf(options, logger);
   const background = createBackgroundTasks(logger);
-  const activity = createActivityRecorder({
-    store: options.stores.activity,
-    retentionDays: options.activityRetentionDays,
-    logger,
-    background,
-  });
-  const events = createSecurityEvents({ onEvent: options.onEvent, logger, clock, observe: activity.observe });
+  const { activity, audit, events } = eventRecorders(options, clock, logger, background);
   return {
     options,
     ...contextStores(options),
@@ -419,6 +424,7 @@ function createContext(
     limits: createLimits(options, options.stores.cooldowns, events),
     events,
     activity,
+    audit,
     background,
     stepUpTokens: createStepUpTokens({
       keys: signingKeys,
@@ -455,41 +461,4 @@ function createContext(
       return dummyHash;
     },
   };
-}
-
-/**
- * Start-up work, off the request path: the dummy hash (so the first unknown-email login costs
- * the same as any other) and the MJML templates (compiled once; a send waits if it comes first).
- */
-function startUp(ctx: AuthContext, renderer: EmailRenderer): Promise<void> {
-  const { options, logger } = ctx;
-  return Promise.all([
-    ctx
-      .dummyHash()
-      .catch((error: unknown) =>
-        logger.error(
-          { event: "hasher.failed", err: String(error) },
-          "could not prepare the dummy password hash",
-        ),
-      ),
-    options.email.enabled
-      ? renderer
-          .compile()
-          .catch((error: unknown) =>
-            logger.error(
-              { event: "email.compile_failed", err: String((error as Error).cause ?? error) },
-              "could not compile email templates",
-            ),
-          )
-      : undefined,
-    // openid-client is an optional peer dependency: load it now when a provider needs it.
-    options.identityProviders.length > 0
-      ? loadOpenIdClient().catch((error: unknown) =>
-          logger.error(
-            { event: "identity_provider.client_missing", err: String((error as Error).cause ?? error) },
-            "identityProviders are configured but openid-client cannot be loaded (npm install openid-client)",
-          ),
-        )
-      : undefined,
-  ]).then(() => undefined);
 }

@@ -1,4 +1,6 @@
 // The `auth.organizations` group of the `Auth` object (docs/organizations.md). Re-exported from auth.ts.
+import type { AuditExport } from "../audit/export.js";
+import type { AuditPage } from "../audit/read.js";
 import type { Call, Principal } from "../model.js";
 import type { PermissionGrant } from "../organizations/membership.js";
 import type {
@@ -10,6 +12,7 @@ import type {
 import type { Activation } from "../use-cases/activate-organization.js";
 import type { MemberView } from "../use-cases/list-members.js";
 import type { ReceivedInvitation } from "../use-cases/list-my-invitations.js";
+import type { AuditExportInput, AuditListInput } from "./auth-apis.js";
 
 /**
  * Organizations, their members, roles and invitations (docs/organizations.md), and the permission
@@ -127,4 +130,22 @@ export interface OrganizationApi {
    * @throws `USE_CASE_ERRORS.organizations.deleteRole`'s codes (use-case-errors.ts)
    */
   deleteRole(call: Call, input: { organizationId: string; role: string }): Promise<{ success: true }>;
+  /**
+   * A page of the organization's audit log, newest first (`audit:read`), filtered by `type`,
+   * `actor`, `from`, `to` (docs/audit-log.md); `NOT_FOUND` without `stores.auditLog`.
+   * @throws `USE_CASE_ERRORS.organizations.listAuditLog`'s codes (use-case-errors.ts)
+   */
+  listAuditLog(
+    call: Call,
+    input: { organizationId: string } & Omit<AuditListInput, "organizationId">,
+  ): Promise<AuditPage>;
+  /**
+   * The organization's audit log as NDJSON or CSV (`audit:read`), oldest first, streamed a page
+   * at a time.
+   * @throws `USE_CASE_ERRORS.organizations.exportAuditLog`'s codes (use-case-errors.ts)
+   */
+  exportAuditLog(
+    call: Call,
+    input: { organizationId: string } & Omit<AuditExportInput, "organizationId">,
+  ): Promise<AuditExport>;
 }

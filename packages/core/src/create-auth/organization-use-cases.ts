@@ -6,11 +6,13 @@ import { createRole } from "../use-cases/create-role.js";
 import { declineInvitation } from "../use-cases/decline-invitation.js";
 import { deleteOrganization } from "../use-cases/delete-organization.js";
 import { deleteRole } from "../use-cases/delete-role.js";
+import { exportOrganizationAuditLog } from "../use-cases/export-organization-audit-log.js";
 import { getOrganization } from "../use-cases/get-organization.js";
 import { inviteMember } from "../use-cases/invite-member.js";
 import { listInvitations } from "../use-cases/list-invitations.js";
 import { listMembers } from "../use-cases/list-members.js";
 import { listMyInvitations } from "../use-cases/list-my-invitations.js";
+import { listOrganizationAuditLog } from "../use-cases/list-organization-audit-log.js";
 import { listOrganizations } from "../use-cases/list-organizations.js";
 import { listRoles } from "../use-cases/list-roles.js";
 import { removeMember } from "../use-cases/remove-member.js";
@@ -39,4 +41,6 @@ export const ORGANIZATION_USE_CASES = {
   createRole,
   updateRole,
   deleteRole,
+  listAuditLog: listOrganizationAuditLog,
+  exportAuditLog: exportOrganizationAuditLog,
 } as const;

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /** The whole body in one chunk, read when the core first asks for it. */
@@ -28,9 +29,10 @@ export function fromFetchRequest(request: Request, remoteAddress?: string): Http
   };
 }
 
-/** The core's response as a Fetch `Response`: one `Set-Cookie` header per cookie. */
-export function toFetchResponse({ status, headers, cookies, body }: HttpResponse): Response {
-  const response = new Response(body, { status, headers });
+/** The core's response as a Fetch `Response`: one `Set-Cookie` header per cookie; a stream as a `ReadableStream`. */
+export function toFetchResponse({ status, headers, cookies, body, stream }: HttpResponse): Response {
+  const content = stream ? (Readable.toWeb(stream) as ReadableStream<Uint8Array>) : body;
+  const response = new Response(content, { status, headers });
   for (const cookie of cookies) response.headers.append("set-cookie", cookie);
   return response;
 }

@@ -1,4 +1,5 @@
 import type { EventEmitter } from "node:events";
+import { pipeline, type Writable } from "node:stream";
 import type { HttpHandler } from "./handler.js";
 import { isEncryptedSocket, type ResponseWriter, writeResponse } from "./response-writer.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
@@ -61,7 +62,11 @@ const nodeWriter: ResponseWriter<NodeResponseLike, void> = {
     res.statusCode = status;
   },
   header: (res, name, value) => void res.setHeader(name, value),
-  end: (res, body) => void res.end(body),
+  end: (res, body) => {
+    if (typeof body !== "object") return void res.end(body);
+    // A stream (an export): piped with back-pressure; a failure midway ends the response early.
+    pipeline(body, res as unknown as Writable, () => {});
+  },
 };
 
 /** Writes the core's response to a Node `ServerResponse` (as `writeResponse` does with any writer). */

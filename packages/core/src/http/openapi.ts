@@ -208,7 +208,12 @@ function responsesOf(route: Route): Record<string, unknown> {
     : {
         [String(route.successStatus ?? 200)]: {
           description: route.successStatus === 201 ? "Created" : "Success",
-          content: { "application/json": { schema: { type: "object" } } },
+          content: {
+            "application/json": { schema: { type: "object" } },
+            ...Object.fromEntries(
+              (route.streams ?? []).map((type) => [type, { schema: { type: "string" } }]),
+            ),
+          },
         },
       };
   return { ...success, ...errorResponsesOf(route) };

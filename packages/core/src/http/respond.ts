@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import {
   AuthError,
   CooldownError,
@@ -35,6 +36,29 @@ function jsonTextResponse(status: number, text: string, bytes: number, cookies: 
     headers: { "cache-control": NO_STORE, "content-type": JSON_TYPE, "content-length": String(bytes) },
     cookies,
     body: text,
+  };
+}
+
+/**
+ * A 200 whose body streams: `chunks` as UTF-8 text, read as the client takes them, saved as
+ * `filename` (`Content-Disposition: attachment`). No Content-Length (the size is not known yet).
+ */
+export function streamResponse(
+  contentType: string,
+  filename: string,
+  chunks: AsyncIterable<string>,
+): HttpResponse {
+  return {
+    status: 200,
+    headers: {
+      "cache-control": NO_STORE,
+      "content-type": contentType,
+      "content-disposition": `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, "_")}"`,
+      "x-content-type-options": "nosniff",
+    },
+    cookies: [],
+    body: null,
+    stream: Readable.from(chunks, { objectMode: false }),
   };
 }
 

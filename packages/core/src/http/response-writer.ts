@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { HttpResponse } from "./types.js";
 
 /**
@@ -9,13 +10,13 @@ export interface ResponseWriter<Target, Result> {
   status(target: Target, status: number): void;
   /** Sets one header; `set-cookie` comes as the list of its values. */
   header(target: Target, name: string, value: string | string[]): void;
-  /** Sends the body (undefined for none) and ends the response. */
-  end(target: Target, body: string | undefined): Result;
+  /** Sends the body (undefined for none; a stream, piped) and ends the response. */
+  end(target: Target, body: string | Readable | undefined): Result;
 }
 
 /**
  * Writes the core's response through an adapter's `writer`: the status, every header in order,
- * `Set-Cookie` only when there are cookies, then the body (none for a 304 or a redirect).
+ * `Set-Cookie` only when there are cookies, then the body (none for a 304 or a redirect) or its stream.
  */
 export function writeResponse<Target, Result>(
   target: Target,
@@ -26,7 +27,7 @@ export function writeResponse<Target, Result>(
   const { headers } = response;
   for (const name in headers) writer.header(target, name, headers[name] as string);
   if (response.cookies.length > 0) writer.header(target, "set-cookie", response.cookies);
-  return writer.end(target, response.body ?? undefined);
+  return writer.end(target, response.stream ?? response.body ?? undefined);
 }
 
 /**

@@ -92,6 +92,8 @@ export interface RouteSpec<A extends RouteAuth = RouteAuth> {
    * `INTERNAL_ERROR`) are added to them in the OpenAPI document (openapi.ts).
    */
   errors: readonly ErrorCode[];
+  /** Content types its success may stream instead of JSON (an export; OpenAPI lists them). */
+  streams?: readonly string[];
   /** The status of its success: 200 unless it creates something (201). */
   successStatus?: 200 | 201;
   /** Cookies cleared when the route fails with one of `codes` (a dead refresh token or session clears the session's). */

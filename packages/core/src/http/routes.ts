@@ -5,6 +5,7 @@ import type { Route } from "./route.js";
 import { createRouteKit, json } from "./route-kit.js";
 import { requiredPasswordChangeRoutes, selfServiceRoutes } from "./routes/account.js";
 import { apiKeyRoutes } from "./routes/api-keys.js";
+import { adminAuditLogRoutes, organizationAuditLogRoutes } from "./routes/audit-log.js";
 import { adminRoutes } from "./routes/back-office.js";
 import { passwordResetRoutes, verificationRoutes } from "./routes/email-links.js";
 import { emailSignInRoutes } from "./routes/email-sign-in.js";
@@ -13,6 +14,16 @@ import { adminOrganizationRoutes, organizationRoutes } from "./routes/organizati
 import { passkeyRoutes } from "./routes/passkeys.js";
 import { activityRoutes, sessionRoutes, signInRoutes } from "./routes/sessions.js";
 import { twoFactorRoutes, twoFactorSettingsRoutes } from "./routes/two-factor.js";
+
+/** The audit log's routes (docs/audit-log.md): only with `stores.auditLog`, each with its area. */
+function auditLogRoutes(auth: Auth): Route[] {
+  const { options } = auth;
+  if (options.stores.auditLog === undefined) return [];
+  return [
+    ...(options.organizations ? organizationAuditLogRoutes(auth) : []),
+    ...(options.admin.authorize ? adminAuditLogRoutes(auth) : []),
+  ];
+}
 
 /**
  * The route table of docs/http-api.md, each entry one use case call and its response. The routes
@@ -39,6 +50,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...(auth.options.organizations ? organizationRoutes(auth, kit) : []),
     ...(auth.options.organizations && auth.options.admin.authorize ? adminOrganizationRoutes(auth) : []),
     ...(auth.apiKeys.enabled ? apiKeyRoutes(auth) : []),
+    ...auditLogRoutes(auth),
   ];
   // With API keys on, every route that takes a credential refuses a key (handler.ts) before it runs.
   if (auth.apiKeys.enabled) {

@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+
 /** The body of a request as an adapter hands it over. */
 export type RequestBody = AsyncIterable<Uint8Array | string> | Uint8Array | string | undefined;
 
@@ -34,6 +36,12 @@ export interface HttpResponse {
   cookies: string[];
   /** The serialized body, or null for none (a 304, a 302 redirect whose `location` header says where). */
   body: string | null;
+  /**
+   * Instead of `body` (then null): text streamed as it is made, an export reading the store page
+   * by page. A Node `Readable`: `writeNodeResponse` pipes it, `toFetchResponse` makes it a
+   * `ReadableStream`, Fastify's `reply.send` takes it as is.
+   */
+  stream?: Readable | undefined;
 }
 
 /**

@@ -4,22 +4,10 @@
 import type { SecurityEvent } from "../events.js";
 import type { LocaleResources } from "../i18n/index.js";
 import type { Principal, User } from "../model.js";
-import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
-import type { ActivityStore } from "../ports/activity-store.js";
-import type { ApiKeyStore } from "../ports/api-key-store.js";
 import type { Clock } from "../ports/clock.js";
-import type { CooldownStore } from "../ports/cooldown-store.js";
-import type { IdentityStore } from "../ports/identity-store.js";
-import type { JointStores } from "../ports/joint-stores.js";
 import type { Logger } from "../ports/logger.js";
 import type { EmailKind, Mailer } from "../ports/mailer.js";
-import type { OrganizationStore } from "../ports/organization-store.js";
-import type { PasskeyStore } from "../ports/passkey-store.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
-import type { SessionStore } from "../ports/session-store.js";
-import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
-import type { StoresTogether } from "../ports/stores-together.js";
-import type { UserStore } from "../ports/user-store.js";
 import type { ApiKeysOptions } from "./api-key-options.js";
 import type { CaptchaOptions } from "./captcha-options.js";
 import type { IdentityProviderOptions } from "./identity-provider-options.js";
@@ -49,45 +37,9 @@ export interface BreachedPasswordsOptions {
   cacheTtlSeconds?: number;
 }
 
-/** The ports `createAuth` works with. */
-export interface AuthStores {
-  /** Where users live: `createMemoryStores().users`, `createSqlStores().users`, or your own `UserStore`. */
-  users: UserStore;
-  /** Cooldowns and counters (email cooldowns, throttles, per-IP limits). */
-  cooldowns: CooldownStore;
-  /** Sessions and their refresh-token rotation. */
-  sessions: SessionStore;
-  /** The access tokens that may still be used, by `jti` (read on every authenticated request). */
-  allowlist: AccessTokenAllowlist;
-  /** Single-use tokens: reset and verification links, 2FA challenges and codes. */
-  singleUseTokens: SingleUseTokenStore;
-  /** Links to identity providers; required only with `identityProviders`. */
-  identities?: IdentityStore;
-  /**
-   * Runs the writes of a multi-step change (reset, `setPassword`) in one transaction, for users,
-   * sessions, allowlist and single-use tokens kept in one database: `createSqlStores().together`.
-   * Optional; give it only with those four stores of the same call, unwrapped, or leave it out.
-   */
-  together?: StoresTogether;
-  /**
-   * Reads an access token's entry with its user, and writes a new session with its entry, each in
-   * one round trip, for stores kept side by side: `createSqlStores().joint`. Optional; give it
-   * only with the users, sessions and allowlist of the same call, unwrapped (a host that wraps or
-   * replaces one of them leaves it out). Without it, the core makes the separate calls.
-   */
-  joint?: JointStores;
-  /**
-   * Each user's security events (`GET /activity`), kept `activityRetentionDays`. Every shipped
-   * `create*Stores()` has one; without it nothing is recorded and the activity reads empty.
-   */
-  activity?: ActivityStore;
-  /** Passkeys (WebAuthn credentials); required only with `webauthn`. */
-  passkeys?: PasskeyStore;
-  /** Organizations, members, roles, invitations; required only with `organizations` (sessions then need `setActiveOrganization`). */
-  organizations?: OrganizationStore;
-  /** API keys (kept as keyed hashes); required only with `apiKeys`. */
-  apiKeys?: ApiKeyStore;
-}
+import type { AuthStores } from "./auth-stores.js";
+
+export type { AuthStores };
 
 /** Organizations (docs/organizations.md): roles, invitations and the permission checks of the host's routes. */
 export interface OrganizationsOptions {
@@ -368,6 +320,11 @@ export interface AuthOptionFields {
    * are never listed and the store forgets them. Default 90.
    */
   activityRetentionDays?: number;
+  /**
+   * How long the audit log keeps an entry, in days (1 to 3650): each instance sweeps older ones at
+   * most once an hour, after a write (docs/audit-log.md, "Retention"). Default 365.
+   */
+  auditRetentionDays?: number;
   /**
    * A session ends when it was not refreshed for this long, in seconds (1 to 400 days; at most
    * `absoluteLifetimeSeconds`). A refresh after it answers 401 `SESSION_EXPIRED`. Default 7 days

@@ -4,6 +4,7 @@ import { isWeakSecret, MIN_SECRET_BITS } from "../passwords/secret-strength.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { ActivityStore } from "../ports/activity-store.js";
 import type { ApiKeyStore } from "../ports/api-key-store.js";
+import type { AuditLogStore } from "../ports/audit-log-store.js";
 import type { Clock } from "../ports/clock.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import type { IdentityStore } from "../ports/identity-store.js";
@@ -155,6 +156,7 @@ export const STORE_METHODS = {
     "createApiKey",
     "findApiKeyByLookupId",
     "useApiKey",
+    "returnApiKeyUses",
     "findApiKey",
     "listApiKeys",
     "deleteApiKey",
@@ -162,6 +164,7 @@ export const STORE_METHODS = {
     "deleteUserApiKeys",
     "deleteOrganizationApiKeys",
   ] as const satisfies readonly RequiredMethods<ApiKeyStore>[],
+  auditLog: ["append", "list", "sweepAudit"] as const satisfies readonly RequiredMethods<AuditLogStore>[],
 };
 
 /** The methods of `JointStores`, each optional (`stores.joint`). */
@@ -258,6 +261,7 @@ export const authOptionsSchema = z
       passkeys: port<PasskeyStore>("PasskeyStore", STORE_METHODS.passkeys).optional(),
       organizations: port<OrganizationStore>("OrganizationStore", STORE_METHODS.organizations).optional(),
       apiKeys: port<ApiKeyStore>("ApiKeyStore", STORE_METHODS.apiKeys).optional(),
+      auditLog: port<AuditLogStore>("AuditLogStore", STORE_METHODS.auditLog).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     generateId: z
@@ -270,6 +274,7 @@ export const authOptionsSchema = z
     refreshTokenTtlSeconds: seconds(30 * 24 * 3600),
     refreshReuseIntervalSeconds: z.number().int().min(0).max(300).default(10),
     activityRetentionDays: z.number().int().min(1).max(3650).default(90),
+    auditRetentionDays: z.number().int().min(1).max(3650).default(365),
     idleTimeoutSeconds: z
       .number()
       .int()

@@ -6,6 +6,14 @@ export type {
   ActivityStore,
 } from "./activity-store.js";
 export type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore, ApiKeyUse } from "./api-key-store.js";
+export type {
+  AuditActorType,
+  AuditDraft,
+  AuditEntry,
+  AuditLinks,
+  AuditLogStore,
+  AuditQuery,
+} from "./audit-log-store.js";
 export type { Clock } from "./clock.js";
 export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
 export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";

@@ -1,4 +1,5 @@
 import { AuthError, guardPort } from "../errors.js";
+import { type SecurityEvents, withActor } from "../events.js";
 import { type Call, type Principal, type RequestContext, toUser } from "../model.js";
 import type { Logger } from "../ports/logger.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
@@ -80,21 +81,23 @@ export async function isBackOfficeAdmin(
 
 /**
  * `operation` as a back-office use case (`auth.admin.*`): it runs only once `actingAdmin` allowed
- * the call's principal, and acts as that admin.
+ * the call's principal, and acts as that admin (its events say `actorType: "admin"`).
  */
-export function asAdmin<D extends AdminActorDeps, I extends unknown[], R>(
+export function asAdmin<D extends AdminActorDeps & { events: SecurityEvents }, I extends unknown[], R>(
   operation: ActingOperation<D, I, R>,
 ): (ctx: D, call: Call, ...input: I) => Promise<R> {
-  return async (ctx, call, ...input) =>
-    operation(ctx, { actor: await actingAdmin(ctx, call), request: call.request }, ...input);
+  return async (ctx, call, ...input) => {
+    const actor = await actingAdmin(ctx, call);
+    return operation(withActor(ctx, "admin", actor), { actor, request: call.request }, ...input);
+  };
 }
 
 /**
  * `operation` as a trusted host operation (`auth.host.*`): no caller is checked, the host's own
- * code decided; the actor is `call.actor`, else `"host"`. A call with a principal (or a step-up
+ * code decided; the actor is `call.actor`, else `"host"` (its events say `actorType: "host"`). A call with a principal (or a step-up
  * token) is refused with a `TypeError`: it means a request's caller, whose place is the back office.
  */
-export function asHost<D, I extends unknown[], R>(
+export function asHost<D extends { events: SecurityEvents }, I extends unknown[], R>(
   operation: ActingOperation<D, I, R>,
 ): (ctx: D, call: Call, ...input: I) => Promise<R> {
   return async (ctx, call, ...input) => {
@@ -102,6 +105,7 @@ export function asHost<D, I extends unknown[], R>(
       throw new TypeError(
         "auth.host.* takes no principal or step-up token: it checks no caller. Pass a request's caller to auth.admin.* instead.",
       );
-    return operation(ctx, { actor: call.actor ?? "host", request: call.request }, ...input);
+    const acting = { actor: call.actor ?? "host", request: call.request };
+    return operation(withActor(ctx, "host", call.actor ?? null), acting, ...input);
   };
 }

@@ -20,6 +20,9 @@ const inputsFor = (target: string): { [K in keyof AdminApi]: Parameters<AdminApi
   requirePasswordChange: { userId: target },
   impersonate: target,
   listOrganizations: { query: "" },
+  listAuditLog: {},
+  exportAuditLog: { format: "ndjson" },
+  verifyAuditLog: {},
 });
 
 /**

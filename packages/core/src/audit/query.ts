@@ -1,0 +1,158 @@
+import { z } from "zod";
+import { ValidationError } from "../errors.js";
+import type { AuditEntry, AuditQuery } from "../ports/audit-log-store.js";
+import { fieldIssue, parseInput } from "../validation.js";
+
+/** Entries per page when the caller names no `limit`. */
+export const DEFAULT_AUDIT_PAGE = 50;
+/** The most entries one page may ask for. */
+export const MAX_AUDIT_PAGE = 200;
+
+/** An instant of a filter: ISO 8601 (`2026-01-31`, `2026-01-31T12:00:00Z`) or milliseconds since the epoch. */
+const instant = z
+  .string()
+  .max(40)
+  .transform((text, context) => {
+    const at = /^\d{1,16}$/.test(text)
+      ? Number(text)
+      : /^\d{4}-\d\d-\d\d/.test(text)
+        ? Date.parse(text)
+        : Number.NaN;
+    if (Number.isFinite(at)) return at;
+    context.addIssue({ code: "custom", message: "not an ISO 8601 instant or epoch milliseconds" });
+    return z.NEVER;
+  });
+
+/** The filters of a listing or an export; query-string text, as the routes pass it. */
+export const auditFilterInput = z
+  .object({
+    organizationId: z.string().min(1).max(256).optional(),
+    type: z
+      .string()
+      .regex(/^[a-z][a-z_]*(\.[a-z_]+)*$/)
+      .max(64)
+      .optional(),
+    actor: z.string().min(1).max(256).optional(),
+    from: z.union([z.number().int().min(0), instant]).optional(),
+    to: z.union([z.number().int().min(0), instant]).optional(),
+  })
+  .strict();
+
+/** A page's input: the filters, `cursor` (the previous page's `nextCursor`) and `limit` (1 … 200, default 50). */
+export const auditPageInput = auditFilterInput.extend({
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_AUDIT_PAGE).optional(),
+});
+
+/** The filters of `input`, "" counting as absent (`?type=` from a form); `VALIDATION_FAILED` with the fields otherwise. */
+export function parseAuditFilters<S extends typeof auditFilterInput | typeof auditPageInput>(
+  schema: S,
+  input: unknown,
+): z.output<S> {
+  const given = typeof input === "object" && input !== null ? input : {};
+  const present = Object.fromEntries(
+    Object.entries(given).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = parseInput(schema, present) as z.output<S>;
+  const { from, to } = parsed as { from?: number; to?: number };
+  if (from !== undefined && to !== undefined && from > to)
+    throw new ValidationError([fieldIssue("to", "invalid")]);
+  return parsed;
+}
+
+/** The store query of parsed filters. */
+export function auditQueryOf(
+  filters: z.output<typeof auditFilterInput>,
+  order: AuditQuery["order"],
+  limit: number,
+): AuditQuery {
+  return {
+    organizationId: filters.organizationId,
+    type: filters.type,
+    actorId: filters.actor,
+    from: filters.from,
+    to: filters.to,
+    order,
+    limit,
+  };
+}
+
+/** The opaque cursor of a listing: the last entry's `seq`, base64url. */
+export const encodeAuditCursor = (seq: number): string => Buffer.from(`a${seq}`).toString("base64url");
+
+/** The `seq` a cursor names; `VALIDATION_FAILED` (at `cursor`) for one this server did not make. */
+export function decodeAuditCursor(cursor: string): number {
+  const text = /^[A-Za-z0-9_-]{1,40}$/.test(cursor)
+    ? Buffer.from(cursor, "base64url").toString("latin1")
+    : "";
+  const match = /^a(\d{1,16})$/.exec(text);
+  if (!match) throw new ValidationError([fieldIssue("cursor", "invalid_cursor")]);
+  return Number(match[1]);
+}
+
+/** One entry as the routes, the host API and the exports show it. */
+export interface AuditItem {
+  id: string;
+  seq: number;
+  /** ISO 8601. */
+  at: string;
+  type: string;
+  actorType: AuditEntry["actorType"];
+  actorId: string | null;
+  userId: string | null;
+  organizationId: string | null;
+  sessionId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  reason: string | null;
+  prevHash: string;
+  orgPrevHash: string | null;
+  hash: string;
+}
+
+/** The columns of an item, in the order of the CSV export. */
+export const AUDIT_COLUMNS = [
+  "id",
+  "seq",
+  "at",
+  "type",
+  "actorType",
+  "actorId",
+  "userId",
+  "organizationId",
+  "sessionId",
+  "ip",
+  "userAgent",
+  "reason",
+  "prevHash",
+  "orgPrevHash",
+  "hash",
+] as const satisfies readonly (keyof AuditItem)[];
+
+export const toAuditItem = (entry: AuditEntry): AuditItem => ({
+  id: entry.id,
+  seq: entry.seq,
+  at: new Date(entry.at).toISOString(),
+  type: entry.type,
+  actorType: entry.actorType,
+  actorId: entry.actorId,
+  userId: entry.userId,
+  organizationId: entry.organizationId,
+  sessionId: entry.sessionId,
+  ip: entry.ip,
+  userAgent: entry.userAgent,
+  reason: entry.reason,
+  prevHash: entry.prevHash,
+  orgPrevHash: entry.orgPrevHash,
+  hash: entry.hash,
+});
+
+/** The filters as a caller of the host API or the use cases gives them (`from`/`to`: ISO 8601 text or epoch ms). */
+export interface AuditFilters {
+  organizationId?: string | undefined;
+  type?: string | undefined;
+  /** An `actorId`: a user's id, an API key's id, a host call's named actor. */
+  actor?: string | undefined;
+  from?: string | number | undefined;
+  to?: string | number | undefined;
+}

@@ -1,0 +1,127 @@
+import type { SecurityEvent } from "../events.js";
+import type { AuditDraft, AuditLogStore } from "../ports/audit-log-store.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { BackgroundTasks } from "../support/background.js";
+import type { PendingWrites } from "../support/pending-writes.js";
+import { auditDraft, newAuditId } from "./draft.js";
+import type { AuditSeal } from "./seal.js";
+
+/** The most drafts one `append` carries; more wait for the next. */
+export const MAX_AUDIT_BATCH = 500;
+/** How often one instance sweeps at most: once an hour. */
+export const AUDIT_SWEEP_INTERVAL_MS = 3600 * 1000;
+
+/** The audit log of one `createAuth` (docs/audit-log.md). */
+export interface AuditLog {
+  /** The store, or undefined when none is configured (nothing is recorded; the routes are off). */
+  store: AuditLogStore | undefined;
+  seal: AuditSeal;
+  retentionMs: number;
+  /** Drafts `event` into the next batch; never waits, never throws. */
+  observe(event: SecurityEvent): void;
+  /** Resolves once every draft observed so far is written, or its write failed (for tests and shutdown). */
+  flushed(): Promise<void>;
+}
+
+/** Drafts waiting for their `append`, and the promise that settles once it did. */
+interface Batch {
+  drafts: AuditDraft[];
+  done: Promise<void>;
+  settle: () => void;
+}
+
+function newBatch(): Batch {
+  let settle = () => {};
+  const done = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  return { drafts: [], done, settle };
+}
+
+/**
+ * Records every security event in the audit log. The drafts of one event-loop turn go into one
+ * `append` (scheduled with `setImmediate`), and one instance keeps at most one `append` in
+ * flight: the next batch waits and grows meanwhile, so a burst takes the store's lock on the
+ * deployment's head once per batch, not once per event. Each draft's write is tracked in
+ * `writes`, so a call's answer comes after the entries its events started are written
+ * (`PendingWrites.within`). A failed `append` is logged (`audit.write_failed`, with the types and
+ * the count lost) and never fails the call. After an append, and at most once an hour per
+ * instance (`AUDIT_SWEEP_INTERVAL_MS`, on the core's clock), entries older than the retention
+ * are swept (`sweepAudit`; a failure is logged `audit.sweep_failed`).
+ */
+export function createAuditRecorder(options: {
+  store: AuditLogStore | undefined;
+  seal: AuditSeal;
+  retentionDays: number;
+  clock: Clock;
+  logger: Logger;
+  background: BackgroundTasks;
+  writes: PendingWrites;
+}): AuditLog {
+  const { store, seal, clock, logger, background, writes } = options;
+  const retentionMs = options.retentionDays * 24 * 3600 * 1000;
+  const queue: Batch[] = [];
+  let scheduled = false;
+  let inFlight: Promise<void> | undefined;
+  let lastSweep = Number.NEGATIVE_INFINITY;
+
+  const sweep = async (target: AuditLogStore) => {
+    const now = clock.now();
+    if (now - lastSweep < AUDIT_SWEEP_INTERVAL_MS) return;
+    lastSweep = now;
+    try {
+      await target.sweepAudit(now - retentionMs);
+    } catch (error) {
+      logger.error({ event: "audit.sweep_failed", err: String(error) }, "could not sweep the audit log");
+    }
+  };
+  const write = async (target: AuditLogStore, batch: Batch) => {
+    try {
+      await target.append(batch.drafts, seal.seal);
+    } catch (error) {
+      const types = [...new Set(batch.drafts.map((draft) => draft.type))];
+      logger.error(
+        { event: "audit.write_failed", count: batch.drafts.length, types, err: String(error) },
+        "could not write audit entries",
+      );
+    }
+    await sweep(target);
+  };
+  const flush = () => {
+    scheduled = false;
+    const batch = inFlight === undefined ? queue.shift() : undefined;
+    if (!store || !batch) return;
+    inFlight = write(store, batch).finally(() => {
+      batch.settle();
+      inFlight = undefined;
+      flush();
+    });
+  };
+  return {
+    store,
+    seal,
+    retentionMs,
+    observe(event) {
+      if (!store) return;
+      let batch = queue.at(-1);
+      if (!batch || batch.drafts.length >= MAX_AUDIT_BATCH) {
+        const fresh = newBatch();
+        queue.push(fresh);
+        // `auth.idle()` waits for it from now on, not only once its append starts.
+        background.run("audit.write_failed", () => fresh.done);
+        batch = fresh;
+      }
+      batch.drafts.push(auditDraft(event, newAuditId()));
+      writes.track(batch.done);
+      if (!scheduled && inFlight === undefined) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    async flushed() {
+      while (queue.length > 0 || inFlight !== undefined)
+        await Promise.all([inFlight, ...queue.map((batch) => batch.done)]);
+    },
+  };
+}

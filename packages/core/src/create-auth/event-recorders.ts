@@ -1,0 +1,48 @@
+import { createActivityRecorder } from "../activity/activity.js";
+import { createAuditRecorder } from "../audit/recorder.js";
+import { createAuditSeal } from "../audit/seal.js";
+import { createSecurityEvents, type SecurityEvent } from "../events.js";
+import type { ResolvedAuthOptions } from "../options/options.js";
+import type { Clock } from "../ports/clock.js";
+import type { Logger } from "../ports/logger.js";
+import type { BackgroundTasks } from "../support/background.js";
+import { createPendingWrites } from "../support/pending-writes.js";
+
+/**
+ * The security events and what records them: each user's activity and the audit log, whose writes
+ * a call's answer waits for (one `PendingWrites` for both).
+ */
+export function eventRecorders(
+  options: ResolvedAuthOptions,
+  clock: Clock,
+  logger: Logger,
+  background: BackgroundTasks,
+) {
+  const { activity: activityStore, auditLog } = options.stores;
+  const writes = createPendingWrites(activityStore !== undefined || auditLog !== undefined);
+  const activity = createActivityRecorder({
+    store: activityStore,
+    retentionDays: options.activityRetentionDays,
+    logger,
+    background,
+    writes,
+  });
+  const audit = createAuditRecorder({
+    store: auditLog,
+    seal: createAuditSeal(options.secret),
+    retentionDays: options.auditRetentionDays,
+    clock,
+    logger,
+    background,
+    writes,
+  });
+  const observe = (event: SecurityEvent) => {
+    activity.observe(event);
+    audit.observe(event);
+  };
+  return {
+    activity,
+    audit,
+    events: createSecurityEvents({ onEvent: options.onEvent, logger, clock, observe }),
+  };
+}
