@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLeases, type Taken } from "./leases.js";
+import { createLeases, PAST_LIMIT, type Taken } from "./leases.js";
 
 /** A store's counter of one lookupId: what `useApiKey` would answer for `uses` more; `giveBack`, `returnApiKeyUses`. */
 function counter() {
@@ -54,13 +54,26 @@ describe("createLeases", () => {
     expect(leases.take("lk", 0)).toEqual({ uses: 2, block: true });
   });
 
-  it("take - once the limit is used up, counts past it without asking the store until the window ends", () => {
+  it("take - once the limit is used up, counts past it without asking the store, but for one request a second, until the window ends", () => {
     const leases = createLeases(3);
     const store = counter();
     for (let i = 0; i < 3; i++) expect(request(leases, store)).toEqual({ count: i + 1, asked: 1 });
-    expect(request(leases, store)).toEqual({ count: 4, asked: 0 });
-    expect(leases.take("lk", 59_999)).toEqual({ count: 4, endsAt: 60_000 });
+    expect(request(leases, store)).toEqual({ count: 4, asked: 1 }); // asks again: none given back
+    expect(request(leases, store, 999)).toEqual({ count: PAST_LIMIT, asked: 0 });
+    expect(request(leases, store, 1_000)).toEqual({ count: 5, asked: 1 });
+    expect(leases.take("lk", 1_500)).toEqual({ count: PAST_LIMIT, endsAt: 60_000 });
     expect(leases.take("lk", 60_000)).toEqual({ uses: 1, block: false });
+  });
+
+  it("take - past the limit, counts given back to the store meanwhile are found by the next second's request", () => {
+    const leases = createLeases(3);
+    const store = counter();
+    for (let i = 0; i < 4; i++) request(leases, store);
+    expect(request(leases, store, 500)).toEqual({ count: PAST_LIMIT, asked: 0 });
+    store.giveBack(3); // another instance's refused requests
+    expect(request(leases, store, 1_000)).toEqual({ count: 2, asked: 1 });
+    expect(request(leases, store, 1_001)).toEqual({ count: 3, asked: 1 }); // room left: the store decides
+    expect(request(leases, store, 1_002)).toEqual({ count: PAST_LIMIT, asked: 0 }); // full again: local until 2 s
   });
 
   it("giveBack - a refused request's count is handed out again in its window, not in the next, not past the limit", () => {
@@ -70,7 +83,8 @@ describe("createLeases", () => {
     leases.giveBack("lk", count, 60_000, 10);
     expect(leases.take("lk", 10)).toEqual({ count: 1, endsAt: 60_000 });
     leases.giveBack("lk", count, 59_000, 10); // another window's count
-    leases.giveBack("lk", 601, 60_000, 10); // past the limit
+    expect(leases.giveBack("lk", 601, 60_000, 10)).toBe(1); // counted past the limit: back to the store
+    expect(leases.giveBack("lk", PAST_LIMIT, 60_000, 10)).toBe(0); // refused here: counted nowhere
     expect(leases.take("lk", 10)).toEqual({ uses: 2, block: true });
   });
 
