@@ -1,4 +1,4 @@
-import { startExample } from "example-shared";
+import { KEEP_ALIVE_TIMEOUT_MS, startExample } from "example-shared";
 import { createApp } from "./app.js";
 
 await startExample(
@@ -11,5 +11,6 @@ await startExample(
           close: () => new Promise((closed) => server.close(() => closed())),
         }),
       );
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     }),
 );

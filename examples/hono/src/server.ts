@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import { startExample } from "example-shared";
+import { KEEP_ALIVE_TIMEOUT_MS, startExample } from "example-shared";
 import { createApp } from "./app.js";
 
 // One server for Node, Bun and Deno: @hono/node-server on each runtime's `node:http`.
@@ -13,6 +13,7 @@ await startExample("Hono", async (auth, outbox, config) => {
       resolve(started as Server),
     );
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   return {
     address: () => server.address(),
     close: () =>

@@ -5,4 +5,4 @@ export { outboxEntryPage, outboxListPage, type Page, uiAssets } from "./pages.js
 export { qrCodePage } from "./qr.js";
 export { readSeedFile, type SeedUser, seedUsers } from "./seed.js";
 export { createExampleAuth, type ExampleAuth } from "./setup.js";
-export { type ListeningServer, startExample } from "./start.js";
+export { KEEP_ALIVE_TIMEOUT_MS, type ListeningServer, startExample } from "./start.js";

@@ -3,6 +3,13 @@ import type { Auth, OutboxMailer } from "@portcullis/core";
 import { ConfigError, type ExampleConfig, readConfig } from "./config.js";
 import { createExampleAuth } from "./setup.js";
 
+/**
+ * How long a server keeps an idle connection open (ms): longer than the clients and proxies in
+ * front of it keep theirs (Fastify's default, 72 s). Node's own 5 s races a client that reuses its
+ * idle connection at that moment: the request then meets a closed socket (ECONNRESET).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 /** A server an example started: where it listens, and how it stops. */
 export interface ListeningServer {
   address(): AddressInfo | string | null;

@@ -90,6 +90,10 @@ export const sessionsTests: BrowserTests = {
             const names = (await context.cookies()).map((cookie) => cookie.name);
             expect(names).not.toContain("access_token");
             traffic.length = 0;
+            const refreshedAt: number[] = [];
+            page.on("response", (response) => {
+              if (new URL(response.url()).pathname === "/api/auth/refresh") refreshedAt.push(Date.now());
+            });
             // An action after the lifetime: a step-up (then /me and /sessions). The client knew the
             // expiry from the sign-in's answer: it refreshes first, once, before any call is refused.
             await page.click('nav a[href="/settings/security"]');
@@ -97,7 +101,12 @@ export const sessionsTests: BrowserTests = {
             await expect.poll(() => visible(page, "#settings"), { timeout: 10_000 }).toBe(true);
             expect(await visible(page, "#signed-out")).toBe(false);
             expect(traffic[0]).toBe("/refresh 200");
-            expect(traffic.filter((line) => line.startsWith("/refresh"))).toHaveLength(1);
+            expect(traffic.filter((line) => line.endsWith(" 401"))).toEqual([]);
+            // Once per token: on a busy machine the three calls can outlast the new token's 2 s
+            // (the client refreshes in its last quarter), and then a second refresh is right; two
+            // close together never are.
+            const gaps = refreshedAt.slice(1).map((at, index) => at - (refreshedAt[index] as number));
+            expect(gaps.filter((gap) => gap < 1_000)).toEqual([]);
             // Past the lifetime again, a reload (the client knows no expiry yet) is still signed in.
             await accessCookieExpired(context, 2_500);
             await page.reload();
