@@ -25,6 +25,7 @@ const NAMED = [
   "CodeInput",
   "ConfirmTotpInput",
   "CreateApiKeyInput",
+  "CreateWebhookInput",
   "EmailChangeInput",
   "EmailInput",
   "EmailSignInInput",
@@ -39,6 +40,7 @@ const NAMED = [
   "TotpSetup",
   "TwoFactorChallenge",
   "TwoFactorMethod",
+  "UpdateWebhookInput",
   "User",
 ];
 
@@ -103,6 +105,13 @@ const ANSWERS = [
   "apiKeys.create",
   "apiKeys.list",
   "apiKeys.delete",
+  "webhooks.create",
+  "webhooks.list",
+  "webhooks.update",
+  "webhooks.delete",
+  "webhooks.rotateSecret",
+  "webhooks.listDeliveries",
+  "webhooks.redeliver",
 ];
 
 const probeSource = () => {

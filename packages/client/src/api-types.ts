@@ -364,6 +364,28 @@ export interface AuthAnswers {
   "apiKeys.delete": {
     success: true;
   };
+  "webhooks.create": {
+    endpoint: WebhookEndpointView;
+    secret: string;
+  };
+  "webhooks.list": {
+    items: WebhookEndpointView[];
+  };
+  "webhooks.update": {
+    endpoint: WebhookEndpointView;
+  };
+  "webhooks.delete": {
+    success: true;
+  };
+  "webhooks.rotateSecret": {
+    secret: string;
+  };
+  "webhooks.listDeliveries": {
+    items: WebhookDeliveryView[];
+  };
+  "webhooks.redeliver": {
+    delivery: WebhookDeliveryView;
+  };
 }
 
 export type ChangePasswordInput = {
@@ -397,6 +419,14 @@ export interface CreateApiKeyInput {
   organizationId?: string;
   /** An organization's key: what it may do, each one the creator holds. Only with `organizationId`. */
   permissions?: string[];
+}
+
+/** `POST …/webhooks`'s body, and the scope. */
+export interface CreateWebhookInput extends WebhookScopeInput {
+  /** Where the events go: https (http only with `allowPrivateNetworks`), at most 2000 characters. */
+  url: string;
+  /** 1 to 100 event types (`SecurityEventType` names), each once, or `["*"]` for every one. */
+  events: string[];
 }
 
 export type EmailChangeInput = {
@@ -499,7 +529,8 @@ export type ErrorCode =
   | "API_KEY_INVALID"
   | "API_KEY_NOT_ALLOWED"
   | "API_KEY_RATE_LIMITED"
-  | "API_KEY_LIMIT_REACHED";
+  | "API_KEY_LIMIT_REACHED"
+  | "WEBHOOK_LIMIT_REACHED";
 
 /** An invitation as the organization's members see it (never its token or token hash). */
 export interface InvitationView {
@@ -683,6 +714,14 @@ export interface TwoFactorChallenge {
 /** A second factor a user can have turned on. */
 export type TwoFactorMethod = "totp" | "email";
 
+/** `PATCH …/webhooks/:endpointId`'s body (at least one field), and the endpoint. */
+export interface UpdateWebhookInput extends WebhookEndpointInput {
+  /** The event types it receives from now on. */
+  events?: string[];
+  /** Turns it on (clearing `disabledReason`) or off (`manual`). */
+  enabled?: boolean;
+}
+
 /** A user as clients see it: never a password hash, TOTP secret or token. */
 export interface User extends UserAccount {
   twoFactorMethods: TwoFactorMethod[];
@@ -724,4 +763,51 @@ export interface UserAccount {
 export interface UserPage {
   items: AdminUser[];
   nextCursor: null | string;
+}
+
+export type WebhookDeliveryStatus = "pending" | "succeeded" | "failed";
+
+/** One message to an endpoint and how its attempts went. */
+export interface WebhookDeliveryView {
+  id: string;
+  /** The event type (the payload's `type`). */
+  event: string;
+  attempts: number;
+  status: WebhookDeliveryStatus;
+  /** ISO 8601; null before the first attempt. */
+  lastAttemptAt: null | string;
+  /** The receiver's last HTTP status; null when it did not answer (refused, timed out, blocked). */
+  lastStatusCode: null | number;
+  /** Why the last attempt failed, in a few words; null when it did not fail. */
+  lastError: null | string;
+  /** ISO 8601: when the next attempt is due; null once it succeeded or failed for good. */
+  nextAttemptAt: null | string;
+  /** ISO 8601: when the delivery was made. */
+  createdAt: string;
+  /** True for a redelivery someone asked for, false for the endpoint's own delivery of the event. */
+  redelivery: boolean;
+}
+
+/** One endpoint of the scope. */
+export interface WebhookEndpointInput extends WebhookScopeInput {
+  endpointId: string;
+}
+
+/** A webhook endpoint as its managers see it: never its secrets. */
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  /** The event types it receives, or `["*"]` for every one. */
+  events: string[];
+  enabled: boolean;
+  /** Why it is off: `gone` (410), `failing` (a message failed through every retry), `manual`; null while on. */
+  disabledReason: null | "gone" | "failing" | "manual";
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/** Which endpoints a call is about: an organization's (`organizationId`), else the deployment's. */
+export interface WebhookScopeInput {
+  /** The organization whose endpoints these are (needs `webhook:manage` there); absent: the deployment's (the back office). */
+  organizationId?: string;
 }

@@ -14,6 +14,7 @@ import type {
   CodeInput,
   ConfirmTotpInput,
   CreateApiKeyInput,
+  CreateWebhookInput,
   EmailChangeInput,
   EmailInput,
   EmailSignInInput,
@@ -26,6 +27,7 @@ import type {
   StepUpInput,
   TotpSetup,
   TwoFactorChallenge,
+  UpdateWebhookInput,
   User,
 } from "./api-types.js";
 
@@ -104,6 +106,12 @@ type AuditLogQuery = {
   cursor?: string;
   limit?: number;
 };
+/** A webhook endpoint's body: its URL and event types (the scope is the path's). */
+type WebhookBody = Pick<CreateWebhookInput, "url" | "events">;
+/** A webhook endpoint's change: its event types, or on/off. */
+type WebhookChange = Pick<UpdateWebhookInput, "events" | "enabled">;
+/** A page of an endpoint's deliveries: at most `limit`, older than the delivery `before`. */
+type DeliveriesQuery = { limit?: number; before?: string };
 type Cooldown = Answer<"requestPasswordReset">;
 type Remaining = Answer<"getPasswordResetCooldown">;
 
@@ -214,6 +222,30 @@ export interface Routes {
   "POST /api-keys": R<Answer<"apiKeys.create">, CreateApiKeyInput>;
   "GET /api-keys": R<Answer<"apiKeys.list">, undefined, { organizationId?: string }>;
   "DELETE /api-keys/:id": R<Answer<"apiKeys.delete">>;
+  "POST /organizations/:id/webhooks": R<Answer<"webhooks.create">, WebhookBody>;
+  "GET /organizations/:id/webhooks": R<Answer<"webhooks.list">>;
+  "PATCH /organizations/:id/webhooks/:endpointId": R<Answer<"webhooks.update">, WebhookChange>;
+  "DELETE /organizations/:id/webhooks/:endpointId": R<Answer<"webhooks.delete">>;
+  "POST /organizations/:id/webhooks/:endpointId/rotate-secret": R<Answer<"webhooks.rotateSecret">>;
+  "GET /organizations/:id/webhooks/:endpointId/deliveries": R<
+    Answer<"webhooks.listDeliveries">,
+    undefined,
+    DeliveriesQuery
+  >;
+  "POST /organizations/:id/webhooks/:endpointId/deliveries/:deliveryId/redeliver": R<
+    Answer<"webhooks.redeliver">
+  >;
+  "POST /admin/webhooks": R<Answer<"webhooks.create">, WebhookBody>;
+  "GET /admin/webhooks": R<Answer<"webhooks.list">>;
+  "PATCH /admin/webhooks/:endpointId": R<Answer<"webhooks.update">, WebhookChange>;
+  "DELETE /admin/webhooks/:endpointId": R<Answer<"webhooks.delete">>;
+  "POST /admin/webhooks/:endpointId/rotate-secret": R<Answer<"webhooks.rotateSecret">>;
+  "GET /admin/webhooks/:endpointId/deliveries": R<
+    Answer<"webhooks.listDeliveries">,
+    undefined,
+    DeliveriesQuery
+  >;
+  "POST /admin/webhooks/:endpointId/deliveries/:deliveryId/redeliver": R<Answer<"webhooks.redeliver">>;
 }
 
 /**
@@ -344,6 +376,20 @@ export const ROUTE_AUTH: { readonly [K in RouteKey]: RouteAuthKind } = {
   "POST /api-keys": "step-up",
   "GET /api-keys": "access",
   "DELETE /api-keys/:id": "access",
+  "POST /organizations/:id/webhooks": "step-up",
+  "GET /organizations/:id/webhooks": "access",
+  "PATCH /organizations/:id/webhooks/:endpointId": "access",
+  "DELETE /organizations/:id/webhooks/:endpointId": "access",
+  "POST /organizations/:id/webhooks/:endpointId/rotate-secret": "step-up",
+  "GET /organizations/:id/webhooks/:endpointId/deliveries": "access",
+  "POST /organizations/:id/webhooks/:endpointId/deliveries/:deliveryId/redeliver": "access",
+  "POST /admin/webhooks": "admin",
+  "GET /admin/webhooks": "admin",
+  "PATCH /admin/webhooks/:endpointId": "admin",
+  "DELETE /admin/webhooks/:endpointId": "admin",
+  "POST /admin/webhooks/:endpointId/rotate-secret": "admin",
+  "GET /admin/webhooks/:endpointId/deliveries": "admin",
+  "POST /admin/webhooks/:endpointId/deliveries/:deliveryId/redeliver": "admin",
 };
 
 /**

@@ -31,6 +31,8 @@ async function startServer() {
     organizations: { permissions: ["project:read"] },
     // API keys, so that their routes are served too.
     apiKeys: {},
+    // Webhooks (not delivering), so that their routes are served too.
+    webhooks: { deliver: false },
   });
   await auth.ready();
   const counts = { refresh: 0, unauthorized: 0 };

@@ -41,6 +41,7 @@ function routeTable(): string {
     admin: { authorize: () => false },
     organizations: { permissions: ["project:read"] },
     apiKeys: {},
+    webhooks: { deliver: false },
   });
   const rows = buildRoutes(auth, createCookies(auth.options)).map((route) => {
     const schema = route.body

@@ -83,6 +83,7 @@ export const ERROR_CODES = [
   "API_KEY_NOT_ALLOWED",
   "API_KEY_RATE_LIMITED",
   "API_KEY_LIMIT_REACHED",
+  "WEBHOOK_LIMIT_REACHED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -173,6 +174,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   API_KEY_NOT_ALLOWED: 403,
   API_KEY_RATE_LIMITED: 429,
   API_KEY_LIMIT_REACHED: 409,
+  WEBHOOK_LIMIT_REACHED: 409,
 };
 
 /** The HTTP status of an error code, from `STATUS_BY_CODE`. */

@@ -1,60 +1,72 @@
 import type { Clock } from "./ports/clock.js";
 import type { Logger } from "./ports/logger.js";
 
+/**
+ * Every security event type, in one list: the `SecurityEventType` union is read off it, and the
+ * code that must know the names at run time (the events a webhook endpoint may ask for) reads it.
+ */
+export const SECURITY_EVENT_TYPES = [
+  "login.succeeded",
+  "login.failed",
+  "login.throttled",
+  "two_factor.failed",
+  "two_factor.throttled",
+  "step_up.failed",
+  "password_reset.requested",
+  "password_reset.completed",
+  "refresh_token.reused",
+  "session.created",
+  "session.revoked",
+  "ip.limited",
+  "user.created",
+  "user.deleted",
+  "password.set",
+  "email.verified",
+  "identity.linked",
+  "identity.unlinked",
+  "two_factor.enabled",
+  "two_factor.disabled",
+  "email_sign_in.requested",
+  "password.changed",
+  "email_change.requested",
+  "email.changed",
+  "account.exported",
+  "admin.users_listed",
+  "admin.user_viewed",
+  "user.locked",
+  "user.unlocked",
+  "admin.sessions_revoked",
+  "password_change.required",
+  "password_change.completed",
+  "impersonation.started",
+  "passkey.added",
+  "passkey.renamed",
+  "passkey.removed",
+  "passkey.failed",
+  "organization.created",
+  "organization.updated",
+  "organization.deleted",
+  "member.invited",
+  "member.joined",
+  "member.role_changed",
+  "member.removed",
+  "invitation.revoked",
+  "invitation.declined",
+  "role.created",
+  "role.updated",
+  "role.deleted",
+  "admin.organizations_listed",
+  "api_key.created",
+  "api_key.deleted",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.secret_rotated",
+  "webhook.deleted",
+  "webhook.disabled",
+] as const;
+
 /** What happened; the `onEvent` hook and the log line say it with this name. */
-export type SecurityEventType =
-  | "login.succeeded"
-  | "login.failed"
-  | "login.throttled"
-  | "two_factor.failed"
-  | "two_factor.throttled"
-  | "step_up.failed"
-  | "password_reset.requested"
-  | "password_reset.completed"
-  | "refresh_token.reused"
-  | "session.created"
-  | "session.revoked"
-  | "ip.limited"
-  | "user.created"
-  | "user.deleted"
-  | "password.set"
-  | "email.verified"
-  | "identity.linked"
-  | "identity.unlinked"
-  | "two_factor.enabled"
-  | "two_factor.disabled"
-  | "email_sign_in.requested"
-  | "password.changed"
-  | "email_change.requested"
-  | "email.changed"
-  | "account.exported"
-  | "admin.users_listed"
-  | "admin.user_viewed"
-  | "user.locked"
-  | "user.unlocked"
-  | "admin.sessions_revoked"
-  | "password_change.required"
-  | "password_change.completed"
-  | "impersonation.started"
-  | "passkey.added"
-  | "passkey.renamed"
-  | "passkey.removed"
-  | "passkey.failed"
-  | "organization.created"
-  | "organization.updated"
-  | "organization.deleted"
-  | "member.invited"
-  | "member.joined"
-  | "member.role_changed"
-  | "member.removed"
-  | "invitation.revoked"
-  | "invitation.declined"
-  | "role.created"
-  | "role.updated"
-  | "role.deleted"
-  | "admin.organizations_listed"
-  | "api_key.created"
-  | "api_key.deleted";
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {
@@ -85,7 +97,9 @@ export interface SecurityEvent {
    * for a passkey sign-in, `passkey`; for a refused passkey ceremony (`passkey.failed` of a
    * registration, `login.failed` of a sign-in, `step_up.failed` of a step-up), `passkey:<why>`
    * (`origin`, `rp_id`, `user_verification`, `counter`, `signature`, `challenge_unknown`,
-   * `challenge_expired`, `other_browser`, `unknown_credential`, `invalid`).
+   * `challenge_expired`, `other_browser`, `unknown_credential`, `invalid`). For `webhook.disabled`
+   * (the delivery worker turned an endpoint off), `gone` (its receiver answered 410) or `failing`
+   * (a message failed for the whole back-off).
    */
   reason: string | null;
   /**
@@ -97,8 +111,8 @@ export interface SecurityEvent {
    */
   actor?: string;
   /**
-   * For an organization's events (`organization.*`, `member.*`, `invitation.*`, `role.*`): the
-   * organization. `userId` is the member concerned (the one invited, joined, changed or removed;
+   * For an organization's events (`organization.*`, `member.*`, `invitation.*`, `role.*`, and
+   * `webhook.*` of its endpoints): the organization. `userId` is the member concerned (the one invited, joined, changed or removed;
    * the acting member for the organization's and its roles' own changes, and for an invitation
    * to an address), and `actor` the user id of who did it. Absent from every other event.
    */

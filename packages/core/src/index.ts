@@ -43,7 +43,7 @@ export {
   PasswordChangeRequiredError,
   ValidationError,
 } from "./errors.js";
-export type { SecurityEvent, SecurityEventType } from "./events.js";
+export { SECURITY_EVENT_TYPES, type SecurityEvent, type SecurityEventType } from "./events.js";
 export { type Argon2Options, createArgon2Hasher } from "./hashing/argon2-hasher.js";
 export {
   type HashProblem,

@@ -21,6 +21,7 @@ const GROUPS: Record<string, string> = {
   PASSKEY_USE_CASES: "passkeys.",
   ORGANIZATION_USE_CASES: "organizations.",
   API_KEY_USE_CASES: "apiKeys.",
+  WEBHOOK_USE_CASES: "webhooks.",
 };
 
 /**
@@ -157,6 +158,7 @@ describe("USE_CASE_ERRORS", () => {
       "create-auth/auth-apis.ts",
       "create-auth/organization-api.ts",
       "create-auth/api-key-api.ts",
+      "create-auth/webhook-api.ts",
     ]
       .map(source)
       .join("\n");

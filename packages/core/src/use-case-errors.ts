@@ -82,6 +82,15 @@ const ADMIN_CHECK = [
   ...DB,
 ] as const;
 
+/**
+ * Managing webhook endpoints (docs/webhooks.md): off without `webhooks`, or an endpoint that is not
+ * the scope's (`NOT_FOUND`); the input; an organization's member with `webhook:manage`, or the
+ * back office's check for the deployment's endpoints.
+ */
+const WEBHOOK = ["NOT_FOUND", "VALIDATION_FAILED", ...PERMISSION, ...ADMIN_CHECK] as const;
+/** A webhook change that shows a new secret: an organization's needs a step-up; the secret is sealed. */
+const WEBHOOK_SECRET = [...WEBHOOK, "USER_NOT_FOUND", "DATABASE_ENCRYPTION_FAILURE"] as const;
+
 /** The host's and the back office's operations on a user, before the check of `asAdmin`. */
 const ON_USER = {
   listUsers: ["VALIDATION_FAILED", "INTERNAL_ERROR", ...DB],
@@ -386,6 +395,14 @@ export const USE_CASE_ERRORS = frozen({
   ],
   "apiKeys.list": ["NOT_FOUND", ...MEMBER, "PERMISSION_DENIED"],
   "apiKeys.delete": ["NOT_FOUND", "AUTHENTICATION_REQUIRED", ...DB],
+  // Webhooks (docs/webhooks.md): `NOT_FOUND` when `webhooks` is not configured.
+  "webhooks.create": [...WEBHOOK_SECRET, "WEBHOOK_LIMIT_REACHED"],
+  "webhooks.list": WEBHOOK,
+  "webhooks.update": WEBHOOK,
+  "webhooks.delete": WEBHOOK,
+  "webhooks.rotateSecret": WEBHOOK_SECRET,
+  "webhooks.listDeliveries": WEBHOOK,
+  "webhooks.redeliver": WEBHOOK,
 } as const satisfies Record<string, readonly ErrorCode[]>);
 
 /** An `Auth` method's path, as `USE_CASE_ERRORS` keys it. */

@@ -11,6 +11,7 @@ import type { OrganizationStore } from "../ports/organization-store.js";
 import type { PasskeyStore } from "../ports/passkey-store.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
+import type { WebhookStore } from "../ports/webhook-store.js";
 import { endUserSessions, type SessionLifecycleDeps } from "../sessions/session-lifecycle.js";
 import {
   CHALLENGE_PURPOSE,
@@ -27,6 +28,7 @@ import {
 } from "../tokens/purposes.js";
 import { totpStepKey } from "../two-factor/check.js";
 import { totpStepsRemembered } from "../two-factor/totp.js";
+import { deleteOrganizationEndpoints } from "../webhooks/manage.js";
 
 /**
  * Every purpose of a single-use token that names a user: an account's deletion removes the
@@ -55,6 +57,8 @@ export interface EraseDeps extends SessionLifecycleDeps {
   passkeys: PasskeyStore | undefined;
   organizations: OrganizationStore | undefined;
   apiKeys: ApiKeyStore | undefined;
+  /** `stores.webhooks`: the endpoints of the organizations that go with their only member. */
+  options: { stores: { webhooks?: WebhookStore | undefined } };
   activity: { store: ActivityStore | undefined };
   limits: Pick<Limits, "clearPassword" | "clearTwoFactor" | "clearEmailSignInCodes">;
   clock: Clock;
@@ -116,11 +120,12 @@ export async function eraseUser(ctx: EraseDeps, user: UserRecord): Promise<boole
 
 /**
  * The user's memberships go, with each organization they were the only member of, in one atomic
- * step of the store; `LAST_OWNER` (and nothing removed) while the user is the only owner of an
- * organization that has other members: they hand it over or delete it first.
+ * step of the store (then those organizations' API keys and webhook endpoints); `LAST_OWNER` (and
+ * nothing removed) while the user is the only owner of an organization that has other members:
+ * they hand it over or delete it first.
  */
 async function leaveOrganizations(
-  ctx: Pick<EraseDeps, "organizations" | "apiKeys">,
+  ctx: Pick<EraseDeps, "organizations" | "apiKeys" | "options">,
   userId: string,
 ): Promise<void> {
   const store = ctx.organizations;
@@ -129,9 +134,10 @@ async function leaveOrganizations(
     store.removeUser(userId),
   );
   if (blockedBy.length > 0) throw new AuthError("LAST_OWNER");
-  // The keys of the organizations that went with their only member.
+  // The keys and webhook endpoints of the organizations that went with their only member.
   const apiKeys = ctx.apiKeys;
   for (const organizationId of deletedOrganizations) {
     if (apiKeys) await guardPort("DATABASE_FAILURE", () => apiKeys.deleteOrganizationApiKeys(organizationId));
+    await deleteOrganizationEndpoints(ctx.options.stores.webhooks, organizationId);
   }
 }

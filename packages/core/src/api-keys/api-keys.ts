@@ -63,9 +63,11 @@ function hashMatches(hash: KeyedHash, key: string, stored: string): boolean {
 
 /**
  * A refused request's count (of the window ending at `endsAt`): kept by this instance's leases to
- * hand out again, or, past a block's worth, given back to the store in the background (the window
- * named by its end: one ending within half a window of it, never a later one). A failed give-back
- * is logged; its count stays used, which refuses sooner, never later.
+ * hand out again, or given back to the store in the background when this instance holds a block's
+ * worth already or the store counted it past the limit (so that count no longer holds the store's
+ * up); a count refused here without a store write (`PAST_LIMIT`) was counted nowhere and goes
+ * nowhere. The window is named by its end: one ending within half a window of it, never a later
+ * one. A failed give-back is logged; its count stays used, which refuses sooner, never later.
  */
 function giveBack(deps: ApiKeyDeps, store: ApiKeyStore, lookupId: string, count: number, endsAt: number) {
   const now = deps.clock.now();

@@ -11,6 +11,7 @@ const SYSTEM_EVENTS: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>
   "two_factor.throttled",
   "ip.limited",
   "refresh_token.reused",
+  "webhook.disabled",
 ]);
 
 /** Who acted, as an audit entry says it. */
@@ -24,7 +25,8 @@ export interface AuditActor {
  * - what the core marked on the call (`event.actorType`: the back office, a host operation, an
  *   impersonated session, an API key) wins;
  * - limits and checks that trip (`login.throttled`, `two_factor.throttled`, `ip.limited`,
- *   `refresh_token.reused`) are `system`;
+ *   `refresh_token.reused`) and the webhook worker turning an endpoint off (`webhook.disabled`)
+ *   are `system`;
  * - an event naming an `actor`: `"host"` is the host (no id); the end of an impersonation
  *   (`reason: "impersonation_ended"`) its impersonator; an organization's or an API key's event
  *   the member who acted (`user`); any other (a back-office event) the admin;

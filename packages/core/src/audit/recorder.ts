@@ -48,7 +48,8 @@ function newBatch(): Batch {
  * (`PendingWrites.within`). A failed `append` is logged (`audit.write_failed`, with the types and
  * the count lost) and never fails the call. After an append, and at most once an hour per
  * instance (`AUDIT_SWEEP_INTERVAL_MS`, on the core's clock), entries older than the retention
- * are swept (`sweepAudit`; a failure is logged `audit.sweep_failed`).
+ * are swept (`sweepAudit`; a failure is logged `audit.sweep_failed`). After each append that
+ * wrote, `onAppended` is called (the webhook worker is woken by it); it must not throw or wait.
  */
 export function createAuditRecorder(options: {
   store: AuditLogStore | undefined;
@@ -58,8 +59,10 @@ export function createAuditRecorder(options: {
   logger: Logger;
   background: BackgroundTasks;
   writes: PendingWrites;
+  /** Called after each append that wrote; must not throw or wait. */
+  onAppended?: (() => void) | undefined;
 }): AuditLog {
-  const { store, seal, clock, logger, background, writes } = options;
+  const { store, seal, clock, logger, background, writes, onAppended } = options;
   const retentionMs = options.retentionDays * 24 * 3600 * 1000;
   const queue: Batch[] = [];
   let scheduled = false;
@@ -79,6 +82,7 @@ export function createAuditRecorder(options: {
   const write = async (target: AuditLogStore, batch: Batch) => {
     try {
       await target.append(batch.drafts, seal.seal);
+      onAppended?.();
     } catch (error) {
       const types = [...new Set(batch.drafts.map((draft) => draft.type))];
       logger.error(

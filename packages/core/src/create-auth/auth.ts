@@ -20,11 +20,13 @@ import type {
 } from "./auth-apis.js";
 import type * as inputs from "./auth-inputs.js";
 import type { OrganizationApi } from "./organization-api.js";
+import type { WebhookApi } from "./webhook-api.js";
 
 export type * from "./api-key-api.js";
 export type * from "./auth-apis.js";
 export type * from "./auth-inputs.js";
 export type * from "./organization-api.js";
+export type * from "./webhook-api.js";
 
 /**
  * The use cases of one configured Portcullis instance; each is a plain async method taking a
@@ -220,4 +222,6 @@ export interface Auth {
   readonly organizations: OrganizationApi;
   /** API keys of users and organizations (docs/api-keys.md). */
   readonly apiKeys: ApiKeyApi;
+  /** Webhook endpoints of organizations and of the deployment, and this instance's delivery worker (docs/webhooks.md). */
+  readonly webhooks: WebhookApi;
 }

@@ -12,6 +12,7 @@ import type {
   OrganizationApi,
   PasskeyApi,
   SessionApi,
+  WebhookApi,
 } from "./auth.js";
 import {
   ACCOUNT_USE_CASES,
@@ -25,6 +26,7 @@ import {
   PASSKEY_USE_CASES,
   SESSION_USE_CASES,
   USE_CASES,
+  WEBHOOK_USE_CASES,
 } from "./create-auth.js";
 
 /** The members of `Auth` that are not use cases. */
@@ -43,7 +45,8 @@ type NotUseCases =
   | "account"
   | "passkeys"
   | "organizations"
-  | "apiKeys";
+  | "apiKeys"
+  | "webhooks";
 
 /** Use cases that refuse a call without an issued principal. */
 const SIGNED_IN = [
@@ -89,6 +92,11 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
       Object.keys(ORGANIZATION_USE_CASES) as (keyof typeof ORGANIZATION_USE_CASES)[],
     ),
     ...group("apiKeys.", auth.apiKeys, Object.keys(API_KEY_USE_CASES) as (keyof typeof API_KEY_USE_CASES)[]),
+    ...group(
+      "webhooks.",
+      auth.webhooks,
+      Object.keys(WEBHOOK_USE_CASES) as (keyof typeof WEBHOOK_USE_CASES)[],
+    ),
   ];
 }
 
@@ -122,6 +130,9 @@ describe("createAuth", () => {
     >();
     expectTypeOf<keyof typeof API_KEY_USE_CASES>().toEqualTypeOf<Exclude<keyof ApiKeyApi, "enabled">>();
     expectTypeOf<BoundUseCases<typeof API_KEY_USE_CASES>>().toExtend<Omit<ApiKeyApi, "enabled">>();
+    type WebhookRuntime = "enabled" | "deliverNow" | "stop";
+    expectTypeOf<keyof typeof WEBHOOK_USE_CASES>().toEqualTypeOf<Exclude<keyof WebhookApi, WebhookRuntime>>();
+    expectTypeOf<BoundUseCases<typeof WEBHOOK_USE_CASES>>().toExtend<Omit<WebhookApi, WebhookRuntime>>();
   });
 
   it("createAuth - every use case refuses a call whose principal was not issued, before it runs: AUTHENTICATION_REQUIRED", async () => {
@@ -143,6 +154,7 @@ describe("createAuth", () => {
         PASSKEY_USE_CASES,
         ORGANIZATION_USE_CASES,
         API_KEY_USE_CASES,
+        WEBHOOK_USE_CASES,
       ].reduce((sum, table) => sum + Object.keys(table).length, 0),
     );
   });

@@ -36,10 +36,12 @@ import { confirmTotpSetup } from "../use-cases/confirm-totp-setup.js";
 import { createApiKey } from "../use-cases/create-api-key.js";
 import { createSession } from "../use-cases/create-session.js";
 import { createUser } from "../use-cases/create-user.js";
+import { createWebhookEndpoint } from "../use-cases/create-webhook-endpoint.js";
 import { deleteAccount } from "../use-cases/delete-account.js";
 import { deleteApiKey } from "../use-cases/delete-api-key.js";
 import { deletePasskey } from "../use-cases/delete-passkey.js";
 import { deleteUser } from "../use-cases/delete-user.js";
+import { deleteWebhookEndpoint } from "../use-cases/delete-webhook-endpoint.js";
 import { disableTwoFactorMethod } from "../use-cases/disable-two-factor-method.js";
 import { enableEmailTwoFactor } from "../use-cases/enable-email-two-factor.js";
 import { exportAccountData } from "../use-cases/export-account-data.js";
@@ -65,11 +67,14 @@ import { listSessions } from "../use-cases/list-sessions.js";
 import { listTrustedBrowsers } from "../use-cases/list-trusted-browsers.js";
 import { listUserActivity } from "../use-cases/list-user-activity.js";
 import { listUsers } from "../use-cases/list-users.js";
+import { listWebhookDeliveries } from "../use-cases/list-webhook-deliveries.js";
+import { listWebhookEndpoints } from "../use-cases/list-webhook-endpoints.js";
 import { lockUser } from "../use-cases/lock-user.js";
 import { login } from "../use-cases/login.js";
 import { logout } from "../use-cases/logout.js";
 import { markEmailVerified } from "../use-cases/mark-email-verified.js";
 import { recoverWithRecoveryCode } from "../use-cases/recover-with-recovery-code.js";
+import { redeliverWebhook } from "../use-cases/redeliver-webhook.js";
 import { refresh } from "../use-cases/refresh.js";
 import { register } from "../use-cases/register.js";
 import { renamePasskey } from "../use-cases/rename-passkey.js";
@@ -83,6 +88,7 @@ import { revokeAllSessions } from "../use-cases/revoke-all-sessions.js";
 import { revokeOtherSessions } from "../use-cases/revoke-other-sessions.js";
 import { revokeSession } from "../use-cases/revoke-session.js";
 import { revokeUserSessions } from "../use-cases/revoke-user-sessions.js";
+import { rotateWebhookSecret } from "../use-cases/rotate-webhook-secret.js";
 import { sendTwoFactorEmailCode } from "../use-cases/send-two-factor-email-code.js";
 import { setPassword } from "../use-cases/set-password.js";
 import { setPreferredTwoFactorMethod } from "../use-cases/set-preferred-two-factor-method.js";
@@ -95,6 +101,7 @@ import { startPasskeyStepUp } from "../use-cases/start-passkey-step-up.js";
 import { stepUp } from "../use-cases/step-up.js";
 import { unlinkIdentityProvider } from "../use-cases/unlink-identity-provider.js";
 import { unlockUser } from "../use-cases/unlock-user.js";
+import { updateWebhookEndpoint } from "../use-cases/update-webhook-endpoint.js";
 import { verifyAuditLog } from "../use-cases/verify-audit-log.js";
 import { verifyEmail } from "../use-cases/verify-email.js";
 import type { Auth } from "./auth.js";
@@ -102,6 +109,7 @@ import { callerContext } from "./caller-context.js";
 import { eventRecorders } from "./event-recorders.js";
 import { ORGANIZATION_USE_CASES } from "./organization-use-cases.js";
 import { startUp } from "./start-up.js";
+import { webhookApi, webhookWiring } from "./webhook-wiring.js";
 
 export type { AccountExport } from "../account/export.js";
 export type { AuthorizationStart } from "../identity/flow.js";
@@ -164,8 +172,10 @@ export function createAuth(input: AuthOptions): Auth {
     translator,
     templates: options.email.templates,
   });
-  const ctx = createContext(options, translator, renderer);
+  const webhooks = webhookWiring();
+  const ctx = createContext(options, translator, renderer, webhooks.wake);
   const startup = startUp(ctx, renderer);
+  const webhookEngine = webhooks.start(ctx);
   const auth: Auth = {
     options,
     translator: ctx.translator,
@@ -197,6 +207,7 @@ export function createAuth(input: AuthOptions): Auth {
       enabled: apiKeysEnabled(ctx),
       ...bindUseCases(ctx, API_KEY_USE_CASES),
     },
+    webhooks: webhookApi(webhookEngine, bindUseCases(ctx, WEBHOOK_USE_CASES)),
   };
   return auth;
 }
@@ -284,6 +295,17 @@ export const ADMIN_USE_CASES = {
 
 /** `auth.apiKeys` (docs/api-keys.md). */
 export const API_KEY_USE_CASES = { create: createApiKey, list: listApiKeys, delete: deleteApiKey } as const;
+
+/** `auth.webhooks`, besides `enabled`, `deliverNow` and `stop` (docs/webhooks.md). */
+export const WEBHOOK_USE_CASES = {
+  create: createWebhookEndpoint,
+  list: listWebhookEndpoints,
+  update: updateWebhookEndpoint,
+  delete: deleteWebhookEndpoint,
+  rotateSecret: rotateWebhookSecret,
+  listDeliveries: listWebhookDeliveries,
+  redeliver: redeliverWebhook,
+} as const;
 
 /** `auth.activity`. */
 export const ACTIVITY_USE_CASES = { list: listActivity } as const;
@@ -392,6 +414,7 @@ function createContext(
   options: ResolvedAuthOptions,
   translator: Translator,
   renderer: EmailRenderer,
+  onAuditAppended: () => void,
 ): AuthContext {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? consoleLogger;
@@ -400,7 +423,7 @@ function createContext(
   const signingKeys = createSigningKeys(options.secret, "ACCESS_TOKEN_INVALID");
   const encryptionKeys = encryptionKeysOf(options, logger);
   const background = createBackgroundTasks(logger);
-  const { activity, audit, events } = eventRecorders(options, clock, logger, background);
+  const { activity, audit, events } = eventRecorders(options, clock, logger, background, onAuditAppended);
   return {
     options,
     ...contextStores(options),

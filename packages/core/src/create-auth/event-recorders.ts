@@ -10,13 +10,15 @@ import { createPendingWrites } from "../support/pending-writes.js";
 
 /**
  * The security events and what records them: each user's activity and the audit log, whose writes
- * a call's answer waits for (one `PendingWrites` for both).
+ * a call's answer waits for (one `PendingWrites` for both). `onAppended` runs after each audit
+ * append that wrote (it wakes the webhook worker).
  */
 export function eventRecorders(
   options: ResolvedAuthOptions,
   clock: Clock,
   logger: Logger,
   background: BackgroundTasks,
+  onAppended?: () => void,
 ) {
   const { activity: activityStore, auditLog } = options.stores;
   const writes = createPendingWrites(activityStore !== undefined || auditLog !== undefined);
@@ -35,6 +37,7 @@ export function eventRecorders(
     logger,
     background,
     writes,
+    onAppended,
   });
   const observe = (event: SecurityEvent) => {
     activity.observe(event);

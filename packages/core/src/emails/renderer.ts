@@ -24,15 +24,18 @@ export interface EmailValues {
    * A variant of a kind's wording, as an i18next context: `setup` makes `two-factor-code` read
    * `subject_setup`, `intro_setup` … (the code that turns codes by email on); a string without
    * the variant falls back to the plain one. `signIn` makes `no-principal-information` speak of a
-   * sign-in by email instead of a password reset.
+   * sign-in by email instead of a password reset. `gone` makes `webhook-disabled` say that the
+   * receiver answered 410 (without it, that a message failed through every retry).
    */
-  variant?: "setup" | "signIn" | "kept" | undefined;
+  variant?: "setup" | "signIn" | "kept" | "gone" | undefined;
   /** The account's new address (`email-changed`, sent to the old one). */
   newEmail?: string | undefined;
   /** The organization an invitation is to (`organization-invitation`). */
   organization?: string | undefined;
   /** The role an invitation grants (`organization-invitation`). */
   role?: string | undefined;
+  /** The endpoint's URL (`webhook-disabled`; variant `gone` when its receiver answered 410). */
+  webhookUrl?: string | undefined;
   details?: { time: string; browser: string | null; os: string | null; ip: string | null } | undefined;
 }
 

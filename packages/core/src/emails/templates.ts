@@ -32,6 +32,7 @@ export const KIND_LAYOUT: Readonly<
   "email-changed": { button: false },
   "account-deleted": { button: false },
   "organization-invitation": { button: true },
+  "webhook-disabled": { button: false },
 };
 
 /** Escapes a brand value for an MJML attribute or text (the compiled templates use the same). */

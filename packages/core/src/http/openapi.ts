@@ -207,7 +207,8 @@ function responsesOf(route: Route): Record<string, unknown> {
       }
     : {
         [String(route.successStatus ?? 200)]: {
-          description: route.successStatus === 201 ? "Created" : "Success",
+          description:
+            route.successStatus === 201 ? "Created" : route.successStatus === 202 ? "Accepted" : "Success",
           content: {
             "application/json": { schema: { type: "object" } },
             ...Object.fromEntries(

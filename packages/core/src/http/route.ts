@@ -94,8 +94,8 @@ export interface RouteSpec<A extends RouteAuth = RouteAuth> {
   errors: readonly ErrorCode[];
   /** Content types its success may stream instead of JSON (an export; OpenAPI lists them). */
   streams?: readonly string[];
-  /** The status of its success: 200 unless it creates something (201). */
-  successStatus?: 200 | 201;
+  /** The status of its success: 200 unless it creates something (201) or only queues work (202). */
+  successStatus?: 200 | 201 | 202;
   /** Cookies cleared when the route fails with one of `codes` (a dead refresh token or session clears the session's). */
   clearOnError?: { codes: readonly ErrorCode[]; cookies: readonly CookieKind[] };
 }

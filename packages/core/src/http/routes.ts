@@ -14,6 +14,7 @@ import { adminOrganizationRoutes, organizationRoutes } from "./routes/organizati
 import { passkeyRoutes } from "./routes/passkeys.js";
 import { activityRoutes, sessionRoutes, signInRoutes } from "./routes/sessions.js";
 import { twoFactorRoutes, twoFactorSettingsRoutes } from "./routes/two-factor.js";
+import { adminWebhookRoutes, organizationWebhookRoutes } from "./routes/webhooks.js";
 
 /** The audit log's routes (docs/audit-log.md): only with `stores.auditLog`, each with its area. */
 function auditLogRoutes(auth: Auth): Route[] {
@@ -22,6 +23,18 @@ function auditLogRoutes(auth: Auth): Route[] {
   return [
     ...(options.organizations ? organizationAuditLogRoutes(auth) : []),
     ...(options.admin.authorize ? adminAuditLogRoutes(auth) : []),
+  ];
+}
+
+/**
+ * The webhook routes (docs/webhooks.md): only while `auth.webhooks` is on (the option with
+ * `stores.webhooks` and `stores.auditLog`), each with its area.
+ */
+function webhookRoutes(auth: Auth): Route[] {
+  if (!auth.webhooks.enabled) return [];
+  return [
+    ...(auth.options.organizations ? organizationWebhookRoutes(auth) : []),
+    ...(auth.options.admin.authorize ? adminWebhookRoutes(auth) : []),
   ];
 }
 
@@ -51,6 +64,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...(auth.options.organizations && auth.options.admin.authorize ? adminOrganizationRoutes(auth) : []),
     ...(auth.apiKeys.enabled ? apiKeyRoutes(auth) : []),
     ...auditLogRoutes(auth),
+    ...webhookRoutes(auth),
   ];
   // With API keys on, every route that takes a credential refuses a key (handler.ts) before it runs.
   if (auth.apiKeys.enabled) {

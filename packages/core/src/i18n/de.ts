@@ -106,6 +106,7 @@ export const de: Strings = {
     API_KEY_RATE_LIMITED:
       "Dieser API-Schlüssel hat zu viele Anfragen gestellt. Versuche es in einer Minute erneut.",
     API_KEY_LIMIT_REACHED: "Es gibt bereits so viele API-Schlüssel wie erlaubt. Lösche zuerst einen.",
+    WEBHOOK_LIMIT_REACHED: "Es gibt bereits so viele Webhook-Endpunkte wie erlaubt. Lösche zuerst einen.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",
@@ -135,6 +136,10 @@ export const de: Strings = {
     password_breached: "Dieses Passwort taucht in einem bekannten Datenleck auf. Bitte wähle ein anderes.",
     email_unchanged: "Das ist bereits die E-Mail-Adresse des Kontos.",
     password_reused: "Muss sich vom bisherigen Passwort unterscheiden.",
+    webhook_url_not_allowed:
+      "Muss eine https-URL ohne Benutzername und Passwort sein, deren Host eine öffentliche Adresse ist.",
+    unknown_event: "Ist kein Ereignis, das Portcullis sendet.",
+    duplicate: "Ist doppelt aufgeführt.",
   },
   emails: {
     common: {
@@ -287,6 +292,16 @@ export const de: Strings = {
         "Dein {{brand}}-Konto {{email}} wurde gerade gelöscht, mit seinen Sitzungen und allem, was dazu gespeichert war.",
       outro:
         "Falls du es nicht gelöscht hast, hatte jemand anderes Zugriff auf dein Konto: Wende dich sofort an den Dienst. Du kannst jederzeit ein neues Konto mit dieser Adresse anlegen.",
+    },
+    "webhook-disabled": {
+      subject: "Ein Webhook-Endpunkt bei {{brand}} wurde abgeschaltet",
+      heading: "Ein Webhook-Endpunkt wurde abgeschaltet",
+      intro:
+        "Der Webhook-Endpunkt {{webhookUrl}}, den du angelegt hast, hat ein Ereignis über alle Wiederholungen hinweg nicht angenommen, daher sendet {{brand}} nicht mehr an ihn.",
+      intro_gone:
+        "Der Webhook-Endpunkt {{webhookUrl}}, den du angelegt hast, hat mit 410 Gone geantwortet, daher sendet {{brand}} nicht mehr an ihn.",
+      outro:
+        "Ereignisse, die geschehen, während er abgeschaltet ist, bleiben erhalten, solange das Audit-Log sie aufbewahrt. Sobald der Empfänger wieder funktioniert, schalte den Endpunkt in den Webhook-Einstellungen wieder ein: Er erhält dann, was er verpasst hat, in der richtigen Reihenfolge.",
     },
   },
 };

@@ -91,6 +91,7 @@ export const en = {
     API_KEY_NOT_ALLOWED: "An API key cannot do this: sign in instead.",
     API_KEY_RATE_LIMITED: "This API key made too many requests. Try again in a minute.",
     API_KEY_LIMIT_REACHED: "There are as many API keys as allowed. Delete one first.",
+    WEBHOOK_LIMIT_REACHED: "There are as many webhook endpoints as allowed. Delete one first.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by
@@ -125,6 +126,10 @@ export const en = {
     password_breached: "This password appears in a known data breach. Choose another one.",
     email_unchanged: "This is already the account's email address.",
     password_reused: "Must differ from the current password.",
+    webhook_url_not_allowed:
+      "Must be an https URL without a user name or password, whose host is a public address.",
+    unknown_event: "Is not an event Portcullis sends.",
+    duplicate: "Is listed twice.",
   },
   emails: {
     common: {
@@ -277,6 +282,16 @@ export const en = {
         "Your {{brand}} account {{email}} was just deleted, with its sessions and everything stored about it.",
       outro:
         "If you did not delete it, someone else had access to your account: contact the service at once. You can create a new account with this address at any time.",
+    },
+    "webhook-disabled": {
+      subject: "A webhook endpoint on {{brand}} was turned off",
+      heading: "A webhook endpoint was turned off",
+      intro:
+        "The webhook endpoint {{webhookUrl}}, which you created, kept refusing one event through every retry, so {{brand}} stopped sending to it.",
+      intro_gone:
+        "The webhook endpoint {{webhookUrl}}, which you created, answered 410 Gone, so {{brand}} stopped sending to it.",
+      outro:
+        "Events that happen while it is off are kept, as long as the audit log keeps them. Once the receiver works again, turn the endpoint back on in the webhook settings: it then receives what it missed, in order.",
     },
   },
 };

@@ -11,6 +11,10 @@ import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { ApiKeysOptions } from "./api-key-options.js";
 import type { CaptchaOptions } from "./captcha-options.js";
 import type { IdentityProviderOptions } from "./identity-provider-options.js";
+import type { WebhooksOptions } from "./webhook-options.js";
+
+// Published from here (the index exports every type of this file).
+export type { WebhooksOptions } from "./webhook-options.js";
 
 /** A secret option as `AuthOptions` types it: any `Uint8Array` (a Node `Buffer` too), which `z.instanceof` would narrow to `Uint8Array<ArrayBuffer>`. */
 export type SecretInput = string | Uint8Array | (string | Uint8Array)[];
@@ -438,6 +442,12 @@ export interface AuthOptionFields {
   captcha?: CaptchaOptions;
   /** API keys of users and organizations for the host's routes (docs/api-keys.md); off unless set. Needs `stores.apiKeys`. */
   apiKeys?: ApiKeysOptions;
+  /**
+   * Webhooks (docs/webhooks.md): endpoints per organization and for the whole deployment that
+   * receive the audit log's events, signed per the Standard Webhooks specification; off unless
+   * set. Needs `stores.webhooks` and `stores.auditLog`.
+   */
+  webhooks?: WebhooksOptions;
 }
 
 /** The back office's options (docs/back-office.md). */

@@ -11,6 +11,7 @@ import type { SessionStore } from "../ports/session-store.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { StoresTogether } from "../ports/stores-together.js";
 import type { UserStore } from "../ports/user-store.js";
+import type { WebhookStore } from "../ports/webhook-store.js";
 
 /** The ports `createAuth` works with. */
 export interface AuthStores {
@@ -55,4 +56,6 @@ export interface AuthStores {
    * `auditRetentionDays`. Without it nothing is recorded and the audit-log routes answer 404.
    */
   auditLog?: AuditLogStore;
+  /** Webhook endpoints, their deliveries and the workers' leases (docs/webhooks.md); required only with `webhooks`. */
+  webhooks?: WebhookStore;
 }

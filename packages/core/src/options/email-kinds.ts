@@ -17,6 +17,7 @@ const EVERY_KIND: Readonly<Record<EmailKind, true>> = {
   "email-changed": true,
   "account-deleted": true,
   "organization-invitation": true,
+  "webhook-disabled": true,
 };
 
 /** The kinds of email Portcullis sends, one template each (`email.templates` overrides them by kind). */

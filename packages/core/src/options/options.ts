@@ -18,6 +18,7 @@ import type { SessionStore } from "../ports/session-store.js";
 import type { SingleUseTokenStore } from "../ports/single-use-token-store.js";
 import type { StoresTogether } from "../ports/stores-together.js";
 import type { UserStore } from "../ports/user-store.js";
+import type { WebhookStore } from "../ports/webhook-store.js";
 import { isBareHttpUrl } from "../support/http-url.js";
 import { apiKeysOptionsSchema } from "./api-key-options.js";
 import type { AdminOptions, AuthOptions, SecretInput } from "./auth-options.js";
@@ -26,6 +27,7 @@ import { EMAIL_KINDS } from "./email-kinds.js";
 import { identityProvidersSchema } from "./identity-provider-options.js";
 import { organizationsOptionsSchema } from "./organization-options.js";
 import { resolveWebAuthn, webAuthnOptionsSchema } from "./webauthn-options.js";
+import { WEBHOOK_STORE_METHODS, webhookStoreProblems, webhooksOptionsSchema } from "./webhook-options.js";
 
 export type {
   AdminOptions,
@@ -165,6 +167,7 @@ export const STORE_METHODS = {
     "deleteOrganizationApiKeys",
   ] as const satisfies readonly RequiredMethods<ApiKeyStore>[],
   auditLog: ["append", "list", "sweepAudit"] as const satisfies readonly RequiredMethods<AuditLogStore>[],
+  webhooks: WEBHOOK_STORE_METHODS,
 };
 
 /** The methods of `JointStores`, each optional (`stores.joint`). */
@@ -183,6 +186,10 @@ const seconds = (fallback: number) =>
     .positive()
     .max(10 * 365 * 24 * 3600)
     .default(fallback);
+
+/** A session's idle timeout or lifetime: 1 second to `MAX_SESSION_SECONDS`. */
+const sessionSeconds = (fallback: number) =>
+  z.number().int().min(1).max(MAX_SESSION_SECONDS).default(fallback);
 
 const secretBytes = (secret: string | Uint8Array) =>
   typeof secret === "string" ? new TextEncoder().encode(secret) : secret;
@@ -262,6 +269,7 @@ export const authOptionsSchema = z
       organizations: port<OrganizationStore>("OrganizationStore", STORE_METHODS.organizations).optional(),
       apiKeys: port<ApiKeyStore>("ApiKeyStore", STORE_METHODS.apiKeys).optional(),
       auditLog: port<AuditLogStore>("AuditLogStore", STORE_METHODS.auditLog).optional(),
+      webhooks: port<WebhookStore>("WebhookStore", STORE_METHODS.webhooks).optional(),
     }),
     mailer: port<Mailer>("Mailer", ["send"]).optional(),
     generateId: z
@@ -275,18 +283,8 @@ export const authOptionsSchema = z
     refreshReuseIntervalSeconds: z.number().int().min(0).max(300).default(10),
     activityRetentionDays: z.number().int().min(1).max(3650).default(90),
     auditRetentionDays: z.number().int().min(1).max(3650).default(365),
-    idleTimeoutSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_SESSION_SECONDS)
-      .default(7 * 24 * 3600),
-    absoluteLifetimeSeconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_SESSION_SECONDS)
-      .default(30 * 24 * 3600),
+    idleTimeoutSeconds: sessionSeconds(7 * 24 * 3600),
+    absoluteLifetimeSeconds: sessionSeconds(30 * 24 * 3600),
     loginThrottle: z
       .object({
         freeAttempts: z.number().int().min(1).max(100).default(5),
@@ -435,6 +433,7 @@ export const authOptionsSchema = z
     organizations: organizationsOptionsSchema,
     captcha: captchaOptionsSchema,
     apiKeys: apiKeysOptionsSchema,
+    webhooks: webhooksOptionsSchema,
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -481,6 +480,7 @@ export const authOptionsSchema = z
   .superRefine((o, ctx) => {
     for (const problem of resolveWebAuthn(o.webauthn, o.appOrigin, o.email.brand.name).problems)
       ctx.addIssue({ code: "custom", message: problem.message, path: problem.path.split(".") });
+    for (const problem of webhookStoreProblems(o)) ctx.addIssue({ code: "custom", ...problem });
   });
 
 /** The options after validation, with every default filled in. */

@@ -50,3 +50,13 @@ export type {
   UserRecord,
   UserStore,
 } from "./user-store.js";
+export type {
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookDisabledReason,
+  WebhookEndpoint,
+  WebhookEndpointPatch,
+  WebhookSecret,
+  WebhookStore,
+} from "./webhook-store.js";

@@ -14,7 +14,8 @@ export type EmailKind =
   | "email-change"
   | "email-changed"
   | "account-deleted"
-  | "organization-invitation";
+  | "organization-invitation"
+  | "webhook-disabled";
 
 /** One rendered email, ready to send. */
 export interface EmailMessage {

@@ -4,9 +4,11 @@ import type { Call } from "../model.js";
 import { actingMember, emitMemberAction } from "../organizations/acting.js";
 import { assertOwner } from "../organizations/membership.js";
 import { requireStepUp } from "../two-factor/settings.js";
+import { deleteOrganizationEndpoints } from "../webhooks/manage.js";
 
 /**
- * An owner deletes the organization with its memberships, roles, invitations and API keys (needs
+ * An owner deletes the organization with its memberships, roles, invitations, API keys and, when
+ * a webhook store is configured, webhook endpoints with their deliveries (needs
  * `call.stepUpToken`). `ORGANIZATION_NOT_FOUND` for a non-member, `PERMISSION_DENIED` for a member
  * who is no owner (admins too), then `STEP_UP_REQUIRED`. Emits `organization.deleted`.
  */
@@ -19,8 +21,9 @@ export async function deleteOrganization(
   const { organizations, member } = acting;
   assertOwner(member);
   await requireStepUp(ctx, call);
-  // Its API keys first: a failure after this leaves an organization without keys, never keys
-  // of an organization that is gone.
+  // Its webhook endpoints and API keys first: a failure after this leaves an organization without
+  // endpoints or keys, never endpoints or keys of an organization that is gone.
+  await deleteOrganizationEndpoints(ctx.options.stores.webhooks, organizationId);
   const apiKeys = ctx.apiKeys;
   if (apiKeys) await guardPort("DATABASE_FAILURE", () => apiKeys.deleteOrganizationApiKeys(organizationId));
   const deleted = await guardPort("DATABASE_FAILURE", () =>

@@ -1,0 +1,226 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createMemoryStores } from "@portcullis/store-memory";
+import { createFakeClock } from "@portcullis/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Logger } from "../ports/logger.js";
+import { silentLogger } from "../ports/logger.js";
+import type { WebhookStore } from "../ports/webhook-store.js";
+import { createLineLogger } from "../test-support.js";
+import { createWebhookEngine, type WebhookEngineDeps } from "./engine.js";
+import { newWebhookSecret } from "./signing.js";
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A receiver on 127.0.0.1 keeping the `webhook-id` of each message; `hold(n)` may delay the n-th answer. */
+async function receiver(hold: (index: number) => Promise<void> = async () => {}) {
+  const ids: string[] = [];
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      ids.push(String(request.headers["webhook-id"]));
+      void hold(ids.length - 1).then(() => response.writeHead(200).end());
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { ids, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+}
+
+const OPTIONS = {
+  allowPrivateNetworks: true,
+  retryScale: 1,
+  pollIntervalMs: 600_000,
+  leaseMs: 30_000,
+  timeoutMs: 2_000,
+  maxEndpoints: 20,
+  deliver: true,
+};
+
+function harness() {
+  const clock = createFakeClock();
+  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+  const secret = newWebhookSecret();
+  const emit = (count: number) =>
+    stores.auditLog.append(
+      Array.from({ length: count }, () => ({
+        id: randomBytes(16).toString("hex"),
+        at: clock.now(),
+        type: "login.succeeded",
+        actorType: "user" as const,
+        actorId: "u1",
+        userId: "u1",
+        organizationId: null,
+        sessionId: null,
+        ip: null,
+        userAgent: null,
+        reason: null,
+      })),
+      () => "hash",
+    );
+  const addEndpoint = async (url: string) => {
+    const id = randomBytes(8).toString("hex");
+    await stores.webhooks.createEndpoint(
+      {
+        id,
+        organizationId: null,
+        url,
+        events: ["*"],
+        enabled: true,
+        disabledReason: null,
+        secrets: [{ sealed: secret, expiresAt: null }],
+        createdBy: null,
+        createdAt: clock.now(),
+        cursor: 0,
+      },
+      { maxPerScope: 100 },
+    );
+    return id;
+  };
+  const engine = (deps: Partial<WebhookEngineDeps> & { logger?: Logger } = {}) =>
+    createWebhookEngine({
+      store: stores.webhooks,
+      auditLog: stores.auditLog,
+      openSecret: async (sealed) => sealed,
+      options: OPTIONS,
+      clock,
+      logger: silentLogger,
+      onDisabled: async () => {},
+      newId: () => randomBytes(8).toString("hex"),
+      ...deps,
+    });
+  return { clock, stores, emit, addEndpoint, engine };
+}
+
+/** The first time each id came, in order, and how many came more than once. */
+const tally = (ids: readonly string[]) => {
+  const unique = [...new Set(ids)];
+  return { unique, duplicates: ids.length - unique.length };
+};
+
+describe("webhook engine - several instances", () => {
+  it("runOnce - two instances on one store deliver 200 messages to each endpoint, in order, none lost", async () => {
+    const { stores, emit, addEndpoint, engine } = harness();
+    const targets = await Promise.all([receiver(), receiver(), receiver()]);
+    for (const target of targets) await addEndpoint(target.url);
+    const recorded = { a: 0, b: 0 };
+    const byOwner = (owner: "a" | "b"): WebhookStore => ({
+      ...stores.webhooks,
+      recordAttempt: (...args) => {
+        recorded[owner]++;
+        return stores.webhooks.recordAttempt(...args);
+      },
+    });
+    const a = engine({ instanceId: "a", store: byOwner("a") });
+    const b = engine({ instanceId: "b", store: byOwner("b") });
+    const entries = [];
+    for (let wave = 0; wave < 10; wave++) {
+      entries.push(...(await emit(20)));
+      // Either one starts first (and leases the endpoints first); the other finds them taken or comes after.
+      const [first, second] = wave % 2 === 0 ? [a, b] : [b, a];
+      await Promise.all([first.runOnce(), second.runOnce(), wave % 3 === 0 ? second.runOnce() : undefined]);
+    }
+    await Promise.all([a.runOnce(), b.runOnce()]);
+    for (const target of targets) {
+      const { unique, duplicates } = tally(target.ids);
+      expect(unique).toEqual(entries.map((entry) => entry.id));
+      expect(duplicates).toBe(0);
+    }
+    expect(recorded.a + recorded.b).toBe(600);
+    expect(recorded.a).toBeGreaterThan(0);
+    expect(recorded.b).toBeGreaterThan(0);
+  });
+
+  it("runOnce - a stalled instance's lease is taken over: its late write is refused, one message comes twice", async () => {
+    const { clock, stores, emit, addEndpoint, engine } = harness();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const target = await receiver((index) => (index === 0 ? held : Promise.resolve()));
+    const endpoint = await addEndpoint(target.url);
+    const entries = await emit(3);
+    const stalled = engine({ instanceId: "stalled" }).runOnce();
+    await expect.poll(() => target.ids.length).toBe(1);
+    clock.advance(OPTIONS.leaseMs + 1);
+    await engine({ instanceId: "next" }).runOnce();
+    release();
+    await stalled;
+    const { unique, duplicates } = tally(target.ids);
+    expect(unique).toEqual(entries.map((entry) => entry.id));
+    expect(duplicates).toBe(1);
+    const deliveries = await stores.webhooks.listDeliveries(endpoint, { limit: 10 });
+    expect(deliveries.map((delivery) => [delivery.status, delivery.attempts])).toEqual([
+      ["succeeded", 1],
+      ["succeeded", 1],
+      ["succeeded", 1],
+    ]);
+  });
+
+  it("runOnce - an instance that listed the endpoints before another worked them goes on from the current cursor", async () => {
+    const { stores, emit, addEndpoint, engine } = harness();
+    const target = await receiver();
+    await addEndpoint(target.url);
+    const entries = await emit(3);
+    const stale = await stores.webhooks.listEndpoints(undefined);
+    await engine({ instanceId: "a" }).runOnce();
+    entries.push(...(await emit(2)));
+    await engine({
+      instanceId: "b",
+      store: { ...stores.webhooks, listEndpoints: async () => stale },
+    }).runOnce();
+    expect(target.ids).toEqual(entries.map((entry) => entry.id));
+  });
+
+  it("runOnce - a store failure is logged, the round goes on with the next endpoint, nothing is lost", async () => {
+    const { stores, emit, addEndpoint, engine } = harness();
+    const [first, second] = [await receiver(), await receiver()];
+    const broken = await addEndpoint(first.url);
+    await addEndpoint(second.url);
+    let failures = 1;
+    const store: WebhookStore = {
+      ...stores.webhooks,
+      pendingDeliveries: async (endpointId) => {
+        if (endpointId === broken && failures-- > 0) throw new Error("connection lost");
+        return stores.webhooks.pendingDeliveries(endpointId);
+      },
+    };
+    const { logger, lines } = createLineLogger();
+    const entries = await emit(5);
+    const instance = engine({ store, logger });
+    await instance.runOnce();
+    expect(first.ids).toEqual([]);
+    expect(second.ids).toHaveLength(5);
+    expect(lines.filter((line) => line.includes('"webhook.store_failed"'))).toHaveLength(1);
+    // The lease was given back: another instance can work the endpoint at once.
+    await engine({ instanceId: "other" }).runOnce();
+    expect(first.ids).toEqual(entries.map((entry) => entry.id));
+  });
+
+  it("start - rounds run on a nudge and at start; stop ends them; deliver: false never starts", async () => {
+    const { emit, addEndpoint, engine } = harness();
+    const target = await receiver();
+    await addEndpoint(target.url);
+    const idle = engine({ options: { ...OPTIONS, deliver: false } });
+    idle.start();
+    idle.nudge();
+    await emit(1);
+    const running = engine();
+    running.start();
+    await expect.poll(() => target.ids.length).toBe(1);
+    await emit(2);
+    running.nudge();
+    running.nudge();
+    await expect.poll(() => target.ids.length).toBe(3);
+    await running.stop();
+    await emit(1);
+    running.nudge();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(target.ids).toHaveLength(3);
+    await idle.stop();
+  });
+});
