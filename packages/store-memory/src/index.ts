@@ -20,3 +20,4 @@ export {
   type MemorySingleUseTokenStore,
 } from "./single-use-token-store.js";
 export { createMemoryUserStore } from "./user-store.js";
+export { createMemoryWebhookStore } from "./webhook-store.js";

@@ -7,6 +7,7 @@ import {
   type PasskeyStore,
   systemClock,
   type UserStore,
+  type WebhookStore,
 } from "@portcullis/core";
 import {
   createMemoryAccessTokenAllowlist,
@@ -22,6 +23,7 @@ import { createMemoryPasskeyStore } from "./passkey-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 import { createMemorySingleUseTokenStore, type MemorySingleUseTokenStore } from "./single-use-token-store.js";
 import { createMemoryUserStore } from "./user-store.js";
+import { createMemoryWebhookStore } from "./webhook-store.js";
 
 export interface MemoryStoresOptions {
   /** Time source for expiry; tests pass a fake clock. Default: the system clock. */
@@ -53,6 +55,11 @@ export interface MemoryStores {
    * retention its last `sweepAudit` used.
    */
   auditLog: MemoryAuditLogStore;
+  /**
+   * Webhook endpoints, their deliveries and leases (for `webhooks`); deliveries go when
+   * `sweepDeliveries` removes them or with their endpoint.
+   */
+  webhooks: WebhookStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -114,6 +121,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     organizations: createMemoryOrganizationStore({ clock }),
     apiKeys,
     auditLog,
+    webhooks: createMemoryWebhookStore(),
     sweep,
     close: () => clearInterval(timer),
   };

@@ -6,6 +6,7 @@ import {
   runCooldownStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
+  runWebhookStoreSuite,
 } from "@portcullis/testing";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe } from "vitest";
@@ -38,7 +39,8 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
         | "singleUseTokens"
         | "activity"
         | "apiKeys"
-        | "auditLog",
+        | "auditLog"
+        | "webhooks",
     >(
       kind: K,
     ) =>
@@ -53,4 +55,5 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   runActivityStoreSuite({ name: "redis cluster", create: fixture("activity") });
   runApiKeyStoreSuite({ name: "redis cluster", create: fixture("apiKeys") });
   runAuditLogStoreSuite({ name: "redis cluster", create: fixture("auditLog") });
+  runWebhookStoreSuite({ name: "redis cluster", create: fixture("webhooks") });
 });

@@ -13,6 +13,7 @@ import {
   type SessionStore,
   type SingleUseTokenStore,
   type TokenRecord,
+  type WebhookStore,
   withTimeout,
 } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
@@ -34,6 +35,7 @@ import {
   ROTATE_REFRESH_TOKEN,
   SET_ACTIVE_ORGANIZATION,
 } from "./scripts.js";
+import { redisWebhookStore } from "./webhook-store.js";
 
 export interface RedisStoresOptions {
   /** An ioredis client or cluster client, created and owned by the host (see `createRedisClient`). */
@@ -66,6 +68,7 @@ export interface RedisStores {
   apiKeys: ApiKeyStore;
   /** The audit log (for `auditLog`): a JSON string per entry and sorted sets by seq, under one hash tag. */
   auditLog: AuditLogStore;
+  webhooks: WebhookStore;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -157,6 +160,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     passkeys: redisPasskeyStore(client, bounded, prefix),
     apiKeys: redisApiKeyStore(client, bounded, prefix),
     auditLog: redisAuditLogStore(client, bounded, prefix, deadline),
+    webhooks: redisWebhookStore(client, bounded, prefix, deadline),
   };
 }
 

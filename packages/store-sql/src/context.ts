@@ -32,6 +32,9 @@ export interface SqlTables {
   /** The audit log's entries and its chains' heads (migration 0015). */
   auditLog: string;
   auditHeads: string;
+  /** Webhook endpoints and their deliveries (migration 0016). */
+  webhookEndpoints: string;
+  webhookDeliveries: string;
   migrations: string;
   migrationLock: string;
 }
@@ -61,6 +64,8 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     apiKeys: `${prefix}api_keys`,
     auditLog: `${prefix}audit_log`,
     auditHeads: `${prefix}audit_heads`,
+    webhookEndpoints: `${prefix}webhook_endpoints`,
+    webhookDeliveries: `${prefix}webhook_deliveries`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

@@ -16,6 +16,7 @@ export const EVERY_MIGRATION = [
   "0013_organizations",
   "0014_api_keys",
   "0015_audit_log",
+  "0016_webhooks",
 ];
 
 /** The migrations `migrate` applies to a database at `name`: those after it. */

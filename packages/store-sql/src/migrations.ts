@@ -7,6 +7,7 @@ import { organizationsSchema } from "./organization-migration.js";
 import { setPostgresSessionTimeouts } from "./postgres-pool.js";
 import { EPOCH_MS, ID, PRIMARY_ID, required, schemaSteps } from "./schema-steps.js";
 import { retryWhileBusy } from "./sqlite-dialect.js";
+import { webhooksSchema } from "./webhook-migration.js";
 
 export interface MigrateOptions {
   /** The prefix of every table (the same one given to `createSqlStores`). Default `portcullis_`. */
@@ -40,6 +41,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0013_organizations": organizationsSchema(tables, dialect),
     "0014_api_keys": apiKeysSchema(tables, dialect),
     "0015_audit_log": auditLogSchema(tables, dialect),
+    "0016_webhooks": webhooksSchema(tables, dialect),
   };
 }
 

@@ -3,6 +3,7 @@ import { Kysely, sql } from "kysely";
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely, SqlDialect } from "./context.js";
+import { webhookCalls, webhookFillStatements } from "./query-plans-webhooks.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
 import { plainPostgresDb, postgresDatabase, usePostgres } from "./test-databases.js";
@@ -116,6 +117,7 @@ function fillStatements(dialect: SqlDialect): string[] {
     ),
     series(ROWS, `'o' || n, n, 'h' || n`, "portcullis_audit_heads", "chain, seq, hash"),
     `insert into portcullis_audit_heads (chain, seq, hash) values ('', ${ROWS}, 'h${ROWS}')`,
+    ...webhookFillStatements(series, dialect, ROWS, NOW),
     "analyze",
   ];
 }
@@ -220,6 +222,7 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ...organizationCalls(stores),
     ...apiKeyCalls(stores),
     ...auditLogCalls(stores),
+    ...webhookCalls(stores, NOW, ROWS),
   ];
 }
 

@@ -14,6 +14,7 @@ import {
   type StoresTogether,
   systemClock,
   type UserStore,
+  type WebhookStore,
 } from "@portcullis/core";
 import { createSqlAccessTokenAllowlist } from "./access-token-allowlist.js";
 import { createSqlActivityStore } from "./activity-store.js";
@@ -38,6 +39,7 @@ import { createSqlSessionStore } from "./session-store.js";
 import { createSqlSingleUseTokenStore } from "./single-use-token-store.js";
 import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 import { createSqlUserStore } from "./user-store.js";
+import { createSqlWebhookStore } from "./webhook-store.js";
 
 export interface SqlStoresOptions {
   /** The host's Kysely instance (SQLite through libsql or better-sqlite3, PostgreSQL through pg, or MySQL through mysql2). The host owns it. */
@@ -105,6 +107,13 @@ export interface SqlStores {
    * batches of `sweepBatchRows`; `sweep` leaves them.
    */
   auditLog: AuditLogStore;
+  /**
+   * Webhook endpoints (for `webhooks`), each one's place in the audit log and lease, in
+   * `<prefix>webhook_endpoints`, and their deliveries in `<prefix>webhook_deliveries`. Finished
+   * deliveries past the retention go in `webhooks.sweepDeliveries(olderThan)`, in batches of
+   * `sweepBatchRows`; `sweep` leaves them.
+   */
+  webhooks: WebhookStore;
   /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
@@ -176,6 +185,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     organizations: createSqlOrganizationStore(context),
     apiKeys: createSqlApiKeyStore(context),
     auditLog: createSqlAuditLogStore(context, sweepBatchRows),
+    webhooks: createSqlWebhookStore(context, sweepBatchRows),
     async sweep() {
       const now = clock.now();
       let removed = 0;

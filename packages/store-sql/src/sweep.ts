@@ -4,12 +4,17 @@ import type { AnyKysely, SqlDialect } from "./context.js";
 /** Rows one statement of a sweep deletes at most, unless `sweepBatchRows` says otherwise. */
 export const DEFAULT_SWEEP_BATCH_ROWS = 1000;
 
-/** Which rows of a table a sweep removes: `column < before` (`strict`) or `column <= before`. */
+/**
+ * Which rows of a table a sweep removes: `column < before` (`strict`) or `column <= before`, and
+ * only those whose `equals[0]` column holds `equals[1]` when given (the index then starts with
+ * that column, then `column`).
+ */
 export interface SweepTarget {
   table: string;
   column: string;
   before: number;
   strict?: boolean;
+  equals?: readonly [column: string, value: string];
 }
 
 /**
@@ -37,10 +42,12 @@ export async function deleteInBatches(
   }
 }
 
-function batchStatement(dialect: SqlDialect, { table, column, before, strict }: SweepTarget, limit: number) {
+function batchStatement(dialect: SqlDialect, target: SweepTarget, limit: number) {
+  const { table, column, before, strict, equals } = target;
   const t = sql.table(table);
   const c = sql.ref(column);
-  const due = strict ? sql`${c} < ${before}` : sql`${c} <= ${before}`;
+  const past = strict ? sql`${c} < ${before}` : sql`${c} <= ${before}`;
+  const due = equals ? sql`${sql.ref(equals[0])} = ${equals[1]} and ${past}` : past;
   switch (dialect) {
     // The row's physical address: no primary key needed, and the delete touches only the rows found.
     case "postgres":

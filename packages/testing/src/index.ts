@@ -97,3 +97,5 @@ export {
 } from "./transcript.js";
 export { referenceTotp, runTwoFactorAdapterSuite } from "./two-factor-suite.js";
 export { runUserStoreSuite } from "./user-store-suite.js";
+export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+export { runWebhookStoreSuite } from "./webhook-store-suite.js";
