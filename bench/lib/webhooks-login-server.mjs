@@ -1,0 +1,231 @@
+// The server of bench/webhooks-login.mjs (a child process, WH_SERVE=<memory|redis|postgres> and
+// WH_SIDE=<plain|webhooks>): an Express app with `createAuthRouter`, USERS users and the admin
+// sharing one argon2id hash of PASSWORD (the core's default parameters), every store method
+// wrapped with a counter and a timer, and the bench's own routes (/bench/*). The plain side has
+// no `stores.auditLog`, `stores.webhooks` nor `webhooks` option; otherwise the two are the same.
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { email, PASSWORD, ROOT, SECRET } from "./servers.mjs";
+
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+export const USERS = 1000;
+const ADMIN = "admin@example.test";
+const fromRoot = (path) => import(pathToFileURL(join(ROOT, path)).href);
+
+/** Every method of `store`, own or inherited (class-based stores keep theirs on the prototype). */
+function methodNames(store) {
+  const names = new Set();
+  for (let proto = store; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+      if (name !== "constructor" && typeof descriptor?.value === "function") names.add(name);
+    }
+  }
+  return names;
+}
+
+/**
+ * Wraps each store's methods in place (identity kept) with a counter `<store>.<method>` and the
+ * wall time until each call settled, summed in `times` (`{ ms, n }`). Also the webhook engine's time between an
+ * `advance` that settled and the next `recordAttempt` (opening the secret, signing, the HTTP
+ * attempt): `send, first of a round` when a `listEndpoints` came between (a round opens the
+ * endpoint's secret again), else `send, later`.
+ */
+function countStoreCalls(stores, counts, times) {
+  const wrapped = new Set();
+  let advanced = null;
+  let newRound = false;
+  const time = (name, ms) => {
+    const entry = times[name] ?? { ms: 0, n: 0 };
+    times[name] = { ms: entry.ms + ms, n: entry.n + 1 };
+  };
+  for (const [name, store] of Object.entries(stores)) {
+    if (store === null || typeof store !== "object" || wrapped.has(store)) continue;
+    wrapped.add(store);
+    for (const method of methodNames(store)) {
+      const original = store[method];
+      const counter = `${name}.${method}`;
+      store[method] = function counted(...args) {
+        counts[counter] = (counts[counter] ?? 0) + 1;
+        const start = performance.now();
+        if (counter === "webhooks.listEndpoints") newRound = true;
+        if (counter === "webhooks.recordAttempt" && advanced !== null) {
+          time(newRound ? "send, first of a round" : "send, later", start - advanced);
+          advanced = null;
+          newRound = false;
+        }
+        const settled = () => {
+          const end = performance.now();
+          time(counter, end - start);
+          if (counter === "webhooks.advance") advanced = end;
+        };
+        const result = original.apply(this, args);
+        if (result instanceof Promise) result.then(settled, settled);
+        else settled();
+        return result;
+      };
+    }
+  }
+}
+
+/** The stores of `kind` for `side` (the plain side without auditLog and webhooks), and a `close()`. */
+async function openStores(kind, side, counts) {
+  const { createMemoryStores } = await fromRoot("packages/store-memory/dist/index.js");
+  const memory = createMemoryStores({ sweepIntervalMs: 0 });
+  let all = memory;
+  let close = async () => {};
+  if (kind === "redis") {
+    const { createRedisClient, createRedisStores } = await fromRoot("packages/store-redis/dist/index.js");
+    const client = createRedisClient(REDIS_URL);
+    await new Promise((resolve) => client.once("ready", resolve));
+    const sendCommand = client.sendCommand;
+    client.sendCommand = function counted(...args) {
+      counts.wire = (counts.wire ?? 0) + 1;
+      return sendCommand.apply(this, args);
+    };
+    const keyPrefix = `portcullis-webhooks-bench:${process.pid}:`;
+    all = { ...createRedisStores({ client, keyPrefix }), users: memory.users };
+    close = async () => {
+      let cursor = "0";
+      do {
+        const [next, keys] = await client.scan(cursor, "MATCH", `${keyPrefix}*`, "COUNT", 1000);
+        if (keys.length > 0) await client.del(...keys);
+        cursor = next;
+      } while (cursor !== "0");
+      client.disconnect();
+    };
+  } else if (kind === "postgres") {
+    const fromSql = createRequire(join(ROOT, "packages/store-sql/package.json"));
+    const pg = fromSql("pg");
+    const { Kysely, PostgresDialect } = await import(pathToFileURL(fromSql.resolve("kysely")).href);
+    const sql = await fromRoot("packages/store-sql/dist/index.js");
+    class CountingClient extends pg.Client {
+      query(...args) {
+        counts.wire = (counts.wire ?? 0) + 1;
+        return super.query(...args);
+      }
+    }
+    const pool = sql.discardTimedOutConnections(
+      new pg.Pool({
+        connectionString: process.env.DATABASE_URL,
+        max: 10, // the examples' pool
+        Client: CountingClient,
+        ...sql.postgresPoolOptions(),
+      }),
+    );
+    const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    all = sql.createSqlStores({ db });
+    await all.migrate();
+    close = () => db.destroy();
+  }
+  const { auditLog, webhooks, ...rest } = all;
+  return { stores: side === "webhooks" ? { ...rest, auditLog, webhooks } : rest, close };
+}
+
+/** USERS users (`user<i>@…`) and the admin, all with one argon2id hash of PASSWORD (default parameters). */
+async function seed(core, users) {
+  const passwordHash = await core.createArgon2Hasher().hash(PASSWORD.normalize("NFKC"));
+  const record = (address) => ({
+    id: createHash("sha256").update(address).digest("base64url").slice(0, 22),
+    email: address,
+    emailVerified: true,
+    name: null,
+    passwordHash,
+    identityProviders: [],
+    twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+    createdAt: Date.now(),
+  });
+  const addresses = [ADMIN, ...Array.from({ length: USERS }, (_, i) => email(i))];
+  for (let i = 0; i < addresses.length; i += 50)
+    await Promise.all(addresses.slice(i, i + 50).map((address) => users.create(record(address))));
+}
+
+/** The deployment's endpoint for every event at `url`, made by the admin through `auth.webhooks`. */
+async function createEndpoint(auth, url) {
+  const { accessToken } = await auth.login({}, { email: ADMIN, password: PASSWORD });
+  const principal = await auth.authenticate({ token: accessToken });
+  const { stepUpToken } = await auth.stepUp({ principal }, { password: PASSWORD });
+  return auth.webhooks.create({ principal, stepUpToken }, { url, events: ["*"] });
+}
+
+/** An Express app with the auth routes and the bench's own routes; prints its URL. */
+async function serve(kind, side) {
+  const core = await fromRoot("packages/core/dist/index.js");
+  const { createAuthRouter } = await fromRoot("packages/adapter-express/dist/index.js");
+  const express = createRequire(join(ROOT, "packages/adapter-express/package.json"))("express");
+  const counts = {};
+  const times = {};
+  const { stores, close } = await openStores(kind, side, counts);
+  await seed(core, stores.users);
+  let events = 0;
+  let logins = 0;
+  let inFlight = 0;
+  const whenDrained = [];
+  const auth = core.createAuth({
+    secret: SECRET,
+    stores,
+    logger: core.silentLogger,
+    email: { enabled: false },
+    admin: { authorize: (_principal, user) => user.email === ADMIN },
+    // Both sides count the events they emit (the webhook side's receiver should get each one).
+    onEvent: () => {
+      events += 1;
+    },
+    ...(side === "webhooks" ? { webhooks: { allowPrivateNetworks: true } } : {}),
+  });
+  await auth.ready();
+  countStoreCalls(stores, counts, times);
+  const app = express();
+  // The auth routes' requests still being handled. Counted at `res.end`, not at the socket's
+  // close: autocannon drops the connections of its last requests, and their handlers run on.
+  app.use("/api", (req, res, next) => {
+    inFlight += 1;
+    const end = res.end;
+    res.end = function ended(...args) {
+      res.end = end;
+      inFlight -= 1;
+      if (req.originalUrl === "/api/auth/login" && res.statusCode === 200) logins += 1;
+      if (inFlight === 0) for (const resolve of whenDrained.splice(0)) resolve();
+      return end.apply(this, args);
+    };
+    next();
+  });
+  app.use(createAuthRouter(auth));
+  app.get("/bench/counts", (_req, res) => res.json({ counts, times, events, logins }));
+  // Answers once no auth request is in flight and their background work (the activity record,
+  // the events, the audit entries; not the webhook engine) is done: one request, so waiting costs
+  // the server nothing.
+  app.get("/bench/drained", async (_req, res) => {
+    if (inFlight > 0) await new Promise((resolve) => whenDrained.push(resolve));
+    await auth.idle();
+    res.json({ counts, events, logins });
+  });
+  app.post("/bench/counts/reset", (_req, res) => {
+    for (const name of Object.keys(counts)) delete counts[name];
+    for (const name of Object.keys(times)) delete times[name];
+    logins = 0;
+    res.json({});
+  });
+  app.get("/bench/cpu", (_req, res) => {
+    const { user, system } = process.cpuUsage();
+    res.json({ micros: user + system });
+  });
+  app.post("/bench/endpoint", express.json(), async (req, res) => {
+    const created = await createEndpoint(auth, req.body.url);
+    res.json({ secret: created.secret, events });
+  });
+  const server = app.listen(0, "127.0.0.1", () => {
+    console.log(`http://127.0.0.1:${server.address().port}`);
+  });
+  process.once("SIGINT", async () => {
+    server.close();
+    await auth.webhooks.stop();
+    await auth.idle();
+    await close();
+    process.exit(0);
+  });
+}
+
+if (process.env.WH_SERVE) await serve(process.env.WH_SERVE, process.env.WH_SIDE);
