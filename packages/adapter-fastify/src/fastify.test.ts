@@ -1,5 +1,10 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import { runAdapterSuite, runApiKeysAdapterSuite, runOrganizationsAdapterSuite } from "@portcullis/testing";
+import {
+  runAdapterSuite,
+  runApiKeysAdapterSuite,
+  runOrganizationsAdapterSuite,
+  runWebhooksAdapterSuite,
+} from "@portcullis/testing";
 import { startForTests } from "./test-server.js";
 
 runAdapterSuite({
@@ -15,6 +20,13 @@ runOrganizationsAdapterSuite({
   start: startForTests,
 });
 runApiKeysAdapterSuite({
+  name: "fastify",
+  createStores: (clock) => createMemoryStores({ clock }),
+  transcripts: true,
+  start: startForTests,
+});
+
+runWebhooksAdapterSuite({
   name: "fastify",
   createStores: (clock) => createMemoryStores({ clock }),
   transcripts: true,

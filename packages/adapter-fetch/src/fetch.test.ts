@@ -1,5 +1,10 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import { runAdapterSuite, runApiKeysAdapterSuite, runOrganizationsAdapterSuite } from "@portcullis/testing";
+import {
+  runAdapterSuite,
+  runApiKeysAdapterSuite,
+  runOrganizationsAdapterSuite,
+  runWebhooksAdapterSuite,
+} from "@portcullis/testing";
 import { createTestApp, listenForTests } from "./test-server.js";
 
 runAdapterSuite({
@@ -17,6 +22,13 @@ runOrganizationsAdapterSuite({
 });
 
 runApiKeysAdapterSuite({
+  name: "fetch",
+  createStores: (clock) => createMemoryStores({ clock }),
+  transcripts: true,
+  start: (auth) => listenForTests(createTestApp(auth)),
+});
+
+runWebhooksAdapterSuite({
   name: "fetch",
   createStores: (clock) => createMemoryStores({ clock }),
   transcripts: true,

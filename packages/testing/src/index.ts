@@ -12,6 +12,7 @@ export {
   runTrustedBrowsersAdapterSuite,
   trustedBrowsersTests,
 } from "./adapter-suite/trusted-browsers.js";
+export { runWebhooksAdapterSuite, webhooksTests } from "./adapter-suite/webhooks.js";
 export {
   ADAPTER_SUITE_AREAS,
   type AdapterSuiteOptions,

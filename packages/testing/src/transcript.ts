@@ -20,32 +20,39 @@ const UPDATE_HINT = "pnpm --filter @portcullis/testing transcripts:update";
 /** Replaces what differs between runs (tokens, ids, secrets, times) so transcripts can be compared. */
 export function normalizeTranscript(text: string): string {
   // Device tokens before JWTs: a device token's random part can hold "eyJ", a JWT's first letters.
-  return text
-    .replace(/d1\.[\w-]{22}\.[\w~-]*\.[\w-]{43}/g, "<device>")
-    .replace(/(?<![\w-])eyJ[\w-]+\.[\w-]+\.[\w-]+/g, "<jwt>")
-    .replace(/[\w-]{22}\.[\w-]{43}/g, "<refresh>")
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, "<time>")
-    .replace(/"(id|sessionId)":"[\w-]{22}"/g, '"$1":"<id>"')
-    .replace(/("nextCursor":"|cursor=)[\w-]+(?:(?::|%3A)[\w-]+)?/g, "$1<cursor>")
-    .replace(/\/sessions\/[\w-]{22}/g, "/sessions/<id>")
-    .replace(/token=[\w-]{43}/g, "token=<token>")
-    .replace(/"(\w*Token)":"[\w-]{43}"/g, '"$1":"<token>"')
-    .replace(/("secret":"|secret=)[A-Z2-7]{32}/g, "$1<secret>")
-    .replace(/"[A-Z0-9]{5}-[A-Z0-9]{5}"/g, '"<recovery-code>"')
-    .replace(/\/admin\/users\/[\w-]{22}/g, "/admin/users/<id>")
-    .replace(/"(by|impersonatedBy)":"[\w-]{22}"/g, '"$1":"<id>"')
-    .replace(
-      /"(challenge|rawId|clientDataJSON|attestationObject|authenticatorData|signature|userHandle)":"[\w-]+"/g,
-      '"$1":"<webauthn>"',
-    )
-    .replace(/("user":\{"id":")[\w-]+/g, "$1<user-handle>")
-    .replace(/\/passkeys\/[\w-]{22}/g, "/passkeys/<id>")
-    .replace(/passkey_challenge=[\w-]{43}/g, "passkey_challenge=<token>")
-    .replace(/\/(organizations|members|invitations|api-keys)\/[\w-]{22}(?![\w-])/g, "/$1/<id>")
-    .replace(/"key":"pc_[0-9A-Za-z]{49}"/g, '"key":"<api-key>"')
-    .replace(/\?organizationId=[\w-]{22}(?![\w-])/g, "?organizationId=<id>")
-    .replace(/"start":"pc_[0-9A-Za-z]{8}"/g, '"start":"pc_<start>"')
-    .replace(/"(userId|organizationId|invitedBy|actor)":"[\w-]{22}"/g, '"$1":"<id>"');
+  return (
+    text
+      .replace(/d1\.[\w-]{22}\.[\w~-]*\.[\w-]{43}/g, "<device>")
+      .replace(/(?<![\w-])eyJ[\w-]+\.[\w-]+\.[\w-]+/g, "<jwt>")
+      .replace(/[\w-]{22}\.[\w-]{43}/g, "<refresh>")
+      .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, "<time>")
+      .replace(/"(id|sessionId)":"[\w-]{22}"/g, '"$1":"<id>"')
+      .replace(/("nextCursor":"|cursor=)[\w-]+(?:(?::|%3A)[\w-]+)?/g, "$1<cursor>")
+      .replace(/\/sessions\/[\w-]{22}/g, "/sessions/<id>")
+      .replace(/token=[\w-]{43}/g, "token=<token>")
+      .replace(/"(\w*Token)":"[\w-]{43}"/g, '"$1":"<token>"')
+      .replace(/("secret":"|secret=)[A-Z2-7]{32}/g, "$1<secret>")
+      .replace(/"[A-Z0-9]{5}-[A-Z0-9]{5}"/g, '"<recovery-code>"')
+      .replace(/\/admin\/users\/[\w-]{22}/g, "/admin/users/<id>")
+      .replace(/"(by|impersonatedBy)":"[\w-]{22}"/g, '"$1":"<id>"')
+      .replace(
+        /"(challenge|rawId|clientDataJSON|attestationObject|authenticatorData|signature|userHandle)":"[\w-]+"/g,
+        '"$1":"<webauthn>"',
+      )
+      .replace(/("user":\{"id":")[\w-]+/g, "$1<user-handle>")
+      .replace(/\/passkeys\/[\w-]{22}/g, "/passkeys/<id>")
+      .replace(/passkey_challenge=[\w-]{43}/g, "passkey_challenge=<token>")
+      .replace(/\/(organizations|members|invitations|api-keys)\/[\w-]{22}(?![\w-])/g, "/$1/<id>")
+      .replace(/"key":"pc_[0-9A-Za-z]{49}"/g, '"key":"<api-key>"')
+      .replace(/\?organizationId=[\w-]{22}(?![\w-])/g, "?organizationId=<id>")
+      .replace(/"start":"pc_[0-9A-Za-z]{8}"/g, '"start":"pc_<start>"')
+      .replace(/"(userId|organizationId|invitedBy|actor)":"[\w-]{22}"/g, '"$1":"<id>"')
+      // Webhooks: endpoints' and deliveries' ids (32 hex), secrets, and the test receiver's port.
+      .replace(/\/(webhooks|deliveries)\/[0-9a-f]{32}(?![\w-])/g, "/$1/<id>")
+      .replace(/"id":"[0-9a-f]{32}"/g, '"id":"<id>"')
+      .replace(/"secret":"whsec_[A-Za-z0-9+/=]+"/g, '"secret":"whsec_<secret>"')
+      .replace(/http:\/\/127\.0\.0\.1:\d+\/hook(?![\w-])/g, "http://127.0.0.1:<port>/hook")
+  );
 }
 
 /** A transcript file: one `=== <test name> ===` section per test, in order. */
