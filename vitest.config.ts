@@ -9,19 +9,25 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
 const root = fileURLToPath(new URL(".", import.meta.url));
 
 /**
- * The longest files of a run (CI's JSON report: 75-300 s each on a 2-core VM), started first, the
- * three browser files apart from each other, so that no long file starts last and leaves a core
+ * The longest files of a run, longest first, so that no long file starts last and leaves a core
  * idle (a clean clone has no timing cache, and vitest then starts the largest files first; the
- * browser files are small ones that call a shared suite, so they came last and ran side by side).
+ * browser files are small ones that call a shared suite, so they would come last). On a 2-core
+ * VM: Express's browser file, the whole browser suite, about 500-600 s, all the time of one
+ * worker while the other runs the next ones (Fastify's and Hono's browser files, the tests that
+ * depend on the framework, about 70-130 s; the examples' store suites, 75-120 s), then two
+ * packaging files and the outage recovery (about 40 s each).
  */
 const LONGEST_FIRST = [
   "examples/express/src/browser.test.ts",
   "examples/fastify/src/postgres-redis.test.ts",
-  "examples/hono/src/browser.test.ts",
-  "examples/hono/src/sqlite-redis.test.ts",
   "examples/fastify/src/browser.test.ts",
-  "examples/express/src/sqlite.test.ts",
+  "examples/hono/src/sqlite-redis.test.ts",
+  "examples/hono/src/browser.test.ts",
   "examples/express/src/postgres.test.ts",
+  "examples/express/src/sqlite.test.ts",
+  "test/packaging/install.test.ts",
+  "test/packaging/packaging.test.ts",
+  "examples/express/src/outage-recovery.test.ts",
 ];
 
 class LongestFirst extends BaseSequencer {

@@ -30,6 +30,7 @@ import {
   renderTwoFactor,
   restorePendingLogin,
 } from "./views/two-factor.js";
+import { renderWebhooks } from "./views/webhooks.js";
 
 addView(renderSignIn);
 addView(renderTwoFactor);
@@ -44,6 +45,7 @@ addView(renderOrganizations);
 addView(renderInvitation);
 addView(renderApiKeys);
 addView(renderAuditLog);
+addView(renderWebhooks);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);

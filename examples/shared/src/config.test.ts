@@ -181,6 +181,32 @@ describe("readConfig", () => {
     expect(() => readConfig({ ...secret, API_KEYS: "maybe" }, () => {})).toThrow(/API_KEYS/);
   });
 
+  it("readConfig - WEBHOOKS: on by default with public addresses only and the normal back-off; WEBHOOKS_ALLOW_PRIVATE and WEBHOOK_RETRY_SCALE are read; bad values are refused by name", () => {
+    const secret = { AUTH_SECRET: "x".repeat(48) };
+    expect(readConfig(secret, () => {}).webhooks).toEqual({ allowPrivateNetworks: false, retryScale: 1 });
+    expect(readConfig({ ...secret, WEBHOOKS: "false" }, () => {}).webhooks).toBeUndefined();
+    expect(
+      readConfig({ ...secret, WEBHOOKS_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_SCALE: " 0.001 " }, () => {})
+        .webhooks,
+    ).toEqual({ allowPrivateNetworks: true, retryScale: 0.001 });
+    expect(readConfig({ ...secret, WEBHOOK_RETRY_SCALE: "2.5" }, () => {}).webhooks?.retryScale).toBe(2.5);
+    expect(readConfig({ ...secret, WEBHOOK_RETRY_SCALE: "1e-6" }, () => {}).webhooks?.retryScale).toBe(1e-6);
+    for (const bad of ["0", "-1", "fast", "Infinity", "1001", "0.0000001"])
+      expect(() => readConfig({ ...secret, WEBHOOK_RETRY_SCALE: bad }, () => {}), bad).toThrow(
+        new ConfigError(
+          `WEBHOOK_RETRY_SCALE must be a positive number from 0.000001 to 1000 (1: the normal retry waits, 0.001: a thousand times shorter), not "${bad}"`,
+        ),
+      );
+    // Checked while webhooks are off too: a typo shows at once, not on the day they are turned on.
+    expect(() => readConfig({ ...secret, WEBHOOKS: "false", WEBHOOK_RETRY_SCALE: "0" }, () => {})).toThrow(
+      /WEBHOOK_RETRY_SCALE/,
+    );
+    expect(() => readConfig({ ...secret, WEBHOOKS: "maybe" }, () => {})).toThrow(/WEBHOOKS must be true/);
+    expect(() => readConfig({ ...secret, WEBHOOKS_ALLOW_PRIVATE: "sometimes" }, () => {})).toThrow(
+      /WEBHOOKS_ALLOW_PRIVATE must be true or false/,
+    );
+  });
+
   it("readConfig - PASSKEYS: on for APP_ORIGIN's host; an IP address or plain http elsewhere turns them off with a warning, or stops the server when asked for", () => {
     const secret = { AUTH_SECRET: "x" };
     expect(readConfig({ ...secret, APP_ORIGIN: "https://app.example.com" }, () => {}).passkeys).toEqual({

@@ -57,6 +57,12 @@ export interface ExampleConfig {
   /** API keys of users and organizations (`apiKeys`, API_KEYS, default on). */
   apiKeys: boolean;
   /**
+   * Webhooks of organizations and of the deployment (`webhooks`, WEBHOOKS, default on): endpoints
+   * on private and loopback addresses over http (WEBHOOKS_ALLOW_PRIVATE, default off) and a factor
+   * on every retry wait (WEBHOOK_RETRY_SCALE, default 1); undefined when off.
+   */
+  webhooks: ExampleWebhooks | undefined;
+  /**
    * A CAPTCHA (`captcha`; CAPTCHA_PROVIDER turnstile, hcaptcha or recaptcha, CAPTCHA_SECRET,
    * CAPTCHA_SITE_KEY for the pages' widget, CAPTCHA_VERIFY_URL to override siteverify); unset: none.
    */
@@ -70,6 +76,12 @@ export interface ExampleCaptcha {
   /** The public key the pages' widget is drawn with; unset: no widget (API clients send tokens themselves). */
   siteKey: string | undefined;
   verifyUrl: string | undefined;
+}
+
+/** The webhook settings of the examples (`readConfig`), as createAuth's `webhooks` option takes them. */
+export interface ExampleWebhooks {
+  allowPrivateNetworks: boolean;
+  retryScale: number;
 }
 
 /** A setting that cannot be used; the server prints it and exits with status 1. */
@@ -191,6 +203,7 @@ export function readConfig(
     passkeys: passkeys(env, appOrigin, warn),
     organizations: organizations(env),
     apiKeys: flag(env, "API_KEYS", true),
+    webhooks: webhooks(env),
     captcha: readCaptchaConfig(env),
   };
 }
@@ -294,4 +307,23 @@ function organizations(env: NodeJS.ProcessEnv): ExampleConfig["organizations"] {
       `ORGANIZATION_MEMBER_PERMISSIONS may name only permissions of ORGANIZATION_PERMISSIONS, not ${undeclared.join(", ")}`,
     );
   return { permissions, memberPermissions };
+}
+
+/** The bounds of WEBHOOK_RETRY_SCALE (the library's): 1 keeps the back-off, smaller shortens it. */
+const RETRY_SCALE = { min: 0.000001, max: 1000 };
+
+/**
+ * WEBHOOKS (default on), WEBHOOKS_ALLOW_PRIVATE (default off) and WEBHOOK_RETRY_SCALE (default 1, a
+ * positive number). The last two are checked even while webhooks are off, so a typo never waits
+ * for the day they are turned on.
+ */
+function webhooks(env: NodeJS.ProcessEnv): ExampleConfig["webhooks"] {
+  const allowPrivateNetworks = flag(env, "WEBHOOKS_ALLOW_PRIVATE", false);
+  const raw = env.WEBHOOK_RETRY_SCALE?.trim() ?? "";
+  const retryScale = raw === "" ? 1 : Number(raw);
+  if (!Number.isFinite(retryScale) || retryScale < RETRY_SCALE.min || retryScale > RETRY_SCALE.max)
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCALE must be a positive number from ${RETRY_SCALE.min} to ${RETRY_SCALE.max} (1: the normal retry waits, 0.001: a thousand times shorter), not "${raw}"`,
+    );
+  return flag(env, "WEBHOOKS", true) ? { allowPrivateNetworks, retryScale } : undefined;
 }

@@ -108,6 +108,8 @@ export const UI_PAGES = [
   // The audit log of the active organization and of the deployment (views/audit-log.js).
   "/organizations/audit-log",
   "/admin/audit-log",
+  // The active organization's webhook endpoints and their deliveries (views/webhooks.js).
+  "/organizations/webhooks",
 ];
 
 const TYPES: Record<string, string> = {
@@ -167,6 +169,7 @@ export function uiAssets(): Map<string, Page> {
     [CLIENT_SCRIPT_PATH, clientScript()],
     ["/style.css", read("style.css")],
     ["/audit-log.css", read("audit-log.css")],
+    ["/webhooks.css", read("webhooks.css")],
     ["/favicon.svg", read("favicon.svg")],
     ["/favicon.ico", read("favicon.svg")],
     ...apiReferencePages(),

@@ -60,9 +60,9 @@ function captchaOptions({ provider, secret, verifyUrl }: ExampleCaptcha) {
 
 /**
  * createAuth as both example servers configure it: memory stores; users, sessions, the
- * allowlist, single-use tokens, cooldowns, API keys and the audit log in SQL when DATABASE_URL is set (migrated
- * at start); Redis for all of them but users when REDIS_URL is set (users then stay in SQL, or in memory
- * without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE.
+ * allowlist, single-use tokens, cooldowns, API keys, the audit log and webhooks in SQL when DATABASE_URL
+ * is set (migrated at start); Redis for all of them but users when REDIS_URL is set (users then stay in
+ * SQL, or in memory without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE.
  */
 export async function createExampleAuth(
   config: ExampleConfig,
@@ -84,7 +84,9 @@ export async function createExampleAuth(
   const base = database?.stores ?? memory;
   // Identity-provider links, passkeys and organizations live with the users (SQL or memory), never in
   // Redis. API keys follow the sessions: Redis's `apiKeys` when REDIS_URL is set (one read per keyed request),
-  // and so does the audit log (`auditLog`, docs/audit-log.md): Redis's, else SQL's or memory's.
+  // and so does the audit log (`auditLog`, docs/audit-log.md): Redis's, else SQL's or memory's. The
+  // webhook endpoints and deliveries (`webhooks`, docs/webhooks.md) go where the audit log goes:
+  // they read it as their outbox.
   const stores = redis
     ? {
         users: base.users,
@@ -105,6 +107,7 @@ export async function createExampleAuth(
         organizations: base.organizations,
         apiKeys: base.apiKeys,
         auditLog: base.auditLog,
+        webhooks: base.webhooks,
         // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
         ...(database ? { joint: database.stores.joint } : {}),
       };
@@ -166,6 +169,9 @@ export async function createExampleAuth(
       ...(config.organizations ? { organizations: config.organizations } : {}),
       // API_KEYS (on by default): keys of users and organizations for the host's routes.
       ...(config.apiKeys ? { apiKeys: {} } : {}),
+      // WEBHOOKS (on by default): WEBHOOKS_ALLOW_PRIVATE lets endpoints use http and private
+      // addresses (a receiver on this machine); WEBHOOK_RETRY_SCALE shortens the retry waits for tests.
+      ...(config.webhooks ? { webhooks: config.webhooks } : {}),
       // CAPTCHA_PROVIDER…: the four routes bots push, and login after 3 failures.
       ...(config.captcha ? { captcha: captchaOptions(config.captcha) } : {}),
       ...extra,
@@ -180,8 +186,11 @@ export async function createExampleAuth(
     close() {
       memory.close();
       smtp?.close();
-      redis?.disconnect();
-      void database?.close();
+      // The webhook worker stops first: an attempt under way finishes before its stores close.
+      void auth.webhooks.stop().finally(() => {
+        redis?.disconnect();
+        void database?.close();
+      });
     },
   };
 }

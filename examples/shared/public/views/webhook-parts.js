@@ -1,0 +1,307 @@
+// What the webhooks page (views/webhooks.js) draws: the events an organization's endpoint can pick,
+// an endpoint's line with its buttons, a delivery's row (the event, how it went, the receiver's last
+// answer, a button that sends it again), and the box that shows a signing secret once with its copy
+// button. The calls are the client's organization routes (`orgCall`).
+import { $, button, element, say, show } from "../ui/page.js";
+import { currentLanguage, dateTime, t } from "../ui/strings.js";
+import "../ui/strings-webhooks.js";
+import { eventLabel } from "./audit-log-parts.js";
+import { orgCall } from "./organization-calls.js";
+
+/** Deliveries per page ("load older" asks for the next one). */
+export const DELIVERY_PAGE = 20;
+
+/**
+ * The events an organization's endpoint can receive (those that name the organization), in the
+ * order the form lists them; "*" (every event, also those added later) is offered above them.
+ */
+export const ORGANIZATION_EVENTS = [
+  "member.invited",
+  "member.joined",
+  "member.role_changed",
+  "member.removed",
+  "invitation.revoked",
+  "invitation.declined",
+  "role.created",
+  "role.updated",
+  "role.deleted",
+  "organization.updated",
+  "organization.deleted",
+  "api_key.created",
+  "api_key.deleted",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.secret_rotated",
+  "webhook.deleted",
+  "webhook.disabled",
+];
+
+// ---- Calls ------------------------------------------------------------------------------------
+/** `METHOD /organizations/:id/webhooks<suffix>` of the organization `id`, `init.params` besides `id`. */
+export const hookCall = (method, suffix, id, { params = {}, ...init } = {}) =>
+  orgCall(`${method} /organizations/:id/webhooks${suffix}`, { ...init, params: { id, ...params } });
+
+// ---- The events form --------------------------------------------------------------------------
+/** The events fieldset's content: its legend, "all events", then one checkbox per event; those picked kept. */
+export function drawEventChoices(fieldset) {
+  const picked = new Set([...fieldset.querySelectorAll("input:checked")].map((input) => input.value));
+  const choice = (value, text, code) => {
+    const input = element("input", { type: "checkbox", name: "event", value, checked: picked.has(value) });
+    const words = element("span", { textContent: text });
+    if (code) words.append(" ", element("code", { className: "webhook-code", textContent: code }));
+    return element("label", { className: "choice webhook-choice" }, input, words);
+  };
+  const all = choice("*", t("webhooks.allEvents"));
+  all.classList.add("webhook-all");
+  fieldset.replaceChildren(
+    element("legend", { textContent: t("webhooks.events") }),
+    all,
+    ...ORGANIZATION_EVENTS.map((type) => choice(type, eventLabel(type), type)),
+  );
+  syncEventChoices(fieldset);
+}
+
+/** "All events" checked: the single events are off and cannot be picked beside it. */
+export function syncEventChoices(fieldset) {
+  const all = fieldset.querySelector("input[value='*']").checked;
+  for (const input of fieldset.querySelectorAll("input[name=event]:not([value='*'])")) {
+    input.disabled = all;
+    if (all) input.checked = false;
+  }
+}
+
+/** The events picked in `fieldset`: `["*"]`, the single ones, or none. */
+export const pickedEvents = (fieldset) =>
+  [...fieldset.querySelectorAll("input[name=event]:checked")].map((input) => input.value);
+
+/** Marks the events fieldset: `message` under its legend, read with the group. */
+export function markEvents(fieldset, message) {
+  const note = element("small", {
+    className: "field-error",
+    id: `${fieldset.id}-error`,
+    textContent: message,
+  });
+  fieldset.querySelector("legend").after(note);
+  fieldset.setAttribute("aria-describedby", note.id);
+  fieldset.setAttribute("aria-invalid", "true");
+}
+
+// ---- An endpoint in the list ------------------------------------------------------------------
+/** The endpoint's state in words: on, or why it is off. */
+export const stateOf = (endpoint) =>
+  endpoint.enabled ? t("webhooks.on") : t(`webhooks.offReason.${endpoint.disabledReason ?? "manual"}`);
+
+/** `node` named `label` for assistive technology, `focus` the key that finds it again after a redraw. */
+const named = (node, label, focus) => {
+  node.setAttribute("aria-label", label);
+  if (focus) node.dataset.focus = focus;
+  return node;
+};
+
+/**
+ * An endpoint's line: its URL, when it was added, on or off (and why), its events, and the buttons
+ * `actions.deliveries`, `actions.toggle`, `actions.rotate` and `actions.remove`, each named for the
+ * URL. `open` marks the endpoint whose deliveries are shown.
+ */
+export function endpointItem(endpoint, actions, open) {
+  const url = endpoint.url;
+  const events = endpoint.events.includes("*")
+    ? [element("span", { className: "tag", textContent: t("webhooks.everything") })]
+    : endpoint.events.map((type) =>
+        element("span", { className: "tag", textContent: eventLabel(type), title: type }),
+      );
+  const text = element(
+    "div",
+    { className: "webhook-text" },
+    element("strong", { className: "webhook-url", textContent: url }),
+    element("span", {
+      className: "muted",
+      textContent: t("webhooks.added", { time: dateTime(endpoint.createdAt) }),
+    }),
+    element("span", {
+      className: `webhook-state ${endpoint.enabled ? "on" : "off"}`,
+      textContent: stateOf(endpoint),
+    }),
+    element("span", { className: "org-tags" }, ...events),
+  );
+  const deliveries = named(
+    button(t("webhooks.showDeliveries"), () => actions.deliveries(endpoint), "secondary small"),
+    t("webhooks.showDeliveriesFor", { url }),
+    `${endpoint.id}:deliveries`,
+  );
+  deliveries.setAttribute("aria-expanded", String(open));
+  const toggle = endpoint.enabled
+    ? named(
+        button(t("webhooks.disable"), () => actions.toggle(endpoint), "secondary small"),
+        t("webhooks.disableFor", { url }),
+        `${endpoint.id}:toggle`,
+      )
+    : named(
+        button(t("webhooks.enable"), () => actions.toggle(endpoint), "small"),
+        t("webhooks.enableFor", { url }),
+        `${endpoint.id}:toggle`,
+      );
+  const rotate = named(
+    button(t("webhooks.rotate"), (event) => actions.rotate(endpoint, event.currentTarget), "secondary small"),
+    t("webhooks.rotateFor", { url }),
+    `${endpoint.id}:rotate`,
+  );
+  const remove = named(
+    button(t("webhooks.delete"), (event) => actions.remove(endpoint, event.currentTarget), "danger small"),
+    t("webhooks.deleteFor", { url }),
+    `${endpoint.id}:delete`,
+  );
+  const item = element(
+    "li",
+    { className: "webhook-item" },
+    text,
+    element("div", { className: "row webhook-actions" }, deliveries, toggle, rotate, remove),
+  );
+  item.dataset.endpoint = endpoint.id;
+  if (open) item.setAttribute("aria-current", "true");
+  return item;
+}
+
+// ---- A delivery's row -------------------------------------------------------------------------
+/** The columns of the deliveries table. */
+export const DELIVERY_COLUMNS = ["event", "status", "attempts", "last", "answer", "action"];
+
+/** An instant to the second, in the page's language and the viewer's time zone. */
+const timeOf = (iso) =>
+  new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "medium", timeStyle: "medium" }).format(
+    new Date(iso),
+  );
+
+/** A delivery's status in words: waiting, failed and retried soon, delivered or failed. */
+export const statusOf = (delivery) =>
+  t(
+    delivery.status === "pending" && delivery.attempts > 0
+      ? "webhooks.status.retrying"
+      : `webhooks.status.${delivery.status}`,
+  );
+
+/** The header row of the deliveries table. */
+export function deliveryHeader() {
+  const row = element(
+    "tr",
+    {},
+    ...DELIVERY_COLUMNS.map((name) => {
+      const th = element("th", { scope: "col", textContent: t(`webhooks.col.${name}`) });
+      th.setAttribute("role", "columnheader");
+      return th;
+    }),
+  );
+  row.setAttribute("role", "row");
+  return row;
+}
+
+/** A cell with its column's name (shown beside the value when the table is stacked on a phone). */
+const cell = (name, ...children) => {
+  const node = element("td", {}, element("div", {}, ...children));
+  node.dataset.label = t(`webhooks.col.${name}`);
+  node.setAttribute("role", "cell");
+  return node;
+};
+const small = (text, className = "") => element("small", { className, textContent: text });
+
+/** One delivery as a row: `redeliver(delivery, button)` is its button's action. */
+export function deliveryRow(delivery, redeliver) {
+  const event = [
+    element("span", { textContent: eventLabel(delivery.event) }),
+    small(delivery.event, "webhook-code"),
+  ];
+  if (delivery.redelivery) event.push(small(t("webhooks.redelivery")));
+  const last = [
+    delivery.lastAttemptAt
+      ? element("time", { dateTime: delivery.lastAttemptAt, textContent: timeOf(delivery.lastAttemptAt) })
+      : element("span", { textContent: t("webhooks.never") }),
+  ];
+  if (delivery.status === "pending" && delivery.nextAttemptAt)
+    last.push(small(t("webhooks.nextAttempt", { time: timeOf(delivery.nextAttemptAt) })));
+  const answer = [
+    element("span", {
+      textContent:
+        delivery.lastStatusCode === null
+          ? t("webhooks.blank")
+          : t("webhooks.httpStatus", { status: delivery.lastStatusCode }),
+    }),
+  ];
+  // The error's words, unless they only repeat the status ("status 500").
+  if (delivery.lastError && delivery.lastError !== `status ${delivery.lastStatusCode}`)
+    answer.push(small(delivery.lastError, "webhook-error"));
+  const again = named(
+    button(t("webhooks.redeliver"), (click) => redeliver(delivery, click.currentTarget), "secondary small"),
+    t("webhooks.redeliverFor", { event: eventLabel(delivery.event) }),
+    `${delivery.id}:redeliver`,
+  );
+  const status = element("span", {
+    className: `webhook-status ${delivery.status}`,
+    textContent: statusOf(delivery),
+  });
+  const row = element(
+    "tr",
+    {},
+    cell("event", ...event),
+    cell("status", status),
+    cell("attempts", String(delivery.attempts)),
+    cell("last", ...last),
+    cell("answer", ...answer),
+    cell("action", again),
+  );
+  row.setAttribute("role", "row");
+  row.dataset.delivery = delivery.id;
+  row.dataset.status = delivery.status;
+  return row;
+}
+
+// ---- A secret, shown once ---------------------------------------------------------------------
+/**
+ * Shows a signing secret in the box `boxId` (a card): its title, the warning that it is shown only
+ * now, the secret in a read-only field, Copy and Done. Done (or `clearSecret`) forgets it: nothing
+ * else keeps it, so it cannot be shown again.
+ */
+export function showSecret(boxId, { title, warning, secret }) {
+  const box = $(boxId);
+  const field = element("input", {
+    id: `${boxId}-value`,
+    readOnly: true,
+    value: secret,
+    className: "key-field",
+  });
+  field.setAttribute("autocomplete", "off");
+  field.setAttribute("spellcheck", "false");
+  field.addEventListener("focus", () => field.select());
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(field.value);
+      say(t("webhooks.copied"));
+    } catch {
+      field.focus();
+      field.select();
+      say(t("webhooks.selected"));
+    }
+  };
+  box.replaceChildren(
+    element("h2", { id: `${boxId}-title`, textContent: title }),
+    element("p", { className: "key-warning", textContent: warning }),
+    element("label", {}, element("span", { textContent: t("webhooks.secretLabel") }), " ", field),
+    element(
+      "div",
+      { className: "row" },
+      button(t("webhooks.copy"), copy, "key-copy"),
+      button(t("webhooks.done"), () => clearSecret(boxId), "secondary key-done"),
+    ),
+  );
+  box.setAttribute("role", "region");
+  box.setAttribute("aria-labelledby", `${boxId}-title`);
+  show(boxId, true);
+  field.focus();
+}
+
+/** Forgets the secret shown in `boxId`. */
+export function clearSecret(boxId) {
+  const box = $(boxId);
+  if (box.hidden && box.childElementCount === 0) return;
+  box.replaceChildren();
+  show(boxId, false);
+}
