@@ -71,7 +71,12 @@ export async function receiverDownForHours(name: string, stores: FaultStores) {
     const entries = await wantedEntries(stores.auditLog, endpoint.cursor);
     await until("every entry at the receiver", () => receivedOf(receiver, entries) === entries.length);
     const figures = deliveryFigures(receiver, entries);
-    const { items } = await auth.webhooks.listDeliveries(admin, page);
+    // The last attempt is recorded once its answer is back: after the receiver counted it.
+    const settled = async () => (await auth.webhooks.listDeliveries(admin, page)).items;
+    await until("every delivery recorded", async () =>
+      (await settled()).every((item) => item.status !== "pending"),
+    );
+    const items = await settled();
     const first = items.at(-1);
     const firstMs = Date.parse(first?.lastAttemptAt ?? "") - Date.parse(first?.createdAt ?? "");
     const scaledHours = (ms: number) => (ms / DOWN_SCALE / HOUR).toFixed(2);
