@@ -353,6 +353,24 @@ export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Prom
   return migrateNow(db, { ...options, dialect });
 }
 
+/**
+ * Whether a PostgreSQL run failed before any migration ran because of another schema's change:
+ * Kysely's Migrator looks for its bookkeeping tables by reading every table of the database
+ * (`introspection.getTables`, which names each table and schema again while it reads), so a
+ * table or schema dropped meanwhile, by anyone, fails that read with "relation … does not exist"
+ * (42P01) or "schema … does not exist" (3F000). Nothing was written then; the run is tried again.
+ */
+function introspectionRace(
+  dialect: SqlDialect,
+  error: unknown,
+  results: MigrationResult[] | undefined,
+): boolean {
+  if (dialect !== "postgres" || error === undefined) return false;
+  if ((results ?? []).some((result) => result.status !== "NotExecuted")) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === "42P01" || code === "3F000";
+}
+
 /** PostgreSQL's statement and lock timeouts during a migration run (and its wait for another's). */
 export const POSTGRES_MIGRATION_TIMEOUT_MS = 60_000;
 
@@ -367,7 +385,11 @@ async function migrateNow(
     migrationTableSchema = rows[0]?.schema ?? undefined;
   }
   const migrator = createSqlMigrator(db, { ...options, dialect, migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  for (let retry = 1; retry <= 3 && introspectionRace(dialect, error, results); retry++) {
+    await new Promise((resolve) => setTimeout(resolve, 20 * retry));
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((result: MigrationResult) => result.status === "Error");
     throw new Error(
