@@ -1,20 +1,12 @@
-import { createHash } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { ApiKeyOwner, ApiKeyRecord, ApiKeyStore } from "@portcullis/core";
-import { sql } from "kysely";
 import { type ApiKeyRow, fromRow } from "./api-key-rows.js";
 import { requestUses } from "./api-key-uses.js";
 import { compiledQuery } from "./compiled-query.js";
 import { type AnyKysely, inTransaction, type SqlContext } from "./context.js";
+import { insertWithinLimit } from "./insert-within-limit.js";
 
 /** The most keys one listing returns (`ApiKeyStore.listApiKeys`). */
 const MAX_LISTED = 1000;
-
-/** How long a creation waits in all for another creation for the same owner, in seconds. */
-const OWNER_LOCK_WAIT_SECONDS = 5;
-
-/** The longest pause between two tries of a PostgreSQL owner's lock, in milliseconds. */
-const MAX_LOCK_PAUSE_MS = 50;
 
 /** The owner of a key or a listing, as `ApiKeyOwner` defines it. */
 const ownerOf = (owner: ApiKeyOwner | ApiKeyRecord): ApiKeyOwner =>
@@ -32,83 +24,29 @@ const ownerKeys = (executor: AnyKysely, table: string, of: ApiKeyOwner | ApiKeyR
 };
 
 /**
- * `createApiKey`: counts the owner's keys and inserts in one transaction that holds a lock on the
- * owner until it ends, so concurrent creations for one owner take turns and never overshoot
- * `maxPerOwner` (as `organizationTransactions().runAsUser` does for `maxPerUser`). PostgreSQL:
- * `pg_try_advisory_xact_lock` (`tryOnPostgres`); MySQL: `GET_LOCK` on the transaction's
- * connection, released after the commit; SQLite: the write lock of `BEGIN IMMEDIATE`. Under
- * READ COMMITTED the count, a statement after the lock, sees every key committed before it.
+ * `createApiKey`: counts the owner's keys and inserts under a lock on the owner
+ * (`insertWithinLimit`), so concurrent creations for one owner take turns and never overshoot
+ * `maxPerOwner` (as `organizationTransactions().runAsUser` does for `maxPerUser`).
  */
-function creation({ db, dialect, tables }: SqlContext): ApiKeyStore["createApiKey"] {
-  const table = tables.apiKeys;
-  const countIn = async (trx: AnyKysely, record: ApiKeyRecord) => {
-    const { n } = await ownerKeys(trx, table, record)
-      .select((eb) => eb.fn.countAll().as("n"))
-      .executeTakeFirstOrThrow();
-    return Number(n);
-  };
+function creation(context: SqlContext): ApiKeyStore["createApiKey"] {
+  const table = context.tables.apiKeys;
   return async (record, { maxPerOwner }) => {
-    const work = async (trx: AnyKysely) => {
-      if ((await countIn(trx, record)) >= maxPerOwner) return "limit-reached" as const;
-      await trx.insertInto(table).values(toRow(record)).execute();
-      return "created" as const;
+    const full = async (trx: AnyKysely) => {
+      const { n } = await ownerKeys(trx, table, record)
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow();
+      return Number(n) >= maxPerOwner;
     };
     const owner = record.organizationId === null ? `u:${record.userId}` : `o:${record.organizationId}`;
-    const key = `${table}:${owner}`;
-    if (dialect === "postgres") {
-      const full = async (trx: AnyKysely) => (await countIn(trx, record)) >= maxPerOwner;
-      return tryOnPostgres(db, key, full, work);
-    }
-    if (dialect !== "mysql" || db.isTransaction)
-      return inTransaction(db, work, { readCommitted: dialect !== "sqlite" });
-    const name = `portcullis:${createHash("sha256").update(key).digest("base64url").slice(0, 40)}`;
-    return db.connection().execute(async (connection) => {
-      const { rows } = await sql<{
-        locked: number | null;
-      }>`select get_lock(${name}, ${OWNER_LOCK_WAIT_SECONDS}) as locked`.execute(connection);
-      if (Number(rows[0]?.locked) !== 1) throw new Error("the API key owner's lock was not granted in time");
-      try {
-        return await inTransaction(connection, work, { readCommitted: true });
-      } finally {
-        // A connection that fails here is gone, and MySQL releases its locks with it.
-        await sql`select release_lock(${name})`.execute(connection).catch(() => {});
-      }
-    });
-  };
-}
-
-/**
- * PostgreSQL's turn for one owner: a READ COMMITTED transaction that answers `limit-reached` at
- * once when the owner is `full` (an owner at its limit waits for nobody), else takes the owner's
- * advisory lock without waiting (`pg_try_advisory_xact_lock`) and runs `work`. When another
- * creation holds the lock, the transaction ends and a new one tries again after a short pause, up
- * to `OWNER_LOCK_WAIT_SECONDS` in all: a waiting creation holds no connection and never meets the
- * pool's `lock_timeout` (500 ms with `postgresPoolOptions`), which cancels a waiting lock.
- */
-async function tryOnPostgres<T>(
-  db: AnyKysely,
-  key: string,
-  full: (trx: AnyKysely) => Promise<boolean>,
-  work: (trx: AnyKysely) => Promise<T | "limit-reached">,
-): Promise<T | "limit-reached"> {
-  const giveUpAt = performance.now() + OWNER_LOCK_WAIT_SECONDS * 1_000;
-  for (let pauseMs = 2; ; pauseMs = Math.min(pauseMs * 2, MAX_LOCK_PAUSE_MS)) {
-    const outcome = await inTransaction(
-      db,
+    return insertWithinLimit(
+      context,
+      { key: `${table}:${owner}`, lockName: "the API key owner's" },
+      full,
       async (trx) => {
-        if (await full(trx)) return { done: "limit-reached" as const };
-        const { rows } = await sql<{
-          locked: boolean;
-        }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(trx);
-        return rows[0]?.locked === true ? { done: await work(trx) } : null;
+        await trx.insertInto(table).values(toRow(record)).execute();
       },
-      { readCommitted: true },
     );
-    if (outcome) return outcome.done;
-    if (performance.now() >= giveUpAt) throw new Error("the API key owner's lock was not granted in time");
-    // Jittered, so the creations that missed the lock together do not all come back together.
-    await sleep(pauseMs * (0.5 + Math.random()));
-  }
+  };
 }
 
 const toRow = (record: ApiKeyRecord): ApiKeyRow => ({

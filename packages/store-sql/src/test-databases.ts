@@ -337,9 +337,20 @@ export async function freshWebhookStore(db: AnyKysely, sweepBatchRows?: number) 
 /**
  * Stores under a table prefix of their own on `db`, migrated before their first call: for suites
  * that want fresh stores synchronously (the adapter suite's `createStores`). `makeTables`, when
- * given, makes the prefix's tables instead of a migration (`mysqlTableCopies`).
+ * given, makes the prefix's tables instead of a migration (`mysqlTableCopies`). The audit log is
+ * left out (every event would be written) unless a suite needs it (`freshSqlStoresWithAuditLog`).
  */
 export function freshSqlStores(
+  db: AnyKysely,
+  clock: Clock,
+  makeTables?: (tablePrefix: string) => Promise<unknown>,
+) {
+  const { auditLog: _, ...stores } = freshSqlStoresWithAuditLog(db, clock, makeTables);
+  return stores;
+}
+
+/** `freshSqlStores` with the audit log too (webhooks deliver from it). */
+export function freshSqlStoresWithAuditLog(
   db: AnyKysely,
   clock: Clock,
   makeTables?: (tablePrefix: string) => Promise<unknown>,
@@ -368,6 +379,7 @@ export function freshSqlStores(
     passkeys: migrated(stores.passkeys),
     organizations: migrated(stores.organizations),
     apiKeys: migrated(stores.apiKeys),
+    auditLog: migrated(stores.auditLog),
     webhooks: migrated(stores.webhooks),
   };
 }
