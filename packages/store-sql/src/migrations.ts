@@ -3,6 +3,7 @@ import { apiKeysSchema } from "./api-key-migration.js";
 import { auditLogSchema } from "./audit-log-migration.js";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 import { type Migration, type MigrationResult, Migrator } from "./kysely-migration.js";
+import { withMigrationTablesIntrospection } from "./migration-introspection.js";
 import { organizationsSchema } from "./organization-migration.js";
 import { setPostgresSessionTimeouts } from "./postgres-pool.js";
 import { EPOCH_MS, ID, PRIMARY_ID, required, schemaSteps } from "./schema-steps.js";
@@ -295,9 +296,14 @@ function tableMigration(table: string, up: (db: AnyKysely) => Promise<void>): Mi
 /** A Kysely `Migrator` for the store's schema, with its own bookkeeping tables (`<prefix>migrations`). */
 export function createSqlMigrator(db: AnyKysely, options: MigrateOptions = {}): Migrator {
   const tables = tableNames(options.tablePrefix);
-  const migrations = sqlMigrations(tables, options.dialect ?? detectDialect(db));
+  const dialect = options.dialect ?? detectDialect(db);
+  const migrations = sqlMigrations(tables, dialect);
+  const bookkeeping = [tables.migrations, tables.migrationLock];
   return new Migrator({
-    db,
+    db:
+      dialect === "postgres"
+        ? withMigrationTablesIntrospection(db, options.migrationTableSchema, bookkeeping)
+        : db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: tables.migrations,
     migrationLockTableName: tables.migrationLock,
@@ -353,24 +359,6 @@ export async function migrate(db: AnyKysely, options: MigrateOptions = {}): Prom
   return migrateNow(db, { ...options, dialect });
 }
 
-/**
- * Whether a PostgreSQL run failed before any migration ran because of another schema's change:
- * Kysely's Migrator looks for its bookkeeping tables by reading every table of the database
- * (`introspection.getTables`, which names each table and schema again while it reads), so a
- * table or schema dropped meanwhile, by anyone, fails that read with "relation … does not exist"
- * (42P01) or "schema … does not exist" (3F000). Nothing was written then; the run is tried again.
- */
-function introspectionRace(
-  dialect: SqlDialect,
-  error: unknown,
-  results: MigrationResult[] | undefined,
-): boolean {
-  if (dialect !== "postgres" || error === undefined) return false;
-  if ((results ?? []).some((result) => result.status !== "NotExecuted")) return false;
-  const code = (error as { code?: unknown }).code;
-  return code === "42P01" || code === "3F000";
-}
-
 /** PostgreSQL's statement and lock timeouts during a migration run (and its wait for another's). */
 export const POSTGRES_MIGRATION_TIMEOUT_MS = 60_000;
 
@@ -385,11 +373,7 @@ async function migrateNow(
     migrationTableSchema = rows[0]?.schema ?? undefined;
   }
   const migrator = createSqlMigrator(db, { ...options, dialect, migrationTableSchema });
-  let { error, results } = await migrator.migrateToLatest();
-  for (let retry = 1; retry <= 3 && introspectionRace(dialect, error, results); retry++) {
-    await new Promise((resolve) => setTimeout(resolve, 20 * retry));
-    ({ error, results } = await migrator.migrateToLatest());
-  }
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result: MigrationResult) => result.status === "Error");
     throw new Error(

@@ -185,7 +185,15 @@ export function createBoot(options: AdapterSuiteOptions, record?: ExchangeRecord
         user: login.body.user as { id: string },
       };
     };
-    const tokenFrom = (kind: string) => linkToken(emails.filter((email) => email.kind === kind).at(-1), kind);
+    const tokenFrom = (kind: string) => {
+      const message = emails.filter((email) => email.kind === kind).at(-1);
+      // Without the email, the message names what was sent and logged instead.
+      if (!message) {
+        const sent = emails.map((email) => email.kind).join(", ") || "nothing";
+        throw new Error(`no ${kind} email; sent: ${sent}; logged: ${logLines.slice(-3).join(" | ")}`);
+      }
+      return linkToken(message, kind);
+    };
     return {
       auth,
       server,

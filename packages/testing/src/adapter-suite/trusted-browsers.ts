@@ -58,7 +58,11 @@ const twoFactorHeader = (reply: HttpReply) => ({
 
 /** Registers `email` from `browser`, verifies it, turns TOTP on: the second factor is now asked. */
 async function enrol(app: App, email: string, browser = newBrowser()): Promise<Enrolled> {
-  await from(app, browser, "POST", "/register", { body: { email, password: PASSWORD }, label: "register" });
+  const registered = await from(app, browser, "POST", "/register", {
+    body: { email, password: PASSWORD },
+    label: "register",
+  });
+  expect(registered.status, `register answered ${JSON.stringify(registered.body)}`).toBe(200);
   await app.auth.idle();
   const verify = `/email/verification?token=${app.tokenFrom("email-verification")}`;
   expect((await app.api("POST", verify, { label: "verify" })).status).toBe(200);
