@@ -185,15 +185,7 @@ export function createBoot(options: AdapterSuiteOptions, record?: ExchangeRecord
         user: login.body.user as { id: string },
       };
     };
-    const tokenFrom = (kind: string) => {
-      const message = emails.filter((email) => email.kind === kind).at(-1);
-      // Without the email, the message names what was sent and logged instead.
-      if (!message) {
-        const sent = emails.map((email) => email.kind).join(", ") || "nothing";
-        throw new Error(`no ${kind} email; sent: ${sent}; logged: ${logLines.slice(-3).join(" | ")}`);
-      }
-      return linkToken(message, kind);
-    };
+    const tokenFrom = (kind: string) => lastLinkToken(emails, kind, logLines);
     return {
       auth,
       server,
@@ -223,6 +215,19 @@ function collectingLogger(lines: string[]): Logger {
       (object: object, message?: string) => lines.push(JSON.stringify({ level, ...object, message })),
     ]),
   ) as unknown as Logger;
+}
+
+/**
+ * The `token` of the link in the last `kind` email of `emails`; without one, the error names
+ * what was sent and logged instead.
+ */
+function lastLinkToken(emails: EmailMessage[], kind: string, logLines: string[]): string {
+  const message = emails.filter((email) => email.kind === kind).at(-1);
+  if (!message) {
+    const sent = emails.map((email) => email.kind).join(", ") || "nothing";
+    throw new Error(`no ${kind} email; sent: ${sent}; logged: ${logLines.slice(-3).join(" | ")}`);
+  }
+  return linkToken(message, kind);
 }
 
 /** The `token` of the link in `message`, checked to point at the configured origin. */
