@@ -1,9 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAuth } from "./create-auth/create-auth.js";
 import { ERROR_CODES } from "./errors.js";
 import { createCookies } from "./http/cookies.js";
 import type { RouteAuth } from "./http/route.js";
@@ -11,7 +9,7 @@ import { buildRoutes } from "./http/routes.js";
 import { STATUS_BY_CODE } from "./http/status.js";
 import { en } from "./i18n/en.js";
 import { authOptionsSchema } from "./options/options.js";
-import { optionDocs } from "./test-support.js";
+import { createEveryRouteAuth, optionDocs } from "./test-support.js";
 
 /**
  * The generated parts of the docs (route table, error table) are written from the code, so the
@@ -33,16 +31,8 @@ const AUTH_TEXT: Record<RouteAuth, string> = {
 };
 
 function routeTable(): string {
-  const auth = createAuth({
-    secret: "docs-secret-fBE0_iJ5EXsO9qEsWBXXviX3fL9UgoiDP_R9hTIIx-k",
-    stores: createMemoryStores({ sweepIntervalMs: 0 }),
-    email: { enabled: false },
-    // Every optional area on, so that each route is in the table.
-    admin: { authorize: () => false },
-    organizations: { permissions: ["project:read"] },
-    apiKeys: {},
-    webhooks: { deliver: false },
-  });
+  // Every optional area on, so that each route is in the table.
+  const auth = createEveryRouteAuth();
   const rows = buildRoutes(auth, createCookies(auth.options)).map((route) => {
     const schema = route.body
       ? (z.toJSONSchema(route.body, { io: "input", unrepresentable: "any" }) as {

@@ -2,7 +2,10 @@
  * Setup shared by the core's own tests. Not part of the package: only `index.ts` is built, and
  * nothing but `*.test.ts` files imports this one.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { dirname, resolve as resolvePath } from "node:path";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
@@ -12,9 +15,13 @@ import { type Auth, createAuth } from "./create-auth/create-auth.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
 import type { RequestContext } from "./model.js";
 import type { AuthOptionFields } from "./options/options.js";
+import type { WebhooksOptions } from "./options/webhook-options.js";
+import type { AuditDraft } from "./ports/audit-log-store.js";
 import { type Logger, silentLogger } from "./ports/logger.js";
 import type { EmailMessage, Mailer } from "./ports/mailer.js";
 import type { TwoFactorSettings, UserRecord } from "./ports/user-store.js";
+import type { WebhookDisabledReason, WebhookEndpoint } from "./ports/webhook-store.js";
+import { createWebhookEngine, type WebhookEngineDeps } from "./webhooks/engine.js";
 
 /** Random (`createAuth` refuses placeholders, repeats and sequences): a made-up one would not start. */
 export const TEST_SECRET = "test-secret--Xqhj7KKuQIZYk1ZmwEfIcFYTaXSOki1lZ3AYb8Kqlg";
@@ -125,6 +132,143 @@ export function createTestAuth({ start = Date.UTC(2026, 0, 1), ...options }: Tes
     ...options,
   });
   return { auth, stores, clock, sent, mailer };
+}
+
+/**
+ * A `createAuth` over memory stores, without email, with every optional area on (the back office,
+ * organizations, API keys, webhooks not delivering), so that every route exists.
+ */
+export function createEveryRouteAuth() {
+  return createAuth({
+    secret: TEST_SECRET,
+    stores: createMemoryStores({ sweepIntervalMs: 0 }),
+    email: { enabled: false },
+    admin: { authorize: () => false },
+    organizations: { permissions: ["project:read"] },
+    apiKeys: {},
+    webhooks: { deliver: false },
+  });
+}
+
+/**
+ * `createTestAuth` with organizations, the back office (`admin@…`) and webhooks on (not delivering
+ * unless `webhooks` says so), on a clock at the real time, no login alerts; `options` override any
+ * of these. `user(email)` makes a verified user, signed in, with a step-up token.
+ */
+export function createWebhooksTestAuth(webhooks: WebhooksOptions = {}, options: TestAuthOptions = {}) {
+  const env = createTestAuth({
+    start: Date.now(),
+    email: { loginAlerts: false },
+    organizations: { permissions: ["project:read"] },
+    admin: { authorize: (_principal, user) => user.email.startsWith("admin") },
+    webhooks: { deliver: false, ...webhooks },
+    ...options,
+  });
+  const user = async (email: string) => {
+    await env.auth.host.createUser({}, { email, password: PASSWORD, emailVerified: true });
+    const { accessToken } = await signIn(env.auth, { email, password: PASSWORD });
+    const principal = await env.auth.authenticate({ token: accessToken });
+    const stepped = await env.auth.stepUp({ principal }, { password: PASSWORD });
+    if (stepped.twoFactorRequired) throw new Error("2FA");
+    return { principal, accessToken, stepUpToken: stepped.stepUpToken };
+  };
+  return { ...env, user };
+}
+
+/** HTTP servers on 127.0.0.1 for the webhook tests; `closeAll`, called in `afterEach`, closes them. */
+export function createTestServers() {
+  const servers: Server[] = [];
+  /** A server answering with `listener`, and the URL of its `/hook`. */
+  const listen = async (listener: RequestListener) => {
+    const server = createServer(listener);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+  };
+  const closeAll = async () => {
+    await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  };
+  return { listen, closeAll };
+}
+
+/** The webhook engine's options in its tests: private addresses allowed, the real back-off, a round a second. */
+export const WEBHOOK_ENGINE_OPTIONS = {
+  allowPrivateNetworks: true,
+  retryScale: 1,
+  pollIntervalMs: 1_000,
+  leaseMs: 30_000,
+  timeoutMs: 2_000,
+  maxEndpoints: 20,
+  deliver: true,
+};
+
+/** An endpoint secret as `createWebhookEngineFixture` seals it, valid until `expiresAt` (null: for good). */
+export const sealedSecret = (secret: string, expiresAt: number | null = null) => ({
+  sealed: `sealed:${secret}`,
+  expiresAt,
+});
+
+/**
+ * Memory stores on a fake clock; `emit` appends audit entries (u1's `login.succeeded` unless
+ * `fields` say otherwise), `addEndpoint` adds an endpoint (all events, no secret, a closed port
+ * unless `fields` say otherwise), and `engine` makes an engine over them (`overrides` on
+ * `WEBHOOK_ENGINE_OPTIONS`, opening `sealedSecret`s, silent, the endpoints it disables kept in
+ * `disabled`; `deps` replace any of these).
+ */
+export function createWebhookEngineFixture(overrides: Partial<typeof WEBHOOK_ENGINE_OPTIONS> = {}) {
+  const clock = createFakeClock();
+  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+  const options = { ...WEBHOOK_ENGINE_OPTIONS, ...overrides };
+  const disabled: { id: string; enabled: boolean; reason: WebhookDisabledReason }[] = [];
+  const emit = (count: number, fields: Partial<AuditDraft> = {}) => {
+    const drafts = Array.from({ length: count }, () => ({
+      id: randomBytes(16).toString("hex"),
+      at: clock.now(),
+      type: "login.succeeded",
+      actorType: "user" as const,
+      actorId: "u1",
+      userId: "u1",
+      organizationId: null,
+      sessionId: null,
+      ip: null,
+      userAgent: null,
+      reason: null,
+      ...fields,
+    }));
+    return stores.auditLog.append(drafts, () => "hash");
+  };
+  const addEndpoint = async (fields: Partial<WebhookEndpoint> = {}) => {
+    const endpoint: WebhookEndpoint = {
+      id: randomBytes(8).toString("hex"),
+      organizationId: null,
+      url: "http://127.0.0.1:9/hook",
+      events: ["*"],
+      enabled: true,
+      disabledReason: null,
+      secrets: [],
+      createdBy: null,
+      createdAt: clock.now(),
+      cursor: 0,
+      ...fields,
+    };
+    await stores.webhooks.createEndpoint(endpoint, { maxPerScope: 100 });
+    return endpoint;
+  };
+  const engine = (deps: Partial<WebhookEngineDeps> = {}) =>
+    createWebhookEngine({
+      store: stores.webhooks,
+      auditLog: stores.auditLog,
+      openSecret: async (sealed) => sealed.slice("sealed:".length),
+      options,
+      clock,
+      logger: silentLogger,
+      onDisabled: async (endpoint, reason) => {
+        disabled.push({ id: endpoint.id, enabled: endpoint.enabled, reason });
+      },
+      newId: () => randomBytes(8).toString("hex"),
+      ...deps,
+    });
+  return { clock, stores, options, disabled, emit, addEndpoint, engine };
 }
 
 /**

@@ -9,23 +9,16 @@ import { createAuth } from "../create-auth/create-auth.js";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import { createArgon2Hasher } from "../hashing/argon2-hasher.js";
 import type { AuthOptionFields } from "../options/options.js";
+import { createEveryRouteAuth } from "../test-support.js";
 import { createCookies } from "./cookies.js";
 import { createHttpHandler } from "./handler.js";
 import { buildRoutes } from "./routes.js";
 import { STATUS_BY_CODE } from "./status.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
-const auth = createAuth({
-  secret: "openapi-secret-QdKO2MbACHwhxhd14u7C8mARlFNKVWQQI_t4p6MbqwM",
-  stores: createMemoryStores({ sweepIntervalMs: 0 }),
-  email: { enabled: false },
-  // The back office's routes are in the document only when the host names its admins, and the
-  // organizations', API keys' and webhooks' only when they are on.
-  admin: { authorize: () => false },
-  organizations: { permissions: ["project:read"] },
-  apiKeys: {},
-  webhooks: { deliver: false },
-});
+// The back office's routes are in the document only when the host names its admins, and the
+// organizations', API keys' and webhooks' only when they are on.
+const auth = createEveryRouteAuth();
 const handler = createHttpHandler(auth);
 
 async function fetchDocument() {

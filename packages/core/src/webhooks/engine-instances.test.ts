@@ -1,99 +1,39 @@
-import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createMemoryStores } from "@portcullis/store-memory";
-import { createFakeClock } from "@portcullis/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Logger } from "../ports/logger.js";
-import { silentLogger } from "../ports/logger.js";
 import type { WebhookStore } from "../ports/webhook-store.js";
-import { createLineLogger } from "../test-support.js";
-import { createWebhookEngine, type WebhookEngineDeps } from "./engine.js";
+import {
+  createLineLogger,
+  createTestServers,
+  createWebhookEngineFixture,
+  sealedSecret,
+} from "../test-support.js";
 import { newWebhookSecret } from "./signing.js";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
+const servers = createTestServers();
+afterEach(() => servers.closeAll());
 
 /** A receiver on 127.0.0.1 keeping the `webhook-id` of each message; `hold(n)` may delay the n-th answer. */
 async function receiver(hold: (index: number) => Promise<void> = async () => {}) {
   const ids: string[] = [];
-  const server = createServer((request, response) => {
+  const { url } = await servers.listen((request, response) => {
     request.resume();
     request.on("end", () => {
       ids.push(String(request.headers["webhook-id"]));
       void hold(ids.length - 1).then(() => response.writeHead(200).end());
     });
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { ids, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+  return { ids, url };
 }
 
-const OPTIONS = {
-  allowPrivateNetworks: true,
-  retryScale: 1,
-  pollIntervalMs: 600_000,
-  leaseMs: 30_000,
-  timeoutMs: 2_000,
-  maxEndpoints: 20,
-  deliver: true,
-};
-
+/**
+ * The shared engine fixture polling only every 10 minutes (rounds run on `runOnce`, a nudge or at
+ * start); `addEndpoint(url)` adds an endpoint signing with one secret and gives its id.
+ */
 function harness() {
-  const clock = createFakeClock();
-  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+  const fixture = createWebhookEngineFixture({ pollIntervalMs: 600_000 });
   const secret = newWebhookSecret();
-  const emit = (count: number) =>
-    stores.auditLog.append(
-      Array.from({ length: count }, () => ({
-        id: randomBytes(16).toString("hex"),
-        at: clock.now(),
-        type: "login.succeeded",
-        actorType: "user" as const,
-        actorId: "u1",
-        userId: "u1",
-        organizationId: null,
-        sessionId: null,
-        ip: null,
-        userAgent: null,
-        reason: null,
-      })),
-      () => "hash",
-    );
-  const addEndpoint = async (url: string) => {
-    const id = randomBytes(8).toString("hex");
-    await stores.webhooks.createEndpoint(
-      {
-        id,
-        organizationId: null,
-        url,
-        events: ["*"],
-        enabled: true,
-        disabledReason: null,
-        secrets: [{ sealed: secret, expiresAt: null }],
-        createdBy: null,
-        createdAt: clock.now(),
-        cursor: 0,
-      },
-      { maxPerScope: 100 },
-    );
-    return id;
-  };
-  const engine = (deps: Partial<WebhookEngineDeps> & { logger?: Logger } = {}) =>
-    createWebhookEngine({
-      store: stores.webhooks,
-      auditLog: stores.auditLog,
-      openSecret: async (sealed) => sealed,
-      options: OPTIONS,
-      clock,
-      logger: silentLogger,
-      onDisabled: async () => {},
-      newId: () => randomBytes(8).toString("hex"),
-      ...deps,
-    });
-  return { clock, stores, emit, addEndpoint, engine };
+  const addEndpoint = async (url: string) =>
+    (await fixture.addEndpoint({ url, secrets: [sealedSecret(secret)] })).id;
+  return { ...fixture, addEndpoint };
 }
 
 /** The first time each id came, in order, and how many came more than once. */
@@ -136,7 +76,7 @@ describe("webhook engine - several instances", () => {
   });
 
   it("runOnce - a stalled instance's lease is taken over: its late write is refused, one message comes twice", async () => {
-    const { clock, stores, emit, addEndpoint, engine } = harness();
+    const { clock, stores, options, emit, addEndpoint, engine } = harness();
     let release = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -146,7 +86,7 @@ describe("webhook engine - several instances", () => {
     const entries = await emit(3);
     const stalled = engine({ instanceId: "stalled" }).runOnce();
     await expect.poll(() => target.ids.length).toBe(1);
-    clock.advance(OPTIONS.leaseMs + 1);
+    clock.advance(options.leaseMs + 1);
     await engine({ instanceId: "next" }).runOnce();
     release();
     await stalled;
@@ -202,10 +142,10 @@ describe("webhook engine - several instances", () => {
   });
 
   it("start - rounds run on a nudge and at start; stop ends them; deliver: false never starts", async () => {
-    const { emit, addEndpoint, engine } = harness();
+    const { options, emit, addEndpoint, engine } = harness();
     const target = await receiver();
     await addEndpoint(target.url);
-    const idle = engine({ options: { ...OPTIONS, deliver: false } });
+    const idle = engine({ options: { ...options, deliver: false } });
     idle.start();
     idle.nudge();
     await emit(1);

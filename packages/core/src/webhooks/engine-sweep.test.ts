@@ -1,30 +1,31 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createMemoryStores } from "@portcullis/store-memory";
-import { createFakeClock } from "@portcullis/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from "../ports/webhook-store.js";
-import { createLineLogger } from "../test-support.js";
-import { createWebhookEngine, WEBHOOK_DELIVERY_RETENTION_MS, WEBHOOK_SWEEP_INTERVAL_MS } from "./engine.js";
+import type { WebhookDelivery, WebhookDeliveryStatus } from "../ports/webhook-store.js";
+import {
+  createLineLogger,
+  createTestServers,
+  createWebhookEngineFixture,
+  sealedSecret,
+} from "../test-support.js";
+import { WEBHOOK_DELIVERY_RETENTION_MS, WEBHOOK_SWEEP_INTERVAL_MS } from "./engine.js";
 import { newWebhookSecret } from "./signing.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 const MINUTE_MS = 60 * 1000;
 
 const cleanups: (() => Promise<void>)[] = [];
+const servers = createTestServers();
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
+  await servers.closeAll();
 });
 
 /**
- * Memory stores on a fake clock, an engine over them (its store's `sweepDeliveries` calls kept
- * in `sweeps`, and failing while `failSweeps` is set), its log lines, and makers of endpoints
- * and deliveries.
+ * The shared engine fixture and one engine over it (its store's `sweepDeliveries` calls kept in
+ * `sweeps`, and failing while `failSweeps` is set), its log lines, and a maker of deliveries.
  */
 function harness() {
-  const clock = createFakeClock();
-  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
+  const { clock, stores, emit, addEndpoint, engine: makeEngine } = createWebhookEngineFixture();
   const { logger, lines } = createLineLogger();
   const sweeps: { olderThan: number; at: number }[] = [];
   const control = { failSweeps: false };
@@ -36,42 +37,8 @@ function harness() {
       return stores.webhooks.sweepDeliveries(olderThan);
     },
   };
-  const engine = createWebhookEngine({
-    store,
-    auditLog: stores.auditLog,
-    openSecret: async (sealed) => sealed.slice("sealed:".length),
-    options: {
-      allowPrivateNetworks: true,
-      retryScale: 1,
-      pollIntervalMs: 1_000,
-      leaseMs: 30_000,
-      timeoutMs: 2_000,
-      maxEndpoints: 20,
-      deliver: true,
-    },
-    clock,
-    logger,
-    onDisabled: async () => {},
-    newId: () => randomBytes(8).toString("hex"),
-  });
+  const engine = makeEngine({ store, logger });
   cleanups.push(() => engine.stop());
-  const addEndpoint = async (fields: Partial<WebhookEndpoint> = {}) => {
-    const endpoint: WebhookEndpoint = {
-      id: randomBytes(16).toString("hex"),
-      organizationId: null,
-      url: "http://127.0.0.1:9/hook",
-      events: ["*"],
-      enabled: true,
-      disabledReason: null,
-      secrets: [],
-      createdBy: null,
-      createdAt: clock.now(),
-      cursor: 0,
-      ...fields,
-    };
-    await stores.webhooks.createEndpoint(endpoint, { maxPerScope: 20 });
-    return endpoint;
-  };
   /** A redelivery of `endpointId` made `ageMs` ago, with `status`. */
   const addDelivery = async (endpointId: string, status: WebhookDeliveryStatus, ageMs: number) => {
     const createdAt = clock.now() - ageMs;
@@ -95,7 +62,7 @@ function harness() {
   };
   const kept = async (delivery: WebhookDelivery) =>
     (await stores.webhooks.findDelivery(delivery.endpointId, delivery.id)) !== null;
-  return { clock, stores, engine, lines, sweeps, control, addEndpoint, addDelivery, kept };
+  return { clock, stores, engine, lines, sweeps, control, emit, addEndpoint, addDelivery, kept };
 }
 
 /**
@@ -104,14 +71,12 @@ function harness() {
  */
 async function countingReceiver() {
   const received: string[] = [];
-  const server = createServer((request, response) => {
+  const { url } = await servers.listen((request, response) => {
     received.push(String(request.headers["webhook-id"]));
     request.resume();
     request.on("end", () => response.writeHead(204).end());
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
-  return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+  return { received, url };
 }
 
 describe("webhook engine: the sweep of finished deliveries", () => {
@@ -156,33 +121,11 @@ describe("webhook engine: the sweep of finished deliveries", () => {
   });
 
   it("runOnce - a failing sweep is logged webhook.sweep_failed, delivery goes on, and the next try is an hour later", async () => {
-    const { engine, stores, sweeps, control, clock, lines, addEndpoint } = harness();
+    const { engine, sweeps, control, clock, lines, emit, addEndpoint } = harness();
     const receiver = await countingReceiver();
-    await addEndpoint({
-      url: receiver.url,
-      secrets: [{ sealed: `sealed:${newWebhookSecret()}`, expiresAt: null }],
-    });
-    const emit = () =>
-      stores.auditLog.append(
-        [
-          {
-            id: randomBytes(16).toString("hex"),
-            at: clock.now(),
-            type: "login.succeeded",
-            actorType: "user",
-            actorId: "u1",
-            userId: "u1",
-            organizationId: null,
-            sessionId: null,
-            ip: null,
-            userAgent: null,
-            reason: null,
-          },
-        ],
-        () => "hash",
-      );
+    await addEndpoint({ url: receiver.url, secrets: [sealedSecret(newWebhookSecret())] });
     control.failSweeps = true;
-    await emit();
+    await emit(1);
     await engine.runOnce();
     expect(receiver.received).toHaveLength(1);
     const failed = () => lines.filter((line) => line.includes('"webhook.sweep_failed"'));
@@ -191,13 +134,13 @@ describe("webhook engine: the sweep of finished deliveries", () => {
       level: "error",
       err: "Error: the database is down",
     });
-    await emit();
+    await emit(1);
     await engine.runOnce();
     expect(receiver.received).toHaveLength(2);
     expect(sweeps).toHaveLength(1);
     control.failSweeps = false;
     clock.advance(WEBHOOK_SWEEP_INTERVAL_MS);
-    await emit();
+    await emit(1);
     await engine.runOnce();
     expect(receiver.received).toHaveLength(3);
     expect(sweeps).toHaveLength(2);

@@ -1,15 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createMemoryStores } from "@portcullis/store-memory";
-import { createFakeClock } from "@portcullis/testing";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AuditDraft } from "../ports/audit-log-store.js";
-import { silentLogger } from "../ports/logger.js";
-import type { WebhookDisabledReason, WebhookEndpoint, WebhookStore } from "../ports/webhook-store.js";
-import { createLineLogger } from "../test-support.js";
-import { createWebhookEngine, type WebhookEngineDeps } from "./engine.js";
+import type { WebhookEndpoint, WebhookStore } from "../ports/webhook-store.js";
+import {
+  createLineLogger,
+  createTestServers,
+  createWebhookEngineFixture,
+  sealedSecret,
+  WEBHOOK_ENGINE_OPTIONS,
+} from "../test-support.js";
 import { WEBHOOK_RETRY_DELAYS_MS } from "./schedule.js";
 import { newWebhookSecret } from "./signing.js";
 
@@ -21,15 +19,13 @@ interface Message {
   signed: boolean;
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
+const servers = createTestServers();
+afterEach(() => servers.closeAll());
 
 /** A receiver on 127.0.0.1 checking each message's signature with `secret`; `status(n)` answers the n-th (0-based). */
 async function receiver(secret: string, status: (index: number) => number = () => 200) {
   const messages: Message[] = [];
-  const server = createServer((request, response) => {
+  const { server, url } = await servers.listen((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => {
       body += chunk.toString();
@@ -48,75 +44,15 @@ async function receiver(secret: string, status: (index: number) => number = () =
       response.writeHead(status(messages.length - 1)).end();
     });
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { messages, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+  return { messages, url, server };
 }
 
-const OPTIONS = {
-  allowPrivateNetworks: true,
-  retryScale: 1,
-  pollIntervalMs: 1_000,
-  leaseMs: 30_000,
-  timeoutMs: 2_000,
-  maxEndpoints: 20,
-  deliver: true,
-};
-
-/** Memory stores on a fake clock, a way to write audit entries and add endpoints, and engines over them. */
-function harness(overrides: Partial<typeof OPTIONS> = {}) {
-  const clock = createFakeClock();
-  const stores = createMemoryStores({ clock, sweepIntervalMs: 0 });
-  const disabled: { id: string; enabled: boolean; reason: WebhookDisabledReason }[] = [];
-  const emit = async (count: number, fields: Partial<AuditDraft> = {}) => {
-    const drafts = Array.from({ length: count }, () => ({
-      id: randomBytes(16).toString("hex"),
-      at: clock.now(),
-      type: "login.succeeded",
-      actorType: "user" as const,
-      actorId: "u1",
-      userId: "u1",
-      organizationId: null,
-      sessionId: null,
-      ip: null,
-      userAgent: null,
-      reason: null,
-      ...fields,
-    }));
-    return stores.auditLog.append(drafts, () => "hash");
-  };
-  const addEndpoint = async (url: string, secret: string, fields: Partial<WebhookEndpoint> = {}) => {
-    const endpoint: WebhookEndpoint = {
-      id: randomBytes(8).toString("hex"),
-      organizationId: null,
-      url,
-      events: ["*"],
-      enabled: true,
-      disabledReason: null,
-      secrets: [{ sealed: `sealed:${secret}`, expiresAt: null }],
-      createdBy: null,
-      createdAt: clock.now(),
-      cursor: 0,
-      ...fields,
-    };
-    await stores.webhooks.createEndpoint(endpoint, { maxPerScope: 100 });
-    return endpoint;
-  };
-  const engine = (deps: Partial<WebhookEngineDeps> = {}) =>
-    createWebhookEngine({
-      store: stores.webhooks,
-      auditLog: stores.auditLog,
-      openSecret: async (sealed) => sealed.slice("sealed:".length),
-      options: { ...OPTIONS, ...overrides },
-      clock,
-      logger: silentLogger,
-      onDisabled: async (endpoint, reason) => {
-        disabled.push({ id: endpoint.id, enabled: endpoint.enabled, reason });
-      },
-      newId: () => randomBytes(8).toString("hex"),
-      ...deps,
-    });
-  return { clock, stores, emit, addEndpoint, engine, disabled };
+/** The shared engine fixture, its endpoints sending to `url` and signing with `secret` unless `fields` say otherwise. */
+function harness(overrides: Partial<typeof WEBHOOK_ENGINE_OPTIONS> = {}) {
+  const fixture = createWebhookEngineFixture(overrides);
+  const addEndpoint = (url: string, secret: string, fields: Partial<WebhookEndpoint> = {}) =>
+    fixture.addEndpoint({ url, secrets: [sealedSecret(secret)], ...fields });
+  return { ...fixture, addEndpoint };
 }
 
 /** The store, counting the calls of each method. */
@@ -164,9 +100,9 @@ describe("webhook engine", () => {
     const [current, old, expired] = [newWebhookSecret(), newWebhookSecret(), newWebhookSecret()];
     const byCurrent = await receiver(current);
     const secrets = [
-      { sealed: `sealed:${current}`, expiresAt: null },
-      { sealed: `sealed:${old}`, expiresAt: clock.now() + 60_000 },
-      { sealed: `sealed:${expired}`, expiresAt: clock.now() },
+      sealedSecret(current),
+      sealedSecret(old, clock.now() + 60_000),
+      sealedSecret(expired, clock.now()),
     ];
     await addEndpoint(byCurrent.url, current, { secrets });
     const byOld = await receiver(old);
@@ -372,7 +308,7 @@ describe("webhook engine", () => {
     const secret = newWebhookSecret();
     // Each answer takes 30 % of the lease: the lease is renewed before every second message.
     const target = await receiver(secret, () => {
-      clock.advance(OPTIONS.leaseMs * 0.3);
+      clock.advance(WEBHOOK_ENGINE_OPTIONS.leaseMs * 0.3);
       return 200;
     });
     const endpoint = await addEndpoint(target.url, secret);
@@ -390,10 +326,9 @@ describe("webhook engine", () => {
     const { emit, addEndpoint, engine } = harness();
     const secret = newWebhookSecret();
     const target = await receiver(secret);
-    const server = servers.at(-1) as Server;
     let open = 0;
     let made = 0;
-    server.on("connection", (socket) => {
+    target.server.on("connection", (socket) => {
       made += 1;
       open += 1;
       socket.on("close", () => {

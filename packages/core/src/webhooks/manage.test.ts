@@ -7,7 +7,7 @@ import type { ValidationError } from "../errors.js";
 import type { Call } from "../model.js";
 import type { WebhooksOptions } from "../options/webhook-options.js";
 import { silentLogger } from "../ports/logger.js";
-import { code, createTestAuth, PASSWORD, signIn, TEST_SECRET } from "../test-support.js";
+import { code, createTestAuth, createWebhooksTestAuth, TEST_SECRET } from "../test-support.js";
 import { rotatedSecrets, WEBHOOK_SECRET_OVERLAP_MS } from "./manage.js";
 
 /** A public address that needs no DNS (nothing is sent to it: `deliver` is off unless a test turns it on). */
@@ -20,27 +20,12 @@ afterEach(async () => {
 
 /** Organizations, the back office (`admin@…`) and webhooks on (not delivering), on a clock at the real time. */
 function setup(webhooks: WebhooksOptions = {}) {
-  const env = createTestAuth({
-    start: Date.now(),
-    email: { loginAlerts: false },
-    organizations: { permissions: ["project:read"] },
-    admin: { authorize: (_principal, user) => user.email.startsWith("admin") },
-    webhooks: { deliver: false, ...webhooks },
-  });
+  const env = createWebhooksTestAuth(webhooks);
   cleanups.push(() => env.auth.webhooks.stop());
-  /** A verified user, signed in, with a step-up token. */
-  const user = async (email: string): Promise<Call> => {
-    await env.auth.host.createUser({}, { email, password: PASSWORD, emailVerified: true });
-    const { accessToken } = await signIn(env.auth, { email, password: PASSWORD });
-    const principal = await env.auth.authenticate({ token: accessToken });
-    const stepped = await env.auth.stepUp({ principal }, { password: PASSWORD });
-    if (stepped.twoFactorRequired) throw new Error("2FA");
-    return { principal, stepUpToken: stepped.stepUpToken };
-  };
   /** An organization `owner` created. */
   const organization = async (owner: Call) =>
     (await env.auth.organizations.create(owner, { name: "Acme" })).organization.id;
-  return { ...env, user, organization };
+  return { ...env, organization };
 }
 
 /** A receiver that `cleanups` stops. */

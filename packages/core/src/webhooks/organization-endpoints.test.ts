@@ -2,7 +2,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "@portcullis/testing"
 import { afterEach, describe, expect, it } from "vitest";
 import type { Call } from "../model.js";
 import type { WebhookDelivery } from "../ports/webhook-store.js";
-import { createLineLogger, createTestAuth, PASSWORD, signIn } from "../test-support.js";
+import { createLineLogger, createWebhooksTestAuth } from "../test-support.js";
 
 // An organization's webhook endpoints go with it: deleted by its owner, or with its only
 // member's account; and the engine never sends to an endpoint whose organization is gone.
@@ -15,24 +15,8 @@ afterEach(async () => {
 /** Organizations, the back office (`admin@…`) and webhooks on (delivering only on `deliverNow`), at the real time. */
 function setup() {
   const { logger, lines } = createLineLogger();
-  const env = createTestAuth({
-    start: Date.now(),
-    logger,
-    email: { loginAlerts: false },
-    organizations: { permissions: ["project:read"] },
-    admin: { authorize: (_principal, user) => user.email.startsWith("admin") },
-    webhooks: { deliver: false, allowPrivateNetworks: true },
-  });
+  const env = createWebhooksTestAuth({ allowPrivateNetworks: true }, { logger });
   cleanups.push(() => env.auth.webhooks.stop());
-  /** A verified user, signed in, with a step-up token. */
-  const user = async (email: string): Promise<Call> => {
-    await env.auth.host.createUser({}, { email, password: PASSWORD, emailVerified: true });
-    const { accessToken } = await signIn(env.auth, { email, password: PASSWORD });
-    const principal = await env.auth.authenticate({ token: accessToken });
-    const stepped = await env.auth.stepUp({ principal }, { password: PASSWORD });
-    if (stepped.twoFactorRequired) throw new Error("2FA");
-    return { principal, stepUpToken: stepped.stepUpToken };
-  };
   const organization = async (owner: Call, name = "Acme") =>
     (await env.auth.organizations.create(owner, { name })).organization.id;
   /** A receiver (stopped after the test) and an endpoint of `organizationId` (undefined: the deployment's) sending to it. */
@@ -47,7 +31,7 @@ function setup() {
     hook.secrets = [secret];
     return { hook, endpointId: endpoint.id };
   };
-  return { ...env, lines, user, organization, hooked };
+  return { ...env, lines, organization, hooked };
 }
 
 /** A finished redelivery of `endpointId`, as the store keeps them. */

@@ -1,7 +1,7 @@
 import { startWebhookReceiver } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import type { WebhooksOptions } from "../../options/webhook-options.js";
-import { createTestAuth, PASSWORD, signIn } from "../../test-support.js";
+import { createTestAuth, createWebhooksTestAuth } from "../../test-support.js";
 import { createHttpHandler } from "../handler.js";
 import type { HttpResponse } from "../types.js";
 
@@ -9,23 +9,8 @@ const PUBLIC_URL = "https://1.1.1.1/hooks";
 
 /** Organizations, the back office (`admin@…`) and webhooks on (not delivering); header authentication. */
 async function setup(webhooks: WebhooksOptions = {}) {
-  const env = createTestAuth({
-    start: Date.now(),
-    email: { loginAlerts: false },
-    organizations: { permissions: ["project:read"] },
-    admin: { authorize: (_principal, user) => user.email.startsWith("admin") },
-    webhooks: { deliver: false, ...webhooks },
-  });
+  const env = createWebhooksTestAuth(webhooks);
   const handler = createHttpHandler(env.auth);
-  /** A verified user's access and step-up tokens. */
-  const tokensOf = async (email: string) => {
-    await env.auth.host.createUser({}, { email, password: PASSWORD, emailVerified: true });
-    const { accessToken } = await signIn(env.auth, { email, password: PASSWORD });
-    const principal = await env.auth.authenticate({ token: accessToken });
-    const stepped = await env.auth.stepUp({ principal }, { password: PASSWORD });
-    if (stepped.twoFactorRequired) throw new Error("2FA");
-    return { accessToken, stepUpToken: stepped.stepUpToken ?? "", principal };
-  };
   const send = async (
     method: "GET" | "POST" | "PATCH" | "DELETE",
     path: string,
@@ -44,7 +29,7 @@ async function setup(webhooks: WebhooksOptions = {}) {
     })) as HttpResponse;
     return { status: response.status, body: response.body ? JSON.parse(String(response.body)) : null };
   };
-  return { ...env, tokensOf, send };
+  return { ...env, tokensOf: env.user, send };
 }
 
 describe("webhook routes", () => {
