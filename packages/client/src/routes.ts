@@ -115,8 +115,25 @@ type DeliveriesQuery = { limit?: number; before?: string };
 type Cooldown = Answer<"requestPasswordReset">;
 type Remaining = Answer<"getPasswordResetCooldown">;
 
+/**
+ * The webhook routes under `Base`: an organization's (`/organizations/:id/webhooks`) or the
+ * deployment's (`/admin/webhooks`), the same calls with the same bodies and answers.
+ */
+type WebhookRoutes<Base extends string> = Record<`POST ${Base}`, R<Answer<"webhooks.create">, WebhookBody>> &
+  Record<`GET ${Base}`, R<Answer<"webhooks.list">>> &
+  Record<`PATCH ${Base}/:endpointId`, R<Answer<"webhooks.update">, WebhookChange>> &
+  Record<`DELETE ${Base}/:endpointId`, R<Answer<"webhooks.delete">>> &
+  Record<`POST ${Base}/:endpointId/rotate-secret`, R<Answer<"webhooks.rotateSecret">>> &
+  Record<
+    `GET ${Base}/:endpointId/deliveries`,
+    R<Answer<"webhooks.listDeliveries">, undefined, DeliveriesQuery>
+  > &
+  Record<`POST ${Base}/:endpointId/deliveries/:deliveryId/redeliver`, R<Answer<"webhooks.redeliver">>>;
+
 /** Every route of the HTTP API a client calls with `fetch`, by `"METHOD /path"` (relative to the mount). */
-export interface Routes {
+export interface Routes
+  extends WebhookRoutes<"/organizations/:id/webhooks">,
+    WebhookRoutes<"/admin/webhooks"> {
   "POST /register": R<{ success: true }, RegisterInput>;
   "POST /login": R<LoginResponse, LoginInput>;
   "POST /refresh": R<RefreshResponse, RefreshInput>;
@@ -222,30 +239,6 @@ export interface Routes {
   "POST /api-keys": R<Answer<"apiKeys.create">, CreateApiKeyInput>;
   "GET /api-keys": R<Answer<"apiKeys.list">, undefined, { organizationId?: string }>;
   "DELETE /api-keys/:id": R<Answer<"apiKeys.delete">>;
-  "POST /organizations/:id/webhooks": R<Answer<"webhooks.create">, WebhookBody>;
-  "GET /organizations/:id/webhooks": R<Answer<"webhooks.list">>;
-  "PATCH /organizations/:id/webhooks/:endpointId": R<Answer<"webhooks.update">, WebhookChange>;
-  "DELETE /organizations/:id/webhooks/:endpointId": R<Answer<"webhooks.delete">>;
-  "POST /organizations/:id/webhooks/:endpointId/rotate-secret": R<Answer<"webhooks.rotateSecret">>;
-  "GET /organizations/:id/webhooks/:endpointId/deliveries": R<
-    Answer<"webhooks.listDeliveries">,
-    undefined,
-    DeliveriesQuery
-  >;
-  "POST /organizations/:id/webhooks/:endpointId/deliveries/:deliveryId/redeliver": R<
-    Answer<"webhooks.redeliver">
-  >;
-  "POST /admin/webhooks": R<Answer<"webhooks.create">, WebhookBody>;
-  "GET /admin/webhooks": R<Answer<"webhooks.list">>;
-  "PATCH /admin/webhooks/:endpointId": R<Answer<"webhooks.update">, WebhookChange>;
-  "DELETE /admin/webhooks/:endpointId": R<Answer<"webhooks.delete">>;
-  "POST /admin/webhooks/:endpointId/rotate-secret": R<Answer<"webhooks.rotateSecret">>;
-  "GET /admin/webhooks/:endpointId/deliveries": R<
-    Answer<"webhooks.listDeliveries">,
-    undefined,
-    DeliveriesQuery
-  >;
-  "POST /admin/webhooks/:endpointId/deliveries/:deliveryId/redeliver": R<Answer<"webhooks.redeliver">>;
 }
 
 /**

@@ -2,71 +2,82 @@ import type { Clock } from "./ports/clock.js";
 import type { Logger } from "./ports/logger.js";
 
 /**
- * Every security event type, in one list: the `SecurityEventType` union is read off it, and the
- * code that must know the names at run time (the events a webhook endpoint may ask for) reads it.
+ * Every security event type, in one table, each with whether the user it names sees it in their
+ * activity (`GET /activity`). Out of the activity: `session.created` (the same sign-in as
+ * `login.succeeded`), `user.deleted` (the activity goes with the account), `ip.limited`, the back
+ * office's reads and the changes of webhook endpoints. A new type takes a decision here.
  */
-export const SECURITY_EVENT_TYPES = [
-  "login.succeeded",
-  "login.failed",
-  "login.throttled",
-  "two_factor.failed",
-  "two_factor.throttled",
-  "step_up.failed",
-  "password_reset.requested",
-  "password_reset.completed",
-  "refresh_token.reused",
-  "session.created",
-  "session.revoked",
-  "ip.limited",
-  "user.created",
-  "user.deleted",
-  "password.set",
-  "email.verified",
-  "identity.linked",
-  "identity.unlinked",
-  "two_factor.enabled",
-  "two_factor.disabled",
-  "email_sign_in.requested",
-  "password.changed",
-  "email_change.requested",
-  "email.changed",
-  "account.exported",
-  "admin.users_listed",
-  "admin.user_viewed",
-  "user.locked",
-  "user.unlocked",
-  "admin.sessions_revoked",
-  "password_change.required",
-  "password_change.completed",
-  "impersonation.started",
-  "passkey.added",
-  "passkey.renamed",
-  "passkey.removed",
-  "passkey.failed",
-  "organization.created",
-  "organization.updated",
-  "organization.deleted",
-  "member.invited",
-  "member.joined",
-  "member.role_changed",
-  "member.removed",
-  "invitation.revoked",
-  "invitation.declined",
-  "role.created",
-  "role.updated",
-  "role.deleted",
-  "admin.organizations_listed",
-  "api_key.created",
-  "api_key.deleted",
-  "webhook.created",
-  "webhook.updated",
-  "webhook.secret_rotated",
-  "webhook.deleted",
-  "webhook.disabled",
-] as const;
+const SECURITY_EVENTS = {
+  "login.succeeded": true,
+  "login.failed": true,
+  "login.throttled": true,
+  "two_factor.failed": true,
+  "two_factor.throttled": true,
+  "step_up.failed": true,
+  "password_reset.requested": true,
+  "password_reset.completed": true,
+  "refresh_token.reused": true,
+  "session.created": false,
+  "session.revoked": true,
+  "ip.limited": false,
+  "user.created": true,
+  "user.deleted": false,
+  "password.set": true,
+  "email.verified": true,
+  "identity.linked": true,
+  "identity.unlinked": true,
+  "two_factor.enabled": true,
+  "two_factor.disabled": true,
+  "email_sign_in.requested": true,
+  "password.changed": true,
+  "email_change.requested": true,
+  "email.changed": true,
+  "account.exported": true,
+  "admin.users_listed": false,
+  "admin.user_viewed": false,
+  "user.locked": true,
+  "user.unlocked": true,
+  "admin.sessions_revoked": true,
+  "password_change.required": true,
+  "password_change.completed": true,
+  "impersonation.started": true,
+  "passkey.added": true,
+  "passkey.renamed": true,
+  "passkey.removed": true,
+  "passkey.failed": true,
+  "organization.created": true,
+  "organization.updated": true,
+  "organization.deleted": true,
+  "member.invited": true,
+  "member.joined": true,
+  "member.role_changed": true,
+  "member.removed": true,
+  "invitation.revoked": true,
+  "invitation.declined": true,
+  "role.created": true,
+  "role.updated": true,
+  "role.deleted": true,
+  "admin.organizations_listed": false,
+  "api_key.created": true,
+  "api_key.deleted": true,
+  "webhook.created": false,
+  "webhook.updated": false,
+  "webhook.secret_rotated": false,
+  "webhook.deleted": false,
+  "webhook.disabled": false,
+} as const satisfies Record<string, boolean>;
 
 /** What happened; the `onEvent` hook and the log line say it with this name. */
-export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
+export type SecurityEventType = keyof typeof SECURITY_EVENTS;
+
+/**
+ * Every security event type: the code that must know the names at run time (the events a webhook
+ * endpoint may ask for) reads this list.
+ */
+export const SECURITY_EVENT_TYPES = Object.keys(SECURITY_EVENTS) as readonly SecurityEventType[];
+
+/** Whether a user sees events of `type` in their activity (`SECURITY_EVENTS`). */
+export const shownInActivity = (type: SecurityEventType): boolean => SECURITY_EVENTS[type];
 
 /** A security event (security.md J2). Never carries a password, hash, token, code or secret. */
 export interface SecurityEvent {

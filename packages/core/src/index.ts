@@ -1,6 +1,7 @@
 export type { AccountExport } from "./account/export.js";
 export type { ActivityItem, ActivityPage } from "./activity/list.js";
 export type { ApiKeyView } from "./api-keys/views.js";
+export { auditDraftOf, auditEntryOf } from "./audit/records.js";
 export type * from "./create-auth/auth.js";
 export {
   type AuthorizationStart,
@@ -121,3 +122,10 @@ export type { Activation } from "./use-cases/activate-organization.js";
 export type { OrganizationPageView } from "./use-cases/list-all-organizations.js";
 export type { MemberView } from "./use-cases/list-members.js";
 export type { ReceivedInvitation } from "./use-cases/list-my-invitations.js";
+export {
+  type NewWebhookDelivery,
+  pendingWebhookDelivery,
+  webhookAttemptOf,
+  webhookDeliveryOf,
+  webhookEndpointOf,
+} from "./webhooks/records.js";

@@ -1,9 +1,10 @@
 import {
-  type AuditDraft,
   type AuditEntry,
   type AuditLinks,
   type AuditLogStore,
   type AuditQuery,
+  auditDraftOf,
+  auditEntryOf,
   type Clock,
   systemClock,
 } from "@portcullis/core";
@@ -92,21 +93,6 @@ class SeqLog {
   }
 }
 
-/** The draft's own fields only, as a fresh object (whatever else the caller's object carries). */
-const draftOf = (draft: AuditDraft): AuditDraft => ({
-  id: draft.id,
-  at: draft.at,
-  type: draft.type,
-  actorType: draft.actorType,
-  actorId: draft.actorId,
-  userId: draft.userId,
-  organizationId: draft.organizationId,
-  sessionId: draft.sessionId,
-  ip: draft.ip,
-  userAgent: draft.userAgent,
-  reason: draft.reason,
-});
-
 const matches = (query: AuditQuery) => (entry: AuditEntry) =>
   (query.type === undefined || entry.type === query.type) &&
   (query.actorId === undefined || entry.actorId === query.actorId) &&
@@ -165,7 +151,7 @@ export function createMemoryAuditLogStore(options: MemoryAuditLogStoreOptions = 
       let prevHash = head.hash;
       const heads = new Map<string, string>();
       for (const given of drafts) {
-        const draft = draftOf(given);
+        const draft = auditDraftOf(given);
         const organizationId = draft.organizationId;
         const orgPrevHash =
           organizationId === null
@@ -173,7 +159,7 @@ export function createMemoryAuditLogStore(options: MemoryAuditLogStoreOptions = 
             : (heads.get(organizationId) ?? organizationHeads.get(organizationId) ?? "");
         const links: AuditLinks = { seq: seq + 1, prevHash, orgPrevHash };
         const hash = seal({ ...draft }, { ...links });
-        sealed.push({ ...draft, ...links, hash });
+        sealed.push(auditEntryOf(draft, links, hash));
         seq += 1;
         prevHash = hash;
         if (organizationId !== null) heads.set(organizationId, hash);

@@ -1,9 +1,11 @@
-import type {
-  WebhookAttempt,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEndpointPatch,
-  WebhookStore,
+import {
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointPatch,
+  type WebhookStore,
+  webhookAttemptOf,
+  webhookDeliveryOf,
+  webhookEndpointOf,
 } from "@portcullis/core";
 
 /** The most deliveries one `listDeliveries` returns, whatever its `limit`. */
@@ -16,46 +18,6 @@ const PATCH_FIELDS = [
   "disabledReason",
   "secrets",
 ] as const satisfies readonly (keyof WebhookEndpointPatch)[];
-
-/** The endpoint's own fields only, as a deep copy (whatever else the caller's object carries). */
-const endpointOf = (endpoint: WebhookEndpoint): WebhookEndpoint => ({
-  id: endpoint.id,
-  organizationId: endpoint.organizationId,
-  url: endpoint.url,
-  events: [...endpoint.events],
-  enabled: endpoint.enabled,
-  disabledReason: endpoint.disabledReason,
-  secrets: endpoint.secrets.map((secret) => ({ sealed: secret.sealed, expiresAt: secret.expiresAt })),
-  createdBy: endpoint.createdBy,
-  createdAt: endpoint.createdAt,
-  cursor: endpoint.cursor,
-});
-
-/** The delivery's own fields only, as a copy. */
-const deliveryOf = (delivery: WebhookDelivery): WebhookDelivery => ({
-  id: delivery.id,
-  endpointId: delivery.endpointId,
-  entryId: delivery.entryId,
-  seq: delivery.seq,
-  type: delivery.type,
-  status: delivery.status,
-  attempts: delivery.attempts,
-  createdAt: delivery.createdAt,
-  lastAttemptAt: delivery.lastAttemptAt,
-  lastStatusCode: delivery.lastStatusCode,
-  lastError: delivery.lastError,
-  nextAttemptAt: delivery.nextAttemptAt,
-  redelivery: delivery.redelivery,
-});
-
-const attemptOf = (attempt: WebhookAttempt): WebhookAttempt => ({
-  status: attempt.status,
-  attempts: attempt.attempts,
-  lastAttemptAt: attempt.lastAttemptAt,
-  lastStatusCode: attempt.lastStatusCode,
-  lastError: attempt.lastError,
-  nextAttemptAt: attempt.nextAttemptAt,
-});
 
 /** By `createdAt`, then id: oldest first. */
 const byAge = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
@@ -78,7 +40,7 @@ interface State {
 function keep(state: State, delivery: WebhookDelivery): void {
   const own = state.deliveries.get(delivery.endpointId) ?? new Map<string, WebhookDelivery>();
   state.deliveries.set(delivery.endpointId, own);
-  own.set(delivery.id, deliveryOf(delivery));
+  own.set(delivery.id, webhookDeliveryOf(delivery));
 }
 
 function endpointMethods({ endpoints, leases, deliveries }: State) {
@@ -88,18 +50,18 @@ function endpointMethods({ endpoints, leases, deliveries }: State) {
       for (const other of endpoints.values())
         if (other.organizationId === endpoint.organizationId) inScope += 1;
       if (inScope >= maxPerScope) return "limit-reached";
-      endpoints.set(endpoint.id, endpointOf(endpoint));
+      endpoints.set(endpoint.id, webhookEndpointOf(endpoint));
       return "created";
     },
     async findEndpoint(id) {
       const endpoint = endpoints.get(id);
-      return endpoint ? endpointOf(endpoint) : null;
+      return endpoint ? webhookEndpointOf(endpoint) : null;
     },
     async listEndpoints(organizationId) {
       return [...endpoints.values()]
         .filter((endpoint) => organizationId === undefined || endpoint.organizationId === organizationId)
         .sort(byAge)
-        .map(endpointOf);
+        .map(webhookEndpointOf);
     },
     async updateEndpoint(id, patch) {
       const endpoint = endpoints.get(id);
@@ -107,9 +69,9 @@ function endpointMethods({ endpoints, leases, deliveries }: State) {
       const changed: Record<string, unknown> = { ...endpoint };
       // A field given as undefined is one not given (the patch is a Partial).
       for (const field of PATCH_FIELDS) if (patch[field] !== undefined) changed[field] = patch[field];
-      const after = endpointOf(changed as unknown as WebhookEndpoint);
+      const after = webhookEndpointOf(changed as unknown as WebhookEndpoint);
       endpoints.set(id, after);
-      return endpointOf(after);
+      return webhookEndpointOf(after);
     },
     async deleteEndpoint(id) {
       leases.delete(id);
@@ -152,7 +114,7 @@ function leaseMethods(state: State) {
       const endpoint = leased(endpointId, lease.owner, lease.now);
       const delivery = deliveries.get(endpointId)?.get(deliveryId);
       if (!endpoint || !delivery) return false;
-      Object.assign(delivery, attemptOf(attempt));
+      Object.assign(delivery, webhookAttemptOf(attempt));
       if (disable !== null) {
         endpoint.enabled = false;
         endpoint.disabledReason = disable;
@@ -174,7 +136,7 @@ function deliveryMethods(state: State) {
       return deliveriesOf(endpointId)
         .filter((delivery) => delivery.status === "pending")
         .sort(byAge)
-        .map(deliveryOf);
+        .map(webhookDeliveryOf);
     },
     async listDeliveries(endpointId, page) {
       const newest = deliveriesOf(endpointId).sort((a, b) => byAge(b, a));
@@ -182,11 +144,11 @@ function deliveryMethods(state: State) {
       // An unknown `before` (swept, or another endpoint's) has nothing after it.
       if (start === 0 && page.before !== undefined) return [];
       const limit = Math.max(0, Math.min(page.limit, LIST_LIMIT));
-      return newest.slice(start, start + limit).map(deliveryOf);
+      return newest.slice(start, start + limit).map(webhookDeliveryOf);
     },
     async findDelivery(endpointId, deliveryId) {
       const delivery = deliveries.get(endpointId)?.get(deliveryId);
-      return delivery ? deliveryOf(delivery) : null;
+      return delivery ? webhookDeliveryOf(delivery) : null;
     },
     async sweepDeliveries(olderThan) {
       let removed = 0;

@@ -1,4 +1,11 @@
-import type { AuditDraft, AuditEntry, AuditLinks, AuditLogStore, AuditQuery } from "@portcullis/core";
+import {
+  type AuditDraft,
+  type AuditEntry,
+  type AuditLinks,
+  type AuditLogStore,
+  type AuditQuery,
+  auditEntryOf,
+} from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
 import { PAST_DEADLINE } from "./scripts.js";
 
@@ -134,25 +141,6 @@ const COMMANDS = {
   portcullisSweepAudit: { numberOfKeys: 2, lua: SWEEP_AUDIT },
 };
 
-/** The stored entry: the draft's fields (and no others), its links and its hash. */
-const entryOf = (draft: AuditDraft, links: AuditLinks, hash: string): AuditEntry => ({
-  id: draft.id,
-  at: draft.at,
-  type: draft.type,
-  actorType: draft.actorType,
-  actorId: draft.actorId,
-  userId: draft.userId,
-  organizationId: draft.organizationId,
-  sessionId: draft.sessionId,
-  ip: draft.ip,
-  userAgent: draft.userAgent,
-  reason: draft.reason,
-  seq: links.seq,
-  prevHash: links.prevHash,
-  orgPrevHash: links.orgPrevHash,
-  hash,
-});
-
 /** The heads an append starts from, as read, and the entries sealed on them. */
 interface Sealed {
   seq: string;
@@ -185,7 +173,7 @@ function sealDrafts(
     const hash = seal(draft, links);
     prevHash = hash;
     if (organizationId !== null) heads.set(organizationId, hash);
-    return entryOf(draft, links, hash);
+    return auditEntryOf(draft, links, hash);
   });
   return { seq: seqRead ?? "0", hash: hashRead ?? "", organizationHeads, entries };
 }

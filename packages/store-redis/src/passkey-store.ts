@@ -1,5 +1,6 @@
 import type { PasskeyRecord, PasskeyStore } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
+import { HASHES_OF } from "./scripts.js";
 
 /** KEYS[1] the passkey (a hash) · KEYS[2] the user's index (a set) · ARGV[1] id · ARGV[2..] field, value… → 1 stored, 0 taken. */
 const CREATE_PASSKEY = `
@@ -33,19 +34,14 @@ redis.call('SREM', KEYS[2], ARGV[2])
 return 1`;
 
 /** KEYS[1] the user's index · ARGV[1] the prefix of passkey keys → each passkey's fields (HGETALL), or with ARGV[2] '1', deletes them and returns how many. */
-const USER_PASSKEYS = `
+const USER_PASSKEYS = `${HASHES_OF}
 local ids = redis.call('SMEMBERS', KEYS[1])
 if ARGV[2] == '1' then
   for _, id in ipairs(ids) do redis.call('DEL', ARGV[1] .. id) end
   redis.call('DEL', KEYS[1])
   return #ids
 end
-local out = {}
-for _, id in ipairs(ids) do
-  local fields = redis.call('HGETALL', ARGV[1] .. id)
-  if #fields > 0 then out[#out + 1] = fields end
-end
-return out`;
+return hashes_of(ARGV[1], ids)`;
 
 const COMMANDS = {
   portcullisCreatePasskey: { numberOfKeys: 2, lua: CREATE_PASSKEY },

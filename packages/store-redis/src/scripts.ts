@@ -18,6 +18,20 @@ local function past_deadline(deadline)
 end`;
 
 /**
+ * `hashes_of(prefix, ids)`: the fields (HGETALL) of the hash `prefix .. id` of each id, in the
+ * ids' order, leaving out those that are gone (empty).
+ */
+export const HASHES_OF = `
+local function hashes_of(prefix, ids)
+  local out = {}
+  for _, id in ipairs(ids) do
+    local fields = redis.call('HGETALL', prefix .. id)
+    if #fields > 0 then out[#out + 1] = fields end
+  end
+  return out
+end`;
+
+/**
  * What is left of the cooldown KEYS[1] (its value is the length it was started with): Redis
  * keeps expiries as instants on its clock, so one written while that clock ran ahead is further
  * away than its length once the clock is corrected; it is then moved to its length from now.

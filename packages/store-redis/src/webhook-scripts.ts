@@ -1,4 +1,4 @@
-import { PAST_DEADLINE } from "./scripts.js";
+import { HASHES_OF, PAST_DEADLINE } from "./scripts.js";
 
 /**
  * The Lua scripts of the Redis webhook store (`webhook-store.ts`). Every key they touch is under
@@ -158,7 +158,7 @@ return 1`;
  * ARGV[3] the id to start after ('' from the end; an id not in the set: nothing) · ARGV[4] how
  * many (-1 every one) → the fields (HGETALL) of each, in the set's order (score, then id).
  */
-export const READ_INDEXED = `
+export const READ_INDEXED = `${HASHES_OF}
 local desc = ARGV[2] == 'desc'
 local first = 0
 if ARGV[3] ~= '' then
@@ -171,12 +171,7 @@ local count = tonumber(ARGV[4])
 local last = count < 0 and -1 or first + count - 1
 local ids
 if desc then ids = redis.call('ZREVRANGE', KEYS[1], first, last) else ids = redis.call('ZRANGE', KEYS[1], first, last) end
-local out = {}
-for _, id in ipairs(ids) do
-  local fields = redis.call('HGETALL', ARGV[1] .. id)
-  if #fields > 0 then out[#out + 1] = fields end
-end
-return out`;
+return hashes_of(ARGV[1], ids)`;
 
 /**
  * KEYS[1] every finished delivery (by createdAt) · ARGV[1] olderThan · ARGV[2] the most to remove ·

@@ -5,6 +5,7 @@ import type {
   WebhookEndpointPatch,
   WebhookStore,
 } from "@portcullis/core";
+import { webhookAttemptOf, webhookDeliveryOf, webhookEndpointOf } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
 import { WEBHOOK_COMMANDS, type WebhookCommands } from "./webhook-scripts.js";
 
@@ -67,23 +68,6 @@ function deliveryOf(flat: string[]): WebhookDelivery | null {
     redelivery: field("redelivery") === true,
   };
 }
-
-/** The fields of `delivery` the store keeps (the port's, and no others). */
-const deliveryFields = (delivery: WebhookDelivery): WebhookDelivery => ({
-  id: delivery.id,
-  endpointId: delivery.endpointId,
-  entryId: delivery.entryId,
-  seq: delivery.seq,
-  type: delivery.type,
-  status: delivery.status,
-  attempts: delivery.attempts,
-  createdAt: delivery.createdAt,
-  lastAttemptAt: delivery.lastAttemptAt,
-  lastStatusCode: delivery.lastStatusCode,
-  lastError: delivery.lastError,
-  nextAttemptAt: delivery.nextAttemptAt,
-  redelivery: delivery.redelivery,
-});
 
 /** A sorted-set bound for `olderThan` (exclusive), whatever number it is. */
 const exclusiveBound = (olderThan: number) =>
@@ -166,18 +150,6 @@ async function createEndpoint(
   endpoint: WebhookEndpoint,
   maxPerScope: number,
 ): Promise<"created" | "limit-reached"> {
-  const stored: WebhookEndpoint = {
-    id: endpoint.id,
-    organizationId: endpoint.organizationId,
-    url: endpoint.url,
-    events: endpoint.events,
-    enabled: endpoint.enabled,
-    disabledReason: endpoint.disabledReason,
-    secrets: endpoint.secrets.map(({ sealed, expiresAt }) => ({ sealed, expiresAt })),
-    createdBy: endpoint.createdBy,
-    createdAt: endpoint.createdAt,
-    cursor: endpoint.cursor,
-  };
   const created = await space.bounded(
     space.redis.portcullisCreateWebhookEndpoint(
       space.endpoint(endpoint.id),
@@ -187,7 +159,7 @@ async function createEndpoint(
       endpoint.id,
       String(endpoint.createdAt),
       String(maxPerScope),
-      ...fieldsOf(stored),
+      ...fieldsOf(webhookEndpointOf(endpoint)),
     ),
   );
   refuseLate(created, "endpoint creation");
@@ -284,7 +256,7 @@ async function advance(
       delivery?.id ?? "",
       String(delivery?.createdAt ?? 0),
       delivery?.status === "pending" ? "1" : "0",
-      ...(delivery ? fieldsOf(deliveryFields(delivery)) : []),
+      ...(delivery ? fieldsOf(webhookDeliveryOf(delivery)) : []),
     ),
   );
   refuseLate(written, "advance");
@@ -299,14 +271,6 @@ async function recordAttempt(
   attempt: WebhookAttempt,
   disable: string | null,
 ): Promise<boolean> {
-  const outcome: WebhookAttempt = {
-    status: attempt.status,
-    attempts: attempt.attempts,
-    lastAttemptAt: attempt.lastAttemptAt,
-    lastStatusCode: attempt.lastStatusCode,
-    lastError: attempt.lastError,
-    nextAttemptAt: attempt.nextAttemptAt,
-  };
   const written = await space.bounded(
     space.redis.portcullisRecordWebhookAttempt(
       space.endpoint(endpointId),
@@ -321,7 +285,7 @@ async function recordAttempt(
       deliveryId,
       attempt.status === "pending" ? "1" : "0",
       disable === null ? "" : JSON.stringify(disable),
-      ...fieldsOf(outcome),
+      ...fieldsOf(webhookAttemptOf(attempt)),
     ),
   );
   refuseLate(written, "attempt");
@@ -340,7 +304,7 @@ async function addDelivery(space: WebhookSpace, delivery: WebhookDelivery): Prom
       delivery.id,
       String(delivery.createdAt),
       delivery.status === "pending" ? "1" : "0",
-      ...fieldsOf(deliveryFields(delivery)),
+      ...fieldsOf(webhookDeliveryOf(delivery)),
     ),
   );
   refuseLate(written, "delivery");

@@ -1,4 +1,4 @@
-import type { WebhookDelivery, WebhookEndpoint } from "@portcullis/core";
+import { pendingWebhookDelivery, type WebhookDelivery, type WebhookEndpoint } from "@portcullis/core";
 import type { SqlDialect } from "./context.js";
 import type { createSqlStores } from "./sql-stores.js";
 
@@ -49,21 +49,11 @@ export function webhookCalls(
 ): [string, () => Promise<unknown>][] {
   const webhooks = stores.webhooks;
   const lease = { owner: "instance-a", now };
-  const delivery = (id: string, endpointId: string): WebhookDelivery => ({
-    id,
-    endpointId,
-    entryId: `entry-${id}`,
-    seq: 999_999,
-    type: "login.succeeded",
-    status: "pending",
-    attempts: 0,
-    createdAt: now,
-    lastAttemptAt: null,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: now,
-    redelivery: false,
-  });
+  const delivery = (id: string, endpointId: string): WebhookDelivery =>
+    pendingWebhookDelivery(
+      { id, endpointId, entryId: `entry-${id}`, seq: 999_999, type: "login.succeeded", redelivery: false },
+      now,
+    );
   const endpoint = (id: string): WebhookEndpoint => ({
     id,
     organizationId: null,

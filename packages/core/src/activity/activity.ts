@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
-import type { SecurityEvent, SecurityEventType } from "../events.js";
+import {
+  SECURITY_EVENT_TYPES,
+  type SecurityEvent,
+  type SecurityEventType,
+  shownInActivity,
+} from "../events.js";
 import type { ActivityRecord, ActivityStore } from "../ports/activity-store.js";
 import type { Logger } from "../ports/logger.js";
 import type { BackgroundTasks } from "../support/background.js";
@@ -9,58 +14,14 @@ import { describeDevice } from "../support/user-agent.js";
 /**
  * The security events a user sees in their activity (when the event names the user): sign-ins,
  * failed and throttled sign-ins of the account, second-factor and step-up failures, 2FA changes,
- * password and address changes, provider links, passkey changes and refused passkey registrations, ended sessions, refresh-token reuse, organization changes they made or that concern them, the
- * account's creation (by an admin: `reason` `admin`). Not `session.created` (the same sign-in as
- * `login.succeeded`), `user.deleted` (the activity goes with the account) or `ip.limited`.
+ * password and address changes, provider links, passkey changes and refused passkey
+ * registrations, ended sessions, refresh-token reuse, the back office's actions on the account,
+ * organization changes they made or that concern them, API keys, the account's creation (by an
+ * admin: `reason` `admin`). Each type's choice is made in `events.ts`.
  */
-export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set<SecurityEventType>([
-  "login.succeeded",
-  "login.failed",
-  "login.throttled",
-  "two_factor.failed",
-  "two_factor.throttled",
-  "two_factor.enabled",
-  "two_factor.disabled",
-  "step_up.failed",
-  "password_reset.requested",
-  "password_reset.completed",
-  "password.set",
-  "email.verified",
-  "identity.linked",
-  "identity.unlinked",
-  "session.revoked",
-  "refresh_token.reused",
-  "user.created",
-  "email_sign_in.requested",
-  "password.changed",
-  "email_change.requested",
-  "email.changed",
-  "account.exported",
-  "user.locked",
-  "user.unlocked",
-  "admin.sessions_revoked",
-  "password_change.required",
-  "password_change.completed",
-  "impersonation.started",
-  "passkey.added",
-  "passkey.renamed",
-  "passkey.removed",
-  "passkey.failed",
-  "organization.created",
-  "organization.updated",
-  "organization.deleted",
-  "member.invited",
-  "member.joined",
-  "member.role_changed",
-  "member.removed",
-  "invitation.revoked",
-  "invitation.declined",
-  "role.created",
-  "role.updated",
-  "role.deleted",
-  "api_key.created",
-  "api_key.deleted",
-]);
+export const ACTIVITY_EVENT_TYPES: ReadonlySet<SecurityEventType> = new Set(
+  SECURITY_EVENT_TYPES.filter(shownInActivity),
+);
 
 /** Records activity from security events, and lets a call wait for the writes it started. */
 export interface ActivityRecorder {

@@ -39,6 +39,7 @@ export type {
   SessionRotation,
   SessionStore,
 } from "./session-store.js";
+export type { SigningKeyRecord, SigningKeyStore } from "./signing-key-store.js";
 export type { SingleUseTokenStore, TokenRecord } from "./single-use-token-store.js";
 export type { ChangeStores, StoresTogether } from "./stores-together.js";
 export type {
@@ -50,13 +51,4 @@ export type {
   UserRecord,
   UserStore,
 } from "./user-store.js";
-export type {
-  WebhookAttempt,
-  WebhookDelivery,
-  WebhookDeliveryStatus,
-  WebhookDisabledReason,
-  WebhookEndpoint,
-  WebhookEndpointPatch,
-  WebhookSecret,
-  WebhookStore,
-} from "./webhook-store.js";
+export type * from "./webhook-store.js";

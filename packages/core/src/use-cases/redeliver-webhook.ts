@@ -1,9 +1,9 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import type { WebhookDelivery } from "../ports/webhook-store.js";
 import { parseInput } from "../validation.js";
 import { actingOnWebhooks, endpointInScope, newWebhookId, webhooksOn } from "../webhooks/manage.js";
+import { pendingWebhookDelivery } from "../webhooks/records.js";
 import {
   isWebhookId,
   redeliverCall,
@@ -29,22 +29,11 @@ export async function redeliverWebhook(
   if (!isWebhookId(deliveryId)) throw new AuthError("NOT_FOUND");
   const original = await guardPort("DATABASE_FAILURE", () => store.findDelivery(endpointId, deliveryId));
   if (original === null) throw new AuthError("NOT_FOUND");
-  const now = ctx.clock.now();
-  const delivery: WebhookDelivery = {
-    id: newWebhookId(),
-    endpointId,
-    entryId: original.entryId,
-    seq: original.seq,
-    type: original.type,
-    status: "pending",
-    attempts: 0,
-    createdAt: now,
-    lastAttemptAt: null,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: now,
-    redelivery: true,
-  };
+  const { entryId, seq, type } = original;
+  const delivery = pendingWebhookDelivery(
+    { id: newWebhookId(), endpointId, entryId, seq, type, redelivery: true },
+    ctx.clock.now(),
+  );
   await guardPort("DATABASE_FAILURE", () => store.addDelivery(delivery));
   return { delivery: toWebhookDeliveryView(delivery) };
 }

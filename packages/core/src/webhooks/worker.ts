@@ -2,6 +2,7 @@ import type { AuditEntry, AuditLogStore } from "../ports/audit-log-store.js";
 import type { WebhookDelivery, WebhookEndpoint } from "../ports/webhook-store.js";
 import { type DeliverDeps, deliver, type EndpointWork } from "./deliver.js";
 import { endpointWants } from "./payload.js";
+import { pendingWebhookDelivery } from "./records.js";
 
 /** The audit entries read at once for one endpoint. */
 export const AUDIT_READ_LIMIT = 100;
@@ -227,20 +228,7 @@ function auditQuery(endpoint: WebhookEndpoint, cursor: number) {
 }
 
 function newDelivery(deps: WorkerDeps, endpoint: WebhookEndpoint, entry: AuditEntry): WebhookDelivery {
-  const now = deps.clock.now();
-  return {
-    id: deps.newId(),
-    endpointId: endpoint.id,
-    entryId: entry.id,
-    seq: entry.seq,
-    type: entry.type,
-    status: "pending",
-    attempts: 0,
-    createdAt: now,
-    lastAttemptAt: null,
-    lastStatusCode: null,
-    lastError: null,
-    nextAttemptAt: now,
-    redelivery: false,
-  };
+  const { id: entryId, seq, type } = entry;
+  const delivery = { id: deps.newId(), endpointId: endpoint.id, entryId, seq, type, redelivery: false };
+  return pendingWebhookDelivery(delivery, deps.clock.now());
 }
