@@ -60,15 +60,36 @@ async function listAll(store: ActivityStore, userId: string, size: number): Prom
 }
 
 /**
+ * The store of one test, with ids of the test's own, a maker of entries with them, and
+ * `listedIds`: the ids a user's entries list with (newest first, 10 at most).
+ */
+function activityContext(fixture: StoreFixture<ActivityStore>) {
+  const idOf = idsOfTest();
+  const listedIds = async (userId: string) =>
+    (await fixture.store.list(userId, { limit: 10 })).map((one) => one.id);
+  return { ...storeContext(fixture), idOf, entry: entryMaker(idOf), listedIds };
+}
+
+/**
+ * A new user's entries 1 to `earlier` recorded at the store's clock now, then entry `earlier + 1`
+ * recorded 400 ms later on that clock, each kept `retentionMs`: the ids the user's entries list with.
+ */
+async function idsAfterALaterWrite(
+  { store, fixture, entry, listedIds }: ReturnType<typeof activityContext>,
+  earlier: number,
+  retentionMs: number,
+) {
+  const user = uniqueId("user");
+  for (let n = 1; n <= earlier; n++) await store.record(entry(user, await storeNow(fixture), n), retentionMs);
+  await elapse(fixture, 400);
+  await store.record(entry(user, await storeNow(fixture), earlier + 1), retentionMs);
+  return listedIds(user);
+}
+
+/**
  * The executable contract of `ActivityStore` (see its TSDoc in @portcullis/core). The retention
  * tests let 400 ms pass on the store's clock (moved when the fixture can, waited for otherwise).
  */
-/** The store of one test, with ids of the test's own and a maker of entries with them. */
-function activityContext(fixture: StoreFixture<ActivityStore>) {
-  const idOf = idsOfTest();
-  return { ...storeContext(fixture), idOf, entry: entryMaker(idOf) };
-}
-
 export const runActivityStoreSuite = defineStoreSuite("ActivityStore", activityContext, {
   "": {
     "record - an entry reads back whole, every field, nulls included": async ({ store, entry }) => {
@@ -150,42 +171,23 @@ export const runActivityStoreSuite = defineStoreSuite("ActivityStore", activityC
       store,
       idOf,
       entry,
+      listedIds,
     }) => {
       const [ada, bob] = [uniqueId("ada"), uniqueId("bob")];
       await store.record(entry(ada, BASE - 100, 1), RETENTION_MS);
       await store.record(entry(ada, BASE, 2), RETENTION_MS);
       await store.record(entry(bob, BASE - 100, 3), RETENTION_MS);
       expect(await store.sweepActivity(BASE - 50)).toBeGreaterThanOrEqual(2);
-      expect((await store.list(ada, { limit: 10 })).map((one) => one.id)).toEqual([idOf(2)]);
+      expect(await listedIds(ada)).toEqual([idOf(2)]);
       expect(await store.list(bob, { limit: 10 })).toEqual([]);
     },
   },
   retention: {
-    "record - a write a retention after older entries (on the store's clock) drops them": async ({
-      store,
-      fixture,
-      idOf,
-      entry,
-    }) => {
-      const user = uniqueId("user");
-      const retentionMs = 300;
-      await store.record(entry(user, await storeNow(fixture), 1), retentionMs);
-      await store.record(entry(user, await storeNow(fixture), 2), retentionMs);
-      await elapse(fixture, 400);
-      await store.record(entry(user, await storeNow(fixture), 3), retentionMs);
-      expect((await store.list(user, { limit: 10 })).map((one) => one.id)).toEqual([idOf(3)]);
+    "record - a write a retention after older entries (on the store's clock) drops them": async (context) => {
+      expect(await idsAfterALaterWrite(context, 2, 300)).toEqual([context.idOf(3)]);
     },
-    "record - entries within the retention stay through later writes": async ({
-      store,
-      fixture,
-      idOf,
-      entry,
-    }) => {
-      const user = uniqueId("user");
-      await store.record(entry(user, await storeNow(fixture), 1), DAY_MS);
-      await elapse(fixture, 400);
-      await store.record(entry(user, await storeNow(fixture), 2), DAY_MS);
-      expect((await store.list(user, { limit: 10 })).map((one) => one.id)).toEqual([idOf(2), idOf(1)]);
+    "record - entries within the retention stay through later writes": async (context) => {
+      expect(await idsAfterALaterWrite(context, 1, DAY_MS)).toEqual([context.idOf(2), context.idOf(1)]);
     },
   },
 });

@@ -1,22 +1,13 @@
 import { performance } from "node:perf_hooks";
-import {
-  type Auth,
-  type AuthStores,
-  type Clock,
-  createArgon2Hasher,
-  createAuth,
-  silentLogger,
-} from "@portcullis/core";
+import type { Auth } from "@portcullis/core";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { registerWithKey, rewritten } from "./adapter-suite/api-keys-fixture.js";
 import type { StartedServer } from "./adapter-suite/fixture.js";
 import { createHttpClient, type HttpClient } from "./http-client.js";
+import { median, SYSTEM_CLOCK, type TimingSuiteOptions, timedAuth } from "./timing.js";
 
-export interface ApiKeyTimingSuiteOptions {
-  /** Shown in the describe block, e.g. "memory" or "postgresql". */
-  name: string;
-  /** Fresh stores for one auth (on the system clock), `apiKeys` included. */
-  createStores(clock: Clock): Omit<AuthStores, "identities"> | Promise<Omit<AuthStores, "identities">>;
+/** The options of `runApiKeyTimingSuite`: `createStores` must include `apiKeys`. */
+export interface ApiKeyTimingSuiteOptions extends TimingSuiteOptions {
   /** Starts a host app with the auth routes and `GET /host/protected` behind requireAuth. */
   start(auth: Auth): Promise<StartedServer>;
   /** Measured rounds (one call of each kind per round), after a warm-up of a fifth as many. Default 600. */
@@ -31,32 +22,16 @@ export interface ApiKeyTimingSuiteOptions {
   httpBound?: { ratio?: number; floorMs?: number };
 }
 
-const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
 const KINDS = ["valid", "unknown", "wrong secret"] as const;
 type Kind = (typeof KINDS)[number];
 
-/** The median of `values`. */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
 /** An auth with API keys on (no request limit in the way), its server, and a key made through the routes. */
 async function setUp(options: ApiKeyTimingSuiteOptions) {
-  const auth = createAuth({
-    secret: "api-key-timing-secret-Vb7nM2qW9eR4tY6uI1oP3aS5dF8gH0jK",
-    stores: await options.createStores(SYSTEM_CLOCK),
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    logger: silentLogger,
-    appOrigin: "https://app.example.test",
-    mailer: { send: async () => undefined },
-    email: { loginAlerts: false },
-    apiKeys: { requestsPerMinute: 1_000_000 },
-  });
-  await auth.ready();
+  const auth = await timedAuth(
+    "api-key-timing-secret-Vb7nM2qW9eR4tY6uI1oP3aS5dF8gH0jK",
+    await options.createStores(SYSTEM_CLOCK),
+    { apiKeys: { requestsPerMinute: 1_000_000 } },
+  );
   const server = await options.start(auth);
   onTestFinished(async () => {
     await auth.idle();

@@ -1,5 +1,5 @@
 // The store of one OrganizationStore conformance test and the helpers its tests share
-// (organization-store-suite.ts, organization-store-invitations.ts).
+// (organization-store-suite.ts, organization-store-invitations.ts, organization-store-members.ts).
 import type {
   InvitationRecord,
   MembershipRecord,
@@ -137,6 +137,25 @@ export function organizationContext(fixture: StoreFixture<OrganizationStore>) {
     expect(await store.createRole(role)).toBe("created");
     return role;
   };
+  /** Two new organizations, created in the store in turn: `organization`, then `other`. */
+  const twoOrganizations = async () => {
+    const { organization } = await storedOrganization();
+    const { organization: other } = await storedOrganization();
+    return { organization, other };
+  };
+  /** A new organization (with its owner's membership) and an invitation to it with `overrides`, stored. */
+  const invitedOrganization = async (overrides: Partial<InvitationRecord> = {}) => {
+    const { organization, owner } = await storedOrganization();
+    const invitation = await storedInvitation(organization.id, overrides);
+    return { organization, owner, invitation };
+  };
+  /** A new organization (with its owner), a custom role of it with `overrides`, and a member holding it. */
+  const roleHolder = async (overrides: Partial<RoleRecord> = {}) => {
+    const { organization, owner } = await storedOrganization();
+    const role = await storedRole(organization.id, overrides);
+    const member = await addMember(organization.id, role.name);
+    return { organization, owner, role, member };
+  };
   /** The members of an organization who are owners (at most 100 members are read). */
   const ownersOf = async (organizationId: string) =>
     (await store.listMembers(organizationId, { limit: 100 })).items.filter(
@@ -150,6 +169,9 @@ export function organizationContext(fixture: StoreFixture<OrganizationStore>) {
     storedInvitation,
     addMember,
     storedRole,
+    twoOrganizations,
+    invitedOrganization,
+    roleHolder,
     allPages,
     ownersOf,
   };

@@ -9,9 +9,8 @@ import { concurrently, uniqueId } from "./store-fixture.js";
 export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
   roles: {
     "createRole - stores the role, listed oldest first; exists (nothing stored) for a name the organization has":
-      async ({ store, storedOrganization, newRole }) => {
-        const { organization } = await storedOrganization();
-        const { organization: other } = await storedOrganization();
+      async ({ store, twoOrganizations, newRole }) => {
+        const { organization, other } = await twoOrganizations();
         const editor = newRole(organization.id, { name: "editor" });
         const auditor = newRole(organization.id, { name: "auditor", permissions: ["audit:read"] });
         expect(await store.listRoles(organization.id)).toEqual([]);
@@ -35,15 +34,8 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
         expect(await store.updateRole(organization.id, "nobody", ["project:read"])).toBeNull();
         expect(await store.updateRole(uniqueId("missing"), role.name, ["project:read"])).toBeNull();
       },
-    "deleteRole - deleted, then not-found; in-use while a member holds it": async ({
-      store,
-      storedOrganization,
-      storedRole,
-      addMember,
-    }) => {
-      const { organization } = await storedOrganization();
-      const role = await storedRole(organization.id);
-      const member = await addMember(organization.id, role.name);
+    "deleteRole - deleted, then not-found; in-use while a member holds it": async ({ store, roleHolder }) => {
+      const { organization, role, member } = await roleHolder();
       expect(await store.deleteRole(organization.id, role.name)).toBe("in-use");
       expect(await store.listRoles(organization.id)).toEqual([role]);
       expect(await store.changeMemberRole(organization.id, member.userId, "member")).toBe("changed");
@@ -54,12 +46,11 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
     },
     "deleteRole - in-use while a pending invitation grants it; deleted once it is revoked": async ({
       store,
-      storedOrganization,
+      twoOrganizations,
       storedRole,
       storedInvitation,
     }) => {
-      const { organization } = await storedOrganization();
-      const { organization: other } = await storedOrganization();
+      const { organization, other } = await twoOrganizations();
       const role = await storedRole(organization.id);
       await storedRole(other.id, { name: role.name });
       const invitation = await storedInvitation(organization.id, { role: role.name, expiresAt: FAR_FUTURE });
@@ -70,12 +61,10 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
       expect(await store.deleteRole(organization.id, role.name)).toBe("deleted");
     },
     "deleteRole - racing its holders' role changes (10 organizations): a deleted role is held by no one":
-      async ({ store, storedOrganization, storedRole, addMember }) => {
+      async ({ store, roleHolder }) => {
         const cases = await Promise.all(
           Array.from({ length: 10 }, async () => {
-            const { organization } = await storedOrganization();
-            const role = await storedRole(organization.id);
-            const member = await addMember(organization.id, role.name);
+            const { organization, role, member } = await roleHolder();
             return { organizationId: organization.id, role: role.name, userId: member.userId };
           }),
         );
@@ -119,18 +108,15 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
   invitations: {
     "createInvitation - stores it, found by its token hash; null for an unknown hash": async ({
       store,
-      storedOrganization,
-      storedInvitation,
+      invitedOrganization,
     }) => {
-      const { organization } = await storedOrganization();
-      const invitation = await storedInvitation(organization.id, { role: "admin" });
+      const { invitation } = await invitedOrganization({ role: "admin" });
       expect(await store.findInvitationByTokenHash(invitation.tokenHash)).toEqual(invitation);
       expect(await store.findInvitationByTokenHash(uniqueId("hash"))).toBeNull();
     },
     "createInvitation - replaces the pending invitation of the same organization and email; others stay":
-      async ({ store, storedOrganization, storedInvitation }) => {
-        const { organization } = await storedOrganization();
-        const { organization: other } = await storedOrganization();
+      async ({ store, twoOrganizations, storedInvitation }) => {
+        const { organization, other } = await twoOrganizations();
         const email = `${uniqueId("guest")}@example.test`;
         const older = await storedInvitation(organization.id, { email });
         const elsewhere = await storedInvitation(other.id, { email });
@@ -159,12 +145,11 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
       },
     "listInvitations - the organization's invitations unexpired at now, newest first": async ({
       store,
-      storedOrganization,
+      twoOrganizations,
       storedInvitation,
       later,
     }) => {
-      const { organization } = await storedOrganization();
-      const { organization: other } = await storedOrganization();
+      const { organization, other } = await twoOrganizations();
       const now = later() + 3_600_000;
       const oldest = await storedInvitation(organization.id);
       const expired = await storedInvitation(organization.id, { expiresAt: now - 1 });
@@ -191,9 +176,8 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
         expect(await store.listInvitationsForEmail(`${uniqueId("nobody")}@example.test`, now)).toEqual([]);
       },
     "revokeInvitation - removes the organization's invitation; false the second time and for another's":
-      async ({ store, storedOrganization, storedInvitation }) => {
-        const { organization } = await storedOrganization();
-        const { organization: other } = await storedOrganization();
+      async ({ store, twoOrganizations, storedInvitation }) => {
+        const { organization, other } = await twoOrganizations();
         const invitation = await storedInvitation(organization.id);
         expect(await store.revokeInvitation(other.id, invitation.id)).toBe(false);
         expect(await store.findInvitationByTokenHash(invitation.tokenHash)).toEqual(invitation);
@@ -204,11 +188,10 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
       },
     "declineInvitation - removes the invitation with the hash; false the second time": async ({
       store,
-      storedOrganization,
+      invitedOrganization,
       storedInvitation,
     }) => {
-      const { organization } = await storedOrganization();
-      const invitation = await storedInvitation(organization.id);
+      const { organization, invitation } = await invitedOrganization();
       const kept = await storedInvitation(organization.id);
       expect(await store.declineInvitation(invitation.tokenHash)).toBe(true);
       expect(await store.findInvitationByTokenHash(invitation.tokenHash)).toBeNull();
@@ -217,9 +200,8 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
       expect(await store.listInvitations(organization.id, kept.createdAt)).toEqual([kept]);
     },
     "acceptInvitation - stores the membership (the invitation's role, joined now) and removes the invitation":
-      async ({ store, storedOrganization, storedInvitation, later }) => {
-        const { organization } = await storedOrganization();
-        const invitation = await storedInvitation(organization.id, { role: "admin" });
+      async ({ store, invitedOrganization, later }) => {
+        const { organization, invitation } = await invitedOrganization({ role: "admin" });
         const userId = uniqueId("user");
         const now = later();
         const membership = { organizationId: organization.id, userId, role: "admin", joinedAt: now };
@@ -266,11 +248,9 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
     },
     "acceptInvitation - already-member: the invitation stays pending and the membership unchanged": async ({
       store,
-      storedOrganization,
-      storedInvitation,
+      invitedOrganization,
     }) => {
-      const { organization, owner } = await storedOrganization();
-      const invitation = await storedInvitation(organization.id, { role: "member" });
+      const { organization, owner, invitation } = await invitedOrganization({ role: "member" });
       const now = invitation.createdAt + 1;
       expect(await store.acceptInvitation(invitation.tokenHash, owner.userId, now)).toEqual({
         status: "already-member",
@@ -280,11 +260,9 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
     },
     "acceptInvitation - 10 concurrent acceptances by one user: exactly one membership": async ({
       store,
-      storedOrganization,
-      storedInvitation,
+      invitedOrganization,
     }) => {
-      const { organization, owner } = await storedOrganization();
-      const invitation = await storedInvitation(organization.id);
+      const { organization, owner, invitation } = await invitedOrganization();
       const userId = uniqueId("user");
       const results = await concurrently(10, () =>
         store.acceptInvitation(invitation.tokenHash, userId, invitation.createdAt + 1),
@@ -298,11 +276,9 @@ export const ORGANIZATION_INVITATION_TESTS: StoreTests<OrganizationContext> = {
     },
     "acceptInvitation - 10 concurrent acceptances by 10 users: exactly one is accepted": async ({
       store,
-      storedOrganization,
-      storedInvitation,
+      invitedOrganization,
     }) => {
-      const { organization, owner } = await storedOrganization();
-      const invitation = await storedInvitation(organization.id);
+      const { organization, owner, invitation } = await invitedOrganization();
       const users = Array.from({ length: 10 }, () => uniqueId("user"));
       const results = await concurrently(10, (i) =>
         store.acceptInvitation(invitation.tokenHash, users[i] as string, invitation.createdAt + 1),

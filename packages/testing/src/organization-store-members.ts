@@ -58,13 +58,11 @@ export const ORGANIZATION_MEMBERSHIP_TESTS: StoreTests<OrganizationContext> = {
     },
     "findMembership - a custom role's permissions in the same read; null for the built-in roles": async ({
       store,
-      storedOrganization,
-      storedRole,
+      roleHolder,
       addMember,
     }) => {
-      const { organization, owner } = await storedOrganization();
-      const role = await storedRole(organization.id, { permissions: ["project:write", "project:read"] });
-      const editor = await addMember(organization.id, role.name);
+      const permissions = ["project:write", "project:read"];
+      const { organization, owner, role, member: editor } = await roleHolder({ permissions });
       expect(await store.findMembership(organization.id, editor.userId)).toEqual({
         membership: editor,
         rolePermissions: ["project:write", "project:read"],
@@ -84,12 +82,11 @@ export const ORGANIZATION_MEMBERSHIP_TESTS: StoreTests<OrganizationContext> = {
     },
     "findMembership - rolePermissions null when the member's custom role does not exist": async ({
       store,
-      storedOrganization,
+      twoOrganizations,
       storedRole,
       addMember,
     }) => {
-      const { organization } = await storedOrganization();
-      const { organization: other } = await storedOrganization();
+      const { organization, other } = await twoOrganizations();
       await storedRole(other.id, { name: "ghost" });
       const member = await addMember(organization.id, "ghost");
       expect(await store.findMembership(organization.id, member.userId)).toEqual({
@@ -296,11 +293,10 @@ export const ORGANIZATION_MEMBERSHIP_TESTS: StoreTests<OrganizationContext> = {
       expect((await store.listMembers(blocking.id, { limit: 10 })).items).toEqual([owner, member]);
     },
     "removeUser - racing an acceptance into the organization the user is alone in (10 organizations)":
-      async ({ store, storedOrganization, storedInvitation, later }) => {
+      async ({ store, invitedOrganization, later }) => {
         const cases = await Promise.all(
           Array.from({ length: 10 }, async () => {
-            const { organization, owner } = await storedOrganization();
-            const invitation = await storedInvitation(organization.id);
+            const { organization, owner, invitation } = await invitedOrganization();
             return { organizationId: organization.id, userId: owner.userId, tokenHash: invitation.tokenHash };
           }),
         );

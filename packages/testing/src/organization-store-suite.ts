@@ -127,9 +127,8 @@ export const runOrganizationStoreSuite = defineStoreSuite("OrganizationStore", o
         expect(await store.createOrganization(reuse, ownerOf(reuse))).toBe("created");
       },
     "updateOrganization - slug-taken (nothing changed) for another's slug; its own slug is fine; null when absent":
-      async ({ store, storedOrganization }) => {
-        const { organization } = await storedOrganization();
-        const { organization: other } = await storedOrganization();
+      async ({ store, twoOrganizations }) => {
+        const { organization, other } = await twoOrganizations();
         expect(await store.updateOrganization(organization.id, { name: "New", slug: other.slug })).toBe(
           "slug-taken",
         );

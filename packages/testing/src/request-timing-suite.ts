@@ -1,19 +1,10 @@
 import { performance } from "node:perf_hooks";
-import {
-  type Auth,
-  type AuthStores,
-  type Clock,
-  createArgon2Hasher,
-  createAuth,
-  silentLogger,
-} from "@portcullis/core";
+import type { Auth } from "@portcullis/core";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { median, SYSTEM_CLOCK, type TimingSuiteOptions, timedAuth } from "./timing.js";
 
-export interface RequestTimingSuiteOptions {
-  /** Shown in the describe block, e.g. "memory" or "sqlite". */
-  name: string;
-  /** Fresh stores for one auth (on the system clock). */
-  createStores(clock: Clock): Omit<AuthStores, "identities"> | Promise<Omit<AuthStores, "identities">>;
+/** The options of `runRequestTimingSuite`. */
+export interface RequestTimingSuiteOptions extends TimingSuiteOptions {
   /** Measured calls per case (after a warm-up of a fifth as many). Default 100. */
   rounds?: number;
   /**
@@ -24,16 +15,6 @@ export interface RequestTimingSuiteOptions {
 }
 
 const PASSWORD = "correct horse battery staple";
-const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
-
-/** The median of `values`. */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 type Request = (auth: Auth, email: string) => Promise<unknown>;
 
@@ -78,18 +59,10 @@ interface Recording {
 async function setUp(createStores: RequestTimingSuiteOptions["createStores"], count: number) {
   const recording: Recording = { on: false, calls: [] };
   const stores = recorded(await createStores(SYSTEM_CLOCK), recording);
-  const auth = createAuth({
-    secret: "request-timing-secret-Xk2pQ9vLr7sT3wYz8bN4mC6hJ1dF5gA0eR",
-    stores,
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    logger: silentLogger,
-    appOrigin: "https://app.example.test",
-    mailer: { send: async () => undefined },
+  const auth = await timedAuth("request-timing-secret-Xk2pQ9vLr7sT3wYz8bN4mC6hJ1dF5gA0eR", stores, {
     emailSignIn: { enabled: true },
     webauthn: {},
-    email: { loginAlerts: false },
   });
-  await auth.ready();
   onTestFinished(() => auth.idle());
   for (let index = 0; index < count; index++)
     await auth.host.createUser({}, { email: `known${index}@example.test`, password: PASSWORD });

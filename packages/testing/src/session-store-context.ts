@@ -1,8 +1,14 @@
 // The store of one SessionStore conformance test and the helpers its tests share
-// (session-store-suite.ts, session-store-lifetimes.ts).
-import type { SessionLimits, SessionRecord, SessionRotation, SessionStore } from "@portcullis/core";
+// (session-store-suite.ts, session-store-lifetimes.ts, session-store-organizations.ts).
+import type {
+  RotationResult,
+  SessionLimits,
+  SessionRecord,
+  SessionRotation,
+  SessionStore,
+} from "@portcullis/core";
 import { expect } from "vitest";
-import { type StoreFixture, sampleSession, uniqueId } from "./store-fixture.js";
+import { elapse, type StoreFixture, sampleSession, uniqueId } from "./store-fixture.js";
 
 /** A session's lifetime in these tests (one hour), in milliseconds. */
 export const TTL_MS = 3_600_000;
@@ -26,6 +32,35 @@ export function rotationOf(result: Awaited<ReturnType<SessionStore["rotateRefres
   return result.session;
 }
 
+/** A new rotation: a new refresh token hash and access token jti, active later than `sampleSession`. */
+const newRotation = (): SessionRotation => ({
+  refreshTokenHash: uniqueId("hash"),
+  accessTokenJti: uniqueId("jti"),
+  lastActiveAt: 1_700_000_100_000,
+});
+
+/** The helpers of the lifetime tests, whose sessions are created with `storedSession`. */
+function lifetimeHelpers(
+  fixture: StoreFixture<SessionStore>,
+  storedSession: (overrides: Partial<SessionRecord>) => Promise<SessionRecord>,
+) {
+  /** A session created now on the store's clock (`fixture.now`), as the core creates one. */
+  const sessionNow = async (overrides: Partial<SessionRecord> = {}) => {
+    const now = await (fixture.now ?? Date.now)();
+    return storedSession({ createdAt: now, lastActiveAt: now, ...overrides });
+  };
+  /** A session created now on the store's clock, then left idle past `LIMITS.idleTimeoutMs` (800 ms). */
+  const idleSession = async (overrides: Partial<SessionRecord> = {}) => {
+    const session = await sessionNow(overrides);
+    await elapse(fixture, 800);
+    return session;
+  };
+  /** Presents `hash` of session `sessionId` with `LIMITS` (and `reuseIntervalMs`), with a new rotation: the store's answer. */
+  const presentLimited = (sessionId: string, hash: string, reuseIntervalMs?: number) =>
+    fixture.store.rotateRefreshToken(sessionId, hash, newRotation(), TTL_MS, reuseIntervalMs, LIMITS);
+  return { sessionNow, idleSession, presentLimited };
+}
+
 /** The store of one test, and helpers that make records for it. */
 export function sessionContext(fixture: StoreFixture<SessionStore>) {
   const store = fixture.store;
@@ -37,14 +72,37 @@ export function sessionContext(fixture: StoreFixture<SessionStore>) {
     await store.createSession(session, TTL_MS);
     return session;
   };
-  const rotation = (): SessionRotation => ({
-    refreshTokenHash: uniqueId("hash"),
-    accessTokenJti: uniqueId("jti"),
-    lastActiveAt: 1_700_000_100_000,
-  });
+  const rotation = newRotation;
   /** Presents `hash` as the refresh token of session `sessionId`, with a new rotation: the store's answer. */
   const present = (sessionId: string, hash: string, reuseIntervalMs?: number) =>
     store.rotateRefreshToken(sessionId, hash, rotation(), TTL_MS, reuseIntervalMs);
+  /** Checks that `result` is `status` and that the store no longer has `session` (it was deleted). */
+  const expectEnded = async (
+    result: RotationResult,
+    status: "reused" | "expired",
+    session: SessionRecord,
+  ) => {
+    expect(result.status).toBe(status);
+    expect(await store.getSession(session.id)).toBeNull();
+  };
+  /** Presents the hash `session` was created with, with the rotation `next` (and `TTL_MS`): the store's answer. */
+  const presentOriginal = (session: SessionRecord, next: SessionRotation) =>
+    store.rotateRefreshToken(session.id, session.refreshTokenHash, next, TTL_MS);
+  /**
+   * A new session with `overrides`, stored (checked to read back and be listed as it is), then
+   * rotated once with `next` (checked to answer `rotated` with the rotation's fields): the session
+   * as stored and `next`.
+   */
+  const storedThenRotated = async (overrides: Partial<SessionRecord>, next = rotation()) => {
+    const session = await storedSession(overrides);
+    expect(await store.getSession(session.id)).toEqual(session);
+    expect(await store.listSessions(session.userId)).toEqual([session]);
+    expect(await presentOriginal(session, next)).toEqual({
+      status: "rotated",
+      session: { ...session, ...next },
+    });
+    return { session, next };
+  };
   /** Creates (with `TTL_MS`, in order) one session per name, all of one new user: the user id and the sessions by name. */
   const sessionsOfOneUser = async <N extends string>(...names: N[]) => {
     const userId = uniqueId("user");
@@ -67,23 +125,17 @@ export function sessionContext(fixture: StoreFixture<SessionStore>) {
     }
     return { session, rotations };
   };
-  /** A session created now on the store's clock (`fixture.now`), as the core creates one. */
-  const sessionNow = async (overrides: Partial<SessionRecord> = {}) => {
-    const now = await (fixture.now ?? Date.now)();
-    return storedSession({ createdAt: now, lastActiveAt: now, ...overrides });
-  };
-  /** Presents `hash` of session `sessionId` with `LIMITS` (and `reuseIntervalMs`): the store's answer. */
-  const presentLimited = (sessionId: string, hash: string, next = rotation(), reuseIntervalMs?: number) =>
-    store.rotateRefreshToken(sessionId, hash, next, TTL_MS, reuseIntervalMs, LIMITS);
   return {
     store,
     fixture,
-    sessionNow,
-    presentLimited,
+    ...lifetimeHelpers(fixture, storedSession),
     newSession,
     storedSession,
     rotation,
     present,
+    presentOriginal,
+    expectEnded,
+    storedThenRotated,
     sessionsOfOneUser,
     rotatedSession,
   };

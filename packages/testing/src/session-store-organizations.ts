@@ -1,7 +1,7 @@
 // The SessionStore conformance tests of a session's active organization (`activeOrganizationId`
 // and the optional `setActiveOrganization`); session-store-suite.ts runs them with the others.
 import { expect } from "vitest";
-import { type SessionContext, TTL_MS } from "./session-store-context.js";
+import type { SessionContext } from "./session-store-context.js";
 import type { StoreTests } from "./store-fixture.js";
 import { concurrently, elapse, uniqueId } from "./store-fixture.js";
 
@@ -9,13 +9,8 @@ import { concurrently, elapse, uniqueId } from "./store-fixture.js";
 export const SESSION_ORGANIZATION_TESTS: StoreTests<SessionContext> = {
   "active organization": {
     "createSession - activeOrganizationId is kept as given, read back, listed, rotated and deleted with it":
-      async ({ store, storedSession, rotation }) => {
-        const session = await storedSession({ activeOrganizationId: "org-1" });
-        expect(await store.getSession(session.id)).toEqual(session);
-        expect(await store.listSessions(session.userId)).toEqual([session]);
-        const next = rotation();
-        const rotated = await store.rotateRefreshToken(session.id, session.refreshTokenHash, next, TTL_MS);
-        expect(rotated).toEqual({ status: "rotated", session: { ...session, ...next } });
+      async ({ store, storedSession, storedThenRotated }) => {
+        const { session, next } = await storedThenRotated({ activeOrganizationId: "org-1" });
         expect(await store.deleteSession(session.id)).toEqual({ ...session, ...next });
         const none = await storedSession({ activeOrganizationId: null });
         expect((await store.getSession(none.id))?.activeOrganizationId).toBeNull();
@@ -71,12 +66,13 @@ export const SESSION_ORGANIZATION_TESTS: StoreTests<SessionContext> = {
       store,
       storedSession,
       rotation,
+      presentOriginal,
     }) => {
       if (!store.setActiveOrganization) return;
       const session = await storedSession();
       await store.setActiveOrganization(session.id, "org-1");
       const next = rotation();
-      const rotated = await store.rotateRefreshToken(session.id, session.refreshTokenHash, next, TTL_MS);
+      const rotated = await presentOriginal(session, next);
       const expected = { ...session, ...next, activeOrganizationId: "org-1" };
       expect(rotated).toEqual({ status: "rotated", session: expected });
       expect(await store.getSession(session.id)).toEqual(expected);
@@ -85,6 +81,7 @@ export const SESSION_ORGANIZATION_TESTS: StoreTests<SessionContext> = {
       store,
       storedSession,
       rotation,
+      presentOriginal,
     }) => {
       const setActiveOrganization = store.setActiveOrganization?.bind(store);
       if (!setActiveOrganization) return;
@@ -96,8 +93,7 @@ export const SESSION_ORGANIZATION_TESTS: StoreTests<SessionContext> = {
         if (!session || !next) throw new Error("no session");
         // In every other pair the rotation starts first.
         const rotate = ((i >> 1) + i) % 2 === 0;
-        if (rotate)
-          return (await store.rotateRefreshToken(session.id, session.refreshTokenHash, next, TTL_MS)).status;
+        if (rotate) return (await presentOriginal(session, next)).status;
         return (await setActiveOrganization(session.id, `org-${i}`)) ? "set" : "missing";
       });
       expect(results.filter((result) => result === "rotated")).toHaveLength(10);

@@ -92,8 +92,9 @@ export async function snapshotOf(store: WebhookStore, endpointId: string) {
 /**
  * The store of one test (empty), makers of endpoints and deliveries, and shortcuts: `stored`
  * creates an endpoint; `lease` takes its lease for `owner` from `NOW` for `LEASE_MS` and returns
- * the lease argument of `advance` and `recordAttempt` at `NOW`; `advanced` adds a delivery in the
- * endpoint's order (under a lease, from its cursor) and `added` one beside it (a redelivery).
+ * the lease argument of `advance` and `recordAttempt` at `NOW`; `leased` does both for a new
+ * endpoint; `advanced` adds a delivery in the endpoint's order (under a lease, from its cursor)
+ * and `added` one beside it (a redelivery).
  */
 export function webhookContext(fixture: StoreFixture<WebhookStore>) {
   const { endpoint, delivery } = makers();
@@ -107,6 +108,11 @@ export function webhookContext(fixture: StoreFixture<WebhookStore>) {
     expect(await store.tryLease(endpointId, owner, NOW, NOW + LEASE_MS)).toBe(true);
     return { owner, now: NOW };
   };
+  /** A new endpoint with `overrides`, stored, whose lease `owner` takes: the endpoint and the lease argument. */
+  const leased = async (overrides: Partial<WebhookEndpoint> = {}, owner = "instance-a") => {
+    const made = await stored(overrides);
+    return { made, held: await lease(made.id, owner) };
+  };
   const advanced = async (endpointId: string, overrides: Partial<WebhookDelivery> = {}) => {
     const held = await lease(endpointId);
     const from = (await store.findEndpoint(endpointId))?.cursor ?? 0;
@@ -119,7 +125,32 @@ export function webhookContext(fixture: StoreFixture<WebhookStore>) {
     await store.addDelivery(structuredClone(made));
     return made;
   };
-  return { ...storeContext(fixture), endpoint, delivery, stored, lease, advanced, added };
+  /** A new endpoint, stored, with a delivery (with `overrides`) in its order: the endpoint and the delivery. */
+  const withDelivery = async (overrides: Partial<WebhookDelivery> = {}) => {
+    const made = await stored();
+    return { made, delivery: await advanced(made.id, overrides) };
+  };
+  /** Two new endpoints: `made` with a delivery in its order (`mine`) and a `redelivery`; `other` with `theirs`. */
+  const twoWithDeliveries = async () => {
+    const made = await stored();
+    const other = await stored();
+    const mine = await advanced(made.id);
+    const redelivery = await added(made.id);
+    const theirs = await advanced(other.id);
+    return { made, other, mine, redelivery, theirs };
+  };
+  return {
+    ...storeContext(fixture),
+    endpoint,
+    delivery,
+    stored,
+    lease,
+    leased,
+    advanced,
+    added,
+    withDelivery,
+    twoWithDeliveries,
+  };
 }
 
 export type WebhookContext = ReturnType<typeof webhookContext>;

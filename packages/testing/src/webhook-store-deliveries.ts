@@ -43,12 +43,10 @@ async function finished(
 export const WEBHOOK_DELIVERY_TESTS: StoreTests<WebhookContext>[string] = {
   "addDelivery - adds a delivery beside the order: every field as given, the cursor unmoved": async ({
     store,
-    stored,
-    advanced,
+    withDelivery,
     delivery,
   }) => {
-    const made = await stored();
-    const original = await advanced(made.id);
+    const { made, delivery: original } = await withDelivery();
     // A redelivery carries the same audit entry as the delivery it repeats.
     const redelivery = delivery(made.id, {
       entryId: original.entryId,
@@ -158,15 +156,9 @@ export const WEBHOOK_DELIVERY_TESTS: StoreTests<WebhookContext>[string] = {
   },
   "findDelivery - the endpoint's delivery; null for another endpoint's or an unknown id": async ({
     store,
-    stored,
-    advanced,
-    added,
+    twoWithDeliveries,
   }) => {
-    const made = await stored();
-    const other = await stored();
-    const mine = await advanced(made.id);
-    const redelivery = await added(made.id);
-    const theirs = await advanced(other.id);
+    const { made, other, mine, redelivery, theirs } = await twoWithDeliveries();
     expect(await store.findDelivery(made.id, mine.id)).toEqual(mine);
     expect(await store.findDelivery(made.id, redelivery.id)).toEqual(redelivery);
     expect(await store.findDelivery(other.id, theirs.id)).toEqual(theirs);
@@ -207,10 +199,9 @@ export const WEBHOOK_SWEEP_TESTS: StoreTests<WebhookContext>[string] = {
       expect(await store.sweepDeliveries(cut)).toBe(0);
     },
   "sweepDeliveries - 0 when nothing is finished and old enough": async (context) => {
-    const { store, stored, advanced } = context;
+    const { store, withDelivery } = context;
     expect(await store.sweepDeliveries(NOW)).toBe(0);
-    const made = await stored();
-    const pending = await advanced(made.id, { createdAt: T0 });
+    const { made, delivery: pending } = await withDelivery({ createdAt: T0 });
     const recent = await finished(context, made.id, "succeeded", NOW);
     expect(await store.sweepDeliveries(NOW)).toBe(0);
     expect(await store.listDeliveries(made.id, ALL)).toEqual([recent, pending]);

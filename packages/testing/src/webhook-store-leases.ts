@@ -18,10 +18,9 @@ export const WEBHOOK_LEASE_TESTS: StoreTests<WebhookContext>[string] = {
   },
   "tryLease - the owner renews its own lease, which then lasts until the new until": async ({
     store,
-    stored,
+    leased,
   }) => {
-    const made = await stored();
-    expect(await store.tryLease(made.id, "instance-a", NOW, UNTIL)).toBe(true);
+    const { made } = await leased(); // instance-a's until UNTIL
     expect(await store.tryLease(made.id, "instance-a", NOW + 10_000, UNTIL + 10_000)).toBe(true);
     expect(await store.tryLease(made.id, "instance-b", UNTIL + 9_999, UNTIL + 60_000)).toBe(false);
     expect(
@@ -32,9 +31,8 @@ export const WEBHOOK_LEASE_TESTS: StoreTests<WebhookContext>[string] = {
     expect(await store.tryLease(made.id, "instance-b", UNTIL + 49_999, UNTIL + 60_000)).toBe(false);
   },
   "tryLease - an expired lease (its until at or before now) goes to the next owner; the old one loses it":
-    async ({ store, stored }) => {
-      const made = await stored();
-      expect(await store.tryLease(made.id, "instance-a", NOW, UNTIL)).toBe(true);
+    async ({ store, leased }) => {
+      const { made } = await leased(); // instance-a's until UNTIL
       expect(await store.tryLease(made.id, "instance-b", UNTIL, UNTIL + LEASE_MS)).toBe(true);
       expect(await store.advance(made.id, { owner: "instance-a", now: UNTIL }, made.cursor, 50, null)).toBe(
         false,
@@ -44,9 +42,8 @@ export const WEBHOOK_LEASE_TESTS: StoreTests<WebhookContext>[string] = {
         true,
       );
     },
-  "tryLease - a refused call leaves the holder's lease as it was": async ({ store, stored }) => {
-    const made = await stored();
-    expect(await store.tryLease(made.id, "instance-a", NOW, UNTIL)).toBe(true);
+  "tryLease - a refused call leaves the holder's lease as it was": async ({ store, leased }) => {
+    const { made } = await leased(); // instance-a's until UNTIL
     expect(await store.tryLease(made.id, "instance-b", NOW + 1, UNTIL + 60_000)).toBe(false);
     // Still instance-a's until UNTIL, and no longer: the refused call did not extend it.
     expect(await store.advance(made.id, { owner: "instance-a", now: UNTIL - 1 }, made.cursor, 50, null)).toBe(
@@ -84,9 +81,8 @@ export const WEBHOOK_LEASE_TESTS: StoreTests<WebhookContext>[string] = {
     expect(await store.advance(made.id, lease(winner), made.cursor, 50, null)).toBe(true);
   },
   "tryLease - 20 concurrent calls of different owners on an expired lease: exactly one takes it over":
-    async ({ store, stored }) => {
-      const made = await stored();
-      expect(await store.tryLease(made.id, "instance-old", NOW, UNTIL)).toBe(true);
+    async ({ store, leased }) => {
+      const { made } = await leased({}, "instance-old"); // until UNTIL
       const later = UNTIL + 1_000;
       const results = await concurrently(20, (n) =>
         store.tryLease(made.id, `instance-${n}`, later, later + LEASE_MS),
@@ -96,10 +92,9 @@ export const WEBHOOK_LEASE_TESTS: StoreTests<WebhookContext>[string] = {
     },
   "releaseLease - the owner gives it up: another owner takes it, the old one can no longer write": async ({
     store,
-    stored,
+    leased,
   }) => {
-    const made = await stored();
-    expect(await store.tryLease(made.id, "instance-a", NOW, UNTIL)).toBe(true);
+    const { made } = await leased(); // instance-a's until UNTIL
     await store.releaseLease(made.id, "instance-a");
     expect(await store.advance(made.id, { owner: "instance-a", now: NOW }, made.cursor, 50, null)).toBe(
       false,
@@ -124,12 +119,10 @@ export const WEBHOOK_LEASE_TESTS: StoreTests<WebhookContext>[string] = {
 export const WEBHOOK_ADVANCE_TESTS: StoreTests<WebhookContext>[string] = {
   "advance - moves the cursor from `from` to `to` and adds the delivery, pending, under the lease": async ({
     store,
-    stored,
-    lease,
+    leased,
     delivery,
   }) => {
-    const made = await stored({ cursor: 41 });
-    const held = await lease(made.id);
+    const { made, held } = await leased({ cursor: 41 });
     const first = delivery(made.id, { seq: 42 });
     expect(await store.advance(made.id, held, 41, 42, structuredClone(first))).toBe(true);
     expect(await store.findEndpoint(made.id)).toEqual({ ...made, cursor: 42 });
@@ -140,9 +133,8 @@ export const WEBHOOK_ADVANCE_TESTS: StoreTests<WebhookContext>[string] = {
     expect(await store.pendingDeliveries(made.id)).toEqual([first, second]);
     expect(await store.listDeliveries(made.id, ALL)).toEqual([second, first]);
   },
-  "advance - without a delivery moves the cursor only": async ({ store, stored, lease }) => {
-    const made = await stored({ cursor: 0 });
-    const held = await lease(made.id);
+  "advance - without a delivery moves the cursor only": async ({ store, leased }) => {
+    const { made, held } = await leased({ cursor: 0 });
     expect(await store.advance(made.id, held, 0, 12, null)).toBe(true);
     expect(await store.advance(made.id, held, 12, 13, null)).toBe(true);
     expect(await store.findEndpoint(made.id)).toEqual({ ...made, cursor: 13 });
@@ -150,12 +142,10 @@ export const WEBHOOK_ADVANCE_TESTS: StoreTests<WebhookContext>[string] = {
   },
   "advance - false and nothing written when the cursor is not at `from`": async ({
     store,
-    stored,
-    lease,
+    leased,
     delivery,
   }) => {
-    const made = await stored({ cursor: 41 });
-    const held = await lease(made.id);
+    const { made, held } = await leased({ cursor: 41 });
     const before = await snapshotOf(store, made.id);
     for (const from of [40, 42, 0]) {
       expect(await store.advance(made.id, held, from, 60, delivery(made.id))).toBe(false);
@@ -193,9 +183,8 @@ export const WEBHOOK_ADVANCE_TESTS: StoreTests<WebhookContext>[string] = {
     expect(await store.listEndpoints(undefined)).toEqual([]);
   },
   "advance - 20 concurrent calls from the same `from`: exactly one moves the cursor and adds its delivery":
-    async ({ store, stored, lease, delivery }) => {
-      const made = await stored({ cursor: 41 });
-      const held = await lease(made.id);
+    async ({ store, leased, delivery }) => {
+      const { made, held } = await leased({ cursor: 41 });
       const deliveries = Array.from({ length: 20 }, (_, n) => delivery(made.id, { seq: 42 + n }));
       const results = await concurrently(20, (n) => {
         const one = deliveries[n] as WebhookDelivery;

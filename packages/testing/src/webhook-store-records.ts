@@ -18,11 +18,10 @@ const UNTIL = NOW + LEASE_MS;
 export const WEBHOOK_ATTEMPT_TESTS: StoreTests<WebhookContext>[string] = {
   "recordAttempt - writes the attempt's fields on the delivery under the lease, and nothing else": async ({
     store,
-    stored,
+    withDelivery,
     advanced,
   }) => {
-    const made = await stored();
-    const first = await advanced(made.id);
+    const { made, delivery: first } = await withDelivery();
     const second = await advanced(made.id);
     const lease = { owner: "instance-a", now: NOW + 5 };
     const failed = attemptOf({
@@ -52,13 +51,11 @@ export const WEBHOOK_ATTEMPT_TESTS: StoreTests<WebhookContext>[string] = {
   },
   "recordAttempt - with `disable`, disables the endpoint with that reason in the same write": async ({
     store,
-    stored,
-    advanced,
+    withDelivery,
     added,
   }) => {
     for (const reason of ["gone", "failing", "manual"] as const) {
-      const made = await stored();
-      const delivery = await advanced(made.id);
+      const { made, delivery } = await withDelivery();
       const redelivery = await added(made.id);
       const lease = { owner: "instance-a", now: NOW };
       const failed = attemptOf({ status: "failed", lastStatusCode: 410, lastError: "HTTP 410" });

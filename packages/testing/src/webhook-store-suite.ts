@@ -117,11 +117,9 @@ const ENDPOINT_TESTS: StoreTests<WebhookContext>[string] = {
   },
   "updateEndpoint - leaves the cursor, the lease and the deliveries as they were": async ({
     store,
-    stored,
-    advanced,
+    withDelivery,
   }) => {
-    const made = await stored();
-    const delivery = await advanced(made.id);
+    const { made, delivery } = await withDelivery();
     const updated = await store.updateEndpoint(made.id, { url: "https://elsewhere.example.com/" });
     expect(updated?.cursor).toBe(delivery.seq);
     expect(await store.listDeliveries(made.id, ALL)).toEqual([delivery]);
@@ -150,14 +148,10 @@ const ENDPOINT_TESTS: StoreTests<WebhookContext>[string] = {
   },
   "deleteEndpoint - removes its deliveries and its lease, and no other endpoint's": async ({
     store,
-    stored,
-    advanced,
-    added,
+    twoWithDeliveries,
   }) => {
-    const made = await stored();
-    const kept = await stored();
-    const gone = [await advanced(made.id), await added(made.id)];
-    const keptDelivery = await advanced(kept.id);
+    const { made, other: kept, mine, redelivery, theirs: keptDelivery } = await twoWithDeliveries();
+    const gone = [mine, redelivery];
     expect(await store.deleteEndpoint(made.id)).toBe(true);
     expect(await store.tryLease(made.id, "instance-b", NOW, NOW + LEASE_MS)).toBe(false);
     for (const delivery of gone) expect(await store.findDelivery(made.id, delivery.id)).toBeNull();

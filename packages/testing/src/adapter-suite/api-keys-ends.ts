@@ -68,29 +68,13 @@ export const apiKeyLimitTests: AppTests = {
       const app = await bootApiKeys(boot, { apiKeys: { maxPerOwner: 2, maxExpiresInDays: 90 } });
       const { owner, organizationId } = await team(app);
       const headers = await stepUp(app, owner);
-      expectError(
-        await as(app, owner, "never expires", "POST", "/api-keys", { body: { name: "K" }, headers }),
-        400,
-        "VALIDATION_FAILED",
-      );
-      expectError(
-        await as(app, owner, "too long", "POST", "/api-keys", {
-          body: { name: "K", expiresInDays: 91 },
-          headers,
-        }),
-        400,
-        "VALIDATION_FAILED",
-      );
+      const create = (label: string, body: Record<string, unknown>) =>
+        as(app, owner, label, "POST", "/api-keys", { body, headers });
+      expectError(await create("never expires", { name: "K" }), 400, "VALIDATION_FAILED");
+      expectError(await create("too long", { name: "K", expiresInDays: 91 }), 400, "VALIDATION_FAILED");
       const first = await createKey(app, owner, { name: "One", expiresInDays: 90 });
       await createKey(app, owner, { name: "Two", expiresInDays: 1 });
-      expectError(
-        await as(app, owner, "third", "POST", "/api-keys", {
-          body: { name: "Three", expiresInDays: 1 },
-          headers,
-        }),
-        409,
-        "API_KEY_LIMIT_REACHED",
-      );
+      expectError(await create("third", { name: "Three", expiresInDays: 1 }), 409, "API_KEY_LIMIT_REACHED");
       // The organization's keys count apart from the owner's own.
       const body = { name: "Org", expiresInDays: 1, organizationId, permissions: ["project:read"] };
       await createKey(app, owner, body);

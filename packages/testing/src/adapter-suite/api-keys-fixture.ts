@@ -1,5 +1,6 @@
-// What the API key tests of the adapter suite share (api-keys.ts, api-keys-ends.ts): an app with
-// organizations and API keys on, a key made through the routes, and a host call made with one.
+// What the API key tests of the adapter suite share (api-keys.ts, api-keys-ends.ts, and webhooks.ts
+// for the refusals): an app with organizations and API keys on, a key made through the routes, a
+// host call made with one, and the 403 of an auth route called with one.
 import { crc32 } from "node:zlib";
 import {
   type Auth,
@@ -10,8 +11,8 @@ import {
   silentLogger,
 } from "@portcullis/core";
 import { expect, onTestFinished } from "vitest";
-import { createHttpClient, type HttpClient, type HttpReply } from "../http-client.js";
-import { APP_ORIGIN, type App, type Boot, PASSWORD, type StartedServer } from "./fixture.js";
+import { type CallInit, createHttpClient, type HttpClient, type HttpReply } from "../http-client.js";
+import { APP_ORIGIN, type App, type Boot, expectError, PASSWORD, type StartedServer } from "./fixture.js";
 import { as, bootOrganizations, type Member, stepUp } from "./organization-fixture.js";
 
 /** Requests one key may make per minute in most tests: more than any of them makes. */
@@ -101,6 +102,27 @@ export function withKey(
     ...(via === "bearer" ? { bearer: key } : { headers: { "x-api-key": key } }),
     ...(method === "POST" ? { body: {} } : {}),
   });
+}
+
+/** The ways `key` travels (see `KeyHeader`), as what a request adds: a bearer token, then its own header. */
+export const sentWith = (key: string): CallInit[] => [{ bearer: key }, { headers: { "x-api-key": key } }];
+
+/**
+ * `method` `path` (with `body`, if any) under `/api/auth`, labelled `method path`, sent once with
+ * each of `ways` in turn: each answered 403 API_KEY_NOT_ALLOWED.
+ */
+export async function expectKeyNotAllowed(
+  app: App,
+  [method, path, body]: readonly [string, string, unknown?],
+  ways: CallInit[],
+): Promise<void> {
+  const init = body === undefined ? {} : { body };
+  for (const way of ways)
+    expectError(
+      await app.api(method, path, { ...init, label: `${method} ${path}`, ...way }),
+      403,
+      "API_KEY_NOT_ALLOWED",
+    );
 }
 
 /**

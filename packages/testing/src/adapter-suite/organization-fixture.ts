@@ -121,3 +121,9 @@ export async function team(app: App) {
   await join(app, owner, organizationId, plain, "member");
   return { owner, admin, plain, organizationId };
 }
+
+/** The app with organizations on (`bootOrganizations`) and its `team`. */
+export async function bootTeam(boot: Boot) {
+  const app = await bootOrganizations(boot);
+  return { app, ...(await team(app)) };
+}

@@ -4,11 +4,11 @@ import {
   acmeOwner,
   as,
   bootOrganizations,
+  bootTeam,
   createOrganization,
   invitationToken,
   invite,
   member,
-  team,
 } from "./organization-fixture.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -134,8 +134,7 @@ export const organizationInvitationTests: AppTests = {
 
   "POST /organizations/:id/invitations - a member's address is 409 ALREADY_MEMBER; a plain member may not invite; a role above the inviter's is 403":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, admin, plain, organizationId } = await team(app);
+      const { app, owner, admin, plain, organizationId } = await bootTeam(boot);
       for (const [inviter, email, role, status, code] of [
         [owner, plain.email, "member", 409, "ALREADY_MEMBER"],
         [plain, "x@example.test", "member", 403, "PERMISSION_DENIED"],

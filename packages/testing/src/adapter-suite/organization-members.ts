@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { type App, type AppTests, expectError } from "./fixture.js";
-import { as, bootOrganizations, join, type Member, member, team } from "./organization-fixture.js";
+import { as, bootTeam, join, type Member, member } from "./organization-fixture.js";
 
 /** `who` gives `target` the role `role` in `organizationId`; the reply. */
 const setRole = (
@@ -39,8 +39,7 @@ export const organizationMemberTests: AppTests = {
   "GET /organizations/:id/members - every member with address, name, role and join time, in pages": async (
     boot,
   ) => {
-    const app = await bootOrganizations(boot);
-    const { owner, organizationId } = await team(app);
+    const { app, owner, organizationId } = await bootTeam(boot);
     const all = await as(app, owner, "members", "GET", `/organizations/${organizationId}/members`);
     expect(all.body).toMatchObject({ nextCursor: null });
     expect(all.body.items).toMatchObject([
@@ -68,8 +67,7 @@ export const organizationMemberTests: AppTests = {
 
   "PATCH /organizations/:id/members/:userId - a plain member is 403; an admin cannot make or demote an owner; an owner can":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, admin, plain, organizationId } = await team(app);
+      const { app, owner, admin, plain, organizationId } = await bootTeam(boot);
       expectError(await setRole(app, plain, organizationId, admin, "member"), 403, "PERMISSION_DENIED");
       expectError(await setRole(app, admin, organizationId, plain, "owner"), 403, "PERMISSION_DENIED");
       expectError(await setRole(app, admin, organizationId, owner, "member"), 403, "PERMISSION_DENIED");
@@ -85,8 +83,7 @@ export const organizationMemberTests: AppTests = {
 
   "PATCH /organizations/:id/members/:userId - the last owner cannot be demoted, removed or leave: 409 LAST_OWNER":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, organizationId } = await team(app);
+      const { app, owner, organizationId } = await bootTeam(boot);
       expectError(
         await setRole(app, owner, organizationId, owner, "admin", "last owner demotes self"),
         409,
@@ -108,8 +105,7 @@ export const organizationMemberTests: AppTests = {
 
   "PATCH /organizations/:id/members/:userId - concurrent demotions of the last two owners leave exactly one owner; the others are 409 LAST_OWNER or 403":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, admin, organizationId } = await team(app);
+      const { app, owner, admin, organizationId } = await bootTeam(boot);
       expect((await setRole(app, owner, organizationId, admin, "owner")).status).toBe(200);
       const replies = await Promise.all([
         setRole(app, owner, organizationId, admin, "member", "demote the other", false),
@@ -128,8 +124,7 @@ export const organizationMemberTests: AppTests = {
 
   "DELETE /organizations/:id/members/:userId - a member leaves, an admin removes a member; a plain member removes nobody":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, admin, plain, organizationId } = await team(app);
+      const { app, owner, admin, plain, organizationId } = await bootTeam(boot);
       const path = (target: Member) => `/organizations/${organizationId}/members/${target.user.id}`;
       expectError(
         await as(app, plain, "member removes admin", "DELETE", path(admin)),
@@ -153,8 +148,7 @@ export const organizationMemberTests: AppTests = {
 
   "POST /organizations/:id/roles - a custom role from the declared permissions; nobody grants what they lack; a role in use is 409 ROLE_IN_USE":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, admin, plain, organizationId } = await team(app);
+      const { app, owner, admin, plain, organizationId } = await bootTeam(boot);
       const roles = `/organizations/${organizationId}/roles`;
       expectError(
         await as(app, plain, "member creates role", "POST", roles, {
@@ -199,8 +193,7 @@ export const organizationMemberTests: AppTests = {
 
   "PATCH /organizations/:id/members/:userId - a member with role:manage and member:update-role but not project:write cannot grant a role that has it":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, plain, organizationId } = await team(app);
+      const { app, owner, plain, organizationId } = await bootTeam(boot);
       const roles = `/organizations/${organizationId}/roles`;
       const body = { name: "people", permissions: ["project:read", "member:update-role", "role:manage"] };
       expect((await as(app, owner, "people role", "POST", roles, { body })).status).toBe(201);

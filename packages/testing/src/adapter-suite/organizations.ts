@@ -4,12 +4,12 @@ import {
   activate,
   as,
   bootOrganizations,
+  bootTeam,
   createOrganization,
   type Member,
   member,
   projects,
   stepUp,
-  team,
 } from "./organization-fixture.js";
 import { organizationInvitationTests } from "./organization-invitations.js";
 import { organizationMemberTests } from "./organization-members.js";
@@ -41,15 +41,8 @@ const organizationTests: AppTests = {
         body: { name: "Acme Inc", slug: "acme" },
       });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({
-        organization: {
-          id: expect.any(String),
-          name: "Acme Inc",
-          slug: "acme",
-          createdAt: expect.any(String),
-        },
-        role: "owner",
-      });
+      const acme = { id: expect.any(String), name: "Acme Inc", slug: "acme", createdAt: expect.any(String) };
+      expect(created.body).toMatchObject({ organization: acme, role: "owner" });
       const id = (created.body.organization as { id: string }).id;
       const list = await as(app, owner, "list", "GET", "/organizations");
       expect(list.body).toEqual({ items: [{ organization: created.body.organization, role: "owner" }] });
@@ -121,8 +114,7 @@ const organizationTests: AppTests = {
 
   "PATCH /organizations/:id - an admin renames it; a plain member is 403 PERMISSION_DENIED; a slug taken is 409":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { admin, plain, owner, organizationId } = await team(app);
+      const { app, admin, plain, owner, organizationId } = await bootTeam(boot);
       await createOrganization(app, owner, "Other", "other");
       const path = `/organizations/${organizationId}`;
       expectError(
@@ -146,8 +138,7 @@ const organizationTests: AppTests = {
   "DELETE /organizations/:id - only the owner, with a step-up; afterwards every member gets 404": async (
     boot,
   ) => {
-    const app = await bootOrganizations(boot);
-    const { admin, owner, organizationId } = await team(app);
+    const { app, admin, owner, organizationId } = await bootTeam(boot);
     const path = `/organizations/${organizationId}`;
     expectError(await as(app, owner, "no step-up", "DELETE", path), 401, "STEP_UP_REQUIRED");
     expectError(
@@ -166,8 +157,7 @@ const organizationTests: AppTests = {
 
   "POST /organizations/:id/activate - /me shows the active organization with role and permissions, also after a refresh":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { plain, organizationId } = await team(app);
+      const { app, plain, organizationId } = await bootTeam(boot);
       const before = await as(app, plain, "me before", "GET", "/me");
       expect(before.body.activeOrganization).toBeNull();
       const active = await activate(app, plain, organizationId);
@@ -189,8 +179,7 @@ const organizationTests: AppTests = {
 
   "requirePermission - 401 without a token, 403 NO_ACTIVE_ORGANIZATION before activating, then the role's permissions":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { plain, admin, organizationId } = await team(app);
+      const { app, plain, admin, organizationId } = await bootTeam(boot);
       expectError(
         await projects(app, { accessToken: "" }, "anonymous", "GET"),
         401,
@@ -208,8 +197,7 @@ const organizationTests: AppTests = {
 
   "requirePermission - a demotion and a removal count on the member's next request with the same access token":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, admin, organizationId } = await team(app);
+      const { app, owner, admin, organizationId } = await bootTeam(boot);
       const active = await activate(app, admin, organizationId);
       expect((await projects(app, active, "admin writes", "POST")).status).toBe(200);
       const demoted = await as(
@@ -259,8 +247,7 @@ const organizationTests: AppTests = {
 
   "DELETE /me - the only owner of an organization with other members is 409 LAST_OWNER; alone, the organization goes with the account":
     async (boot) => {
-      const app = await bootOrganizations(boot);
-      const { owner, plain, organizationId } = await team(app);
+      const { app, owner, plain, organizationId } = await bootTeam(boot);
       expectError(
         await as(app, owner, "owner deletes account", "DELETE", "/me", { headers: await stepUp(app, owner) }),
         409,
