@@ -172,30 +172,18 @@ export type AuditBreak = {
   reason: "hash" | "link";
 };
 
-/** One entry as the routes, the host API and the exports show it. */
-export interface AuditItem {
-  id: string;
+/** One entry as the back office, the host API and their exports show it (the deployment's view). */
+export interface AuditItem extends OrganizationAuditItem {
+  /** Its place in the deployment's chain. */
   seq: number;
-  /** ISO 8601. */
-  at: string;
-  type: string;
-  actorType: AuditActorType;
-  actorId: null | string;
-  userId: null | string;
-  organizationId: null | string;
-  sessionId: null | string;
-  ip: null | string;
-  userAgent: null | string;
-  reason: null | string;
+  /** The hash of the deployment's entry before it. */
   prevHash: string;
-  orgPrevHash: null | string;
-  hash: string;
 }
 
-/** A page of the audit log, newest first. */
+/** A page of the audit log, newest first, as the back office and the host see it. */
 export interface AuditPage {
   items: AuditItem[];
-  /** Pass as `cursor` for the next (older) page; null on the last one. */
+  /** Pass as `cursor` for the next (older) page; null on the last one. Opaque: sealed, never the same twice. */
   nextCursor: null | string;
 }
 
@@ -353,7 +341,7 @@ export interface AuthAnswers {
   "organizations.deleteRole": {
     success: true;
   };
-  "organizations.listAuditLog": AuditPage;
+  "organizations.listAuditLog": OrganizationAuditPage;
   "apiKeys.create": {
     apiKey: ApiKeyView;
     key: string;
@@ -561,6 +549,36 @@ export interface MemberView {
   role: string;
   /** ISO 8601. */
   joinedAt: string;
+}
+
+/**
+ * One entry as an organization's members see it (its routes, host API and exports): nothing of
+ * the rest of the deployment, so neither the entry's place in the deployment's chain (`seq`) nor
+ * the hash of the deployment's entry before it (`prevHash`).
+ */
+export interface OrganizationAuditItem {
+  id: string;
+  /** ISO 8601. */
+  at: string;
+  type: string;
+  actorType: AuditActorType;
+  actorId: null | string;
+  userId: null | string;
+  organizationId: null | string;
+  sessionId: null | string;
+  ip: null | string;
+  userAgent: null | string;
+  reason: null | string;
+  /** The hash of the organization's entry before it (null for its first). */
+  orgPrevHash: null | string;
+  hash: string;
+}
+
+/** A page of an organization's audit log, newest first, as its members see it (no `seq`, no `prevHash`). */
+export interface OrganizationAuditPage {
+  items: OrganizationAuditItem[];
+  /** Pass as `cursor` for the next (older) page; null on the last one. Opaque: sealed, never the same twice. */
+  nextCursor: null | string;
 }
 
 /** One of the caller's organizations, with their role and what it grants. */

@@ -46,7 +46,7 @@ Object.assign(STRINGS.en, {
   "audit.browserOn": "{browser} on {os}",
   "audit.export": "Export",
   "audit.exportLead":
-    "The entries that match the filters, as a file: every field, the hashes of the chain included.",
+    "The entries that match the filters, as a file, with the hashes that link them.",
   "audit.ndjson": "Download NDJSON",
   "audit.csv": "Download CSV",
   "audit.verify": "Verify the chain",
@@ -169,7 +169,7 @@ Object.assign(STRINGS.de, {
   "audit.browserOn": "{browser} unter {os}",
   "audit.export": "Export",
   "audit.exportLead":
-    "Die Einträge, die zu den Filtern passen, als Datei: jedes Feld, auch die Hashes der Kette.",
+    "Die Einträge, die zu den Filtern passen, als Datei, mit den Hashes, die sie verketten.",
   "audit.ndjson": "NDJSON herunterladen",
   "audit.csv": "CSV herunterladen",
   "audit.verify": "Kette prüfen",

@@ -159,7 +159,7 @@ export const headerRow = (names) => {
   return row;
 };
 
-/** One entry as a row of `names` columns. */
+/** One entry as a row of `names` columns, `data-id` its id (and `data-seq` its `seq`, when the log shows it). */
 export function entryRow(entry, names, nameOf) {
   const blank = t("audit.blank");
   const event = [element("span", { className: "audit-event", textContent: eventLabel(entry.type) })];
@@ -180,6 +180,8 @@ export function entryRow(entry, names, nameOf) {
   };
   const row = element("tr", {}, ...names.map((name) => cell(t(`audit.col.${name}`), ...values[name])));
   row.setAttribute("role", "row");
-  row.dataset.seq = String(entry.seq);
+  row.dataset.id = entry.id;
+  // The deployment's log (the back office) has each entry's place in its chain; an organization's does not.
+  if (entry.seq !== undefined) row.dataset.seq = String(entry.seq);
   return row;
 }

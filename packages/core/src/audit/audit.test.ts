@@ -6,6 +6,7 @@ import { createBackgroundTasks } from "../support/background.js";
 import { createPendingWrites } from "../support/pending-writes.js";
 import { createLineLogger, createTestAuth, PASSWORD, signIn, TEST_SECRET } from "../test-support.js";
 import { auditDraft } from "./draft.js";
+import { listAuditPage, listOrganizationAuditPage } from "./read.js";
 import { createAuditRecorder } from "./recorder.js";
 import { createAuditSeal } from "./seal.js";
 import { verifyAuditChain } from "./verify.js";
@@ -105,7 +106,7 @@ describe("audit drafts", () => {
     expect(actors).toContain("user.created host:null");
     expect(actors).toContain("user.locked host:script:fraud");
     expect(actors).toContain("user.unlocked host:null");
-    expect(actors).toContain("login.succeeded user:" + login.user.id);
+    expect(actors).toContain(`login.succeeded user:${login.user.id}`);
     expect(actors).toContain(`impersonation.started admin:${login.user.id}`);
     expect(actors).toContain(`organization.created impersonator:${login.user.id}`);
     expect(actors).toContain(`session.revoked impersonator:${login.user.id}`);
@@ -167,6 +168,78 @@ describe("audit chain", () => {
     ).toMatchObject({
       ok: false,
       broken: { seq: 3, reason: "hash" },
+    });
+  });
+});
+
+describe("audit cursors", () => {
+  const NEWER = "a-newer-secret-kM3pQ9xV2rT7wZ4nB8cL1dF6";
+
+  it("sealCursor - opaque: another text each time, no seq in any decodable form; openCursor gives it back", () => {
+    const seal = createAuditSeal([TEST_SECRET]);
+    const texts = [seal.sealCursor(42), seal.sealCursor(42), seal.sealCursor(43)];
+    expect(new Set(texts).size).toBe(3);
+    for (const text of texts) {
+      expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
+      const decoded = Buffer.from(text, "base64url").toString("latin1");
+      expect(decoded).not.toMatch(/^a\d+$/);
+      expect(decoded).not.toContain("a42");
+      expect(decoded).not.toContain("a43");
+    }
+    expect(texts.map((text) => seal.openCursor(text))).toEqual([42, 42, 43]);
+    expect(seal.openCursor(seal.sealCursor(9_007_199_254_740))).toBe(9_007_199_254_740);
+  });
+
+  it("openCursor - a rotated secret still opens; another secret, a changed or cut cursor, the old plain form do not", () => {
+    const old = createAuditSeal([TEST_SECRET]);
+    const rotated = createAuditSeal([NEWER, TEST_SECRET]);
+    const made = old.sealCursor(7);
+    expect(rotated.openCursor(made)).toBe(7);
+    expect(old.openCursor(rotated.sealCursor(8))).toBeUndefined();
+    expect(createAuditSeal([NEWER]).openCursor(made)).toBeUndefined();
+    const bytes = Buffer.from(made, "base64url");
+    for (const index of [0, 12, bytes.length - 1]) {
+      const changed = Buffer.from(bytes);
+      changed[index] = (changed[index] ?? 0) ^ 1;
+      expect(old.openCursor(changed.toString("base64url"))).toBeUndefined();
+    }
+    for (const text of [made.slice(0, -2), "", "a7", Buffer.from("a7").toString("base64url"), `${made}!`])
+      expect(old.openCursor(text)).toBeUndefined();
+  });
+
+  it("listAuditPage - paged with cursors made before a rotation: every entry once, newest first; a bad cursor 400 at cursor", async () => {
+    const memory = createMemoryAuditLogStore();
+    const before = createAuditSeal([TEST_SECRET]);
+    await memory.append(
+      Array.from({ length: 9 }, (_, i) => draft(`e${i}`, i % 3 === 0 ? null : "o1")),
+      before.seal,
+    );
+    const after = createAuditSeal([NEWER, TEST_SECRET]);
+    const first = await listOrganizationAuditPage({ store: memory, seal: before }, { limit: 2 }, "o1");
+    const ids = first.items.map((item) => item.id);
+    let cursor = first.nextCursor;
+    while (cursor !== null) {
+      const page = await listOrganizationAuditPage(
+        { store: memory, seal: after },
+        { limit: 2, cursor },
+        "o1",
+      );
+      ids.push(...page.items.map((item) => item.id));
+      for (const item of page.items) expect(Object.keys(item)).not.toContain("seq");
+      cursor = page.nextCursor;
+    }
+    expect(ids).toEqual(["e8", "e7", "e5", "e4", "e2", "e1"]);
+    const deployment = await listAuditPage({ store: memory, seal: after }, { limit: 4 });
+    expect(deployment.items.map((item) => item.seq)).toEqual([9, 8, 7, 6]);
+    const rest = await listAuditPage({ store: memory, seal: after }, { cursor: deployment.nextCursor });
+    expect(rest.items.map((item) => item.seq)).toEqual([5, 4, 3, 2, 1]);
+    const refused = listAuditPage(
+      { store: memory, seal: createAuditSeal([NEWER]) },
+      { cursor: first.nextCursor },
+    );
+    await expect(refused).rejects.toMatchObject({
+      code: "VALIDATION_FAILED",
+      issues: [{ path: "cursor" }],
     });
   });
 });

@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditLogStore, AuditQuery } from "../ports/audit-log-store.js";
-import { AUDIT_COLUMNS, type AuditItem, toAuditItem } from "./query.js";
+import type { AuditCells, AuditView } from "./query.js";
 
 /** Entries read per page while exporting. */
 export const AUDIT_EXPORT_PAGE = 500;
@@ -41,10 +41,12 @@ export async function* auditPages(
   }
 }
 
-/** NDJSON: each entry's item as one JSON line. */
-export async function* ndjsonChunks(pages: AsyncIterable<AuditEntry[]>): AsyncIterable<string> {
-  for await (const page of pages)
-    yield page.map((entry) => `${JSON.stringify(toAuditItem(entry))}\n`).join("");
+/** NDJSON: each entry's item in `view` as one JSON line. */
+export async function* ndjsonChunks<Item extends AuditCells<Item>>(
+  pages: AsyncIterable<AuditEntry[]>,
+  view: AuditView<Item>,
+): AsyncIterable<string> {
+  for await (const page of pages) yield page.map((entry) => `${JSON.stringify(view.item(entry))}\n`).join("");
 }
 
 /** Text a spreadsheet would run as a formula: `=`, `+`, `-`, `@`, a tab or a carriage return first. */
@@ -62,25 +64,28 @@ export function csvCell(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-const csvRow = (item: AuditItem) => `${AUDIT_COLUMNS.map((column) => csvCell(item[column])).join(",")}\r\n`;
-
-/** CSV: a header row of `AUDIT_COLUMNS`, then a row an entry; CRLF line ends. */
-export async function* csvChunks(pages: AsyncIterable<AuditEntry[]>): AsyncIterable<string> {
-  yield `${AUDIT_COLUMNS.join(",")}\r\n`;
-  for await (const page of pages) yield page.map((entry) => csvRow(toAuditItem(entry))).join("");
+/** CSV: a header row of `view`'s columns, then a row an entry; CRLF line ends. */
+export async function* csvChunks<Item extends AuditCells<Item>>(
+  pages: AsyncIterable<AuditEntry[]>,
+  view: AuditView<Item>,
+): AsyncIterable<string> {
+  const row = (item: Item) => `${view.columns.map((column) => csvCell(item[column])).join(",")}\r\n`;
+  yield `${view.columns.join(",")}\r\n`;
+  for await (const page of pages) yield page.map((entry) => row(view.item(entry))).join("");
 }
 
 /**
- * The export of what `query` matches in `format`, named for `now`. `first`: its first page, read
- * by the caller (`auditPages` reads it otherwise).
+ * The export of what `query` matches in `format`, named for `now`, its entries in `view` (the
+ * deployment's, or an organization's). `first`: its first page, read by the caller (`auditPages`
+ * reads it otherwise).
  */
-export function auditExport(
+export function auditExport<Item extends AuditCells<Item>>(
   store: AuditLogStore,
   query: Omit<AuditQuery, "order" | "limit" | "afterSeq">,
-  format: AuditExportFormat,
-  now: number,
+  shown: { format: AuditExportFormat; now: number; view: AuditView<Item> },
   first?: AuditEntry[],
 ): AuditExport {
+  const { format, now, view } = shown;
   const pages = auditPages(store, query, AUDIT_EXPORT_PAGE, first);
   const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
   return format === "csv"
@@ -88,12 +93,12 @@ export function auditExport(
         format,
         contentType: "text/csv; charset=utf-8",
         filename: `audit-log-${stamp}.csv`,
-        chunks: csvChunks(pages),
+        chunks: csvChunks(pages, view),
       }
     : {
         format,
         contentType: "application/x-ndjson",
         filename: `audit-log-${stamp}.ndjson`,
-        chunks: ndjsonChunks(pages),
+        chunks: ndjsonChunks(pages, view),
       };
 }

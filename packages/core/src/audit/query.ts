@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ValidationError } from "../errors.js";
 import type { AuditEntry, AuditQuery } from "../ports/audit-log-store.js";
 import { fieldIssue, parseInput } from "../validation.js";
+import type { AuditSeal } from "./seal.js";
 
 /** Entries per page when the caller names no `limit`. */
 export const DEFAULT_AUDIT_PAGE = 50;
@@ -77,23 +78,23 @@ export function auditQueryOf(
   };
 }
 
-/** The opaque cursor of a listing: the last entry's `seq`, base64url. */
-export const encodeAuditCursor = (seq: number): string => Buffer.from(`a${seq}`).toString("base64url");
-
-/** The `seq` a cursor names; `VALIDATION_FAILED` (at `cursor`) for one this server did not make. */
-export function decodeAuditCursor(cursor: string): number {
-  const text = /^[A-Za-z0-9_-]{1,40}$/.test(cursor)
-    ? Buffer.from(cursor, "base64url").toString("latin1")
-    : "";
-  const match = /^a(\d{1,16})$/.exec(text);
-  if (!match) throw new ValidationError([fieldIssue("cursor", "invalid_cursor")]);
-  return Number(match[1]);
+/**
+ * The position a cursor names (`AuditSeal.openCursor`); `VALIDATION_FAILED` (at `cursor`) for
+ * one this server did not make, or that was changed.
+ */
+export function decodeAuditCursor(seal: Pick<AuditSeal, "openCursor">, cursor: string): number {
+  const seq = seal.openCursor(cursor);
+  if (seq === undefined) throw new ValidationError([fieldIssue("cursor", "invalid_cursor")]);
+  return seq;
 }
 
-/** One entry as the routes, the host API and the exports show it. */
-export interface AuditItem {
+/**
+ * One entry as an organization's members see it (its routes, host API and exports): nothing of
+ * the rest of the deployment, so neither the entry's place in the deployment's chain (`seq`) nor
+ * the hash of the deployment's entry before it (`prevHash`).
+ */
+export interface OrganizationAuditItem {
   id: string;
-  seq: number;
   /** ISO 8601. */
   at: string;
   type: string;
@@ -105,13 +106,21 @@ export interface AuditItem {
   ip: string | null;
   userAgent: string | null;
   reason: string | null;
-  prevHash: string;
+  /** The hash of the organization's entry before it (null for its first). */
   orgPrevHash: string | null;
   hash: string;
 }
 
+/** One entry as the back office, the host API and their exports show it (the deployment's view). */
+export interface AuditItem extends OrganizationAuditItem {
+  /** Its place in the deployment's chain. */
+  seq: number;
+  /** The hash of the deployment's entry before it. */
+  prevHash: string;
+}
+
 /** The columns of an item, in the order of the CSV export. */
-export const AUDIT_COLUMNS = [
+export const AUDIT_COLUMNS: readonly (keyof AuditItem)[] = [
   "id",
   "seq",
   "at",
@@ -127,11 +136,15 @@ export const AUDIT_COLUMNS = [
   "prevHash",
   "orgPrevHash",
   "hash",
-] as const satisfies readonly (keyof AuditItem)[];
+];
 
-export const toAuditItem = (entry: AuditEntry): AuditItem => ({
+/** The columns of an organization's CSV export: `AUDIT_COLUMNS` without `seq` and `prevHash`. */
+export const ORGANIZATION_AUDIT_COLUMNS: readonly (keyof OrganizationAuditItem)[] = AUDIT_COLUMNS.filter(
+  (column): column is keyof OrganizationAuditItem => column !== "seq" && column !== "prevHash",
+);
+
+export const toOrganizationAuditItem = (entry: AuditEntry): OrganizationAuditItem => ({
   id: entry.id,
-  seq: entry.seq,
   at: new Date(entry.at).toISOString(),
   type: entry.type,
   actorType: entry.actorType,
@@ -142,10 +155,32 @@ export const toAuditItem = (entry: AuditEntry): AuditItem => ({
   ip: entry.ip,
   userAgent: entry.userAgent,
   reason: entry.reason,
-  prevHash: entry.prevHash,
   orgPrevHash: entry.orgPrevHash,
   hash: entry.hash,
 });
+
+/** The deployment's view of an entry: the organization's, with `seq` and `prevHash`, in `AUDIT_COLUMNS`' order. */
+export function toAuditItem(entry: AuditEntry): AuditItem {
+  const { id, orgPrevHash, hash, ...fields } = toOrganizationAuditItem(entry);
+  return { id, seq: entry.seq, ...fields, prevHash: entry.prevHash, orgPrevHash, hash };
+}
+
+/** An item whose every field is a CSV cell's value. */
+export type AuditCells<Item> = { [K in keyof Item]: string | number | null };
+
+/** How a scope shows its entries: the item of an entry, and the columns of its CSV export. */
+export interface AuditView<Item extends AuditCells<Item>> {
+  item: (entry: AuditEntry) => Item;
+  columns: readonly (keyof Item & string)[];
+}
+
+/** The back office's and the host's view: the whole `AuditItem`. */
+export const DEPLOYMENT_AUDIT_VIEW: AuditView<AuditItem> = { item: toAuditItem, columns: AUDIT_COLUMNS };
+/** An organization's view: `OrganizationAuditItem`, nothing of the rest of the deployment. */
+export const ORGANIZATION_AUDIT_VIEW: AuditView<OrganizationAuditItem> = {
+  item: toOrganizationAuditItem,
+  columns: ORGANIZATION_AUDIT_COLUMNS,
+};
 
 /** The filters as a caller of the host API or the use cases gives them (`from`/`to`: ISO 8601 text or epoch ms). */
 export interface AuditFilters {

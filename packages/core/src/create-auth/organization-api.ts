@@ -1,6 +1,6 @@
 // The `auth.organizations` group of the `Auth` object (docs/organizations.md). Re-exported from auth.ts.
 import type { AuditExport } from "../audit/export.js";
-import type { AuditPage } from "../audit/read.js";
+import type { OrganizationAuditPage } from "../audit/read.js";
 import type { Call, Principal } from "../model.js";
 import type { PermissionGrant } from "../organizations/membership.js";
 import type {
@@ -132,16 +132,17 @@ export interface OrganizationApi {
   deleteRole(call: Call, input: { organizationId: string; role: string }): Promise<{ success: true }>;
   /**
    * A page of the organization's audit log, newest first (`audit:read`), filtered by `type`,
-   * `actor`, `from`, `to` (docs/audit-log.md); `NOT_FOUND` without `stores.auditLog`.
+   * `actor`, `from`, `to` (docs/audit-log.md); `NOT_FOUND` without `stores.auditLog`. Its items
+   * carry nothing of the rest of the deployment (no `seq`, no `prevHash`); `nextCursor` is opaque.
    * @throws `USE_CASE_ERRORS.organizations.listAuditLog`'s codes (use-case-errors.ts)
    */
   listAuditLog(
     call: Call,
     input: { organizationId: string } & Omit<AuditListInput, "organizationId">,
-  ): Promise<AuditPage>;
+  ): Promise<OrganizationAuditPage>;
   /**
    * The organization's audit log as NDJSON or CSV (`audit:read`), oldest first, streamed a page
-   * at a time.
+   * at a time; its entries as `listAuditLog`'s items (no `seq`, no `prevHash`).
    * @throws `USE_CASE_ERRORS.organizations.exportAuditLog`'s codes (use-case-errors.ts)
    */
   exportAuditLog(

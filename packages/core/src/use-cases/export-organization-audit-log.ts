@@ -8,7 +8,8 @@ import { assertPermission } from "../organizations/membership.js";
 
 /**
  * One organization's audit log as NDJSON or CSV, oldest first (`audit:read`), with the filters
- * of `listAuditLog`; its text streams a page at a time.
+ * of `listAuditLog`; its text streams a page at a time, each entry as the organization's members
+ * see it (no `seq`, no `prevHash`).
  */
 export async function exportOrganizationAuditLog(
   ctx: AuthContext,

@@ -2,6 +2,7 @@ import { createMemoryAuditLogStore } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import { auditDraft } from "../../audit/draft.js";
 import { auditPages, csvCell, csvChunks } from "../../audit/export.js";
+import { AUDIT_COLUMNS, DEPLOYMENT_AUDIT_VIEW, ORGANIZATION_AUDIT_COLUMNS } from "../../audit/query.js";
 import { createAuditSeal } from "../../audit/seal.js";
 import type { AuditLogStore } from "../../ports/audit-log-store.js";
 import { createTestAuth, PASSWORD, signIn, TEST_SECRET } from "../../test-support.js";
@@ -31,6 +32,14 @@ async function setup() {
 
 const json = (response: HttpResponse) => JSON.parse(String(response.body));
 
+/** `cursor` names `seq` (the page's last entry) in no readable form: not `a<seq>`, not the old base64url of it. */
+function expectSealed(cursor: string, seq: number | undefined) {
+  const decoded = Buffer.from(cursor, "base64url").toString("latin1");
+  expect(decoded).not.toMatch(/^a\d+$/);
+  expect(decoded).not.toContain(`a${seq}`);
+  expect(cursor).not.toContain(Buffer.from(`a${seq}`).toString("base64url"));
+}
+
 /** The whole text of a streamed response. */
 async function text(response: HttpResponse): Promise<string> {
   let all = "";
@@ -40,7 +49,7 @@ async function text(response: HttpResponse): Promise<string> {
 
 describe("audit-log routes", () => {
   it("GET /organizations/:id/audit-log - owner 200 with filters and cursor paging; bad filters 400; non-member 404", async () => {
-    const { auth, tokenOf, send } = await setup();
+    const { auth, stores, tokenOf, send } = await setup();
     const owner = await tokenOf("owner@example.test");
     const principal = await auth.authenticate({ token: owner });
     const { organization } = await auth.organizations.create({ principal }, { name: "Acme" });
@@ -65,6 +74,16 @@ describe("audit-log routes", () => {
       "organization.created",
     ]);
     expect(second.nextCursor).toBeNull();
+    // Nothing of the rest of the deployment: no `seq`, no `prevHash`; every entry once, in order.
+    const seen = [...page.items, ...second.items];
+    for (const item of seen) {
+      expect(item).not.toHaveProperty("seq");
+      expect(item).not.toHaveProperty("prevHash");
+      expect(Object.keys(item)).toEqual([...ORGANIZATION_AUDIT_COLUMNS]);
+    }
+    const all = json(await send(path, owner)).items;
+    expect(seen.map((item: { id: string }) => item.id)).toEqual(all.map((item: { id: string }) => item.id));
+    expect(new Set(seen.map((item: { id: string }) => item.id)).size).toBe(4);
     const filtered = json(await send(`${path}?type=organization.created`, owner));
     expect(filtered.items).toHaveLength(1);
     expect(json(await send(`${path}?actor=nobody`, owner)).items).toEqual([]);
@@ -73,6 +92,24 @@ describe("audit-log routes", () => {
     expect(bad.status).toBe(400);
     expect(json(bad).code).toBe("VALIDATION_FAILED");
     expect(json(await send(`${path}?from=2026-02-01&to=2026-01-01`, owner)).code).toBe("VALIDATION_FAILED");
+
+    // The cursor is sealed: the same place gives another text each time, none shows the seq.
+    const again = json(await send(`${path}?limit=2`, owner));
+    expect(again.items).toEqual(page.items);
+    expect(again.nextCursor).not.toBe(page.nextCursor);
+    const entries = await stores.auditLog.list({ organizationId: organization.id, order: "desc", limit: 10 });
+    const seq = entries.find((entry) => entry.id === page.items[1].id)?.seq;
+    expect(seq).toBeGreaterThan(0);
+    for (const cursor of [page.nextCursor, again.nextCursor]) expectSealed(cursor, seq);
+    expect(json(await send(`${path}?limit=2&cursor=${again.nextCursor}`, owner)).items).toEqual(second.items);
+    // A cursor changed by one character, cut short, or made as the old ones were: 400 at `cursor`.
+    const flipped = `${page.nextCursor.slice(0, 20)}${page.nextCursor[20] === "A" ? "B" : "A"}${page.nextCursor.slice(21)}`;
+    const forged = Buffer.from("a3").toString("base64url");
+    for (const cursor of [flipped, page.nextCursor.slice(0, -4), forged, "%%%"]) {
+      const refused = await send(`${path}?cursor=${encodeURIComponent(cursor)}`, owner);
+      expect(refused.status).toBe(400);
+      expect(json(refused)).toMatchObject({ code: "VALIDATION_FAILED", errors: [{ path: "cursor" }] });
+    }
 
     const stranger = await send(path, await tokenOf("eve@example.test"));
     expect(stranger.status).toBe(404);
@@ -119,11 +156,17 @@ describe("audit-log routes", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.type)).toEqual(["organization.created", "organization.updated"]);
+    for (const line of lines) {
+      expect(line).not.toHaveProperty("seq");
+      expect(line).not.toHaveProperty("prevHash");
+      expect(line).toHaveProperty("orgPrevHash");
+    }
+    expect(new Set(lines.map((line) => line.id)).size).toBe(2);
     const csv = await send(`${path}?format=csv&type=organization.updated`, owner);
     expect(csv.headers["content-type"]).toBe("text/csv; charset=utf-8");
     const rows = (await text(csv)).split("\r\n");
     expect(rows[0]).toBe(
-      "id,seq,at,type,actorType,actorId,userId,organizationId,sessionId,ip,userAgent,reason,prevHash,orgPrevHash,hash",
+      "id,at,type,actorType,actorId,userId,organizationId,sessionId,ip,userAgent,reason,orgPrevHash,hash",
     );
     expect(rows).toHaveLength(3); // header, one row, the final CRLF
     expect(rows[1]).toContain(",organization.updated,user,");
@@ -147,8 +190,25 @@ describe("audit-log routes", () => {
     expect(types).toContain("login.succeeded");
     const scoped = json(await send(`/admin/audit-log?organizationId=${organization.id}`, admin, headers));
     expect(scoped.items.map((item: { type: string }) => item.type)).toEqual(["organization.created"]);
+    // The deployment's view keeps every field, `seq` and `prevHash` among them.
+    expect(Object.keys(scoped.items[0])).toEqual([...AUDIT_COLUMNS]);
+    expect(scoped.items[0].seq).toBeGreaterThan(1);
+    // Its cursor is sealed as the organization's, and pages the same way.
+    const firstTwo = json(await send("/admin/audit-log?limit=2", admin, headers));
+    expectSealed(firstTwo.nextCursor, firstTwo.items[1].seq);
+    const nextTwo = json(
+      await send(`/admin/audit-log?limit=2&cursor=${firstTwo.nextCursor}`, admin, headers),
+    );
+    expect([...firstTwo.items, ...nextTwo.items]).toEqual(all.items.slice(0, 4));
     const csv = await send("/admin/audit-log?format=csv", admin, headers);
-    expect((await text(csv)).split("\r\n").length).toBeGreaterThan(all.items.length);
+    const csvRows = (await text(csv)).split("\r\n");
+    expect(csvRows.length).toBeGreaterThan(all.items.length);
+    expect(csvRows[0]).toBe(AUDIT_COLUMNS.join(","));
+    expect(csvRows[0]?.startsWith("id,seq,at,")).toBe(true);
+    const ndjson = (await text(await send("/admin/audit-log?format=ndjson", admin, headers)))
+      .trim()
+      .split("\n");
+    expect(JSON.parse(ndjson[0] ?? "")).toMatchObject({ seq: 1, prevHash: expect.any(String) });
     expect(json(await send("/admin/audit-log/verify", admin, headers))).toMatchObject({ ok: true });
     const verifyOrg = json(
       await send(`/admin/audit-log/verify?organizationId=${organization.id}`, admin, headers),
@@ -204,7 +264,7 @@ describe("audit export", () => {
       },
     };
     let rows = 0;
-    for await (const chunk of csvChunks(auditPages(store, {}, 300))) {
+    for await (const chunk of csvChunks(auditPages(store, {}, 300), DEPLOYMENT_AUDIT_VIEW)) {
       const count = chunk.split("\r\n").length - 1;
       consumed += count;
       rows += count;
