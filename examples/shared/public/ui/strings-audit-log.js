@@ -45,8 +45,7 @@ Object.assign(STRINGS.en, {
   "audit.col.browser": "Browser",
   "audit.browserOn": "{browser} on {os}",
   "audit.export": "Export",
-  "audit.exportLead":
-    "The entries that match the filters, as a file, with the hashes that link them.",
+  "audit.exportLead": "The entries that match the filters, as a file, with the hashes that link them.",
   "audit.ndjson": "Download NDJSON",
   "audit.csv": "Download CSV",
   "audit.verify": "Verify the chain",
