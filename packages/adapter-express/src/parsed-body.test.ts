@@ -1,5 +1,5 @@
-import { createArgon2Hasher, createAuth } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
+import { authWithAccount } from "@portcullis/testing";
 import express, { type RequestHandler } from "express";
 import { describe, expect, it } from "vitest";
 import { createAuthRouter } from "./index.js";
@@ -8,13 +8,11 @@ import { listenForTests } from "./test-server.js";
 const credentials = { email: "parsed@example.test", password: "correct horse battery staple" };
 
 async function loginBehind(parser: RequestHandler, body: string, contentType: string) {
-  const auth = createAuth({
-    secret: "parsed-body-secret-I4u4QgbeIjsa-zye0WR3cavDSKUQ4DiYcytrWH4K4do",
-    stores: createMemoryStores(),
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { enabled: false },
-  });
-  await auth.register({}, credentials);
+  const auth = await authWithAccount(
+    "parsed-body-secret-I4u4QgbeIjsa-zye0WR3cavDSKUQ4DiYcytrWH4K4do",
+    createMemoryStores(),
+    credentials,
+  );
   const server = await listenForTests(express().use(parser).use(createAuthRouter(auth)));
   try {
     const reply = await fetch(`${server.baseUrl}/api/auth/login`, {

@@ -1,27 +1,23 @@
-import { createArgon2Hasher, createAuth } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
+import {
+  expectAuthenticationRequired,
+  expectNoteRefused,
+  expectNoteServed,
+  guardTestFixture,
+} from "@portcullis/testing";
 import Fastify from "fastify";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { portcullis, withAuth } from "./index.js";
 import { listenForTests } from "./test-server.js";
 
-const credentials = { email: "ada@example.test", password: "correct horse battery staple" };
-const closing: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closing.splice(0)) await close();
-});
+const guard = guardTestFixture();
 
 /** An app with host routes wrapped in `withAuth`, with and without the preHandler; Ada's access token. */
 async function start() {
-  const auth = createAuth({
-    secret: "with-auth-secret-1lUjomHUxJr-sRxyykYaf5jE6fvohjiOvKrxC62k1to",
-    stores: createMemoryStores(),
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { enabled: false },
-  });
-  await auth.register({}, credentials);
-  const login = await auth.login({}, credentials);
-  if (login.twoFactorRequired) throw new Error("unexpected 2FA");
+  const { auth, accessToken, userId } = await guard.signIn(
+    "with-auth-secret-1lUjomHUxJr-sRxyykYaf5jE6fvohjiOvKrxC62k1to",
+    createMemoryStores(),
+  );
   const app = Fastify({ forceCloseConnections: true });
   await app.register(portcullis, { auth });
   const ran: string[] = [];
@@ -46,35 +42,21 @@ async function start() {
     const userId: string = request.auth.userId;
     return { userId };
   });
-  const server = await listenForTests(app);
-  closing.push(server.close);
-  const get = (path: string, token?: string) =>
-    fetch(`${server.baseUrl}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
-  return { get, ran, accessToken: login.accessToken, userId: login.user.id };
+  return { get: guard.serve(await listenForTests(app)), ran, accessToken, userId };
 }
 
 describe("withAuth", () => {
   it("withAuth - after portcullisAuthenticate the handler runs with request.auth set", async () => {
-    const { get, ran, accessToken, userId } = await start();
-    const reply = await get("/notes/n1", accessToken);
-    expect(reply.status).toBe(200);
-    expect(await reply.json()).toEqual({ userId, noteId: "n1" });
-    expect(ran).toEqual(["n1"]);
+    await expectNoteServed(await start());
   });
 
   it("withAuth - signed out: 401 AUTHENTICATION_REQUIRED and the handler never runs", async () => {
-    const { get, ran } = await start();
-    const reply = await get("/notes/n1");
-    expect(reply.status).toBe(401);
-    expect(((await reply.json()) as { code: string }).code).toBe("AUTHENTICATION_REQUIRED");
-    expect(ran).toEqual([]);
+    await expectNoteRefused(await start());
   });
 
   it("withAuth - without the preHandler it authenticates the request itself", async () => {
     const { get, accessToken, userId } = await start();
     expect(await (await get("/alone", accessToken)).json()).toEqual({ userId });
-    const signedOut = await get("/alone");
-    expect(signedOut.status).toBe(401);
-    expect(((await signedOut.json()) as { code: string }).code).toBe("AUTHENTICATION_REQUIRED");
+    await expectAuthenticationRequired(await get("/alone"));
   });
 });

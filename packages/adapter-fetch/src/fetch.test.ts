@@ -1,34 +1,8 @@
 import { createMemoryStores } from "@portcullis/store-memory";
-import {
-  runAdapterSuite,
-  runApiKeysAdapterSuite,
-  runOrganizationsAdapterSuite,
-  runWebhooksAdapterSuite,
-} from "@portcullis/testing";
+import { runTranscriptAdapterSuites } from "@portcullis/testing";
 import { createTestApp, listenForTests } from "./test-server.js";
 
-runAdapterSuite({
-  name: "fetch",
-  createStores: (clock) => createMemoryStores({ clock }),
-  transcripts: true,
-  start: (auth) => listenForTests(createTestApp(auth)),
-});
-
-runOrganizationsAdapterSuite({
-  name: "fetch",
-  createStores: (clock) => createMemoryStores({ clock }),
-  transcripts: true,
-  start: (auth) => listenForTests(createTestApp(auth)),
-});
-
-runApiKeysAdapterSuite({
-  name: "fetch",
-  createStores: (clock) => createMemoryStores({ clock }),
-  transcripts: true,
-  start: (auth) => listenForTests(createTestApp(auth)),
-});
-
-runWebhooksAdapterSuite({
+runTranscriptAdapterSuites({
   name: "fetch",
   createStores: (clock) => createMemoryStores({ clock }),
   transcripts: true,

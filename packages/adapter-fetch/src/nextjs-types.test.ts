@@ -1,18 +1,14 @@
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { docSectionFiles, typecheckInScratchProject, workspaceBuilt } from "@portcullis/testing";
+import { describe, expect, it } from "vitest";
 
 // The Next.js route handlers of docs/runtimes.md, type-checked against Next.js's own types without
 // building a Next app. `next` is big, so it is no dependency of the workspace: this test installs
 // it from the npm registry into a temporary folder (without its optional SWC and sharp binaries,
 // and without install scripts), links the built workspace packages beside it, and runs tsc with a
 // Next app's usual tsconfig. Needs `pnpm -r build` first and the npm registry.
-const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const NEXT_DEPENDENCIES = [
   "next@16.4.6",
@@ -23,20 +19,11 @@ const NEXT_DEPENDENCIES = [
   "typescript@5.9.3",
 ];
 const LINKED = ["adapter-fetch", "core", "store-memory"];
-const built = LINKED.every((pkg) => existsSync(join(ROOT, "packages", pkg, "dist/index.d.ts")));
+const built = workspaceBuilt(ROOT, LINKED);
 
 /** The code blocks of the doc's Next.js section, by the path their first line names (`// app/…`). */
-export function nextFiles(doc: string): Map<string, string> {
-  const start = doc.indexOf("\n## Next.js route handlers\n");
-  const end = doc.indexOf("\n## ", start + 1);
-  const section = doc.slice(start, end === -1 ? undefined : end);
-  const files = new Map<string, string>();
-  for (const [, code = ""] of section.matchAll(/```ts\n([\s\S]*?)```/g)) {
-    const path = /^\/\/ ([\w/[\].-]+\.ts)/.exec(code)?.[1];
-    if (path) files.set(path, code);
-  }
-  return files;
-}
+export const nextFiles = (doc: string): Map<string, string> =>
+  docSectionFiles(doc, "Next.js route handlers", "ts", /^\/\/ ([\w/[\].-]+\.ts)/);
 
 /** What Next.js calls a route handler with and takes back; the files must fit it. */
 const CHECKS = `import type { NextRequest } from "next/server";
@@ -75,11 +62,6 @@ const TSCONFIG = {
   exclude: ["node_modules"],
 };
 
-let work: string | undefined;
-afterAll(async () => {
-  if (work) await rm(work, { recursive: true, force: true });
-});
-
 describe.skipIf(!built && process.env.CI !== "true")("docs/runtimes.md on Next.js", () => {
   it("nextFiles - the section has the auth module and both route files", async () => {
     const files = nextFiles(await readFile(join(ROOT, "docs/runtimes.md"), "utf8"));
@@ -93,39 +75,17 @@ describe.skipIf(!built && process.env.CI !== "true")("docs/runtimes.md on Next.j
   it(
     "route handlers - type-check against next's types (installed for this test only)",
     async () => {
-      work = await mkdtemp(join(tmpdir(), "portcullis-nextjs-"));
-      const env: NodeJS.ProcessEnv = {};
-      for (const [name, value] of Object.entries(process.env))
-        if (!/^npm_config_/i.test(name)) env[name] = value;
-      await writeFile(join(work, "package.json"), JSON.stringify({ name: "next-types", private: true }));
-      await run(
-        "npm",
-        [
-          "install",
-          "--no-audit",
-          "--no-fund",
-          "--loglevel=error",
-          "--omit=optional",
-          "--ignore-scripts",
-          ...NEXT_DEPENDENCIES,
-        ],
-        { cwd: work, env, maxBuffer: 16 * 1024 * 1024 },
-      );
-      await mkdir(join(work, "node_modules/@portcullis"), { recursive: true });
-      for (const pkg of LINKED)
-        await symlink(join(ROOT, "packages", pkg), join(work, "node_modules/@portcullis", pkg), "dir");
       const doc = await readFile(join(ROOT, "docs/runtimes.md"), "utf8");
-      for (const [path, code] of [...nextFiles(doc), ["checks.ts", CHECKS] as const]) {
-        await mkdir(dirname(join(work, path)), { recursive: true });
-        await writeFile(join(work, path), code);
-      }
-      await writeFile(join(work, "tsconfig.json"), JSON.stringify(TSCONFIG));
-      const tsc = await run(process.execPath, [join(work, "node_modules/typescript/bin/tsc"), "-p", work], {
-        cwd: work,
-      }).then(
-        ({ stdout, stderr }) => `${stdout}${stderr}`,
-        (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ""}${error.stderr ?? ""}`,
-      );
+      const tsc = await typecheckInScratchProject({
+        name: "next-types",
+        dependencies: NEXT_DEPENDENCIES,
+        // Without next's optional SWC and sharp binaries, and without install scripts.
+        installFlags: ["--omit=optional", "--ignore-scripts"],
+        root: ROOT,
+        linked: LINKED,
+        files: [...nextFiles(doc), ["checks.ts", CHECKS]],
+        tsconfig: TSCONFIG,
+      });
       expect(tsc).toBe("");
     },
     5 * 60_000,

@@ -1,5 +1,5 @@
 import type { UserRecord, UserStore } from "@portcullis/core";
-import { createFakeClock, runUserStoreSuite } from "@portcullis/testing";
+import { createFakeClock, runUserStoreSuite, sampleUserRecord } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { createMemoryStores } from "./memory-stores.js";
 
@@ -69,16 +69,7 @@ const memoryReadingAs = (spell: Spelling) => () => {
 
 describe("readingAs", () => {
   it("readingAs - every column reads null (false) for what is unset; sparse leaves them out", async () => {
-    const user = {
-      id: "u-1",
-      email: "ada@example.test",
-      emailVerified: false,
-      name: null,
-      passwordHash: null,
-      identityProviders: [],
-      twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
-      createdAt: 1_700_000_000_000,
-    };
+    const user = sampleUserRecord({ id: "u-1", createdAt: 1_700_000_000_000 });
     const full = memoryReadingAs(everyColumn)();
     await full.store.create(user);
     expect(await full.store.findById(user.id)).toStrictEqual({ ...user, ...UNSET });

@@ -1,19 +1,10 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { once } from "node:events";
 import { type AuditDraft, type AuditEntry, type AuditLinks, silentLogger } from "@portcullis/core";
-import { freePort, runAuditLogStoreSuite } from "@portcullis/testing";
+import { runAuditLogStoreSuite } from "@portcullis/testing";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisClient } from "./client.js";
+import { describe, expect, it } from "vitest";
 import { createRedisStores } from "./redis-stores.js";
-import {
-  canStartRedis,
-  deleteKeys,
-  startRedisServer,
-  stopRedisServer,
-  testPrefix,
-  useRedis,
-} from "./test-redis.js";
+import { canStartRedis, redisForFile, withRedisToKeepBusy } from "./test-redis.js";
 
 const SEAL_KEY = "audit-test-key";
 
@@ -57,201 +48,161 @@ function expectIntactChains(entries: AuditEntry[]) {
   }
 }
 
-let redis: Awaited<ReturnType<typeof useRedis>>;
-let clients: Redis[];
-beforeAll(async () => {
-  redis = await useRedis();
-  clients = [0, 1].map(() => createRedisClient(redis.url, { commandTimeout: 2_000 }));
-  await Promise.all(clients.map((client) => once(client, "ready")));
-});
-afterAll(async () => {
-  for (const client of clients ?? []) client.disconnect();
-  await redis?.stop();
-});
-
-/** A fresh prefix, removed after `run`. */
-async function withPrefix(run: (keyPrefix: string) => Promise<void>) {
-  const keyPrefix = testPrefix();
-  try {
-    await run(keyPrefix);
-  } finally {
-    await deleteKeys(clients[0] as Redis, keyPrefix);
-  }
-}
+// Two clients (two connections), as two processes would have; each test under a prefix of its own.
+const file = redisForFile(2);
+const { clients } = file;
 
 const auditOn = (client: Redis, keyPrefix: string) =>
   createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 }).auditLog;
 
 const everything = { order: "asc", limit: 1000 } as const;
 
-runAuditLogStoreSuite({
-  name: "redis",
-  create: () => {
-    const keyPrefix = testPrefix();
-    const client = clients[0] as Redis;
-    return { store: auditOn(client, keyPrefix), cleanup: () => deleteKeys(client, keyPrefix) };
-  },
-});
+runAuditLogStoreSuite({ name: "redis", create: () => ({ store: auditOn(file.client, file.prefix()) }) });
 
 describe("redis audit log: concurrent appends", () => {
   it("append - 40 concurrent appends over 2 clients (8 stores): seqs without gaps, chains intact", async () => {
-    await withPrefix(async (keyPrefix) => {
-      const stores = clients.flatMap((client) => [0, 1, 2, 3].map(() => auditOn(client, keyPrefix)));
-      let sealed = 0;
-      const counting = (d: AuditDraft, links: AuditLinks) => {
-        sealed += 1;
-        return seal(d, links);
-      };
-      const batches = Array.from({ length: 40 }, (_, i) => {
-        const organizationId = i % 3 === 0 ? null : `org-${i % 3}`;
-        return Array.from({ length: 1 + (i % 2) }, () => draft({ organizationId, reason: `batch-${i}` }));
-      });
-      const results = await Promise.all(
-        batches.map((drafts, i) => (stores[i % stores.length] ?? stores[0])?.append(drafts, counting)),
-      );
-      const entries = await auditOn(clients[0] as Redis, keyPrefix).list(everything);
-      expect(entries).toHaveLength(60);
-      expectIntactChains(entries);
-      // Each append's entries are consecutive and are what it resolved to.
-      for (const [i, result] of results.entries()) {
-        expect(result?.map(draftOf)).toEqual(batches[i]);
-        expect(result).toEqual(entries.slice((result?.[0]?.seq ?? 0) - 1, result?.at(-1)?.seq));
-      }
-      // Stores competed: some drafts were sealed again on heads read anew.
-      expect(sealed).toBeGreaterThan(60);
+    const keyPrefix = file.prefix();
+    const stores = clients.flatMap((client) => [0, 1, 2, 3].map(() => auditOn(client, keyPrefix)));
+    let sealed = 0;
+    const counting = (d: AuditDraft, links: AuditLinks) => {
+      sealed += 1;
+      return seal(d, links);
+    };
+    const batches = Array.from({ length: 40 }, (_, i) => {
+      const organizationId = i % 3 === 0 ? null : `org-${i % 3}`;
+      return Array.from({ length: 1 + (i % 2) }, () => draft({ organizationId, reason: `batch-${i}` }));
     });
+    const results = await Promise.all(
+      batches.map((drafts, i) => (stores[i % stores.length] ?? stores[0])?.append(drafts, counting)),
+    );
+    const entries = await auditOn(clients[0] as Redis, keyPrefix).list(everything);
+    expect(entries).toHaveLength(60);
+    expectIntactChains(entries);
+    // Each append's entries are consecutive and are what it resolved to.
+    for (const [i, result] of results.entries()) {
+      expect(result?.map(draftOf)).toEqual(batches[i]);
+      expect(result).toEqual(entries.slice((result?.[0]?.seq ?? 0) - 1, result?.at(-1)?.seq));
+    }
+    // Stores competed: some drafts were sealed again on heads read anew.
+    expect(sealed).toBeGreaterThan(60);
   });
 
   it("append - a writer that gets in between the read and the write: sealed again, nothing forks", async () => {
-    await withPrefix(async (keyPrefix) => {
-      const client = clients[0] as Redis;
-      const first = auditOn(client, keyPrefix);
-      const second = auditOn(clients[1] as Redis, keyPrefix);
-      await first.append([draft({ organizationId: "org-a" })], seal);
-      const { hmget } = client;
-      // The first read of the heads answers, then another process appends before this one writes.
-      client.hmget = (async (...args: Parameters<Redis["hmget"]>) => {
-        const read = await hmget.apply(client, args);
-        client.hmget = hmget;
-        await second.append([draft({ organizationId: "org-a", reason: "between" })], seal);
-        return read;
-      }) as Redis["hmget"];
-      const seen: AuditLinks[] = [];
-      try {
-        const [entry] = await first.append(
-          [draft({ organizationId: "org-a", reason: "late" })],
-          (d, links) => {
-            seen.push(links);
-            return seal(d, links);
-          },
-        );
-        expect(seen.map((links) => links.seq)).toEqual([2, 3]);
-        expect(entry).toMatchObject({ seq: 3, reason: "late" });
-      } finally {
-        client.hmget = hmget;
-      }
-      const entries = await first.list(everything);
-      expect(entries.map((entry) => entry.reason)).toEqual([null, "between", "late"]);
-      expectIntactChains(entries);
-    });
+    const keyPrefix = file.prefix();
+    const client = clients[0] as Redis;
+    const first = auditOn(client, keyPrefix);
+    const second = auditOn(clients[1] as Redis, keyPrefix);
+    await first.append([draft({ organizationId: "org-a" })], seal);
+    const { hmget } = client;
+    // The first read of the heads answers, then another process appends before this one writes.
+    client.hmget = (async (...args: Parameters<Redis["hmget"]>) => {
+      const read = await hmget.apply(client, args);
+      client.hmget = hmget;
+      await second.append([draft({ organizationId: "org-a", reason: "between" })], seal);
+      return read;
+    }) as Redis["hmget"];
+    const seen: AuditLinks[] = [];
+    try {
+      const [entry] = await first.append([draft({ organizationId: "org-a", reason: "late" })], (d, links) => {
+        seen.push(links);
+        return seal(d, links);
+      });
+      expect(seen.map((links) => links.seq)).toEqual([2, 3]);
+      expect(entry).toMatchObject({ seq: 3, reason: "late" });
+    } finally {
+      client.hmget = hmget;
+    }
+    const entries = await first.list(everything);
+    expect(entries.map((entry) => entry.reason)).toEqual([null, "between", "late"]);
+    expectIntactChains(entries);
   });
 });
 
 describe("redis audit log: reads and retention", () => {
   it("list - by organization, filters and cursors, both orders; sweepAudit keeps the heads", async () => {
-    await withPrefix(async (keyPrefix) => {
-      const store = auditOn(clients[0] as Redis, keyPrefix);
-      const base = 1_700_000_000_000;
-      for (let i = 0; i < 30; i++)
-        await store.append(
-          [
-            draft({
-              at: base + i * 1_000,
-              organizationId: i % 2 === 0 ? "org-even" : null,
-              type: i % 3 === 0 ? "member.role_changed" : "login.succeeded",
-              actorId: i % 5 === 0 ? "admin-1" : "user-1",
-            }),
-          ],
-          seal,
-        );
-      const seqs = (entries: AuditEntry[]) => entries.map((entry) => entry.seq);
-      const all = await store.list(everything);
-      expectIntactChains(all);
-      expect(seqs(await store.list({ order: "desc", limit: 3 }))).toEqual([30, 29, 28]);
-      expect(seqs(await store.list({ order: "desc", limit: 3, afterSeq: 28 }))).toEqual([27, 26, 25]);
-      expect(seqs(await store.list({ order: "asc", limit: 2, afterSeq: 28 }))).toEqual([29, 30]);
-      const org = await store.list({ order: "asc", limit: 1000, organizationId: "org-even" });
-      expect(seqs(org)).toEqual(all.filter((_, i) => i % 2 === 0).map((entry) => entry.seq));
-      expect(await store.list({ order: "asc", limit: 10, organizationId: "org-none" })).toEqual([]);
-      const filtered = await store.list({
-        order: "desc",
-        limit: 2,
-        organizationId: "org-even",
-        type: "member.role_changed",
-        actorId: "admin-1",
-      });
-      // i even (the organization), a multiple of 3 (the type) and of 5 (the actor): i = 0 alone.
-      expect(seqs(filtered)).toEqual(all.filter((_, i) => i % 30 === 0).map((entry) => entry.seq));
-      const window = await store.list({ order: "asc", limit: 1000, from: base + 5_000, to: base + 8_000 });
-      expect(seqs(window)).toEqual([6, 7, 8]);
-      expect(await store.sweepAudit(base + 10_000)).toBe(10);
-      expect(seqs(await store.list(everything))).toEqual(all.slice(10).map((entry) => entry.seq));
-      expect((await store.list({ order: "asc", limit: 1, organizationId: "org-even" }))[0]?.seq).toBe(11);
-      const [next] = await store.append([draft({ organizationId: "org-even" })], seal);
-      expect(next).toMatchObject({ seq: 31, prevHash: all[29]?.hash, orgPrevHash: all[28]?.hash });
-      expect(await store.sweepAudit(base + 10_000)).toBe(0);
+    const keyPrefix = file.prefix();
+    const store = auditOn(clients[0] as Redis, keyPrefix);
+    const base = 1_700_000_000_000;
+    for (let i = 0; i < 30; i++)
+      await store.append(
+        [
+          draft({
+            at: base + i * 1_000,
+            organizationId: i % 2 === 0 ? "org-even" : null,
+            type: i % 3 === 0 ? "member.role_changed" : "login.succeeded",
+            actorId: i % 5 === 0 ? "admin-1" : "user-1",
+          }),
+        ],
+        seal,
+      );
+    const seqs = (entries: AuditEntry[]) => entries.map((entry) => entry.seq);
+    const all = await store.list(everything);
+    expectIntactChains(all);
+    expect(seqs(await store.list({ order: "desc", limit: 3 }))).toEqual([30, 29, 28]);
+    expect(seqs(await store.list({ order: "desc", limit: 3, afterSeq: 28 }))).toEqual([27, 26, 25]);
+    expect(seqs(await store.list({ order: "asc", limit: 2, afterSeq: 28 }))).toEqual([29, 30]);
+    const org = await store.list({ order: "asc", limit: 1000, organizationId: "org-even" });
+    expect(seqs(org)).toEqual(all.filter((_, i) => i % 2 === 0).map((entry) => entry.seq));
+    expect(await store.list({ order: "asc", limit: 10, organizationId: "org-none" })).toEqual([]);
+    const filtered = await store.list({
+      order: "desc",
+      limit: 2,
+      organizationId: "org-even",
+      type: "member.role_changed",
+      actorId: "admin-1",
     });
+    // i even (the organization), a multiple of 3 (the type) and of 5 (the actor): i = 0 alone.
+    expect(seqs(filtered)).toEqual(all.filter((_, i) => i % 30 === 0).map((entry) => entry.seq));
+    const window = await store.list({ order: "asc", limit: 1000, from: base + 5_000, to: base + 8_000 });
+    expect(seqs(window)).toEqual([6, 7, 8]);
+    expect(await store.sweepAudit(base + 10_000)).toBe(10);
+    expect(seqs(await store.list(everything))).toEqual(all.slice(10).map((entry) => entry.seq));
+    expect((await store.list({ order: "asc", limit: 1, organizationId: "org-even" }))[0]?.seq).toBe(11);
+    const [next] = await store.append([draft({ organizationId: "org-even" })], seal);
+    expect(next).toMatchObject({ seq: 31, prevHash: all[29]?.hash, orgPrevHash: all[28]?.hash });
+    expect(await store.sweepAudit(base + 10_000)).toBe(0);
   });
 
   it("list - a filter that matches past the first pages (600 entries scanned in pages of 500)", async () => {
-    await withPrefix(async (keyPrefix) => {
-      const store = auditOn(clients[0] as Redis, keyPrefix);
-      for (let i = 0; i < 6; i++)
-        await store.append(
-          Array.from({ length: 100 }, (_, j) => draft({ type: i * 100 + j === 3 ? "rare" : "common" })),
-          seal,
-        );
-      const [rare] = await store.list({ order: "desc", limit: 5, type: "rare" });
-      expect(rare?.seq).toBe(4);
-      expect(await store.list({ order: "desc", limit: 5, type: "none" })).toEqual([]);
-      expect(await store.sweepAudit(Date.now() + 60_000)).toBe(600);
-    });
+    const keyPrefix = file.prefix();
+    const store = auditOn(clients[0] as Redis, keyPrefix);
+    for (let i = 0; i < 6; i++)
+      await store.append(
+        Array.from({ length: 100 }, (_, j) => draft({ type: i * 100 + j === 3 ? "rare" : "common" })),
+        seal,
+      );
+    const [rare] = await store.list({ order: "desc", limit: 5, type: "rare" });
+    expect(rare?.seq).toBe(4);
+    expect(await store.list({ order: "desc", limit: 5, type: "none" })).toEqual([]);
+    expect(await store.sweepAudit(Date.now() + 60_000)).toBe(600);
   });
 });
 
 describe("redis audit log: when Redis fails", () => {
   it("append - a closed client rejects and writes nothing; so does one closed between the read and the write", async () => {
-    await withPrefix(async (keyPrefix) => {
-      const closed = createRedisClient(redis.url, { commandTimeout: 500, logger: silentLogger });
-      await once(closed, "ready");
-      const store = auditOn(closed, keyPrefix);
-      await store.append([draft()], seal);
-      // The seal of the second append closes the connection: the script is never sent.
-      await expect(
-        store.append([draft(), draft({ organizationId: "org-a" })], (d, links) => {
-          closed.disconnect();
-          return seal(d, links);
-        }),
-      ).rejects.toThrow();
-      await expect(store.append([draft()], seal)).rejects.toThrow();
-      const reader = auditOn(clients[0] as Redis, keyPrefix);
-      expect((await reader.list(everything)).map((entry) => entry.seq)).toEqual([1]);
-      expect(await reader.list({ ...everything, organizationId: "org-a" })).toEqual([]);
-      expect((await reader.append([draft()], seal))[0]?.seq).toBe(2);
-      expectIntactChains(await reader.list(everything));
-    });
+    const keyPrefix = file.prefix();
+    const closed = await file.openClient({ commandTimeout: 500, logger: silentLogger });
+    const store = auditOn(closed, keyPrefix);
+    await store.append([draft()], seal);
+    // The seal of the second append closes the connection: the script is never sent.
+    await expect(
+      store.append([draft(), draft({ organizationId: "org-a" })], (d, links) => {
+        closed.disconnect();
+        return seal(d, links);
+      }),
+    ).rejects.toThrow();
+    await expect(store.append([draft()], seal)).rejects.toThrow();
+    const reader = auditOn(clients[0] as Redis, keyPrefix);
+    expect((await reader.list(everything)).map((entry) => entry.seq)).toEqual([1]);
+    expect(await reader.list({ ...everything, organizationId: "org-a" })).toEqual([]);
+    expect((await reader.append([draft()], seal))[0]?.seq).toBe(2);
+    expectIntactChains(await reader.list(everything));
   });
 
   it.skipIf(!canStartRedis)(
     "append - Redis too busy to answer within the bound: rejects in time, and the late script writes nothing",
-    async () => {
-      const port = await freePort();
-      const server = await startRedisServer(port);
-      const url = `redis://127.0.0.1:${port}`;
-      const client = createRedisClient(url, { commandTimeout: 500, logger: silentLogger });
-      const blocker = createRedisClient(url, { commandTimeout: 10_000, logger: silentLogger });
-      try {
-        await Promise.all([once(client, "ready"), once(blocker, "ready")]);
+    () =>
+      withRedisToKeepBusy(async ({ client, busyFor }) => {
         const store = createRedisStores({
           client,
           keyPrefix: "audit-late:",
@@ -263,7 +214,7 @@ describe("redis audit log: when Redis fails", () => {
         // Redis turns busy (a 1.5 s script) after the heads were read, before the append's script.
         await expect(
           store.append([draft({ organizationId: "org-a" })], (d, links) => {
-            busy ??= blocker.eval(BUSY_SCRIPT, 0, 1_500_000);
+            busy ??= busyFor(1_500_000);
             return seal(d, links);
           }),
         ).rejects.toThrow();
@@ -273,17 +224,7 @@ describe("redis audit log: when Redis fails", () => {
         expect(entries.map((entry) => entry.seq)).toEqual([1]);
         expect((await store.append([draft({ organizationId: "org-a" })], seal))[0]?.seq).toBe(2);
         expectIntactChains(await store.list(everything));
-      } finally {
-        client.disconnect();
-        blocker.disconnect();
-        await stopRedisServer(server);
-      }
-    },
+      }),
     10_000,
   );
 });
-
-/** Keeps Redis busy for ARGV[1] µs (a script loops on TIME). */
-const BUSY_SCRIPT = `local start = redis.call('TIME')
-local from = start[1] * 1000000 + start[2]
-repeat local now = redis.call('TIME') until now[1] * 1000000 + now[2] - from > tonumber(ARGV[1])`;

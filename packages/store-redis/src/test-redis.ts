@@ -8,7 +8,7 @@ import { silentLogger } from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
 import { type Cluster, Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
-import { createRedisClient } from "./client.js";
+import { createRedisClient, type RedisClientOptions } from "./client.js";
 
 /** Test support (not part of the package's exports): find or start a Redis for the tests. */
 
@@ -189,34 +189,88 @@ export async function serverTime(client: Redis | Cluster): Promise<number> {
 export const testPrefix = () => `portcullis-test:${randomUUID()}:`;
 
 /**
- * A test file's Redis (`useRedis`) and one client of it (2 s command timeout), opened before the
- * file's tests and closed after them, with the keys under every prefix `prefix()` handed out deleted.
+ * A test file's (or describe block's) Redis (`useRedis`) and `count` clients of it (2 s command
+ * timeout; `client` is the first), opened before its tests and closed after them, with the keys
+ * under every prefix `prefix()` handed out deleted. `openClient` opens one more (ready) client
+ * with `options`, closed after the tests too.
  */
-export function redisForFile(): { readonly client: Redis; prefix(): string } {
+export function redisForFile(count = 1): {
+  readonly client: Redis;
+  readonly clients: Redis[];
+  readonly url: string;
+  prefix(): string;
+  openClient(options?: RedisClientOptions): Promise<Redis>;
+} {
   let redis: Awaited<ReturnType<typeof useRedis>> | undefined;
-  let client: Redis | undefined;
+  const clients: Redis[] = [];
+  const opened: Redis[] = [];
   const prefixes: string[] = [];
   beforeAll(async () => {
     redis = await useRedis();
-    client = createRedisClient(redis.url, { commandTimeout: 2_000 });
-    await once(client, "ready");
+    const url = redis.url;
+    clients.push(...Array.from({ length: count }, () => createRedisClient(url, { commandTimeout: 2_000 })));
+    await Promise.all(clients.map((client) => once(client, "ready")));
   });
   afterAll(async () => {
-    if (client) for (const prefix of prefixes) await deleteKeys(client, prefix);
-    client?.disconnect();
+    const [first] = clients;
+    if (first) for (const prefix of prefixes) await deleteKeys(first, prefix);
+    for (const client of [...clients, ...opened]) client.disconnect();
     await redis?.stop();
   });
+  const found = () => {
+    if (!redis) throw new Error("redisForFile: the Redis is found in beforeAll");
+    return redis;
+  };
   return {
     get client() {
-      if (!client) throw new Error("redisForFile: the client is opened in beforeAll");
-      return client;
+      const [first] = clients;
+      if (!first) throw new Error("redisForFile: the clients are opened in beforeAll");
+      return first;
+    },
+    clients,
+    get url() {
+      return found().url;
     },
     prefix() {
       const prefix = testPrefix();
       prefixes.push(prefix);
       return prefix;
     },
+    async openClient(options = {}) {
+      const client = createRedisClient(found().url, options);
+      opened.push(client);
+      if (client.status !== "ready") await once(client, "ready");
+      return client;
+    },
   };
+}
+
+/** Keeps Redis busy for ARGV[1] µs (a script loops on TIME). */
+const BUSY_SCRIPT = `local start = redis.call('TIME')
+local from = start[1] * 1000000 + start[2]
+repeat local now = redis.call('TIME') until now[1] * 1000000 + now[2] - from > tonumber(ARGV[1])`;
+
+/**
+ * `run` on a redis-server of the test's own (stopped after): `client`, whose commands time out
+ * after 500 ms, and `busyFor(µs)`, which keeps Redis too busy to answer anyone for that long (a
+ * script sent through another client) and resolves when it is done.
+ */
+export async function withRedisToKeepBusy(
+  run: (redis: { client: Redis; busyFor(micros: number): Promise<unknown> }) => Promise<void>,
+): Promise<void> {
+  const port = await freePort();
+  const server = await startRedisServer(port);
+  const url = `redis://127.0.0.1:${port}`;
+  const client = createRedisClient(url, { commandTimeout: 500, logger: silentLogger });
+  const blocker = createRedisClient(url, { commandTimeout: 10_000, logger: silentLogger });
+  try {
+    await Promise.all([once(client, "ready"), once(blocker, "ready")]);
+    await run({ client, busyFor: (micros) => blocker.eval(BUSY_SCRIPT, 0, micros) });
+  } finally {
+    client.disconnect();
+    blocker.disconnect();
+    await stopRedisServer(server);
+  }
 }
 
 /** Deletes the keys under `prefix` (SCAN, test cleanup only). */

@@ -7,7 +7,7 @@ import { silentLogger, type UserStore } from "@portcullis/core";
 import { createMemoryUserStore } from "@portcullis/store-memory";
 import { freePort } from "@portcullis/testing";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { canRunKillChild, killMidDelivery } from "../../store-sql/src/test-webhook-kill.js";
 import {
   outageDuringBurst,
@@ -18,12 +18,11 @@ import { createRedisClient } from "./client.js";
 import { createRedisStores } from "./redis-stores.js";
 import {
   canStartRedis,
-  deleteKeys,
+  redisForFile,
   startDurableRedis,
   startRedisServer,
   stopRedisServer,
   testPrefix,
-  useRedis,
 } from "./test-redis.js";
 
 // docs/webhooks.md ("Delivery guarantees") with the audit log and the webhook store on Redis (the
@@ -36,37 +35,23 @@ async function ready(client: Redis): Promise<Redis> {
 }
 
 describe("webhooks on Redis (the shared test server)", () => {
-  let redis: Awaited<ReturnType<typeof useRedis>> | undefined;
-  const clients: Redis[] = [];
-  const prefixes: string[] = [];
-  beforeAll(async () => {
-    redis = await useRedis();
-  });
-  afterAll(async () => {
-    const [first] = clients;
-    if (first) for (const prefix of prefixes) await deleteKeys(first, prefix);
-    for (const client of clients) client.disconnect();
-    await redis?.stop();
-  });
-
-  const url = () => redis?.url ?? "";
-  const newPrefix = () => {
-    const prefix = testPrefix();
-    prefixes.push(prefix);
-    return prefix;
-  };
+  const file = redisForFile();
+  const newPrefix = () => file.prefix();
   /** Stores on a client of their own under `keyPrefix`, with `users` in memory. */
   const openStores = async (keyPrefix: string, users: UserStore = createMemoryUserStore()) => {
-    const client = createRedisClient(url(), { logger: silentLogger, commandTimeout: 2_000 });
-    clients.push(client);
-    return { users, ...createRedisStores({ client: await ready(client), keyPrefix }) };
+    const client = await file.openClient({ logger: silentLogger, commandTimeout: 2_000 });
+    return { users, ...createRedisStores({ client, keyPrefix }) };
   };
 
   it.skipIf(!canRunKillChild(true))(
     "webhooks - kill -9 between the answered calls and their delivery: the next instance delivers every event, in order",
     async () => {
       const keyPrefix = newPrefix();
-      await killMidDelivery("Redis", await openStores(keyPrefix), { kind: "redis", url: url(), keyPrefix });
+      await killMidDelivery("Redis", await openStores(keyPrefix), {
+        kind: "redis",
+        url: file.url,
+        keyPrefix,
+      });
     },
     120_000,
   );

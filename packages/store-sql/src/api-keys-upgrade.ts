@@ -1,10 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { createFakeClock } from "@portcullis/testing";
 import { expect } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrationsAfter } from "./migration-names.js";
-import { createSqlMigrator, migrate } from "./migrations.js";
-import { createSqlStores } from "./sql-stores.js";
+import { storesAtMigration } from "./test-upgrade.js";
 
 /**
  * Test support (not part of the package's exports), run on every dialect: a database at 0013
@@ -13,13 +10,12 @@ import { createSqlStores } from "./sql-stores.js";
  * down to 0013, the organization's tables stay and the keys' table is gone.
  */
 export async function checkApiKeysUpgrade(db: AnyKysely): Promise<void> {
-  const tablePrefix = `k${randomBytes(5).toString("hex")}_`;
-  const { organizations, apiKeys } = createSqlStores({ db, clock: createFakeClock(), tablePrefix });
-  await createSqlMigrator(db, { tablePrefix }).migrateTo("0013_organizations");
+  const at = await storesAtMigration(db, "k", "0013_organizations");
+  const { organizations, apiKeys } = at.stores;
   const organization = { id: "o1", name: "Acme", slug: "acme", createdAt: 1 };
   const owner = { organizationId: "o1", userId: "u1", role: "owner", joinedAt: 1 };
   expect(await organizations.createOrganization(organization, owner)).toBe("created");
-  expect(await migrate(db, { tablePrefix })).toEqual(migrationsAfter("0013_organizations"));
+  expect(await at.upgrade()).toEqual(migrationsAfter("0013_organizations"));
   const key = (id: string, organizationId: string | null) => ({
     id,
     lookupId: `lookup-${id}`,
@@ -40,9 +36,7 @@ export async function checkApiKeysUpgrade(db: AnyKysely): Promise<void> {
   expect(await apiKeys.findApiKey("acme")).toBeNull();
   expect(await apiKeys.listApiKeys({ userId: "u1", organizationId: null })).toEqual([key("mine", null)]);
   // And back down: the keys' table goes, the organization store's stay.
-  expect(
-    (await createSqlMigrator(db, { tablePrefix }).migrateTo("0013_organizations")).error,
-  ).toBeUndefined();
+  await at.downgrade();
   expect(await organizations.createOrganization(organization, owner)).toBe("created");
   await expect(apiKeys.findApiKey("mine")).rejects.toThrow();
 }

@@ -1,59 +1,25 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
 import type { AuditDraft, AuditEntry, AuditLinks } from "@portcullis/core";
 import { runAuditLogStoreSuite } from "@portcullis/testing";
-import { Kysely, MysqlDialect } from "kysely";
-import { createPool } from "mysql2";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { auditLogSchema } from "./audit-log-migration.js";
 import { auditDraft, checkAuditLogUpgrade } from "./audit-log-upgrade.js";
-import { type AnyKysely, type SqlDialect, tableNames } from "./context.js";
+import type { AnyKysely } from "./context.js";
 import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
-import {
-  postgresDatabase,
-  postgresDb,
-  postgresSchemaForFile,
-  sqliteDb,
-  usePostgres,
-} from "./test-databases.js";
-import { mysqlDatabase, useMysql } from "./test-mysql.js";
+import { sqliteDb, storeOnOwnTables } from "./test-databases.js";
+import { databasesForFile, onBothPools, onEachDialect, twoPoolTests } from "./test-two-pools.js";
 
 // The AuditLogStore conformance suite on SQLite (in memory and in a file), PostgreSQL (a schema of
 // this file's own) and MariaDB (a database of this file's own; skipped, loudly, only outside CI
 // on a machine without one); each test gets tables under a prefix of its own. Then appends from
 // two pools at once on each dialect, and the upgrade to 0015.
-const postgres = postgresSchemaForFile();
-const mysqlServer = await useMysql();
-const mysql = mysqlServer ? await mysqlDatabase(mysqlServer.url) : null;
-let dir: string;
-let file: AnyKysely;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "portcullis-audit-"));
-  file = sqliteDb(join(dir, "audit.db"));
-});
-afterAll(async () => {
-  await file?.destroy();
-  await rm(dir, { recursive: true, force: true });
-  await mysql?.drop();
-  await mysqlServer?.stop();
-});
+const databases = await databasesForFile("audit");
+const { postgres, mysql } = databases;
 
-/** The audit log under a table prefix of its own on `db`: only its two tables made, dropped after the test. */
-async function freshAuditLog(db: AnyKysely, dialect: SqlDialect, sweepBatchRows?: number) {
-  const tablePrefix = `a${randomBytes(5).toString("hex")}_`;
-  const schema = auditLogSchema(tableNames(tablePrefix), dialect);
-  await schema.up(db);
-  return {
-    store: createSqlStores({ db, tablePrefix, ...(sweepBatchRows ? { sweepBatchRows } : {}) }).auditLog,
-    tablePrefix,
-    cleanup: async () => {
-      await schema.down?.(db);
-    },
-  };
-}
+/** The audit log on its two tables of its own on `db` (`storeOnOwnTables`). */
+const freshAuditLog = (db: AnyKysely, sweepBatchRows?: number) =>
+  storeOnOwnTables(db, "a", auditLogSchema, (stores) => stores.auditLog, sweepBatchRows);
 
 runAuditLogStoreSuite({
   name: "sqlite memory",
@@ -63,19 +29,19 @@ runAuditLogStoreSuite({
     return { store: createSqlStores({ db }).auditLog, cleanup: () => db.destroy() };
   },
 });
-runAuditLogStoreSuite({ name: "sqlite file", create: () => freshAuditLog(file, "sqlite") });
-runAuditLogStoreSuite({ name: "postgres", create: () => freshAuditLog(postgres.db, "postgres") });
+runAuditLogStoreSuite({ name: "sqlite file", create: () => freshAuditLog(databases.file) });
+runAuditLogStoreSuite({ name: "postgres", create: () => freshAuditLog(postgres.db) });
 // Small sweep batches: the sweep's batches follow each other until one deletes nothing.
 runAuditLogStoreSuite({
   name: "postgres, sweeps of 2",
-  create: () => freshAuditLog(postgres.db, "postgres", 2),
+  create: () => freshAuditLog(postgres.db, 2),
 });
 describe.skipIf(!mysql)("mysql", () => {
   runAuditLogStoreSuite({
     name: "mysql",
     create: () => {
       if (!mysql) throw new Error("unreachable: skipped without a server");
-      return freshAuditLog(mysql.db, "mysql");
+      return freshAuditLog(mysql.db);
     },
   });
 });
@@ -94,10 +60,10 @@ const draftOf = ({ seq, prevHash, orgPrevHash, hash, ...draft }: AuditEntry): Au
  * stores, half through `b`'s (two pools, two connections to one file): the log holds seqs 1 … N
  * without a gap or a repeat, each batch's entries consecutive, and both chains intact.
  */
-async function checkConcurrentAppends(a: AnyKysely, b: AnyKysely, dialect: SqlDialect): Promise<void> {
-  const { store, tablePrefix, cleanup } = await freshAuditLog(a, dialect);
-  const stores = [store, createSqlStores({ db: b, tablePrefix }).auditLog];
-  try {
+async function checkConcurrentAppends(a: AnyKysely, b: AnyKysely): Promise<void> {
+  const other = (tablePrefix: string) => createSqlStores({ db: b, tablePrefix }).auditLog;
+  await onBothPools(freshAuditLog(a), other, async (stores) => {
+    const [store] = stores;
     const organizations = ["org-a", "org-b", null];
     const batches = Array.from({ length: 40 }, (_, n) =>
       Array.from({ length: (n % 3) + 1 }, (_, i) =>
@@ -125,77 +91,27 @@ async function checkConcurrentAppends(a: AnyKysely, b: AnyKysely, dialect: SqlDi
       if (entry.organizationId !== null) heads.set(entry.organizationId, entry.hash);
     }
     // The next append, from either side, follows the last one.
-    const [next] = await (stores[1] ?? store).append([auditDraft("last", 2_000, "org-a")], sha256Seal);
+    const [next] = await stores[1].append([auditDraft("last", 2_000, "org-a")], sha256Seal);
     expect([next?.seq, next?.prevHash, next?.orgPrevHash]).toEqual([
       all.length + 1,
       prevHash,
       heads.get("org-a"),
     ]);
-  } finally {
-    await cleanup();
-  }
+  });
 }
 
 describe("audit log: appends from two pools at once", () => {
-  it("append - 40 concurrent appends through two PostgreSQL pools never fork either chain", async () => {
-    const server = await usePostgres();
-    const database = await postgresDatabase(server.url);
-    const timeouts = { statementTimeoutMs: 5_000, lockTimeoutMs: 2_500, connectionTimeoutMs: 5_000 };
-    const [a, b] = [
-      postgresDb(database.url, undefined, 10, timeouts),
-      postgresDb(database.url, undefined, 10, timeouts),
-    ];
-    try {
-      await checkConcurrentAppends(a, b, "postgres");
-    } finally {
-      await Promise.all([a.destroy(), b.destroy()]);
-      await database.drop();
-      await server.stop();
-    }
-  });
-
-  it("append - 40 concurrent appends through two connections to one SQLite file never fork either chain", async () => {
-    const other = sqliteDb(join(dir, "audit.db"));
-    try {
-      await checkConcurrentAppends(file, other, "sqlite");
-    } finally {
-      await other.destroy();
-    }
-  });
-
-  it.skipIf(!mysql)(
-    "append - 40 concurrent appends through two MariaDB pools never fork either chain",
-    async () => {
-      if (!mysql || !mysqlServer) throw new Error("unreachable: skipped without a server");
-      const url = new URL(mysqlServer.url);
-      url.pathname = `/${(await mysql.db.selectNoFrom((eb) => eb.fn<string>("database").as("name")).executeTakeFirstOrThrow()).name}`;
-      const other = new Kysely({
-        dialect: new MysqlDialect({ pool: createPool({ uri: url.toString(), connectionLimit: 10 }) }),
-      }) as AnyKysely;
-      try {
-        await checkConcurrentAppends(mysql.db, other, "mysql");
-      } finally {
-        await other.destroy();
-      }
-    },
+  twoPoolTests(
+    databases,
+    (through) => `append - 40 concurrent appends through ${through} never fork either chain`,
+    checkConcurrentAppends,
   );
 });
 
 describe("audit log: upgrade", () => {
-  it("migrate - 0015 adds the audit log beside an existing API key (sqlite)", async () => {
-    const db = sqliteDb();
-    try {
-      await checkAuditLogUpgrade(db);
-    } finally {
-      await db.destroy();
-    }
-  });
-
-  it("migrate - 0015 adds the audit log beside an existing API key (postgres)", async () => {
-    await checkAuditLogUpgrade(postgres.db);
-  });
-
-  it.skipIf(!mysql)("migrate - 0015 adds the audit log beside an existing API key (mysql)", async () => {
-    if (mysql) await checkAuditLogUpgrade(mysql.db);
-  });
+  onEachDialect(
+    databases,
+    "migrate - 0015 adds the audit log beside an existing API key",
+    checkAuditLogUpgrade,
+  );
 });

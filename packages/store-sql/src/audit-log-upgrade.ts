@@ -1,11 +1,8 @@
-import { randomBytes } from "node:crypto";
 import type { AuditDraft, AuditLinks } from "@portcullis/core";
-import { createFakeClock } from "@portcullis/testing";
 import { expect } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { migrationsAfter } from "./migration-names.js";
-import { createSqlMigrator, migrate } from "./migrations.js";
-import { createSqlStores } from "./sql-stores.js";
+import { storesAtMigration } from "./test-upgrade.js";
 
 /** A seal for the tests: the draft's id and the links, joined (a store never reads it). */
 export const joinedSeal = (draft: AuditDraft, links: AuditLinks): string =>
@@ -32,9 +29,8 @@ export const auditDraft = (id: string, at: number, organizationId: string | null
  * both chains; migrated back down to 0014, the key stays and the audit log's tables are gone.
  */
 export async function checkAuditLogUpgrade(db: AnyKysely): Promise<void> {
-  const tablePrefix = `a${randomBytes(5).toString("hex")}_`;
-  const { apiKeys, auditLog } = createSqlStores({ db, clock: createFakeClock(), tablePrefix });
-  await createSqlMigrator(db, { tablePrefix }).migrateTo("0014_api_keys");
+  const at = await storesAtMigration(db, "a", "0014_api_keys");
+  const { apiKeys, auditLog } = at.stores;
   const key = {
     id: "k1",
     lookupId: "lookup-k1",
@@ -49,7 +45,7 @@ export async function checkAuditLogUpgrade(db: AnyKysely): Promise<void> {
     lastUsedAt: null,
   };
   await apiKeys.createApiKey(key, { maxPerOwner: 10 });
-  expect(await migrate(db, { tablePrefix })).toEqual(migrationsAfter("0014_api_keys"));
+  expect(await at.upgrade()).toEqual(migrationsAfter("0014_api_keys"));
   expect(await apiKeys.findApiKey("k1")).toEqual(key);
   const entries = await auditLog.append([auditDraft("e1", 1, "o1"), auditDraft("e2", 2)], joinedSeal);
   expect(entries.map(({ seq, prevHash, orgPrevHash }) => ({ seq, prevHash, orgPrevHash }))).toEqual([
@@ -58,7 +54,7 @@ export async function checkAuditLogUpgrade(db: AnyKysely): Promise<void> {
   ]);
   expect(await auditLog.list({ order: "asc", limit: 10 })).toEqual(entries);
   // And back down: the audit log's tables go, the keys' stay.
-  expect((await createSqlMigrator(db, { tablePrefix }).migrateTo("0014_api_keys")).error).toBeUndefined();
+  await at.downgrade();
   expect(await apiKeys.findApiKey("k1")).toEqual(key);
   await expect(auditLog.list({ order: "asc", limit: 10 })).rejects.toThrow();
 }

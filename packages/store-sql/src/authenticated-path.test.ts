@@ -1,16 +1,8 @@
-import type { HttpHandler } from "@portcullis/core";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
-import {
-  type Counting,
-  countedPostgres,
-  countedSqlite,
-  countStatements,
-  type SendOptions,
-  sendTo,
-} from "./test-databases.js";
-import { registerThrough, sqlStoresHandler } from "./test-servers.js";
+import { type Counting, countedSqlite } from "./test-databases.js";
+import { countedHandler, countedPostgresForFile, registerThrough } from "./test-servers.js";
 
 // The authenticated path on SQL stores through the core's HTTP handler: GET /me reads the
 // allowlist entry and the user in one statement, and revocation still holds on the very next
@@ -18,25 +10,17 @@ import { registerThrough, sqlStoresHandler } from "./test-servers.js";
 
 function suite(name: string, open: () => Promise<{ db: AnyKysely; counting: Counting }>) {
   describe(`authenticated path on ${name}`, () => {
-    let db: AnyKysely;
-    let counting: Counting;
-    let handler: HttpHandler;
-    beforeAll(async () => {
-      ({ db, counting } = await open());
-      handler = await sqlStoresHandler(db, "authenticated-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjFX", {
-        organizations: {
-          permissions: ["project:read", "project:write"],
-          memberPermissions: ["project:read"],
-        },
-      });
-    }, 60_000);
-
-    const send = (method: string, path: string, options: SendOptions = {}) =>
-      sendTo(handler, method, path, options);
+    const app = countedHandler(open, "authenticated-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjFX", {
+      organizations: {
+        permissions: ["project:read", "project:write"],
+        memberPermissions: ["project:read"],
+      },
+    });
+    const { send } = app;
 
     /** A new account, signed in: its id, address and access token. */
     const signedIn = async () => {
-      const credentials = await registerThrough(handler, "user");
+      const credentials = await registerThrough(app.handler, "user");
       const login = await send("POST", "/login", { body: credentials });
       expect(login.status).toBe(200);
       return {
@@ -48,7 +32,7 @@ function suite(name: string, open: () => Promise<{ db: AnyKysely; counting: Coun
 
     /** GET /me with `token`, and the statements it sent. */
     const me = async (token: string) => {
-      const { answer, statements } = await countStatements(counting, () => send("GET", "/me", { token }));
+      const { answer, statements } = await app.count(() => send("GET", "/me", { token }));
       return { ...answer, statements };
     };
 
@@ -70,8 +54,8 @@ function suite(name: string, open: () => Promise<{ db: AnyKysely; counting: Coun
 
     /** A host route's permission check (`handler.authenticate(request, permission)`) with `token`, and its statements. */
     const check = async (token: string, permission: string) => {
-      const { answer: result, statements } = await countStatements(counting, () =>
-        handler.authenticate(
+      const { answer: result, statements } = await app.count(() =>
+        app.handler.authenticate(
           {
             method: "GET",
             url: "/api/projects",
@@ -98,13 +82,13 @@ function suite(name: string, open: () => Promise<{ db: AnyKysely; counting: Coun
       const member = await activeMember();
       expect((await check(member.token, "project:write")).status).toBe(200);
       await sql`update portcullis_memberships set role = ${"member"} where user_id = ${member.id}`.execute(
-        db,
+        app.db,
       );
       const demoted = await check(member.token, "project:write");
       expect(demoted.status).toBe(403);
       expect(demoted.body.code).toBe("PERMISSION_DENIED");
       expect((await check(member.token, "project:read")).organization).toMatchObject({ role: "member" });
-      await sql`delete from portcullis_memberships where user_id = ${member.id}`.execute(db);
+      await sql`delete from portcullis_memberships where user_id = ${member.id}`.execute(app.db);
       const removed = await check(member.token, "project:read");
       expect(removed.status).toBe(403);
       expect(removed.body.code).toBe("PERMISSION_DENIED");
@@ -142,11 +126,11 @@ function suite(name: string, open: () => Promise<{ db: AnyKysely; counting: Coun
 
     it("GET /me - a changed record shows on the next request; a removed user row is USER_NOT_FOUND", async () => {
       const user = await signedIn();
-      await sql`update portcullis_users set name = ${"Grace"} where id = ${user.id}`.execute(db);
+      await sql`update portcullis_users set name = ${"Grace"} where id = ${user.id}`.execute(app.db);
       const renamed = await me(user.token);
       expect(renamed.status).toBe(200);
       expect(renamed.body.user?.name ?? renamed.body.name).toBe("Grace");
-      await sql`delete from portcullis_users where id = ${user.id}`.execute(db);
+      await sql`delete from portcullis_users where id = ${user.id}`.execute(app.db);
       const gone = await me(user.token);
       expect(gone.status).toBe(404);
       expect(gone.body.code).toBe("USER_NOT_FOUND");
@@ -156,10 +140,4 @@ function suite(name: string, open: () => Promise<{ db: AnyKysely; counting: Coun
 }
 
 suite("sqlite", async () => countedSqlite());
-
-let postgres: Awaited<ReturnType<typeof countedPostgres>> | undefined;
-suite("postgres", async () => {
-  postgres = await countedPostgres();
-  return postgres;
-});
-afterAll(() => postgres?.close(), 60_000);
+suite("postgres", countedPostgresForFile());

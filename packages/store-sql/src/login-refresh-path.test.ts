@@ -1,16 +1,8 @@
-import type { HttpHandler } from "@portcullis/core";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
-import {
-  type Counting,
-  countedPostgres,
-  countedSqlite,
-  countStatements,
-  type SendOptions,
-  sendTo,
-} from "./test-databases.js";
-import { registerThrough, sqlStoresHandler } from "./test-servers.js";
+import { type Counting, countedSqlite } from "./test-databases.js";
+import { countedHandler, countedPostgresForFile, registerThrough } from "./test-servers.js";
 
 // Login and refresh on SQL stores through the core's HTTP handler: the statements each sends (so a
 // reduction cannot silently regress), and the limits and the single-use rotation still holding
@@ -59,40 +51,32 @@ function suite(
   open: () => Promise<{ db: AnyKysely; counting: Counting }>,
 ) {
   describe(`login and refresh on ${name}`, () => {
-    let db: AnyKysely;
-    let counting: Counting;
-    let handler: HttpHandler;
-    beforeAll(async () => {
-      ({ db, counting } = await open());
-      handler = await sqlStoresHandler(db, "login-refresh-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjF", {
-        loginThrottle: { freeAttempts: 5 },
-      });
-    }, 60_000);
-
-    const send = (method: string, path: string, options: SendOptions = {}) =>
-      sendTo(handler, method, path, options);
+    const app = countedHandler(open, "login-refresh-path-secret-yAEoUyHUyQNxa_NIrlTvpITTjF", {
+      loginThrottle: { freeAttempts: 5 },
+    });
+    const { send } = app;
 
     /** `run`'s answer and the kinds of the statements it sent. */
-    const counting_ = async <T>(run: () => Promise<T>) => {
-      const { answer, statements } = await countStatements(counting, run);
+    const counting = async <T>(run: () => Promise<T>) => {
+      const { answer, statements } = await app.count(run);
       return { answer, statements: kinds(statements) };
     };
 
     /** A new account (not signed in yet): its credentials. */
-    const registered = () => registerThrough(handler, "path");
+    const registered = () => registerThrough(app.handler, "path");
 
     it("login - the statements of a first and of a later sign-in", async () => {
       const credentials = await registered();
-      const first = await counting_(() => send("POST", "/login", { body: credentials }));
+      const first = await counting(() => send("POST", "/login", { body: credentials }));
       expect(first.answer.status).toBe(200);
       expect(first.statements).toEqual(expected.login);
-      const later = await counting_(() => send("POST", "/login", { body: credentials }));
+      const later = await counting(() => send("POST", "/login", { body: credentials }));
       expect(later.answer.status).toBe(200);
       expect(later.statements).toEqual(expected.laterLogin);
       const [row] = (
         await sql<{
           last_sign_in_at: unknown;
-        }>`select last_sign_in_at from portcullis_users where email = ${credentials.email}`.execute(db)
+        }>`select last_sign_in_at from portcullis_users where email = ${credentials.email}`.execute(app.db)
       ).rows;
       expect(Number(row?.last_sign_in_at)).toBeGreaterThan(0);
     });
@@ -100,7 +84,7 @@ function suite(
     it("refresh - six statements: the session read, the new jti allowed and the old revoked, the rotation's read and conditional update, the user", async () => {
       const credentials = await registered();
       const login = await send("POST", "/login", { body: credentials });
-      const refreshed = await counting_(() => send("POST", "/refresh", { token: login.body.refreshToken }));
+      const refreshed = await counting(() => send("POST", "/refresh", { token: login.body.refreshToken }));
       expect(refreshed.answer.status).toBe(200);
       expect(refreshed.statements).toEqual([
         "read session",
@@ -142,12 +126,12 @@ function suite(
       const statuses = wrong.map((answer) => answer.status);
       expect(statuses.filter((status) => status === 401)).toHaveLength(5);
       expect(statuses.filter((status) => status === 429)).toHaveLength(15);
-      await sql`delete from portcullis_cooldowns where id like ${"%lock%"}`.execute(db);
-      await sql`update portcullis_counters set hits = 0 where id like ${"%password%"}`.execute(db);
+      await sql`delete from portcullis_cooldowns where id like ${"%lock%"}`.execute(app.db);
+      await sql`update portcullis_counters set hits = 0 where id like ${"%password%"}`.execute(app.db);
       expect((await send("POST", "/login", { body: credentials })).status).toBe(200);
       const left = await sql<{
         id: string;
-      }>`select id from portcullis_counters where id like ${`%${credentials.email}%`}`.execute(db);
+      }>`select id from portcullis_counters where id like ${`%${credentials.email}%`}`.execute(app.db);
       expect(left.rows).toEqual([]);
     });
   });
@@ -164,41 +148,26 @@ const PG_LOGIN = [
 ];
 /** The audit log's append of a turn's entries: on PostgreSQL a transaction that locks the chains' heads. */
 const AUDIT_APPEND = ["audit: lock heads", "audit: entries", "audit: move heads"];
+/** A sign-in on SQLite: no data-modifying WITH there, so separate statements. */
+const SQLITE_SIGN_IN = [
+  "count attempt",
+  "user by email",
+  "clear counter",
+  "clear locks",
+  "allow jti",
+  "create session",
+  "user by id",
+  "record sign-in",
+];
 suite(
   "sqlite",
   {
-    // No data-modifying WITH in SQLite, and its first sign-in is the second of two conditional updates.
-    login: [
-      "count attempt",
-      "user by email",
-      "clear counter",
-      "clear locks",
-      "allow jti",
-      "create session",
-      "user by id",
-      "record sign-in",
-      "record sign-in",
-      ...AUDIT_APPEND,
-    ],
-    laterLogin: [
-      "count attempt",
-      "user by email",
-      "clear counter",
-      "clear locks",
-      "allow jti",
-      "create session",
-      "user by id",
-      "record sign-in",
-      ...AUDIT_APPEND,
-    ],
+    // The first sign-in is the second of two conditional updates.
+    login: [...SQLITE_SIGN_IN, "record sign-in", ...AUDIT_APPEND],
+    laterLogin: [...SQLITE_SIGN_IN, ...AUDIT_APPEND],
   },
   async () => countedSqlite(),
 );
 
-let postgres: Awaited<ReturnType<typeof countedPostgres>> | undefined;
 const PG_LOGIN_AUDITED = [...PG_LOGIN, "begin", ...AUDIT_APPEND, "commit"];
-suite("postgres", { login: PG_LOGIN_AUDITED, laterLogin: PG_LOGIN_AUDITED }, async () => {
-  postgres = await countedPostgres();
-  return postgres;
-});
-afterAll(() => postgres?.close(), 60_000);
+suite("postgres", { login: PG_LOGIN_AUDITED, laterLogin: PG_LOGIN_AUDITED }, countedPostgresForFile());

@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { createFakeClock } from "@portcullis/testing";
 import { expect } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlMigrator } from "./migrations.js";
-import { createSqlStores } from "./sql-stores.js";
+import { storesAtMigration } from "./test-upgrade.js";
 
 /**
  * Test support (not part of the package's exports), run on every dialect: a database at 0012
@@ -12,9 +10,7 @@ import { createSqlStores } from "./sql-stores.js";
  * session stays and the organizations' tables are gone.
  */
 export async function checkOrganizationsUpgrade(db: AnyKysely): Promise<void> {
-  const tablePrefix = `o${randomBytes(5).toString("hex")}_`;
-  const stores = createSqlStores({ db, clock: createFakeClock(), tablePrefix });
-  await createSqlMigrator(db, { tablePrefix }).migrateTo("0012_back_office");
+  const { tablePrefix, stores, downgrade } = await storesAtMigration(db, "o", "0012_back_office");
   const session = {
     id: "s1",
     userId: "u1",
@@ -44,7 +40,7 @@ export async function checkOrganizationsUpgrade(db: AnyKysely): Promise<void> {
   ]);
   expect(await stores.sessions.getSession("s1")).toEqual({ ...session, activeOrganizationId: "o1" });
   // And back down: the tables and the column go, the session stays.
-  expect((await createSqlMigrator(db, { tablePrefix }).migrateTo("0012_back_office")).error).toBeUndefined();
+  await downgrade();
   expect(await stores.sessions.getSession("s1")).toEqual(session);
   await expect(stores.organizations.findOrganization("o1")).rejects.toThrow();
 }

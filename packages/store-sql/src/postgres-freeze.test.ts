@@ -3,10 +3,11 @@ import { TOKEN_CLAIM_LEASE_MS } from "@portcullis/core";
 import { createFakeClock } from "@portcullis/testing";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { discardTimedOutConnections, postgresPoolOptions } from "./postgres-pool.js";
 import { createSqlStores } from "./sql-stores.js";
-import { canStartPostgres, startPostgresServer } from "./test-databases.js";
+import { canStartPostgres } from "./test-databases.js";
+import { postgresServerForSuite } from "./test-postgres-server.js";
 import { NEW_PASSWORD, OLD_PASSWORD, resetAuth, resetState, resettingUsers } from "./test-reset.js";
 
 // docs/deploying.md ("Timeouts"): a PostgreSQL of the test's own, frozen with SIGSTOP (a hang: its
@@ -41,14 +42,7 @@ const code = (promise: Promise<unknown>) =>
   );
 
 describe.skipIf(!canStartPostgres)("PostgreSQL frozen (SIGSTOP)", () => {
-  let server: Awaited<ReturnType<typeof startPostgresServer>>;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.signal("SIGCONT").catch(() => {});
-    await server?.destroy();
-  });
+  const server = postgresServerForSuite();
 
   /**
    * Stores on the recommended pool, on tables of their own, and an auth over them (the stores

@@ -1,4 +1,4 @@
-import { createFakeClock } from "@portcullis/testing";
+import { createFakeClock, sampleUserRecord } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { checkAllowlistUpgrade } from "./allowlist-upgrade.js";
 import { checkApiKeysUpgrade } from "./api-keys-upgrade.js";
@@ -8,16 +8,7 @@ import { checkOrganizationsUpgrade } from "./organizations-upgrade.js";
 import { createSqlStores } from "./sql-stores.js";
 import { sqliteDb } from "./test-databases.js";
 
-const user = (id: string) => ({
-  id,
-  email: "ada@example.test",
-  emailVerified: false,
-  name: null,
-  passwordHash: null,
-  identityProviders: [],
-  twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
-  createdAt: 1,
-});
+const user = (id: string) => sampleUserRecord({ id });
 const session = { id: "s1", userId: "u1", browser: null, os: null, ip: null, createdAt: 1, lastActiveAt: 1 };
 
 describe("createSqlStores", () => {

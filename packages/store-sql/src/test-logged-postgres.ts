@@ -1,4 +1,5 @@
 import type { UserRecord } from "@portcullis/core";
+import { sampleUserRecord } from "@portcullis/testing";
 import type { LogEvent } from "kysely";
 import { afterAll, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
@@ -42,13 +43,5 @@ export function loggedPostgresForFile(max: number): {
 }
 
 /** A verified user `u1` with `email` and `name`, no password and no second factor. */
-export const plainUser = (email: string, name: string): UserRecord => ({
-  id: "u1",
-  email,
-  emailVerified: true,
-  name,
-  passwordHash: null,
-  identityProviders: [],
-  twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
-  createdAt: 1,
-});
+export const plainUser = (email: string, name: string): UserRecord =>
+  sampleUserRecord({ email, emailVerified: true, name });

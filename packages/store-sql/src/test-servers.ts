@@ -14,10 +14,19 @@ import {
 import { createFakeClock } from "@portcullis/testing";
 import express from "express";
 import Fastify from "fastify";
-import { afterAll, expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
-import { freshSqlStores, postgresSchemaForFile, sendTo, sqliteDb } from "./test-databases.js";
+import {
+  type Counting,
+  countedPostgres,
+  countStatements,
+  freshSqlStores,
+  postgresSchemaForFile,
+  type SendOptions,
+  sendTo,
+  sqliteDb,
+} from "./test-databases.js";
 
 /**
  * Test support (not part of the package's exports): the auth routes of `auth` through Express on
@@ -110,6 +119,48 @@ export async function sqlStoresHandler(
     ...options,
   });
   return httpHandlerFor(auth);
+}
+
+/**
+ * For a describe block: `sqlStoresHandler` with `secret` and `options` over the counting Kysely
+ * that `open` gives (`counted`), made before the block's tests. `send` makes a request through
+ * it (`sendTo`); `count` answers `run`'s answer and the statements it sent (`countStatements`).
+ */
+export function countedHandler(
+  open: () => Promise<{ db: AnyKysely; counting: Counting }>,
+  secret: string,
+  options: Parameters<typeof sqlStoresHandler>[2] = {},
+) {
+  let made: { db: AnyKysely; counting: Counting; handler: HttpHandler } | undefined;
+  beforeAll(async () => {
+    const { db, counting } = await open();
+    made = { db, counting, handler: await sqlStoresHandler(db, secret, options) };
+  }, 60_000);
+  const ready = () => {
+    if (!made) throw new Error("countedHandler: the handler is made in beforeAll");
+    return made;
+  };
+  return {
+    get db() {
+      return ready().db;
+    },
+    get handler() {
+      return ready().handler;
+    },
+    send: (method: string, path: string, sent: SendOptions = {}) =>
+      sendTo(ready().handler, method, path, sent),
+    count: <T>(run: () => Promise<T>) => countStatements(ready().counting, run),
+  };
+}
+
+/** `countedPostgres` for a test file: what opens it (once), closed after the file's tests. */
+export function countedPostgresForFile(): () => ReturnType<typeof countedPostgres> {
+  let postgres: Awaited<ReturnType<typeof countedPostgres>> | undefined;
+  afterAll(() => postgres?.close(), 60_000);
+  return async () => {
+    postgres = await countedPostgres();
+    return postgres;
+  };
 }
 
 let registrations = 0;

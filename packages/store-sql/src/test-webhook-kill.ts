@@ -8,11 +8,10 @@ import { expect } from "vitest";
 import {
   adminCall,
   callMark,
-  deliveryFigures,
   EVENT_ANSWERS,
+  everyEntryDelivered,
   type FaultStores,
   faultEndpoint,
-  receivedOf,
   until,
   WEBHOOK_FAULTS_SECRET,
   wantedEntries,
@@ -136,17 +135,12 @@ export async function killMidDelivery(name: string, stores: FaultStores, childSt
     await until("the held answer", () => receiver.received.length > ANSWERED_BEFORE_HOLD, 10_000);
     const entries = await wantedEntries(stores.auditLog, endpoint.cursor);
     next = webhookAuth(stores, WEBHOOKS);
-    await until(
-      "every entry at the receiver",
-      () => receivedOf(receiver, entries) === entries.length,
-      60_000,
-    );
+    const figures = await everyEntryDelivered(receiver, entries, 60_000);
     const doneMs = Date.now() - killedAt;
 
     const answers = current.lines.filter((line) => line.startsWith("done ")).map((line) => line.split(" "));
     const logged = new Set(entries.map((entry) => entry.userAgent));
     const unlogged = answers.filter(([, index]) => !logged.has(callMark(tag, Number(index))));
-    const figures = deliveryFigures(receiver, entries);
     const [before, held, again] = receiver.received.slice(ANSWERED_BEFORE_HOLD - 1, ANSWERED_BEFORE_HOLD + 2);
     const deliveries = await stores.webhooks.listDeliveries(endpoint.id, { limit: 1000 });
     const firstAttempts = deliveries.at(-1)?.attempts;

@@ -8,6 +8,7 @@ import {
   countingWebhookStore,
   deliveryFigures,
   EVENT_ANSWERS,
+  everyEntryDelivered,
   type FaultStores,
   faultEndpoint,
   receivedOf,
@@ -69,8 +70,7 @@ export async function receiverDownForHours(name: string, stores: FaultStores) {
     await receiver.start();
     const upAt = Date.now();
     const entries = await wantedEntries(stores.auditLog, endpoint.cursor);
-    await until("every entry at the receiver", () => receivedOf(receiver, entries) === entries.length);
-    const figures = deliveryFigures(receiver, entries);
+    const figures = await everyEntryDelivered(receiver, entries);
     // The last attempt is recorded once its answer is back: after the receiver counted it.
     const settled = async () => (await auth.webhooks.listDeliveries(admin, page)).items;
     await until("every delivery recorded", async () =>
@@ -156,12 +156,7 @@ export async function outageDuringBurst(name: string, stores: FaultStores, outag
     await outage.end();
     down = false;
     const upAt = Date.now();
-    await until(
-      "every entry at the receiver",
-      () => receivedOf(receiver, entries) === entries.length,
-      60_000,
-    );
-    const figures = deliveryFigures(receiver, entries);
+    const figures = await everyEntryDelivered(receiver, entries, 60_000);
     console.info(
       `store outage ${name}: ${entries.length} events; ${before} delivered when the store went down, ` +
         `${during} more while it was (the attempt in flight); down ${upAt - downAt} ms, ` +

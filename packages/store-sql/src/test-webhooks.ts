@@ -180,6 +180,20 @@ export async function until(
   return Date.now() - started;
 }
 
+/** Waits (up to `timeoutMs`, by default `until`'s) until every one of `entries` reached `receiver`: then its `deliveryFigures`. */
+export async function everyEntryDelivered(
+  receiver: WebhookReceiver,
+  entries: readonly AuditEntry[],
+  timeoutMs?: number,
+) {
+  await until(
+    "every entry at the receiver",
+    () => receivedOf(receiver, entries) === entries.length,
+    timeoutMs,
+  );
+  return deliveryFigures(receiver, entries);
+}
+
 /** A logger that counts the lines of each `event` (the worker's `webhook.store_failed`, …). */
 export function countingLogger(): { logger: Logger; count(event: string): number } {
   const counts = new Map<string, number>();

@@ -6,9 +6,10 @@ import {
   canStartPostgres,
   postgresDatabase,
   postgresDb,
-  startPostgresServer,
+  SHARED_SERVER_TIMEOUTS,
   usePostgres,
 } from "./test-databases.js";
+import { postgresServerForSuite } from "./test-postgres-server.js";
 import { canRunKillChild, killMidDelivery } from "./test-webhook-kill.js";
 import { outageDuringBurst, receiverDownForHours, twoInstancesBurst } from "./test-webhook-scenarios.js";
 
@@ -16,12 +17,6 @@ import { outageDuringBurst, receiverDownForHours, twoInstancesBurst } from "./te
 // lost to a killed server, a receiver down for hours, a database that goes away mid-burst, or two
 // instances sharing the work. Each test prints its figures.
 
-/** The shared server is busy with every test file at once in CI: a slow commit is load, not a fault under test. */
-const SHARED_SERVER_TIMEOUTS = {
-  statementTimeoutMs: 5_000,
-  lockTimeoutMs: 2_500,
-  connectionTimeoutMs: 5_000,
-};
 const newPrefix = () => `wf${randomBytes(4).toString("hex")}_`;
 
 describe("webhooks on PostgreSQL (the shared test server)", () => {
@@ -73,14 +68,7 @@ describe("webhooks on PostgreSQL (the shared test server)", () => {
 // A server of the test's own (no fsync): the burst of two instances measures the engine rather
 // than the disk, and the outages stop and freeze it.
 describe.skipIf(!canStartPostgres)("webhooks on a PostgreSQL of the test's own", () => {
-  let server: Awaited<ReturnType<typeof startPostgresServer>>;
-  beforeAll(async () => {
-    server = await startPostgresServer();
-  }, 60_000);
-  afterAll(async () => {
-    await server?.signal("SIGCONT").catch(() => {});
-    await server?.destroy();
-  });
+  const server = postgresServerForSuite();
 
   it("webhooks - two instances deliver a burst of 1,000 events: none lost, in order, duplicates under 1 %", async () => {
     const tablePrefix = newPrefix();

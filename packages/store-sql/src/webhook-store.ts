@@ -127,13 +127,13 @@ function leaseMethods(
   };
 }
 
-/** The endpoints' methods: create, find, list, update and delete. */
-function endpointMethods(
-  context: SqlContext,
-): Pick<
+type EndpointMethods = Pick<
   WebhookStore,
   "createEndpoint" | "findEndpoint" | "listEndpoints" | "updateEndpoint" | "deleteEndpoint"
-> {
+>;
+
+/** The endpoints' methods: create, find, list, update and delete. */
+function endpointMethods(context: SqlContext): EndpointMethods {
   const { db, dialect, tables } = context;
   const endpoints = tables.webhookEndpoints;
   const byId = (executor: AnyKysely, id: string) =>
@@ -208,14 +208,13 @@ function addition({ db, dialect, tables }: SqlContext): WebhookStore["addDeliver
   };
 }
 
-/** The deliveries' methods outside the lease: add, list, find and sweep. */
-function deliveryMethods(
-  context: SqlContext,
-  sweepBatchRows: number,
-): Pick<
+type DeliveryMethods = Pick<
   WebhookStore,
   "addDelivery" | "pendingDeliveries" | "listDeliveries" | "findDelivery" | "sweepDeliveries"
-> {
+>;
+
+/** The deliveries' methods outside the lease: add, list, find and sweep. */
+function deliveryMethods(context: SqlContext, sweepBatchRows: number): DeliveryMethods {
   const { db, dialect, tables } = context;
   const deliveries = tables.webhookDeliveries;
   const ofEndpoint = (endpointId: string) =>
