@@ -21,6 +21,7 @@ const PACKAGES = [
   "store-redis",
   "store-sql",
   "testing",
+  "oauth-provider",
 ];
 /** The goal of issue 13 for `npm install @portcullis/core` alone. */
 const CORE_MAX_PACKAGES = 25;

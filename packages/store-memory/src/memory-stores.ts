@@ -5,6 +5,7 @@ import {
   type Logger,
   type OrganizationStore,
   type PasskeyStore,
+  type SigningKeyStore,
   systemClock,
   type UserStore,
   type WebhookStore,
@@ -21,6 +22,7 @@ import { createMemoryIdentityStore } from "./identity-store.js";
 import { createMemoryOrganizationStore } from "./organization-store.js";
 import { createMemoryPasskeyStore } from "./passkey-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
+import { createMemorySigningKeyStore } from "./signing-key-store.js";
 import { createMemorySingleUseTokenStore, type MemorySingleUseTokenStore } from "./single-use-token-store.js";
 import { createMemoryUserStore } from "./user-store.js";
 import { createMemoryWebhookStore } from "./webhook-store.js";
@@ -60,6 +62,8 @@ export interface MemoryStores {
    * `sweepDeliveries` removes them or with their endpoint.
    */
   webhooks: WebhookStore;
+  /** The OAuth / OpenID provider's signing keys (docs/architecture.md). */
+  signingKeys: SigningKeyStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -122,6 +126,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     apiKeys,
     auditLog,
     webhooks: createMemoryWebhookStore(),
+    signingKeys: createMemorySigningKeyStore(),
     sweep,
     close: () => clearInterval(timer),
   };

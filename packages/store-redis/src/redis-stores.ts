@@ -11,8 +11,8 @@ import {
   REMEMBERED_REFRESH_TOKEN_HASHES,
   type SessionRecord,
   type SessionStore,
+  type SigningKeyStore,
   type SingleUseTokenStore,
-  type TokenRecord,
   type WebhookStore,
   withTimeout,
 } from "@portcullis/core";
@@ -35,6 +35,8 @@ import {
   ROTATE_REFRESH_TOKEN,
   SET_ACTIVE_ORGANIZATION,
 } from "./scripts.js";
+import { redisSigningKeyStore } from "./signing-key-store.js";
+import { redisSingleUseTokenStore } from "./single-use-token-store.js";
 import { redisWebhookStore } from "./webhook-store.js";
 
 export interface RedisStoresOptions {
@@ -69,6 +71,8 @@ export interface RedisStores {
   /** The audit log (for `auditLog`): a JSON string per entry and sorted sets by seq, under one hash tag. */
   auditLog: AuditLogStore;
   webhooks: WebhookStore;
+  /** The OAuth / OpenID provider's signing keys: one hash of records and a sorted set by creation, under one hash tag. */
+  signingKeys: SigningKeyStore;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -161,6 +165,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     apiKeys: redisApiKeyStore(client, bounded, prefix),
     auditLog: redisAuditLogStore(client, bounded, prefix, deadline),
     webhooks: redisWebhookStore(client, bounded, prefix, deadline),
+    signingKeys: redisSigningKeyStore(client, bounded, prefix),
   };
 }
 
@@ -202,10 +207,10 @@ function redisDeadline(redis: ScriptedRedis, bounded: Bounded, budgetMs: number)
   };
 }
 
-type ScriptedRedis = ScriptedClient & (Redis | Cluster);
+export type ScriptedRedis = ScriptedClient & (Redis | Cluster);
 /** Rejects when Redis does not answer in time. */
-type Bounded = <T>(operation: Promise<T>) => Promise<T>;
-type RedisKeys = ReturnType<typeof redisKeys>;
+export type Bounded = <T>(operation: Promise<T>) => Promise<T>;
+export type RedisKeys = ReturnType<typeof redisKeys>;
 
 const tagOf = (id: string) => id.slice(0, TAG_LENGTH);
 const mintId = (tag: string) => `${tag}${randomBytes(16).toString("base64url")}`;
@@ -426,75 +431,6 @@ function redisAccessTokenAllowlist(
         bySlot.set(tagOf(jti), slotKeys);
       }
       await Promise.all([...bySlot.values()].map((slotKeys) => bounded(redis.del(...slotKeys))));
-    },
-  };
-}
-
-/** Single-use tokens, each under its own key, listed in a per-user, per-purpose index set. */
-function redisSingleUseTokenStore(
-  redis: ScriptedRedis,
-  bounded: Bounded,
-  { tokenKey, tokenIndex, tokenClaim }: RedisKeys,
-): SingleUseTokenStore {
-  /**
-   * Deletes every token an index names, each with its claim (a token key and its claim share a
-   * slot; tokens live in their own slots: one command each), so no claim outlives its token.
-   */
-  async function deleteIndexedTokens(index: string): Promise<number> {
-    const keys = await bounded(redis.smembers(index));
-    const deleted = await Promise.all(
-      keys.map(async (key) => {
-        const [token] = await Promise.all([bounded(redis.del(key)), bounded(redis.del(`${key}:claim`))]);
-        return token;
-      }),
-    );
-    await bounded(redis.del(index));
-    return deleted.reduce((sum, count) => sum + count, 0);
-  }
-
-  return {
-    async saveToken(token, ttlMs, saveOptions) {
-      const index = tokenIndex(token.userId, token.purpose);
-      if (saveOptions?.replaceOthers) await deleteIndexedTokens(index);
-      const key = tokenKey(token.purpose, token.tokenHash);
-      const ttl = Math.max(1, Math.ceil(ttlMs));
-      await Promise.all([
-        bounded(redis.set(key, JSON.stringify(token), "PX", ttl)),
-        bounded(redis.del(tokenClaim(token.purpose, token.tokenHash))),
-      ]);
-      // The index lives as long as its longest-lived token: a shorter-lived newer token never shortens it.
-      await bounded(redis.portcullisIndexToken(index, key, ttl));
-    },
-    async consumeToken(purpose, tokenHash) {
-      const [raw] = await Promise.all([
-        bounded(redis.getdel(tokenKey(purpose, tokenHash))),
-        bounded(redis.del(tokenClaim(purpose, tokenHash))),
-      ]);
-      if (!raw) return null;
-      const token = JSON.parse(raw) as TokenRecord;
-      await bounded(redis.srem(tokenIndex(token.userId, token.purpose), tokenKey(purpose, tokenHash)));
-      return token;
-    },
-    async claimToken(purpose, tokenHash, leaseMs) {
-      const raw = await bounded(
-        redis.portcullisClaimToken(
-          tokenKey(purpose, tokenHash),
-          tokenClaim(purpose, tokenHash),
-          Math.max(1, Math.ceil(leaseMs)),
-        ),
-      );
-      return raw ? (JSON.parse(raw) as TokenRecord) : null;
-    },
-    async releaseToken(purpose, tokenHash) {
-      await bounded(redis.del(tokenClaim(purpose, tokenHash)));
-    },
-    async listUserTokens(userId, purpose) {
-      const keys = await bounded(redis.smembers(tokenIndex(userId, purpose)));
-      const raws = await Promise.all(keys.map((key) => bounded(redis.get(key))));
-      return raws.flatMap((raw) => (raw ? [JSON.parse(raw) as TokenRecord] : []));
-    },
-    async deleteUserTokens(userId, purpose) {
-      return deleteIndexedTokens(tokenIndex(userId, purpose));
     },
   };
 }

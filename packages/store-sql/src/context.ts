@@ -35,6 +35,8 @@ export interface SqlTables {
   /** Webhook endpoints and their deliveries (migration 0016). */
   webhookEndpoints: string;
   webhookDeliveries: string;
+  /** The OAuth provider's signing keys (migration 0017). */
+  signingKeys: string;
   migrations: string;
   migrationLock: string;
 }
@@ -66,6 +68,7 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     auditHeads: `${prefix}audit_heads`,
     webhookEndpoints: `${prefix}webhook_endpoints`,
     webhookDeliveries: `${prefix}webhook_deliveries`,
+    signingKeys: `${prefix}signing_keys`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

@@ -17,6 +17,7 @@ export const EVERY_MIGRATION = [
   "0014_api_keys",
   "0015_audit_log",
   "0016_webhooks",
+  "0017_signing_keys",
 ];
 
 /** The migrations `migrate` applies to a database at `name`: those after it. */

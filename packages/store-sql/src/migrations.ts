@@ -7,6 +7,7 @@ import { withMigrationTablesIntrospection } from "./migration-introspection.js";
 import { organizationsSchema } from "./organization-migration.js";
 import { setPostgresSessionTimeouts } from "./postgres-pool.js";
 import { EPOCH_MS, ID, PRIMARY_ID, required, schemaSteps } from "./schema-steps.js";
+import { signingKeysSchema } from "./signing-key-migration.js";
 import { retryWhileBusy } from "./sqlite-dialect.js";
 import { webhooksSchema } from "./webhook-migration.js";
 
@@ -43,6 +44,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0014_api_keys": apiKeysSchema(tables, dialect),
     "0015_audit_log": auditLogSchema(tables, dialect),
     "0016_webhooks": webhooksSchema(tables, dialect),
+    "0017_signing_keys": signingKeysSchema(tables, dialect),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type OrganizationStore,
   type PasskeyStore,
   type SessionStore,
+  type SigningKeyStore,
   type SingleUseTokenStore,
   type StoresTogether,
   systemClock,
@@ -36,6 +37,7 @@ import { migrate } from "./migrations.js";
 import { createSqlOrganizationStore } from "./organization-store.js";
 import { createSqlPasskeyStore } from "./passkey-store.js";
 import { createSqlSessionStore } from "./session-store.js";
+import { createSqlSigningKeyStore } from "./signing-key-store.js";
 import { createSqlSingleUseTokenStore } from "./single-use-token-store.js";
 import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 import { createSqlUserStore } from "./user-store.js";
@@ -114,6 +116,8 @@ export interface SqlStores {
    * `sweepBatchRows`; `sweep` leaves them.
    */
   webhooks: WebhookStore;
+  /** The OAuth / OpenID provider's signing keys, in `<prefix>signing_keys` (docs/oauth-provider.md). */
+  signingKeys: SigningKeyStore;
   /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
@@ -186,6 +190,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     apiKeys: createSqlApiKeyStore(context),
     auditLog: createSqlAuditLogStore(context, sweepBatchRows),
     webhooks: createSqlWebhookStore(context, sweepBatchRows),
+    signingKeys: createSqlSigningKeyStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;

@@ -10,24 +10,19 @@ import type { Clock, HttpHandler } from "@portcullis/core";
 import {
   createFakeClock,
   freePort,
-  runAccessTokenAllowlistSuite,
-  runActivityStoreSuite,
-  runApiKeyStoreSuite,
-  runCooldownStoreSuite,
-  runIdentityStoreSuite,
-  runOrganizationStoreSuite,
-  runPasskeyStoreSuite,
-  runSessionStoreSuite,
-  runSingleUseTokenStoreSuite,
-  runUserStoreSuite,
+  runSigningKeyStoreSuite,
+  runStoreSuites,
   runWebhookStoreSuite,
+  type StoreSuiteKind,
 } from "@portcullis/testing";
 import { Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
 import Database from "libsql";
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { type AnyKysely, detectDialect, tableNames } from "./context.js";
+import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
+import type { Migration } from "./kysely-migration.js";
 import { discardTimedOutConnections, type PostgresTimeouts, postgresPoolOptions } from "./postgres-pool.js";
+import { signingKeysSchema } from "./signing-key-migration.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
 import { webhooksSchema } from "./webhook-migration.js";
@@ -194,8 +189,11 @@ export async function usePostgres(): Promise<{ url: string; stop(): Promise<void
   return { url: server.url, stop: server.destroy };
 }
 
-/** Timeouts of the pools on the shared test server: the recommended ones times five. */
-const SHARED_SERVER_TIMEOUTS: PostgresTimeouts = {
+/**
+ * Timeouts of the pools on the shared test server: the recommended ones times five (it is busy
+ * with every test file at once in CI: a slow commit is load, not a fault under test).
+ */
+export const SHARED_SERVER_TIMEOUTS: PostgresTimeouts = {
   statementTimeoutMs: 5_000,
   lockTimeoutMs: 2_500,
   connectionTimeoutMs: 5_000,
@@ -263,76 +261,71 @@ export async function postgresDatabase(serverUrl: string): Promise<{ url: string
   };
 }
 
-/** The stores of `createSqlStores` that the conformance suites take, by name. */
-export type StoreKinds = Pick<
-  ReturnType<typeof createSqlStores>,
-  | "users"
-  | "sessions"
-  | "allowlist"
-  | "singleUseTokens"
-  | "cooldowns"
-  | "identities"
-  | "activity"
-  | "passkeys"
-  | "organizations"
-  | "apiKeys"
->;
+/** The stores `runSqlStoreSuites` runs a conformance suite of: all but the webhooks and the audit log. */
+const SQL_SUITE_KINDS: StoreSuiteKind[] = [
+  "users",
+  "sessions",
+  "allowlist",
+  "singleUseTokens",
+  "cooldowns",
+  "identities",
+  "activity",
+  "passkeys",
+  "organizations",
+  "apiKeys",
+];
 
 /**
- * The conformance fixture of one store of `kind`, new stores on `db` with a fake clock, with the
- * `users`, `sessions`, `organizations` and `joint` of the same call (the allowlist suite checks
- * `joint`'s reads of an entry with its user and membership and its write of an entry and a
- * session, where it has them).
+ * Every store's conformance suite, named `name`, on new stores over `db()` (a migrated database)
+ * with a fake clock; the webhook store on tables of each test's own (`freshWebhookStore`).
  */
-export function conformanceFixture<K extends keyof StoreKinds>(db: AnyKysely, kind: K) {
-  const clock = createFakeClock();
-  const stores = createSqlStores({ db, clock });
-  return {
-    store: stores[kind],
-    users: stores.users,
-    sessions: stores.sessions,
-    organizations: stores.organizations,
-    joint: stores.joint,
-    advance: clock.advance,
-    now: clock.now,
-  };
-}
-
-/** Every store's conformance suite, named `name`, on stores over `db()` (a migrated database). */
 export function runSqlStoreSuites(name: string, db: () => AnyKysely): void {
-  const create =
-    <K extends keyof StoreKinds>(kind: K) =>
-    () =>
-      conformanceFixture(db(), kind);
-  runUserStoreSuite({ name, create: create("users") });
-  runSessionStoreSuite({ name, create: create("sessions") });
-  runAccessTokenAllowlistSuite({ name, create: create("allowlist") });
-  runSingleUseTokenStoreSuite({ name, create: create("singleUseTokens") });
-  runCooldownStoreSuite({ name, create: create("cooldowns") });
-  runIdentityStoreSuite({ name, create: create("identities") });
-  runActivityStoreSuite({ name, create: create("activity") });
-  runPasskeyStoreSuite({ name, create: create("passkeys") });
-  runOrganizationStoreSuite({ name, create: create("organizations") });
-  runApiKeyStoreSuite({ name, create: create("apiKeys") });
+  runStoreSuites(name, SQL_SUITE_KINDS, () => {
+    const clock = createFakeClock();
+    return { stores: createSqlStores({ db: db(), clock }), advance: clock.advance, now: clock.now };
+  });
   runWebhookStoreSuite({ name, create: () => freshWebhookStore(db()) });
+  runSigningKeyStoreSuite({ name, create: () => freshSigningKeyStore(db()) });
+}
+
+/** Tables under a prefix of their own, a store on them, and what drops them. */
+export interface FreshStore<S> {
+  store: S;
+  tablePrefix: string;
+  cleanup(): Promise<void>;
 }
 
 /**
- * A webhook store on empty tables of its own on `db` (the suite lists every endpoint, so each test
- * needs its own): only the two tables of `0016_webhooks` made under a new prefix, dropped after the test.
+ * The store `pick` takes of `createSqlStores` on empty tables of its own on `db` (for suites that
+ * list everything, so each test needs its own): only the tables of `schema` made, under a new
+ * prefix starting with `letter`, dropped after the test.
  */
-export async function freshWebhookStore(db: AnyKysely, sweepBatchRows?: number) {
-  const tablePrefix = `w${randomBytes(5).toString("hex")}_`;
-  const schema = webhooksSchema(tableNames(tablePrefix), detectDialect(db));
-  await schema.up(db);
+export async function storeOnOwnTables<S>(
+  db: AnyKysely,
+  letter: string,
+  schema: (tables: SqlTables, dialect: SqlDialect) => Migration,
+  pick: (stores: ReturnType<typeof createSqlStores>) => S,
+  sweepBatchRows?: number,
+): Promise<FreshStore<S>> {
+  const tablePrefix = `${letter}${randomBytes(5).toString("hex")}_`;
+  const tables = schema(tableNames(tablePrefix), detectDialect(db));
+  await tables.up(db);
   return {
-    store: createSqlStores({ db, tablePrefix, ...(sweepBatchRows ? { sweepBatchRows } : {}) }).webhooks,
+    store: pick(createSqlStores({ db, tablePrefix, ...(sweepBatchRows ? { sweepBatchRows } : {}) })),
     tablePrefix,
     cleanup: async () => {
-      await schema.down?.(db);
+      await tables.down?.(db);
     },
   };
 }
+
+/** A signing key store on the table of `0017_signing_keys` of its own (`storeOnOwnTables`). */
+export const freshSigningKeyStore = (db: AnyKysely) =>
+  storeOnOwnTables(db, "k", signingKeysSchema, (stores) => stores.signingKeys);
+
+/** A webhook store on the two tables of `0016_webhooks` of its own (`storeOnOwnTables`). */
+export const freshWebhookStore = (db: AnyKysely, sweepBatchRows?: number) =>
+  storeOnOwnTables(db, "w", webhooksSchema, (stores) => stores.webhooks, sweepBatchRows);
 
 /**
  * Stores under a table prefix of their own on `db`, migrated before their first call: for suites

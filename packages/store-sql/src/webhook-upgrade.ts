@@ -1,14 +1,11 @@
-import { randomBytes } from "node:crypto";
-import { createFakeClock } from "@portcullis/testing";
 import { expect } from "vitest";
 import { auditDraft, joinedSeal } from "./audit-log-upgrade.js";
 import type { AnyKysely } from "./context.js";
 import { migrationsAfter } from "./migration-names.js";
-import { createSqlMigrator, migrate } from "./migrations.js";
-import { createSqlStores } from "./sql-stores.js";
+import { storesAtMigration } from "./test-upgrade.js";
 
 /** The tables whose names start with `prefix`, each with its columns (name, type, nullability), by name. */
-async function tablesOf(db: AnyKysely, prefix: string) {
+export async function tablesOf(db: AnyKysely, prefix: string) {
   const tables = await db.introspection.getTables();
   return tables
     .filter((table) => table.name.startsWith(prefix))
@@ -26,17 +23,17 @@ async function tablesOf(db: AnyKysely, prefix: string) {
  * back down to 0015, the webhook tables are gone and the rest is as it was.
  */
 export async function checkWebhooksUpgrade(db: AnyKysely): Promise<void> {
-  const tablePrefix = `h${randomBytes(5).toString("hex")}_`;
-  const { auditLog, webhooks } = createSqlStores({ db, clock: createFakeClock(), tablePrefix });
-  await createSqlMigrator(db, { tablePrefix }).migrateTo("0015_audit_log");
+  const at = await storesAtMigration(db, "h", "0015_audit_log");
+  const { tablePrefix } = at;
+  const { auditLog, webhooks } = at.stores;
   const entries = await auditLog.append([auditDraft("e1", 1, "o1"), auditDraft("e2", 2)], joinedSeal);
   const before = await tablesOf(db, tablePrefix);
-  expect(await migrate(db, { tablePrefix })).toEqual(migrationsAfter("0015_audit_log"));
+  expect(await at.upgrade()).toEqual(migrationsAfter("0015_audit_log"));
   const after = await tablesOf(db, tablePrefix);
-  expect(after.map((table) => table.name)).toEqual(
-    [...before.map((table) => table.name), "webhook_deliveries", "webhook_endpoints"].sort(),
-  );
-  expect(after.filter((table) => !table.name.startsWith("webhook_"))).toEqual(before);
+  // The later migrations come with it: 0017's signing keys.
+  const added = ["signing_keys", "webhook_deliveries", "webhook_endpoints"];
+  expect(after.map((table) => table.name)).toEqual([...before.map((table) => table.name), ...added].sort());
+  expect(after.filter((table) => !added.includes(table.name))).toEqual(before);
   expect(await auditLog.list({ order: "asc", limit: 10 })).toEqual(entries);
   const endpoint = {
     id: "w1",
@@ -73,7 +70,7 @@ export async function checkWebhooksUpgrade(db: AnyKysely): Promise<void> {
   expect(await webhooks.findEndpoint("w1")).toEqual({ ...endpoint, cursor: entry.seq });
   expect(await webhooks.pendingDeliveries("w1")).toEqual([delivery]);
   // And back down: the webhook tables go, the others stay as they were.
-  expect((await createSqlMigrator(db, { tablePrefix }).migrateTo("0015_audit_log")).error).toBeUndefined();
+  await at.downgrade();
   expect(await tablesOf(db, tablePrefix)).toEqual(before);
   expect(await auditLog.list({ order: "asc", limit: 10 })).toEqual(entries);
   await expect(webhooks.findEndpoint("w1")).rejects.toThrow();

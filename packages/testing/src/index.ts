@@ -33,6 +33,12 @@ export { type ApiKeyTimingSuiteOptions, runApiKeyTimingSuite } from "./api-key-t
 export { runAuditLogStoreSuite } from "./audit-log-store-suite.js";
 export { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium.js";
 export { runCooldownStoreSuite } from "./cooldown-store-suite.js";
+export {
+  docSectionFiles,
+  type ScratchTypecheckOptions,
+  typecheckInScratchProject,
+  workspaceBuilt,
+} from "./doc-typecheck.js";
 export { createFakeClock, type FakeClock, type FakeClockOptions } from "./fake-clock.js";
 export {
   expectOnlyPrefixes,
@@ -47,6 +53,16 @@ export {
   startFakeSiteverifyServer,
 } from "./fake-siteverify-server.js";
 export { freePort } from "./free-port.js";
+export {
+  authWithAccount,
+  expectAuthenticationRequired,
+  expectNoteRefused,
+  expectNoteServed,
+  GUARD_TEST_ACCOUNT,
+  type GuardedGet,
+  type GuardedNotes,
+  guardTestFixture,
+} from "./guard-tests.js";
 export { countHandlerBuilds } from "./handler-builds.js";
 export {
   HOSTILE_RETURN_TO_PIECES,
@@ -81,6 +97,7 @@ export { runOrganizationStoreSuite } from "./organization-store-suite.js";
 export { runPasskeyStoreSuite } from "./passkey-store-suite.js";
 export { type RequestTimingSuiteOptions, runRequestTimingSuite } from "./request-timing-suite.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
+export { runSigningKeyStoreSuite } from "./signing-key-store-suite.js";
 export { runSingleUseTokenStoreSuite } from "./single-use-token-store-suite.js";
 export {
   type AuthenticationResponse,
@@ -90,12 +107,21 @@ export {
   type SoftwareAuthenticator,
 } from "./software-authenticator.js";
 export type { StoreFixture, StoreSuite, StoreSuiteOptions } from "./store-fixture.js";
+export { runStoreSuites, type StoreSuiteKind, type StoresFixture } from "./store-suites.js";
+export {
+  SAMPLE_T0,
+  sampleUserRecord,
+  sampleWebhookDelivery,
+  sampleWebhookEndpoint,
+  succeededWebhookAttempt,
+} from "./store-test-records.js";
 export {
   GOLDEN_TRANSCRIPTS_DIR,
   normalizeTranscript,
   type TranscriptOptions,
   useTranscript,
 } from "./transcript.js";
+export { runTranscriptAdapterSuites } from "./transcript-adapter-suites.js";
 export { referenceTotp, runTwoFactorAdapterSuite } from "./two-factor-suite.js";
 export { runUserStoreSuite } from "./user-store-suite.js";
 export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
