@@ -124,15 +124,16 @@ async function cooldownLeft(
  * A `RETURNING` item that turns `synchronous_commit` off for the statement's own transaction (its
  * third argument, `is_local`): evaluated once the row is written, before the statement's implicit
  * transaction commits, so that commit returns without waiting for the WAL to reach the disk.
- * PostgreSQL only; used on counter writes alone, on a connection outside any transaction.
+ * PostgreSQL only; used on counter writes and the webhook store's bookkeeping (whose loss in a
+ * database crash repeats a message, never loses one), on a connection outside any host's transaction.
  */
-const RELAXED_COMMIT = sql<string>`set_config('synchronous_commit', 'off', true)`.as("relaxed_commit");
+export const RELAXED_COMMIT = sql<string>`set_config('synchronous_commit', 'off', true)`.as("relaxed_commit");
 
 /**
  * Whether a counter write on `db` carries `RELAXED_COMMIT`: on PostgreSQL, unless `db` is a
  * transaction (a host's, passed as the stores' `db`), whose other writes must stay durable.
  */
-const relaxesCommit = (dialect: SqlContext["dialect"], db: AnyKysely) =>
+export const relaxesCommit = (dialect: SqlContext["dialect"], db: AnyKysely) =>
   dialect === "postgres" && !db.isTransaction;
 
 /** A counter row as the hit's UPSERT returns it. */

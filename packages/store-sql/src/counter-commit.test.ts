@@ -1,4 +1,10 @@
-import { createFakeClock } from "@portcullis/testing";
+import {
+  createFakeClock,
+  SAMPLE_T0,
+  sampleWebhookDelivery,
+  sampleWebhookEndpoint,
+  succeededWebhookAttempt,
+} from "@portcullis/testing";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { AnyKysely } from "./context.js";
@@ -58,6 +64,35 @@ describe("counter writes on PostgreSQL", () => {
     for (const text of statements) expect(text).toContain(RELAXED);
     expect(await setting()).toBe(before);
     expect((await apiKeys.useApiKey("lookup000001", 60_000, 5)).count).toBe(7);
+  });
+
+  it("webhook bookkeeping - lease, advance, attempt and release relaxed; the endpoint's creation durable", async () => {
+    const { webhooks } = createSqlStores({ db: postgres.db, clock: createFakeClock() });
+    const before = await setting();
+    const endpoint = sampleWebhookEndpoint();
+    const lease = { owner: "instance-a", now: SAMPLE_T0 + 10 };
+    statements.length = 0;
+    expect(await webhooks.createEndpoint(endpoint, { maxPerScope: 5 })).toBe("created");
+    for (const text of statements) expect(text).not.toContain("synchronous_commit");
+    statements.length = 0;
+    expect(await webhooks.tryLease(endpoint.id, lease.owner, lease.now, lease.now + 30_000)).toBe(true);
+    const delivery = sampleWebhookDelivery(endpoint.id);
+    expect(await webhooks.advance(endpoint.id, lease, 0, 1, delivery)).toBe(true);
+    const attempt = succeededWebhookAttempt(lease.now + 5);
+    expect(await webhooks.recordAttempt(endpoint.id, lease, delivery.id, attempt, null)).toBe(true);
+    await webhooks.releaseLease(endpoint.id, lease.owner);
+    // Each write's first statement (the endpoint's row, under the lease) relaxes its transaction.
+    const endpointWrites = statements.filter((text) => /^\s*update\s+"[^"]*webhook_endpoints"/i.test(text));
+    expect(endpointWrites).toHaveLength(4);
+    for (const text of endpointWrites) expect(text).toContain(RELAXED);
+    expect(await setting()).toBe(before);
+    // A refused write (another owner) relaxes nothing and writes nothing.
+    expect(await webhooks.advance(endpoint.id, { owner: "instance-b", now: lease.now }, 1, 2, null)).toBe(false);
+    expect((await webhooks.findEndpoint(endpoint.id))?.cursor).toBe(1);
+    expect(await webhooks.findDelivery(endpoint.id, delivery.id)).toMatchObject({
+      status: "succeeded",
+      attempts: 1,
+    });
   });
 
   it("hit and refundHit - stores made on a host's transaction leave its commit durable", async () => {

@@ -1,5 +1,6 @@
 import type { WebhookStore } from "@portcullis/core";
 import { type AnyKysely, inTransaction, type SqlContext } from "./context.js";
+import { RELAXED_COMMIT, relaxesCommit } from "./cooldown-store.js";
 import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 import { endpointCreation } from "./webhook-creation.js";
 import {
@@ -53,7 +54,7 @@ async function refusable(
  */
 async function updateUnderLease(
   trx: AnyKysely,
-  table: string,
+  { table, relaxed }: { table: string; relaxed: boolean },
   endpointId: string,
   { owner, now }: { owner: string; now: number },
   set: Partial<EndpointRow>,
@@ -66,6 +67,7 @@ async function updateUnderLease(
     .where("lease_owner", "=", owner)
     .where("lease_until", ">", now);
   if (where) update = update.where("cursor", "=", where.cursor);
+  if (relaxed) return (await update.returning(RELAXED_COMMIT).execute()).length === 1;
   const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
@@ -74,34 +76,39 @@ async function updateUnderLease(
 function leaseMethods(
   context: SqlContext,
 ): Pick<WebhookStore, "tryLease" | "releaseLease" | "advance" | "recordAttempt"> {
-  const { db, tables } = context;
+  const { db, dialect, tables } = context;
   const endpoints = tables.webhookEndpoints;
   const deliveries = tables.webhookDeliveries;
+  // The audit log is the outbox, written durably; this bookkeeping lost in a database crash
+  // (its last fraction of a second) sends a message again, never loses one: on PostgreSQL its
+  // commits do not wait for the WAL flush.
+  const relaxed = relaxesCommit(dialect, db);
+  const underLease = { table: endpoints, relaxed };
   return {
     async tryLease(endpointId, owner, now, until) {
-      const result = await db
+      const update = db
         .updateTable(endpoints)
         .set({ lease_owner: owner, lease_until: until })
         .where("id", "=", endpointId)
         .where((eb) =>
           eb.or([eb("lease_owner", "is", null), eb("lease_until", "<=", now), eb("lease_owner", "=", owner)]),
-        )
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+        );
+      if (relaxed) return (await update.returning(RELAXED_COMMIT).execute()).length === 1;
+      return Number((await update.executeTakeFirst()).numUpdatedRows) === 1;
     },
 
     async releaseLease(endpointId, owner) {
-      await db
+      const update = db
         .updateTable(endpoints)
         .set({ lease_owner: null, lease_until: null })
         .where("id", "=", endpointId)
-        .where("lease_owner", "=", owner)
-        .execute();
+        .where("lease_owner", "=", owner);
+      await (relaxed ? update.returning(RELAXED_COMMIT) : update).execute();
     },
 
     advance: (endpointId, lease, from, to, delivery) =>
       refusable(context, async (trx) => {
-        if (!(await updateUnderLease(trx, endpoints, endpointId, lease, { cursor: to }, { cursor: from })))
+        if (!(await updateUnderLease(trx, underLease, endpointId, lease, { cursor: to }, { cursor: from })))
           return false;
         if (delivery) {
           await trx.insertInto(deliveries).values(deliveryRow(delivery)).execute();
@@ -115,7 +122,7 @@ function leaseMethods(
         const set: Partial<EndpointRow> = disable
           ? { enabled: 0, disabled_reason: disable }
           : { lease_owner: lease.owner };
-        if (!(await updateUnderLease(trx, endpoints, endpointId, lease, set))) return false;
+        if (!(await updateUnderLease(trx, underLease, endpointId, lease, set))) return false;
         const result = await trx
           .updateTable(deliveries)
           .set(attemptColumns(attempt))
