@@ -12,7 +12,7 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
 import type { ExampleCaptcha, ExampleConfig } from "./config.js";
 import { ConfigError } from "./config.js";
-import { openDatabase } from "./database.js";
+import { type ExampleDatabase, openDatabase } from "./database.js";
 import { readSeedFile, seedUsers } from "./seed.js";
 
 export interface ExampleAuth {
@@ -58,36 +58,40 @@ function captchaOptions({ provider, secret, verifyUrl }: ExampleCaptcha) {
   return { provider, secret, on, ...(verifyUrl ? { verifyUrl } : {}) };
 }
 
+type AuthOptions = Parameters<typeof createAuth>[0];
+type RedisClient = ReturnType<typeof createRedisClient>;
+
+/** REDIS_URL's client once it answers (a `ConfigError` after 5 s of silence), or none without REDIS_URL. */
+async function connectRedis(config: ExampleConfig): Promise<RedisClient | undefined> {
+  if (!config.redisUrl) return undefined;
+  const redis = createRedisClient(config.redisUrl);
+  const ready = new Promise((resolve) => redis.once("ready", resolve));
+  const timeout = new Promise((_, reject) =>
+    setTimeout(() => reject(new ConfigError(`Redis at REDIS_URL does not answer`)), 5_000).unref(),
+  );
+  await Promise.race([ready, timeout]).catch((error) => {
+    redis.disconnect();
+    throw error;
+  });
+  return redis;
+}
+
 /**
- * createAuth as both example servers configure it: memory stores; users, sessions, the
- * allowlist, single-use tokens, cooldowns, API keys, the audit log and webhooks in SQL when DATABASE_URL
- * is set (migrated at start); Redis for all of them but users when REDIS_URL is set (users then stay in
- * SQL, or in memory without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE.
+ * The stores createAuth works with: all of `base`'s (SQL's or memory's), or Redis's for all but
+ * users, identity-provider links, passkeys and organizations when REDIS_URL is set.
  */
-export async function createExampleAuth(
+function exampleStores(
   config: ExampleConfig,
-  extra: { passwordHasher?: Parameters<typeof createAuth>[0]["passwordHasher"] } = {},
-): Promise<ExampleAuth> {
-  const memory = createMemoryStores();
-  const redis = config.redisUrl ? createRedisClient(config.redisUrl) : undefined;
-  if (redis) {
-    const ready = new Promise((resolve) => redis.once("ready", resolve));
-    const timeout = new Promise((_, reject) =>
-      setTimeout(() => reject(new ConfigError(`Redis at REDIS_URL does not answer`)), 5_000).unref(),
-    );
-    await Promise.race([ready, timeout]).catch((error) => {
-      redis.disconnect();
-      throw error;
-    });
-  }
-  const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
-  const base = database?.stores ?? memory;
+  base: ExampleDatabase["stores"] | ReturnType<typeof createMemoryStores>,
+  redis: RedisClient | undefined,
+  database: ExampleDatabase | undefined,
+) {
   // Identity-provider links, passkeys and organizations live with the users (SQL or memory), never in
   // Redis. API keys follow the sessions: Redis's `apiKeys` when REDIS_URL is set (one read per keyed request),
   // and so does the audit log (`auditLog`, docs/audit-log.md): Redis's, else SQL's or memory's. The
   // webhook endpoints and deliveries (`webhooks`, docs/webhooks.md) go where the audit log goes:
   // they read it as their outbox.
-  const stores = redis
+  return redis
     ? {
         users: base.users,
         identities: base.identities,
@@ -111,69 +115,126 @@ export async function createExampleAuth(
         // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
         ...(database ? { joint: database.stores.joint } : {}),
       };
+}
+
+/** SMTP when SMTP_URL is set, else the dev outbox when it is on: the mailer is the first of them. */
+function exampleMailers(config: ExampleConfig) {
   const outbox = config.devOutbox ? createOutboxMailer() : undefined;
   const smtp = config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, from: config.emailFrom }) : undefined;
   const mailer: Mailer | undefined = smtp ?? outbox;
+  return { outbox, smtp, mailer };
+}
+
+/** createAuth's options for requests, cookies and sessions. */
+function sessionOptions(
+  config: ExampleConfig,
+): Pick<
+  AuthOptions,
+  | "allowHeaderAuthentication"
+  | "preferHeaderAuthentication"
+  | "cookies"
+  | "trustProxy"
+  | "accessTokenTtlSeconds"
+  | "refreshReuseIntervalSeconds"
+  | "idleTimeoutSeconds"
+  | "absoluteLifetimeSeconds"
+> {
+  return {
+    allowHeaderAuthentication: config.allowHeaderAuth,
+    preferHeaderAuthentication: config.preferHeaderAuth,
+    cookies: { secure: config.cookieSecure },
+    trustProxy: config.trustProxy,
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    refreshReuseIntervalSeconds: config.refreshReuseSeconds,
+    // SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS: unset keeps the library's defaults.
+    ...(config.sessionIdleSeconds !== undefined ? { idleTimeoutSeconds: config.sessionIdleSeconds } : {}),
+    ...(config.sessionMaxSeconds !== undefined ? { absoluteLifetimeSeconds: config.sessionMaxSeconds } : {}),
+  };
+}
+
+/** createAuth's options for the ways to sign in: passwords, an identity provider, emailed links, passkeys. */
+function signInOptions(
+  config: ExampleConfig,
+): Pick<AuthOptions, "breachedPasswords" | "identityProviders" | "emailSignIn" | "webauthn"> {
+  return {
+    // BREACHED_PASSWORDS_URL: the breached-password check, off unless set.
+    ...(config.breachedPasswordsUrl
+      ? {
+          breachedPasswords: {
+            rangeUrl: config.breachedPasswordsUrl,
+            failClosed: config.breachedPasswordsFailClosed,
+          },
+        }
+      : {}),
+    // OIDC_ISSUER…: one provider named `oidc`; an http issuer is allowed only outside production.
+    identityProviders: config.oidc
+      ? [
+          {
+            type: "oidc",
+            ...config.oidc,
+            allowInsecureRequests: !config.production && config.oidc.issuer.startsWith("http:"),
+            displayName: new URL(config.oidc.issuer).host,
+          },
+        ]
+      : [],
+    // EMAIL_SIGN_IN: the emailed link opens /sign-in/email (pages.ts), which signs in with a POST.
+    emailSignIn: { enabled: config.emailSignIn },
+    // PASSKEYS (on unless APP_ORIGIN cannot use them): the RP ID is APP_ORIGIN's host name.
+    ...(config.passkeys
+      ? { webauthn: { rpId: config.passkeys.rpId, origins: [config.passkeys.origin] } }
+      : {}),
+  };
+}
+
+/** createAuth's options for the features a host may turn off: back office, organizations, API keys, webhooks, CAPTCHA. */
+function featureOptions(
+  config: ExampleConfig,
+): Pick<AuthOptions, "admin" | "organizations" | "apiKeys" | "webhooks" | "captcha"> {
+  return {
+    // ADMIN_EMAILS: the back office (docs/back-office.md) for these addresses, once verified.
+    ...(config.adminEmails.length > 0
+      ? {
+          admin: {
+            authorize: (_principal, user) => user.emailVerified && config.adminEmails.includes(user.email),
+          },
+        }
+      : {}),
+    // ORGANIZATIONS (on by default): the host's permissions and a plain member's.
+    ...(config.organizations ? { organizations: config.organizations } : {}),
+    // API_KEYS (on by default): keys of users and organizations for the host's routes.
+    ...(config.apiKeys ? { apiKeys: {} } : {}),
+    // WEBHOOKS (on by default): WEBHOOKS_ALLOW_PRIVATE lets endpoints use http and private
+    // addresses (a receiver on this machine); WEBHOOK_RETRY_SCALE shortens the retry waits for tests.
+    ...(config.webhooks ? { webhooks: config.webhooks } : {}),
+    // CAPTCHA_PROVIDER…: the four routes bots push, and login after 3 failures.
+    ...(config.captcha ? { captcha: captchaOptions(config.captcha) } : {}),
+  };
+}
+
+/**
+ * createAuth as both example servers configure it: memory stores; users, sessions, the
+ * allowlist, single-use tokens, cooldowns, API keys, the audit log and webhooks in SQL when DATABASE_URL
+ * is set (migrated at start); Redis for all of them but users when REDIS_URL is set (users then stay in
+ * SQL, or in memory without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE.
+ */
+export async function createExampleAuth(
+  config: ExampleConfig,
+  extra: { passwordHasher?: AuthOptions["passwordHasher"] } = {},
+): Promise<ExampleAuth> {
+  const memory = createMemoryStores();
+  const redis = await connectRedis(config);
+  const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
+  const stores = exampleStores(config, database?.stores ?? memory, redis, database);
+  const { outbox, smtp, mailer } = exampleMailers(config);
   const auth = configured(() =>
     createAuth({
       secret: config.secret,
       stores,
       appOrigin: config.appOrigin,
       ...emailOptions(config, mailer),
-      allowHeaderAuthentication: config.allowHeaderAuth,
-      preferHeaderAuthentication: config.preferHeaderAuth,
-      cookies: { secure: config.cookieSecure },
-      trustProxy: config.trustProxy,
-      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
-      refreshReuseIntervalSeconds: config.refreshReuseSeconds,
-      // SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS: unset keeps the library's defaults.
-      ...(config.sessionIdleSeconds !== undefined ? { idleTimeoutSeconds: config.sessionIdleSeconds } : {}),
-      ...(config.sessionMaxSeconds !== undefined
-        ? { absoluteLifetimeSeconds: config.sessionMaxSeconds }
-        : {}),
-      // BREACHED_PASSWORDS_URL: the breached-password check, off unless set.
-      ...(config.breachedPasswordsUrl
-        ? {
-            breachedPasswords: {
-              rangeUrl: config.breachedPasswordsUrl,
-              failClosed: config.breachedPasswordsFailClosed,
-            },
-          }
-        : {}),
-      // OIDC_ISSUER…: one provider named `oidc`; an http issuer is allowed only outside production.
-      identityProviders: config.oidc
-        ? [
-            {
-              type: "oidc",
-              ...config.oidc,
-              allowInsecureRequests: !config.production && config.oidc.issuer.startsWith("http:"),
-              displayName: new URL(config.oidc.issuer).host,
-            },
-          ]
-        : [],
-      // EMAIL_SIGN_IN: the emailed link opens /sign-in/email (pages.ts), which signs in with a POST.
-      emailSignIn: { enabled: config.emailSignIn },
-      // PASSKEYS (on unless APP_ORIGIN cannot use them): the RP ID is APP_ORIGIN's host name.
-      ...(config.passkeys
-        ? { webauthn: { rpId: config.passkeys.rpId, origins: [config.passkeys.origin] } }
-        : {}),
-      // ADMIN_EMAILS: the back office (docs/back-office.md) for these addresses, once verified.
-      ...(config.adminEmails.length > 0
-        ? {
-            admin: {
-              authorize: (_principal, user) => user.emailVerified && config.adminEmails.includes(user.email),
-            },
-          }
-        : {}),
-      // ORGANIZATIONS (on by default): the host's permissions and a plain member's.
-      ...(config.organizations ? { organizations: config.organizations } : {}),
-      // API_KEYS (on by default): keys of users and organizations for the host's routes.
-      ...(config.apiKeys ? { apiKeys: {} } : {}),
-      // WEBHOOKS (on by default): WEBHOOKS_ALLOW_PRIVATE lets endpoints use http and private
-      // addresses (a receiver on this machine); WEBHOOK_RETRY_SCALE shortens the retry waits for tests.
-      ...(config.webhooks ? { webhooks: config.webhooks } : {}),
-      // CAPTCHA_PROVIDER…: the four routes bots push, and login after 3 failures.
-      ...(config.captcha ? { captcha: captchaOptions(config.captcha) } : {}),
+      ...sessionOptions(config),
+      ...signInOptions(config),
+      ...featureOptions(config),
       ...extra,
     }),
   );
