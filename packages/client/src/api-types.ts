@@ -178,6 +178,8 @@ export interface AuditItem extends OrganizationAuditItem {
   seq: number;
   /** The hash of the deployment's entry before it. */
   prevHash: string;
+  /** The hash of the organization's entry before it (null for its first). */
+  orgPrevHash: null | string;
 }
 
 /** A page of the audit log, newest first, as the back office and the host see it. */
@@ -557,21 +559,29 @@ export interface MemberView {
  * the hash of the deployment's entry before it (`prevHash`).
  */
 export interface OrganizationAuditItem {
-  id: string;
   /** ISO 8601. */
   at: string;
-  type: string;
-  actorType: AuditActorType;
-  actorId: null | string;
-  userId: null | string;
-  organizationId: null | string;
-  sessionId: null | string;
-  ip: null | string;
-  userAgent: null | string;
-  reason: null | string;
   /** The hash of the organization's entry before it (null for its first). */
   orgPrevHash: null | string;
   hash: string;
+  /** The `SecurityEventType` of the event (`login.succeeded`, `member.role_changed`, …). */
+  type: string;
+  /** The organization the event belongs to; null for the deployment's own events. */
+  organizationId: null | string;
+  /** Unique per entry, minted by the core (lowercase hex, one length). */
+  id: string;
+  /** The client IP as resolved under `trustProxy`; null when unknown. */
+  ip: null | string;
+  actorType: AuditActorType;
+  /** The acting user's id, the API key's id, or null for `host` and `system`. */
+  actorId: null | string;
+  /** The account the event concerns (its target); null when none is known. */
+  userId: null | string;
+  sessionId: null | string;
+  /** The request's User-Agent (control characters replaced, at most 200 characters); null when unknown. */
+  userAgent: null | string;
+  /** The event's reason (a failure's cause, a sign-in's method); never a secret. Null when none. */
+  reason: null | string;
 }
 
 /** A page of an organization's audit log, newest first, as its members see it (no `seq`, no `prevHash`). */

@@ -124,5 +124,10 @@ export {
 export { runTranscriptAdapterSuites } from "./transcript-adapter-suites.js";
 export { referenceTotp, runTwoFactorAdapterSuite } from "./two-factor-suite.js";
 export { runUserStoreSuite } from "./user-store-suite.js";
-export { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+export {
+  deliveredOnceView,
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "./webhook-receiver.js";
 export { runWebhookStoreSuite } from "./webhook-store-suite.js";

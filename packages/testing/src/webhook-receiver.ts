@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Webhook } from "standardwebhooks";
+import { expect } from "vitest";
 
 /** A message the receiver took: its `webhook-id`, its parsed payload, and whether the signature held. */
 export interface ReceivedWebhook {
@@ -131,3 +132,20 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
   await receiver.start();
   return receiver;
 }
+
+/**
+ * A delivery as `GET …/webhooks/:endpointId/deliveries` lists it once its first attempt reached a
+ * receiver that answered 200: `event`, one attempt, succeeded, nothing left to do (any id and times).
+ */
+export const deliveredOnceView = (event: string) => ({
+  id: expect.stringMatching(/^[0-9a-f]{32}$/),
+  event,
+  attempts: 1,
+  status: "succeeded",
+  lastAttemptAt: expect.any(String),
+  lastStatusCode: 200,
+  lastError: null,
+  nextAttemptAt: null,
+  createdAt: expect.any(String),
+  redelivery: false,
+});

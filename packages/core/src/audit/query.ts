@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
-import type { AuditEntry, AuditQuery } from "../ports/audit-log-store.js";
+import type { AuditDraft, AuditEntry, AuditQuery } from "../ports/audit-log-store.js";
 import { fieldIssue, parseInput } from "../validation.js";
 import type { AuditSeal } from "./seal.js";
 
@@ -93,19 +93,9 @@ export function decodeAuditCursor(seal: Pick<AuditSeal, "openCursor">, cursor: s
  * the rest of the deployment, so neither the entry's place in the deployment's chain (`seq`) nor
  * the hash of the deployment's entry before it (`prevHash`).
  */
-export interface OrganizationAuditItem {
-  id: string;
+export interface OrganizationAuditItem extends Omit<AuditDraft, "at"> {
   /** ISO 8601. */
   at: string;
-  type: string;
-  actorType: AuditEntry["actorType"];
-  actorId: string | null;
-  userId: string | null;
-  organizationId: string | null;
-  sessionId: string | null;
-  ip: string | null;
-  userAgent: string | null;
-  reason: string | null;
   /** The hash of the organization's entry before it (null for its first). */
   orgPrevHash: string | null;
   hash: string;
