@@ -6,6 +6,7 @@ import {
   createCountBatch,
 } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
+import { withCommands } from "./scripts.js";
 
 /** How many keys `listApiKeys` returns at most. */
 const LIST_LIMIT = 1_000;
@@ -293,10 +294,7 @@ export function redisApiKeyStore(
   bounded: <T>(operation: Promise<T>) => Promise<T>,
   prefix: string,
 ): ApiKeyStore {
-  for (const [name, definition] of Object.entries(COMMANDS)) {
-    if (!(name in client)) client.defineCommand(name, definition);
-  }
-  const redis = client as unknown as ApiKeyCommands & (Redis | Cluster);
+  const redis = withCommands<ApiKeyCommands>(client, COMMANDS);
   const space = `${prefix}{apikeys}:`;
   const keyPrefix = `${space}k:`;
   const idPrefix = `${space}id:`;

@@ -7,7 +7,7 @@ import {
   auditEntryOf,
 } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
-import { PAST_DEADLINE } from "./scripts.js";
+import { PAST_DEADLINE, withCommands } from "./scripts.js";
 
 /** How many times `append` reads the heads, seals and tries to write before it gives up. */
 const MAX_ATTEMPTS = 20;
@@ -312,9 +312,7 @@ export function redisAuditLogStore(
   prefix: string,
   deadline: () => Promise<number>,
 ): AuditLogStore {
-  for (const [name, definition] of Object.entries(COMMANDS)) {
-    if (!(name in client)) client.defineCommand(name, definition);
-  }
+  withCommands(client, COMMANDS);
   const space: AuditSpace = {
     client,
     redis: client as unknown as AuditCommands,

@@ -1,6 +1,6 @@
 import type { PasskeyRecord, PasskeyStore } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
-import { HASHES_OF } from "./scripts.js";
+import { HASHES_OF, withCommands } from "./scripts.js";
 
 /** KEYS[1] the passkey (a hash) · KEYS[2] the user's index (a set) · ARGV[1] id · ARGV[2..] field, value… → 1 stored, 0 taken. */
 const CREATE_PASSKEY = `
@@ -113,10 +113,7 @@ export function redisPasskeyStore(
   bounded: <T>(operation: Promise<T>) => Promise<T>,
   prefix: string,
 ): PasskeyStore {
-  for (const [name, definition] of Object.entries(COMMANDS)) {
-    if (!(name in client)) client.defineCommand(name, definition);
-  }
-  const redis = client as unknown as PasskeyCommands & (Redis | Cluster);
+  const redis = withCommands<PasskeyCommands>(client, COMMANDS);
   const space = `${prefix}{passkeys}:`;
   const passkeyPrefix = `${space}p:`;
   const passkeyKey = (id: string) => `${passkeyPrefix}${id}`;

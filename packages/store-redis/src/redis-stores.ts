@@ -34,6 +34,7 @@ import {
   REMAINING_COOLDOWN,
   ROTATE_REFRESH_TOKEN,
   SET_ACTIVE_ORGANIZATION,
+  withCommands,
 } from "./scripts.js";
 import { redisSigningKeyStore } from "./signing-key-store.js";
 import { redisSingleUseTokenStore } from "./single-use-token-store.js";
@@ -143,10 +144,7 @@ const userTag = (userId: string) =>
 export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const timeoutMs = options.operationTimeoutMs ?? 1_000;
   const client = options.client;
-  for (const [name, definition] of Object.entries(SCRIPTS)) {
-    if (!(name in client)) client.defineCommand(name, definition);
-  }
-  const redis = client as unknown as ScriptedRedis;
+  const redis: ScriptedRedis = withCommands<ScriptedClient>(client, SCRIPTS);
 
   /** Rejects when Redis does not answer in time, whatever the client's settings are. */
   const bounded = <T>(operation: Promise<T>): Promise<T> =>

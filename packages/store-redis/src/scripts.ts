@@ -1,3 +1,5 @@
+import type { Cluster, Redis } from "ioredis";
+
 /**
  * The Lua scripts of the Redis stores. Each runs atomically in one round trip (ioredis sends
  * EVALSHA and falls back to EVAL once per connection). Every key a script touches is passed in
@@ -235,3 +237,20 @@ else
   redis.call('SET', KEYS[1], cjson.encode(stored))
 end
 return cjson.encode(stored.record)`;
+
+/** Scripts to define on a client, by command name: each with how many of its arguments are keys (none: the first argument says). */
+export type CommandDefinitions = Record<string, { numberOfKeys?: number; lua: string }>;
+
+/**
+ * `client` with `commands` defined on it (once per client: a store made again on the same client
+ * finds them there), typed with `C`, the commands' call signatures.
+ */
+export function withCommands<C>(
+  client: Redis | Cluster,
+  commands: CommandDefinitions,
+): C & (Redis | Cluster) {
+  for (const [name, definition] of Object.entries(commands)) {
+    if (!(name in client)) client.defineCommand(name, definition);
+  }
+  return client as unknown as C & (Redis | Cluster);
+}

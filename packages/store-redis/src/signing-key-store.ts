@@ -1,5 +1,6 @@
 import type { SigningKeyRecord, SigningKeyStore } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
+import { withCommands } from "./scripts.js";
 
 /**
  * KEYS[1] the keys (a hash: kid → the record's JSON) · KEYS[2] their creation times (a sorted
@@ -56,10 +57,7 @@ export function redisSigningKeyStore(
   bounded: <T>(operation: Promise<T>) => Promise<T>,
   prefix: string,
 ): SigningKeyStore {
-  for (const [name, definition] of Object.entries(COMMANDS)) {
-    if (!(name in client)) client.defineCommand(name, definition);
-  }
-  const redis = client as unknown as SigningKeyCommands & (Redis | Cluster);
+  const redis = withCommands<SigningKeyCommands>(client, COMMANDS);
   const records = `${prefix}{signing-keys}:records`;
   const created = `${prefix}{signing-keys}:created`;
   return {

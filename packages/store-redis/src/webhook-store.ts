@@ -7,6 +7,7 @@ import type {
 } from "@portcullis/core";
 import { webhookAttemptOf, webhookDeliveryOf, webhookEndpointOf } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
+import { withCommands } from "./scripts.js";
 import { WEBHOOK_COMMANDS, type WebhookCommands } from "./webhook-scripts.js";
 
 /** How many deliveries one `sweepDeliveries` script removes at most. */
@@ -368,9 +369,7 @@ export function redisWebhookStore(
   prefix: string,
   deadline: () => Promise<number>,
 ): WebhookStore {
-  for (const [name, definition] of Object.entries(WEBHOOK_COMMANDS)) {
-    if (!(name in client)) client.defineCommand(name, definition);
-  }
+  withCommands(client, WEBHOOK_COMMANDS);
   const space = webhookSpace(client, bounded, prefix, deadline);
   return {
     createEndpoint: (endpoint, { maxPerScope }) => createEndpoint(space, endpoint, maxPerScope),
