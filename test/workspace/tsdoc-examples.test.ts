@@ -125,6 +125,8 @@ describe("TSDoc examples", () => {
       "packages/store-redis/src/redis-stores.ts",
       "packages/store-sql/src/sql-stores.ts",
       "packages/client/src/client.ts",
+      "packages/oauth-provider/src/signing-keys.ts",
+      "packages/oauth-provider/src/access-tokens.ts",
     ])
       expect(where).toContain(`${file}:`);
   });

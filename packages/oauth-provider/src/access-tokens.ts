@@ -116,6 +116,25 @@ function keySetOf(keys: JSONWebKeySet | URL) {
  * `kid`, an asymmetric algorithm, `typ: at+jwt`, `iss`, `aud` naming this server, `exp`, and the
  * scopes asked for. Throws `AccessTokenError` (`invalid_token`, or `insufficient_scope` when
  * only the scopes fall short).
+ * @example
+ * ```ts
+ * import { AccessTokenError, verifyAccessToken } from "@portcullis/oauth-provider";
+ *
+ * async function projectsOf(authorization: string | undefined) {
+ *   try {
+ *     const token = await verifyAccessToken(authorization?.replace(/^Bearer /, "") ?? "", {
+ *       issuer: "https://app.example.com/api/auth",
+ *       audience: "https://api.example.com",
+ *       scopes: ["projects:read"],
+ *       keys: new URL("https://app.example.com/api/auth/oauth2/jwks"),
+ *     });
+ *     return { status: 200, userId: token.subject };
+ *   } catch (error) {
+ *     if (error instanceof AccessTokenError) return { status: error.code === "insufficient_scope" ? 403 : 401 };
+ *     throw error;
+ *   }
+ * }
+ * ```
  */
 export async function verifyAccessToken(
   token: string,

@@ -119,6 +119,18 @@ async function newKey(
  * once, the store lets one add it (`addSigningKey`'s check), and every instance signs with the
  * same key from its activation on. Each instance reads the listing at most every
  * `refreshSeconds` and opens each private key once.
+ * @example
+ * ```ts
+ * import { createSigningKeyRing } from "@portcullis/oauth-provider";
+ * import { createMemoryStores } from "@portcullis/store-memory";
+ *
+ * const ring = createSigningKeyRing({
+ *   store: createMemoryStores().signingKeys,
+ *   secret: process.env.AUTH_SECRET ?? "",
+ *   tokenLifetimeSeconds: 3600,
+ * });
+ * const { keys } = await ring.jwks(); // what <prefix>/oauth2/jwks publishes
+ * ```
  */
 export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKeyRing {
   const { store } = options;
