@@ -87,7 +87,9 @@ describe("counter writes on PostgreSQL", () => {
     for (const text of endpointWrites) expect(text).toContain(RELAXED);
     expect(await setting()).toBe(before);
     // A refused write (another owner) relaxes nothing and writes nothing.
-    expect(await webhooks.advance(endpoint.id, { owner: "instance-b", now: lease.now }, 1, 2, null)).toBe(false);
+    expect(await webhooks.advance(endpoint.id, { owner: "instance-b", now: lease.now }, 1, 2, null)).toBe(
+      false,
+    );
     expect((await webhooks.findEndpoint(endpoint.id))?.cursor).toBe(1);
     expect(await webhooks.findDelivery(endpoint.id, delivery.id)).toMatchObject({
       status: "succeeded",
