@@ -188,6 +188,10 @@ describe("audit cursors", () => {
     }
     expect(texts.map((text) => seal.openCursor(text))).toEqual([42, 42, 43]);
     expect(seal.openCursor(seal.sealCursor(9_007_199_254_740))).toBe(9_007_199_254_740);
+    // One length for every position: the cursor does not tell how large the deployment's log is.
+    expect(new Set([1, 42, 123_456, 9_007_199_254_740].map((seq) => seal.sealCursor(seq).length)).size).toBe(
+      1,
+    );
   });
 
   it("openCursor - a rotated secret still opens; another secret, a changed or cut cursor, the old plain form do not", () => {

@@ -41,8 +41,8 @@ export function canonicalAuditEntry(draft: AuditDraft, links: AuditLinks): strin
 /** A cursor's random IV and its GCM tag, in bytes. */
 const CURSOR_IV_BYTES = 12;
 const CURSOR_TAG_BYTES = 16;
-/** What a cursor seals: `a` and the position, in decimal. */
-const CURSOR_TEXT = /^a(\d{1,16})$/;
+/** What a cursor seals: `a` and the position, 16 decimal digits (so every cursor has one length). */
+const CURSOR_TEXT = /^a(\d{16})$/;
 
 /** The text `body` seals under `key`, or undefined when its tag does not hold. */
 function openWith(key: Buffer, iv: Buffer, body: Buffer, tag: Buffer): string | undefined {
@@ -59,7 +59,8 @@ function openWith(key: Buffer, iv: Buffer, body: Buffer, tag: Buffer): string | 
  * The audit log's cursors: a position (`seq`) sealed with AES-256-GCM under a key derived with
  * HKDF from each `secret` (purpose `audit cursor v1`), a random IV each time, as base64url of IV,
  * ciphertext and tag. The first secret seals, every one opens, so a cursor made before a rotation
- * still pages. A reader learns nothing from a cursor (not even whether two name the same place),
+ * still pages. A reader learns nothing from a cursor (not even whether two name the same place,
+ * nor from its length how far into the log it is: the position is padded to 16 digits),
  * and nobody without the secret can make one.
  */
 export function createAuditCursors(
@@ -74,7 +75,10 @@ export function createAuditCursors(
     sealCursor(seq) {
       const iv = randomBytes(CURSOR_IV_BYTES);
       const cipher = createCipheriv("aes-256-gcm", current, iv, { authTagLength: CURSOR_TAG_BYTES });
-      const body = Buffer.concat([cipher.update(`a${seq}`, "latin1"), cipher.final()]);
+      const body = Buffer.concat([
+        cipher.update(`a${String(seq).padStart(16, "0")}`, "latin1"),
+        cipher.final(),
+      ]);
       return Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64url");
     },
     openCursor(cursor) {
