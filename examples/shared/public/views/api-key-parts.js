@@ -2,9 +2,10 @@
 // the active organization's): a key's line in a list with its delete button and in-page
 // confirmation, the expiry choice, and the box that shows a new key once with its copy button.
 import { auth } from "../ui/client.js";
-import { $, button, cardConfirm, element, run, say, show } from "../ui/page.js";
+import { button, cardConfirm, element, run } from "../ui/page.js";
 import { dateTime, t } from "../ui/strings.js";
 import "../ui/strings-api-keys.js";
+import { forgetShown, showOnce } from "../ui/shown-once.js";
 
 /** The expiry choices of the create forms, in days ("" for never); the first is the default. */
 export const EXPIRY_DAYS = ["90", "30", "7", "365", ""];
@@ -71,56 +72,24 @@ export function keyItem(key, remove) {
 }
 
 // ---- The new key, shown once ------------------------------------------------------------------
-/**
- * Shows a new key in the element `boxId` (a card): its name, the warning that it is shown only
- * now, the key in a read-only field, Copy and Done. Done (or `clearNewKey`) forgets it: nothing
- * else keeps it, so it cannot be shown again.
- */
+/** Shows a new key once in the element `boxId` (`showOnce`). */
 export function showNewKey(boxId, name, key) {
-  const box = $(boxId);
-  const field = element("input", {
-    id: `${boxId}-value`,
-    readOnly: true,
+  showOnce(boxId, {
+    title: t("keys.newTitle", { name }),
+    warning: t("keys.newWarning"),
+    label: t("keys.newLabel"),
     value: key,
-    className: "key-field",
+    words: {
+      copy: t("keys.copy"),
+      done: t("keys.done"),
+      copied: t("keys.copied"),
+      selected: t("keys.selected"),
+    },
   });
-  field.setAttribute("autocomplete", "off");
-  field.setAttribute("spellcheck", "false");
-  field.addEventListener("focus", () => field.select());
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(field.value);
-      say(t("keys.copied"));
-    } catch {
-      field.focus();
-      field.select();
-      say(t("keys.selected"));
-    }
-  };
-  box.replaceChildren(
-    element("h2", { id: `${boxId}-title`, textContent: t("keys.newTitle", { name }) }),
-    element("p", { className: "key-warning", textContent: t("keys.newWarning") }),
-    element("label", {}, element("span", { textContent: t("keys.newLabel") }), " ", field),
-    element(
-      "div",
-      { className: "row" },
-      button(t("keys.copy"), copy, "key-copy"),
-      button(t("keys.done"), () => clearNewKey(boxId), "secondary key-done"),
-    ),
-  );
-  box.setAttribute("role", "region");
-  box.setAttribute("aria-labelledby", `${boxId}-title`);
-  show(boxId, true);
-  field.focus();
 }
 
 /** Forgets the new key shown in `boxId`. */
-export function clearNewKey(boxId) {
-  const box = $(boxId);
-  if (box.hidden && box.childElementCount === 0) return;
-  box.replaceChildren();
-  show(boxId, false);
-}
+export const clearNewKey = forgetShown;
 
 // ---- Creating a key ---------------------------------------------------------------------------
 /**

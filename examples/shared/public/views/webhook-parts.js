@@ -2,9 +2,10 @@
 // an endpoint's line with its buttons, a delivery's row (the event, how it went, the receiver's last
 // answer, a button that sends it again), and the box that shows a signing secret once with its copy
 // button. The calls are the client's organization routes (`orgCall`).
-import { $, button, element, say, show } from "../ui/page.js";
+import { button, element } from "../ui/page.js";
 import { currentLanguage, dateTime, t } from "../ui/strings.js";
 import "../ui/strings-webhooks.js";
+import { forgetShown, showOnce } from "../ui/shown-once.js";
 import { eventLabel } from "./audit-log-parts.js";
 import { orgCall } from "./organization-calls.js";
 
@@ -255,53 +256,21 @@ export function deliveryRow(delivery, redeliver) {
 }
 
 // ---- A secret, shown once ---------------------------------------------------------------------
-/**
- * Shows a signing secret in the box `boxId` (a card): its title, the warning that it is shown only
- * now, the secret in a read-only field, Copy and Done. Done (or `clearSecret`) forgets it: nothing
- * else keeps it, so it cannot be shown again.
- */
+/** Shows a signing secret once in the box `boxId` (`showOnce`), under `title` and `warning`. */
 export function showSecret(boxId, { title, warning, secret }) {
-  const box = $(boxId);
-  const field = element("input", {
-    id: `${boxId}-value`,
-    readOnly: true,
+  showOnce(boxId, {
+    title,
+    warning,
+    label: t("webhooks.secretLabel"),
     value: secret,
-    className: "key-field",
+    words: {
+      copy: t("webhooks.copy"),
+      done: t("webhooks.done"),
+      copied: t("webhooks.copied"),
+      selected: t("webhooks.selected"),
+    },
   });
-  field.setAttribute("autocomplete", "off");
-  field.setAttribute("spellcheck", "false");
-  field.addEventListener("focus", () => field.select());
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(field.value);
-      say(t("webhooks.copied"));
-    } catch {
-      field.focus();
-      field.select();
-      say(t("webhooks.selected"));
-    }
-  };
-  box.replaceChildren(
-    element("h2", { id: `${boxId}-title`, textContent: title }),
-    element("p", { className: "key-warning", textContent: warning }),
-    element("label", {}, element("span", { textContent: t("webhooks.secretLabel") }), " ", field),
-    element(
-      "div",
-      { className: "row" },
-      button(t("webhooks.copy"), copy, "key-copy"),
-      button(t("webhooks.done"), () => clearSecret(boxId), "secondary key-done"),
-    ),
-  );
-  box.setAttribute("role", "region");
-  box.setAttribute("aria-labelledby", `${boxId}-title`);
-  show(boxId, true);
-  field.focus();
 }
 
 /** Forgets the secret shown in `boxId`. */
-export function clearSecret(boxId) {
-  const box = $(boxId);
-  if (box.hidden && box.childElementCount === 0) return;
-  box.replaceChildren();
-  show(boxId, false);
-}
+export const clearSecret = forgetShown;
