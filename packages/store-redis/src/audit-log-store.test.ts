@@ -211,13 +211,19 @@ describe("redis audit log: when Redis fails", () => {
         await store.append([draft({ organizationId: "org-a" })], seal);
         let busy: Promise<unknown> | undefined;
         const started = Date.now();
-        // Redis turns busy (a 1.5 s script) after the heads were read, before the append's script.
-        await expect(
-          store.append([draft({ organizationId: "org-a" })], (d, links) => {
-            busy ??= busyFor(1_500_000);
-            return seal(d, links);
-          }),
-        ).rejects.toThrow();
+        // Redis turns busy (a 1.5 s script) after the heads were read, before the append's script:
+        // the busy script is started once the heads' reply is in, and given 100 ms to be running,
+        // so the append's script cannot reach Redis first (started in the seal callback, it could,
+        // and then ran in time, its reply held up behind the busy script).
+        const readHeads = client.hmget.bind(client);
+        (client as { hmget: unknown }).hmget = async (...args: Parameters<typeof readHeads>) => {
+          const heads = await readHeads(...args);
+          busy = busyFor(1_500_000);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          return heads;
+        };
+        await expect(store.append([draft({ organizationId: "org-a" })], seal)).rejects.toThrow();
+        (client as { hmget: unknown }).hmget = readHeads;
         expect(Date.now() - started).toBeLessThan(1_200);
         await busy;
         const entries = await store.list(everything);
