@@ -54,7 +54,13 @@ export {
   passwordHashProblem,
 } from "./hashing/imported-hashes.js";
 export { fromFetchRequest, toFetchResponse } from "./http/fetch.js";
-export { createGuardHook, type GuardTarget, guardRequest } from "./http/guard.js";
+export {
+  createGuardHook,
+  type GuardTarget,
+  guardOAuthRequest,
+  guardRequest,
+  type OAuthGuardTarget,
+} from "./http/guard.js";
 export { type HttpHandler, httpHandlerFor, type OrganizationAccess } from "./http/handler.js";
 export {
   answerMalformedPaths,
@@ -65,11 +71,21 @@ export {
   nodeRequestBody,
   writeNodeResponse,
 } from "./http/node.js";
+export { authenticateOAuth, type OAuthTokenCheck } from "./http/oauth-guard.js";
 export { isEncryptedSocket, type ResponseWriter, writeResponse } from "./http/response-writer.js";
-export type { RouteAuth } from "./http/route.js";
+export type {
+  Credentials,
+  RequestInput,
+  Route,
+  RouteAuth,
+  RouteInput,
+  RouteOf,
+  RouteSpec,
+} from "./http/route.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody, SessionCookieTokens } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
+export { ipBucket } from "./limits/client-ip.js";
 export type {
   AdminSessionInfo,
   AdminUser,
@@ -99,6 +115,7 @@ export {
   type IdentityProviderOptions,
   type ResolvedIdentityProvider,
 } from "./options/identity-provider-options.js";
+export type * from "./options/oauth-provider-options.js";
 export type { ResolvedAuthOptions } from "./options/options.js";
 export { MANAGEMENT_PERMISSIONS } from "./options/organization-options.js";
 export type { PermissionGrant } from "./organizations/membership.js";

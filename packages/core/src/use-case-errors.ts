@@ -382,6 +382,8 @@ export const USE_CASE_ERRORS = frozen({
   "admin.listAuditLog": [...AUDIT_READ, ...ADMIN_CHECK],
   "admin.exportAuditLog": [...AUDIT_READ, ...ADMIN_CHECK],
   "admin.verifyAuditLog": [...AUDIT_READ, ...ADMIN_CHECK],
+  // The check alone, for a plugin's admin routes (the OAuth provider's clients).
+  "admin.authorize": ADMIN_CHECK,
   "organizations.listAuditLog": [...AUDIT_READ, ...PERMISSION],
   "organizations.exportAuditLog": [...AUDIT_READ, ...PERMISSION],
   // API keys (docs/api-keys.md): `NOT_FOUND` when `apiKeys` is not configured.

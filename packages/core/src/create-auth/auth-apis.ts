@@ -361,6 +361,13 @@ export interface AdminApi {
    * @throws `USE_CASE_ERRORS.admin.verifyAuditLog`'s codes (use-case-errors.ts)
    */
   verifyAuditLog(call: Call, input?: { organizationId?: string | undefined }): Promise<AuditVerification>;
+  /**
+   * The check every method above makes, alone: resolves with the admin's user id when the caller
+   * may use the back office, for an admin route of a plugin (the OAuth provider's clients) or of
+   * the host. Changes nothing, emits no event.
+   * @throws `USE_CASE_ERRORS.admin.authorize`'s codes (use-case-errors.ts)
+   */
+  authorize(call: Call): Promise<{ adminId: string }>;
 }
 
 /** The input of an audit-log page: the filters, `cursor` and `limit` (also as text). */

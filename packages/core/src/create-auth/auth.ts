@@ -1,5 +1,6 @@
 import type { Translator } from "../i18n/index.js";
 import type { Call, Principal, User } from "../model.js";
+import type { OAuthProviderInstance } from "../options/oauth-provider-options.js";
 import type { ResolvedAuthOptions } from "../options/options.js";
 import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
@@ -224,4 +225,9 @@ export interface Auth {
   readonly apiKeys: ApiKeyApi;
   /** Webhook endpoints of organizations and of the deployment, and this instance's delivery worker (docs/webhooks.md). */
   readonly webhooks: WebhookApi;
+  /**
+   * The OAuth 2.1 / OpenID provider (docs/oauth-provider.md) while the `oauthProvider` option is
+   * set: `verifyAccessToken` for the host's resource servers; undefined otherwise.
+   */
+  readonly oauthProvider: OAuthProviderInstance | undefined;
 }

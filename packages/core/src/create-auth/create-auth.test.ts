@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { Call, Principal } from "../model.js";
-import { code, createTestAuth } from "../test-support.js";
+import { code, createTestAuth, createWebhooksTestAuth } from "../test-support.js";
 import type {
   AccountApi,
   ActivityApi,
@@ -46,7 +46,8 @@ type NotUseCases =
   | "passkeys"
   | "organizations"
   | "apiKeys"
-  | "webhooks";
+  | "webhooks"
+  | "oauthProvider";
 
 /** Use cases that refuse a call without an issued principal. */
 const SIGNED_IN = [
@@ -181,5 +182,25 @@ describe("createAuth", () => {
     );
     expect(answers.length).toBe(signedIn.size);
     expect(answers.filter(([, answer]) => answer !== "AUTHENTICATION_REQUIRED")).toEqual([]);
+  });
+
+  it("admin.authorize - the admin's id for an admin with a step-up; the back office's refusals otherwise", async () => {
+    const { auth, user } = createWebhooksTestAuth();
+    const admin = await user("admin@example.test");
+    const ada = await user("ada@example.test");
+    expect(await auth.admin.authorize(admin)).toEqual({ adminId: admin.principal.userId });
+    expect(await code(auth.admin.authorize({ principal: admin.principal }))).toBe("STEP_UP_REQUIRED");
+    expect(await code(auth.admin.authorize(ada))).toBe("ADMIN_REQUIRED");
+    expect(await code(auth.admin.authorize({ stepUpToken: admin.stepUpToken }))).toBe(
+      "AUTHENTICATION_REQUIRED",
+    );
+    const { accessToken } = await auth.admin.impersonate(admin, admin.principal.userId);
+    const impersonation = await auth.authenticate({ token: accessToken });
+    expect(
+      await code(auth.admin.authorize({ principal: impersonation, stepUpToken: admin.stepUpToken })),
+    ).toBe("IMPERSONATION_NOT_ALLOWED");
+    // Another user's step-up token is no step-up of this session.
+    const foreign = { principal: admin.principal, stepUpToken: ada.stepUpToken };
+    expect(await code(auth.admin.authorize(foreign))).toBe("STEP_UP_REQUIRED");
   });
 });

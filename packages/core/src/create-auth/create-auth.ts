@@ -27,6 +27,7 @@ import { randomId, randomToken } from "../tokens/random.js";
 import { createSecretBox } from "../two-factor/secret-box.js";
 import { createStepUpTokens } from "../two-factor/step-up-token.js";
 import { authenticate } from "../use-cases/authenticate.js";
+import { authorizeAdmin } from "../use-cases/authorize-admin.js";
 import { changePassword } from "../use-cases/change-password.js";
 import { completeRequiredPasswordChange } from "../use-cases/complete-required-password-change.js";
 import { completeTwoFactorLogin } from "../use-cases/complete-two-factor-login.js";
@@ -208,7 +209,13 @@ export function createAuth(input: AuthOptions): Auth {
       ...bindUseCases(ctx, API_KEY_USE_CASES),
     },
     webhooks: webhookApi(webhookEngine, bindUseCases(ctx, WEBHOOK_USE_CASES)),
+    oauthProvider: undefined,
   };
+  // The provider gets the finished `Auth` (its routes read sessions and users through it).
+  if (options.oauthProvider !== undefined)
+    (auth as { oauthProvider: Auth["oauthProvider"] }).oauthProvider = options.oauthProvider.setUp(
+      auth as never,
+    );
   return auth;
 }
 
@@ -291,6 +298,7 @@ export const ADMIN_USE_CASES = {
   listAuditLog: asAdmin(listAuditLog),
   exportAuditLog: asAdmin(exportAuditLog),
   verifyAuditLog: asAdmin(verifyAuditLog),
+  authorize: asAdmin(authorizeAdmin),
 } as const;
 
 /** `auth.apiKeys` (docs/api-keys.md). */

@@ -21,7 +21,10 @@ export function eventRecorders(
   onAppended?: () => void,
 ) {
   const { activity: activityStore, auditLog } = options.stores;
-  const writes = createPendingWrites(activityStore !== undefined || auditLog !== undefined);
+  const plugin = options.oauthProvider;
+  const writes = createPendingWrites(
+    activityStore !== undefined || auditLog !== undefined || plugin?.observe !== undefined,
+  );
   const activity = createActivityRecorder({
     store: activityStore,
     retentionDays: options.activityRetentionDays,
@@ -39,9 +42,21 @@ export function eventRecorders(
     writes,
     onAppended,
   });
+  const pluginFailed = (error: unknown) =>
+    logger.error(
+      { event: "oauth_provider.observe_failed", err: String(error) },
+      "the OAuth provider failed on an event",
+    );
   const observe = (event: SecurityEvent) => {
     activity.observe(event);
     audit.observe(event);
+    if (plugin?.observe === undefined) return;
+    try {
+      const write = plugin.observe(event);
+      if (write !== undefined) writes.track(write.catch(pluginFailed));
+    } catch (error) {
+      pluginFailed(error);
+    }
   };
   return {
     activity,

@@ -31,6 +31,27 @@ export async function readJsonBody(request: HttpRequest, limitBytes: number): Pr
   }
 }
 
+/**
+ * Reads an `application/x-www-form-urlencoded` body within `limitBytes`: empty params when there
+ * is none; 415 for a non-empty body of another type (or one a middleware parsed), 413 past the limit.
+ */
+export async function readFormBody(request: HttpRequest, limitBytes: number): Promise<URLSearchParams> {
+  const contentType = header(request, "content-type");
+  const isForm =
+    contentType !== undefined && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType.trim());
+  if (request.parsedBody !== undefined) {
+    if (!isForm || typeof request.parsedBody !== "object" || request.parsedBody === null)
+      throw new AuthError("UNSUPPORTED_MEDIA_TYPE");
+    return new URLSearchParams(request.parsedBody as Record<string, string>);
+  }
+  const declared = Number(header(request, "content-length") ?? Number.NaN);
+  if (declared > limitBytes) throw new AuthError("PAYLOAD_TOO_LARGE");
+  const text = await readText(request.body, limitBytes);
+  if (text === "") return new URLSearchParams();
+  if (!isForm) throw new AuthError("UNSUPPORTED_MEDIA_TYPE");
+  return new URLSearchParams(text);
+}
+
 async function readText(body: HttpRequest["body"], limitBytes: number): Promise<string> {
   if (body === undefined) return "";
   if (typeof body === "string" || body instanceof Uint8Array) {

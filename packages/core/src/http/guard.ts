@@ -1,6 +1,8 @@
 import type { Auth } from "../create-auth/create-auth.js";
 import type { Principal } from "../model.js";
+import type { OAuthAccessToken } from "../options/oauth-provider-options.js";
 import { type HttpHandler, httpHandlerFor, type OrganizationAccess } from "./handler.js";
+import { authenticateOAuth, type OAuthTokenCheck } from "./oauth-guard.js";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
 /** Where a guard puts what it found: the framework's request (Express's `req`, Fastify's `request`). */
@@ -47,4 +49,26 @@ export function createGuardHook<Target extends GuardTarget, Reply, Result>(
     const refusal = await guardRequest(handler, target, toRequest(target), permission);
     return refusal ? refuse(reply, refusal) : undefined;
   };
+}
+
+/** Where an OAuth guard puts the verified token: the framework's request. */
+export interface OAuthGuardTarget {
+  oauth?: OAuthAccessToken | null | undefined;
+}
+
+/**
+ * The OAuth guard of the host's resource routes as the adapters run it (`requireOAuth`):
+ * `authenticateOAuth`, then `target.oauth` set. Returns the 401 or 403 response to send instead
+ * (RFC 6750, with `WWW-Authenticate`), or undefined when the request may pass.
+ */
+export async function guardOAuthRequest(
+  auth: Auth,
+  target: OAuthGuardTarget,
+  request: Pick<HttpRequest, "headers">,
+  check: OAuthTokenCheck,
+): Promise<HttpResponse | undefined> {
+  const result = await authenticateOAuth(auth, request, check);
+  if (result.response) return result.response;
+  target.oauth = result.token;
+  return undefined;
 }

@@ -2,7 +2,7 @@ import { looksLikeApiKey } from "../api-keys/key-format.js";
 import type { Auth } from "../create-auth/create-auth.js";
 import { AuthError, type ErrorCode } from "../errors.js";
 import type { Principal, RequestContext } from "../model.js";
-import { readJsonBody } from "./body.js";
+import { readFormBody, readJsonBody } from "./body.js";
 import { type CookieKind, type Cookies, createCookies, type TokenKind } from "./cookies.js";
 import { apiKeyOf, createRequestChecks, createRouter, header, type RequestChecks } from "./request-checks.js";
 import { createErrorResponder } from "./respond.js";
@@ -97,6 +97,10 @@ class Call implements RequestInput {
     return readJsonBody(this.request, this.deps.bodyLimitBytes) as Promise<T>;
   }
 
+  form(): Promise<URLSearchParams> {
+    return readFormBody(this.request, this.deps.bodyLimitBytes);
+  }
+
   /** A token by the header/cookie rules of `allowHeaderAuthentication` and `preferHeaderAuthentication`. */
   token(kind: TokenKind): string | undefined {
     return this.deps.readToken(this.request, this.jar, kind);
@@ -189,6 +193,37 @@ const RESOLVE: Record<Exclude<RouteAuth, "none">, (call: Call) => Promise<unknow
   },
 };
 
+/** A cross-origin route's answer: any origin may read it, without credentials (`RouteSpec.crossOrigin`). */
+function withOpenCors(response: HttpResponse): HttpResponse {
+  response.headers["access-control-allow-origin"] = "*";
+  response.headers["access-control-expose-headers"] = "www-authenticate";
+  return response;
+}
+
+/**
+ * The answer to a CORS preflight (`OPTIONS`) of a path whose routes are cross-origin: 204 with
+ * their methods; null when the path has no such route (the request then answers 404).
+ */
+function crossOriginPreflight(
+  match: ReturnType<typeof createRouter<Route>>,
+  path: string,
+): HttpResponse | null {
+  const methods = (["GET", "POST", "DELETE"] as const).filter(
+    (method) => match(method, path)?.route.crossOrigin,
+  );
+  if (methods.length === 0) return null;
+  return withOpenCors({
+    status: 204,
+    headers: {
+      "access-control-allow-methods": methods.join(", "),
+      "access-control-allow-headers": "authorization, content-type, dpop",
+      "access-control-max-age": "600",
+    },
+    cookies: [],
+    body: null,
+  });
+}
+
 /**
  * A new handler for `auth`: its route table, cookies, request checks and error responder, built
  * now. Hosts and adapters take the one of `httpHandlerFor`; tests build their own.
@@ -223,10 +258,17 @@ export function createHttpHandler(auth: Auth): HttpHandler {
       const locale = localeOf(request, query);
       let route: Route | undefined;
       try {
-        const found = match(request.method.toUpperCase(), path.slice(basePath.length) || "/");
-        if (!found) throw new AuthError("NOT_FOUND");
+        const method = request.method.toUpperCase();
+        const found = match(method, path.slice(basePath.length) || "/");
+        if (!found) {
+          if (method === "OPTIONS") {
+            const preflight = crossOriginPreflight(match, path.slice(basePath.length));
+            if (preflight) return preflight;
+          }
+          throw new AuthError("NOT_FOUND");
+        }
         route = found.route;
-        checkOrigin(request);
+        if (!route.crossOrigin) checkOrigin(request);
         const ip = clientIp(request);
         const meta = untrustedProxy(request, ip)
           ? { ip, untrustedProxy: true, userAgent: header(request, "user-agent"), locale }
@@ -239,9 +281,11 @@ export function createHttpHandler(auth: Auth): HttpHandler {
         const resolving = route.auth === "none" ? undefined : RESOLVE[route.auth](call);
         if (resolving) await resolving;
         // The call carries the credentials of `route.auth`, resolved just above.
-        return await (route as { handle(input: Call): Promise<HttpResponse> }).handle(call);
+        const response = await (route as { handle(input: Call): Promise<HttpResponse> }).handle(call);
+        return route.crossOrigin ? withOpenCors(response) : response;
       } catch (error) {
-        return fail(error, path, locale, clearing(route, error));
+        const response = fail(error, path, locale, clearing(route, error));
+        return route?.crossOrigin ? withOpenCors(response) : response;
       }
     },
     sessionCookies: (tokens) => [...cookies.session(tokens), cookies.clear("twoFactor")],

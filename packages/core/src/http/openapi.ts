@@ -220,50 +220,63 @@ function responsesOf(route: Route): Record<string, unknown> {
   return { ...success, ...errorResponsesOf(route) };
 }
 
+/** One route's OpenAPI operation: its own (`route.operation`), or read off its data. */
+function operationOf(route: Route): Record<string, unknown> {
+  const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((match) => ({
+    name: match[1],
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
+  const queryParams = [...(route.query ?? []), "locale"].map((name) => ({
+    name,
+    in: "query",
+    required: false,
+    schema: { type: "string" },
+    ...(name === "locale" ? { description: "A locale for emails and messages, e.g. `de`." } : {}),
+  }));
+  const operationId = `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c = "") => c.toUpperCase())}`;
+  if (route.operation)
+    return {
+      summary: route.summary,
+      operationId,
+      ...(pathParams.length > 0 ? { parameters: pathParams } : {}),
+      ...route.operation,
+    };
+  return {
+    summary: route.summary,
+    operationId,
+    security: SECURITY[route.auth],
+    "x-portcullis-auth": route.auth,
+    parameters: [
+      ...pathParams,
+      ...queryParams,
+      ...(READS_DEVICE.has(`${route.method} ${route.path}`) ? DEVICE_PARAMS : []),
+      ...(route.errors.includes("CAPTCHA_REQUIRED") ? [CAPTCHA_PARAM] : []),
+    ],
+    ...(route.body
+      ? {
+          requestBody: {
+            required: !route.body.safeParse(undefined).success,
+            content: {
+              "application/json": {
+                schema: z.toJSONSchema(route.body, { io: "input", unrepresentable: "any" }),
+              },
+            },
+          },
+        }
+      : {}),
+    responses: responsesOf(route),
+  };
+}
+
 /** The OpenAPI 3.1 document of every route under `basePath`, read from the route table itself. */
 export function buildOpenApiDocument(routes: readonly Route[], basePath: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = `${basePath}${route.path}`.replace(/:(\w+)/g, "{$1}");
-    const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((match) => ({
-      name: match[1],
-      in: "path",
-      required: true,
-      schema: { type: "string" },
-    }));
-    const queryParams = [...(route.query ?? []), "locale"].map((name) => ({
-      name,
-      in: "query",
-      required: false,
-      schema: { type: "string" },
-      ...(name === "locale" ? { description: "A locale for emails and messages, e.g. `de`." } : {}),
-    }));
     paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = {
-      summary: route.summary,
-      operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c = "") => c.toUpperCase())}`,
-      security: SECURITY[route.auth],
-      "x-portcullis-auth": route.auth,
-      parameters: [
-        ...pathParams,
-        ...queryParams,
-        ...(READS_DEVICE.has(`${route.method} ${route.path}`) ? DEVICE_PARAMS : []),
-        ...(route.errors.includes("CAPTCHA_REQUIRED") ? [CAPTCHA_PARAM] : []),
-      ],
-      ...(route.body
-        ? {
-            requestBody: {
-              required: !route.body.safeParse(undefined).success,
-              content: {
-                "application/json": {
-                  schema: z.toJSONSchema(route.body, { io: "input", unrepresentable: "any" }),
-                },
-              },
-            },
-          }
-        : {}),
-      responses: responsesOf(route),
-    };
+    paths[path][route.method.toLowerCase()] = operationOf(route);
   }
   return {
     openapi: "3.1.0",

@@ -62,6 +62,11 @@ export interface RequestInput {
    * the use case validates it (anything else is `VALIDATION_FAILED`).
    */
   body<T>(): Promise<T>;
+  /**
+   * The `application/x-www-form-urlencoded` body (the OAuth token endpoint's), within the body
+   * limit: empty when none came; 415 for another content type, 413 past the limit.
+   */
+  form(): Promise<URLSearchParams>;
   /** A cookie's value alone (e.g. the identity-provider state cookie), or undefined. */
   cookie(kind: CookieKind): string | undefined;
   /** `meta` with the browser's device token: the cookie, or `X-Device-Token` with header authentication. */
@@ -96,6 +101,17 @@ export interface RouteSpec<A extends RouteAuth = RouteAuth> {
   streams?: readonly string[];
   /** The status of its success: 200 unless it creates something (201) or only queues work (202). */
   successStatus?: 200 | 201 | 202;
+  /**
+   * Called from any origin by clients that hold no cookie of ours (the OAuth provider's token,
+   * revocation, introspection, userinfo, JWKS and metadata routes; `auth: "none"` only): no CSRF
+   * check, and its answers and a preflight `OPTIONS` allow every origin, without credentials.
+   */
+  crossOrigin?: boolean;
+  /**
+   * The route's OpenAPI operation, written by the route itself, for routes whose answers do not
+   * follow docs/errors.md (the OAuth provider's follow RFC 6749): used as is, beside `summary`.
+   */
+  operation?: Readonly<Record<string, unknown>>;
   /** Cookies cleared when the route fails with one of `codes` (a dead refresh token or session clears the session's). */
   clearOnError?: { codes: readonly ErrorCode[]; cookies: readonly CookieKind[] };
 }

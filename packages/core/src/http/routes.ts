@@ -39,6 +39,21 @@ function webhookRoutes(auth: Auth): Route[] {
 }
 
 /**
+ * The OAuth provider's routes (docs/oauth-provider.md), while the `oauthProvider` option is set:
+ * each under `/oauth2/` or `/.well-known/`, and a cross-origin one takes no credential of ours.
+ */
+function oauthProviderRoutes(auth: Auth): Route[] {
+  const routes = (auth.oauthProvider?.routes ?? []) as readonly Route[];
+  for (const route of routes) {
+    if (!/^\/(oauth2|\.well-known)\//.test(route.path))
+      throw new Error(`an OAuth provider route must be under /oauth2/ or /.well-known/: ${route.path}`);
+    if (route.crossOrigin && route.auth !== "none")
+      throw new Error(`a cross-origin route takes no credential of ours: ${route.method} ${route.path}`);
+  }
+  return [...routes];
+}
+
+/**
  * The route table of docs/http-api.md, each entry one use case call and its response. The routes
  * are declared by area in `routes/`; their order here is the order of the docs' table and of the
  * OpenAPI document's paths.
@@ -65,6 +80,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...(auth.apiKeys.enabled ? apiKeyRoutes(auth) : []),
     ...auditLogRoutes(auth),
     ...webhookRoutes(auth),
+    ...oauthProviderRoutes(auth),
   ];
   // With API keys on, every route that takes a credential refuses a key (handler.ts) before it runs.
   if (auth.apiKeys.enabled) {

@@ -11,6 +11,7 @@ import type { PasswordHasher } from "../ports/password-hasher.js";
 import type { ApiKeysOptions } from "./api-key-options.js";
 import type { CaptchaOptions } from "./captcha-options.js";
 import type { IdentityProviderOptions } from "./identity-provider-options.js";
+import type { OAuthProviderPlugin } from "./oauth-provider-options.js";
 import type { WebhooksOptions } from "./webhook-options.js";
 
 // Published from here (the index exports every type of this file).
@@ -448,6 +449,12 @@ export interface AuthOptionFields {
    * set. Needs `stores.webhooks` and `stores.auditLog`.
    */
   webhooks?: WebhooksOptions;
+  /**
+   * Portcullis as an OAuth 2.1 / OpenID Connect provider for the host's other apps, CLIs and
+   * agents (docs/oauth-provider.md): `createOAuthProvider(…)` of `@portcullis/oauth-provider`. Its
+   * routes are mounted under `<prefix>/oauth2/`; off unless set.
+   */
+  oauthProvider?: OAuthProviderPlugin;
 }
 
 /** The back office's options (docs/back-office.md). */

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { SecurityEvent } from "../events.js";
-import { isWeakSecret, MIN_SECRET_BITS } from "../passwords/secret-strength.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { ActivityStore } from "../ports/activity-store.js";
 import type { ApiKeyStore } from "../ports/api-key-store.js";
@@ -21,11 +20,13 @@ import type { UserStore } from "../ports/user-store.js";
 import type { WebhookStore } from "../ports/webhook-store.js";
 import { isBareHttpUrl } from "../support/http-url.js";
 import { apiKeysOptionsSchema } from "./api-key-options.js";
-import type { AdminOptions, AuthOptions, SecretInput } from "./auth-options.js";
+import type { AdminOptions, AuthOptions } from "./auth-options.js";
 import { captchaOptionsSchema } from "./captcha-options.js";
 import { EMAIL_KINDS } from "./email-kinds.js";
 import { identityProvidersSchema } from "./identity-provider-options.js";
+import { OAUTH_PROVIDER_NEEDS_ORIGIN, oauthProviderOptionSchema } from "./oauth-provider-options.js";
 import { organizationsOptionsSchema } from "./organization-options.js";
+import { secretOption } from "./secret-option.js";
 import { resolveWebAuthn, webAuthnOptionsSchema } from "./webauthn-options.js";
 import { WEBHOOK_STORE_METHODS, webhookStoreProblems, webhooksOptionsSchema } from "./webhook-options.js";
 
@@ -191,23 +192,6 @@ const seconds = (fallback: number) =>
 const sessionSeconds = (fallback: number) =>
   z.number().int().min(1).max(MAX_SESSION_SECONDS).default(fallback);
 
-const secretBytes = (secret: string | Uint8Array) =>
-  typeof secret === "string" ? new TextEncoder().encode(secret) : secret;
-
-const oneSecret = z
-  .union([z.string(), z.instanceof(Uint8Array)])
-  .refine((secret) => secretBytes(secret).byteLength >= 32, {
-    message: "must be at least 32 bytes (256 bits); generate one with `openssl rand -base64 48`",
-  })
-  .refine((secret) => !isWeakSecret(secret), {
-    message: `is too predictable (more than ${MIN_SECRET_BITS} bits of entropy needed: repeats, sequences, keyboard walks and placeholder words count for little); generate one with \`openssl rand -base64 48\``,
-  });
-
-/** A secret, or a list of them for rotation: the first signs (and seals), every one verifies. */
-const secretSchema = z
-  .union([oneSecret, z.array(oneSecret).min(1).max(10)])
-  .transform((value) => (Array.isArray(value) ? value : [value]));
-
 /** A per-IP limit: at most `max` in `windowSeconds`. */
 const ipLimit = (max: number, windowSeconds: number) =>
   z
@@ -224,8 +208,6 @@ const pagePath = z.string().regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, "must b
 const originSchema = z.string().refine(isBareHttpUrl, {
   message: "must be an http(s) URL like https://app.example.com, without query, fragment or credentials",
 });
-
-const secretOption = secretSchema as unknown as z.ZodType<(string | Uint8Array)[], SecretInput>;
 
 /**
  * The validation of `AuthOptions`, with the defaults. The options' documentation is on the
@@ -434,6 +416,7 @@ export const authOptionsSchema = z
     captcha: captchaOptionsSchema,
     apiKeys: apiKeysOptionsSchema,
     webhooks: webhooksOptionsSchema,
+    oauthProvider: oauthProviderOptionSchema,
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -461,6 +444,7 @@ export const authOptionsSchema = z
     message: "is required while webauthn is configured (a PasskeyStore keeps the passkeys)",
     path: ["stores", "passkeys"],
   })
+  .refine((o) => o.oauthProvider === undefined || o.appOrigin !== undefined, OAUTH_PROVIDER_NEEDS_ORIGIN)
   .refine((o) => o.apiKeys === undefined || o.stores.apiKeys !== undefined, {
     message: "is required while apiKeys is configured (an ApiKeyStore keeps the keys)",
     path: ["stores", "apiKeys"],

@@ -21,6 +21,16 @@ export type { AllowedAccessTokenWithMembership, JointStores } from "./joint-stor
 export type { Logger } from "./logger.js";
 export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
 export type {
+  OAuthClientPatch,
+  OAuthClientRecord,
+  OAuthConsentRecord,
+  OAuthDevicePoll,
+  OAuthDeviceRecord,
+  OAuthGrantRecord,
+  OAuthRefreshRotation,
+  OAuthStore,
+} from "./oauth-store.js";
+export type {
   InvitationAcceptance,
   InvitationRecord,
   MembershipRead,

@@ -23,6 +23,7 @@ const inputsFor = (target: string): { [K in keyof AdminApi]: Parameters<AdminApi
   listAuditLog: {},
   exportAuditLog: { format: "ndjson" },
   verifyAuditLog: {},
+  authorize: undefined,
 });
 
 /**
