@@ -12,6 +12,7 @@ export {
 export { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 export { createMemoryIdentityStore } from "./identity-store.js";
 export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from "./memory-stores.js";
+export { createMemoryOAuthStore } from "./oauth-store.js";
 export { createMemoryOrganizationStore } from "./organization-store.js";
 export { createMemoryPasskeyStore } from "./passkey-store.js";
 export { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";

@@ -3,6 +3,7 @@ import {
   consoleLogger,
   type IdentityStore,
   type Logger,
+  type OAuthStore,
   type OrganizationStore,
   type PasskeyStore,
   type SigningKeyStore,
@@ -19,6 +20,7 @@ import { createMemoryApiKeyStore, type MemoryApiKeyStore } from "./api-key-store
 import { createMemoryAuditLogStore, type MemoryAuditLogStore } from "./audit-log-store.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
+import { createMemoryOAuthStore } from "./oauth-store.js";
 import { createMemoryOrganizationStore } from "./organization-store.js";
 import { createMemoryPasskeyStore } from "./passkey-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
@@ -64,6 +66,12 @@ export interface MemoryStores {
   webhooks: WebhookStore;
   /** The OAuth / OpenID provider's signing keys (docs/architecture.md). */
   signingKeys: SigningKeyStore;
+  /**
+   * The OAuth / OpenID provider's clients, grants, consents and device authorizations (for the
+   * provider); ended grants and device authorizations are swept as the provider's calls pass
+   * their time.
+   */
+  oauth: OAuthStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -127,6 +135,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     auditLog,
     webhooks: createMemoryWebhookStore(),
     signingKeys: createMemorySigningKeyStore(),
+    oauth: createMemoryOAuthStore(),
     sweep,
     close: () => clearInterval(timer),
   };

@@ -4,6 +4,7 @@ import {
   runApiKeyStoreSuite,
   runAuditLogStoreSuite,
   runCooldownStoreSuite,
+  runOAuthStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
   runWebhookStoreSuite,
@@ -40,7 +41,8 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
         | "activity"
         | "apiKeys"
         | "auditLog"
-        | "webhooks",
+        | "webhooks"
+        | "oauth",
     >(
       kind: K,
     ) =>
@@ -56,4 +58,5 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   runApiKeyStoreSuite({ name: "redis cluster", create: fixture("apiKeys") });
   runAuditLogStoreSuite({ name: "redis cluster", create: fixture("auditLog") });
   runWebhookStoreSuite({ name: "redis cluster", create: fixture("webhooks") });
+  runOAuthStoreSuite({ name: "redis cluster", create: fixture("oauth") });
 });

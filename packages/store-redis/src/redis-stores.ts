@@ -7,6 +7,7 @@ import {
   type AuditLogStore,
   type CooldownStore,
   createReadBatch,
+  type OAuthStore,
   type PasskeyStore,
   REMEMBERED_REFRESH_TOKEN_HASHES,
   type SessionRecord,
@@ -20,6 +21,7 @@ import type { Cluster, Redis } from "ioredis";
 import { globEscape, redisActivityStore } from "./activity-store.js";
 import { redisApiKeyStore } from "./api-key-store.js";
 import { redisAuditLogStore } from "./audit-log-store.js";
+import { redisOAuthStore } from "./oauth-store.js";
 import { redisPasskeyStore } from "./passkey-store.js";
 import {
   ACQUIRE_COOLDOWN,
@@ -74,6 +76,12 @@ export interface RedisStores {
   webhooks: WebhookStore;
   /** The OAuth / OpenID provider's signing keys: one hash of records and a sorted set by creation, under one hash tag. */
   signingKeys: SigningKeyStore;
+  /**
+   * The OAuth / OpenID provider's clients, grants, consents and device authorizations: a hash per
+   * record and the indexes that list them, under one hash tag; grants and device authorizations
+   * expire at their end.
+   */
+  oauth: OAuthStore;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -164,6 +172,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     auditLog: redisAuditLogStore(client, bounded, prefix, deadline),
     webhooks: redisWebhookStore(client, bounded, prefix, deadline),
     signingKeys: redisSigningKeyStore(client, bounded, prefix),
+    oauth: redisOAuthStore(client, bounded, prefix),
   };
 }
 

@@ -37,6 +37,11 @@ export interface SqlTables {
   webhookDeliveries: string;
   /** The OAuth provider's signing keys (migration 0017). */
   signingKeys: string;
+  /** The OAuth provider's clients, grants, consents and device authorizations (migration 0018). */
+  oauthClients: string;
+  oauthGrants: string;
+  oauthConsents: string;
+  oauthDevices: string;
   migrations: string;
   migrationLock: string;
 }
@@ -69,6 +74,10 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     webhookEndpoints: `${prefix}webhook_endpoints`,
     webhookDeliveries: `${prefix}webhook_deliveries`,
     signingKeys: `${prefix}signing_keys`,
+    oauthClients: `${prefix}oauth_clients`,
+    oauthGrants: `${prefix}oauth_grants`,
+    oauthConsents: `${prefix}oauth_consents`,
+    oauthDevices: `${prefix}oauth_devices`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

@@ -18,6 +18,7 @@ export const EVERY_MIGRATION = [
   "0015_audit_log",
   "0016_webhooks",
   "0017_signing_keys",
+  "0018_oauth",
 ];
 
 /** The migrations `migrate` applies to a database at `name`: those after it. */

@@ -4,6 +4,7 @@ import { auditLogSchema } from "./audit-log-migration.js";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 import { type Migration, type MigrationResult, Migrator } from "./kysely-migration.js";
 import { withMigrationTablesIntrospection } from "./migration-introspection.js";
+import { oauthSchema } from "./oauth-migration.js";
 import { organizationsSchema } from "./organization-migration.js";
 import { setPostgresSessionTimeouts } from "./postgres-pool.js";
 import { EPOCH_MS, ID, PRIMARY_ID, required, schemaSteps } from "./schema-steps.js";
@@ -45,6 +46,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0015_audit_log": auditLogSchema(tables, dialect),
     "0016_webhooks": webhooksSchema(tables, dialect),
     "0017_signing_keys": signingKeysSchema(tables, dialect),
+    "0018_oauth": oauthSchema(tables, dialect),
   };
 }
 

@@ -81,6 +81,18 @@ function fillStatements(dialect: SqlDialect): string[] {
     series(ROWS, `'a' || n, 'u' || n, 'login', ${NOW}`, "portcullis_activity", "id, user_id, type, at"),
     series(
       ROWS,
+      `'g' || n, 'c' || n, 'u' || n, '[]', '[]', 'rh' || n, ${NOW}, ${later}`,
+      "portcullis_oauth_grants",
+      "grant_id, client_id, user_id, scopes, resources, refresh_hash, created_at, expires_at",
+    ),
+    series(
+      ROWS,
+      `'dc' || n, 'uc' || n, 'c' || n, '[]', '[]', 'pending', 5, ${later}`,
+      "portcullis_oauth_devices",
+      "device_code_hash, user_code_hash, client_id, scopes, resources, status, interval_seconds, expires_at",
+    ),
+    series(
+      ROWS,
       `'o' || n, 'Org ' || n, 'org ' || n, 'org-' || n, ${NOW}`,
       "portcullis_organizations",
       "id, name, search_name, slug, created_at",

@@ -7,6 +7,7 @@ import {
   type CooldownStore,
   type IdentityStore,
   type JointStores,
+  type OAuthStore,
   type OrganizationStore,
   type PasskeyStore,
   type SessionStore,
@@ -34,6 +35,7 @@ import { createSqlCooldownStore } from "./cooldown-store.js";
 import { createSqlIdentityStore } from "./identity-store.js";
 import { createSqlJointStores } from "./joint-stores.js";
 import { migrate } from "./migrations.js";
+import { createSqlOAuthStore } from "./oauth-store.js";
 import { createSqlOrganizationStore } from "./organization-store.js";
 import { createSqlPasskeyStore } from "./passkey-store.js";
 import { createSqlSessionStore } from "./session-store.js";
@@ -119,6 +121,12 @@ export interface SqlStores {
   /** The OAuth / OpenID provider's signing keys, in `<prefix>signing_keys` (docs/oauth-provider.md). */
   signingKeys: SigningKeyStore;
   /**
+   * The OAuth / OpenID provider's clients, grants, consents and device authorizations, in
+   * `<prefix>oauth_clients`, `<prefix>oauth_grants`, `<prefix>oauth_consents` and
+   * `<prefix>oauth_devices` (docs/oauth-provider.md).
+   */
+  oauth: OAuthStore;
+  /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
    * write the same tables go on between the batches. Expired rows read as absent whether or not they were swept; schedule this
@@ -191,6 +199,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     auditLog: createSqlAuditLogStore(context, sweepBatchRows),
     webhooks: createSqlWebhookStore(context, sweepBatchRows),
     signingKeys: createSqlSigningKeyStore(context),
+    oauth: createSqlOAuthStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;
@@ -202,6 +211,9 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
         [tables.counters, "expires_at"],
         // An invitation past its expiry can no longer be accepted, listed or counted as pending.
         [tables.invitations, "expires_at"],
+        // A grant past its end (a revoked one's tombstone included) and a device code past its expiry refuse everything.
+        [tables.oauthGrants, "expires_at"],
+        [tables.oauthDevices, "expires_at"],
       ] as const) {
         removed += await deleteInBatches(db, dialect, { table, column, before: now }, sweepBatchRows);
       }

@@ -10,6 +10,7 @@ import type { Clock, HttpHandler } from "@portcullis/core";
 import {
   createFakeClock,
   freePort,
+  runOAuthStoreSuite,
   runSigningKeyStoreSuite,
   runStoreSuites,
   runWebhookStoreSuite,
@@ -21,6 +22,7 @@ import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { type AnyKysely, detectDialect, type SqlDialect, type SqlTables, tableNames } from "./context.js";
 import type { Migration } from "./kysely-migration.js";
+import { oauthSchema } from "./oauth-migration.js";
 import { discardTimedOutConnections, type PostgresTimeouts, postgresPoolOptions } from "./postgres-pool.js";
 import { signingKeysSchema } from "./signing-key-migration.js";
 import { createSqlStores } from "./sql-stores.js";
@@ -277,7 +279,8 @@ const SQL_SUITE_KINDS: StoreSuiteKind[] = [
 
 /**
  * Every store's conformance suite, named `name`, on new stores over `db()` (a migrated database)
- * with a fake clock; the webhook store on tables of each test's own (`freshWebhookStore`).
+ * with a fake clock; the webhook, signing key and OAuth stores on tables of each test's own
+ * (`freshWebhookStore`, `freshSigningKeyStore`, `freshOAuthStore`).
  */
 export function runSqlStoreSuites(name: string, db: () => AnyKysely): void {
   runStoreSuites(name, SQL_SUITE_KINDS, () => {
@@ -286,6 +289,7 @@ export function runSqlStoreSuites(name: string, db: () => AnyKysely): void {
   });
   runWebhookStoreSuite({ name, create: () => freshWebhookStore(db()) });
   runSigningKeyStoreSuite({ name, create: () => freshSigningKeyStore(db()) });
+  runOAuthStoreSuite({ name, create: () => freshOAuthStore(db()) });
 }
 
 /** Tables under a prefix of their own, a store on them, and what drops them. */
@@ -322,6 +326,10 @@ export async function storeOnOwnTables<S>(
 /** A signing key store on the table of `0017_signing_keys` of its own (`storeOnOwnTables`). */
 export const freshSigningKeyStore = (db: AnyKysely) =>
   storeOnOwnTables(db, "k", signingKeysSchema, (stores) => stores.signingKeys);
+
+/** An OAuth store on the four tables of `0018_oauth` of its own (`storeOnOwnTables`). */
+export const freshOAuthStore = (db: AnyKysely) =>
+  storeOnOwnTables(db, "o", oauthSchema, (stores) => stores.oauth);
 
 /** A webhook store on the two tables of `0016_webhooks` of its own (`storeOnOwnTables`). */
 export const freshWebhookStore = (db: AnyKysely, sweepBatchRows?: number) =>
@@ -374,6 +382,8 @@ export function freshSqlStoresWithAuditLog(
     apiKeys: migrated(stores.apiKeys),
     auditLog: migrated(stores.auditLog),
     webhooks: migrated(stores.webhooks),
+    signingKeys: migrated(stores.signingKeys),
+    oauth: migrated(stores.oauth),
   };
 }
 

@@ -30,8 +30,16 @@ export async function checkWebhooksUpgrade(db: AnyKysely): Promise<void> {
   const before = await tablesOf(db, tablePrefix);
   expect(await at.upgrade()).toEqual(migrationsAfter("0015_audit_log"));
   const after = await tablesOf(db, tablePrefix);
-  // The later migrations come with it: 0017's signing keys.
-  const added = ["signing_keys", "webhook_deliveries", "webhook_endpoints"];
+  // The later migrations come with it: 0017's signing keys, 0018's OAuth tables.
+  const added = [
+    "oauth_clients",
+    "oauth_consents",
+    "oauth_devices",
+    "oauth_grants",
+    "signing_keys",
+    "webhook_deliveries",
+    "webhook_endpoints",
+  ];
   expect(after.map((table) => table.name)).toEqual([...before.map((table) => table.name), ...added].sort());
   expect(after.filter((table) => !added.includes(table.name))).toEqual(before);
   expect(await auditLog.list({ order: "asc", limit: 10 })).toEqual(entries);
