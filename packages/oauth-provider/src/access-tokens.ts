@@ -26,6 +26,11 @@ export interface AccessTokenGrant {
   expiresInSeconds: number;
   /** When it is issued (ms since the epoch). */
   now: number;
+  /**
+   * The grant it came from, when it has one (`gid`): introspection and revocation find the grant
+   * by it, so a revoked grant's access tokens introspect as inactive.
+   */
+  grantId?: string | undefined;
 }
 
 /** The JWS algorithms an access token may carry; anything else (`none`, HMAC) is refused. */
@@ -38,7 +43,8 @@ export const ACCESS_TOKEN_ALGORITHMS = ["ES256", "EdDSA", "Ed25519"];
 export async function issueAccessToken(ring: SigningKeyRing, grant: AccessTokenGrant): Promise<string> {
   const key = await ring.signingKey();
   const issuedAt = Math.floor(grant.now / 1000);
-  return new SignJWT({ client_id: grant.clientId, scope: grant.scopes.join(" ") })
+  const claims = { client_id: grant.clientId, scope: grant.scopes.join(" ") };
+  return new SignJWT(grant.grantId === undefined ? claims : { ...claims, gid: grant.grantId })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "at+jwt" })
     .setIssuer(grant.issuer)
     .setSubject(grant.subject)

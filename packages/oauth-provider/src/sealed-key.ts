@@ -11,22 +11,19 @@ const TAG_BYTES = 16;
 const bytesOf = (material: KeyMaterial): Uint8Array =>
   typeof material === "string" ? new TextEncoder().encode(material) : material;
 
-/** AES-256 keys derived with HKDF-SHA-256 from each secret, for sealing private keys. */
-const sealingKeys = (secrets: readonly KeyMaterial[]): Buffer[] =>
-  secrets.map((secret) =>
-    Buffer.from(
-      hkdfSync("sha256", bytesOf(secret), new Uint8Array(0), "portcullis oauth signing key v1", 32),
-    ),
-  );
+/** AES-256 keys derived with HKDF-SHA-256 from each secret, one per purpose (`info`). */
+const sealingKeys = (secrets: readonly KeyMaterial[], info: string): Buffer[] =>
+  secrets.map((secret) => Buffer.from(hkdfSync("sha256", bytesOf(secret), new Uint8Array(0), info, 32)));
 
 /**
  * Seals and opens the provider's private keys for the store: AES-256-GCM under a key derived
  * from the host's `secret` (a list: the first seals, every one opens, so a rotated secret still
  * opens the keys it sealed), a random 96-bit IV per key. A stolen table of sealed keys signs
- * nothing without the secret, and a changed byte fails to open.
+ * nothing without the secret, and a changed byte fails to open. Another `info` derives other keys
+ * for another purpose (the consent requests' ids).
  */
-export function createKeySealer(secrets: readonly KeyMaterial[]) {
-  const keys = sealingKeys(secrets);
+export function createKeySealer(secrets: readonly KeyMaterial[], info = "portcullis oauth signing key v1") {
+  const keys = sealingKeys(secrets, info);
   const current = keys[0];
   if (!current) throw new TypeError("at least one secret is required");
   return {
