@@ -45,6 +45,7 @@ const GIVEN: Record<string, Record<string, string>> = {
     createAuthRouter: 'import { createAuthRouter } from "@portcullis/adapter-express";',
     requireAuth: 'import { requireAuth } from "@portcullis/adapter-express";',
     requirePermission: 'import { requirePermission } from "@portcullis/adapter-express";',
+    requireOAuth: 'import { requireOAuth } from "@portcullis/adapter-express";',
     setSessionCookies: 'import { setSessionCookies } from "@portcullis/adapter-express";',
   },
   "packages/adapter-fastify": {
@@ -52,6 +53,7 @@ const GIVEN: Record<string, Record<string, string>> = {
     portcullis: 'import { portcullis } from "@portcullis/adapter-fastify";',
     withAuth: 'import { withAuth } from "@portcullis/adapter-fastify";',
     requirePermission: 'import { requirePermission } from "@portcullis/adapter-fastify";',
+    requireOAuth: 'import { requireOAuth } from "@portcullis/adapter-fastify";',
   },
   "packages/adapter-fetch": {
     app: 'import { Hono as GivenHono } from "hono";\ndeclare const app: GivenHono;',
@@ -59,6 +61,7 @@ const GIVEN: Record<string, Record<string, string>> = {
     createFetchHandler: 'import { createFetchHandler } from "@portcullis/adapter-fetch";',
     authenticateRequest: 'import { authenticateRequest } from "@portcullis/adapter-fetch";',
     requirePermission: 'import { requirePermission } from "@portcullis/adapter-fetch";',
+    requireOAuth: 'import { requireOAuth } from "@portcullis/adapter-fetch";',
   },
 };
 

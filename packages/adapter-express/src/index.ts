@@ -8,6 +8,8 @@ declare global {
       auth?: core.Principal;
       /** Set by `requirePermission`: the active organization and the member's role and permissions. */
       organization?: core.OrganizationAccess;
+      /** Set by `requireOAuth`: what the OAuth provider's access token says. */
+      oauth?: core.OAuthAccessToken;
     }
   }
 }
@@ -83,6 +85,22 @@ export function requireAuth(auth: core.Auth, handler?: Guarded) {
  */
 export const requirePermission = (auth: core.Auth, permission: string): RequestHandler =>
   guard(auth, permission);
+
+/**
+ * For the host's resource routes that take the OAuth provider's access tokens (docs/oauth-provider.md):
+ * `req.oauth` set from the bearer token, or the RFC 6750 401 or 403 with `WWW-Authenticate`.
+ * @example
+ * ```ts
+ * const check = { audience: "https://app.example.com/api", scopes: ["projects:read"] };
+ * app.get("/api/reports", requireOAuth(auth, check), (req, res) => res.json({ userId: req.oauth?.userId }));
+ * ```
+ */
+export const requireOAuth =
+  (auth: core.Auth, check: core.OAuthTokenCheck): RequestHandler =>
+  async (req, res, next) => {
+    const refusal = await core.guardOAuthRequest(auth, req, req, check);
+    return refusal ? core.writeNodeResponse(res, refusal) : next();
+  };
 
 /** Both guards: `req.auth` (and `req.organization`) set, then `handler` or `next()`; or the refusal. */
 function guard(auth: core.Auth, permission?: string, handler?: Guarded) {

@@ -1,8 +1,8 @@
 import { once } from "node:events";
 import type { Auth } from "@portcullis/core";
-import { serverForTests } from "@portcullis/testing";
+import { REPORTS_CHECK, serverForTests } from "@portcullis/testing";
 import express, { type Express } from "express";
-import { requireAuth, requirePermission } from "./index.js";
+import { requireAuth, requireOAuth, requirePermission } from "./index.js";
 
 /**
  * Test support (not built into the package): `app` listening on 127.0.0.1, on `port` or a free
@@ -19,7 +19,7 @@ export async function listenForTests(
 
 /**
  * The host routes the adapter suite calls: one behind `requireAuth`, one echoing its JSON body,
- * and `GET`/`POST /host/projects` behind `requirePermission`.
+ * `GET`/`POST /host/projects` behind `requirePermission`, and `GET /host/reports` behind `requireOAuth`.
  */
 export function addHostRoutes(app: Express, auth: Auth): Express {
   app.get("/host/protected", requireAuth(auth), (req, res) => {
@@ -33,6 +33,9 @@ export function addHostRoutes(app: Express, auth: Auth): Express {
   });
   app.post("/host/projects", requirePermission(auth, "project:write"), (req, res) => {
     res.json({ organizationId: req.organization?.organizationId });
+  });
+  app.get("/host/reports", requireOAuth(auth, REPORTS_CHECK), (req, res) => {
+    res.json({ subject: req.oauth?.subject, scopes: req.oauth?.scopes });
   });
   return app;
 }

@@ -8,6 +8,8 @@ declare module "fastify" {
     auth: core.Principal | null;
     /** Set by `requirePermission`: the active organization and the member's role in it; null before. */
     organization: core.OrganizationAccess | null;
+    /** Set by `requireOAuth`: what the OAuth provider's access token says; undefined before. */
+    oauth?: core.OAuthAccessToken;
   }
   interface FastifyInstance {
     /** preHandler for the host's own routes: sets `request.auth` or answers 401 (see `portcullis`). */
@@ -62,6 +64,21 @@ const guard = (auth: core.Auth, permission?: string): preHandlerAsyncHookHandler
  * ```
  */
 export const requirePermission = (auth: core.Auth, permission: string) => guard(auth, permission);
+
+/**
+ * preHandler for resource routes that take the OAuth provider's access tokens (docs/oauth-provider.md):
+ * `request.oauth` set from the bearer token, or the RFC 6750 401 or 403 with `WWW-Authenticate`.
+ * @example
+ * ```ts
+ * const check = { audience: "https://app.example.com/api", scopes: ["projects:read"] };
+ * app.get("/api/reports", { preHandler: requireOAuth(auth, check) }, async (r) => ({ userId: r.oauth?.userId }));
+ * ```
+ */
+export const requireOAuth =
+  (auth: core.Auth, check: core.OAuthTokenCheck) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const refusal = await core.guardOAuthRequest(auth, request, request.raw, check);
+    if (refusal) return send(reply, refusal);
+  };
 
 /** Sets a login's cookies, for a session the host started with `auth.sessions.create` itself. */
 export const setSessionCookies = (auth: core.Auth, reply: FastifyReply, tokens: core.SessionCookieTokens) =>

@@ -1,7 +1,8 @@
 import type { AddressInfo } from "node:net";
 import type { Auth } from "@portcullis/core";
+import { REPORTS_CHECK } from "@portcullis/testing";
 import Fastify, { type FastifyInstance } from "fastify";
-import { portcullis, requirePermission } from "./index.js";
+import { portcullis, requireOAuth, requirePermission } from "./index.js";
 
 /** Test support (not built into the package): `app` listening on 127.0.0.1, on `port` or a free one. */
 export async function listenForTests(
@@ -17,7 +18,7 @@ export async function listenForTests(
 
 /**
  * The host routes the adapter suite calls: one behind `portcullisAuthenticate`, one echoing its
- * body, and `GET`/`POST /host/projects` behind `requirePermission`.
+ * body, `GET`/`POST /host/projects` behind `requirePermission`, and `GET /host/reports` behind `requireOAuth`.
  */
 export function addHostRoutes(app: FastifyInstance, auth: Auth): FastifyInstance {
   app.get("/host/protected", { preHandler: app.portcullisAuthenticate }, async (request) => ({
@@ -30,6 +31,10 @@ export function addHostRoutes(app: FastifyInstance, auth: Auth): FastifyInstance
   });
   app.get("/host/projects", { preHandler: requirePermission(auth, "project:read") }, organizationId);
   app.post("/host/projects", { preHandler: requirePermission(auth, "project:write") }, organizationId);
+  app.get("/host/reports", { preHandler: requireOAuth(auth, REPORTS_CHECK) }, async (request) => ({
+    subject: request.oauth?.subject,
+    scopes: request.oauth?.scopes,
+  }));
   return app;
 }
 

@@ -91,6 +91,32 @@ export function requirePermission(
   return guard(auth, request, client, permission) as Promise<AuthorizeResult>;
 }
 
+/**
+ * For resource routes that take the OAuth provider's access tokens (docs/oauth-provider.md): what
+ * the bearer token says, or the RFC 6750 401 or 403 response with `WWW-Authenticate`.
+ * @example
+ * ```ts
+ * app.get("/api/reports", async (c) => {
+ *   const result = await requireOAuth(auth, { audience: "https://app.example.com/api", scopes: ["projects:read"] }, c.req.raw);
+ *   return result.response ?? c.json({ userId: result.token.userId });
+ * });
+ * ```
+ */
+export async function requireOAuth(
+  auth: core.Auth,
+  check: core.OAuthTokenCheck,
+  request: Request,
+): Promise<
+  { token: core.OAuthAccessToken; response?: undefined } | { token?: undefined; response: Response }
+> {
+  const result = await core.authenticateOAuth(
+    auth,
+    { headers: { authorization: request.headers.get("authorization") ?? undefined } },
+    check,
+  );
+  return result.response ? { response: core.toFetchResponse(result.response) } : result;
+}
+
 /** Appends a login's cookies to `headers`, for a session the host started with `auth.sessions.create`. */
 export function setSessionCookies(auth: core.Auth, headers: Headers, tokens: core.SessionCookieTokens): void {
   for (const cookie of core.httpHandlerFor(auth).sessionCookies(tokens)) headers.append("set-cookie", cookie);

@@ -2,9 +2,9 @@ import { once } from "node:events";
 import type { Server } from "node:http";
 import { type HttpBindings, serve } from "@hono/node-server";
 import type { Auth } from "@portcullis/core";
-import { serverForTests } from "@portcullis/testing";
+import { REPORTS_CHECK, serverForTests } from "@portcullis/testing";
 import { Hono } from "hono";
-import { authenticateRequest, createFetchHandler, requirePermission } from "./index.js";
+import { authenticateRequest, createFetchHandler, requireOAuth, requirePermission } from "./index.js";
 
 /** The client of a request on `@hono/node-server`: its socket's address. */
 export const clientOf = (bindings: HttpBindings) => ({
@@ -14,8 +14,8 @@ export const clientOf = (bindings: HttpBindings) => ({
 /**
  * Test support (not built into the package): a Hono app with the auth routes under `basePath` and
  * the adapter suite's host routes: `GET /host/protected` (behind `authenticateRequest`),
- * `POST /host/echo` (Hono's own JSON parsing) and `GET`/`POST /host/projects` (behind
- * `requirePermission`).
+ * `POST /host/echo` (Hono's own JSON parsing), `GET`/`POST /host/projects` (behind
+ * `requirePermission`) and `GET /host/reports` (behind `requireOAuth`).
  */
 export function createTestApp(auth: Auth): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
@@ -37,6 +37,10 @@ export function createTestApp(auth: Auth): Hono<{ Bindings: HttpBindings }> {
       const result = await requirePermission(auth, permission, c.req.raw, clientOf(c.env));
       return result.response ?? c.json({ organizationId: result.organization.organizationId });
     });
+  app.get("/host/reports", async (c) => {
+    const result = await requireOAuth(auth, REPORTS_CHECK, c.req.raw);
+    return result.response ?? c.json({ subject: result.token.subject, scopes: result.token.scopes });
+  });
   return app;
 }
 

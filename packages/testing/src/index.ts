@@ -9,6 +9,13 @@ export { runApiKeysInstancesSuite } from "./adapter-suite/api-keys-instances.js"
 export type { App, AppTests, Boot, SignedIn } from "./adapter-suite/fixture.js";
 export { cookieHeader, cookieValue, expectCode, expectError, runAppTests } from "./adapter-suite/fixture.js";
 export {
+  type OAuthProviderSetup,
+  type OAuthProviderSuiteOptions,
+  type OAuthSuiteClient,
+  runOAuthProviderAdapterSuite,
+} from "./adapter-suite/oauth-provider.js";
+export { REPORTS_CHECK } from "./adapter-suite/oauth-provider-fixture.js";
+export {
   runTrustedBrowsersAdapterSuite,
   trustedBrowsersTests,
 } from "./adapter-suite/trusted-browsers.js";
@@ -85,6 +92,7 @@ export {
 export { runIdentityStoreSuite } from "./identity-store-suite.js";
 export { runLimitsAdapterSuite } from "./limits-suite.js";
 export { closeServer, serverForTests } from "./listening-server.js";
+export { runOAuthStoreSuite } from "./oauth-store-suite.js";
 export {
   startTestOidcProvider,
   TEST_ACCOUNT_HEADER,
