@@ -53,6 +53,7 @@ export default defineConfig({
       "@portcullis/adapter-fastify": src("adapter-fastify"),
       "@portcullis/adapter-fetch": src("adapter-fetch"),
       "@portcullis/client": src("client"),
+      "@portcullis/oauth-provider": src("oauth-provider"),
       "example-shared/suite": fileURLToPath(
         new URL("./examples/shared/src/example-suite.ts", import.meta.url),
       ),
