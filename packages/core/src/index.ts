@@ -128,6 +128,7 @@ export type {
 export { systemClock } from "./ports/clock.js";
 export type * from "./ports/index.js";
 export { consoleLogger, silentLogger } from "./ports/logger.js";
+export { oauthTombstone } from "./ports/oauth-store.js";
 export { applyRotation, isPastLimits, REMEMBERED_REFRESH_TOKEN_HASHES } from "./ports/session-store.js";
 export type { SessionTokens } from "./sessions/start-session.js";
 export { createCountBatch } from "./support/count-batch.js";

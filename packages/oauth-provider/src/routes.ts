@@ -86,136 +86,95 @@ type Entry = [ProviderRouteSpec<RouteAuth>, (ctx: ProviderContext, input: never)
 const jwks = async (ctx: ProviderContext) =>
   oauthJson(200, await ctx.ring.jwks(), { "cache-control": "public, max-age=300" });
 
+/** A route any origin calls, with no cookie of ours (`crossOrigin`, `auth: "none"`). */
+const open = (
+  method: "GET" | "POST",
+  path: string,
+  summary: string,
+  operation: Record<string, unknown>,
+  handle: Entry[1],
+): Entry => [{ method, path, summary, auth: "none", crossOrigin: true, operation }, handle];
+
+/** The answers of the routes a client authenticates at: the result, or RFC 6749's error. */
+const clientAnswers = (success: string) => ({ 200: JSON_OK(success), 400: OAUTH_ERROR, 401: OAUTH_ERROR });
+const CLIENT_FIELDS = ["client_id", "client_secret"];
+const METADATA = { responses: { 200: JSON_OK("The provider's metadata.") } };
+const USERINFO = { responses: { 200: JSON_OK("The claims."), 401: OAUTH_ERROR, 403: OAUTH_ERROR } };
+const TOKEN_FIELDS = ["grant_type", "code", "redirect_uri", "code_verifier", "refresh_token", "device_code"];
+
 /** The discovery, key and token routes: called from anywhere, no cookie. */
 const PUBLIC_ROUTES: Entry[] = [
-  [
-    {
-      method: "GET",
-      path: "/.well-known/openid-configuration",
-      summary: "OpenID Connect discovery",
-      auth: "none",
-      crossOrigin: true,
-      operation: { responses: { 200: JSON_OK("The provider's metadata.") } },
-    },
+  open("GET", "/.well-known/openid-configuration", "OpenID Connect discovery", METADATA, metadata),
+  open(
+    "GET",
+    "/.well-known/oauth-authorization-server",
+    "OAuth 2.0 authorization server metadata (RFC 8414)",
+    METADATA,
     metadata,
-  ],
-  [
-    {
-      method: "GET",
-      path: "/.well-known/oauth-authorization-server",
-      summary: "OAuth 2.0 authorization server metadata (RFC 8414)",
-      auth: "none",
-      crossOrigin: true,
-      operation: { responses: { 200: JSON_OK("The provider's metadata.") } },
-    },
-    metadata,
-  ],
-  [
-    {
-      method: "GET",
-      path: "/oauth2/jwks",
-      summary: "The provider's public signing keys (JWKS)",
-      auth: "none",
-      crossOrigin: true,
-      operation: { responses: { 200: JSON_OK("`{ keys }`.") } },
-    },
+  ),
+  open(
+    "GET",
+    "/oauth2/jwks",
+    "The provider's public signing keys (JWKS)",
+    { responses: { 200: JSON_OK("`{ keys }`.") } },
     jwks,
-  ],
-  [
+  ),
+  open(
+    "POST",
+    "/oauth2/token",
+    "Token endpoint: authorization code, refresh token, client credentials, device code",
     {
-      method: "POST",
-      path: "/oauth2/token",
-      summary: "Token endpoint: authorization code, refresh token, client credentials, device code",
-      auth: "none",
-      crossOrigin: true,
-      operation: {
-        requestBody: FORM([
-          "grant_type",
-          "code",
-          "redirect_uri",
-          "code_verifier",
-          "refresh_token",
-          "device_code",
-          "scope",
-          "resource",
-          "client_id",
-          "client_secret",
-        ]),
-        responses: { 200: JSON_OK("The tokens."), 400: OAUTH_ERROR, 401: OAUTH_ERROR },
-      },
+      requestBody: FORM([...TOKEN_FIELDS, "scope", "resource", ...CLIENT_FIELDS]),
+      responses: clientAnswers("The tokens."),
     },
     tokenEndpoint({ [DEVICE_CODE_GRANT]: deviceCodeGrant }),
-  ],
-  [
-    {
-      method: "GET",
-      path: "/oauth2/userinfo",
-      summary: "The user's claims for a bearer access token (OpenID Connect)",
-      auth: "none",
-      crossOrigin: true,
-      operation: { responses: { 200: JSON_OK("The claims."), 401: OAUTH_ERROR, 403: OAUTH_ERROR } },
-    },
+  ),
+  open(
+    "GET",
+    "/oauth2/userinfo",
+    "The user's claims for a bearer access token (OpenID Connect)",
+    USERINFO,
     userinfo,
-  ],
-  [
-    {
-      method: "POST",
-      path: "/oauth2/userinfo",
-      summary: "The user's claims for a bearer access token (OpenID Connect)",
-      auth: "none",
-      crossOrigin: true,
-      operation: { responses: { 200: JSON_OK("The claims."), 401: OAUTH_ERROR, 403: OAUTH_ERROR } },
-    },
+  ),
+  open(
+    "POST",
+    "/oauth2/userinfo",
+    "The user's claims for a bearer access token (OpenID Connect)",
+    USERINFO,
     userinfo,
-  ],
-  [
+  ),
+  open(
+    "POST",
+    "/oauth2/revoke",
+    "Token revocation (RFC 7009)",
     {
-      method: "POST",
-      path: "/oauth2/revoke",
-      summary: "Token revocation (RFC 7009)",
-      auth: "none",
-      crossOrigin: true,
-      operation: {
-        requestBody: FORM(["token", "token_type_hint", "client_id", "client_secret"]),
-        responses: { 200: JSON_OK("Revoked, or nothing to revoke."), 400: OAUTH_ERROR, 401: OAUTH_ERROR },
-      },
+      requestBody: FORM(["token", "token_type_hint", ...CLIENT_FIELDS]),
+      responses: clientAnswers("Revoked, or nothing to revoke."),
     },
     revoke,
-  ],
-  [
+  ),
+  open(
+    "POST",
+    "/oauth2/introspect",
+    "Token introspection (RFC 7662), for confidential clients",
     {
-      method: "POST",
-      path: "/oauth2/introspect",
-      summary: "Token introspection (RFC 7662), for confidential clients",
-      auth: "none",
-      crossOrigin: true,
-      operation: {
-        requestBody: FORM(["token", "token_type_hint", "client_id", "client_secret"]),
-        responses: { 200: JSON_OK("`{ active, … }`."), 400: OAUTH_ERROR, 401: OAUTH_ERROR },
-      },
+      requestBody: FORM(["token", "token_type_hint", ...CLIENT_FIELDS]),
+      responses: clientAnswers("`{ active, … }`."),
     },
     introspect,
-  ],
-  [
+  ),
+  open(
+    "POST",
+    "/oauth2/device_authorization",
+    "Device authorization (RFC 8628): a device code to poll with, a user code to enter",
     {
-      method: "POST",
-      path: "/oauth2/device_authorization",
-      summary: "Device authorization (RFC 8628): a device code to poll with, a user code to enter",
-      auth: "none",
-      crossOrigin: true,
-      operation: {
-        requestBody: FORM(["scope", "resource", "client_id", "client_secret"]),
-        responses: {
-          200: JSON_OK(
-            "`{ device_code, user_code, verification_uri, verification_uri_complete, expires_in, interval }`.",
-          ),
-          400: OAUTH_ERROR,
-          401: OAUTH_ERROR,
-        },
-      },
+      requestBody: FORM(["scope", "resource", ...CLIENT_FIELDS]),
+      responses: clientAnswers(
+        "`{ device_code, user_code, verification_uri, verification_uri_complete, expires_in, interval }`.",
+      ),
     },
     deviceAuthorization,
-  ],
+  ),
 ];
 
 /** The browser's routes: authorization, consent and the user's authorized apps, on the session. */

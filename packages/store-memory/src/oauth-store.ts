@@ -1,11 +1,12 @@
-import type {
-  OAuthClientPatch,
-  OAuthClientRecord,
-  OAuthConsentRecord,
-  OAuthDevicePoll,
-  OAuthDeviceRecord,
-  OAuthGrantRecord,
-  OAuthStore,
+import {
+  type OAuthClientPatch,
+  type OAuthClientRecord,
+  type OAuthConsentRecord,
+  type OAuthDevicePoll,
+  type OAuthDeviceRecord,
+  type OAuthGrantRecord,
+  type OAuthStore,
+  oauthTombstone,
 } from "@portcullis/core";
 import { clonePlain } from "./clone.js";
 
@@ -132,18 +133,7 @@ function revoke(
     grant.revokedAt = now;
     return true;
   }
-  state.grants.set(grantId, {
-    grantId,
-    clientId: tombstone.clientId,
-    userId: null,
-    scopes: [],
-    resources: [],
-    authTime: null,
-    refreshHash: null,
-    createdAt: now,
-    expiresAt: tombstone.expiresAt,
-    revokedAt: now,
-  });
+  state.grants.set(grantId, oauthTombstone(grantId, tombstone, now));
   return false;
 }
 

@@ -1,4 +1,4 @@
-import type { OAuthGrantRecord, OAuthStore } from "@portcullis/core";
+import { type OAuthGrantRecord, type OAuthStore, oauthTombstone } from "@portcullis/core";
 import type { Cluster, Redis } from "ioredis";
 import {
   ADD_TO_INDEX,
@@ -161,18 +161,7 @@ export function redisOAuthGrants(client: Redis | Cluster, bounded: Bounded, keys
       return outcome === "reused" ? { outcome } : { outcome: "absent" };
     },
     async revokeOAuthGrant(grantId, tombstone, now) {
-      const revoked: OAuthGrantRecord = {
-        grantId,
-        clientId: tombstone.clientId,
-        userId: null,
-        scopes: [],
-        resources: [],
-        authTime: null,
-        refreshHash: null,
-        createdAt: now,
-        expiresAt: tombstone.expiresAt,
-        revokedAt: now,
-      };
+      const revoked = oauthTombstone(grantId, tombstone, now);
       const result = await bounded(
         redis.portcullisRevokeOAuthGrant(
           keys.grant(grantId),

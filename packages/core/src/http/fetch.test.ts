@@ -29,6 +29,15 @@ describe("fetch helpers", () => {
     });
   });
 
+  it("fromFetchRequest - a body a middleware already read: reading it fails with an error that says so", async () => {
+    for (const headers of [{ "content-length": "3" }, {}] as Record<string, string>[]) {
+      const request = new Request("http://x.test/", { method: "POST", body: "a=b", headers });
+      await request.formData().catch(() => request.text().catch(() => undefined));
+      expect(request.bodyUsed).toBe(true);
+      expect(() => fromFetchRequest(request).body).toThrow(/body-parsing middleware ran first/);
+    }
+  });
+
   it("fromFetchRequest - the body whole with a Content-Length, else the stream; read only when asked", async () => {
     const sized = new Request("http://x.test/", {
       method: "POST",

@@ -1,8 +1,13 @@
 import { Readable } from "node:stream";
 import type { HttpRequest, HttpResponse } from "./types.js";
 
+/** Why a body cannot be read: a middleware of the host's (Hono's `c.req.parseBody()`, …) read it first. */
+const BODY_USED =
+  "the request's body was read before the auth routes (a body-parsing middleware ran first): mount the Fetch handler before it";
+
 /** The whole body in one chunk, read when the core first asks for it. */
 async function* wholeBody(request: Request): AsyncIterable<Uint8Array> {
+  if (request.bodyUsed) throw new Error(BODY_USED);
   yield new Uint8Array(await request.arrayBuffer());
 }
 
@@ -22,6 +27,7 @@ export function fromFetchRequest(request: Request, remoteAddress?: string): Http
     url: url.pathname + url.search,
     headers,
     get body() {
+      if (request.bodyUsed) throw new Error(BODY_USED);
       return request.headers.has("content-length") ? wholeBody(request) : (request.body ?? undefined);
     },
     remoteAddress,

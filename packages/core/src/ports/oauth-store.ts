@@ -194,3 +194,27 @@ export interface OAuthStore {
    */
   pollOAuthDevice(deviceCodeHash: string, now: number): Promise<OAuthDevicePoll>;
 }
+
+/**
+ * The revoked record `revokeOAuthGrant` stores for an id it does not find (a tombstone): no user,
+ * scopes or refresh token, revoked at `now`, kept until `expiresAt`. What `getOAuthGrant` then
+ * reads back; a store may build it with this.
+ */
+export function oauthTombstone(
+  grantId: string,
+  tombstone: { clientId: string; expiresAt: number },
+  now: number,
+): OAuthGrantRecord {
+  return {
+    grantId,
+    clientId: tombstone.clientId,
+    userId: null,
+    scopes: [],
+    resources: [],
+    authTime: null,
+    refreshHash: null,
+    createdAt: now,
+    expiresAt: tombstone.expiresAt,
+    revokedAt: now,
+  };
+}
