@@ -1,6 +1,15 @@
-import { createAuthRouter, requireAuth, requirePermission } from "@portcullis/adapter-express";
+import { createAuthRouter, requireAuth, requireOAuth, requirePermission } from "@portcullis/adapter-express";
 import type { Auth, OutboxMailer } from "@portcullis/core";
-import { outboxEntryPage, outboxListPage, type Page, qrCodePage, uiAssets } from "example-shared";
+import {
+  oauthProjectsAnswer,
+  outboxEntryPage,
+  outboxListPage,
+  type Page,
+  projectsTokenCheck,
+  qrCodePage,
+  takesOAuthToken,
+  uiAssets,
+} from "example-shared";
 import express, { type Express, type Response } from "express";
 
 const send = (res: Response, page: Page) => res.status(page.status).type(page.contentType).send(page.body);
@@ -17,6 +26,17 @@ export function createApp(auth: Auth, outbox: OutboxMailer | undefined): Express
   app.get("/api/hello", requireAuth(auth), (req, res) => {
     res.json({ message: `Hello, user ${req.auth?.userId}`, sessionId: req.auth?.sessionId });
   });
+  // With the OAuth provider on, an app's access token for the example's API (`aud` <appOrigin>/api)
+  // with the scope projects:read reads too; any other request goes on to the next route.
+  if (auth.oauthProvider)
+    app.get(
+      "/api/projects",
+      (req, _res, next) => next(takesOAuthToken(auth, req.headers.authorization) ? undefined : "route"),
+      requireOAuth(auth, projectsTokenCheck(auth)),
+      (req, res) => {
+        res.json(req.oauth ? oauthProjectsAnswer(req.oauth) : {});
+      },
+    );
   // The demo routes of organizations: what the member's role in the active organization allows.
   app.get("/api/projects", requirePermission(auth, "project:read"), (req, res) => {
     res.json({ organizationId: req.organization?.organizationId });

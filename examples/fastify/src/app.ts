@@ -1,6 +1,15 @@
-import { portcullis, requirePermission } from "@portcullis/adapter-fastify";
+import { portcullis, requireOAuth, requirePermission } from "@portcullis/adapter-fastify";
 import type { Auth, OutboxMailer } from "@portcullis/core";
-import { outboxEntryPage, outboxListPage, type Page, qrCodePage, uiAssets } from "example-shared";
+import {
+  oauthProjectsAnswer,
+  outboxEntryPage,
+  outboxListPage,
+  type Page,
+  projectsTokenCheck,
+  qrCodePage,
+  takesOAuthToken,
+  uiAssets,
+} from "example-shared";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 
 const send = (reply: FastifyReply, page: Page) =>
@@ -16,10 +25,19 @@ export async function createApp(auth: Auth, outbox: OutboxMailer | undefined): P
     sessionId: request.auth?.sessionId,
   }));
   // The demo routes of organizations: what the member's role in the active organization allows.
-  const project = async (request: FastifyRequest) => ({
-    organizationId: request.organization?.organizationId,
-  });
-  app.get("/api/projects", { preHandler: requirePermission(auth, "project:read") }, project);
+  const project = async (request: FastifyRequest) =>
+    request.oauth
+      ? oauthProjectsAnswer(request.oauth)
+      : { organizationId: request.organization?.organizationId };
+  // With the OAuth provider on, an app's access token for the example's API (`aud` <appOrigin>/api)
+  // with the scope projects:read reads too.
+  const readPermission = requirePermission(auth, "project:read");
+  const readOAuth = auth.oauthProvider ? requireOAuth(auth, projectsTokenCheck(auth)) : undefined;
+  const canRead = async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    if (readOAuth && takesOAuthToken(auth, request.headers.authorization)) return readOAuth(request, reply);
+    return readPermission.call(this, request, reply);
+  };
+  app.get("/api/projects", { preHandler: canRead }, project);
   app.post("/api/projects", { preHandler: requirePermission(auth, "project:write") }, project);
 
   if (outbox) {

@@ -1,7 +1,21 @@
 import type { HttpBindings } from "@hono/node-server";
-import { authenticateRequest, createFetchHandler, requirePermission } from "@portcullis/adapter-fetch";
+import {
+  authenticateRequest,
+  createFetchHandler,
+  requireOAuth,
+  requirePermission,
+} from "@portcullis/adapter-fetch";
 import type { Auth, OutboxMailer } from "@portcullis/core";
-import { outboxEntryPage, outboxListPage, type Page, qrCodePage, uiAssets } from "example-shared";
+import {
+  oauthProjectsAnswer,
+  outboxEntryPage,
+  outboxListPage,
+  type Page,
+  projectsTokenCheck,
+  qrCodePage,
+  takesOAuthToken,
+  uiAssets,
+} from "example-shared";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 
@@ -33,6 +47,12 @@ export function createApp(auth: Auth, outbox: OutboxMailer | undefined): Hono<En
     ["POST", "project:write"],
   ] as const)
     app.on(method, "/api/projects", async (c) => {
+      // With the OAuth provider on, an app's access token for the example's API (`aud`
+      // <appOrigin>/api) with the scope projects:read reads too.
+      if (method === "GET" && takesOAuthToken(auth, c.req.header("authorization"))) {
+        const oauth = await requireOAuth(auth, projectsTokenCheck(auth), c.req.raw);
+        return oauth.response ?? c.json(oauthProjectsAnswer(oauth.token));
+      }
       const result = await requirePermission(auth, permission, c.req.raw, clientOf(c));
       return result.response ?? c.json({ organizationId: result.organization.organizationId });
     });

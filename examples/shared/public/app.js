@@ -8,6 +8,7 @@
 //         wires its forms on import and registers its render function with `addView`.
 import { auth, signedOutWords } from "./ui/client.js";
 import { $, addView, isSignedInOnly, navigate, releaseWaits, render, say } from "./ui/page.js";
+import { forwardSignedIn } from "./ui/return-to.js";
 import { loadMe, setStepUp, state } from "./ui/state.js";
 import { setLanguage, t } from "./ui/strings.js";
 import { renderAccount } from "./views/account.js";
@@ -15,7 +16,11 @@ import { renderActivity } from "./views/activity.js";
 import { renderAdmin } from "./views/admin.js";
 import { renderApiKeys } from "./views/api-keys.js";
 import { renderAuditLog } from "./views/audit-log.js";
+import { renderAuthorizedApps } from "./views/authorized-apps.js";
+import { renderDevice } from "./views/device.js";
 import { renderInvitation } from "./views/invitation.js";
+import { renderOAuthClients } from "./views/oauth-clients.js";
+import { renderOAuthConsent } from "./views/oauth-consent.js";
 import "./views/organization-admin.js";
 import "./views/organization-api-keys.js";
 import { renderOrganizations } from "./views/organizations.js";
@@ -46,6 +51,10 @@ addView(renderInvitation);
 addView(renderApiKeys);
 addView(renderAuditLog);
 addView(renderWebhooks);
+addView(renderAuthorizedApps);
+addView(renderOAuthConsent);
+addView(renderDevice);
+addView(renderOAuthClients);
 
 $("language").addEventListener("change", (event) => {
   setLanguage(event.target.value);
@@ -121,6 +130,9 @@ async function start() {
     say(t("twoFactor.resumed"));
   else if (!query.has("twoFactor")) dropPendingLogin();
   backFromProvider(query);
+  // Signed in already on a sign-in that a page asked for (back from an identity provider, or a
+  // cookie the page did not see): on to that page (ui/return-to.js).
+  if (state.me && location.pathname === "/login" && forwardSignedIn()) return;
   if (isSignedInOnly(location.pathname) && !state.me) say(t("error.signInFirst"), "error");
   render();
   if (location.pathname === "/verify-email") {

@@ -16,6 +16,8 @@ import {
   screenshotDirectory,
 } from "./browser-suite/fixture.js";
 import { journeyTests } from "./browser-suite/journey.js";
+import { oauthClientsTests } from "./browser-suite/oauth-clients.js";
+import { oauthProviderTests } from "./browser-suite/oauth-provider.js";
 import { organizationsTests } from "./browser-suite/organizations.js";
 import { pagePolishTests } from "./browser-suite/page-polish.js";
 import { pageStateTests } from "./browser-suite/page-state.js";
@@ -69,6 +71,8 @@ export const BROWSER_TESTS: readonly BrowserTests[] = [
   webhooksTests,
   trustedBrowsersTests,
   captchaTests,
+  oauthProviderTests,
+  oauthClientsTests,
 ];
 
 /**

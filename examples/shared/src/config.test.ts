@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { ConfigError, readConfig } from "./config.js";
+import { ConfigError, readConfig, readOAuthProviderFlag } from "./config.js";
+import { uiConfigPage } from "./pages.js";
 
 describe("readConfig", () => {
   it("readConfig - defaults follow docs/examples.md and generate a secret with a warning", () => {
@@ -205,6 +206,48 @@ describe("readConfig", () => {
     expect(() => readConfig({ ...secret, WEBHOOKS_ALLOW_PRIVATE: "sometimes" }, () => {})).toThrow(
       /WEBHOOKS_ALLOW_PRIVATE must be true or false/,
     );
+  });
+
+  it("readConfig - OAUTH_PROVIDER: off by default; on with its clients file and dynamic registration (off unless asked); the two without the provider, or bad flags, are refused by name", () => {
+    const secret = { AUTH_SECRET: "x".repeat(48) };
+    expect(readConfig(secret, () => {}).oauthProvider).toBeUndefined();
+    expect(readConfig({ ...secret, OAUTH_PROVIDER: "false" }, () => {}).oauthProvider).toBeUndefined();
+    expect(readConfig({ ...secret, OAUTH_PROVIDER: "true" }, () => {}).oauthProvider).toEqual({
+      clientsFile: undefined,
+      allowDynamicRegistration: false,
+    });
+    expect(
+      readConfig(
+        {
+          ...secret,
+          OAUTH_PROVIDER: "1",
+          OAUTH_CLIENTS_FILE: " /etc/app/clients.json ",
+          OAUTH_DYNAMIC_REGISTRATION: "true",
+        },
+        () => {},
+      ).oauthProvider,
+    ).toEqual({ clientsFile: "/etc/app/clients.json", allowDynamicRegistration: true });
+    // Asked for while the provider is off: refused, not silently ignored.
+    for (const env of [{ OAUTH_CLIENTS_FILE: "clients.json" }, { OAUTH_DYNAMIC_REGISTRATION: "true" }])
+      expect(() => readConfig({ ...secret, ...env }, () => {}), JSON.stringify(env)).toThrow(
+        new ConfigError("OAUTH_CLIENTS_FILE and OAUTH_DYNAMIC_REGISTRATION need OAUTH_PROVIDER=true"),
+      );
+    expect(
+      readConfig({ ...secret, OAUTH_DYNAMIC_REGISTRATION: "false" }, () => {}).oauthProvider,
+    ).toBeUndefined();
+    expect(() => readConfig({ ...secret, OAUTH_PROVIDER: "maybe" }, () => {})).toThrow(
+      /OAUTH_PROVIDER must be true or false/,
+    );
+    expect(() =>
+      readConfig({ ...secret, OAUTH_PROVIDER: "true", OAUTH_DYNAMIC_REGISTRATION: "sometimes" }, () => {}),
+    ).toThrow(/OAUTH_DYNAMIC_REGISTRATION must be true or false/);
+    // The UI's /ui/config says whether the provider is on, from the same flag.
+    expect(readOAuthProviderFlag({})).toBe(false);
+    expect(readOAuthProviderFlag({ OAUTH_PROVIDER: "on" })).toBe(true);
+    expect(JSON.parse(uiConfigPage(undefined, { oauthProvider: true }).body)).toEqual({
+      captcha: null,
+      oauthProvider: true,
+    });
   });
 
   it("readConfig - PASSKEYS: on for APP_ORIGIN's host; an IP address or plain http elsewhere turns them off with a warning, or stops the server when asked for", () => {

@@ -67,6 +67,20 @@ export interface ExampleConfig {
    * CAPTCHA_SITE_KEY for the pages' widget, CAPTCHA_VERIFY_URL to override siteverify); unset: none.
    */
   captcha: ExampleCaptcha | undefined;
+  /**
+   * The OAuth 2.1 / OpenID provider (`oauthProvider`, OAUTH_PROVIDER, default off): the JSON file
+   * of clients seeded at start (OAUTH_CLIENTS_FILE) and RFC 7591 registration
+   * (OAUTH_DYNAMIC_REGISTRATION, default off); undefined when off.
+   */
+  oauthProvider: ExampleOAuthProvider | undefined;
+}
+
+/** The OAuth provider settings of the examples (`readConfig`). */
+export interface ExampleOAuthProvider {
+  /** OAUTH_CLIENTS_FILE: a JSON array of clients (`readOAuthClientsFile`); unset: none seeded. */
+  clientsFile: string | undefined;
+  /** OAUTH_DYNAMIC_REGISTRATION: `allowDynamicRegistration`. */
+  allowDynamicRegistration: boolean;
 }
 
 /** The CAPTCHA settings of the examples (`readConfig`). */
@@ -205,6 +219,7 @@ export function readConfig(
     apiKeys: flag(env, "API_KEYS", true),
     webhooks: webhooks(env),
     captcha: readCaptchaConfig(env),
+    oauthProvider: oauthProvider(env),
   };
 }
 
@@ -326,4 +341,23 @@ function webhooks(env: NodeJS.ProcessEnv): ExampleConfig["webhooks"] {
       `WEBHOOK_RETRY_SCALE must be a positive number from ${RETRY_SCALE.min} to ${RETRY_SCALE.max} (1: the normal retry waits, 0.001: a thousand times shorter), not "${raw}"`,
     );
   return flag(env, "WEBHOOKS", true) ? { allowPrivateNetworks, retryScale } : undefined;
+}
+
+/** OAUTH_PROVIDER alone (default off), for the UI's `/ui/config` (pages.ts), read as `readConfig` reads it. */
+export function readOAuthProviderFlag(env: NodeJS.ProcessEnv = process.env): boolean {
+  return flag(env, "OAUTH_PROVIDER", false);
+}
+
+/**
+ * OAUTH_PROVIDER (default off), OAUTH_CLIENTS_FILE and OAUTH_DYNAMIC_REGISTRATION (default off).
+ * The last two are read even while the provider is off, and refused then: a client file or
+ * registration asked for would otherwise be silently ignored.
+ */
+function oauthProvider(env: NodeJS.ProcessEnv): ExampleConfig["oauthProvider"] {
+  const clientsFile = env.OAUTH_CLIENTS_FILE?.trim() || undefined;
+  const allowDynamicRegistration = flag(env, "OAUTH_DYNAMIC_REGISTRATION", false);
+  if (readOAuthProviderFlag(env)) return { clientsFile, allowDynamicRegistration };
+  if (clientsFile !== undefined || allowDynamicRegistration)
+    throw new ConfigError("OAUTH_CLIENTS_FILE and OAUTH_DYNAMIC_REGISTRATION need OAUTH_PROVIDER=true");
+  return undefined;
 }

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { freePort } from "@portcullis/testing";
 import { expect } from "vitest";
 import type { ExampleFixture, ExampleTestBody, ExampleTests } from "./example-suite-fixture.js";
+import { OAUTH_PROJECTS_TESTS } from "./example-suite-oauth.js";
 
 const PASSWORD = "correct horse battery staple";
 
@@ -234,6 +235,8 @@ export const EXAMPLE_TESTS: ExampleTests = {
     expect(await me.json()).toMatchObject({ email: "ada@example.test" });
     expect((await post()).headers.get("auth-error-code")).toBe("EMAIL_SIGN_IN_INVALID");
   },
+
+  ...OAUTH_PROJECTS_TESTS,
 
   "start - the built server answers on PORT (within 30 s, for a loaded machine)": Object.assign(startTest, {
     timeout: 40_000,

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { escapeHtml, type OutboxMailer } from "@portcullis/core";
 import { apiReferencePages } from "./api-reference.js";
-import { readCaptchaConfig } from "./config.js";
+import { readCaptchaConfig, readOAuthProviderFlag } from "./config.js";
 import { emailSignInPages } from "./email-sign-in-page.js";
 
 /** A response both example servers can write as is. */
@@ -110,6 +110,11 @@ export const UI_PAGES = [
   "/admin/audit-log",
   // The active organization's webhook endpoints and their deliveries (views/webhooks.js).
   "/organizations/webhooks",
+  // The OAuth provider's consent page and device code page (views/oauth-consent.js, views/device.js).
+  "/oauth/consent",
+  "/device",
+  // The back office's OAuth clients (views/oauth-clients.js).
+  "/admin/oauth/clients",
 ];
 
 const TYPES: Record<string, string> = {
@@ -170,24 +175,31 @@ export function uiAssets(): Map<string, Page> {
     ["/style.css", read("style.css")],
     ["/audit-log.css", read("audit-log.css")],
     ["/webhooks.css", read("webhooks.css")],
+    ["/oauth.css", read("oauth.css")],
     ["/favicon.svg", read("favicon.svg")],
     ["/favicon.ico", read("favicon.svg")],
     ...apiReferencePages(),
     ...emailSignInPages(),
-    ["/ui/config", uiConfigPage(readCaptchaConfig())],
+    ["/ui/config", uiConfigPage(readCaptchaConfig(), { oauthProvider: readOAuthProviderFlag() })],
   ]);
 }
 
 /**
  * `GET /ui/config`: what the page's scripts need from the environment, JSON `{ captcha }`: the
  * CAPTCHA widget's provider and public site key (`ui/captcha.js` draws it), or null without
- * CAPTCHA_PROVIDER and CAPTCHA_SITE_KEY. Never the secret.
+ * CAPTCHA_PROVIDER and CAPTCHA_SITE_KEY. Never the secret. With `features`, also whether the OAuth
+ * provider is on (OAUTH_PROVIDER), so the security page asks for the authorized apps only then
+ * (`views/authorized-apps.js`): a route that is not there would answer 404, an error in the
+ * browser's console.
  */
-export function uiConfigPage(captcha: { provider: string; siteKey: string | undefined } | undefined): Page {
+export function uiConfigPage(
+  captcha: { provider: string; siteKey: string | undefined } | undefined,
+  features?: { oauthProvider: boolean },
+): Page {
   const widget = captcha?.siteKey ? { provider: captcha.provider, siteKey: captcha.siteKey } : null;
   return {
     status: 200,
     contentType: "application/json; charset=utf-8",
-    body: JSON.stringify({ captcha: widget }),
+    body: JSON.stringify({ captcha: widget, ...features }),
   };
 }

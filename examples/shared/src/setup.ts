@@ -6,18 +6,23 @@ import {
   createSmtpMailer,
   type IdentityStore,
   type Mailer,
+  type OAuthStore,
   type OutboxMailer,
+  type SigningKeyStore,
 } from "@portcullis/core";
+import { createOAuthProvider, type OAuthClientInput } from "@portcullis/oauth-provider";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
 import type { ExampleCaptcha, ExampleConfig } from "./config.js";
 import { ConfigError } from "./config.js";
 import { type ExampleDatabase, openDatabase } from "./database.js";
+import { EXAMPLE_SCOPES, readOAuthClientsFile } from "./oauth-clients.js";
 import { readSeedFile, seedUsers } from "./seed.js";
 
 export interface ExampleAuth {
   auth: Auth;
-  stores: AuthStores & { identities: IdentityStore };
+  /** createAuth's stores, and the OAuth provider's (`oauth`, `signingKeys`), used while OAUTH_PROVIDER is on. */
+  stores: AuthStores & { identities: IdentityStore; oauth: OAuthStore; signingKeys: SigningKeyStore };
   /** The dev outbox, when it is on (no SMTP_URL, not production). */
   outbox: OutboxMailer | undefined;
   close(): void;
@@ -90,7 +95,8 @@ function exampleStores(
   // Redis. API keys follow the sessions: Redis's `apiKeys` when REDIS_URL is set (one read per keyed request),
   // and so does the audit log (`auditLog`, docs/audit-log.md): Redis's, else SQL's or memory's. The
   // webhook endpoints and deliveries (`webhooks`, docs/webhooks.md) go where the audit log goes:
-  // they read it as their outbox.
+  // they read it as their outbox. The OAuth provider's state (`oauth`, `signingKeys`) follows the
+  // API keys: Redis's with REDIS_URL, else SQL's or memory's.
   return redis
     ? {
         users: base.users,
@@ -112,6 +118,9 @@ function exampleStores(
         apiKeys: base.apiKeys,
         auditLog: base.auditLog,
         webhooks: base.webhooks,
+        // The OAuth provider's clients, grants and consents, and its signing keys (OAUTH_PROVIDER).
+        oauth: base.oauth,
+        signingKeys: base.signingKeys,
         // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
         ...(database ? { joint: database.stores.joint } : {}),
       };
@@ -212,15 +221,42 @@ function featureOptions(
 }
 
 /**
+ * `oauthProvider` for createAuth (OAUTH_PROVIDER): the provider on the stores' `oauth` and
+ * `signingKeys`, the clients of OAUTH_CLIENTS_FILE seeded at start, the example's API scope
+ * `projects:read`, and RFC 7591 registration when OAUTH_DYNAMIC_REGISTRATION is on. Its pages
+ * are the UI's: /login, /oauth/consent and /device.
+ */
+function oauthProviderOptions(
+  config: ExampleConfig,
+  stores: ReturnType<typeof exampleStores>,
+  clients: OAuthClientInput[],
+): Pick<AuthOptions, "oauthProvider"> {
+  if (!config.oauthProvider) return {};
+  const { allowDynamicRegistration } = config.oauthProvider;
+  return {
+    oauthProvider: createOAuthProvider({
+      stores: { oauth: stores.oauth, signingKeys: stores.signingKeys },
+      clients,
+      scopes: [...EXAMPLE_SCOPES],
+      allowDynamicRegistration,
+    }),
+  };
+}
+
+/**
  * createAuth as both example servers configure it: memory stores; users, sessions, the
  * allowlist, single-use tokens, cooldowns, API keys, the audit log and webhooks in SQL when DATABASE_URL
  * is set (migrated at start); Redis for all of them but users when REDIS_URL is set (users then stay in
- * SQL, or in memory without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE.
+ * SQL, or in memory without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE; the OAuth
+ * provider with OAUTH_PROVIDER, its clients from OAUTH_CLIENTS_FILE.
  */
 export async function createExampleAuth(
   config: ExampleConfig,
   extra: { passwordHasher?: AuthOptions["passwordHasher"] } = {},
 ): Promise<ExampleAuth> {
+  // A bad client file stops the start before any connection is opened.
+  const clientsFile = config.oauthProvider?.clientsFile;
+  const clients = clientsFile ? await readOAuthClientsFile(clientsFile) : [];
   const memory = createMemoryStores();
   const redis = await connectRedis(config);
   const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
@@ -235,6 +271,7 @@ export async function createExampleAuth(
       ...sessionOptions(config),
       ...signInOptions(config),
       ...featureOptions(config),
+      ...oauthProviderOptions(config, stores, clients),
       ...extra,
     }),
   );

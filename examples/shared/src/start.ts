@@ -36,6 +36,8 @@ export async function startExample(
     );
     if (outbox) console.log(`Dev outbox: http://${config.host}:${port}/dev/outbox`);
     if (config.passkeys) console.log(`Passkeys on: open ${config.appOrigin} (RP ID ${config.passkeys.rpId})`);
+    if (config.oauthProvider)
+      console.log(`OAuth provider on: ${config.appOrigin}/api/auth/.well-known/openid-configuration`);
     const stop = () => server.close().then(() => process.exit(0));
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);

@@ -1,6 +1,7 @@
 // The page shell the views share: DOM helpers, the status line, form checks and error messages,
 // `run` (an API action with its outcome shown), the router and the in-page confirmations.
 import { isApiError } from "./client.js";
+import { forgetReturnTo, reauthAsked, signInToComeBack } from "./return-to.js";
 import { loadMe, setStepUp, state } from "./state.js";
 import { currentLanguage, has, number, t } from "./strings.js";
 
@@ -240,9 +241,19 @@ export const onSubmit = (id, handler) =>
 // ---- Router ------------------------------------------------------------------------------------
 const SIGNED_IN_ONLY = ["/account", "/settings/security", "/activity", "/settings/account"];
 const SIGNED_OUT_ONLY = ["/login", "/signup", "/login/2fa"];
+/** Signed-in pages whose sign-in comes back to them (`/login?returnTo=`, ui/return-to.js). */
+const COME_BACK = [];
 export const isSignedInOnly = (path) => SIGNED_IN_ONLY.includes(path);
-/** A view module's own signed-in page (e.g. the back office's /admin). */
-export const addSignedInPath = (path) => SIGNED_IN_ONLY.push(path);
+/**
+ * A view module's own signed-in page (e.g. the back office's /admin); `comeBack`: a signed-out
+ * visitor signs in and comes back to it, its query kept (the OAuth consent and device pages).
+ */
+export const addSignedInPath = (path, comeBack = false) => {
+  SIGNED_IN_ONLY.push(path);
+  if (comeBack) COME_BACK.push(path);
+};
+/** The sign-in pages a signed-in user may see while a page asked for a new sign-in (`reauth=1`). */
+const REAUTH_VIEWS = ["/login", "/login/2fa"];
 
 /** The view for the URL and the state: signed-in pages need a user, the second step a pending sign-in. */
 function currentView() {
@@ -251,7 +262,8 @@ function currentView() {
   if (path === "/login" && state.pendingLogin) path = "/login/2fa";
   if (path === "/login/2fa" && !state.pendingLogin) path = "/login";
   if (SIGNED_IN_ONLY.includes(path) && !state.me) path = "/login";
-  if (SIGNED_OUT_ONLY.includes(path) && state.me) path = "/account";
+  if (SIGNED_OUT_ONLY.includes(path) && state.me && !(REAUTH_VIEWS.includes(path) && reauthAsked()))
+    path = "/account";
   return path;
 }
 
@@ -277,7 +289,8 @@ export function render() {
   applyStrings();
   const view = currentView();
   if (view !== "/account" || !state.me) closeConfirm();
-  const url = view === "/login/2fa" ? "/login" : view;
+  const comingBack = view === "/login" && COME_BACK.includes(location.pathname);
+  const url = comingBack ? signInToComeBack() : view === "/login/2fa" ? "/login" : view;
   if (url !== location.pathname && location.pathname !== "/") history.replaceState(null, "", url);
   for (const section of document.querySelectorAll(".view")) section.hidden = section.dataset.view !== view;
   for (const node of document.querySelectorAll("[data-when]"))
@@ -303,6 +316,8 @@ document.addEventListener("click", (event) => {
   event.preventDefault();
   if (link.pathname === location.pathname && !location.search) return;
   say("");
+  // Going elsewhere in the app leaves a sign-in that a page asked for: it does not go back there.
+  forgetReturnTo();
   navigate(link.pathname);
 });
 window.addEventListener("popstate", render);

@@ -17,7 +17,7 @@ import {
 } from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
-import { landingAfterSignIn } from "./settings.js";
+import { afterSignIn } from "./settings.js";
 import { startSecondFactor } from "./two-factor.js";
 
 /** Shows the code's form instead of the password's while an email sign-in is asked for. */
@@ -80,7 +80,7 @@ onSubmit("email-code", (form, { code }, submitter) => {
     state.emailSignIn = null;
     form.reset();
     if (result.twoFactorRequired) startSecondFactor(result);
-    else navigate(landingAfterSignIn(result), true);
+    else afterSignIn(result);
   });
 });
 

@@ -11,10 +11,11 @@ import {
   stepUpWithPasskey,
 } from "/portcullis-client.js";
 import { auth, isApiError } from "../ui/client.js";
-import { $, button, element, navigate, onSubmit, run, say, show, showError, validate } from "../ui/page.js";
+import { $, button, element, onSubmit, run, say, show, showError, validate } from "../ui/page.js";
 import { loadMe, state } from "../ui/state.js";
 import { dateTime, t } from "../ui/strings.js";
 import { stepUpDone } from "./security.js";
+import { afterSignIn } from "./settings.js";
 
 /** The browser has WebAuthn at all (an http page other than localhost has not). */
 const supported = typeof window.PublicKeyCredential === "function" && Boolean(navigator.credentials);
@@ -90,7 +91,7 @@ async function loadPasskeys() {
 const signedIn = (result) => {
   if (!result) return;
   $("login").reset();
-  navigate("/account", true);
+  afterSignIn();
 };
 const rememberMe = () => $("login").querySelector("[name=rememberMe]").checked;
 

@@ -124,7 +124,13 @@ export function renderSecurity(view) {
   renderProfile("security-state");
   renderProviderSettings();
   // The box stays where another page borrowed it while that page is shown (that page renders it).
-  const borrowed = ["/settings/account", "/admin", "/api-keys", "/organizations"].includes(view);
+  const borrowed = [
+    "/settings/account",
+    "/admin",
+    "/api-keys",
+    "/organizations",
+    "/admin/oauth/clients",
+  ].includes(view);
   const confirmed = borrowed ? stepUpOpen() : renderStepUp();
   show("settings", confirmed);
   const totpOn = me.twoFactorMethods.includes("totp");

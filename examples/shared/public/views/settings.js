@@ -18,6 +18,7 @@ import {
   show,
   validate,
 } from "../ui/page.js";
+import { goBack } from "../ui/return-to.js";
 import { loadMe, state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
 import { renderStepUp } from "./security.js";
@@ -35,6 +36,16 @@ export function landingAfterSignIn(result) {
   if (!result?.passwordBreached) return "/account";
   sessionStorage.setItem(BREACHED_KEY, "1");
   return VIEW;
+}
+
+/**
+ * After a completed sign-in: back to the page that asked for it (the OAuth provider's
+ * authorization, its consent or device page: ui/return-to.js), else `landingAfterSignIn`'s page.
+ * A breached password's notice still waits on these settings.
+ */
+export function afterSignIn(result) {
+  const landing = landingAfterSignIn(result);
+  if (!goBack()) navigate(landing, true);
 }
 
 // ---- The step-up ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // Signing up and in: the sign-in form (and identity providers; passkeys are in views/passkeys.js),
 // the sign-up form, the forgotten password and its reset, and the emailed verification link.
+import "../ui/strings-oauth.js";
 import { auth, isApiError } from "../ui/client.js";
 import {
   $,
@@ -13,32 +14,48 @@ import {
   show,
   validate,
 } from "../ui/page.js";
+import { pendingReturnTo, reauthAsked } from "../ui/return-to.js";
 import { state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
 import { renderEmailSignIn } from "./email-sign-in.js";
-import { landingAfterSignIn } from "./settings.js";
+import { afterSignIn } from "./settings.js";
 import { startSecondFactor } from "./two-factor.js";
 
 const token = new URLSearchParams(location.search).get("token");
 /** Set in localStorage by a password reset: the other tabs end their failed sign-ins' wait too. */
 export const WAITS_CLEARED_KEY = "portcullis-waits-cleared";
 
-/** Sign-in and step-up at a provider are browser navigations: it redirects back to the callback. */
-export const authorizeUrl = (name, stepUp = false) => auth.authorizeUrl(name, { returnTo: "/", stepUp });
+/**
+ * Sign-in and step-up at a provider are browser navigations: it redirects back to the callback,
+ * which sends the browser to `returnTo` (a sign-in that should go back to a page: /login, which
+ * goes on there, ui/return-to.js).
+ */
+export const authorizeUrl = (name, stepUp = false, returnTo = "/") =>
+  auth.authorizeUrl(name, { returnTo, stepUp });
+
+/** Above the sign-in form: why it shows (a page waits for the sign-in, or asked for a new one). */
+const loginNote = element("p", { id: "login-note", className: "muted", hidden: true });
+$("login").querySelector("h1").after(loginNote);
 
 export function renderSignIn(view) {
   if (view === "/verify-email") renderVerifyResult();
   renderEmailSignIn();
+  const comingBack = pendingReturnTo() !== null;
+  // A new sign-in while signed in (`reauth=1`): at an identity provider it would be a step-up,
+  // which starts no new session, so only the ways that do are offered.
+  const again = comingBack && reauthAsked();
+  loginNote.textContent = comingBack ? t(again ? "login.again" : "login.toContinue") : "";
+  loginNote.hidden = !comingBack;
   $("provider-buttons").replaceChildren(
     ...state.providers.map((provider) =>
       element("a", {
         className: "button",
-        href: authorizeUrl(provider.name),
+        href: authorizeUrl(provider.name, false, comingBack ? "/login?resume=1" : "/"),
         textContent: t("login.providerButton", { name: provider.displayName }),
       }),
     ),
   );
-  show("providers", state.providers.length > 0);
+  show("providers", state.providers.length > 0 && !again);
 }
 
 onSubmit(
@@ -66,7 +83,7 @@ onSubmit(
       if (!result) return;
       form.reset();
       if (result.twoFactorRequired) startSecondFactor(result);
-      else navigate(landingAfterSignIn(result), true);
+      else afterSignIn(result);
     }),
 );
 

@@ -5,7 +5,7 @@ import { auth } from "../ui/client.js";
 import { $, lastErrorCode, navigate, onSubmit, radios, run, say, show, validate } from "../ui/page.js";
 import { state } from "../ui/state.js";
 import { t } from "../ui/strings.js";
-import { landingAfterSignIn } from "./settings.js";
+import { afterSignIn } from "./settings.js";
 
 const PENDING_KEY = "portcullis-pending-login";
 
@@ -97,7 +97,7 @@ const finishSecondFactor = (form) => (result) => {
   if (!result) return;
   dropPendingLogin();
   form.reset();
-  navigate(landingAfterSignIn(result), true);
+  afterSignIn(result);
 };
 
 /** A 2FA token that ran out (or a reload after it did): back to the sign-in form, with the reason shown. */
