@@ -17,14 +17,19 @@ const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** Every scope the example offers: what the browser app asks for. */
 export const SCOPES = ["openid", "profile", "email", "offline_access", "projects:read"];
 
-/** The relying party's callback: a page on 127.0.0.1 that records every request's URL. */
+/**
+ * The relying party's callback: a page on 127.0.0.1 that records each request to `/callback`.
+ * Anything else (the browser's own `/favicon.ico`) is a 404 and not recorded.
+ */
 export async function startCallbackServer() {
   const hits: URL[] = [];
   const server = createServer((request, response) => {
-    hits.push(new URL(request.url ?? "/", "http://127.0.0.1"));
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (url.pathname !== "/callback") return void response.writeHead(404).end();
+    hits.push(url);
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     response.end(
-      '<!doctype html><html lang="en"><title>Back at the app</title><p>Back at the app</p></html>',
+      '<!doctype html><html lang="en"><link rel="icon" href="data:,"><title>Back at the app</title><p>Back at the app</p></html>',
     );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
