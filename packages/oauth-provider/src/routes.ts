@@ -65,6 +65,20 @@ const REDIRECT = {
   headers: { Location: { $ref: "#/components/headers/Location" } },
 };
 
+/** The JSON body of a signed-in user's answer to a request named by `field`: `{ <field>, approve }`. */
+const decisionBody = (field: string) => ({
+  required: true,
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        required: [field, "approve"],
+        properties: { [field]: { type: "string" }, approve: { type: "boolean" } },
+      },
+    },
+  },
+});
+
 /** The metadata document, for discovery and RFC 8414 alike. */
 export async function metadataOf(ctx: ProviderContext): Promise<Record<string, unknown>> {
   const { keys } = await ctx.ring.jwks();
@@ -212,18 +226,7 @@ const BROWSER_ROUTES: Entry[] = [
       summary: "The signed-in user's answer to a consent request",
       auth: "access",
       operation: {
-        requestBody: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["consentId", "approve"],
-                properties: { consentId: { type: "string" }, approve: { type: "boolean" } },
-              },
-            },
-          },
-        },
+        requestBody: decisionBody("consentId"),
         responses: { 200: JSON_OK("`{ redirectTo }`."), 400: OAUTH_ERROR },
       },
     },
@@ -275,18 +278,7 @@ const BROWSER_ROUTES: Entry[] = [
       summary: "The signed-in user approves or denies a device's user code",
       auth: "access",
       operation: {
-        requestBody: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                required: ["userCode", "approve"],
-                properties: { userCode: { type: "string" }, approve: { type: "boolean" } },
-              },
-            },
-          },
-        },
+        requestBody: decisionBody("userCode"),
         responses: {
           200: JSON_OK("`{ success, approved }`."),
           400: OAUTH_ERROR,
