@@ -111,7 +111,8 @@ async function countedRead(deps: ApiKeyDeps, store: ApiKeyStore, lookupId: strin
  * key's record and the request's count; the hash is computed and compared whether or not a
  * record came back, so an unknown key, a wrong secret and a valid key take the same time. Wrong,
  * expired or deleted: `API_KEY_INVALID` (its count given back, so nobody wears down a key they do
- * not hold); over `requestsPerMinute`: `API_KEY_RATE_LIMITED` with the window's rest. A valid key
+ * not hold); over `requestsPerMinute`: `API_KEY_RATE_LIMITED` with the window's rest (a count the
+ * store gave past the limit given back as well). A valid key
  * has its `lastUsedAt` written in the background, at most once a minute.
  */
 export async function authenticateApiKey(deps: ApiKeyDeps, key: string): Promise<Principal> {
@@ -125,8 +126,13 @@ export async function authenticateApiKey(deps: ApiKeyDeps, key: string): Promise
     giveBack(deps, store, lookupId, count, endsAt);
     throw new AuthError("API_KEY_INVALID");
   }
-  if (count > options.requestsPerMinute)
+  if (count > options.requestsPerMinute) {
+    // A count the store gave past the limit goes back too: left there, it would hold the store's
+    // count above the limit, and a count refused elsewhere (a wrong secret's) given back later
+    // would only take it down to the limit instead of making room for one request.
+    giveBack(deps, store, lookupId, count, endsAt);
     throw new CooldownError("API_KEY_RATE_LIMITED", wholeSeconds(Math.max(1, endsAt - now)));
+  }
   if (record.lastUsedAt === null || now - record.lastUsedAt >= TOUCH_INTERVAL_MS) {
     deps.background.run("api_key.touch_failed", () => store.touchApiKey(record.id, now, TOUCH_INTERVAL_MS));
   }
