@@ -15,6 +15,8 @@ vi.mock("./relying-party.js", async (importOriginal) => {
       original.assertOpenIdClientInstalled(openIdClient.installed ? undefined : missing),
   };
 });
+// Loaded anew, so that it takes the mock above also where test files share modules (--no-isolate).
+vi.resetModules();
 const { createAuth } = await import("../create-auth/create-auth.js");
 
 const github = { type: "github", clientId: "gh-client", clientSecret: "gh-secret" } as const;
