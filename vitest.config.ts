@@ -54,6 +54,7 @@ export default defineConfig({
       "@portcullis/adapter-fetch": src("adapter-fetch"),
       "@portcullis/client": src("client"),
       "@portcullis/oauth-provider": src("oauth-provider"),
+      "@portcullis/sso": src("sso"),
       "example-shared/suite": fileURLToPath(
         new URL("./examples/shared/src/example-suite.ts", import.meta.url),
       ),

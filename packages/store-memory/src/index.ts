@@ -21,5 +21,6 @@ export {
   createMemorySingleUseTokenStore,
   type MemorySingleUseTokenStore,
 } from "./single-use-token-store.js";
+export { createMemorySsoStore } from "./sso-store.js";
 export { createMemoryUserStore } from "./user-store.js";
 export { createMemoryWebhookStore } from "./webhook-store.js";

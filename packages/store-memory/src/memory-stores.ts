@@ -7,6 +7,7 @@ import {
   type OrganizationStore,
   type PasskeyStore,
   type SigningKeyStore,
+  type SsoStore,
   systemClock,
   type UserStore,
   type WebhookStore,
@@ -26,6 +27,7 @@ import { createMemoryPasskeyStore } from "./passkey-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 import { createMemorySigningKeyStore } from "./signing-key-store.js";
 import { createMemorySingleUseTokenStore, type MemorySingleUseTokenStore } from "./single-use-token-store.js";
+import { createMemorySsoStore } from "./sso-store.js";
 import { createMemoryUserStore } from "./user-store.js";
 import { createMemoryWebhookStore } from "./webhook-store.js";
 
@@ -72,6 +74,11 @@ export interface MemoryStores {
    * their time.
    */
   oauth: OAuthStore;
+  /**
+   * Enterprise sign-in's connections, claimed and verified domains, and used assertions (for
+   * `createSso` of `@portcullis/sso`); a used assertion is forgotten once it has expired.
+   */
+  sso: SsoStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -136,6 +143,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     webhooks: createMemoryWebhookStore(),
     signingKeys: createMemorySigningKeyStore(),
     oauth: createMemoryOAuthStore(),
+    sso: createMemorySsoStore({ clock }),
     sweep,
     close: () => clearInterval(timer),
   };

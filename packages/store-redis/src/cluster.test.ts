@@ -7,11 +7,13 @@ import {
   runOAuthStoreSuite,
   runSessionStoreSuite,
   runSingleUseTokenStoreSuite,
+  runSsoStoreSuite,
   runWebhookStoreSuite,
 } from "@portcullis/testing";
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe } from "vitest";
 import { createRedisStores } from "./redis-stores.js";
+import { createRedisSsoStore } from "./sso-store.js";
 import { canStartRedis, serverTime, startRedisCluster, testPrefix } from "./test-redis.js";
 
 /** The same conformance suites on a real three-node Redis Cluster: every script stays on one slot. */
@@ -59,4 +61,11 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
   runAuditLogStoreSuite({ name: "redis cluster", create: fixture("auditLog") });
   runWebhookStoreSuite({ name: "redis cluster", create: fixture("webhooks") });
   runOAuthStoreSuite({ name: "redis cluster", create: fixture("oauth") });
+  runSsoStoreSuite({
+    name: "redis cluster",
+    create: () => ({
+      store: createRedisSsoStore({ client, keyPrefix: testPrefix(), operationTimeoutMs: 2_000 }),
+      now: () => serverTime(client),
+    }),
+  });
 });

@@ -14,6 +14,7 @@ import {
   type SessionStore,
   type SigningKeyStore,
   type SingleUseTokenStore,
+  type SsoStore,
   type WebhookStore,
   withTimeout,
 } from "@portcullis/core";
@@ -40,6 +41,7 @@ import {
 } from "./scripts.js";
 import { redisSigningKeyStore } from "./signing-key-store.js";
 import { redisSingleUseTokenStore } from "./single-use-token-store.js";
+import { createRedisSsoStore } from "./sso-store.js";
 import { redisWebhookStore } from "./webhook-store.js";
 
 export interface RedisStoresOptions {
@@ -82,6 +84,12 @@ export interface RedisStores {
    * expire at their end.
    */
   oauth: OAuthStore;
+  /**
+   * Enterprise sign-in's connections, claimed and verified domains, and used assertions (for
+   * `createSso` of `@portcullis/sso`): under one hash tag, `{sso}`, so that a domain's checks and
+   * writes are one script; a used assertion expires with its key.
+   */
+  sso: SsoStore;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -173,6 +181,7 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
     webhooks: redisWebhookStore(client, bounded, prefix, deadline),
     signingKeys: redisSigningKeyStore(client, bounded, prefix),
     oauth: redisOAuthStore(client, bounded, prefix),
+    sso: createRedisSsoStore({ client, keyPrefix: prefix, operationTimeoutMs: timeoutMs }),
   };
 }
 

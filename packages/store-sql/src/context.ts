@@ -42,6 +42,11 @@ export interface SqlTables {
   oauthGrants: string;
   oauthConsents: string;
   oauthDevices: string;
+  /** Enterprise sign-in's connections, their domains, claimed domains and used assertions (migration 0019). */
+  ssoConnections: string;
+  ssoConnectionDomains: string;
+  ssoDomains: string;
+  ssoAssertions: string;
   migrations: string;
   migrationLock: string;
 }
@@ -78,6 +83,10 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     oauthGrants: `${prefix}oauth_grants`,
     oauthConsents: `${prefix}oauth_consents`,
     oauthDevices: `${prefix}oauth_devices`,
+    ssoConnections: `${prefix}sso_connections`,
+    ssoConnectionDomains: `${prefix}sso_connection_domains`,
+    ssoDomains: `${prefix}sso_domains`,
+    ssoAssertions: `${prefix}sso_assertions`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

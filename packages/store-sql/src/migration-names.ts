@@ -19,6 +19,7 @@ export const EVERY_MIGRATION = [
   "0016_webhooks",
   "0017_signing_keys",
   "0018_oauth",
+  "0019_sso",
 ];
 
 /** The migrations `migrate` applies to a database at `name`: those after it. */

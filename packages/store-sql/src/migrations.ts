@@ -10,6 +10,7 @@ import { setPostgresSessionTimeouts } from "./postgres-pool.js";
 import { EPOCH_MS, ID, PRIMARY_ID, required, schemaSteps } from "./schema-steps.js";
 import { signingKeysSchema } from "./signing-key-migration.js";
 import { retryWhileBusy } from "./sqlite-dialect.js";
+import { ssoSchema } from "./sso-migration.js";
 import { webhooksSchema } from "./webhook-migration.js";
 
 export interface MigrateOptions {
@@ -47,6 +48,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0016_webhooks": webhooksSchema(tables, dialect),
     "0017_signing_keys": signingKeysSchema(tables, dialect),
     "0018_oauth": oauthSchema(tables, dialect),
+    "0019_sso": ssoSchema(tables, dialect),
   };
 }
 

@@ -185,7 +185,17 @@ async function checkOAuthUpgrade(db: AnyKysely): Promise<void> {
   const before = await tablesOf(db, at.tablePrefix);
   expect(await at.upgrade()).toEqual(migrationsAfter("0017_signing_keys"));
   const after = await tablesOf(db, at.tablePrefix);
-  const added = ["oauth_clients", "oauth_consents", "oauth_devices", "oauth_grants"];
+  // The later migrations come with it: 0019's SSO tables.
+  const added = [
+    "oauth_clients",
+    "oauth_consents",
+    "oauth_devices",
+    "oauth_grants",
+    "sso_assertions",
+    "sso_connection_domains",
+    "sso_connections",
+    "sso_domains",
+  ];
   expect(after.map((table) => table.name)).toEqual([...before.map((table) => table.name), ...added].sort());
   expect(after.filter((table) => !added.includes(table.name))).toEqual(before);
   expect(await signingKeys.listSigningKeys()).toEqual([key]);

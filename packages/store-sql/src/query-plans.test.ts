@@ -3,6 +3,7 @@ import { Kysely, sql } from "kysely";
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely, SqlDialect } from "./context.js";
+import { ssoCalls, ssoFillStatements } from "./query-plans-sso.js";
 import { webhookCalls, webhookFillStatements } from "./query-plans-webhooks.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
@@ -130,6 +131,7 @@ function fillStatements(dialect: SqlDialect): string[] {
     series(ROWS, `'o' || n, n, 'h' || n`, "portcullis_audit_heads", "chain, seq, hash"),
     `insert into portcullis_audit_heads (chain, seq, hash) values ('', ${ROWS}, 'h${ROWS}')`,
     ...webhookFillStatements(series, dialect, ROWS, NOW),
+    ...ssoFillStatements(series, dialect, ROWS, NOW),
     "analyze",
   ];
 }
@@ -235,6 +237,7 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ...apiKeyCalls(stores),
     ...auditLogCalls(stores),
     ...webhookCalls(stores, NOW, ROWS),
+    ...ssoCalls(stores, NOW),
   ];
 }
 

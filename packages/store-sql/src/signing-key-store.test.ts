@@ -31,8 +31,18 @@ async function checkSigningKeysUpgrade(db: AnyKysely): Promise<void> {
   const before = await tablesOf(db, at.tablePrefix);
   expect(await at.upgrade()).toEqual(migrationsAfter("0016_webhooks"));
   const after = await tablesOf(db, at.tablePrefix);
-  // The later migrations come with it: 0018's OAuth tables.
-  const added = ["oauth_clients", "oauth_consents", "oauth_devices", "oauth_grants", "signing_keys"];
+  // The later migrations come with it: 0018's OAuth tables, 0019's SSO tables.
+  const added = [
+    "oauth_clients",
+    "oauth_consents",
+    "oauth_devices",
+    "oauth_grants",
+    "signing_keys",
+    "sso_assertions",
+    "sso_connection_domains",
+    "sso_connections",
+    "sso_domains",
+  ];
   expect(after.map((table) => table.name)).toEqual([...before.map((table) => table.name), ...added].sort());
   expect(after.filter((table) => !added.includes(table.name))).toEqual(before);
   expect(await webhooks.findEndpoint("w1")).toEqual(endpoint);

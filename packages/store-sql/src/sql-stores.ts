@@ -13,6 +13,7 @@ import {
   type SessionStore,
   type SigningKeyStore,
   type SingleUseTokenStore,
+  type SsoStore,
   type StoresTogether,
   systemClock,
   type UserStore,
@@ -41,6 +42,7 @@ import { createSqlPasskeyStore } from "./passkey-store.js";
 import { createSqlSessionStore } from "./session-store.js";
 import { createSqlSigningKeyStore } from "./signing-key-store.js";
 import { createSqlSingleUseTokenStore } from "./single-use-token-store.js";
+import { createSqlSsoStore } from "./sso-store.js";
 import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 import { createSqlUserStore } from "./user-store.js";
 import { createSqlWebhookStore } from "./webhook-store.js";
@@ -127,6 +129,12 @@ export interface SqlStores {
    */
   oauth: OAuthStore;
   /**
+   * Enterprise sign-in's connections, claimed domains and used assertions (for `@portcullis/sso`),
+   * in `<prefix>sso_connections`, `<prefix>sso_connection_domains`, `<prefix>sso_domains` and
+   * `<prefix>sso_assertions` (docs/sso.md). Used assertions past their end go in `sweep`.
+   */
+  sso: SsoStore;
+  /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
    * write the same tables go on between the batches. Expired rows read as absent whether or not they were swept; schedule this
@@ -200,6 +208,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     webhooks: createSqlWebhookStore(context, sweepBatchRows),
     signingKeys: createSqlSigningKeyStore(context),
     oauth: createSqlOAuthStore(context),
+    sso: createSqlSsoStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;
@@ -214,6 +223,8 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
         // A grant past its end (a revoked one's tombstone included) and a device code past its expiry refuse everything.
         [tables.oauthGrants, "expires_at"],
         [tables.oauthDevices, "expires_at"],
+        // A used assertion past its own end is refused anyway.
+        [tables.ssoAssertions, "expires_at"],
       ] as const) {
         removed += await deleteInBatches(db, dialect, { table, column, before: now }, sweepBatchRows);
       }

@@ -12,6 +12,7 @@ import {
   freePort,
   runOAuthStoreSuite,
   runSigningKeyStoreSuite,
+  runSsoStoreSuite,
   runStoreSuites,
   runWebhookStoreSuite,
   type StoreSuiteKind,
@@ -280,7 +281,7 @@ const SQL_SUITE_KINDS: StoreSuiteKind[] = [
 /**
  * Every store's conformance suite, named `name`, on new stores over `db()` (a migrated database)
  * with a fake clock; the webhook, signing key and OAuth stores on tables of each test's own
- * (`freshWebhookStore`, `freshSigningKeyStore`, `freshOAuthStore`).
+ * (`freshWebhookStore`, `freshSigningKeyStore`, `freshOAuthStore`); the SSO store on the shared ones.
  */
 export function runSqlStoreSuites(name: string, db: () => AnyKysely): void {
   runStoreSuites(name, SQL_SUITE_KINDS, () => {
@@ -290,6 +291,14 @@ export function runSqlStoreSuites(name: string, db: () => AnyKysely): void {
   runWebhookStoreSuite({ name, create: () => freshWebhookStore(db()) });
   runSigningKeyStoreSuite({ name, create: () => freshSigningKeyStore(db()) });
   runOAuthStoreSuite({ name, create: () => freshOAuthStore(db()) });
+  // Its tests make their own organizations, ids and domains: they share the migrated tables.
+  runSsoStoreSuite({
+    name,
+    create: () => {
+      const clock = createFakeClock();
+      return { store: createSqlStores({ db: db(), clock }).sso, advance: clock.advance, now: clock.now };
+    },
+  });
 }
 
 /** Tables under a prefix of their own, a store on them, and what drops them. */
@@ -384,6 +393,7 @@ export function freshSqlStoresWithAuditLog(
     webhooks: migrated(stores.webhooks),
     signingKeys: migrated(stores.signingKeys),
     oauth: migrated(stores.oauth),
+    sso: migrated(stores.sso),
   };
 }
 

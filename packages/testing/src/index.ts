@@ -114,6 +114,7 @@ export {
   type RegistrationResponse,
   type SoftwareAuthenticator,
 } from "./software-authenticator.js";
+export { runSsoStoreSuite } from "./sso-store-suite.js";
 export type { StoreFixture, StoreSuite, StoreSuiteOptions } from "./store-fixture.js";
 export { runStoreSuites, type StoreSuiteKind, type StoresFixture } from "./store-suites.js";
 export {

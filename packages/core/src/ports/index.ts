@@ -51,6 +51,15 @@ export type {
 } from "./session-store.js";
 export type { SigningKeyRecord, SigningKeyStore } from "./signing-key-store.js";
 export type { SingleUseTokenStore, TokenRecord } from "./single-use-token-store.js";
+export type {
+  OidcConnectionSettings,
+  SamlConnectionSettings,
+  SsoConnectionPatch,
+  SsoConnectionRecord,
+  SsoDomainRecord,
+  SsoRoute,
+  SsoStore,
+} from "./sso-store.js";
 export type { ChangeStores, StoresTogether } from "./stores-together.js";
 export type {
   EmailChangeResult,
