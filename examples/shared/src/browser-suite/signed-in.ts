@@ -1,6 +1,15 @@
 import { type Page, request } from "playwright-core";
 import { expect } from "vitest";
-import { type Box, type BrowserTests, inPage, PASSWORD, signedInAs, status, visible } from "./fixture.js";
+import {
+  type Box,
+  type BrowserTests,
+  inPage,
+  PASSWORD,
+  signedInAs,
+  status,
+  visible,
+  withTimeout,
+} from "./fixture.js";
 
 /** The browser tests of this area, by name. */
 export const signedInTests: BrowserTests = {
@@ -195,50 +204,52 @@ export const signedInTests: BrowserTests = {
       }
     },
 
-  "ui (g) - the user is a readable profile, times are in the viewer's locale, the favicon loads": async (
-    f,
-  ) => {
-    const createdAt = Date.UTC(2024, 2, 5, 14, 7);
-    const email = await f.createAccount("profile", { name: "Grace Hopper", createdAt });
-    const failed: string[] = [];
-    const profile = async (locale: string, timezoneId: string) => {
-      const [context, page] = await f.newPage({ locale, timezoneId });
-      page.on("response", (response) => {
-        if (response.status() >= 400 && !response.url().includes("/api/auth/")) failed.push(response.url());
+  // Three pages and two sign-ins: past the default 20 s once in CI, beside the Express browser file.
+  "ui (g) - the user is a readable profile, times are in the viewer's locale, the favicon loads": withTimeout(
+    60_000,
+    async (f) => {
+      const createdAt = Date.UTC(2024, 2, 5, 14, 7);
+      const email = await f.createAccount("profile", { name: "Grace Hopper", createdAt });
+      const failed: string[] = [];
+      const profile = async (locale: string, timezoneId: string) => {
+        const [context, page] = await f.newPage({ locale, timezoneId });
+        page.on("response", (response) => {
+          if (response.status() >= 400 && !response.url().includes("/api/auth/")) failed.push(response.url());
+        });
+        await f.signInAndWait(page, email);
+        const rows = await page.locator("#me dt").allTextContents();
+        const values = await page.locator("#me dd").allTextContents();
+        const text = (await page.locator("#signed-in").textContent()) ?? "";
+        expect(text).not.toMatch(/[{}"]|\d{4}-\d\d-\d\dT/);
+        const sessions = (await page.locator("#sessions").textContent()) ?? "";
+        await f.shot(page, `g-account-${locale}`);
+        await context.close();
+        return { profile: Object.fromEntries(rows.map((row, i) => [row, values[i]])), sessions };
+      };
+
+      const english = await profile("en-US", "America/New_York");
+      expect(english.profile).toMatchObject({
+        Name: "Grace Hopper",
+        "Email verified": "Yes",
+        "Two-factor": "Off",
       });
-      await f.signInAndWait(page, email);
-      const rows = await page.locator("#me dt").allTextContents();
-      const values = await page.locator("#me dd").allTextContents();
-      const text = (await page.locator("#signed-in").textContent()) ?? "";
-      expect(text).not.toMatch(/[{}"]|\d{4}-\d\d-\d\dT/);
-      const sessions = (await page.locator("#sessions").textContent()) ?? "";
-      await f.shot(page, `g-account-${locale}`);
+      expect(english.profile["Member since"]?.replace(/\s/g, " ")).toBe("Mar 5, 2024, 9:07 AM");
+      expect(english.sessions).toMatch(/signed in [A-Z][a-z]{2} \d{1,2}, \d{4}/);
+      const german = await profile("de-DE", "Europe/Berlin");
+      expect(german.profile).toMatchObject({ Name: "Grace Hopper", "E-Mail bestätigt": "Ja" });
+      expect(german.profile["Mitglied seit"]).toBe("05.03.2024, 15:07");
+      expect(german.sessions).toMatch(/angemeldet \d\d\.\d\d\.\d{4}, \d\d:\d\d/);
+      expect(failed).toEqual([]);
+
+      const [context, page] = await f.newPage();
+      await page.goto(f.base);
+      const icon = await page.locator('link[rel="icon"]').getAttribute("href");
+      for (const path of [icon ?? "", "/favicon.ico"]) {
+        const response = await page.request.get(new URL(path, f.base).href);
+        expect({ path, status: response.status() }).toEqual({ path, status: 200 });
+        expect(response.headers()["content-type"]).toMatch(/^image\//);
+      }
       await context.close();
-      return { profile: Object.fromEntries(rows.map((row, i) => [row, values[i]])), sessions };
-    };
-
-    const english = await profile("en-US", "America/New_York");
-    expect(english.profile).toMatchObject({
-      Name: "Grace Hopper",
-      "Email verified": "Yes",
-      "Two-factor": "Off",
-    });
-    expect(english.profile["Member since"]?.replace(/\s/g, " ")).toBe("Mar 5, 2024, 9:07 AM");
-    expect(english.sessions).toMatch(/signed in [A-Z][a-z]{2} \d{1,2}, \d{4}/);
-    const german = await profile("de-DE", "Europe/Berlin");
-    expect(german.profile).toMatchObject({ Name: "Grace Hopper", "E-Mail bestätigt": "Ja" });
-    expect(german.profile["Mitglied seit"]).toBe("05.03.2024, 15:07");
-    expect(german.sessions).toMatch(/angemeldet \d\d\.\d\d\.\d{4}, \d\d:\d\d/);
-    expect(failed).toEqual([]);
-
-    const [context, page] = await f.newPage();
-    await page.goto(f.base);
-    const icon = await page.locator('link[rel="icon"]').getAttribute("href");
-    for (const path of [icon ?? "", "/favicon.ico"]) {
-      const response = await page.request.get(new URL(path, f.base).href);
-      expect({ path, status: response.status() }).toEqual({ path, status: 200 });
-      expect(response.headers()["content-type"]).toMatch(/^image\//);
-    }
-    await context.close();
-  },
+    },
+  ),
 };
