@@ -69,6 +69,7 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
     const session = newSession("user-rotate", "hash-0");
     await sessions.createSession(session, TTL_MS);
     const busy = keepRedisBusy();
+    await settle();
     const started = Date.now();
     await expect(
       sessions.rotateRefreshToken(
@@ -103,6 +104,9 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
     await sessions.createSession(newSession("user-create", "hash-a"), TTL_MS);
     const late = newSession("user-create", "hash-b");
     const busy = keepRedisBusy();
+    // Sent before the busy script started, the write could run at once and be written, with its
+    // answer read after the client's 500 ms had passed (once in CI, the event loop held up).
+    await settle();
     await expect(sessions.createSession(late, TTL_MS)).rejects.toThrow();
     await busy;
     expect(await sessions.getSession(late.id)).toBeNull();
