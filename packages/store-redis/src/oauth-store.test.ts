@@ -3,7 +3,7 @@ import type { OAuthDeviceRecord, OAuthGrantRecord, OAuthStore } from "@portculli
 import { runOAuthStoreSuite } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { createRedisStores } from "./redis-stores.js";
-import { redisForFile } from "./test-redis.js";
+import { keysUnder, redisForFile } from "./test-redis.js";
 
 // Each test under a prefix of its own on this file's Redis (deleted after the file).
 const redis = redisForFile();
@@ -31,18 +31,6 @@ function setup() {
   const store = createRedisStores({ client: redis.client, keyPrefix: prefix }).oauth;
   const space = `${prefix}{oauth}:`;
   return { prefix, store, space };
-}
-
-/** Every key under `prefix` (SCAN). */
-async function keysUnder(prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-    found.push(...keys);
-    cursor = next;
-  } while (cursor !== "0");
-  return found;
 }
 
 /** Stores a client (created at `T0`): its id. */
@@ -107,7 +95,7 @@ describe("redis OAuthStore: keys and their lifetimes", () => {
     await store.revokeOAuthGrant(newId(), { clientId, expiresAt: T0 + HOUR }, T0);
     await store.saveOAuthConsent({ userId: "u:1", clientId, scopes: [], createdAt: T0, updatedAt: T0 });
     expect(await store.createOAuthDevice(deviceOf(clientId))).toBe(true);
-    const keys = await keysUnder(prefix);
+    const keys = await keysUnder(redis.client, prefix);
     expect(keys.length).toBeGreaterThanOrEqual(10);
     for (const key of keys) expect(key.startsWith(space)).toBe(true);
   });

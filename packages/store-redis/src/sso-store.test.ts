@@ -3,7 +3,7 @@ import type { SsoConnectionRecord, SsoStore } from "@portcullis/core";
 import { runSsoStoreSuite } from "@portcullis/testing";
 import { describe, expect, it, vi } from "vitest";
 import { createRedisSsoStore } from "./sso-store.js";
-import { redisForFile, serverTime } from "./test-redis.js";
+import { keysUnder, redisForFile, serverTime } from "./test-redis.js";
 
 // Each test under a prefix of its own on this file's Redis (deleted after the file).
 const redis = redisForFile();
@@ -31,18 +31,6 @@ function setup() {
   const prefix = redis.prefix();
   const store = createRedisSsoStore({ client: redis.client, keyPrefix: prefix });
   return { prefix, store, space: `${prefix}{sso}:` };
-}
-
-/** Every key under `prefix` (SCAN). */
-async function keysUnder(prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await redis.client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-    found.push(...keys);
-    cursor = next;
-  } while (cursor !== "0");
-  return found;
 }
 
 /** A stored SAML connection of `organizationId`, its two domains verified by that organization. */
@@ -75,7 +63,7 @@ describe("redis SsoStore: keys", () => {
     const { prefix, store, space } = setup();
     const connection = await routed(store);
     expect(await store.useSsoAssertion(connection.id, `_${newId()}`, Date.now() + MINUTE)).toBe(true);
-    const keys = await keysUnder(prefix);
+    const keys = await keysUnder(redis.client, prefix);
     // The connection, its organization's index, two domain owners, its SCIM entry, two claims,
     // their organization's set, two verified entries, a used assertion and its index.
     expect(keys).toHaveLength(12);
@@ -86,20 +74,20 @@ describe("redis SsoStore: keys", () => {
     const { prefix, store } = setup();
     const other = await routed(store);
     expect(await store.useSsoAssertion(other.id, `_${newId()}`, Date.now() + MINUTE)).toBe(true);
-    const others = (await keysUnder(prefix)).sort();
+    const others = (await keysUnder(redis.client, prefix)).sort();
     const organizationId = `org-${newId()}`;
     const first = await routed(store, organizationId);
     await routed(store, organizationId);
     expect(await store.useSsoAssertion(first.id, `_${newId()}`, Date.now() + MINUTE)).toBe(true);
     // Two connections (each itself, two domain owners, a SCIM entry) and their index; four claims
     // (each itself and its verified entry) and their set; an assertion and its connection's index.
-    expect((await keysUnder(prefix)).length).toBe(others.length + 9 + 9 + 2);
+    expect((await keysUnder(redis.client, prefix)).length).toBe(others.length + 9 + 9 + 2);
     await store.removeOrganizationSso(organizationId);
-    expect((await keysUnder(prefix)).sort()).toEqual(others);
+    expect((await keysUnder(redis.client, prefix)).sort()).toEqual(others);
     expect(await store.deleteSsoConnection(other.organizationId, other.id)).toBe(true);
     for (const domain of other.domains)
       expect(await store.releaseSsoDomain(other.organizationId, domain)).toBe(true);
-    expect(await keysUnder(prefix)).toEqual([]);
+    expect(await keysUnder(redis.client, prefix)).toEqual([]);
   });
 });
 

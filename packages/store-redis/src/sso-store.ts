@@ -223,17 +223,12 @@ const CONNECTION_FIELDS = [
   "updatedAt",
 ] as const satisfies readonly (keyof SsoConnectionRecord)[];
 
-/** What `updateSsoConnection` may write. */
-const PATCH_FIELDS = [
-  "saml",
-  "oidc",
-  "defaultRole",
-  "domains",
-  "ssoRequired",
-  "idpInitiated",
-  "scimTokenHash",
-  "updatedAt",
-] as const satisfies readonly (keyof SsoConnectionRecord)[];
+/** What `updateSsoConnection` may write: every field but the connection's identity and creation. */
+const FIXED_FIELDS = ["id", "organizationId", "type", "createdAt"] as const;
+type PatchField = Exclude<(typeof CONNECTION_FIELDS)[number], (typeof FIXED_FIELDS)[number]>;
+const PATCH_FIELDS = CONNECTION_FIELDS.filter(
+  (field): field is PatchField => !(FIXED_FIELDS as readonly string[]).includes(field),
+);
 
 /** The port's fields of a domain claim. */
 const DOMAIN_FIELDS = [

@@ -273,6 +273,18 @@ export async function withRedisToKeepBusy(
   }
 }
 
+/** Every key under `prefix`, sorted (SCAN, tests only). */
+export async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+    cursor = next;
+    found.push(...keys);
+  } while (cursor !== "0");
+  return found.sort();
+}
+
 /** Deletes the keys under `prefix` (SCAN, test cleanup only). */
 export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
   let cursor = "0";

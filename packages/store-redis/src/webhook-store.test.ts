@@ -7,7 +7,7 @@ import {
 import type { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { createRedisStores } from "./redis-stores.js";
-import { canStartRedis, redisForFile, withRedisToKeepBusy } from "./test-redis.js";
+import { canStartRedis, keysUnder, redisForFile, withRedisToKeepBusy } from "./test-redis.js";
 
 const NOW = T0 + 3_600_000;
 const LEASE = { owner: "instance-a", now: NOW };
@@ -20,18 +20,6 @@ const { clients } = file;
 
 const webhooksOn = (client: Redis, keyPrefix: string) =>
   createRedisStores({ client, keyPrefix, operationTimeoutMs: 2_000 }).webhooks;
-
-/** Every key under `prefix` (SCAN: test only). */
-async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-    cursor = next;
-    found.push(...keys);
-  } while (cursor !== "0");
-  return found.sort();
-}
 
 runWebhookStoreSuite({ name: "redis", create: () => ({ store: webhooksOn(file.client, file.prefix()) }) });
 
