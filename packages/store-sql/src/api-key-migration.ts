@@ -1,7 +1,6 @@
-import { sql } from "kysely";
 import type { AnyKysely, SqlDialect, SqlTables } from "./context.js";
 import type { Migration } from "./kysely-migration.js";
-import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js";
+import { EPOCH_MS, keyColumn, required, schemaSteps } from "./schema-steps.js";
 
 /**
  * `0014_api_keys`: `<prefix>api_keys`, one row per API key (never the key, only its keyed hash).
@@ -18,8 +17,7 @@ import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js"
  * is the same on every dialect (MySQL: the table's `utf8mb4_bin`).
  */
 export function apiKeysSchema(tables: SqlTables, dialect: SqlDialect): Migration {
-  const key = (length: number): Column[0] =>
-    dialect === "postgres" ? sql.raw(`varchar(${length}) collate "C"`) : `varchar(${length})`;
+  const key = keyColumn(dialect);
   const table = tables.apiKeys;
   return {
     async up(db: AnyKysely) {

@@ -1,7 +1,6 @@
-import { sql } from "kysely";
 import type { AnyKysely, SqlDialect, SqlTables } from "./context.js";
 import type { Migration } from "./kysely-migration.js";
-import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js";
+import { EPOCH_MS, keyColumn, required, schemaSteps } from "./schema-steps.js";
 
 /**
  * `0015_audit_log`: the audit log (`AuditLogStore`) in two tables.
@@ -20,8 +19,7 @@ import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js"
  * order (`collate "C"`), as on the other dialects (MySQL: the table's `utf8mb4_bin`).
  */
 export function auditLogSchema(tables: SqlTables, dialect: SqlDialect): Migration {
-  const key = (length: number): Column[0] =>
-    dialect === "postgres" ? sql.raw(`varchar(${length}) collate "C"`) : `varchar(${length})`;
+  const key = keyColumn(dialect);
   return {
     async up(db: AnyKysely) {
       const { createTable, createIndexes } = schemaSteps(db, dialect);

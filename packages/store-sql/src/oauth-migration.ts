@@ -1,7 +1,6 @@
-import { sql } from "kysely";
 import type { AnyKysely, SqlDialect, SqlTables } from "./context.js";
 import type { Migration } from "./kysely-migration.js";
-import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js";
+import { EPOCH_MS, keyColumn, required, schemaSteps } from "./schema-steps.js";
 
 /**
  * `0018_oauth`: the OAuth / OpenID provider's state (`OAuthStore`, docs/oauth-provider.md) in
@@ -26,8 +25,7 @@ import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js"
  * longest prefix (31 characters) every name fits PostgreSQL's 63 and MySQL's 64.
  */
 export function oauthSchema(tables: SqlTables, dialect: SqlDialect): Migration {
-  const key = (length: number): Column[0] =>
-    dialect === "postgres" ? sql.raw(`varchar(${length}) collate "C"`) : `varchar(${length})`;
+  const key = keyColumn(dialect);
   const KEY = required(key(255));
   const LIST = required("text");
   const {

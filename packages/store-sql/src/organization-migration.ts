@@ -1,7 +1,6 @@
-import { sql } from "kysely";
 import type { AnyKysely, SqlDialect, SqlTables } from "./context.js";
 import type { Migration } from "./kysely-migration.js";
-import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js";
+import { EPOCH_MS, keyColumn, required, schemaSteps } from "./schema-steps.js";
 
 /**
  * `0013_organizations`: organizations, their memberships, custom roles and invitations, and the
@@ -24,8 +23,7 @@ import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js"
  * characters) every name fits PostgreSQL's 63 and MySQL's 64.
  */
 export function organizationsSchema(tables: SqlTables, dialect: SqlDialect): Migration {
-  const key = (length: number): Column[0] =>
-    dialect === "postgres" ? sql.raw(`varchar(${length}) collate "C"`) : `varchar(${length})`;
+  const key = keyColumn(dialect);
   const KEY = required(key(255));
   const ROLE = required(key(64));
   return {

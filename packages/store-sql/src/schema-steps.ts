@@ -22,6 +22,15 @@ export const ID = required("varchar(255)");
 /** An instant, in milliseconds since the epoch. */
 export const EPOCH_MS = required("bigint");
 
+/**
+ * A key column's type of `length` characters: compared byte for byte, on PostgreSQL by its
+ * `collate "C"` (an index on it serves prefix lookups and orders as every store does).
+ */
+export function keyColumn(dialect: SqlDialect): (length: number) => Column[0] {
+  return (length) =>
+    dialect === "postgres" ? sql.raw(`varchar(${length}) collate "C"`) : `varchar(${length})`;
+}
+
 const CONSTRAINTS: Record<NonNullable<Column[1]>, ColumnBuilderCallback> = {
   "primary key": (col) => col.primaryKey(),
   "not null": (col) => col.notNull(),

@@ -1,7 +1,6 @@
-import { sql } from "kysely";
 import type { AnyKysely, SqlDialect, SqlTables } from "./context.js";
 import type { Migration } from "./kysely-migration.js";
-import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js";
+import { EPOCH_MS, keyColumn, required, schemaSteps } from "./schema-steps.js";
 
 /**
  * `0016_webhooks`: webhook endpoints and their deliveries (`WebhookStore`) in two tables.
@@ -21,8 +20,7 @@ import { type Column, EPOCH_MS, required, schemaSteps } from "./schema-steps.js"
  * the other dialects (MySQL: the table's `utf8mb4_bin`), so ties ordered by id read the same.
  */
 export function webhooksSchema(tables: SqlTables, dialect: SqlDialect): Migration {
-  const key = (length: number): Column[0] =>
-    dialect === "postgres" ? sql.raw(`varchar(${length}) collate "C"`) : `varchar(${length})`;
+  const key = keyColumn(dialect);
   const { webhookEndpoints: endpoints, webhookDeliveries: deliveries } = tables;
   return {
     async up(db: AnyKysely) {
