@@ -216,6 +216,14 @@ class MemoryOrganizationStore implements OrganizationStore {
     return "removed" as const;
   }
 
+  async addMember(membership: MembershipRecord) {
+    const stored = this.#organizations.get(membership.organizationId);
+    if (!stored) return "not-found" as const;
+    if (stored.members.has(membership.userId)) return "exists" as const;
+    this.#addMember(stored, membership);
+    return "added" as const;
+  }
+
   async removeUser(userId: string) {
     const memberships = this.#membershipsOf(userId);
     const blockedBy = memberships

@@ -1,17 +1,18 @@
-import type { OrganizationStore } from "@portcullis/core";
+import type { MembershipRecord, OrganizationStore } from "@portcullis/core";
 import { type AnyKysely, type SqlContext, toNumber } from "./context.js";
 import {
   fromMembershipRow,
   fromOrganizationRow,
   type MembershipRow,
   memberCursor,
+  membershipRow,
   type OrganizationRow,
   OWNER,
   organizationTransactions,
   readMemberCursor,
 } from "./organization-rows.js";
 
-/** Reading memberships, changing roles, removing members and removing a user everywhere. */
+/** Reading memberships, adding members, changing roles, removing members and removing a user everywhere. */
 export function membershipMethods(
   context: SqlContext,
 ): Pick<
@@ -19,6 +20,7 @@ export function membershipMethods(
   | "findMembership"
   | "listMembershipsOfUser"
   | "listMembers"
+  | "addMember"
   | "changeMemberRole"
   | "removeMember"
   | "removeUser"
@@ -26,10 +28,10 @@ export function membershipMethods(
   return { ...membershipReads(context), ...membershipChanges(context) };
 }
 
-/** Changing a member's role, removing a member, removing a user everywhere. */
+/** Adding a member, changing a member's role, removing a member, removing a user everywhere. */
 function membershipChanges(
   context: SqlContext,
-): Pick<OrganizationStore, "changeMemberRole" | "removeMember" | "removeUser"> {
+): Pick<OrganizationStore, "addMember" | "changeMemberRole" | "removeMember" | "removeUser"> {
   const transactions = organizationTransactions(context);
   const memberships = context.tables.memberships;
   /**
@@ -57,6 +59,8 @@ function membershipChanges(
   const member = (trx: AnyKysely, organizationId: string, userId: string) =>
     trx.updateTable(memberships).where("organization_id", "=", organizationId).where("user_id", "=", userId);
   return {
+    addMember: (membership) => transactions.run((trx) => addMemberNow(context, trx, membership)),
+
     changeMemberRole: (organizationId, userId, role) =>
       transactions.run(async (trx) => {
         const { row, onlyOwner } = await readMember(trx, organizationId, userId);
@@ -152,6 +156,31 @@ function membershipReads({
       };
     },
   };
+}
+
+/**
+ * `addMember` in the transaction `trx`: the organization is locked (none: `not-found`, nothing
+ * stored) and, under the lock, the user's membership looked for before the new one is inserted,
+ * so of concurrent additions of one user to one organization only the first finds none.
+ */
+async function addMemberNow(
+  context: SqlContext,
+  trx: AnyKysely,
+  membership: MembershipRecord,
+): Promise<"added" | "exists" | "not-found"> {
+  const { organizationId, userId } = membership;
+  const memberships = context.tables.memberships;
+  const transactions = organizationTransactions(context);
+  if ((await transactions.lock(trx, [organizationId])).length === 0) return "not-found";
+  const member = await trx
+    .selectFrom(memberships)
+    .select("user_id")
+    .where("organization_id", "=", organizationId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  if (member) return "exists";
+  await trx.insertInto(memberships).values(membershipRow(membership)).execute();
+  return "added";
 }
 
 /**

@@ -1,5 +1,6 @@
 // The OrganizationStore conformance tests of memberships, owners and removing a user;
 // organization-store-suite.ts runs them with the others.
+import type { MembershipRecord } from "@portcullis/core";
 import { expect } from "vitest";
 import { type OrganizationContext, raced, T0 } from "./organization-store-context.js";
 import type { StoreTests } from "./store-fixture.js";
@@ -183,6 +184,112 @@ export const ORGANIZATION_MEMBERSHIP_TESTS: StoreTests<OrganizationContext> = {
       expect(await store.removeMember(organization.id, member.userId)).toBe("not-found");
       expect(await store.removeMember(uniqueId("missing"), owner.userId)).toBe("not-found");
       expect((await store.listMembers(organization.id, { limit: 10 })).items).toEqual([owner]);
+    },
+    "addMember (optional) - stores the membership as given (role, joinedAt); findMembership and listMembers see it":
+      async ({ store, storedOrganization, addMember }) => {
+        const add = store.addMember?.bind(store);
+        if (!add) return;
+        const { organization, owner } = await storedOrganization();
+        const newcomer = await addMember(organization.id);
+        // Joined before the owner: the given joinedAt is kept, not the time of the call.
+        const admin: MembershipRecord = {
+          organizationId: organization.id,
+          userId: uniqueId("user"),
+          role: "admin",
+          joinedAt: owner.joinedAt - 60_000,
+        };
+        expect(await add(admin)).toBe("added");
+        expect(await store.findMembership(organization.id, admin.userId)).toEqual({
+          membership: admin,
+          rolePermissions: null,
+        });
+        expect(await store.listMembers(organization.id, { limit: 10 })).toEqual({
+          items: [admin, owner, newcomer],
+          nextCursor: null,
+        });
+        expect(await store.listMembershipsOfUser(admin.userId)).toEqual([
+          { organization, membership: admin },
+        ]);
+      },
+    "addMember (optional) - exists: a member already, nothing changed (the role stays)": async ({
+      store,
+      storedOrganization,
+      addMember,
+      later,
+    }) => {
+      const add = store.addMember?.bind(store);
+      if (!add) return;
+      const { organization, owner } = await storedOrganization();
+      const member = await addMember(organization.id, "admin");
+      for (const existing of [owner, member]) {
+        expect(await add({ ...existing, role: "member", joinedAt: later() })).toBe("exists");
+        expect((await store.findMembership(organization.id, existing.userId))?.membership).toEqual(existing);
+      }
+      expect((await store.listMembers(organization.id, { limit: 10 })).items).toEqual([owner, member]);
+    },
+    "addMember (optional) - not-found: no such organization (never created or deleted), nothing stored":
+      async ({ store, storedOrganization, later }) => {
+        const add = store.addMember?.bind(store);
+        if (!add) return;
+        const { organization: deleted } = await storedOrganization();
+        expect(await store.deleteOrganization(deleted.id)).toBe(true);
+        const userId = uniqueId("user");
+        for (const organizationId of [uniqueId("missing"), deleted.id]) {
+          const membership = { organizationId, userId, role: "member", joinedAt: later() };
+          expect(await add(membership)).toBe("not-found");
+          expect(await store.findMembership(organizationId, userId)).toBeNull();
+          expect((await store.listMembers(organizationId, { limit: 10 })).items).toEqual([]);
+        }
+        expect(await store.listMembershipsOfUser(userId)).toEqual([]);
+      },
+    "addMember (optional) - 20 concurrent additions of one user: exactly one added, one membership": async ({
+      store,
+      storedOrganization,
+    }) => {
+      const add = store.addMember?.bind(store);
+      if (!add) return;
+      const { organization, owner } = await storedOrganization();
+      const userId = uniqueId("user");
+      const attempts = Array.from({ length: 20 }, (_, i) => ({
+        organizationId: organization.id,
+        userId,
+        role: i % 2 === 0 ? "member" : "admin",
+        joinedAt: owner.joinedAt + 1_000 + i,
+      }));
+      // Reads first, so a store on a pool has its connections open and the additions overlap.
+      await concurrently(20, () => store.findMembership(organization.id, userId));
+      const results = await concurrently(20, (i) => add(attempts[i] as MembershipRecord));
+      expect(results.filter((result) => result === "added")).toHaveLength(1);
+      expect(results.filter((result) => result === "exists")).toHaveLength(19);
+      const winner = attempts[results.indexOf("added")];
+      expect(await store.listMembershipsOfUser(userId)).toEqual([{ organization, membership: winner }]);
+      expect((await store.listMembers(organization.id, { limit: 10 })).items).toEqual([owner, winner]);
+    },
+    "addMember (optional) - a custom role's member blocks deleteRole (in-use) until removed": async ({
+      store,
+      storedOrganization,
+      storedRole,
+      later,
+    }) => {
+      const add = store.addMember?.bind(store);
+      if (!add) return;
+      const { organization } = await storedOrganization();
+      const role = await storedRole(organization.id);
+      const member = {
+        organizationId: organization.id,
+        userId: uniqueId("user"),
+        role: role.name,
+        joinedAt: later(),
+      };
+      expect(await add(member)).toBe("added");
+      expect(await store.findMembership(organization.id, member.userId)).toEqual({
+        membership: member,
+        rolePermissions: role.permissions,
+      });
+      expect(await store.deleteRole(organization.id, role.name)).toBe("in-use");
+      expect(await store.listRoles(organization.id)).toEqual([role]);
+      expect(await store.removeMember(organization.id, member.userId)).toBe("removed");
+      expect(await store.deleteRole(organization.id, role.name)).toBe("deleted");
     },
   },
   owners: {

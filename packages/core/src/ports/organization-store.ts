@@ -152,6 +152,15 @@ export interface OrganizationStore {
    */
   removeMember(organizationId: string, userId: string): Promise<"removed" | "not-found" | "last-owner">;
   /**
+   * Optional (added with enterprise sign-in, docs/sso.md; without it a connection's first sign-in
+   * of an existing organization's new member answers `NOT_FOUND`): stores the membership as given
+   * (`joinedAt` included) in one atomic step, `added`; `exists` (nothing changed, the role stays)
+   * when the user is a member already; `not-found` (nothing stored) when there is no such
+   * organization. Of concurrent additions of one user to one organization exactly one is `added`.
+   * The core checks that a custom `role` exists just before, as for `changeMemberRole`.
+   */
+  addMember?(membership: MembershipRecord): Promise<"added" | "exists" | "not-found">;
+  /**
    * For the user's account deletion, in one atomic step: removes every membership of the user and
    * deletes each organization the user was the only member of (with its roles and invitations).
    * When the user is the only owner of an organization that has other members, it removes nothing
