@@ -520,7 +520,12 @@ export type ErrorCode =
   | "API_KEY_NOT_ALLOWED"
   | "API_KEY_RATE_LIMITED"
   | "API_KEY_LIMIT_REACHED"
-  | "WEBHOOK_LIMIT_REACHED";
+  | "WEBHOOK_LIMIT_REACHED"
+  | "SSO_REQUIRED"
+  | "SSO_DOMAIN_NOT_VERIFIED"
+  | "SSO_ASSERTION_INVALID"
+  | "SSO_DOMAIN_TAKEN"
+  | "SSO_DOMAIN_CHECK_FAILED";
 
 /** An invitation as the organization's members see it (never its token or token hash). */
 export interface InvitationView {

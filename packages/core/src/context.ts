@@ -24,6 +24,7 @@ import type { PasskeyStore } from "./ports/passkey-store.js";
 import type { PasswordHasher } from "./ports/password-hasher.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { SingleUseTokenStore } from "./ports/single-use-token-store.js";
+import type { SsoStore } from "./ports/sso-store.js";
 import type { StoresTogether } from "./ports/stores-together.js";
 import type { UserStore } from "./ports/user-store.js";
 import type { BackgroundTasks } from "./support/background.js";
@@ -99,6 +100,8 @@ export interface AuthContext {
   organizations: OrganizationStore | undefined;
   /** API keys; present whenever `apiKeys` is configured. */
   apiKeys: ApiKeyStore | undefined;
+  /** Enterprise sign-in's connections and domains (the `sso` option's store); undefined without it. */
+  sso: SsoStore | undefined;
   /** The keyed hash API keys are stored under (docs/api-keys.md). */
   apiKeyHash: KeyedHash;
   /** The counts of keys' request windows this instance holds (docs/api-keys.md, "Counted in blocks"). */

@@ -82,6 +82,7 @@ export type {
   RouteOf,
   RouteSpec,
 } from "./http/route.js";
+export type { SsoRouteKit } from "./http/sso-routes.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody, SessionCookieTokens } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
@@ -118,6 +119,7 @@ export {
 export type * from "./options/oauth-provider-options.js";
 export type { ResolvedAuthOptions } from "./options/options.js";
 export { MANAGEMENT_PERMISSIONS } from "./options/organization-options.js";
+export type { SsoPlugin } from "./options/sso-options.js";
 export type { PermissionGrant } from "./organizations/membership.js";
 export type {
   InvitationView,

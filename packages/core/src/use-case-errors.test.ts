@@ -22,6 +22,7 @@ const GROUPS: Record<string, string> = {
   ORGANIZATION_USE_CASES: "organizations.",
   API_KEY_USE_CASES: "apiKeys.",
   WEBHOOK_USE_CASES: "webhooks.",
+  SSO_USE_CASES: "sso.",
 };
 
 /**
@@ -64,6 +65,7 @@ const GUARDS: Record<string, readonly ErrorCode[]> = {
   "signedIn(": ["AUTHENTICATION_REQUIRED"],
   "assertNotImpersonating(": ["IMPERSONATION_NOT_ALLOWED"],
   "assertNotLocked(": ["ACCOUNT_LOCKED"],
+  "assertSsoNotRequired(": ["SSO_REQUIRED", "DATABASE_FAILURE"],
   "requireEmailEnabled(": ["EMAIL_DISABLED"],
   "requireVerifiedAddress(": ["EMAIL_NOT_VERIFIED"],
   "currentUser(": ["USER_NOT_FOUND", "DATABASE_FAILURE"],
@@ -159,6 +161,7 @@ describe("USE_CASE_ERRORS", () => {
       "create-auth/organization-api.ts",
       "create-auth/api-key-api.ts",
       "create-auth/webhook-api.ts",
+      "create-auth/sso-api.ts",
     ]
       .map(source)
       .join("\n");

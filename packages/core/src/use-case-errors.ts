@@ -121,6 +121,7 @@ export const USE_CASE_ERRORS = frozen({
     ...DB,
   ],
   login: [
+    "SSO_REQUIRED",
     "VALIDATION_FAILED",
     ...CAPTCHA,
     ...PASSWORD_CHECK,
@@ -213,6 +214,7 @@ export const USE_CASE_ERRORS = frozen({
   // `NOT_FOUND`: sign-in by email is turned off.
   requestEmailSignIn: ["NOT_FOUND", "VALIDATION_FAILED", ...CAPTCHA, ...SEND, "RATE_LIMITED", ...DB],
   signInWithEmail: [
+    "SSO_REQUIRED",
     "NOT_FOUND",
     "VALIDATION_FAILED",
     "EMAIL_SIGN_IN_INVALID",
@@ -281,6 +283,7 @@ export const USE_CASE_ERRORS = frozen({
     ...SETTING,
   ],
   "identityProviders.callback": [
+    "SSO_REQUIRED",
     "IDENTITY_PROVIDER_STATE_INVALID",
     "IDENTITY_PROVIDER_REJECTED",
     "IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED",
@@ -320,6 +323,7 @@ export const USE_CASE_ERRORS = frozen({
   "passkeys.register": [...PASSKEY_CHECK, "PASSKEY_ALREADY_REGISTERED", ...SETTING],
   "passkeys.signInOptions": ["NOT_FOUND", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
   "passkeys.signIn": [
+    "SSO_REQUIRED",
     ...PASSKEY_CHECK,
     "PASSKEY_UNKNOWN",
     "LOGIN_THROTTLED",
@@ -405,6 +409,29 @@ export const USE_CASE_ERRORS = frozen({
   "webhooks.rotateSecret": WEBHOOK_SECRET,
   "webhooks.listDeliveries": WEBHOOK,
   "webhooks.redeliver": WEBHOOK,
+  // Enterprise sign-in (docs/sso.md): `NOT_FOUND` when `sso` is not configured.
+  "sso.authorize": [
+    "NOT_FOUND",
+    "VALIDATION_FAILED",
+    ...MEMBER,
+    "PERMISSION_DENIED",
+    "STEP_UP_REQUIRED",
+    "ADMIN_REQUIRED",
+    "IMPERSONATION_NOT_ALLOWED",
+    "USER_NOT_FOUND",
+    "INTERNAL_ERROR",
+  ],
+  "sso.signIn": [
+    "NOT_FOUND",
+    "SSO_DOMAIN_NOT_VERIFIED",
+    "IDENTITY_PROVIDER_ACCOUNT_EXISTS",
+    "IDENTITY_PROVIDER_ALREADY_LINKED",
+    "ACCOUNT_LOCKED",
+    "ORGANIZATION_NOT_FOUND",
+    "USER_NOT_FOUND",
+    ...MAIL,
+    ...DB,
+  ],
 } as const satisfies Record<string, readonly ErrorCode[]>);
 
 /** An `Auth` method's path, as `USE_CASE_ERRORS` keys it. */

@@ -1,4 +1,6 @@
 // @portcullis/sso: enterprise sign-in per organization (docs/sso.md).
+
+export { createSso, type SsoOptions } from "./plugin/create-sso.js";
 export type {
   SamlAssertion,
   SamlAuthnRequest,

@@ -21,12 +21,14 @@ import type {
 } from "./auth-apis.js";
 import type * as inputs from "./auth-inputs.js";
 import type { OrganizationApi } from "./organization-api.js";
+import type { SsoApi } from "./sso-api.js";
 import type { WebhookApi } from "./webhook-api.js";
 
 export type * from "./api-key-api.js";
 export type * from "./auth-apis.js";
 export type * from "./auth-inputs.js";
 export type * from "./organization-api.js";
+export type * from "./sso-api.js";
 export type * from "./webhook-api.js";
 
 /**
@@ -230,4 +232,6 @@ export interface Auth {
    * set: `verifyAccessToken` for the host's resource servers; undefined otherwise.
    */
   readonly oauthProvider: OAuthProviderInstance | undefined;
+  /** Enterprise sign-in per organization (docs/sso.md), while the `sso` option is set. */
+  readonly sso: SsoApi;
 }

@@ -12,6 +12,7 @@ import type {
   OrganizationApi,
   PasskeyApi,
   SessionApi,
+  SsoApi,
   WebhookApi,
 } from "./auth.js";
 import {
@@ -25,6 +26,7 @@ import {
   ORGANIZATION_USE_CASES,
   PASSKEY_USE_CASES,
   SESSION_USE_CASES,
+  SSO_USE_CASES,
   USE_CASES,
   WEBHOOK_USE_CASES,
 } from "./create-auth.js";
@@ -47,7 +49,8 @@ type NotUseCases =
   | "organizations"
   | "apiKeys"
   | "webhooks"
-  | "oauthProvider";
+  | "oauthProvider"
+  | "sso";
 
 /** Use cases that refuse a call without an issued principal. */
 const SIGNED_IN = [
@@ -98,6 +101,7 @@ function everyUseCase(auth: Auth): [string, (call: Call) => Promise<unknown>][] 
       auth.webhooks,
       Object.keys(WEBHOOK_USE_CASES) as (keyof typeof WEBHOOK_USE_CASES)[],
     ),
+    ...group("sso.", auth.sso, Object.keys(SSO_USE_CASES) as (keyof typeof SSO_USE_CASES)[]),
   ];
 }
 
@@ -134,6 +138,8 @@ describe("createAuth", () => {
     type WebhookRuntime = "enabled" | "deliverNow" | "stop";
     expectTypeOf<keyof typeof WEBHOOK_USE_CASES>().toEqualTypeOf<Exclude<keyof WebhookApi, WebhookRuntime>>();
     expectTypeOf<BoundUseCases<typeof WEBHOOK_USE_CASES>>().toExtend<Omit<WebhookApi, WebhookRuntime>>();
+    expectTypeOf<keyof typeof SSO_USE_CASES>().toEqualTypeOf<Exclude<keyof SsoApi, "enabled" | "routes">>();
+    expectTypeOf<BoundUseCases<typeof SSO_USE_CASES>>().toExtend<Omit<SsoApi, "enabled" | "routes">>();
   });
 
   it("createAuth - every use case refuses a call whose principal was not issued, before it runs: AUTHENTICATION_REQUIRED", async () => {
@@ -156,6 +162,7 @@ describe("createAuth", () => {
         ORGANIZATION_USE_CASES,
         API_KEY_USE_CASES,
         WEBHOOK_USE_CASES,
+        SSO_USE_CASES,
       ].reduce((sum, table) => sum + Object.keys(table).length, 0),
     );
   });

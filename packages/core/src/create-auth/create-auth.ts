@@ -108,7 +108,8 @@ import { verifyEmail } from "../use-cases/verify-email.js";
 import type { Auth } from "./auth.js";
 import { callerContext } from "./caller-context.js";
 import { eventRecorders } from "./event-recorders.js";
-import { ORGANIZATION_USE_CASES } from "./organization-use-cases.js";
+import { ORGANIZATION_USE_CASES, SSO_USE_CASES } from "./organization-use-cases.js";
+import type { SsoApi } from "./sso-api.js";
 import { startUp } from "./start-up.js";
 import { webhookApi, webhookWiring } from "./webhook-wiring.js";
 
@@ -133,7 +134,7 @@ export type {
   SessionApi,
   TotpSetup,
 } from "./auth.js";
-export { ORGANIZATION_USE_CASES } from "./organization-use-cases.js";
+export { ORGANIZATION_USE_CASES, SSO_USE_CASES } from "./organization-use-cases.js";
 
 /**
  * Validates the options (throwing a `TypeError` on a bad one, or on a configuration that cannot
@@ -210,12 +211,15 @@ export function createAuth(input: AuthOptions): Auth {
     },
     webhooks: webhookApi(webhookEngine, bindUseCases(ctx, WEBHOOK_USE_CASES)),
     oauthProvider: undefined,
+    sso: { enabled: options.sso !== undefined, ...bindUseCases(ctx, SSO_USE_CASES), routes: () => [] },
   };
-  // The provider gets the finished `Auth` (its routes read sessions and users through it).
+  // The plugins get the finished `Auth` (their routes read sessions and users through it).
   if (options.oauthProvider !== undefined)
     (auth as { oauthProvider: Auth["oauthProvider"] }).oauthProvider = options.oauthProvider.setUp(
       auth as never,
     );
+  const sso = options.sso?.setUp(auth as never);
+  if (sso) (auth.sso as { routes: SsoApi["routes"] }).routes = (kit) => sso.routes(kit);
   return auth;
 }
 
@@ -404,6 +408,7 @@ function contextStores(options: ResolvedAuthOptions) {
     passkeys: stores.passkeys,
     organizations: stores.organizations,
     apiKeys: stores.apiKeys,
+    sso: options.sso?.store,
   };
 }
 

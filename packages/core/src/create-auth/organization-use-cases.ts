@@ -1,5 +1,6 @@
 import { acceptInvitation } from "../use-cases/accept-invitation.js";
 import { activateOrganization } from "../use-cases/activate-organization.js";
+import { authorizeSsoManager } from "../use-cases/authorize-sso-manager.js";
 import { changeMemberRole } from "../use-cases/change-member-role.js";
 import { createOrganization } from "../use-cases/create-organization.js";
 import { createRole } from "../use-cases/create-role.js";
@@ -7,6 +8,7 @@ import { declineInvitation } from "../use-cases/decline-invitation.js";
 import { deleteOrganization } from "../use-cases/delete-organization.js";
 import { deleteRole } from "../use-cases/delete-role.js";
 import { exportOrganizationAuditLog } from "../use-cases/export-organization-audit-log.js";
+import { finishSsoSignIn } from "../use-cases/finish-sso-sign-in.js";
 import { getOrganization } from "../use-cases/get-organization.js";
 import { inviteMember } from "../use-cases/invite-member.js";
 import { listInvitations } from "../use-cases/list-invitations.js";
@@ -43,4 +45,10 @@ export const ORGANIZATION_USE_CASES = {
   deleteRole,
   listAuditLog: listOrganizationAuditLog,
   exportAuditLog: exportOrganizationAuditLog,
+} as const;
+
+/** `auth.sso`: enterprise sign-in's steps that touch accounts and memberships (docs/sso.md). */
+export const SSO_USE_CASES = {
+  authorize: authorizeSsoManager,
+  signIn: finishSsoSignIn,
 } as const;

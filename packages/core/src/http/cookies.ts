@@ -9,9 +9,10 @@ export type CookieKind =
   | "stepUp"
   | "oauthState"
   | "device"
-  | "passkeyChallenge";
+  | "passkeyChallenge"
+  | "ssoRequest";
 /** The cookies that carry a credential a route reads (the header may carry it instead). */
-export type TokenKind = Exclude<CookieKind, "oauthState" | "passkeyChallenge">;
+export type TokenKind = Exclude<CookieKind, "oauthState" | "passkeyChallenge" | "ssoRequest">;
 
 const BASE_NAMES: Record<CookieKind, string> = {
   access: "access_token",
@@ -21,6 +22,7 @@ const BASE_NAMES: Record<CookieKind, string> = {
   oauthState: "oauth_state",
   device: "device_token",
   passkeyChallenge: "passkey_challenge",
+  ssoRequest: "sso_request",
 };
 
 /** The device cookie's Max-Age: one year, renewed by every sign-in. */
@@ -33,7 +35,9 @@ export const DEVICE_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
  * cookie is scoped to `<prefix>/oauth` and SameSite=Lax at most (it must survive the redirect back).
  * The device cookie (known browsers) is scoped to the prefix, SameSite=Lax at most too (an
  * identity provider's callback reads it), and lives `DEVICE_COOKIE_MAX_AGE_SECONDS`. The passkey
- * challenge cookie (a sign-in's browser binding) is scoped to `<prefix>/passkeys` and lives 5 minutes. With `hostPrefix`, path-`/`
+ * challenge cookie (a sign-in's browser binding) is scoped to `<prefix>/passkeys` and lives 5 minutes.
+ * The enterprise sign-in request cookie (the browser binding of a SAML request, docs/sso.md) is
+ * scoped to `<prefix>/sso` and SameSite=Lax at most, like the identity-provider state. With `hostPrefix`, path-`/`
  * cookies are named `__Host-…` and prefix-scoped ones `__Secure-…` (`__Host-` demands Path=/).
  */
 export interface Cookies {
@@ -59,11 +63,14 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
   const pathOf = (kind: CookieKind) => {
     if (kind === "oauthState") return `${options.basePath}/oauth`;
     if (kind === "passkeyChallenge") return `${options.basePath}/passkeys`;
+    if (kind === "ssoRequest") return `${options.basePath}/sso`;
     return kind === "refresh" || kind === "stepUp" || kind === "device" ? options.basePath : "/";
   };
   // The provider's redirect back is a cross-site navigation: a Strict state cookie would not come along.
   const sameSiteOf = (kind: CookieKind) =>
-    (kind === "oauthState" || kind === "device") && sameSite === "strict" ? "lax" : sameSite;
+    (kind === "oauthState" || kind === "device" || kind === "ssoRequest") && sameSite === "strict"
+      ? "lax"
+      : sameSite;
   const nameOf = (kind: CookieKind) => {
     if (!hostPrefix) return BASE_NAMES[kind];
     return `${pathOf(kind) === "/" ? "__Host-" : "__Secure-"}${BASE_NAMES[kind]}`;
@@ -76,6 +83,7 @@ export function createCookies(options: ResolvedAuthOptions): Cookies {
     oauthState: nameOf("oauthState"),
     device: nameOf("device"),
     passkeyChallenge: nameOf("passkeyChallenge"),
+    ssoRequest: nameOf("ssoRequest"),
   };
   const serialize = (kind: CookieKind, value: string, maxAge: number | undefined) =>
     stringifySetCookie(names[kind], value, {

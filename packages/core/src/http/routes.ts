@@ -15,6 +15,7 @@ import { passkeyRoutes } from "./routes/passkeys.js";
 import { activityRoutes, sessionRoutes, signInRoutes } from "./routes/sessions.js";
 import { twoFactorRoutes, twoFactorSettingsRoutes } from "./routes/two-factor.js";
 import { adminWebhookRoutes, organizationWebhookRoutes } from "./routes/webhooks.js";
+import { ssoRoutes } from "./sso-routes.js";
 
 /** The audit log's routes (docs/audit-log.md): only with `stores.auditLog`, each with its area. */
 function auditLogRoutes(auth: Auth): Route[] {
@@ -78,6 +79,7 @@ export function buildRoutes(auth: Auth, cookies: Cookies): Route[] {
     ...(auth.options.organizations ? organizationRoutes(auth, kit) : []),
     ...(auth.options.organizations && auth.options.admin.authorize ? adminOrganizationRoutes(auth) : []),
     ...(auth.apiKeys.enabled ? apiKeyRoutes(auth) : []),
+    ...ssoRoutes(auth, kit),
     ...auditLogRoutes(auth),
     ...webhookRoutes(auth),
     ...oauthProviderRoutes(auth),

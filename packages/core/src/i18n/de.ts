@@ -107,6 +107,14 @@ export const de: Strings = {
       "Dieser API-Schlüssel hat zu viele Anfragen gestellt. Versuche es in einer Minute erneut.",
     API_KEY_LIMIT_REACHED: "Es gibt bereits so viele API-Schlüssel wie erlaubt. Lösche zuerst einen.",
     WEBHOOK_LIMIT_REACHED: "Es gibt bereits so viele Webhook-Endpunkte wie erlaubt. Lösche zuerst einen.",
+    SSO_REQUIRED: "Adressen dieser Domain melden sich über das Single Sign-on ihrer Organisation an.",
+    SSO_DOMAIN_NOT_VERIFIED:
+      "Die Domain dieser Adresse ist für das Single Sign-on der Organisation nicht bestätigt.",
+    SSO_ASSERTION_INVALID:
+      "Die Antwort des Identitätsanbieters wurde nicht angenommen. Starte die Anmeldung erneut.",
+    SSO_DOMAIN_TAKEN: "Diese Domain gehört schon zu einer anderen Verbindung oder Organisation.",
+    SSO_DOMAIN_CHECK_FAILED:
+      "Der DNS-Eintrag wurde noch nicht gefunden. Lege ihn an und versuche es in ein paar Minuten erneut.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",

@@ -92,6 +92,11 @@ export const en = {
     API_KEY_RATE_LIMITED: "This API key made too many requests. Try again in a minute.",
     API_KEY_LIMIT_REACHED: "There are as many API keys as allowed. Delete one first.",
     WEBHOOK_LIMIT_REACHED: "There are as many webhook endpoints as allowed. Delete one first.",
+    SSO_REQUIRED: "Addresses of this domain sign in through their organization's single sign-on.",
+    SSO_DOMAIN_NOT_VERIFIED: "This address's domain is not verified for the organization's single sign-on.",
+    SSO_ASSERTION_INVALID: "The identity provider's answer could not be accepted. Start the sign-in again.",
+    SSO_DOMAIN_TAKEN: "This domain belongs to another connection or organization.",
+    SSO_DOMAIN_CHECK_FAILED: "The DNS record was not found yet. Add it and try again in a few minutes.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by

@@ -1,6 +1,7 @@
 // The options a host passes to `createAuth`, as types with their documentation (what an editor
 // shows on hover, and what docs/configuration.md is generated from). Their validation and
 // defaults are the schema in options.ts.
+
 import type { SecurityEvent } from "../events.js";
 import type { LocaleResources } from "../i18n/index.js";
 import type { Principal, User } from "../model.js";
@@ -12,6 +13,7 @@ import type { ApiKeysOptions } from "./api-key-options.js";
 import type { CaptchaOptions } from "./captcha-options.js";
 import type { IdentityProviderOptions } from "./identity-provider-options.js";
 import type { OAuthProviderPlugin } from "./oauth-provider-options.js";
+import type { SsoPlugin } from "./sso-options.js";
 import type { WebhooksOptions } from "./webhook-options.js";
 
 // Published from here (the index exports every type of this file).
@@ -455,6 +457,12 @@ export interface AuthOptionFields {
    * routes are mounted under `<prefix>/oauth2/`; off unless set.
    */
   oauthProvider?: OAuthProviderPlugin;
+  /**
+   * Enterprise sign-in per organization (docs/sso.md): `createSso(…)` of `@portcullis/sso`, SAML
+   * connections, verified domains and SCIM. Needs `appOrigin`, `organizations` and
+   * `stores.identities`; off unless set.
+   */
+  sso?: SsoPlugin;
 }
 
 /** The back office's options (docs/back-office.md). */

@@ -27,6 +27,7 @@ import { identityProvidersSchema } from "./identity-provider-options.js";
 import { OAUTH_PROVIDER_NEEDS_ORIGIN, oauthProviderOptionSchema } from "./oauth-provider-options.js";
 import { organizationsOptionsSchema } from "./organization-options.js";
 import { secretOption } from "./secret-option.js";
+import { SSO_NEEDS_ORGANIZATIONS, SSO_NEEDS_ORIGIN, ssoOptionSchema } from "./sso-options.js";
 import { resolveWebAuthn, webAuthnOptionsSchema } from "./webauthn-options.js";
 import { WEBHOOK_STORE_METHODS, webhookStoreProblems, webhooksOptionsSchema } from "./webhook-options.js";
 
@@ -417,6 +418,7 @@ export const authOptionsSchema = z
     apiKeys: apiKeysOptionsSchema,
     webhooks: webhooksOptionsSchema,
     oauthProvider: oauthProviderOptionSchema,
+    sso: ssoOptionSchema,
   })
   .refine((o) => o.idleTimeoutSeconds <= o.absoluteLifetimeSeconds, {
     message:
@@ -445,6 +447,12 @@ export const authOptionsSchema = z
     path: ["stores", "passkeys"],
   })
   .refine((o) => o.oauthProvider === undefined || o.appOrigin !== undefined, OAUTH_PROVIDER_NEEDS_ORIGIN)
+  .refine((o) => o.sso === undefined || o.appOrigin !== undefined, SSO_NEEDS_ORIGIN)
+  .refine((o) => o.sso === undefined || o.organizations !== undefined, SSO_NEEDS_ORGANIZATIONS)
+  .refine((o) => o.sso === undefined || o.stores.identities !== undefined, {
+    message: "is required while sso is set (an IdentityStore keeps each connection's links)",
+    path: ["stores", "identities"],
+  })
   .refine((o) => o.apiKeys === undefined || o.stores.apiKeys !== undefined, {
     message: "is required while apiKeys is configured (an ApiKeyStore keeps the keys)",
     path: ["stores", "apiKeys"],

@@ -8,6 +8,7 @@ import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { createUserRecord } from "../sessions/new-user.js";
+import { assertSsoNotRequired } from "../sso/required.js";
 import { isValidEmail, normalizeEmail } from "../support/email-address.js";
 import { describeDevice } from "../support/user-agent.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
@@ -65,6 +66,7 @@ export async function finishIdentityProviderSignIn(
   if (taken.mode === "sign-in") {
     const { user, registered } = await accountFor(ctx, provider, identity, request);
     assertNotLocked(user);
+    await assertSsoNotRequired(ctx, user, request);
     if (user.twoFactor.methods.length > 0) {
       const device = describeDevice(undefined, request.userAgent);
       const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);

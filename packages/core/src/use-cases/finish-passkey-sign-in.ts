@@ -10,6 +10,7 @@ import {
   verifyAssertion,
 } from "../passkeys/ceremony.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { assertSsoNotRequired } from "../sso/required.js";
 import { parseInput, passkeySignInInput } from "../validation.js";
 
 /**
@@ -31,6 +32,7 @@ export async function finishPasskeySignIn(ctx: AuthContext, call: Call, input: u
   const fromIp = await ctx.limits.ip("failedLogins", request);
   const user = await giveBackOnFailure([fromIp], () => verifySignIn(ctx, passkeys, call, response, request));
   await fromIp.succeeded();
+  await assertSsoNotRequired(ctx, user, request);
   return finishLogin(ctx, user, session, request, { reason: "passkey", rememberMe });
 }
 

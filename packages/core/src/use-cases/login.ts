@@ -10,6 +10,7 @@ import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
 import { requirePasswordChangeAtLogin } from "../sessions/password-change.js";
+import { assertSsoNotRequired } from "../sso/required.js";
 import { describeDevice } from "../support/user-agent.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 import { loginInput, parseInput } from "../validation.js";
@@ -72,14 +73,13 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
   await Promise.all([budget.succeeded(), fromIp.succeeded()]);
   // Only the right password learns that the account is locked or must change its password.
   assertNotLocked(user);
+  await assertSsoNotRequired(ctx, user, request);
   const { verifiedPasswordHash, passwordBreached } = await acceptPassword(ctx, user, user.passwordHash, {
     candidate,
     request,
   });
-  if (user.passwordChangeRequired === true) {
+  if (user.passwordChangeRequired === true)
     await requirePasswordChangeAtLogin(ctx, user, { verifiedPasswordHash }, request);
-  }
-
   const trusted =
     user.twoFactor.methods.length > 0 && (await isTrustedBrowser(ctx, user, request.deviceToken));
   if (user.twoFactor.methods.length > 0 && !trusted) {

@@ -4,6 +4,7 @@ import { giveBackOnFailure } from "../limits/throttle.js";
 import type { Call, RequestContext } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
+import { assertSsoNotRequired } from "../sso/required.js";
 import { describeDevice } from "../support/user-agent.js";
 import { holdEmailSignInCode, requireEmailSignIn } from "../tokens/email-sign-in.js";
 import { useLinkToken } from "../tokens/link-token.js";
@@ -106,6 +107,7 @@ async function signedInByEmail(
   request: RequestContext,
 ): Promise<LoginResult> {
   let user = found;
+  await assertSsoNotRequired(ctx, user, request);
   if (!user.emailVerified) {
     const updated = await guardPort("DATABASE_FAILURE", () =>
       ctx.users.update(user.id, { emailVerified: true }),

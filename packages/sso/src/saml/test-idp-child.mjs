@@ -8,6 +8,8 @@
 //   GET /sso?SAMLRequest=…&RelayState=…  answers an AuthnRequest (HTTP-Redirect binding) with the
 //                                        auto-posting form of a SAMLResponse (InResponseTo set)
 //   GET /idp-initiated?RelayState=…      the same form, unasked (no InResponseTo)
+//   POST /service-provider?entityId=…&acsUrl=…  registers another service provider in place of the
+//                                        first (as an IdP's administrator does once a connection exists)
 //
 // The signed-in user and what a test needs to vary come from extra query parameters: `user` (the
 // NameID and email address), `sign` (assertion | response | both | none), `key` (idp | other),
@@ -68,6 +70,10 @@ function handle(req, res) {
     res.statusCode = status;
     res.end(text);
   };
+  if (req.method === "POST" && url.pathname === "/service-provider") {
+    config.sp = { entityId: query.entityId, acsUrl: query.acsUrl };
+    return fail(204, "");
+  }
   if (req.method !== "GET" || (url.pathname !== "/sso" && url.pathname !== "/idp-initiated")) {
     return fail(404, "not found");
   }

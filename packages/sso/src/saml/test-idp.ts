@@ -30,6 +30,8 @@ export interface TestIdp {
   certificate: string;
   /** PEM of the stranger's certificate (`key=other` signs with its key). */
   otherCertificate: string;
+  /** Registers another service provider in place of the first: its audience, recipient and the only ACS URL it posts to. */
+  register(sp: TestIdpServiceProvider): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,11 @@ export async function startTestIdp(sp: TestIdpServiceProvider): Promise<TestIdp>
     idpInitiatedUrl: `${base}/idp-initiated`,
     certificate: idp.cert,
     otherCertificate: other.cert,
+    async register(next) {
+      const query = new URLSearchParams({ entityId: next.entityId, acsUrl: next.acsUrl });
+      const response = await fetch(`${base}/service-provider?${query}`, { method: "POST" });
+      if (response.status !== 204) throw new Error(`the IdP answered ${response.status}`);
+    },
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");

@@ -1,0 +1,37 @@
+import type { Call } from "../model.js";
+import type { SsoIdentity, SsoSignInResult } from "../use-cases/finish-sso-sign-in.js";
+
+export type { SsoIdentity, SsoSignInResult } from "../use-cases/finish-sso-sign-in.js";
+
+/**
+ * Enterprise sign-in's steps that touch accounts, members and sessions (docs/sso.md), for the
+ * routes of `@portcullis/sso`: the plugin checks the identity provider's answers, the core decides
+ * who that lets in. Every method answers `NOT_FOUND` while the `sso` option is not set.
+ */
+export interface SsoApi {
+  /** Whether the `sso` option is set. */
+  readonly enabled: boolean;
+  /**
+   * The caller may manage the organization's enterprise sign-in: a signed-in member
+   * (`ORGANIZATION_NOT_FOUND` for anyone else, as for no such organization) whose role grants
+   * `sso:manage` (`PERMISSION_DENIED`), and with `stepUp` a live step-up token
+   * (`STEP_UP_REQUIRED`); with `asAdmin`, the back office instead (`admin.authorize` and a step-up
+   * token, `ADMIN_REQUIRED`). With `defaultRole`, that role must be the organization's and not
+   * `owner` (`VALIDATION_FAILED`). Read now from the store; a store failure rejects, never grants.
+   * @throws `USE_CASE_ERRORS.sso.authorize`'s codes (use-case-errors.ts)
+   */
+  authorize(
+    call: Call,
+    input: { organizationId: string; stepUp?: boolean; asAdmin?: boolean; defaultRole?: string },
+  ): Promise<{ userId: string; role: string }>;
+  /**
+   * Signs in the user a connection's identity provider vouched for (the caller has checked the
+   * answer completely and used it once): the linked account, else one of a domain the
+   * organization has verified (linked, or created with the address verified), made a member with
+   * the connection's default role; the account's 2FA still applies. Reads `call.request`.
+   * @throws `USE_CASE_ERRORS.sso.signIn`'s codes (use-case-errors.ts)
+   */
+  signIn(call: Call, input: { connectionId: string; identity: SsoIdentity }): Promise<SsoSignInResult>;
+  /** The plugin's routes, made with the HTTP layer's kit (the HTTP layer calls it). */
+  routes(kit: never): readonly unknown[];
+}

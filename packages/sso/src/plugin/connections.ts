@@ -1,0 +1,136 @@
+import type { Call, RouteInput, SsoConnectionRecord } from "@portcullis/core";
+import { AuthError } from "@portcullis/core";
+import { hashOf, jsonAnswer, randomToken, type SsoContext, serviceProvider, stored } from "./context.js";
+import { domainList, flag, invalid, objectBody, samlSettings, text } from "./input.js";
+import { param, ssoRoute } from "./route.js";
+
+/** A connection as the routes answer it: never the SCIM token's hash. */
+export function connectionView(ctx: Pick<SsoContext, "base">, connection: SsoConnectionRecord) {
+  const { id, organizationId, type, saml, defaultRole, domains, ssoRequired, idpInitiated } = connection;
+  return {
+    id,
+    organizationId,
+    type,
+    saml: saml && { entityId: saml.entityId, ssoUrl: saml.ssoUrl, certificates: saml.certificates.length },
+    defaultRole,
+    domains,
+    ssoRequired,
+    idpInitiated,
+    scim: connection.scimTokenHash !== null,
+    serviceProvider: serviceProvider(ctx, id),
+    createdAt: new Date(connection.createdAt).toISOString(),
+    updatedAt: new Date(connection.updatedAt).toISOString(),
+  };
+}
+
+/** The call of a signed-in route: its principal, and the step-up token when one came. */
+export function managerCall(input: RouteInput): Call {
+  const { principal, stepUpToken } = input as RouteInput & {
+    principal?: Call["principal"];
+    stepUpToken?: string;
+  };
+  return { principal, stepUpToken, request: input.meta };
+}
+
+/** A SCIM bearer token (shown once): `scim_` and 43 random characters. */
+const newScimToken = () => `scim_${randomToken()}`;
+
+const AT = "/organizations/:id/sso/connections";
+const MANAGE = [
+  "AUTHENTICATION_REQUIRED",
+  "ORGANIZATION_NOT_FOUND",
+  "PERMISSION_DENIED",
+  "DATABASE_FAILURE",
+] as const;
+
+/** The connection a create's body describes, checked (`VALIDATION_FAILED`), with a new id and SCIM token hash. */
+function newConnection(body: Record<string, unknown>, organizationId: string, scimToken: string, at: number) {
+  if (body.type !== "saml")
+    throw invalid("type", 'must be "saml" (OpenID Connect connections are not built yet)');
+  return {
+    id: randomToken().slice(0, 22),
+    organizationId,
+    type: "saml",
+    saml: samlSettings(body),
+    oidc: null,
+    defaultRole: body.defaultRole === undefined ? "member" : text(body, "defaultRole", 64),
+    domains: domainList(body),
+    ssoRequired: flag(body, "ssoRequired", false),
+    idpInitiated: flag(body, "idpInitiated", false),
+    scimTokenHash: hashOf(scimToken),
+    createdAt: at,
+    updatedAt: at,
+  } satisfies SsoConnectionRecord;
+}
+
+/** `POST …/sso/connections`: the body checked before the caller's rights, stored unless a domain is taken. */
+const createRoute = (ctx: SsoContext) =>
+  ssoRoute(
+    ctx,
+    {
+      method: "POST",
+      path: AT,
+      summary:
+        "Add an enterprise sign-in connection (sso:manage, step-up): 201 with its SCIM token, shown once",
+      auth: "step-up",
+      errors: [...MANAGE, "STEP_UP_REQUIRED", "VALIDATION_FAILED", "SSO_DOMAIN_TAKEN"],
+    },
+    async ({ auth, store, now }, input) => {
+      const organizationId = param(input, "id");
+      const scimToken = newScimToken();
+      const connection = newConnection(
+        objectBody(await input.body<unknown>()),
+        organizationId,
+        scimToken,
+        now(),
+      );
+      const { defaultRole } = connection;
+      await auth.sso.authorize(managerCall(input), { organizationId, stepUp: true, defaultRole });
+      if ((await stored(() => store.createSsoConnection(connection))) === "domain-taken")
+        throw new AuthError("SSO_DOMAIN_TAKEN");
+      return jsonAnswer(201, { connection: connectionView(ctx, connection), scimToken });
+    },
+  );
+
+/**
+ * An organization's connections (`sso:manage`): create (with a step-up; answers the SCIM token
+ * once), list, and delete (with a step-up). Only SAML connections can be created yet.
+ */
+export function connectionRoutes(ctx: SsoContext) {
+  return [
+    createRoute(ctx),
+    ssoRoute(
+      ctx,
+      {
+        method: "GET",
+        path: AT,
+        summary: "The organization's enterprise sign-in connections (sso:manage)",
+        auth: "access",
+        errors: MANAGE,
+      },
+      async ({ auth, store }, input) => {
+        const organizationId = param(input, "id");
+        await auth.sso.authorize(managerCall(input), { organizationId });
+        const items = await stored(() => store.listSsoConnections(organizationId));
+        return jsonAnswer(200, { items: items.map((connection) => connectionView(ctx, connection)) });
+      },
+    ),
+    ssoRoute(
+      ctx,
+      {
+        method: "DELETE",
+        path: `${AT}/:connectionId`,
+        summary: "Remove an enterprise sign-in connection (sso:manage, step-up)",
+        auth: "step-up",
+        errors: [...MANAGE, "STEP_UP_REQUIRED", "NOT_FOUND"],
+      },
+      async ({ auth, store }, input) => {
+        const organizationId = param(input, "id");
+        await auth.sso.authorize(managerCall(input), { organizationId, stepUp: true });
+        if (!(await stored(() => store.deleteSsoConnection(organizationId, param(input, "connectionId")))))
+          throw new AuthError("NOT_FOUND");
+        return jsonAnswer(200, { success: true });
+      },
+    ),
+  ];
+}

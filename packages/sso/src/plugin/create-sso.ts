@@ -1,0 +1,26 @@
+import type { Auth, Route, SsoPlugin, SsoRouteKit } from "@portcullis/core";
+import { connectionRoutes } from "./connections.js";
+import { type SsoOptions, ssoContext } from "./context.js";
+import { domainRoutes } from "./domains.js";
+import { signInRoutes } from "./sign-in.js";
+
+export type { SsoOptions } from "./context.js";
+
+/**
+ * Enterprise sign-in per organization (docs/sso.md), for `createAuth({ sso: createSso({ store }) })`:
+ * SAML connections, verified domains and the sign-in through them. It needs `appOrigin`,
+ * `organizations` and `stores.identities` on the `createAuth` options.
+ */
+export function createSso(options: SsoOptions): SsoPlugin<Auth, Route, SsoRouteKit> {
+  return {
+    store: options.store,
+    setUp(auth) {
+      return {
+        routes(kit) {
+          const ctx = ssoContext(auth, options, kit);
+          return [...signInRoutes(ctx), ...connectionRoutes(ctx), ...domainRoutes(ctx)];
+        },
+      };
+    },
+  };
+}

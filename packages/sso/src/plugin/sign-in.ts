@@ -1,0 +1,287 @@
+import { AuthError, isAuthError, type RouteInput, type SsoConnectionRecord } from "@portcullis/core";
+import { SamlRefusal, samlAuthnRequest, samlSpMetadata, validateSamlResponse } from "../saml/saml-sp.js";
+import {
+  hashOf,
+  jsonAnswer,
+  randomToken,
+  redirect,
+  type SsoContext,
+  serviceProvider,
+  stored,
+} from "./context.js";
+import { domainName, objectBody, text } from "./input.js";
+import { param, ssoRoute } from "./route.js";
+
+/** The single-use token purposes: a started request (RelayState), and a checked answer on its way to the finish. */
+const REQUEST = "sso-request";
+const FINISH = "sso-finish";
+/** How long the checked answer waits for the browser's redirect to the finish, ms. */
+const FINISH_TTL_MS = 60_000;
+
+/** A `returnTo` as the app gave it: a path on `appOrigin` (`/` then not `/`), else the default page. */
+const returnPath = (ctx: SsoContext, value: unknown) =>
+  typeof value === "string" && /^\/(?![/\\])/.test(value) && value.length <= 2048
+    ? value
+    : ctx.afterSignInPath;
+
+/** The connection of the path when it is a SAML one; null otherwise. */
+async function samlConnection(ctx: SsoContext, input: RouteInput): Promise<SsoConnectionRecord | null> {
+  const connection = await stored(() => ctx.store.findSsoConnection(param(input, "connectionId")));
+  return connection?.saml ? connection : null;
+}
+
+/** Back to the app's sign-in page with `?error=<code>` (the binding cookie cleared). */
+const failure = (ctx: SsoContext, code: string) =>
+  redirect(ctx.kit.appUrl("/login", { error: code }), [ctx.kit.clearRequestCookie()]);
+
+/**
+ * `POST /sso/start { email, returnTo? }`: the connection that signs in the address's domain (a
+ * verified domain of the connection's organization; `NOT_FOUND` otherwise) and the identity
+ * provider's URL to send the browser to. The request is bound to this browser: its ID and a hash
+ * of the binding cookie set here are kept under the RelayState, so the answer is accepted only
+ * for this request, and the sign-in finishes only in the browser that started it.
+ */
+function startRoute(ctx: SsoContext) {
+  return ssoRoute(
+    ctx,
+    {
+      method: "POST",
+      path: "/sso/start",
+      summary:
+        "Start an enterprise sign-in for an address: the identity provider's URL, and a binding cookie",
+      auth: "none",
+      errors: ["VALIDATION_FAILED", "NOT_FOUND", "DATABASE_FAILURE"],
+    },
+    async (ctx, input) => {
+      const body = objectBody(await input.body<unknown>());
+      const email = text(body, "email", 254).toLowerCase();
+      const domain = domainName(email.slice(email.lastIndexOf("@") + 1), "email");
+      const route = await stored(() => ctx.store.findSsoRoute(domain));
+      const connection = route?.connection;
+      if (!connection?.saml) throw new AuthError("NOT_FOUND");
+      const relayState = randomToken();
+      const binding = randomToken();
+      const sp = serviceProvider(ctx, connection.id);
+      const request = await samlAuthnRequest({
+        connection: connection.saml,
+        spEntityId: sp.entityId,
+        acsUrl: sp.acsUrl,
+        relayState,
+        now: ctx.now(),
+        requestTtlMs: ctx.requestTtlMs,
+      });
+      await stored(() =>
+        ctx.tokens.saveToken(
+          {
+            purpose: REQUEST,
+            tokenHash: hashOf(relayState),
+            userId: connection.id,
+            expiresAt: request.expiresAt,
+            data: {
+              connectionId: connection.id,
+              requestId: request.requestId,
+              binding: hashOf(binding),
+              returnTo: returnPath(ctx, body.returnTo),
+            },
+          },
+          ctx.requestTtlMs,
+        ),
+      );
+      const cookie = ctx.kit.setRequestCookie(binding, Math.ceil(ctx.requestTtlMs / 1000));
+      return jsonAnswer(200, { url: request.url }, [cookie]);
+    },
+  );
+}
+
+/** The request a RelayState names, taken once; null when it names none of this connection. */
+async function takeRequest(ctx: SsoContext, connectionId: string, relayState: string) {
+  if (relayState === "" || relayState.length > 80) return null;
+  const record = await stored(() => ctx.tokens.consumeToken(REQUEST, hashOf(relayState)));
+  if (!record || record.expiresAt <= ctx.now() || record.data?.connectionId !== connectionId) return null;
+  return record.data as { requestId: string; binding: string; returnTo: string };
+}
+
+/**
+ * `POST /sso/saml/:connectionId/acs`: the identity provider's answer, posted by the browser from
+ * the provider's site (so no cookie of ours comes along). The response is checked completely
+ * (`validateSamlResponse`) against the request its RelayState names, or as an unasked one when
+ * the connection allows IdP-initiated sign-in; its assertion is used once (`useSsoAssertion`).
+ * The checked identity waits 60 s under a single-use token for the browser's 303 to the finish,
+ * on our own site, where the binding cookie comes along.
+ */
+function acsRoute(ctx: SsoContext) {
+  return ssoRoute(
+    ctx,
+    {
+      method: "POST",
+      path: "/sso/saml/:connectionId/acs",
+      summary:
+        "SAML assertion consumer service (HTTP-POST binding): 303 to the finish, or to the app with ?error=",
+      auth: "none",
+      crossOrigin: true,
+      errors: [],
+    },
+    async (ctx, input) => {
+      const connection = await samlConnection(ctx, input);
+      if (!connection?.saml) return failure(ctx, "NOT_FOUND");
+      const form = await input.form();
+      const request = await takeRequest(ctx, connection.id, form.get("RelayState") ?? "");
+      if (request === null && !connection.idpInitiated) return failure(ctx, "SSO_ASSERTION_INVALID");
+      const sp = serviceProvider(ctx, connection.id);
+      let assertion: Awaited<ReturnType<typeof validateSamlResponse>>;
+      try {
+        assertion = await validateSamlResponse({
+          connection: connection.saml,
+          spEntityId: sp.entityId,
+          acsUrl: sp.acsUrl,
+          samlResponse: form.get("SAMLResponse") ?? "",
+          expectedRequestId: request?.requestId ?? null,
+          now: ctx.now(),
+          skewMs: ctx.skewMs,
+        });
+      } catch (error) {
+        if (!(error instanceof SamlRefusal)) throw error;
+        ctx.auth.logger.warn(
+          { event: "sso.assertion_refused", connectionId: connection.id, reason: error.reason },
+          "SAML response refused",
+        );
+        return failure(ctx, "SSO_ASSERTION_INVALID");
+      }
+      const first = await stored(() =>
+        ctx.store.useSsoAssertion(connection.id, assertion.assertionId, assertion.expiresAt),
+      );
+      if (!first) {
+        ctx.auth.logger.warn(
+          { event: "sso.assertion_replayed", connectionId: connection.id },
+          "SAML assertion replayed",
+        );
+        return failure(ctx, "SSO_ASSERTION_INVALID");
+      }
+      const finish = randomToken();
+      const name = [assertion.attributes.firstName, assertion.attributes.lastName]
+        .filter((part) => typeof part === "string")
+        .join(" ");
+      await stored(() =>
+        ctx.tokens.saveToken(
+          {
+            purpose: FINISH,
+            tokenHash: hashOf(finish),
+            userId: connection.id,
+            expiresAt: ctx.now() + FINISH_TTL_MS,
+            data: {
+              connectionId: connection.id,
+              subject: assertion.nameId,
+              email: assertion.email,
+              name:
+                typeof assertion.attributes.displayName === "string"
+                  ? assertion.attributes.displayName
+                  : name || null,
+              binding: request?.binding ?? "",
+              returnTo: request?.returnTo ?? ctx.afterSignInPath,
+            },
+          },
+          FINISH_TTL_MS,
+        ),
+      );
+      return redirect(`${ctx.basePath}/sso/finish?token=${finish}`, [], 303);
+    },
+  );
+}
+
+/**
+ * `GET /sso/finish?token=`: takes the checked identity once; for a request this site started,
+ * only in the browser holding its binding cookie; then `auth.sso.signIn` (the account, the
+ * membership, the session or a 2FA challenge) and a 302 to the app with the session's cookies.
+ */
+function finishRoute(ctx: SsoContext) {
+  return ssoRoute(
+    ctx,
+    {
+      method: "GET",
+      path: "/sso/finish",
+      summary:
+        "Finish an enterprise sign-in in the browser that started it: 302 to the app, signed in or with ?error=",
+      auth: "none",
+      errors: [],
+    },
+    async (ctx, input) => {
+      const token = input.query.get("token") ?? "";
+      const record =
+        token.length === 43 ? await stored(() => ctx.tokens.consumeToken(FINISH, hashOf(token))) : null;
+      const data = record?.data as
+        | {
+            connectionId: string;
+            subject: string;
+            email: string | null;
+            name: string | null;
+            binding: string;
+            returnTo: string;
+          }
+        | undefined;
+      if (!record || !data || record.expiresAt <= ctx.now()) return failure(ctx, "SSO_ASSERTION_INVALID");
+      const cookie = ctx.kit.requestCookie(input);
+      if (data.binding !== "" && (cookie === undefined || hashOf(cookie) !== data.binding))
+        return failure(ctx, "SSO_ASSERTION_INVALID");
+      try {
+        const result = await ctx.auth.sso.signIn(
+          { request: input.withDevice() },
+          {
+            connectionId: data.connectionId,
+            identity: { subject: data.subject, email: data.email, name: data.name },
+          },
+        );
+        return redirect(ctx.kit.appUrl(data.returnTo, ctx.kit.outcomeQuery(result)), [
+          ctx.kit.clearRequestCookie(),
+          ...ctx.kit.outcomeCookies(result),
+        ]);
+      } catch (error) {
+        if (!isAuthError(error) || error.code === "DATABASE_FAILURE" || error.code === "INTERNAL_ERROR") {
+          ctx.auth.logger.error(
+            { event: "sso.sign_in_failed", err: String(error) },
+            "enterprise sign-in failed",
+          );
+          return failure(ctx, isAuthError(error) ? error.code : "INTERNAL_ERROR");
+        }
+        return failure(ctx, error.code);
+      }
+    },
+  );
+}
+
+/** `GET /sso/saml/:connectionId/metadata`: the service provider's metadata for the identity provider's administrator. */
+function metadataRoute(ctx: SsoContext) {
+  return ssoRoute(
+    ctx,
+    {
+      method: "GET",
+      path: "/sso/saml/:connectionId/metadata",
+      summary: "The service provider's SAML metadata of a connection (XML)",
+      auth: "none",
+      crossOrigin: true,
+      errors: ["NOT_FOUND"],
+    },
+    async (ctx, input) => {
+      const connection = await samlConnection(ctx, input);
+      if (!connection) throw new AuthError("NOT_FOUND");
+      const sp = serviceProvider(ctx, connection.id);
+      const xml = samlSpMetadata({ spEntityId: sp.entityId, acsUrl: sp.acsUrl });
+      return {
+        status: 200,
+        headers: {
+          "content-type": "application/samlmetadata+xml; charset=utf-8",
+          "content-length": String(Buffer.byteLength(xml)),
+        },
+        cookies: [],
+        body: xml,
+      };
+    },
+  );
+}
+
+/** The sign-in routes: start, the ACS, the finish, and the metadata. */
+export const signInRoutes = (ctx: SsoContext) => [
+  startRoute(ctx),
+  acsRoute(ctx),
+  finishRoute(ctx),
+  metadataRoute(ctx),
+];
