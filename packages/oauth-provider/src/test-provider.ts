@@ -1,16 +1,13 @@
-import { createServer } from "node:http";
 import {
   type AuthOptions,
   createArgon2Hasher,
   createAuth,
   createOutboxMailer,
-  fromNodeRequest,
   type HttpHandler,
   httpHandlerFor,
-  writeNodeResponse,
 } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
-import { createFakeClock, serverForTests } from "@portcullis/testing";
+import { createFakeClock, serveHandlerForTests } from "@portcullis/testing";
 import * as client from "openid-client";
 import { DEVICE_CODE_GRANT } from "./clients.js";
 import { createOAuthProvider, type OAuthProviderOptions } from "./provider.js";
@@ -65,14 +62,7 @@ export async function startProvider(
   const clock = createFakeClock({ start: Date.now() });
   const outbox = createOutboxMailer();
   let handler: HttpHandler | undefined;
-  const server = createServer((req, res) => {
-    (handler as HttpHandler).handle(fromNodeRequest(req, { body: req })).then(
-      (response) => (response ? writeNodeResponse(res, response) : res.writeHead(404).end()),
-      (error: Error) => res.destroy(error),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const listening = serverForTests(server);
+  const listening = await serveHandlerForTests(() => handler);
   const origin = listening.baseUrl;
   const auth = createAuth({
     secret: SECRET,

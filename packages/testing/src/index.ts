@@ -91,7 +91,7 @@ export {
 } from "./identity-provider-suite.js";
 export { runIdentityStoreSuite } from "./identity-store-suite.js";
 export { runLimitsAdapterSuite } from "./limits-suite.js";
-export { closeServer, serverForTests } from "./listening-server.js";
+export { closeServer, serveHandlerForTests, serverForTests } from "./listening-server.js";
 export { runOAuthStoreSuite } from "./oauth-store-suite.js";
 export {
   startTestOidcProvider,

@@ -4,6 +4,7 @@ import type { RequestContext } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdentityRecord, IdentityStore } from "../ports/identity-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
+import { createUserRecord } from "../sessions/new-user.js";
 import { normalizeEmail } from "../support/email-address.js";
 import type { ProviderIdentity } from "./relying-party.js";
 
@@ -74,4 +75,56 @@ export async function linkIdentity(
   if (!updated) throw new AuthError("USER_NOT_FOUND");
   deps.events.emit("identity.linked", { ...request, userId: user.id, reason: providerReason(provider) });
   return updated;
+}
+
+/**
+ * The account linked to the identity (matched by issuer and subject), or null. A link whose
+ * account was deleted without it is removed: the identity is free again.
+ */
+export async function linkedAccount(deps: LinkDeps, identity: ProviderIdentity): Promise<UserRecord | null> {
+  const linked = await findLink(deps, identity);
+  if (!linked) return null;
+  const user = await guardPort("DATABASE_FAILURE", () => deps.users.findById(linked.userId));
+  if (user) return user;
+  await guardPort("DATABASE_FAILURE", () => identityStoreOf(deps).unlink(linked.userId, linked.provider));
+  return null;
+}
+
+/**
+ * A first sign-in's account for a checked `email` (normalized): the account of that address,
+ * linked now, when its address is verified too (`IDENTITY_PROVIDER_ACCOUNT_EXISTS` while it is
+ * not: whoever registered it without proving it gains nothing); else a new password-less one with
+ * the address verified (`user.created` with `reason`), linked, and deleted again if the link
+ * fails. `registered`: the account was created here.
+ */
+export async function accountForAddress(
+  deps: LinkDeps & Parameters<typeof createUserRecord>[0],
+  {
+    email,
+    provider,
+    identity,
+    reason,
+  }: { email: string; provider: string; identity: ProviderIdentity; reason: string },
+  request: RequestContext,
+): Promise<{ user: UserRecord; registered: boolean }> {
+  const existing = await guardPort("DATABASE_FAILURE", () => deps.users.findByEmail(email));
+  if (existing) {
+    if (!existing.emailVerified) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
+    return { user: await linkIdentity(deps, existing, provider, identity, request), registered: false };
+  }
+  const created = await createUserRecord(deps, {
+    email,
+    emailVerified: true,
+    name: identity.name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null,
+    passwordHash: null,
+  });
+  // Created concurrently (two first sign-ins at once, or another provider's): the other has it.
+  if (!created) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
+  deps.events.emit("user.created", { ...request, userId: created.id, reason });
+  try {
+    return { user: await linkIdentity(deps, created, provider, identity, request), registered: true };
+  } catch (error) {
+    await deps.users.delete(created.id).catch(() => false);
+    throw error;
+  }
 }

@@ -1,13 +1,18 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { findLink, identityStoreOf, linkIdentity, providerReason } from "../identity/accounts.js";
+import {
+  accountForAddress,
+  findLink,
+  linkedAccount,
+  linkIdentity,
+  providerReason,
+} from "../identity/accounts.js";
 import { redirectUriOf, relyingParty, type TakenAuthorization, takeAuthorization } from "../identity/flow.js";
 import type { ProviderIdentity } from "../identity/relying-party.js";
 import { type Call, type RequestContext, toUser, type User } from "../model.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
-import { createUserRecord } from "../sessions/new-user.js";
 import { assertSsoNotRequired } from "../sso/required.js";
 import { isValidEmail, normalizeEmail } from "../support/email-address.js";
 import { describeDevice } from "../support/user-agent.js";
@@ -127,34 +132,10 @@ async function accountFor(
   identity: ProviderIdentity,
   request: RequestContext,
 ): Promise<{ user: UserRecord; registered: boolean }> {
-  const linked = await findLink(ctx, identity);
-  if (linked) {
-    const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(linked.userId));
-    if (user) return { user, registered: false };
-    // The account was deleted without its link: the identity is free again.
-    await guardPort("DATABASE_FAILURE", () => identityStoreOf(ctx).unlink(linked.userId, linked.provider));
-  }
+  const linked = await linkedAccount(ctx, identity);
+  if (linked) return { user: linked, registered: false };
   const email = identity.email === null ? "" : normalizeEmail(identity.email);
   if (!identity.emailVerified || !isValidEmail(email))
     throw new AuthError("IDENTITY_PROVIDER_EMAIL_NOT_VERIFIED");
-  const existing = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
-  if (existing) {
-    if (!existing.emailVerified) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
-    return { user: await linkIdentity(ctx, existing, provider, identity, request), registered: false };
-  }
-  const created = await createUserRecord(ctx, {
-    email,
-    emailVerified: true,
-    name: identity.name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null,
-    passwordHash: null,
-  });
-  // Created concurrently (a double-clicked callback is refused by its state, another provider is not).
-  if (!created) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
-  ctx.events.emit("user.created", { ...request, userId: created.id, reason: providerReason(provider) });
-  try {
-    return { user: await linkIdentity(ctx, created, provider, identity, request), registered: true };
-  } catch (error) {
-    await ctx.users.delete(created.id).catch(() => false);
-    throw error;
-  }
+  return accountForAddress(ctx, { email, provider, identity, reason: providerReason(provider) }, request);
 }

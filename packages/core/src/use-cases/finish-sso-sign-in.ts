@@ -1,6 +1,6 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
-import { findLink, identityStoreOf, linkIdentity } from "../identity/accounts.js";
+import { accountForAddress, linkedAccount } from "../identity/accounts.js";
 import type { ProviderIdentity } from "../identity/relying-party.js";
 import type { Call, RequestContext } from "../model.js";
 import { findMember, organizationsOn } from "../organizations/membership.js";
@@ -8,7 +8,6 @@ import type { SsoConnectionRecord, SsoStore } from "../ports/sso-store.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
-import { createUserRecord } from "../sessions/new-user.js";
 import { ssoIssuer, ssoProvider, ssoStoreOf } from "../sso/connections.js";
 import { isValidEmail, normalizeEmail } from "../support/email-address.js";
 import { describeDevice } from "../support/user-agent.js";
@@ -80,13 +79,8 @@ async function accountFor(
     emailVerified: true,
     name,
   };
-  const linked = await findLink(ctx, identity);
-  if (linked) {
-    const user = await guardPort("DATABASE_FAILURE", () => ctx.users.findById(linked.userId));
-    if (user) return { user, registered: false };
-    // The account was deleted without its link: the identity is free again.
-    await guardPort("DATABASE_FAILURE", () => identityStoreOf(ctx).unlink(linked.userId, linked.provider));
-  }
+  const linked = await linkedAccount(ctx, identity);
+  if (linked) return { user: linked, registered: false };
   const email = asserted === null ? "" : normalizeEmail(asserted);
   if (!isValidEmail(email)) throw new AuthError("SSO_DOMAIN_NOT_VERIFIED");
   const domain = email.slice(email.lastIndexOf("@") + 1);
@@ -94,26 +88,7 @@ async function accountFor(
     store.findSsoDomain(connection.organizationId, domain),
   );
   if (claim?.verifiedAt == null) throw new AuthError("SSO_DOMAIN_NOT_VERIFIED");
-  const existing = await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
-  if (existing) {
-    if (!existing.emailVerified) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
-    return { user: await linkIdentity(ctx, existing, provider, identity, request), registered: false };
-  }
-  const created = await createUserRecord(ctx, {
-    email,
-    emailVerified: true,
-    name: name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null,
-    passwordHash: null,
-  });
-  // Created concurrently (the same person signing in twice at once): the other sign-in has it.
-  if (!created) throw new AuthError("IDENTITY_PROVIDER_ACCOUNT_EXISTS");
-  ctx.events.emit("user.created", { ...request, userId: created.id, reason: provider });
-  try {
-    return { user: await linkIdentity(ctx, created, provider, identity, request), registered: true };
-  } catch (error) {
-    await ctx.users.delete(created.id).catch(() => false);
-    throw error;
-  }
+  return accountForAddress(ctx, { email, provider, identity, reason: provider }, request);
 }
 
 /**

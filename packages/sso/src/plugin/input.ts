@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import type { SamlConnectionSettings } from "@portcullis/core";
 import { ValidationError } from "@portcullis/core";
+import { IdpMetadataError, readIdpMetadata } from "../saml/idp-metadata.js";
 
 /** `VALIDATION_FAILED` at `path` (rule `invalid`, or `required` for a missing field). */
 export function invalid(
@@ -62,12 +63,11 @@ export function domainList(body: Record<string, unknown>): string[] {
  * An identity provider's single sign-on URL: https, or http on a loopback host (a provider on the
  * same machine, as in development and tests).
  */
-export function ssoUrl(body: Record<string, unknown>): string {
-  const value = text(body, "ssoUrl", 2048);
+export function ssoUrl(value: string, path: string): string {
   const url = URL.canParse(value) ? new URL(value) : null;
   const loopback = url !== null && ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname);
   if (url === null || !(url.protocol === "https:" || (url.protocol === "http:" && loopback)))
-    throw invalid("ssoUrl", "must be an https URL");
+    throw invalid(path, "must be an https URL");
   return url.href;
 }
 
@@ -88,7 +88,29 @@ export function certificates(body: Record<string, unknown>): string[] {
   });
 }
 
-/** A SAML connection's identity-provider settings from a request body. */
+/**
+ * A SAML connection's identity-provider settings from a request body: its metadata document
+ * (`metadataXml`, what Okta, Entra ID and Google Workspace offer to download), or `entityId`,
+ * `ssoUrl` and `certificate` (or `certificates`) typed in.
+ */
 export function samlSettings(body: Record<string, unknown>): SamlConnectionSettings {
-  return { entityId: text(body, "entityId", 1024), ssoUrl: ssoUrl(body), certificates: certificates(body) };
+  if (body.metadataXml !== undefined) {
+    if (typeof body.metadataXml !== "string")
+      throw invalid("metadataXml", "must be the metadata document (XML)");
+    let read: SamlConnectionSettings;
+    try {
+      read = readIdpMetadata(body.metadataXml);
+    } catch (error) {
+      throw invalid(
+        "metadataXml",
+        error instanceof IdpMetadataError ? error.message : "is not a metadata document",
+      );
+    }
+    return { ...read, ssoUrl: ssoUrl(read.ssoUrl, "metadataXml") };
+  }
+  return {
+    entityId: text(body, "entityId", 1024),
+    ssoUrl: ssoUrl(text(body, "ssoUrl", 2048), "ssoUrl"),
+    certificates: certificates(body),
+  };
 }

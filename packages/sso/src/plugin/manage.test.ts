@@ -1,3 +1,4 @@
+import { X509Certificate } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestIdp, type TestIdp } from "../saml/test-idp.js";
 import { PASSWORD, type SsoHost, startSsoHost } from "./test-sso-server.js";
@@ -151,6 +152,24 @@ describe("enterprise sign-in's management routes", () => {
     expect(await codeOf(twice)).toBe("SSO_DOMAIN_TAKEN");
     expect((await host.call("DELETE", orgPath(`/sso/connections/${body.connection.id}`))).status).toBe(200);
     expect((await host.call("DELETE", orgPath(`/sso/connections/${body.connection.id}`))).status).toBe(404);
+  });
+
+  it("connections - from the identity provider's metadata document: its entity id, URL and certificate", async () => {
+    const metadataXml = await (await fetch(idp.metadataUrl)).text();
+    const created = await host.call("POST", orgPath("/sso/connections"), { type: "saml", metadataXml });
+    expect(created.status).toBe(201);
+    const { connection } = (await created.json()) as { connection: { id: string } };
+    const stored = await host.stores.sso.findSsoConnection(connection.id);
+    expect(stored?.saml).toEqual({
+      entityId: idp.entityId,
+      ssoUrl: idp.ssoUrl,
+      certificates: [new X509Certificate(idp.certificate).toString().trim()],
+    });
+    const broken = await host.call("POST", orgPath("/sso/connections"), {
+      type: "saml",
+      metadataXml: "<nope/>",
+    });
+    expect([broken.status, await codeOf(broken)]).toEqual([400, "VALIDATION_FAILED"]);
   });
 
   it("connections - bad input is 400 and stores nothing: another type, a bad certificate or URL, owner or an unknown role", async () => {

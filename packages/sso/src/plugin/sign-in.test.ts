@@ -98,6 +98,7 @@ describe("SAML sign-in through a connection", () => {
     expect((await me.json()) as { email: string; emailVerified: boolean }).toMatchObject({
       email: "ada@acme.test",
       emailVerified: true,
+      name: "Ada Lovelace",
     });
     const user = await host.stores.users.findByEmail("ada@acme.test");
     const membership = await host.stores.organizations.findMembership(host.organization.id, user?.id ?? "");

@@ -24,6 +24,25 @@ const returnPath = (ctx: SsoContext, value: unknown) =>
     ? value
     : ctx.afterSignInPath;
 
+/** Where identity providers put a display name, and a given name and surname (Okta's, Entra ID's, LDAP's). */
+const CLAIMS = "http://schemas.xmlsoap.org/ws/2005/05/identity/claims";
+const DISPLAY_NAMES = [
+  "displayName",
+  "http://schemas.microsoft.com/identity/claims/displayname",
+  "urn:oid:2.16.840.1.113730.3.1.241",
+];
+const GIVEN_NAMES = ["firstName", "givenName", `${CLAIMS}/givenname`, "urn:oid:2.5.4.42"];
+const SURNAMES = ["lastName", "surname", "sn", `${CLAIMS}/surname`, "urn:oid:2.5.4.4"];
+
+/** The user's name an assertion's attributes give: a display name, else given name and surname; null when none. */
+function nameOf(attributes: Record<string, string | string[]>): string | null {
+  const first = (names: string[]) =>
+    names
+      .map((key) => attributes[key])
+      .find((value): value is string => typeof value === "string" && value !== "");
+  return first(DISPLAY_NAMES) ?? ([first(GIVEN_NAMES), first(SURNAMES)].filter(Boolean).join(" ") || null);
+}
+
 /** The connection of the path when it is a SAML one; null otherwise. */
 async function samlConnection(ctx: SsoContext, input: RouteInput): Promise<SsoConnectionRecord | null> {
   const connection = await stored(() => ctx.store.findSsoConnection(param(input, "connectionId")));
@@ -158,9 +177,6 @@ function acsRoute(ctx: SsoContext) {
         return failure(ctx, "SSO_ASSERTION_INVALID");
       }
       const finish = randomToken();
-      const name = [assertion.attributes.firstName, assertion.attributes.lastName]
-        .filter((part) => typeof part === "string")
-        .join(" ");
       await stored(() =>
         ctx.tokens.saveToken(
           {
@@ -172,10 +188,7 @@ function acsRoute(ctx: SsoContext) {
               connectionId: connection.id,
               subject: assertion.nameId,
               email: assertion.email,
-              name:
-                typeof assertion.attributes.displayName === "string"
-                  ? assertion.attributes.displayName
-                  : name || null,
+              name: nameOf(assertion.attributes),
               binding: request?.binding ?? "",
               returnTo: request?.returnTo ?? ctx.afterSignInPath,
             },

@@ -1,15 +1,12 @@
-import { createServer } from "node:http";
 import {
   createArgon2Hasher,
   createAuth,
   createOutboxMailer,
-  fromNodeRequest,
   type HttpHandler,
   httpHandlerFor,
-  writeNodeResponse,
 } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
-import { serverForTests } from "@portcullis/testing";
+import { serveHandlerForTests } from "@portcullis/testing";
 import { createSso } from "./create-sso.js";
 
 export const PASSWORD = "correct horse battery staple 42";
@@ -36,14 +33,7 @@ export async function startSsoHost() {
   });
   const txt = new Map<string, string[][]>();
   let handler: HttpHandler | undefined;
-  const server = createServer((req, res) => {
-    (handler as HttpHandler).handle(fromNodeRequest(req, { body: req })).then(
-      (response) => (response ? writeNodeResponse(res, response) : res.writeHead(404).end()),
-      (error: Error) => res.destroy(error),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const listening = serverForTests(server);
+  const listening = await serveHandlerForTests(() => handler);
   const origin = listening.baseUrl;
   const resolveTxt = async (name: string) => {
     const records = txt.get(name);

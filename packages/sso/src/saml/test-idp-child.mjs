@@ -8,6 +8,7 @@
 //   GET /sso?SAMLRequest=…&RelayState=…  answers an AuthnRequest (HTTP-Redirect binding) with the
 //                                        auto-posting form of a SAMLResponse (InResponseTo set)
 //   GET /idp-initiated?RelayState=…      the same form, unasked (no InResponseTo)
+//   GET /metadata                        its metadata document (samlp's), as an IdP offers to download
 //   POST /service-provider?entityId=…&acsUrl=…  registers another service provider in place of the
 //                                        first (as an IdP's administrator does once a connection exists)
 //
@@ -73,6 +74,16 @@ function handle(req, res) {
   if (req.method === "POST" && url.pathname === "/service-provider") {
     config.sp = { entityId: query.entityId, acsUrl: query.acsUrl };
     return fail(204, "");
+  }
+  if (req.method === "GET" && url.pathname === "/metadata") {
+    req.protocol = "http";
+    req.originalUrl = req.url;
+    return samlp.metadata({
+      issuer: config.entityId,
+      cert: config.keys.idp.cert,
+      redirectEndpointPath: "/sso",
+      postEndpointPath: "/sso",
+    })(req, expressLike(res));
   }
   if (req.method !== "GET" || (url.pathname !== "/sso" && url.pathname !== "/idp-initiated")) {
     return fail(404, "not found");

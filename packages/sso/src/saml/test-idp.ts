@@ -26,6 +26,8 @@ export interface TestIdp {
   ssoUrl: string;
   /** Where a GET makes it post an unasked (IdP-initiated) response. */
   idpInitiatedUrl: string;
+  /** Its metadata document (samlp's). */
+  metadataUrl: string;
   /** PEM of the certificate it signs with. */
   certificate: string;
   /** PEM of the stranger's certificate (`key=other` signs with its key). */
@@ -83,6 +85,7 @@ export async function startTestIdp(sp: TestIdpServiceProvider): Promise<TestIdp>
     entityId,
     ssoUrl: `${base}/sso`,
     idpInitiatedUrl: `${base}/idp-initiated`,
+    metadataUrl: `${base}/metadata`,
     certificate: idp.cert,
     otherCertificate: other.cert,
     async register(next) {
