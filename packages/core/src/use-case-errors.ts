@@ -421,6 +421,7 @@ export const USE_CASE_ERRORS = frozen({
     "USER_NOT_FOUND",
     "INTERNAL_ERROR",
   ],
+  "sso.countStart": ["NOT_FOUND", "RATE_LIMITED", "EMAIL_COOLDOWN_CACHE_FAILURE", ...DB],
   "sso.signIn": [
     "NOT_FOUND",
     "SSO_DOMAIN_NOT_VERIFIED",

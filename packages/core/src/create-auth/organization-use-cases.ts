@@ -2,6 +2,7 @@ import { acceptInvitation } from "../use-cases/accept-invitation.js";
 import { activateOrganization } from "../use-cases/activate-organization.js";
 import { authorizeSsoManager } from "../use-cases/authorize-sso-manager.js";
 import { changeMemberRole } from "../use-cases/change-member-role.js";
+import { countSsoSignInStart } from "../use-cases/count-sso-sign-in-start.js";
 import { createOrganization } from "../use-cases/create-organization.js";
 import { createRole } from "../use-cases/create-role.js";
 import { declineInvitation } from "../use-cases/decline-invitation.js";
@@ -51,4 +52,5 @@ export const ORGANIZATION_USE_CASES = {
 export const SSO_USE_CASES = {
   authorize: authorizeSsoManager,
   signIn: finishSsoSignIn,
+  countStart: countSsoSignInStart,
 } as const;

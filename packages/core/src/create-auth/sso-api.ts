@@ -32,6 +32,12 @@ export interface SsoApi {
    * @throws `USE_CASE_ERRORS.sso.signIn`'s codes (use-case-errors.ts)
    */
   signIn(call: Call, input: { connectionId: string; identity: SsoIdentity }): Promise<SsoSignInResult>;
+  /**
+   * Counts a sign-in started from the call's IP (`request.ip`) before the plugin stores its
+   * request (`ipLimits.ssoSignInStarts`).
+   * @throws `USE_CASE_ERRORS.sso.countStart`'s codes (use-case-errors.ts)
+   */
+  countStart(call: Call): Promise<void>;
   /** The plugin's routes, made with the HTTP layer's kit (the HTTP layer calls it). */
   routes(kit: never): readonly unknown[];
 }

@@ -128,3 +128,15 @@ export async function accountForAddress(
     throw error;
   }
 }
+
+/**
+ * Removes an account `accountForAddress` has just created (`registered`) when its first sign-in is
+ * refused afterwards: its link and the account, best effort (a failure leaves a password-less
+ * account nobody can use but through that provider, and is logged by the caller's refusal).
+ */
+export async function discardNewAccount(deps: LinkDeps, user: UserRecord, provider: string): Promise<void> {
+  await identityStoreOf(deps)
+    .unlink(user.id, provider)
+    .catch(() => false);
+  await deps.users.delete(user.id).catch(() => false);
+}

@@ -24,7 +24,8 @@ export type IpLimitName =
   | "verificationSends"
   | "invalidTokens"
   | "emailSignInRequests"
-  | "passkeySignInStarts";
+  | "passkeySignInStarts"
+  | "ssoSignInStarts";
 
 /** The options the limits are built from (see `AuthOptions`). */
 export interface LimitOptions {
@@ -49,6 +50,7 @@ const IP_LIMITS: Record<IpLimitName, { code: ThrottleCode; onSuccess: "refund" |
   invalidTokens: { code: "RATE_LIMITED", onSuccess: "refund" },
   emailSignInRequests: { code: "RATE_LIMITED", onSuccess: "keep" },
   passkeySignInStarts: { code: "RATE_LIMITED", onSuccess: "keep" },
+  ssoSignInStarts: { code: "RATE_LIMITED", onSuccess: "keep" },
 };
 
 /** Who an attempt is for, as security events report it. */

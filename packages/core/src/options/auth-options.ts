@@ -213,6 +213,11 @@ export interface IpLimitsOptions {
    * minutes; a sign-in page with autofill starts one per visit) per IP. Default 100 in 900 seconds.
    */
   passkeySignInStarts?: IpLimitOptions;
+  /**
+   * Enterprise sign-ins started (`POST /sso/start` of `@portcullis/sso`: each stores the request
+   * for the identity provider's answer) per IP. Default 100 in 900 seconds.
+   */
+  ssoSignInStarts?: IpLimitOptions;
 }
 
 /**

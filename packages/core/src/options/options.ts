@@ -362,6 +362,7 @@ export const authOptionsSchema = z
         invalidTokens: ipLimit(50, 15 * 60),
         emailSignInRequests: ipLimit(20, 3600),
         passkeySignInStarts: ipLimit(100, 15 * 60),
+        ssoSignInStarts: ipLimit(100, 15 * 60),
       })
       .prefault({}),
     onEvent: z

@@ -2,6 +2,7 @@ import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import {
   accountForAddress,
+  discardNewAccount,
   findLink,
   linkedAccount,
   linkIdentity,
@@ -71,7 +72,11 @@ export async function finishIdentityProviderSignIn(
   if (taken.mode === "sign-in") {
     const { user, registered } = await accountFor(ctx, provider, identity, request);
     assertNotLocked(user);
-    await assertSsoNotRequired(ctx, user, request);
+    await assertSsoNotRequired(ctx, user, request).catch(async (error: unknown) => {
+      // Refused at its first sign-in (its domain signs in through SSO): the account goes again.
+      if (registered) await discardNewAccount(ctx, user, provider);
+      throw error;
+    });
     if (user.twoFactor.methods.length > 0) {
       const device = describeDevice(undefined, request.userAgent);
       const challenge = await startChallenge(ctx, user, { kind: "login", ...device }, locale);

@@ -26,6 +26,7 @@ const IP_NAMES: IpLimitName[] = [
   "invalidTokens",
   "emailSignInRequests",
   "passkeySignInStarts",
+  "ssoSignInStarts",
 ];
 /** The account budgets of the defaults, per-IP limits off. */
 const LIMITS: LimitOptions = {

@@ -1,4 +1,5 @@
 import { X509Certificate } from "node:crypto";
+import { TEST_ACCOUNT_HEADER } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestIdp, type TestIdp } from "../saml/test-idp.js";
 import { PASSWORD, type SsoHost, startSsoHost } from "./test-sso-server.js";
@@ -50,8 +51,41 @@ async function login(email: string, password = PASSWORD) {
   return { status: response.status, code: response.ok ? undefined : await codeOf(response) };
 }
 
+/**
+ * A sign-in at the social identity provider (`oidc`) as a new account of `email`, redirects
+ * followed by hand with a cookie jar per origin: where it lands on the app.
+ */
+async function socialSignIn(email: string): Promise<URL> {
+  const account = `social-${email}`;
+  host.social?.setAccount(account, { email, emailVerified: true, name: "Social" });
+  const jars = new Map<string, Map<string, string>>();
+  let url = `${host.api}/oauth/oidc/authorize`;
+  for (let hop = 0; hop < 20; hop++) {
+    const jar = jars.get(new URL(url).origin) ?? new Map<string, string>();
+    jars.set(new URL(url).origin, jar);
+    const response = await fetch(url, {
+      redirect: "manual",
+      headers: {
+        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
+        [TEST_ACCOUNT_HEADER]: account,
+      },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";");
+      jar.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
+    }
+    const next = new URL(response.headers.get("location") ?? "", url);
+    if (next.origin === host.origin && !next.pathname.startsWith("/api/")) return next;
+    url = next.href;
+  }
+  throw new Error("too many redirects");
+}
+
 beforeAll(async () => {
-  host = await startSsoHost();
+  host = await startSsoHost({
+    socialProvider: true,
+    ipLimits: { ssoSignInStarts: { max: 5, windowSeconds: 900 } },
+  });
   idp = await startTestIdp({ entityId: "urn:placeholder", acsUrl: "http://127.0.0.1/placeholder" });
 }, 60_000);
 
@@ -231,8 +265,28 @@ describe("enterprise sign-in's management routes", () => {
   });
 });
 
+describe("sso start's limit", () => {
+  it("sso start - 10 at once from one IP with ipLimits.ssoSignInStarts at 5: 5 go on, 5 are 429 RATE_LIMITED", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        fetch(`${host.api}/sso/start`, {
+          method: "POST",
+          headers: {
+            origin: host.origin,
+            "content-type": "application/json",
+            "x-forwarded-for": "203.0.113.7",
+          },
+          body: JSON.stringify({ email: "someone@nowhere.test" }),
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([404, 404, 404, 404, 404, 429, 429, 429, 429, 429]);
+  });
+});
+
 describe("ssoRequired", () => {
-  it("login - a member of a domain that requires SSO: 403 SSO_REQUIRED with the right password only; an owner still signs in", async () => {
+  it("login and identity providers - a domain that requires SSO: 403 SSO_REQUIRED with the right credential only (no account left behind); an owner still signs in", async () => {
     await claimAndPublish("required.test");
     expect((await host.call("POST", orgPath("/domains/required.test/verify"))).status).toBe(200);
     const created = await host.call(
@@ -254,6 +308,13 @@ describe("ssoRequired", () => {
     // The recovery path: an owner of the connection's organization.
     await memberWith("boss@required.test", "owner");
     expect((await login("boss@required.test")).status).toBe(200);
+    // A social identity provider's first sign-in of such an address: refused, and no account is left.
+    const landed = await socialSignIn("newcomer@required.test");
+    expect(landed.searchParams.get("error")).toBe("SSO_REQUIRED");
+    expect(await host.stores.users.findByEmail("newcomer@required.test")).toBeNull();
+    // Another domain still signs in through it.
+    expect((await socialSignIn("someone@unrequired.test")).searchParams.get("error")).toBeNull();
+    expect(await host.stores.users.findByEmail("someone@unrequired.test")).not.toBeNull();
     // A store that fails refuses the sign-in instead of skipping the check.
     host.failing.add("findSsoRoute");
     try {

@@ -69,11 +69,12 @@ function startRoute(ctx: SsoContext) {
       summary:
         "Start an enterprise sign-in for an address: the identity provider's URL, and a binding cookie",
       auth: "none",
-      errors: ["VALIDATION_FAILED", "NOT_FOUND", "DATABASE_FAILURE"],
+      errors: ["VALIDATION_FAILED", "NOT_FOUND", "RATE_LIMITED", "DATABASE_FAILURE"],
     },
     async (ctx, input) => {
       const body = objectBody(await input.body<unknown>());
       const email = text(body, "email", 254).toLowerCase();
+      await ctx.auth.sso.countStart({ request: input.meta });
       const domain = domainName(email.slice(email.lastIndexOf("@") + 1), "email");
       const route = await stored(() => ctx.store.findSsoRoute(domain));
       const connection = route?.connection;

@@ -1,27 +1,38 @@
 import {
+  type Auth,
+  type AuthOptions,
   createArgon2Hasher,
   createAuth,
   createOutboxMailer,
   type HttpHandler,
   httpHandlerFor,
+  type SsoStore,
 } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
-import { serveHandlerForTests } from "@portcullis/testing";
+import { serveHandlerForTests, startTestOidcProvider } from "@portcullis/testing";
 import { createSso } from "./create-sso.js";
 
 export const PASSWORD = "correct horse battery staple 42";
+const SOCIAL_CLIENT = { clientId: "sso-host", clientSecret: "sso-host-client-secret-0123456789abcdef" };
 
-/**
- * A host with enterprise sign-in on a server of its own at 127.0.0.1 (memory stores, cheap
- * argon2, organizations on, the admin being `admin@example.test`), an owner of one organization
- * signed in with a step-up, a DNS whose TXT records a test sets (`txt`), and an SSO store whose
- * methods named in `failing` reject.
- */
-export async function startSsoHost() {
-  const stores = createMemoryStores();
-  /** Names of `SsoStore` methods that reject while listed: a store that fails. */
-  const failing = new Set<string>();
-  const sso = new Proxy(stores.sso, {
+/** A new password account of `email`, signed in with a step-up: its user, principal and request headers. */
+async function signedInWithStepUp(auth: Auth, handler: HttpHandler, email: string) {
+  const user = await auth.host.createUser({}, { email, password: PASSWORD, name: "Owner" });
+  const session = await auth.sessions.create({}, { userId: user.id });
+  const principal = await auth.authenticate({ token: session.accessToken });
+  const stepUp = await auth.stepUp({ principal }, { password: PASSWORD });
+  const stepUpToken = stepUp.twoFactorRequired ? "" : stepUp.stepUpToken;
+  const cookie = handler
+    .sessionCookies(session)
+    .map((line) => line.split(";")[0])
+    .join("; ");
+  const origin = auth.options.appOrigin ?? "";
+  return { user, principal, headers: { cookie, origin, "x-step-up-token": stepUpToken } };
+}
+
+/** `store`, whose methods named in `failing` reject while they are listed: a store that fails. */
+function failingWhileListed(store: SsoStore, failing: Set<string>): SsoStore {
+  return new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
       if (typeof value !== "function") return value;
@@ -31,6 +42,25 @@ export async function startSsoHost() {
           : value.apply(target, args);
     },
   });
+}
+
+/**
+ * A host with enterprise sign-in on a server of its own at 127.0.0.1 (memory stores, cheap
+ * argon2, organizations on, the admin being `admin@example.test`), an owner of one organization
+ * signed in with a step-up, with `socialProvider` a social identity provider named `oidc`, a DNS
+ * whose TXT records a test sets (`txt`), and an SSO store whose
+ * methods named in `failing` reject.
+ */
+export async function startSsoHost({
+  socialProvider = false,
+  ipLimits,
+}: {
+  socialProvider?: boolean;
+  ipLimits?: AuthOptions["ipLimits"];
+} = {}) {
+  const stores = createMemoryStores();
+  const failing = new Set<string>();
+  const sso = failingWhileListed(stores.sso, failing);
   const txt = new Map<string, string[][]>();
   let handler: HttpHandler | undefined;
   const listening = await serveHandlerForTests(() => handler);
@@ -40,6 +70,12 @@ export async function startSsoHost() {
     if (!records) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: "ENOTFOUND" });
     return records;
   };
+  // A social identity provider (`oidc`), the real OpenID provider of @portcullis/testing.
+  const social = socialProvider
+    ? await startTestOidcProvider({
+        client: { ...SOCIAL_CLIENT, redirectUris: [`${origin}/api/auth/oauth/oidc/callback`] },
+      })
+    : undefined;
   const auth = createAuth({
     secret: "sso-plugin-test-secret-4f0c2a9e7b1d3856ce",
     appOrigin: origin,
@@ -49,20 +85,14 @@ export async function startSsoHost() {
     organizations: { permissions: ["project:read"] },
     admin: { authorize: (_principal, user) => user.email === "admin@example.test" },
     sso: createSso({ store: sso, resolveTxt }),
+    // With limits to test, the client's IP comes from X-Forwarded-For (loopback is never counted).
+    ...(ipLimits ? { ipLimits, trustProxy: 1 } : {}),
+    identityProviders: social
+      ? [{ type: "oidc", issuer: social.issuer, ...SOCIAL_CLIENT, allowInsecureRequests: true }]
+      : [],
   });
   handler = httpHandlerFor(auth);
-  const signIn = async (email: string) => {
-    const user = await auth.host.createUser({}, { email, password: PASSWORD, name: "Owner" });
-    const session = await auth.sessions.create({}, { userId: user.id });
-    const principal = await auth.authenticate({ token: session.accessToken });
-    const stepUp = await auth.stepUp({ principal }, { password: PASSWORD });
-    const stepUpToken = stepUp.twoFactorRequired ? "" : stepUp.stepUpToken;
-    const cookie = (handler as HttpHandler)
-      .sessionCookies(session)
-      .map((line) => line.split(";")[0])
-      .join("; ");
-    return { user, principal, headers: { cookie, origin, "x-step-up-token": stepUpToken } };
-  };
+  const signIn = (email: string) => signedInWithStepUp(auth, handler as HttpHandler, email);
   const owner = await signIn("owner@acme.test");
   const { organization } = await auth.organizations.create({ principal: owner.principal }, { name: "Acme" });
   const api = `${origin}/api/auth`;
@@ -85,7 +115,11 @@ export async function startSsoHost() {
     organization,
     signIn,
     call,
-    close: listening.close,
+    social,
+    async close() {
+      await social?.close();
+      await listening.close();
+    },
   };
 }
 
