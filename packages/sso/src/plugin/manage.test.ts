@@ -269,15 +269,7 @@ describe("sso start's limit", () => {
   it("sso start - 10 at once from one IP with ipLimits.ssoSignInStarts at 5: 5 go on, 5 are 429 RATE_LIMITED", async () => {
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
-        fetch(`${host.api}/sso/start`, {
-          method: "POST",
-          headers: {
-            origin: host.origin,
-            "content-type": "application/json",
-            "x-forwarded-for": "203.0.113.7",
-          },
-          body: JSON.stringify({ email: "someone@nowhere.test" }),
-        }),
+        host.start({ email: "someone@nowhere.test" }, { "x-forwarded-for": "203.0.113.7" }),
       ),
     );
     const statuses = answers.map((answer) => answer.status).sort();

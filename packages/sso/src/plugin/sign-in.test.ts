@@ -33,11 +33,7 @@ async function signInThroughIdp(
   user: string,
   options: { knobs?: Record<string, string>; finishCookie?: string; returnTo?: string } = {},
 ) {
-  const started = await fetch(`${host.api}/sso/start`, {
-    method: "POST",
-    headers: { origin: host.origin, "content-type": "application/json" },
-    body: JSON.stringify({ email: user, returnTo: options.returnTo }),
-  });
+  const started = await host.start({ email: user, returnTo: options.returnTo });
   expect(started.status).toBe(200);
   const { url } = (await started.json()) as { url: string };
   const form = await fetchPostedForm(url, { user, ...options.knobs });
@@ -135,11 +131,7 @@ describe("SAML sign-in through a connection", () => {
 
   it("sso finish - an address outside the organization's verified domains never signs in: SSO_DOMAIN_NOT_VERIFIED", async () => {
     // /sso/start routes by the address's domain, but the IdP may assert another address.
-    const started = await fetch(`${host.api}/sso/start`, {
-      method: "POST",
-      headers: { origin: host.origin, "content-type": "application/json" },
-      body: JSON.stringify({ email: "eve@acme.test" }),
-    });
+    const started = await host.start({ email: "eve@acme.test" });
     const { url } = (await started.json()) as { url: string };
     const form = await fetchPostedForm(url, { user: "eve@elsewhere.test" });
     const acs = await postToAcs(form.samlResponse, form.relayState);
@@ -158,11 +150,7 @@ describe("SAML sign-in through a connection", () => {
   });
 
   it("ACS - a response posted twice: the second is refused (its request and its assertion are used)", async () => {
-    const started = await fetch(`${host.api}/sso/start`, {
-      method: "POST",
-      headers: { origin: host.origin, "content-type": "application/json" },
-      body: JSON.stringify({ email: "ada@acme.test" }),
-    });
+    const started = await host.start({ email: "ada@acme.test" });
     const { url } = (await started.json()) as { url: string };
     const form = await fetchPostedForm(url, { user: "ada@acme.test" });
     const answers = await Promise.all([1, 2, 3].map(() => postToAcs(form.samlResponse, form.relayState)));
@@ -173,12 +161,7 @@ describe("SAML sign-in through a connection", () => {
   });
 
   it("sso start - an address whose domain no connection signs in: 404 NOT_FOUND; a malformed one: 400", async () => {
-    const start = (email: unknown) =>
-      fetch(`${host.api}/sso/start`, {
-        method: "POST",
-        headers: { origin: host.origin, "content-type": "application/json" },
-        body: JSON.stringify({ email }),
-      });
+    const start = (email: unknown) => host.start({ email });
     expect((await start("someone@nowhere.test")).status).toBe(404);
     for (const email of ["no-at-sign", 42, "a@-bad-.test"]) expect((await start(email)).status).toBe(400);
   });

@@ -96,6 +96,13 @@ export async function startSsoHost({
   const owner = await signIn("owner@acme.test");
   const { organization } = await auth.organizations.create({ principal: owner.principal }, { name: "Acme" });
   const api = `${origin}/api/auth`;
+  /** `POST /sso/start` with `body` as a browser on the app's page, with `headers` added. */
+  const start = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${api}/sso/start`, {
+      method: "POST",
+      headers: { origin, "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
   /** A JSON request as `who` (the owner by default). */
   const call = (method: string, path: string, body?: unknown, who = owner) =>
     fetch(`${api}${path}`, {
@@ -115,6 +122,7 @@ export async function startSsoHost({
     organization,
     signIn,
     call,
+    start,
     social,
     async close() {
       await social?.close();
