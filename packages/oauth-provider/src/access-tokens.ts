@@ -98,8 +98,12 @@ export interface VerifiedAccessToken {
 const keySets = new WeakMap<object, ReturnType<typeof createLocalJWKSet>>();
 const remoteSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
-/** One `jose` key set per JWKS document or URL, so a remote one is fetched once and cached. */
-function keySetOf(keys: JSONWebKeySet | URL) {
+/**
+ * One `jose` key set per JWKS document or URL, so a remote one is fetched once and cached, and a
+ * local one's keys are imported once per document (the ring answers the same document while its
+ * keys stay).
+ */
+export function keySetOf(keys: JSONWebKeySet | URL) {
   if (keys instanceof URL) {
     let set = remoteSets.get(keys.href);
     if (!set) {

@@ -55,7 +55,7 @@ describe("signing keys", () => {
     await expect(stranger.signingKey()).rejects.toThrow(/does not open/);
   });
 
-  it("rotation - the next key is published ahead of its turn, signs from its activation on, and the old one stays until its tokens expire", async () => {
+  it("rotation - the next key is published ahead of its turn, signs from its activation on, and the old one stays until its tokens expire; the JWKS is one object while its keys stay", async () => {
     const clock = testClock();
     const { store, ring } = testRing(clock, {
       rotationDays: 30,
@@ -66,6 +66,8 @@ describe("signing keys", () => {
     clock.advance(30 * DAY_MS - HOUR_MS - 1000);
     expect((await ring.signingKey()).kid).toBe(first.kid);
     expect(await kidsOf(ring)).toEqual([first.kid]);
+    const firstDocument = await ring.jwks();
+    expect(await ring.jwks()).toBe(firstDocument);
     clock.advance(2000);
     // Due: the next key is made, published, and does not sign yet.
     expect((await ring.signingKey()).kid).toBe(first.kid);
@@ -74,14 +76,18 @@ describe("signing keys", () => {
     const next = listed[0];
     expect(next?.activatesAt).toBe(clock.now() + HOUR_MS);
     expect(await kidsOf(ring)).toEqual([next?.kid, first.kid]);
+    const bothDocument = await ring.jwks();
+    expect(bothDocument).not.toBe(firstDocument);
     clock.advance(HOUR_MS);
     expect((await ring.signingKey()).kid).toBe(next?.kid);
+    expect(await ring.jwks()).toBe(bothDocument);
     // Retired now; published for the token lifetime (1 h) after the next key activated.
     clock.advance(HOUR_MS - 1000);
     expect(await kidsOf(ring)).toEqual([next?.kid, first.kid]);
     expect(await ring.prune()).toBe(0);
     clock.advance(1000);
     expect(await kidsOf(ring)).toEqual([next?.kid]);
+    expect(await ring.jwks()).not.toBe(bothDocument);
     expect(await ring.prune()).toBe(1);
     expect((await store.listSigningKeys()).map((key) => key.kid)).toEqual([next?.kid]);
   });

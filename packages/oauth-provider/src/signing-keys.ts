@@ -50,7 +50,8 @@ export interface SigningKeyRing {
   signingKey(): Promise<SigningKey>;
   /**
    * The public keys a relying party needs: the one that signs, the next one once made, and each
-   * earlier one until the tokens it may have signed have expired.
+   * earlier one until the tokens it may have signed have expired. The same object while the same
+   * keys are published (verifiers cache their imported keys by it): read it, never change it.
    */
   jwks(): Promise<{ keys: JWK[] }>;
   /** Deletes the keys that no unexpired token can name; resolves to how many. */
@@ -70,16 +71,22 @@ function retirements(keys: readonly SigningKeyRecord[], now: number): Map<string
   return retired;
 }
 
-/** The public JWKs of `keys` that a relying party may need at `now` (`SigningKeyRing.jwks`). */
-function published(keys: readonly SigningKeyRecord[], now: number, lifetimeMs: number): JWK[] {
+/** The keys of `keys` that a relying party may need at `now` (`SigningKeyRing.jwks`). */
+function published(keys: readonly SigningKeyRecord[], now: number, lifetimeMs: number): SigningKeyRecord[] {
   const retired = retirements(keys, now);
-  return keys
-    .filter((key) => {
-      const retiredAt = retired.get(key.kid);
-      return retiredAt === undefined || retiredAt + lifetimeMs > now;
-    })
-    .map((key) => ({ ...(JSON.parse(key.publicJwk) as JWK), kid: key.kid, alg: key.alg, use: "sig" }));
+  return keys.filter((key) => {
+    const retiredAt = retired.get(key.kid);
+    return retiredAt === undefined || retiredAt + lifetimeMs > now;
+  });
 }
+
+/** The public JWK of a key, as the JWKS publishes it. */
+const publicJwkOf = (key: SigningKeyRecord): JWK => ({
+  ...(JSON.parse(key.publicJwk) as JWK),
+  kid: key.kid,
+  alg: key.alg,
+  use: "sig",
+});
 
 /** The key that signs at `now`: the latest activated one. */
 const activeAt = (keys: readonly SigningKeyRecord[], now: number) =>
@@ -149,6 +156,7 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
   const sealer = createKeySealer(secrets);
   const opened = new Map<string, Promise<CryptoKey>>();
   let listing: { keys: SigningKeyRecord[]; until: number } | undefined;
+  let document: { kids: string; jwks: { keys: JWK[] } } | undefined;
 
   const list = async (fresh: boolean) => {
     const now = clock.now();
@@ -190,7 +198,12 @@ export function createSigningKeyRing(options: SigningKeyRingOptions): SigningKey
       return { kid: active.kid, alg: active.alg as SigningAlgorithm, privateKey: await open(active) };
     },
     async jwks() {
-      return { keys: published(await current(), clock.now(), lifetimeMs) };
+      const keys = published(await current(), clock.now(), lifetimeMs);
+      const kids = keys.map((key) => key.kid).join(" ");
+      // The same document while the same keys are published: a verifier caches its imported
+      // keys per document (importing an EC key cost a quarter of a resource request's CPU).
+      if (document?.kids !== kids) document = { kids, jwks: { keys: keys.map(publicJwkOf) } };
+      return document.jwks;
     },
     async prune() {
       const keys = await list(true);

@@ -1,6 +1,6 @@
 import type { HttpResponse, RouteInput } from "@portcullis/core";
-import { createLocalJWKSet, jwtVerify } from "jose";
-import { ACCESS_TOKEN_ALGORITHMS } from "./access-tokens.js";
+import { jwtVerify } from "jose";
+import { ACCESS_TOKEN_ALGORITHMS, keySetOf } from "./access-tokens.js";
 import { clientCredentialsOf } from "./clients.js";
 import { userClaims } from "./id-tokens.js";
 import { liveUser } from "./issue-tokens.js";
@@ -10,7 +10,7 @@ import { grantIdOfRefresh, oauthRefusal } from "./token-endpoint.js";
 
 /** What an access token of this provider says, once its signature, `typ`, `iss` and `exp` check out; any audience. */
 export async function readAccessToken(ctx: ProviderContext, token: string) {
-  const { payload } = await jwtVerify(token, createLocalJWKSet(await ctx.ring.jwks()), {
+  const { payload } = await jwtVerify(token, keySetOf(await ctx.ring.jwks()), {
     issuer: ctx.issuer,
     typ: "at+jwt",
     algorithms: ACCESS_TOKEN_ALGORITHMS,
