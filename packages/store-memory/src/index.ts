@@ -15,6 +15,7 @@ export { createMemoryStores, type MemoryStores, type MemoryStoresOptions } from 
 export { createMemoryOAuthStore } from "./oauth-store.js";
 export { createMemoryOrganizationStore } from "./organization-store.js";
 export { createMemoryPasskeyStore } from "./passkey-store.js";
+export { createMemoryScimStore, type MemoryScimStoreOptions } from "./scim-store.js";
 export { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 export { createMemorySigningKeyStore } from "./signing-key-store.js";
 export {

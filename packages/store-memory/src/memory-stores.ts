@@ -6,6 +6,7 @@ import {
   type OAuthStore,
   type OrganizationStore,
   type PasskeyStore,
+  type ScimStore,
   type SigningKeyStore,
   type SsoStore,
   systemClock,
@@ -24,6 +25,7 @@ import { createMemoryIdentityStore } from "./identity-store.js";
 import { createMemoryOAuthStore } from "./oauth-store.js";
 import { createMemoryOrganizationStore } from "./organization-store.js";
 import { createMemoryPasskeyStore } from "./passkey-store.js";
+import { createMemoryScimStore } from "./scim-store.js";
 import { createMemorySessionStore, type MemorySessionStore } from "./session-store.js";
 import { createMemorySigningKeyStore } from "./signing-key-store.js";
 import { createMemorySingleUseTokenStore, type MemorySingleUseTokenStore } from "./single-use-token-store.js";
@@ -79,6 +81,11 @@ export interface MemoryStores {
    * `createSso` of `@portcullis/sso`); a used assertion is forgotten once it has expired.
    */
   sso: SsoStore;
+  /**
+   * The SCIM directory of each SSO connection: the users and groups its identity provider
+   * provisioned (for `createSso({ scim })` of `@portcullis/sso`).
+   */
+  scim: ScimStore;
   /** Removes every expired entry now; returns how many. */
   sweep(): number;
   /** Stops the sweeper (it never keeps the process alive anyway). */
@@ -144,6 +151,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     signingKeys: createMemorySigningKeyStore(),
     oauth: createMemoryOAuthStore(),
     sso: createMemorySsoStore({ clock }),
+    scim: createMemoryScimStore({ clock }),
     sweep,
     close: () => clearInterval(timer),
   };

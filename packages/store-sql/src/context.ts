@@ -47,6 +47,10 @@ export interface SqlTables {
   ssoConnectionDomains: string;
   ssoDomains: string;
   ssoAssertions: string;
+  /** Each SSO connection's SCIM users, groups and group members (migration 0020). */
+  scimUsers: string;
+  scimGroups: string;
+  scimGroupMembers: string;
   migrations: string;
   migrationLock: string;
 }
@@ -87,6 +91,9 @@ export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX): SqlTables {
     ssoConnectionDomains: `${prefix}sso_connection_domains`,
     ssoDomains: `${prefix}sso_domains`,
     ssoAssertions: `${prefix}sso_assertions`,
+    scimUsers: `${prefix}scim_users`,
+    scimGroups: `${prefix}scim_groups`,
+    scimGroupMembers: `${prefix}scim_group_members`,
     migrations: `${prefix}migrations`,
     migrationLock: `${prefix}migrations_lock`,
   };

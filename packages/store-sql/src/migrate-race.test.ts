@@ -59,7 +59,7 @@ describe("migrate on PostgreSQL beside other schemas' changes", () => {
     try {
       for (let run = 0; run < 8; run++) {
         const applied = await migrate(db, { tablePrefix: `race${run}_` });
-        expect(applied.at(-1)).toBe("0019_sso");
+        expect(applied.at(-1)).toBe("0020_scim");
         expect(await migrate(db, { tablePrefix: `race${run}_` })).toEqual([]);
       }
     } finally {

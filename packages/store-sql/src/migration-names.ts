@@ -20,6 +20,7 @@ export const EVERY_MIGRATION = [
   "0017_signing_keys",
   "0018_oauth",
   "0019_sso",
+  "0020_scim",
 ];
 
 /** The migrations `migrate` applies to a database at `name`: those after it. */

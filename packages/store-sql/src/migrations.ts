@@ -8,6 +8,7 @@ import { oauthSchema } from "./oauth-migration.js";
 import { organizationsSchema } from "./organization-migration.js";
 import { setPostgresSessionTimeouts } from "./postgres-pool.js";
 import { EPOCH_MS, ID, PRIMARY_ID, required, schemaSteps } from "./schema-steps.js";
+import { scimSchema } from "./scim-migration.js";
 import { signingKeysSchema } from "./signing-key-migration.js";
 import { retryWhileBusy } from "./sqlite-dialect.js";
 import { ssoSchema } from "./sso-migration.js";
@@ -49,6 +50,7 @@ export function sqlMigrations(tables: SqlTables, dialect: SqlDialect): Record<st
     "0017_signing_keys": signingKeysSchema(tables, dialect),
     "0018_oauth": oauthSchema(tables, dialect),
     "0019_sso": ssoSchema(tables, dialect),
+    "0020_scim": scimSchema(tables, dialect),
   };
 }
 

@@ -185,12 +185,15 @@ async function checkOAuthUpgrade(db: AnyKysely): Promise<void> {
   const before = await tablesOf(db, at.tablePrefix);
   expect(await at.upgrade()).toEqual(migrationsAfter("0017_signing_keys"));
   const after = await tablesOf(db, at.tablePrefix);
-  // The later migrations come with it: 0019's SSO tables.
+  // The later migrations come with it: 0019's SSO tables, 0020's SCIM tables.
   const added = [
     "oauth_clients",
     "oauth_consents",
     "oauth_devices",
     "oauth_grants",
+    "scim_group_members",
+    "scim_groups",
+    "scim_users",
     "sso_assertions",
     "sso_connection_domains",
     "sso_connections",

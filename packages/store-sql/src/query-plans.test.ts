@@ -3,6 +3,7 @@ import { Kysely, sql } from "kysely";
 import Database from "libsql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyKysely, SqlDialect } from "./context.js";
+import { scimCalls, scimFillStatements } from "./query-plans-scim.js";
 import { ssoCalls, ssoFillStatements } from "./query-plans-sso.js";
 import { webhookCalls, webhookFillStatements } from "./query-plans-webhooks.js";
 import { createSqlStores } from "./sql-stores.js";
@@ -132,6 +133,7 @@ function fillStatements(dialect: SqlDialect): string[] {
     `insert into portcullis_audit_heads (chain, seq, hash) values ('', ${ROWS}, 'h${ROWS}')`,
     ...webhookFillStatements(series, dialect, ROWS, NOW),
     ...ssoFillStatements(series, dialect, ROWS, NOW),
+    ...scimFillStatements(series, dialect, ROWS, NOW),
     "analyze",
   ];
 }
@@ -238,6 +240,7 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
     ...auditLogCalls(stores),
     ...webhookCalls(stores, NOW, ROWS),
     ...ssoCalls(stores, NOW),
+    ...scimCalls(stores, NOW),
   ];
 }
 

@@ -31,12 +31,15 @@ async function checkSigningKeysUpgrade(db: AnyKysely): Promise<void> {
   const before = await tablesOf(db, at.tablePrefix);
   expect(await at.upgrade()).toEqual(migrationsAfter("0016_webhooks"));
   const after = await tablesOf(db, at.tablePrefix);
-  // The later migrations come with it: 0018's OAuth tables, 0019's SSO tables.
+  // The later migrations come with it: 0018's OAuth tables, 0019's SSO tables, 0020's SCIM tables.
   const added = [
     "oauth_clients",
     "oauth_consents",
     "oauth_devices",
     "oauth_grants",
+    "scim_group_members",
+    "scim_groups",
+    "scim_users",
     "signing_keys",
     "sso_assertions",
     "sso_connection_domains",

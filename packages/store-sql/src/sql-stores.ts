@@ -10,6 +10,7 @@ import {
   type OAuthStore,
   type OrganizationStore,
   type PasskeyStore,
+  type ScimStore,
   type SessionStore,
   type SigningKeyStore,
   type SingleUseTokenStore,
@@ -39,6 +40,7 @@ import { migrate } from "./migrations.js";
 import { createSqlOAuthStore } from "./oauth-store.js";
 import { createSqlOrganizationStore } from "./organization-store.js";
 import { createSqlPasskeyStore } from "./passkey-store.js";
+import { createSqlScimStore } from "./scim-store.js";
 import { createSqlSessionStore } from "./session-store.js";
 import { createSqlSigningKeyStore } from "./signing-key-store.js";
 import { createSqlSingleUseTokenStore } from "./single-use-token-store.js";
@@ -135,6 +137,11 @@ export interface SqlStores {
    */
   sso: SsoStore;
   /**
+   * Each SSO connection's SCIM users and groups (for `@portcullis/sso`'s `scim`), in
+   * `<prefix>scim_users`, `<prefix>scim_groups` and `<prefix>scim_group_members` (docs/sso.md).
+   */
+  scim: ScimStore;
+  /**
    * Deletes every expired row (sessions, allowed access tokens, single-use tokens, cooldowns, counters) and resolves to
    * how many went, in batches of `sweepBatchRows`, each its own short transaction: requests that
    * write the same tables go on between the batches. Expired rows read as absent whether or not they were swept; schedule this
@@ -209,6 +216,7 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
     signingKeys: createSqlSigningKeyStore(context),
     oauth: createSqlOAuthStore(context),
     sso: createSqlSsoStore(context),
+    scim: createSqlScimStore(context),
     async sweep() {
       const now = clock.now();
       let removed = 0;

@@ -121,7 +121,16 @@ async function checkSsoUpgrade(db: AnyKysely): Promise<void> {
   const before = await tablesOf(db, at.tablePrefix);
   expect(await at.upgrade()).toEqual(migrationsAfter("0018_oauth"));
   const after = await tablesOf(db, at.tablePrefix);
-  const added = ["sso_assertions", "sso_connection_domains", "sso_connections", "sso_domains"];
+  // 0020's SCIM tables come with it.
+  const added = [
+    "scim_group_members",
+    "scim_groups",
+    "scim_users",
+    "sso_assertions",
+    "sso_connection_domains",
+    "sso_connections",
+    "sso_domains",
+  ];
   expect(after.map((table) => table.name)).toEqual([...before.map((table) => table.name), ...added].sort());
   expect(after.filter((table) => !added.includes(table.name))).toEqual(before);
   expect(await oauth.getOAuthClient("cli")).toEqual(client);

@@ -11,6 +11,7 @@ import {
   createFakeClock,
   freePort,
   runOAuthStoreSuite,
+  runScimStoreSuite,
   runSigningKeyStoreSuite,
   runSsoStoreSuite,
   runStoreSuites,
@@ -289,7 +290,7 @@ const SQL_SUITE_KINDS: StoreSuiteKind[] = [
 /**
  * Every store's conformance suite, named `name`, on new stores over `db()` (a migrated database)
  * with a fake clock; the webhook, signing key and OAuth stores on tables of each test's own
- * (`freshWebhookStore`, `freshSigningKeyStore`, `freshOAuthStore`); the SSO store on the shared ones.
+ * (`freshWebhookStore`, `freshSigningKeyStore`, `freshOAuthStore`); the SSO and SCIM stores on the shared ones.
  */
 export function runSqlStoreSuites(name: string, db: () => AnyKysely): void {
   runStoreSuites(name, SQL_SUITE_KINDS, () => {
@@ -305,6 +306,14 @@ export function runSqlStoreSuites(name: string, db: () => AnyKysely): void {
     create: () => {
       const clock = createFakeClock();
       return { store: createSqlStores({ db: db(), clock }).sso, advance: clock.advance, now: clock.now };
+    },
+  });
+  // Likewise: its tests make their own connections and ids.
+  runScimStoreSuite({
+    name,
+    create: () => {
+      const clock = createFakeClock();
+      return { store: createSqlStores({ db: db(), clock }).scim, advance: clock.advance, now: clock.now };
     },
   });
 }
@@ -402,6 +411,7 @@ export function freshSqlStoresWithAuditLog(
     signingKeys: migrated(stores.signingKeys),
     oauth: migrated(stores.oauth),
     sso: migrated(stores.sso),
+    scim: migrated(stores.scim),
   };
 }
 

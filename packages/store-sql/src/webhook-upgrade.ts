@@ -30,12 +30,16 @@ export async function checkWebhooksUpgrade(db: AnyKysely): Promise<void> {
   const before = await tablesOf(db, tablePrefix);
   expect(await at.upgrade()).toEqual(migrationsAfter("0015_audit_log"));
   const after = await tablesOf(db, tablePrefix);
-  // The later migrations come with it: 0017's signing keys, 0018's OAuth tables, 0019's SSO tables.
+  // The later migrations come with it: 0017's signing keys, 0018's OAuth tables, 0019's SSO tables,
+  // 0020's SCIM tables.
   const added = [
     "oauth_clients",
     "oauth_consents",
     "oauth_devices",
     "oauth_grants",
+    "scim_group_members",
+    "scim_groups",
+    "scim_users",
     "signing_keys",
     "sso_assertions",
     "sso_connection_domains",

@@ -104,6 +104,7 @@ export {
 export { runOrganizationStoreSuite } from "./organization-store-suite.js";
 export { runPasskeyStoreSuite } from "./passkey-store-suite.js";
 export { type RequestTimingSuiteOptions, runRequestTimingSuite } from "./request-timing-suite.js";
+export { runScimStoreSuite } from "./scim-store-suite.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
 export { runSigningKeyStoreSuite } from "./signing-key-store-suite.js";
 export { runSingleUseTokenStoreSuite } from "./single-use-token-store-suite.js";

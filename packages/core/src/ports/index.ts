@@ -43,6 +43,14 @@ export type {
 export type { PasskeyRecord, PasskeyStore, PasskeyUse } from "./passkey-store.js";
 export type { PasswordHasher } from "./password-hasher.js";
 export type {
+  ScimGroupPatch,
+  ScimGroupRecord,
+  ScimPageQuery,
+  ScimStore,
+  ScimUserPatch,
+  ScimUserRecord,
+} from "./scim-store.js";
+export type {
   RotationResult,
   SessionLimits,
   SessionRecord,
