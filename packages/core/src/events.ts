@@ -37,6 +37,7 @@ const SECURITY_EVENTS = {
   "admin.user_viewed": false,
   "user.locked": true,
   "user.unlocked": true,
+  "user.deprovisioned": true,
   "admin.sessions_revoked": true,
   "password_change.required": true,
   "password_change.completed": true,
@@ -139,7 +140,8 @@ export interface SecurityEvent {
    * `auth.host.*` operation; `actorId` the call's `actor`, null when it named none), `admin` (the
    * back office, `auth.admin.*`; the admin's user id), `impersonator` (a call of an impersonated
    * session; the admin who started it), `api_key` (a call with an API key's principal; the key's
-   * id). Absent when the account itself, or nobody, acted. The audit log's actor (docs/audit-log.md).
+   * id), `scim` (an SSO connection's directory provisioning through SCIM; the connection's id).
+   * Absent when the account itself, or nobody, acted. The audit log's actor (docs/audit-log.md).
    */
   actorType?: SecurityActorType;
   /** With `actorType`: who, as said there; null for a host call that named no actor. */
@@ -147,7 +149,7 @@ export interface SecurityEvent {
 }
 
 /** Who acted through a call when it was not the account itself (`SecurityEvent.actorType`). */
-export type SecurityActorType = "host" | "admin" | "impersonator" | "api_key";
+export type SecurityActorType = "host" | "admin" | "impersonator" | "api_key" | "scim";
 
 export type SecurityEventInput = Partial<Omit<SecurityEvent, "type" | "time">>;
 

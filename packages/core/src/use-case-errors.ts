@@ -433,6 +433,9 @@ export const USE_CASE_ERRORS = frozen({
     ...MAIL,
     ...DB,
   ],
+  "sso.provisionAccount": ["NOT_FOUND", "SSO_DOMAIN_NOT_VERIFIED", "IDENTITY_PROVIDER_ACCOUNT_EXISTS", ...DB],
+  "sso.setMemberRole": ["NOT_FOUND", "USER_NOT_FOUND", "ORGANIZATION_NOT_FOUND", ...DB],
+  "sso.suspendMember": ["NOT_FOUND", ...DB],
 } as const satisfies Record<string, readonly ErrorCode[]>);
 
 /** An `Auth` method's path, as `USE_CASE_ERRORS` keys it. */

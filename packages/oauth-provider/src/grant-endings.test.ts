@@ -72,6 +72,7 @@ describe("what ends a user's grants", () => {
       reason,
     });
     expect(endsGrants(event("password_reset.completed"))).toBe(true);
+    expect(endsGrants(event("user.deprovisioned", "sessions_ended:2"))).toBe(true);
     expect(endsGrants(event("session.revoked", "revoked_all:3"))).toBe(true);
     expect(endsGrants(event("session.revoked", "revoked_others:3"))).toBe(false);
     expect(endsGrants(event("session.revoked", "logout"))).toBe(false);

@@ -52,6 +52,7 @@ export function endsGrants(event: SecurityEvent): boolean {
     case "password_reset.completed":
     case "user.locked":
     case "user.deleted":
+    case "user.deprovisioned":
     case "admin.sessions_revoked":
       return true;
     case "session.revoked":

@@ -18,8 +18,11 @@ import { listMyInvitations } from "../use-cases/list-my-invitations.js";
 import { listOrganizationAuditLog } from "../use-cases/list-organization-audit-log.js";
 import { listOrganizations } from "../use-cases/list-organizations.js";
 import { listRoles } from "../use-cases/list-roles.js";
+import { provisionSsoAccount } from "../use-cases/provision-sso-account.js";
 import { removeMember } from "../use-cases/remove-member.js";
 import { revokeInvitation } from "../use-cases/revoke-invitation.js";
+import { setSsoMemberRole } from "../use-cases/set-sso-member-role.js";
+import { suspendSsoMember } from "../use-cases/suspend-sso-member.js";
 import { updateOrganization } from "../use-cases/update-organization.js";
 import { updateRole } from "../use-cases/update-role.js";
 
@@ -53,4 +56,7 @@ export const SSO_USE_CASES = {
   authorize: authorizeSsoManager,
   signIn: finishSsoSignIn,
   countStart: countSsoSignInStart,
+  provisionAccount: provisionSsoAccount,
+  setMemberRole: setSsoMemberRole,
+  suspendMember: suspendSsoMember,
 } as const;

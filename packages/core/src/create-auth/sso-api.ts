@@ -1,7 +1,9 @@
 import type { Call } from "../model.js";
 import type { SsoIdentity, SsoSignInResult } from "../use-cases/finish-sso-sign-in.js";
+import type { SsoMemberGroups } from "../use-cases/set-sso-member-role.js";
 
 export type { SsoIdentity, SsoSignInResult } from "../use-cases/finish-sso-sign-in.js";
+export type { SsoMemberGroups } from "../use-cases/set-sso-member-role.js";
 
 /**
  * Enterprise sign-in's steps that touch accounts, members and sessions (docs/sso.md), for the
@@ -38,6 +40,33 @@ export interface SsoApi {
    * @throws `USE_CASE_ERRORS.sso.countStart`'s codes (use-case-errors.ts)
    */
   countStart(call: Call): Promise<void>;
+  /**
+   * The account a connection's directory (SCIM) provisions for `email`: only an address of a
+   * domain the organization has verified; the existing account when its address is verified,
+   * else a new password-less one with the address verified. Membership is `setMemberRole`'s.
+   * @throws `USE_CASE_ERRORS.sso.provisionAccount`'s codes (use-case-errors.ts)
+   */
+  provisionAccount(
+    call: Call,
+    input: { connectionId: string; email: string; name: string | null },
+  ): Promise<{ userId: string; created: boolean }>;
+  /**
+   * Makes the account a member of the connection's organization, its role decided by the
+   * directory's groups (`groups`: the names of those the user is in; `left`: those it just left;
+   * `restore`: the role it had when deactivated): see `setSsoMemberRole`. Never `owner`, and an
+   * owner's membership stays as it is.
+   * @throws `USE_CASE_ERRORS.sso.setMemberRole`'s codes (use-case-errors.ts)
+   */
+  setMemberRole(call: Call, input: SsoMemberGroups): Promise<{ role: string; previousRole: string | null }>;
+  /**
+   * The directory deactivated the account's user: its membership removed (not an owner's), every
+   * session ended, its own API keys deleted, its OAuth grants ended (`user.deprovisioned`).
+   * @throws `USE_CASE_ERRORS.sso.suspendMember`'s codes (use-case-errors.ts)
+   */
+  suspendMember(
+    call: Call,
+    input: { connectionId: string; userId: string },
+  ): Promise<{ suspendedRole: string | null; sessionsEnded: number }>;
   /** The plugin's routes, made with the HTTP layer's kit (the HTTP layer calls it). */
   routes(kit: never): readonly unknown[];
 }

@@ -8,11 +8,13 @@ const DRAIN_FACTOR = 64;
 
 /**
  * Reads and parses a JSON body within `limitBytes`: an empty body is `undefined`; a non-empty
- * one needs `Content-Type: application/json` (415), fits the limit (413) and parses (400).
+ * one needs `Content-Type: application/json` or a JSON type of RFC 6839 (`application/scim+json`
+ * of SCIM's identity providers) (415), fits the limit (413) and parses (400).
  */
 export async function readJsonBody(request: HttpRequest, limitBytes: number): Promise<unknown> {
   const contentType = header(request, "content-type");
-  const isJson = contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim());
+  const isJson =
+    contentType !== undefined && /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(contentType.trim());
 
   if (request.parsedBody !== undefined) {
     if (!isJson) throw new AuthError("UNSUPPORTED_MEDIA_TYPE");

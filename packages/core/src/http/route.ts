@@ -80,7 +80,7 @@ export type RouteInput<A extends RouteAuth = RouteAuth> = RequestInput & Credent
 
 /** A route's data: what the route table, the handler, the docs and the OpenAPI document read. */
 export interface RouteSpec<A extends RouteAuth = RouteAuth> {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Relative to the mount prefix; `:name` matches one path segment. */
   path: string;
   summary: string;

@@ -124,11 +124,16 @@ export function connectionRoutes(ctx: SsoContext) {
         auth: "step-up",
         errors: [...MANAGE, "STEP_UP_REQUIRED", "NOT_FOUND"],
       },
-      async ({ auth, store }, input) => {
+      async ({ auth, store, scim }, input) => {
         const organizationId = param(input, "id");
+        const connectionId = param(input, "connectionId");
         await auth.sso.authorize(managerCall(input), { organizationId, stepUp: true });
-        if (!(await stored(() => store.deleteSsoConnection(organizationId, param(input, "connectionId")))))
+        // The connection first: its SCIM token stops working; then its directory goes (a failure
+        // there leaves rows no token reaches, as connection ids are never reused). The accounts
+        // and their memberships stay: removing a connection removes nobody.
+        if (!(await stored(() => store.deleteSsoConnection(organizationId, connectionId))))
           throw new AuthError("NOT_FOUND");
+        if (scim !== undefined) await stored(() => scim.removeConnectionScim(connectionId));
         return jsonAnswer(200, { success: true });
       },
     ),

@@ -4,6 +4,7 @@ import {
   type Auth,
   AuthError,
   type HttpResponse,
+  type ScimStore,
   type SingleUseTokenStore,
   type SsoRouteKit,
   type SsoStore,
@@ -13,6 +14,11 @@ import {
 export interface SsoOptions {
   /** Connections, domains and used assertions: `createMemoryStores().sso`, `createRedisStores(…).sso`, `createSqlStores(…).sso`. */
   store: SsoStore;
+  /**
+   * The connections' SCIM directories (users and groups): `createMemoryStores().scim`,
+   * `createSqlStores(…).scim`. Without it the SCIM routes (`/scim/v2/…`) are not served.
+   */
+  scim?: ScimStore;
   /** How long a started sign-in may wait for the identity provider's answer, in seconds; default 600. */
   requestTtlSeconds?: number;
   /** Clock difference tolerated with an identity provider, in seconds, on each time bound; default 120. */
@@ -31,6 +37,7 @@ export interface SsoOptions {
 export interface SsoContext {
   auth: Auth;
   store: SsoStore;
+  scim: ScimStore | undefined;
   tokens: SingleUseTokenStore;
   kit: SsoRouteKit;
   /** `<appOrigin><basePath>`: where the plugin's routes are, as the identity provider reaches them. */
@@ -49,6 +56,7 @@ export function ssoContext(auth: Auth, options: SsoOptions, kit: SsoRouteKit): S
   return {
     auth,
     store: options.store,
+    scim: options.scim,
     tokens: stores.singleUseTokens,
     kit,
     base: `${new URL(appOrigin ?? "http://localhost").origin}${basePath}`,

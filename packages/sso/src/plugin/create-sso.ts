@@ -2,13 +2,15 @@ import type { Auth, Route, SsoPlugin, SsoRouteKit } from "@portcullis/core";
 import { connectionRoutes } from "./connections.js";
 import { type SsoOptions, ssoContext } from "./context.js";
 import { domainRoutes } from "./domains.js";
+import { scimRoutes } from "./scim-routes.js";
 import { signInRoutes } from "./sign-in.js";
 
 export type { SsoOptions } from "./context.js";
 
 /**
- * Enterprise sign-in per organization (docs/sso.md), for `createAuth({ sso: createSso({ store }) })`:
- * SAML connections, verified domains and the sign-in through them. It needs `appOrigin`,
+ * Enterprise sign-in per organization (docs/sso.md), for `createAuth({ sso: createSso({ store, scim }) })`:
+ * SAML connections, verified domains and the sign-in through them, and with `scim` each
+ * connection's SCIM 2.0 directory. It needs `appOrigin`,
  * `organizations` and `stores.identities` on the `createAuth` options.
  */
 export function createSso(options: SsoOptions): SsoPlugin<Auth, Route, SsoRouteKit> {
@@ -18,7 +20,7 @@ export function createSso(options: SsoOptions): SsoPlugin<Auth, Route, SsoRouteK
       return {
         routes(kit) {
           const ctx = ssoContext(auth, options, kit);
-          return [...signInRoutes(ctx), ...connectionRoutes(ctx), ...domainRoutes(ctx)];
+          return [...signInRoutes(ctx), ...connectionRoutes(ctx), ...domainRoutes(ctx), ...scimRoutes(ctx)];
         },
       };
     },

@@ -3,7 +3,7 @@ import type { SsoContext } from "./context.js";
 
 /** What a route of the plugin declares besides its handler. */
 export interface SsoRouteSpec {
-  method: "GET" | "POST" | "PATCH" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   summary: string;
   auth: RouteAuth;

@@ -6,7 +6,7 @@ import {
   createOutboxMailer,
   type HttpHandler,
   httpHandlerFor,
-  type SsoStore,
+  type SecurityEvent,
 } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { serveHandlerForTests, startTestOidcProvider } from "@portcullis/testing";
@@ -31,25 +31,36 @@ async function signedInWithStepUp(auth: Auth, handler: HttpHandler, email: strin
 }
 
 /** `store`, whose methods named in `failing` reject while they are listed: a store that fails. */
-function failingWhileListed(store: SsoStore, failing: Set<string>): SsoStore {
+function failingWhileListed<S extends object>(store: S, failing: Set<string>): S {
   return new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
       if (typeof value !== "function") return value;
       return (...args: unknown[]) =>
         failing.has(String(name))
-          ? Promise.reject(new Error(`the SSO store is down (${String(name)})`))
+          ? Promise.reject(new Error(`the store is down (${String(name)})`))
           : value.apply(target, args);
     },
   });
+}
+
+/** A DNS whose TXT records a test sets (`txt`), and its lookup; a name without records is ENOTFOUND. */
+function fakeDns() {
+  const txt = new Map<string, string[][]>();
+  const resolveTxt = async (name: string) => {
+    const records = txt.get(name);
+    if (!records) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: "ENOTFOUND" });
+    return records;
+  };
+  return { txt, resolveTxt };
 }
 
 /**
  * A host with enterprise sign-in on a server of its own at 127.0.0.1 (memory stores, cheap
  * argon2, organizations on, the admin being `admin@example.test`), an owner of one organization
  * signed in with a step-up, with `socialProvider` a social identity provider named `oidc`, a DNS
- * whose TXT records a test sets (`txt`), and an SSO store whose
- * methods named in `failing` reject.
+ * whose TXT records a test sets (`txt`), SCIM on the memory store, API keys on, and SSO and
+ * SCIM stores whose methods named in `failing` reject.
  */
 export async function startSsoHost({
   socialProvider = false,
@@ -60,16 +71,13 @@ export async function startSsoHost({
 } = {}) {
   const stores = createMemoryStores();
   const failing = new Set<string>();
+  const events: SecurityEvent[] = [];
   const sso = failingWhileListed(stores.sso, failing);
-  const txt = new Map<string, string[][]>();
+  const scim = failingWhileListed(stores.scim, failing);
+  const { txt, resolveTxt } = fakeDns();
   let handler: HttpHandler | undefined;
   const listening = await serveHandlerForTests(() => handler);
   const origin = listening.baseUrl;
-  const resolveTxt = async (name: string) => {
-    const records = txt.get(name);
-    if (!records) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: "ENOTFOUND" });
-    return records;
-  };
   // A social identity provider (`oidc`), the real OpenID provider of @portcullis/testing.
   const social = socialProvider
     ? await startTestOidcProvider({
@@ -84,7 +92,11 @@ export async function startSsoHost({
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     organizations: { permissions: ["project:read"] },
     admin: { authorize: (_principal, user) => user.email === "admin@example.test" },
-    sso: createSso({ store: sso, resolveTxt }),
+    sso: createSso({ store: sso, scim, resolveTxt }),
+    apiKeys: {},
+    onEvent: (event) => {
+      events.push(event);
+    },
     // With limits to test, the client's IP comes from X-Forwarded-For (loopback is never counted).
     ...(ipLimits ? { ipLimits, trustProxy: 1 } : {}),
     identityProviders: social
@@ -115,6 +127,7 @@ export async function startSsoHost({
     auth,
     stores,
     failing,
+    events,
     origin,
     api,
     txt,
