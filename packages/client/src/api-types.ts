@@ -525,7 +525,8 @@ export type ErrorCode =
   | "SSO_DOMAIN_NOT_VERIFIED"
   | "SSO_ASSERTION_INVALID"
   | "SSO_DOMAIN_TAKEN"
-  | "SSO_DOMAIN_CHECK_FAILED";
+  | "SSO_DOMAIN_CHECK_FAILED"
+  | "SSO_USER_DEACTIVATED";
 
 /** An invitation as the organization's members see it (never its token or token hash). */
 export interface InvitationView {

@@ -89,6 +89,7 @@ export const ERROR_CODES = [
   "SSO_ASSERTION_INVALID",
   "SSO_DOMAIN_TAKEN",
   "SSO_DOMAIN_CHECK_FAILED",
+  "SSO_USER_DEACTIVATED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -185,6 +186,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   SSO_ASSERTION_INVALID: 401,
   SSO_DOMAIN_TAKEN: 409,
   SSO_DOMAIN_CHECK_FAILED: 409,
+  SSO_USER_DEACTIVATED: 403,
 };
 
 /** The HTTP status of an error code, from `STATUS_BY_CODE`. */

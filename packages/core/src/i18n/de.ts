@@ -115,6 +115,8 @@ export const de: Strings = {
     SSO_DOMAIN_TAKEN: "Diese Domain gehört schon zu einer anderen Verbindung oder Organisation.",
     SSO_DOMAIN_CHECK_FAILED:
       "Der DNS-Eintrag wurde noch nicht gefunden. Lege ihn an und versuche es in ein paar Minuten erneut.",
+    SSO_USER_DEACTIVATED:
+      "Das Verzeichnis deiner Organisation hat dein Konto deaktiviert. Wende dich an deine IT-Abteilung.",
   },
   fieldErrors: {
     invalid: "Dieser Wert ist ungültig.",

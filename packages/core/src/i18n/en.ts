@@ -97,6 +97,8 @@ export const en = {
     SSO_ASSERTION_INVALID: "The identity provider's answer could not be accepted. Start the sign-in again.",
     SSO_DOMAIN_TAKEN: "This domain belongs to another connection or organization.",
     SSO_DOMAIN_CHECK_FAILED: "The DNS record was not found yet. Add it and try again in a few minutes.",
+    SSO_USER_DEACTIVATED:
+      "Your organization's directory has deactivated your account. Ask your IT department.",
   },
   /**
    * Field errors of `VALIDATION_FAILED` and `PASSWORD_POLICY_VIOLATION` (`errors[].message`), by

@@ -143,6 +143,34 @@ describe("SAML sign-in through a connection", () => {
     expect(await host.stores.users.findByEmail("eve@elsewhere.test")).toBeNull();
   });
 
+  it("sso finish - a user the connection's SCIM directory has deactivated is refused, and joins nothing", async () => {
+    const now = host.auth.clock.now();
+    const user = {
+      connectionId: connection.id,
+      userId: "not-yet-an-account",
+      externalId: null,
+      active: false,
+      suspendedRole: "member",
+      attributes: {},
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await host.stores.scim.createScimUser({ ...user, id: "scim-left", userName: "Left@acme.test" });
+    const finished = await signInThroughIdp("left@acme.test");
+    expect(target(finished).searchParams.get("error")).toBe("SSO_USER_DEACTIVATED");
+    expect(await host.stores.users.findByEmail("left@acme.test")).toBeNull();
+    // Found by its account too, whatever its userName: the account of ada@acme.test (a member).
+    const ada = await host.stores.users.findByEmail("ada@acme.test");
+    const created = { ...user, id: "scim-ada", userName: "ada.lovelace", userId: ada?.id ?? "" };
+    await host.stores.scim.createScimUser(created);
+    expect(target(await signInThroughIdp("ada@acme.test")).searchParams.get("error")).toBe(
+      "SSO_USER_DEACTIVATED",
+    );
+    await host.stores.scim.updateScimUser(connection.id, "scim-ada", 1, { active: true, updatedAt: now });
+    expect(target(await signInThroughIdp("ada@acme.test")).searchParams.get("error")).toBeNull();
+  });
+
   it("ACS - an unasked (IdP-initiated) response is refused while the connection does not allow it", async () => {
     const form = await fetchPostedForm(idp.idpInitiatedUrl, { user: "ada@acme.test" });
     const acs = await postToAcs(form.samlResponse, form.relayState);

@@ -1,4 +1,10 @@
-import { AuthError, isAuthError, type RouteInput, type SsoConnectionRecord } from "@portcullis/core";
+import {
+  AuthError,
+  isAuthError,
+  normalizeEmail,
+  type RouteInput,
+  type SsoConnectionRecord,
+} from "@portcullis/core";
 import { SamlRefusal, samlAuthnRequest, samlSpMetadata, validateSamlResponse } from "../saml/saml-sp.js";
 import {
   hashOf,
@@ -203,6 +209,27 @@ function acsRoute(ctx: SsoContext) {
 }
 
 /**
+ * Whether the connection's SCIM directory has the signing-in user deactivated: the user of the
+ * asserted address as its `userName`, else the user of that address's account. A deactivated
+ * user stays out even when its identity provider still vouches for it (a sign-in would otherwise
+ * make it a member again).
+ */
+async function deactivatedInDirectory(
+  ctx: SsoContext,
+  connectionId: string,
+  email: string | null,
+): Promise<boolean> {
+  const { scim } = ctx;
+  if (scim === undefined || email === null) return false;
+  const byName = await stored(() => scim.findScimUserByUserName(connectionId, email));
+  if (byName !== null) return !byName.active;
+  const account = await stored(() => ctx.auth.options.stores.users.findByEmail(normalizeEmail(email)));
+  if (account === null) return false;
+  const byAccount = await stored(() => scim.findScimUserByUserId(connectionId, account.id));
+  return byAccount !== null && !byAccount.active;
+}
+
+/**
  * `GET /sso/finish?token=`: takes the checked identity once; for a request this site started,
  * only in the browser holding its binding cookie; then `auth.sso.signIn` (the account, the
  * membership, the session or a 2FA challenge) and a 302 to the app with the session's cookies.
@@ -237,6 +264,8 @@ function finishRoute(ctx: SsoContext) {
       if (data.binding !== "" && (cookie === undefined || hashOf(cookie) !== data.binding))
         return failure(ctx, "SSO_ASSERTION_INVALID");
       try {
+        if (await deactivatedInDirectory(ctx, data.connectionId, data.email))
+          return failure(ctx, "SSO_USER_DEACTIVATED");
         const result = await ctx.auth.sso.signIn(
           { request: input.withDevice() },
           {
