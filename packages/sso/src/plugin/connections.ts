@@ -93,12 +93,43 @@ const createRoute = (ctx: SsoContext) =>
   );
 
 /**
+ * `POST …/sso/connections/:connectionId/scim-token` (`sso:manage`, step-up): a new SCIM token for
+ * the connection, shown once; the old one stops working at once (a token lost or leaked).
+ */
+const rotateScimTokenRoute = (ctx: SsoContext) =>
+  ssoRoute(
+    ctx,
+    {
+      method: "POST",
+      path: `${AT}/:connectionId/scim-token`,
+      summary: "Replace a connection's SCIM token (sso:manage, step-up): the new token, shown once",
+      auth: "step-up",
+      errors: [...MANAGE, "STEP_UP_REQUIRED", "NOT_FOUND"],
+    },
+    async ({ auth, store, now }, input) => {
+      const organizationId = param(input, "id");
+      await auth.sso.authorize(managerCall(input), { organizationId, stepUp: true });
+      const scimToken = newScimToken();
+      const updated = await stored(() =>
+        store.updateSsoConnection(organizationId, param(input, "connectionId"), {
+          scimTokenHash: hashOf(scimToken),
+          updatedAt: now(),
+        }),
+      );
+      if (updated === null || updated === "domain-taken") throw new AuthError("NOT_FOUND");
+      return jsonAnswer(200, { scimToken });
+    },
+  );
+
+/**
  * An organization's connections (`sso:manage`): create (with a step-up; answers the SCIM token
- * once), list, and delete (with a step-up). Only SAML connections can be created yet.
+ * once), list, delete (with a step-up), and a new SCIM token (with a step-up). Only SAML
+ * connections can be created yet.
  */
 export function connectionRoutes(ctx: SsoContext) {
   return [
     createRoute(ctx),
+    rotateScimTokenRoute(ctx),
     ssoRoute(
       ctx,
       {

@@ -184,8 +184,20 @@ describe("enterprise sign-in's management routes", () => {
       samlBody({ domains: ["conn-a.test"] }),
     );
     expect(await codeOf(twice)).toBe("SSO_DOMAIN_TAKEN");
+    // A new SCIM token replaces the old one at once.
+    const users = (token: string) =>
+      fetch(`${host.api}/scim/v2/Users`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await users(body.scimToken)).status).toBe(200);
+    const rotated = await host.call("POST", orgPath(`/sso/connections/${body.connection.id}/scim-token`));
+    const { scimToken } = (await rotated.json()) as { scimToken: string };
+    expect(scimToken).toMatch(/^scim_[\w-]{43}$/);
+    expect((await users(body.scimToken)).status).toBe(401);
+    expect((await users(scimToken)).status).toBe(200);
+    const unknown = await host.call("POST", orgPath("/sso/connections/no-such-connection/scim-token"));
+    expect(await codeOf(unknown)).toBe("NOT_FOUND");
     expect((await host.call("DELETE", orgPath(`/sso/connections/${body.connection.id}`))).status).toBe(200);
     expect((await host.call("DELETE", orgPath(`/sso/connections/${body.connection.id}`))).status).toBe(404);
+    expect((await users(scimToken)).status).toBe(401);
   });
 
   it("connections - from the identity provider's metadata document: its entity id, URL and certificate", async () => {
