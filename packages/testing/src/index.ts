@@ -16,6 +16,11 @@ export {
 } from "./adapter-suite/oauth-provider.js";
 export { REPORTS_CHECK } from "./adapter-suite/oauth-provider-fixture.js";
 export {
+  runScimAdapterSuite,
+  type ScimSuiteOptions,
+  type ScimSuiteSetup,
+} from "./adapter-suite/scim.js";
+export {
   runTrustedBrowsersAdapterSuite,
   trustedBrowsersTests,
 } from "./adapter-suite/trusted-browsers.js";

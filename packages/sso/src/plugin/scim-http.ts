@@ -132,15 +132,22 @@ export function scimRoute(handle: (call: ScimCall) => Promise<HttpResponse>) {
   };
 }
 
+/** How many times `withRetries` tries a write, and the most it waits between two tries (ms). */
+const WRITE_TRIES = 40;
+const MAX_BACKOFF_MS = 100;
+
 /**
  * Runs `attempt` (a read, a change and its compare-and-set write) until its write finds the
- * version it read: up to 10 times, for an identity provider's requests that change one resource
- * at once; then 409 in SCIM's shape.
+ * version it read: up to 40 times, each retry after a random wait that grows (to 100 ms), so that
+ * an identity provider's requests changing one resource at once (Entra ID adds a group's members
+ * one request each) take turns instead of colliding again; then 409 in SCIM's shape.
  */
 export async function withRetries<T>(attempt: () => Promise<T | "conflict">): Promise<T> {
-  for (let tries = 0; tries < 10; tries++) {
+  for (let tries = 0; tries < WRITE_TRIES; tries++) {
     const outcome = await attempt();
     if (outcome !== "conflict") return outcome;
+    const ceiling = Math.min(MAX_BACKOFF_MS, 2 ** Math.min(tries, 7));
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
   }
   throw new ScimFailure({
     schemas: [SCIM_ERROR_SCHEMA],

@@ -94,9 +94,7 @@ export async function startSsoHost({
     admin: { authorize: (_principal, user) => user.email === "admin@example.test" },
     sso: createSso({ store: sso, scim, resolveTxt }),
     apiKeys: {},
-    onEvent: (event) => {
-      events.push(event);
-    },
+    onEvent: (event) => void events.push(event),
     // With limits to test, the client's IP comes from X-Forwarded-For (loopback is never counted).
     ...(ipLimits ? { ipLimits, trustProxy: 1 } : {}),
     identityProviders: social
