@@ -134,6 +134,11 @@ class MemoryOrganizationStore implements OrganizationStore {
     return stored ? clonePlain(stored.record) : null;
   }
 
+  async findOrganizationBySlug(slug: string) {
+    const id = this.#idBySlug.get(slug);
+    return id === undefined ? null : this.findOrganization(id);
+  }
+
   async updateOrganization(id: string, patch: { name?: string; slug?: string }) {
     const stored = this.#organizations.get(id);
     if (!stored) return null;

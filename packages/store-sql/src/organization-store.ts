@@ -63,13 +63,14 @@ function creation({ dialect, tables }: SqlContext, transactions: OrganizationTra
   };
 }
 
-/** Creating, reading, renaming, deleting and listing organizations. */
+/** Creating, reading (by id or by the unique slug), renaming, deleting and listing organizations. */
 function organizationMethods(
   context: SqlContext,
 ): Pick<
   OrganizationStore,
   | "createOrganization"
   | "findOrganization"
+  | "findOrganizationBySlug"
   | "updateOrganization"
   | "deleteOrganization"
   | "listOrganizations"
@@ -84,6 +85,16 @@ function organizationMethods(
     createOrganization: creation(context, transactions),
 
     findOrganization: find,
+
+    async findOrganizationBySlug(slug) {
+      const row = (await db
+        .selectFrom(tables.organizations)
+        .selectAll()
+        .where("slug", "=", slug)
+        .executeTakeFirst()) as OrganizationRow | undefined;
+      // MySQL's collations ignore trailing spaces in `=`: the slug read is compared again, exactly.
+      return row !== undefined && row.slug === slug ? fromOrganizationRow(row) : null;
+    },
 
     async updateOrganization(id, patch) {
       const set = {

@@ -263,6 +263,10 @@ function organizationCalls(stores: ReturnType<typeof createSqlStores>): [string,
       () => stores.sessions.setActiveOrganization?.("s5", "o5") ?? Promise.resolve(),
     ],
     ["organizations.findOrganization", () => organizations.findOrganization("o5")],
+    [
+      "organizations.findOrganizationBySlug",
+      () => organizations.findOrganizationBySlug?.("org-5") ?? Promise.resolve(),
+    ],
     ["organizations.findMembership", () => organizations.findMembership("o5", "u5")],
     ["organizations.listMembershipsOfUser", () => organizations.listMembershipsOfUser("u5")],
     [

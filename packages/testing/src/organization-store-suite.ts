@@ -109,6 +109,66 @@ export const runOrganizationStoreSuite = defineStoreSuite("OrganizationStore", o
     "findOrganization - null when absent": async ({ store }) => {
       expect(await store.findOrganization(uniqueId("missing"))).toBeNull();
     },
+    "findOrganizationBySlug (optional) - the organization with this slug; null for an unknown slug": async ({
+      store,
+      twoOrganizations,
+    }) => {
+      const find = store.findOrganizationBySlug?.bind(store);
+      if (!find) return;
+      const { organization, other } = await twoOrganizations();
+      expect(await find(organization.slug)).toEqual(organization);
+      expect(await find(other.slug)).toEqual(other);
+      expect(await find(uniqueId("o"))).toBeNull();
+    },
+    "findOrganizationBySlug (optional) - compared exactly: null for the slug in another case or with a space":
+      async ({ store, storedOrganization }) => {
+        const find = store.findOrganizationBySlug?.bind(store);
+        if (!find) return;
+        const { organization } = await storedOrganization();
+        const { slug } = organization;
+        for (const variant of [
+          slug.toUpperCase(),
+          `O${slug.slice(1)}`,
+          `${slug} `,
+          ` ${slug}`,
+          slug.slice(0, -1),
+        ]) {
+          expect(await find(variant)).toBeNull();
+        }
+        expect(await find(slug)).toEqual(organization);
+      },
+    "findOrganizationBySlug (optional) - follows updateOrganization (old slug null, new one found); null once deleted":
+      async ({ store, storedOrganization }) => {
+        const find = store.findOrganizationBySlug?.bind(store);
+        if (!find) return;
+        const { organization } = await storedOrganization();
+        const moved = { ...organization, name: "Acme Europe", slug: uniqueId("o") };
+        expect(
+          await store.updateOrganization(organization.id, { name: moved.name, slug: moved.slug }),
+        ).toEqual(moved);
+        expect(await find(organization.slug)).toBeNull();
+        expect(await find(moved.slug)).toEqual(moved);
+        const { organization: reuse } = await storedOrganization({ slug: organization.slug });
+        expect(await find(organization.slug)).toEqual(reuse);
+        expect(await store.deleteOrganization(organization.id)).toBe(true);
+        expect(await find(moved.slug)).toBeNull();
+        expect(await find(organization.slug)).toEqual(reuse);
+      },
+    "findOrganizationBySlug (optional) - returns a copy: changing it changes nothing stored": async ({
+      store,
+      storedOrganization,
+    }) => {
+      const find = store.findOrganizationBySlug?.bind(store);
+      if (!find) return;
+      const { organization } = await storedOrganization();
+      const found = (await find(organization.slug)) as OrganizationRecord;
+      expect(found).toEqual(organization);
+      found.name = "Changed";
+      found.slug = uniqueId("o");
+      expect(await find(organization.slug)).toEqual(organization);
+      expect(await find(found.slug)).toBeNull();
+      expect(await store.findOrganization(organization.id)).toEqual(organization);
+    },
     "updateOrganization - changes the name, the slug or both and returns the record; the old slug is free":
       async ({ store, storedOrganization, newOrganization, ownerOf }) => {
         const { organization } = await storedOrganization();

@@ -101,6 +101,13 @@ export interface OrganizationStore {
   /** The organization with this id, or null. */
   findOrganization(id: string): Promise<OrganizationRecord | null>;
   /**
+   * Optional (added with enterprise sign-in, docs/sso.md; without it `POST /sso/start
+   * { organization }` answers `NOT_FOUND`): the organization with this slug (compared exactly), or
+   * null. Used by `POST /sso/start { organization }` of @portcullis/sso to find an organization's
+   * connections.
+   */
+  findOrganizationBySlug?(slug: string): Promise<OrganizationRecord | null>;
+  /**
    * Changes the name and/or slug; the record after the change, null when there is no such
    * organization, `slug-taken` (nothing changed) when another organization has the new slug.
    */

@@ -194,6 +194,30 @@ describe("SAML sign-in through a connection", () => {
     for (const email of ["no-at-sign", 42, "a@-bad-.test"]) expect((await start(email)).status).toBe(400);
   });
 
+  it("sso start - by the organization's slug: its connection's identity provider; an unknown slug or one without a connection 404, a malformed one 400", async () => {
+    const bySlug = await host.start({ organization: host.organization.slug });
+    expect(bySlug.status).toBe(200);
+    const { url } = (await bySlug.json()) as { url: string };
+    expect(url.startsWith(idp.ssoUrl)).toBe(true);
+    // The whole sign-in goes through from there, as from an address.
+    const form = await fetchPostedForm(url, { user: "ada@acme.test" });
+    const acs = await postToAcs(form.samlResponse, form.relayState);
+    const finished = await fetch(`${host.origin}${acs.headers.get("location")}`, {
+      redirect: "manual",
+      headers: { cookie: cookiesOf(bySlug) },
+    });
+    expect(cookiesOf(finished)).toContain("access_token=");
+    const { organization } = await host.auth.organizations.create(
+      { principal: host.owner.principal },
+      { name: "No SSO", slug: "no-sso" },
+    );
+    expect(organization.slug).toBe("no-sso");
+    expect((await host.start({ organization: "no-sso" })).status).toBe(404);
+    expect((await host.start({ organization: "nobody-has-this" })).status).toBe(404);
+    for (const slug of ["No Spaces", "x", 7])
+      expect((await host.start({ organization: slug })).status).toBe(400);
+  });
+
   it("metadata - the service provider's metadata names its entity id and ACS; an unknown connection is 404", async () => {
     const metadata = await fetch(connection.serviceProvider.entityId);
     expect(metadata.headers.get("content-type")).toContain("application/samlmetadata+xml");

@@ -15,7 +15,7 @@ import {
   serviceProvider,
   stored,
 } from "./context.js";
-import { domainName, objectBody, text } from "./input.js";
+import { domainName, invalid, objectBody, text } from "./input.js";
 import { param, ssoRoute } from "./route.js";
 
 /** The single-use token purposes: a started request (RelayState), and a checked answer on its way to the finish. */
@@ -59,10 +59,41 @@ async function samlConnection(ctx: SsoContext, input: RouteInput): Promise<SsoCo
 const failure = (ctx: SsoContext, code: string) =>
   redirect(ctx.kit.appUrl("/login", { error: code }), [ctx.kit.clearRequestCookie()]);
 
+/** What `POST /sso/start` names: an address (`email`), or an organization by its slug (`organization`). */
+type StartTarget = { domain: string } | { slug: string };
+
+/** The body's `email` (its domain) or `organization` (a slug), one of the two; `VALIDATION_FAILED` otherwise. */
+function startTarget(body: Record<string, unknown>): StartTarget {
+  if (body.organization !== undefined && body.email === undefined) {
+    const slug = text(body, "organization", 48);
+    if (!/^[a-z0-9-]{2,48}$/.test(slug)) throw invalid("organization", "must be an organization's slug");
+    return { slug };
+  }
+  const email = text(body, "email", 254).toLowerCase();
+  return { domain: domainName(email.slice(email.lastIndexOf("@") + 1), "email") };
+}
+
 /**
- * `POST /sso/start { email, returnTo? }`: the connection that signs in the address's domain (a
- * verified domain of the connection's organization; `NOT_FOUND` otherwise) and the identity
- * provider's URL to send the browser to. The request is bound to this browser: its ID and a hash
+ * The connection a start names: the one that signs in the address's domain (verified by its
+ * organization), or the organization's oldest SAML connection. Null when there is none (an
+ * organization of that slug without one, or no such organization: the same answer).
+ */
+async function startConnection(ctx: SsoContext, target: StartTarget): Promise<SsoConnectionRecord | null> {
+  if ("domain" in target)
+    return (await stored(() => ctx.store.findSsoRoute(target.domain)))?.connection ?? null;
+  const organizations = ctx.auth.options.stores.organizations;
+  const find = organizations?.findOrganizationBySlug?.bind(organizations);
+  const organization = find === undefined ? null : await stored(() => find(target.slug));
+  if (organization === null) return null;
+  const connections = await stored(() => ctx.store.listSsoConnections(organization.id));
+  return connections.find((connection) => connection.saml !== null) ?? null;
+}
+
+/**
+ * `POST /sso/start { email, returnTo? }` or `{ organization, returnTo? }` (an organization's
+ * slug): the connection that signs in the address's domain (a verified domain of the connection's
+ * organization), or the organization's first SAML connection (`NOT_FOUND` when there is none),
+ * and the identity provider's URL to send the browser to. The request is bound to this browser: its ID and a hash
  * of the binding cookie set here are kept under the RelayState, so the answer is accepted only
  * for this request, and the sign-in finishes only in the browser that started it.
  */
@@ -73,17 +104,15 @@ function startRoute(ctx: SsoContext) {
       method: "POST",
       path: "/sso/start",
       summary:
-        "Start an enterprise sign-in for an address: the identity provider's URL, and a binding cookie",
+        "Start an enterprise sign-in for an address or an organization's slug: the identity provider's URL, and a binding cookie",
       auth: "none",
       errors: ["VALIDATION_FAILED", "NOT_FOUND", "RATE_LIMITED", "DATABASE_FAILURE"],
     },
     async (ctx, input) => {
       const body = objectBody(await input.body<unknown>());
-      const email = text(body, "email", 254).toLowerCase();
+      const target = startTarget(body);
       await ctx.auth.sso.countStart({ request: input.meta });
-      const domain = domainName(email.slice(email.lastIndexOf("@") + 1), "email");
-      const route = await stored(() => ctx.store.findSsoRoute(domain));
-      const connection = route?.connection;
+      const connection = await startConnection(ctx, target);
       if (!connection?.saml) throw new AuthError("NOT_FOUND");
       const relayState = randomToken();
       const binding = randomToken();
