@@ -9,7 +9,7 @@ import {
   type SecurityEvent,
 } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
-import { serveHandlerForTests, startTestOidcProvider } from "@portcullis/testing";
+import { failingWhileListed, serveHandlerForTests, startTestOidcProvider } from "@portcullis/testing";
 import { createSso } from "./create-sso.js";
 
 export const PASSWORD = "correct horse battery staple 42";
@@ -28,20 +28,6 @@ async function signedInWithStepUp(auth: Auth, handler: HttpHandler, email: strin
     .join("; ");
   const origin = auth.options.appOrigin ?? "";
   return { user, principal, headers: { cookie, origin, "x-step-up-token": stepUpToken } };
-}
-
-/** `store`, whose methods named in `failing` reject while they are listed: a store that fails. */
-function failingWhileListed<S extends object>(store: S, failing: Set<string>): S {
-  return new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) =>
-        failing.has(String(name))
-          ? Promise.reject(new Error(`the store is down (${String(name)})`))
-          : value.apply(target, args);
-    },
-  });
 }
 
 /** A DNS whose TXT records a test sets (`txt`), and its lookup; a name without records is ENOTFOUND. */

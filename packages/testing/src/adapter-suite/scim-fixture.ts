@@ -69,7 +69,7 @@ export interface ScimApp extends App {
 }
 
 /** `store`, whose methods named in `failing` reject while they are listed: a store that fails. */
-function failingWhileListed<S extends object>(store: S, failing: Set<string>): S {
+export function failingWhileListed<S extends object>(store: S, failing: Set<string>): S {
   return new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
