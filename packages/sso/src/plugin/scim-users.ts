@@ -127,13 +127,15 @@ export async function createUser(call: ScimCall): Promise<HttpResponse> {
     createdAt: now,
     updatedAt: now,
   };
+  // A user created inactive whose account is a member already (signed in through the connection
+  // before the directory knew it): its access ends first, and the role it had is kept with it.
+  if (!record.active) record.suspendedRole = await suspendUser(call, record);
   const outcome = await stored(() => scim.createScimUser(record));
   if (outcome === "user-name-taken")
     refuse("uniqueness", `The directory has a user named ${attributes.userName} already.`);
   if (outcome === "user-taken")
     refuse("uniqueness", "The directory has a user for this address's account already.");
   if (record.active) await syncActiveMember(call, record);
-  else record.suspendedRole = await suspendUser(call, record);
   return userAnswer(call, record, 201);
 }
 

@@ -99,6 +99,23 @@ const oktaTests: ScimTests = {
       expect(await roleOf(app, "lin@acme.test")).toBe("admin");
     },
 
+  "POST /scim/v2/Users - created inactive, an account that is a member already (signed in before) loses the membership; reactivation gives its role back":
+    async (boot) => {
+      const app = await boot();
+      const email = "sol@acme.test";
+      const user = await app.auth.host.createUser({}, { email, password: PASSWORD, emailVerified: true });
+      const membership = { organizationId: app.organizationId, userId: user.id, role: "admin" };
+      await app.stores.organizations?.addMember?.({ ...membership, joinedAt: app.clock.now() });
+      expect(await roleOf(app, email)).toBe("admin");
+      const created = await app.scim("POST", "/Users", oktaUser(email, false));
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.active).toBe(false);
+      expect(await roleOf(app, email)).toBeNull();
+      const on = patchOp({ op: "replace", value: { active: true } });
+      expect((await app.scim("PATCH", `/Users/${idOf(created)}`, on)).body.active).toBe(true);
+      expect(await roleOf(app, email)).toBe("admin");
+    },
+
   "PUT /scim/v2/Users/:id - replaces the user (Okta's profile push); a userName another user has in any case is 409 uniqueness":
     async (boot) => {
       const app = await boot();
