@@ -4,7 +4,7 @@ import type { RequestContext } from "../model.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdentityRecord, IdentityStore } from "../ports/identity-store.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
-import { createUserRecord } from "../sessions/new-user.js";
+import { createUserRecord, providedName } from "../sessions/new-user.js";
 import { normalizeEmail } from "../support/email-address.js";
 import type { ProviderIdentity } from "./relying-party.js";
 
@@ -115,7 +115,7 @@ export async function accountForAddress(
   const created = await createUserRecord(deps, {
     email,
     emailVerified: true,
-    name: identity.name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null,
+    name: providedName(identity.name),
     passwordHash: null,
   });
   // Created concurrently (two first sign-ins at once, or another provider's): the other has it.

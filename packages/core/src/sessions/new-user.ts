@@ -12,6 +12,13 @@ export interface NewUser {
 }
 
 /**
+ * A name an identity provider or a directory gave, as an account keeps it: control and format
+ * characters dropped, at most 100 characters; null when none is left.
+ */
+export const providedName = (name: string | null | undefined): string | null =>
+  name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null;
+
+/**
  * Stores a new account (registration, an admin's, an identity provider's first sign-in): a fresh
  * id, no second factor, created now. Null when the address is taken (`UserStore.create`).
  */

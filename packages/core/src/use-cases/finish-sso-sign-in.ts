@@ -8,8 +8,7 @@ import type { SsoConnectionRecord, SsoStore } from "../ports/sso-store.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
-import { ssoIssuer, ssoProvider, ssoStoreOf } from "../sso/connections.js";
-import { isValidEmail, normalizeEmail } from "../support/email-address.js";
+import { addressOfVerifiedDomain, ssoIssuer, ssoProvider, ssoStoreOf } from "../sso/connections.js";
 import { describeDevice } from "../support/user-agent.js";
 import { startChallenge, type TwoFactorChallenge } from "../two-factor/challenge.js";
 
@@ -81,13 +80,7 @@ async function accountFor(
   };
   const linked = await linkedAccount(ctx, identity);
   if (linked) return { user: linked, registered: false };
-  const email = asserted === null ? "" : normalizeEmail(asserted);
-  if (!isValidEmail(email)) throw new AuthError("SSO_DOMAIN_NOT_VERIFIED");
-  const domain = email.slice(email.lastIndexOf("@") + 1);
-  const claim = await guardPort("DATABASE_FAILURE", () =>
-    store.findSsoDomain(connection.organizationId, domain),
-  );
-  if (claim?.verifiedAt == null) throw new AuthError("SSO_DOMAIN_NOT_VERIFIED");
+  const email = await addressOfVerifiedDomain(store, connection.organizationId, asserted);
   return accountForAddress(ctx, { email, provider, identity, reason: provider }, request);
 }
 

@@ -1,10 +1,9 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { createUserRecord } from "../sessions/new-user.js";
-import { ssoStoreOf } from "../sso/connections.js";
+import { createUserRecord, providedName } from "../sessions/new-user.js";
+import { addressOfVerifiedDomain, ssoStoreOf } from "../sso/connections.js";
 import { provisioningConnection } from "../sso/provisioning.js";
-import { isValidEmail, normalizeEmail } from "../support/email-address.js";
 
 /**
  * The account a connection's directory (SCIM) provisions for `email` (`auth.sso.provisionAccount`):
@@ -22,20 +21,13 @@ export async function provisionSsoAccount(
   input: { connectionId: string; email: string; name: string | null },
 ): Promise<{ userId: string; created: boolean }> {
   const { connection, scim } = await provisioningConnection(ctx, input.connectionId);
-  const email = normalizeEmail(input.email);
-  if (!isValidEmail(email)) throw new AuthError("SSO_DOMAIN_NOT_VERIFIED");
-  const domain = email.slice(email.lastIndexOf("@") + 1);
-  const store = ssoStoreOf(ctx);
-  const claim = await guardPort("DATABASE_FAILURE", () =>
-    store.findSsoDomain(connection.organizationId, domain),
-  );
-  if (claim?.verifiedAt == null) throw new AuthError("SSO_DOMAIN_NOT_VERIFIED");
+  const email = await addressOfVerifiedDomain(ssoStoreOf(ctx), connection.organizationId, input.email);
   const existing = await existingAccount(ctx, email);
   if (existing !== null) return { userId: existing, created: false };
   const made = await createUserRecord(ctx, {
     email,
     emailVerified: true,
-    name: input.name?.replace(/[\p{Cc}\p{Cf}]/gu, "").slice(0, 100) || null,
+    name: providedName(input.name),
     passwordHash: null,
   });
   if (made === null) {
