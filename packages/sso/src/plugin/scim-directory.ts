@@ -68,33 +68,43 @@ export function nameOf(user: Pick<ScimUser, "name" | "displayName">): string | n
 }
 
 /** The user's groups, ascending by id. */
-export const groupsOfUser = (call: ScimCall, userScimId: string) =>
+const groupsOfUser = (call: ScimCall, userScimId: string) =>
   stored(() => call.scim.listScimGroupsOfUser(call.connectionId, userScimId));
 
-/** The names of the user's groups: those named after a role decide its role (`auth.sso.setMemberRole`). */
-const groupNamesOf = async (call: ScimCall, userScimId: string) =>
-  (await groupsOfUser(call, userScimId)).map((group) => group.displayName);
+/**
+ * A stored user as the SCIM resource, its groups read once: their ids for the resource, their
+ * names for the role they decide (`auth.sso.setMemberRole`).
+ */
+export async function withGroups(
+  call: ScimCall,
+  record: ScimUserRecord,
+): Promise<{ user: ScimUser; groupNames: string[] }> {
+  const groups = await groupsOfUser(call, record.id);
+  return {
+    user: userOf(
+      record,
+      groups.map((group) => group.id),
+    ),
+    groupNames: groups.map((group) => group.displayName),
+  };
+}
 
 /**
  * Brings an active user's account in line: a member of the organization, with the role its
- * groups decide when one is named after a role (the one granting the most), else `restore` (the
- * role it had when deactivated) when given, else the role it has (the connection's default role
- * for a new member). Safe to repeat: a write that failed halfway is finished by the identity
- * provider's next request.
+ * groups (`groupNames`) decide when one is named after a role (the one granting the most), else
+ * `restore` (the role it had when deactivated) when given, else the role it has (the connection's
+ * default role for a new member). Safe to repeat: a write that failed halfway is finished by the
+ * identity provider's next request.
  */
 export async function syncActiveMember(
   call: ScimCall,
   user: ScimUserRecord,
+  groupNames: readonly string[],
   restore: string | null = null,
 ): Promise<void> {
   await call.ctx.auth.sso.setMemberRole(
     { request: call.input.meta },
-    {
-      connectionId: call.connectionId,
-      userId: user.userId,
-      groups: await groupNamesOf(call, user.id),
-      restore,
-    },
+    { connectionId: call.connectionId, userId: user.userId, groups: groupNames, restore },
   );
 }
 
@@ -116,7 +126,7 @@ export async function syncGroupMembers(
       {
         connectionId: call.connectionId,
         userId: user.userId,
-        groups: await groupNamesOf(call, user.id),
+        groups: (await withGroups(call, user)).groupNames,
         left,
       },
     );

@@ -10,26 +10,24 @@ import { type ScimUser, scimLocation, toScimUserJson } from "../scim/resources.j
 import { stored } from "./context.js";
 import {
   addressOf,
-  groupsOfUser,
   keptAttributes,
   nameOf,
   suspendUser,
   syncActiveMember,
   userOf,
+  withGroups,
 } from "./scim-directory.js";
 import { refuse, refuseStatus, type ScimCall, scimAnswer, unwrap, withRetries } from "./scim-http.js";
 import { everyRecord, pageOfRecords, queryOf } from "./scim-lists.js";
 
-/** The user's answer: its SCIM JSON with the attributes the query asks for. */
-async function userAnswer(call: ScimCall, record: ScimUserRecord, status = 200): Promise<HttpResponse> {
-  const groups = await groupsOfUser(call, record.id);
-  const user = userOf(
-    record,
-    groups.map((group) => group.id),
-  );
-  const json = projectScimJson(toScimUserJson(user, { baseUrl: call.baseUrl }), queryOf(call.input));
-  const location = scimLocation(call.baseUrl, "User", record.id);
-  return scimAnswer(status, json, status === 201 ? { location } : {});
+/** A user's SCIM JSON with the attributes the query asks for. */
+const userJson = (call: ScimCall, user: ScimUser) =>
+  projectScimJson(toScimUserJson(user, { baseUrl: call.baseUrl }), queryOf(call.input));
+
+/** The user's answer (with `Location` when created). */
+function userAnswer(call: ScimCall, user: ScimUser, status = 200): HttpResponse {
+  const location = scimLocation(call.baseUrl, "User", user.id);
+  return scimAnswer(status, userJson(call, user), status === 201 ? { location } : {});
 }
 
 /** The connection's user of the path's id; 404 in SCIM's shape when it has none. */
@@ -43,21 +41,13 @@ async function pathUser(call: ScimCall): Promise<ScimUserRecord> {
 export async function listUsers(call: ScimCall): Promise<HttpResponse> {
   const query = queryOf(call.input);
   const page = unwrap(readScimPage(query));
-  const json = (record: ScimUserRecord, groups: string[]) =>
-    projectScimJson(toScimUserJson(userOf(record, groups), { baseUrl: call.baseUrl }), query);
-  const withGroups = async (records: ScimUserRecord[]) =>
-    Promise.all(
-      records.map(async (record) =>
-        json(
-          record,
-          (await groupsOfUser(call, record.id)).map((group) => group.id),
-        ),
-      ),
-    );
+  const usersOf = (records: ScimUserRecord[]) =>
+    Promise.all(records.map(async (record) => (await withGroups(call, record)).user));
   if (query.filter === undefined) {
     const total = await stored(() => call.scim.countScimUsers(call.connectionId));
     const records = await pageOfRecords((chunk) => call.scim.listScimUsers(call.connectionId, chunk), page);
-    return scimAnswer(200, scimListResponse(await withGroups(records), total, page.startIndex));
+    const resources = (await usersOf(records)).map((user) => userJson(call, user));
+    return scimAnswer(200, scimListResponse(resources, total, page.startIndex));
   }
   const filter = unwrap(compileScimUserFilter(query.filter));
   const { lookup } = filter;
@@ -65,17 +55,9 @@ export async function listUsers(call: ScimCall): Promise<HttpResponse> {
     lookup === null
       ? await everyRecord((chunk) => call.scim.listScimUsers(call.connectionId, chunk))
       : [await findBy(call, lookup.attribute, lookup.value)].filter((record) => record !== null);
-  const matched: { record: ScimUserRecord; user: ScimUser }[] = [];
-  for (const record of candidates) {
-    const groups = (await groupsOfUser(call, record.id)).map((group) => group.id);
-    const user = userOf(record, groups);
-    if (filter.matches(user)) matched.push({ record, user });
-  }
+  const matched = (await usersOf(candidates)).filter((user) => filter.matches(user));
   const listed = scimListPage(matched, page);
-  return scimAnswer(200, {
-    ...listed,
-    Resources: listed.Resources.map(({ record, user }) => json(record, user.groups)),
-  });
+  return scimAnswer(200, { ...listed, Resources: listed.Resources.map((user) => userJson(call, user)) });
 }
 
 /** The user an indexed filter names (Okta's `userName eq "…"`, Entra's `externalId eq "…"`). */
@@ -92,7 +74,7 @@ function findBy(call: ScimCall, attribute: "id" | "externalId" | "userName", val
 
 /** `GET /Users/:id`. */
 export async function getUser(call: ScimCall): Promise<HttpResponse> {
-  return userAnswer(call, await pathUser(call));
+  return userAnswer(call, (await withGroups(call, await pathUser(call))).user);
 }
 
 /**
@@ -135,8 +117,9 @@ export async function createUser(call: ScimCall): Promise<HttpResponse> {
     refuse("uniqueness", `The directory has a user named ${attributes.userName} already.`);
   if (outcome === "user-taken")
     refuse("uniqueness", "The directory has a user for this address's account already.");
-  if (record.active) await syncActiveMember(call, record);
-  return userAnswer(call, record, 201);
+  // A new user is in no group yet (SCIM adds members through the groups).
+  if (record.active) await syncActiveMember(call, record, []);
+  return userAnswer(call, userOf(record, []), 201);
 }
 
 /**
@@ -153,15 +136,15 @@ async function writeUser(
   const { scim, connectionId } = call;
   // The role a first attempt's deactivation took away: a retry finds the membership gone.
   let suspended: string | null = null;
-  const record = await withRetries(async () => {
+  const written = await withRetries(async () => {
     const current = await pathUser(call);
-    const groups = (await groupsOfUser(call, current.id)).map((group) => group.id);
-    const { resource: next, changes } = change(userOf(current, groups));
+    const { user, groupNames } = await withGroups(call, current);
+    const { resource: next, changes } = change(user);
     if (changes.deactivated) suspended = (await suspendUser(call, current)) ?? suspended;
     const suspendedRole = changes.deactivated ? suspended : current.suspendedRole;
     if (next.active)
-      await syncActiveMember(call, current, changes.reactivated ? current.suspendedRole : null);
-    if (changes.fields.length === 0) return current;
+      await syncActiveMember(call, current, groupNames, changes.reactivated ? current.suspendedRole : null);
+    if (changes.fields.length === 0) return user;
     const updated = await stored(() =>
       scim.updateScimUser(connectionId, current.id, current.version, {
         userName: next.userName,
@@ -174,9 +157,13 @@ async function writeUser(
     );
     if (updated === "user-name-taken")
       refuse("uniqueness", `The directory has a user named ${next.userName} already.`);
-    return updated ?? refuseStatus(404, `The directory has no user ${current.id}.`);
+    if (updated === "conflict") return updated;
+    // A user's write changes none of its groups.
+    return updated === null
+      ? refuseStatus(404, `The directory has no user ${current.id}.`)
+      : userOf(updated, user.groups);
   });
-  return userAnswer(call, record);
+  return userAnswer(call, written);
 }
 
 /** `PUT /Users/:id` (Okta sends the whole user). */
