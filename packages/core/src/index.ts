@@ -86,6 +86,18 @@ export type { SsoRouteKit } from "./http/sso-routes.js";
 export { STATUS_BY_CODE, statusForCode } from "./http/status.js";
 export type { HttpRequest, HttpResponse, RequestBody, SessionCookieTokens } from "./http/types.js";
 export { createTranslator, type LocaleResources, type Translator } from "./i18n/index.js";
+export {
+  createGuardedFetch,
+  GuardedFetchError,
+  type GuardedFetchOptions,
+  type GuardedRequestInit,
+} from "./identity/guarded-fetch.js";
+export {
+  createRelyingParty,
+  type PendingAuthorization,
+  type ProviderIdentity,
+  type RelyingParty,
+} from "./identity/relying-party.js";
 export { ipBucket } from "./limits/client-ip.js";
 export type {
   AdminSessionInfo,
@@ -138,6 +150,7 @@ export { isValidEmail, normalizeEmail } from "./support/email-address.js";
 export { createReadBatch } from "./support/read-batch.js";
 export { withTimeout } from "./support/with-timeout.js";
 export { TOKEN_CLAIM_LEASE_MS } from "./tokens/purposes.js";
+export { createSealer, type Sealer } from "./tokens/sealer.js";
 export type { Activation } from "./use-cases/activate-organization.js";
 export type { OrganizationPageView } from "./use-cases/list-all-organizations.js";
 export type { MemberView } from "./use-cases/list-members.js";

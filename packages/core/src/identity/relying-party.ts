@@ -47,6 +47,12 @@ export interface RelyingParty {
   exchange(
     input: { callbackUrl: URL; state: string; fresh: boolean } & PendingAuthorization,
   ): Promise<ProviderIdentity>;
+  /**
+   * Reads the provider's discovery document now and keeps it for the calls above (an
+   * administrator adding a provider learns at once whether it can be used):
+   * `IDENTITY_PROVIDER_FAILURE`, with what went wrong as its cause, when it cannot be read.
+   */
+  discover(): Promise<void>;
 }
 
 /** How long a fresh login at the provider may be old on a step-up callback, in seconds. */
@@ -234,6 +240,9 @@ export function createRelyingParty(provider: ResolvedIdentityProvider, deps: { c
         ...(fresh ? { prompt: "login", ...(nonce ? { max_age: "0" } : {}) } : {}),
       };
       return { url: client.buildAuthorizationUrl(config, parameters).href, codeVerifier, nonce };
+    },
+    async discover() {
+      await serverMetadata(await loadOpenIdClient());
     },
     async exchange({ callbackUrl, state, codeVerifier, nonce, fresh }) {
       const client = await loadOpenIdClient();

@@ -2,22 +2,27 @@ import type { Call, RouteInput, SsoConnectionRecord } from "@portcullis/core";
 import { AuthError } from "@portcullis/core";
 import { hashOf, jsonAnswer, randomToken, type SsoContext, serviceProvider, stored } from "./context.js";
 import { domainList, flag, invalid, objectBody, samlSettings, text } from "./input.js";
+import { checkIssuer, oidcCallbackUrl, oidcSettings } from "./oidc.js";
 import { param, ssoRoute } from "./route.js";
 
 /** A connection as the routes answer it: never the SCIM token's hash. */
 export function connectionView(ctx: Pick<SsoContext, "base">, connection: SsoConnectionRecord) {
-  const { id, organizationId, type, saml, defaultRole, domains, ssoRequired, idpInitiated } = connection;
+  const { id, organizationId, type, saml, oidc, defaultRole, domains, ssoRequired, idpInitiated } =
+    connection;
   return {
     id,
     organizationId,
     type,
     saml: saml && { entityId: saml.entityId, ssoUrl: saml.ssoUrl, certificates: saml.certificates.length },
+    oidc: oidc && { issuer: oidc.issuer, clientId: oidc.clientId },
     defaultRole,
     domains,
     ssoRequired,
     idpInitiated,
     scim: connection.scimTokenHash !== null,
-    serviceProvider: serviceProvider(ctx, id),
+    // What the identity provider's administrator registers: SAML's entity id, ACS and metadata
+    // URLs, or OpenID Connect's redirect URI.
+    serviceProvider: saml ? serviceProvider(ctx, id) : { redirectUri: oidcCallbackUrl(ctx) },
     createdAt: new Date(connection.createdAt).toISOString(),
     updatedAt: new Date(connection.updatedAt).toISOString(),
   };
@@ -43,16 +48,28 @@ const MANAGE = [
   "DATABASE_FAILURE",
 ] as const;
 
-/** The connection a create's body describes, checked (`VALIDATION_FAILED`), with a new id and SCIM token hash. */
-function newConnection(body: Record<string, unknown>, organizationId: string, scimToken: string, at: number) {
-  if (body.type !== "saml")
-    throw invalid("type", 'must be "saml" (OpenID Connect connections are not built yet)');
+/**
+ * The connection a create's body describes, checked (`VALIDATION_FAILED`), with a new id and SCIM
+ * token hash: SAML (`samlSettings`) or OpenID Connect (`oidcSettings`, its client secret sealed).
+ * IdP-initiated sign-in exists for SAML only.
+ */
+function newConnection(
+  ctx: SsoContext,
+  body: Record<string, unknown>,
+  organizationId: string,
+  scimToken: string,
+  at: number,
+) {
+  if (body.type !== "saml" && body.type !== "oidc") throw invalid("type", 'must be "saml" or "oidc"');
+  const type: "saml" | "oidc" = body.type;
+  if (type === "oidc" && body.idpInitiated === true)
+    throw invalid("idpInitiated", "exists for SAML connections only");
   return {
     id: randomToken().slice(0, 22),
     organizationId,
-    type: "saml",
-    saml: samlSettings(body),
-    oidc: null,
+    type,
+    saml: type === "saml" ? samlSettings(body) : null,
+    oidc: type === "oidc" ? oidcSettings(ctx, body) : null,
     defaultRole: body.defaultRole === undefined ? "member" : text(body, "defaultRole", 64),
     domains: domainList(body),
     ssoRequired: flag(body, "ssoRequired", false),
@@ -75,17 +92,16 @@ const createRoute = (ctx: SsoContext) =>
       auth: "step-up",
       errors: [...MANAGE, "STEP_UP_REQUIRED", "VALIDATION_FAILED", "SSO_DOMAIN_TAKEN"],
     },
-    async ({ auth, store, now }, input) => {
+    async (ctx, input) => {
+      const { auth, store, now } = ctx;
       const organizationId = param(input, "id");
       const scimToken = newScimToken();
-      const connection = newConnection(
-        objectBody(await input.body<unknown>()),
-        organizationId,
-        scimToken,
-        now(),
-      );
+      const body = objectBody(await input.body<unknown>());
+      const connection = newConnection(ctx, body, organizationId, scimToken, now());
       const { defaultRole } = connection;
       await auth.sso.authorize(managerCall(input), { organizationId, stepUp: true, defaultRole });
+      // Only an allowed caller makes the server contact an issuer (through the address guard).
+      if (connection.oidc) await checkIssuer(ctx, connection.oidc);
       if ((await stored(() => store.createSsoConnection(connection))) === "domain-taken")
         throw new AuthError("SSO_DOMAIN_TAKEN");
       return jsonAnswer(201, { connection: connectionView(ctx, connection), scimToken });
@@ -122,9 +138,8 @@ const rotateScimTokenRoute = (ctx: SsoContext) =>
   );
 
 /**
- * An organization's connections (`sso:manage`): create (with a step-up; answers the SCIM token
- * once), list, delete (with a step-up), and a new SCIM token (with a step-up). Only SAML
- * connections can be created yet.
+ * An organization's connections (`sso:manage`): create (SAML or OpenID Connect, with a step-up;
+ * answers the SCIM token once), list, delete (with a step-up), and a new SCIM token (with a step-up).
  */
 export function connectionRoutes(ctx: SsoContext) {
   return [

@@ -3,8 +3,12 @@ import { resolveTxt } from "node:dns/promises";
 import {
   type Auth,
   AuthError,
+  createGuardedFetch,
+  createSealer,
   type HttpResponse,
+  type RelyingParty,
   type ScimStore,
+  type Sealer,
   type SingleUseTokenStore,
   type SsoRouteKit,
   type SsoStore,
@@ -31,6 +35,13 @@ export interface SsoOptions {
   resolveTxt?: (name: string) => Promise<string[][]>;
   /** Where the browser lands after a sign-in that named no `returnTo`, a path on `appOrigin`; default "/". */
   afterSignInPath?: string;
+  /**
+   * Lets OpenID Connect connections name an issuer over http or on a loopback, private or
+   * link-local address (a provider on the developer's machine, a test); never in production,
+   * where an organization's administrator could otherwise make the server call internal
+   * addresses. Default false.
+   */
+  allowPrivateNetworks?: boolean;
 }
 
 /** Everything a route of the plugin may touch, made once in `setUp` (the kit when the routes are). */
@@ -47,12 +58,21 @@ export interface SsoContext {
   skewMs: number;
   resolveTxt: (name: string) => Promise<string[][]>;
   afterSignInPath: string;
+  /** Whether OpenID Connect issuers may be on http and non-public addresses (`allowPrivateNetworks`). */
+  allowPrivateNetworks: boolean;
+  /** Seals the connections' client secrets for the store (purpose `portcullis sso client secret v1`). */
+  sealer: Sealer;
+  /** Every request to an OpenID Connect provider: the address guard's fetch (`createGuardedFetch`). */
+  fetch: ReturnType<typeof createGuardedFetch>;
+  /** The OpenID Connect connections' relying parties, by connection id and version (`relyingPartyOf`). */
+  parties: Map<string, RelyingParty>;
   now(): number;
 }
 
 /** Resolves the options against the finished `Auth`. */
 export function ssoContext(auth: Auth, options: SsoOptions, kit: SsoRouteKit): SsoContext {
-  const { appOrigin, basePath, stores } = auth.options;
+  const { appOrigin, basePath, stores, secret } = auth.options;
+  const allowPrivateNetworks = options.allowPrivateNetworks ?? false;
   return {
     auth,
     store: options.store,
@@ -65,6 +85,10 @@ export function ssoContext(auth: Auth, options: SsoOptions, kit: SsoRouteKit): S
     skewMs: (options.clockSkewSeconds ?? 120) * 1000,
     resolveTxt: options.resolveTxt ?? resolveTxt,
     afterSignInPath: options.afterSignInPath ?? "/",
+    allowPrivateNetworks,
+    sealer: createSealer(secret, "portcullis sso client secret v1"),
+    fetch: createGuardedFetch({ allowPrivateNetworks }),
+    parties: new Map(),
     now: () => auth.clock.now(),
   };
 }

@@ -2,8 +2,8 @@ import type { Auth, Route, SsoPlugin, SsoRouteKit } from "@portcullis/core";
 import { connectionRoutes } from "./connections.js";
 import { type SsoOptions, ssoContext } from "./context.js";
 import { domainRoutes } from "./domains.js";
+import { signInRoutes } from "./oidc-callback.js";
 import { scimRoutes } from "./scim-routes.js";
-import { signInRoutes } from "./sign-in.js";
 
 export type { SsoOptions } from "./context.js";
 

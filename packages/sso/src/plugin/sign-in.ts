@@ -16,10 +16,11 @@ import {
   stored,
 } from "./context.js";
 import { domainName, invalid, objectBody, text } from "./input.js";
+import { oidcCallbackUrl, relyingPartyOf } from "./oidc.js";
 import { param, ssoRoute } from "./route.js";
 
 /** The single-use token purposes: a started request (RelayState), and a checked answer on its way to the finish. */
-const REQUEST = "sso-request";
+export const REQUEST = "sso-request";
 const FINISH = "sso-finish";
 /** How long the checked answer waits for the browser's redirect to the finish, ms. */
 const FINISH_TTL_MS = 60_000;
@@ -56,7 +57,7 @@ async function samlConnection(ctx: SsoContext, input: RouteInput): Promise<SsoCo
 }
 
 /** Back to the app's sign-in page with `?error=<code>` (the binding cookie cleared). */
-const failure = (ctx: SsoContext, code: string) =>
+export const failure = (ctx: SsoContext, code: string) =>
   redirect(ctx.kit.appUrl("/login", { error: code }), [ctx.kit.clearRequestCookie()]);
 
 /** What `POST /sso/start` names: an address (`email`), or an organization by its slug (`organization`). */
@@ -75,7 +76,7 @@ function startTarget(body: Record<string, unknown>): StartTarget {
 
 /**
  * The connection a start names: the one that signs in the address's domain (verified by its
- * organization), or the organization's oldest SAML connection. Null when there is none (an
+ * organization), or the organization's oldest connection. Null when there is none (an
  * organization of that slug without one, or no such organization: the same answer).
  */
 async function startConnection(ctx: SsoContext, target: StartTarget): Promise<SsoConnectionRecord | null> {
@@ -86,16 +87,55 @@ async function startConnection(ctx: SsoContext, target: StartTarget): Promise<Ss
   const organization = find === undefined ? null : await stored(() => find(target.slug));
   if (organization === null) return null;
   const connections = await stored(() => ctx.store.listSsoConnections(organization.id));
-  return connections.find((connection) => connection.saml !== null) ?? null;
+  return connections[0] ?? null;
+}
+
+/** Where a start sends the browser, until when the request holds, and what its answer is checked against. */
+interface StartedRequest {
+  url: string;
+  expiresAt: number;
+  /** SAML's request ID, or OpenID Connect's PKCE verifier and nonce. */
+  checks: { requestId: string } | { codeVerifier: string; nonce: string | null };
+}
+
+/** A SAML AuthnRequest (HTTP-Redirect binding) carrying `relayState`. */
+async function samlStart(ctx: SsoContext, connection: SsoConnectionRecord, relayState: string) {
+  if (!connection.saml) throw new AuthError("NOT_FOUND");
+  const sp = serviceProvider(ctx, connection.id);
+  const request = await samlAuthnRequest({
+    connection: connection.saml,
+    spEntityId: sp.entityId,
+    acsUrl: sp.acsUrl,
+    relayState,
+    now: ctx.now(),
+    requestTtlMs: ctx.requestTtlMs,
+  });
+  return { url: request.url, expiresAt: request.expiresAt, checks: { requestId: request.requestId } };
+}
+
+/** An OpenID Connect authorization request (code flow, PKCE S256, a nonce) with `relayState` as its `state`. */
+async function oidcStart(
+  ctx: SsoContext,
+  connection: SsoConnectionRecord,
+  state: string,
+): Promise<StartedRequest> {
+  const { url, codeVerifier, nonce } = await relyingPartyOf(ctx, connection).authorizationUrl({
+    redirectUri: oidcCallbackUrl(ctx),
+    state,
+    fresh: false,
+  });
+  return { url, expiresAt: ctx.now() + ctx.requestTtlMs, checks: { codeVerifier, nonce } };
 }
 
 /**
  * `POST /sso/start { email, returnTo? }` or `{ organization, returnTo? }` (an organization's
  * slug): the connection that signs in the address's domain (a verified domain of the connection's
- * organization), or the organization's first SAML connection (`NOT_FOUND` when there is none),
- * and the identity provider's URL to send the browser to. The request is bound to this browser: its ID and a hash
- * of the binding cookie set here are kept under the RelayState, so the answer is accepted only
- * for this request, and the sign-in finishes only in the browser that started it.
+ * organization), or the organization's oldest connection (`NOT_FOUND` when there is none), and
+ * the identity provider's URL to send the browser to. The request is bound to this browser: what
+ * its answer is checked against (SAML's request ID; OpenID Connect's PKCE verifier and nonce) and
+ * a hash of the binding cookie set here are kept under the RelayState (OpenID Connect's `state`),
+ * so the answer is accepted only for this request, and the sign-in finishes only in the browser
+ * that started it.
  */
 function startRoute(ctx: SsoContext) {
   return ssoRoute(
@@ -113,18 +153,12 @@ function startRoute(ctx: SsoContext) {
       const target = startTarget(body);
       await ctx.auth.sso.countStart({ request: input.meta });
       const connection = await startConnection(ctx, target);
-      if (!connection?.saml) throw new AuthError("NOT_FOUND");
+      if (connection === null) throw new AuthError("NOT_FOUND");
       const relayState = randomToken();
       const binding = randomToken();
-      const sp = serviceProvider(ctx, connection.id);
-      const request = await samlAuthnRequest({
-        connection: connection.saml,
-        spEntityId: sp.entityId,
-        acsUrl: sp.acsUrl,
-        relayState,
-        now: ctx.now(),
-        requestTtlMs: ctx.requestTtlMs,
-      });
+      const request = connection.oidc
+        ? await oidcStart(ctx, connection, relayState)
+        : await samlStart(ctx, connection, relayState);
       await stored(() =>
         ctx.tokens.saveToken(
           {
@@ -134,7 +168,7 @@ function startRoute(ctx: SsoContext) {
             expiresAt: request.expiresAt,
             data: {
               connectionId: connection.id,
-              requestId: request.requestId,
+              ...request.checks,
               binding: hashOf(binding),
               returnTo: returnPath(ctx, body.returnTo),
             },
@@ -289,35 +323,56 @@ function finishRoute(ctx: SsoContext) {
           }
         | undefined;
       if (!record || !data || record.expiresAt <= ctx.now()) return failure(ctx, "SSO_ASSERTION_INVALID");
-      const cookie = ctx.kit.requestCookie(input);
-      if (data.binding !== "" && (cookie === undefined || hashOf(cookie) !== data.binding))
+      if (data.binding !== "" && !boundToThisBrowser(ctx, input, data.binding))
         return failure(ctx, "SSO_ASSERTION_INVALID");
-      try {
-        if (await deactivatedInDirectory(ctx, data.connectionId, data.email))
-          return failure(ctx, "SSO_USER_DEACTIVATED");
-        const result = await ctx.auth.sso.signIn(
-          { request: input.withDevice() },
-          {
-            connectionId: data.connectionId,
-            identity: { subject: data.subject, email: data.email, name: data.name },
-          },
-        );
-        return redirect(ctx.kit.appUrl(data.returnTo, ctx.kit.outcomeQuery(result)), [
-          ctx.kit.clearRequestCookie(),
-          ...ctx.kit.outcomeCookies(result),
-        ]);
-      } catch (error) {
-        if (!isAuthError(error) || error.code === "DATABASE_FAILURE" || error.code === "INTERNAL_ERROR") {
-          ctx.auth.logger.error(
-            { event: "sso.sign_in_failed", err: String(error) },
-            "enterprise sign-in failed",
-          );
-          return failure(ctx, isAuthError(error) ? error.code : "INTERNAL_ERROR");
-        }
-        return failure(ctx, error.code);
-      }
+      return signInToApp(ctx, input, data);
     },
   );
+}
+
+/** Whether this browser holds the binding cookie whose hash a started request kept. */
+export function boundToThisBrowser(ctx: SsoContext, input: RouteInput, binding: string): boolean {
+  const cookie = ctx.kit.requestCookie(input);
+  return cookie !== undefined && hashOf(cookie) === binding;
+}
+
+/**
+ * Signs in the identity a connection's provider vouched for (unless its directory deactivated
+ * the user): `auth.sso.signIn`, then a 302 to `returnTo` on the app with the session's cookies
+ * (or the 2FA challenge's), or to the sign-in page with `?error=<code>`.
+ */
+export async function signInToApp(
+  ctx: SsoContext,
+  input: RouteInput,
+  data: {
+    connectionId: string;
+    subject: string;
+    email: string | null;
+    name: string | null;
+    returnTo: string;
+  },
+) {
+  try {
+    if (await deactivatedInDirectory(ctx, data.connectionId, data.email))
+      return failure(ctx, "SSO_USER_DEACTIVATED");
+    const result = await ctx.auth.sso.signIn(
+      { request: input.withDevice() },
+      {
+        connectionId: data.connectionId,
+        identity: { subject: data.subject, email: data.email, name: data.name },
+      },
+    );
+    return redirect(ctx.kit.appUrl(data.returnTo, ctx.kit.outcomeQuery(result)), [
+      ctx.kit.clearRequestCookie(),
+      ...ctx.kit.outcomeCookies(result),
+    ]);
+  } catch (error) {
+    if (!isAuthError(error) || error.code === "DATABASE_FAILURE" || error.code === "INTERNAL_ERROR") {
+      ctx.auth.logger.error({ event: "sso.sign_in_failed", err: String(error) }, "enterprise sign-in failed");
+      return failure(ctx, isAuthError(error) ? error.code : "INTERNAL_ERROR");
+    }
+    return failure(ctx, error.code);
+  }
 }
 
 /** `GET /sso/saml/:connectionId/metadata`: the service provider's metadata for the identity provider's administrator. */
@@ -350,10 +405,7 @@ function metadataRoute(ctx: SsoContext) {
   );
 }
 
-/** The sign-in routes: start, the ACS, the finish, and the metadata. */
-export const signInRoutes = (ctx: SsoContext) => [
-  startRoute(ctx),
-  acsRoute(ctx),
-  finishRoute(ctx),
-  metadataRoute(ctx),
-];
+/** The SAML sign-in routes besides the start: the ACS, the finish, and the metadata. */
+export const samlRoutes = (ctx: SsoContext) => [acsRoute(ctx), finishRoute(ctx), metadataRoute(ctx)];
+
+export { startRoute };

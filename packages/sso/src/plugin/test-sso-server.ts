@@ -41,20 +41,27 @@ function fakeDns() {
   return { txt, resolveTxt };
 }
 
+/** What a test varies of `startSsoHost`'s host. */
+interface SsoHostOptions {
+  socialProvider?: boolean;
+  ipLimits?: AuthOptions["ipLimits"];
+  /** `createSso`'s option: OpenID Connect issuers on http and loopback (the test provider's). */
+  allowPrivateNetworks?: boolean;
+}
+
 /**
  * A host with enterprise sign-in on a server of its own at 127.0.0.1 (memory stores, cheap
  * argon2, organizations on, the admin being `admin@example.test`), an owner of one organization
  * signed in with a step-up, with `socialProvider` a social identity provider named `oidc`, a DNS
  * whose TXT records a test sets (`txt`), SCIM on the memory store, API keys on, and SSO and
- * SCIM stores whose methods named in `failing` reject.
+ * SCIM stores whose methods named in `failing` reject; `allowPrivateNetworks` for OpenID Connect
+ * connections to the test provider on 127.0.0.1.
  */
 export async function startSsoHost({
   socialProvider = false,
   ipLimits,
-}: {
-  socialProvider?: boolean;
-  ipLimits?: AuthOptions["ipLimits"];
-} = {}) {
+  allowPrivateNetworks,
+}: SsoHostOptions = {}) {
   const stores = createMemoryStores();
   const failing = new Set<string>();
   const events: SecurityEvent[] = [];
@@ -78,7 +85,7 @@ export async function startSsoHost({
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     organizations: { permissions: ["project:read"] },
     admin: { authorize: (_principal, user) => user.email === "admin@example.test" },
-    sso: createSso({ store: sso, scim, resolveTxt }),
+    sso: createSso({ store: sso, scim, resolveTxt, allowPrivateNetworks }),
     apiKeys: {},
     onEvent: (event) => void events.push(event),
     // With limits to test, the client's IP comes from X-Forwarded-For (loopback is never counted).
