@@ -28,12 +28,15 @@ await auth.ready();
 const b64 = (buffer) => buffer.toString("base64").replace(/=+$/, "");
 const djangoSalt = randomBytes(12).toString("base64url");
 const scryptSalt = randomBytes(16);
+// Better Auth passes its salt's hex text (not the bytes) to scrypt.
+const betterAuthSalt = randomBytes(16).toString("hex");
 /** The imported kinds at the parameters their systems write by default (or used to). */
 const imported = {
   "bcrypt, cost 10": await bcrypt.hash(PASSWORD, 10),
   "bcrypt, cost 12": await bcrypt.hash(PASSWORD, 12),
   "Django PBKDF2, 870,000 iterations": `pbkdf2_sha256$870000$${djangoSalt}$${pbkdf2Sync(PASSWORD, djangoSalt, 870000, 32, "sha256").toString("base64")}`,
   "scrypt, ln=16 r=8 p=1": `$scrypt$ln=16,r=8,p=1$${b64(scryptSalt)}$${b64(scryptSync(PASSWORD, scryptSalt, 32, { N: 2 ** 16, r: 8, p: 1, maxmem: 128 * 2 ** 16 * 8 + 2 ** 20 }))}`,
+  "Better Auth scrypt, N=16384 r=16 p=1": `${betterAuthSalt}:${scryptSync(PASSWORD, betterAuthSalt, 64, { N: 16384, r: 16, p: 1, maxmem: 128 * 16384 * 16 + 2 ** 20 }).toString("hex")}`,
   "argon2i, m=4096 t=3 p=1": await argon2Hash(PASSWORD, {
     memoryCost: 4096,
     timeCost: 3,

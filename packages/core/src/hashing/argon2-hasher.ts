@@ -36,8 +36,8 @@ const ARGON2ID = 2;
 /**
  * The default hasher: argon2id with a random 16-byte salt per hash. `needsRehash` is true for a
  * hash of another algorithm or with other parameters, so logins upgrade old hashes. It also
- * verifies imported hashes (bcrypt, Django PBKDF2, PHC scrypt, argon2i and argon2d: see
- * `imported-hashes.ts`), which the next successful login replaces with argon2id.
+ * verifies imported hashes (bcrypt, Django PBKDF2, PHC scrypt, Better Auth's scrypt, argon2i and
+ * argon2d: see `imported-hashes.ts`), which the next successful login replaces with argon2id.
  * Tests that are not about hashing may pass cheaper parameters; production should not.
  */
 export function createArgon2Hasher(options: Argon2Options = {}): PasswordHasher {

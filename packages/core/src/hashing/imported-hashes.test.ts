@@ -1,3 +1,4 @@
+import { scryptSync } from "node:crypto";
 import { hash as argon2Hash } from "@node-rs/argon2";
 import bcrypt from "bcryptjs";
 import { describe, expect, it } from "vitest";
@@ -27,6 +28,21 @@ const IMPORTED_VECTORS = {
   // passlib writes PHC B64 with `.` for `+`.
   scryptPasslib: "$scrypt$ln=4,r=8,p=1$./v7ABEiM0RVZneImaq7zA$J/qgEUsLa2QZpCs7GcplgR/QP6mOmXUIDEnoSl8c8KA",
 };
+/**
+ * Better Auth's credential hashes (`hex(salt):hex(key)`), made by Better Auth itself: `better-auth`
+ * 1.7.25 installed from npm in a scratch directory outside this repo, then
+ * `import { hashPassword } from "better-auth/crypto"; await hashPassword(password)` once per
+ * password. `fullWidth` is of "ｐａｓｓ\u00A0word ①", which NFKC turns into "pass word 1".
+ */
+const BETTER_AUTH_VECTORS = {
+  [PASSWORD]:
+    "a1e5d0d98e6f9dfad7826974d86f29a1:0e110cd2c38a13b42e29714ac987ab9548e54cd03f46345cbc907306b9c896db9bedad4c281508b6b08f75cf8ae72088b0effa1e7364e12e21cc0cbb2699f596",
+  "correct horse battery staple":
+    "7d340bb7a28c3402502982b051f44083:f7a6b0bf3e42cd2211c631ce94936d161f15ddb028a8f03641b15baee960e7417c812acce09208888c0aa20bf1f76a8c1a2f653b1e235ac6bbd1b07af1466aa7",
+  "ｐａｓｓ\u00A0word ①":
+    "9f6d00b85663dbd81d9f6fbef44039af:205be02820becfce9a3a3076a06d964ef2eb49817c033e47d9dca13b72ef981d6fa864b81e72e3425ff68a57732541365388304e0bacbc81746e7f2813fc422b",
+};
+const BETTER_AUTH_HASH = BETTER_AUTH_VECTORS[PASSWORD];
 const BCRYPT_UXU = "CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW";
 
 /** `@node-rs/argon2`'s `Algorithm` (a const enum): argon2d 0, argon2i 1. */
@@ -53,6 +69,58 @@ describe("imported hashes", () => {
       expect(await hasher.verify(hashed, PASSWORD)).toBe(true);
       expect(await hasher.verify(hashed, "letmein imported")).toBe(false);
       expect(hasher.needsRehash(hashed)).toBe(true);
+    }
+  });
+
+  it("verifyImportedHash - Better Auth's scrypt hashes verify their own password only, and need a rehash", async () => {
+    const passwords = Object.keys(BETTER_AUTH_VECTORS);
+    for (const [password, hashed] of Object.entries(BETTER_AUTH_VECTORS)) {
+      expect(importedHashKind(hashed)).toBe("better-auth-scrypt");
+      expect(passwordHashProblem(hashed)).toBeNull();
+      expect(await hasher.verify(hashed, password), password).toBe(true);
+      for (const other of passwords.filter((candidate) => candidate !== password)) {
+        expect(await verifyImportedHash(hashed, other), other).toBe(false);
+      }
+      expect(hasher.needsRehash(hashed)).toBe(true);
+    }
+    // The login hands the verifier NFKC text; the hash was made from the typed full-width text.
+    expect(await verifyImportedHash(BETTER_AUTH_VECTORS["ｐａｓｓ\u00A0word ①"], "pass word 1")).toBe(true);
+  });
+
+  it("verifyImportedHash - a Better Auth hash keyed with the salt's bytes instead of its hex text does not verify", async () => {
+    // What a port that decoded the salt would write: same password, same salt, another key.
+    const salt = BETTER_AUTH_HASH.slice(0, 32);
+    const key = scryptSync(PASSWORD, Buffer.from(salt, "hex"), 64, {
+      N: 16384,
+      r: 16,
+      p: 1,
+      maxmem: 64 * 1024 * 1024,
+    });
+    expect(await verifyImportedHash(`${salt}:${key.toString("hex")}`, PASSWORD)).toBe(false);
+  });
+
+  it("passwordHashProblem - a Better Auth hash in upper case, of the wrong lengths or malformed is unreadable and verifies nothing", async () => {
+    const [salt, key] = BETTER_AUTH_HASH.split(":") as [string, string];
+    const refused = [
+      BETTER_AUTH_HASH.toUpperCase(),
+      `${salt.toUpperCase()}:${key}`,
+      `${salt}:${key.toUpperCase()}`,
+      `${salt.slice(2)}:${key}`,
+      `${salt}00:${key}`,
+      `${salt}:${key.slice(2)}`,
+      `${salt}:${key}00`,
+      `${salt}:${key.slice(0, 64)}`,
+      `${salt}:`,
+      `:${key}`,
+      `${salt}:${key}:${key}`,
+      `${salt}:${key.slice(1)}g`,
+      ` ${BETTER_AUTH_HASH}`,
+      `${BETTER_AUTH_HASH}\n`,
+    ];
+    for (const hashed of refused) {
+      expect(passwordHashProblem(hashed), hashed).toBe("unreadable");
+      await expect(hasher.verify(hashed, PASSWORD), hashed).resolves.toBe(false);
+      await expect(verifyImportedHash(hashed, PASSWORD), hashed).resolves.toBe(false);
     }
   });
 
@@ -133,6 +201,7 @@ describe("login with imported hashes", () => {
       bcrypt2y: (await bcrypt.hash(PASSWORD, 4)).replace(/^\$2b\$/, "$2y$"),
       django: IMPORTED_VECTORS.django,
       scrypt: IMPORTED_VECTORS.scrypt,
+      betterauth: BETTER_AUTH_HASH,
       argon2i: await argon2Hash(PASSWORD, { ...cheapArgon2, algorithm: ARGON2I }),
       argon2d: await argon2Hash(PASSWORD, { ...cheapArgon2, algorithm: ARGON2D }),
     };
@@ -174,6 +243,7 @@ describe("login with imported hashes", () => {
       "pbkdf2_sha256$1000$salt$",
       "$scrypt$ln=99,r=8,p=1$YQ$YQ",
       "$argon2i$v=19$",
+      BETTER_AUTH_HASH.toUpperCase(),
     ];
     for (const [index, hashed] of broken.entries()) {
       await stores.users.create(importedUser(`broken-${index}`, `broken${index}@import.test`, hashed));
@@ -257,7 +327,13 @@ describe("argon2 parameter bounds", () => {
 
   it("createUser - a passwordHash outside the bounds or unreadable is VALIDATION_FAILED on passwordHash", async () => {
     const { auth, stores } = createTestAuth();
-    for (const passwordHash of [argon2idOf(4_194_304, 100, 1), "plain text", `$2a$17$${BCRYPT_UXU}`]) {
+    const refused = [
+      argon2idOf(4_194_304, 100, 1),
+      "plain text",
+      `$2a$17$${BCRYPT_UXU}`,
+      BETTER_AUTH_HASH.toUpperCase(),
+    ];
+    for (const passwordHash of refused) {
       const refused = await auth.host
         .createUser({}, { email: "imported@x.test", passwordHash, emailVerified: true })
         .catch((error: unknown) => error);
@@ -271,14 +347,12 @@ describe("argon2 parameter bounds", () => {
 
   it("createUser - an imported passwordHash within the bounds is stored as given and signs in", async () => {
     const { auth, stores } = createTestAuth({ email: { enabled: false } });
-    await auth.host.createUser(
-      {},
-      { email: "imported@x.test", passwordHash: IMPORTED_VECTORS.django, emailVerified: true },
-    );
-    expect((await stores.users.findByEmail("imported@x.test"))?.passwordHash).toBe(IMPORTED_VECTORS.django);
-    expect((await signIn(auth, { email: "imported@x.test", password: PASSWORD })).user.email).toBe(
-      "imported@x.test",
-    );
+    for (const [index, passwordHash] of [IMPORTED_VECTORS.django, BETTER_AUTH_HASH].entries()) {
+      const email = `imported${index}@x.test`;
+      await auth.host.createUser({}, { email, passwordHash, emailVerified: true });
+      expect((await stores.users.findByEmail(email))?.passwordHash).toBe(passwordHash);
+      expect((await signIn(auth, { email, password: PASSWORD })).user.email).toBe(email);
+    }
     const both = await auth.host
       .createUser({}, { email: "both@x.test", password: PASSWORD, passwordHash: IMPORTED_VECTORS.django })
       .catch((error: unknown) => error);

@@ -4,16 +4,18 @@ import { parseOptions } from "@node-rs/argon2";
 /**
  * Hashes brought over from another system (docs/importing-users.md) that the default hasher
  * verifies besides argon2: bcrypt (`$2a$`, `$2b$`, `$2y$`), Django's PBKDF2
- * (`pbkdf2_sha256$<iterations>$<salt>$<base64>`) and PHC-format scrypt
- * (`$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>`). argon2i and argon2d PHC strings (and argon2id
- * ones with other parameters) are read by the argon2 library itself, within the bounds below. Each verifies in constant time; the next successful login replaces
- * it with argon2id (the hasher's `needsRehash` is true for all of them).
+ * (`pbkdf2_sha256$<iterations>$<salt>$<base64>`), PHC-format scrypt
+ * (`$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>`) and Better Auth's scrypt
+ * (`<hex salt>:<hex key>`). argon2i and argon2d PHC strings (and argon2id ones with other
+ * parameters) are read by the argon2 library itself, within the bounds below. Each verifies in
+ * constant time; the next successful login replaces it with argon2id (the hasher's `needsRehash`
+ * is true for all of them).
  *
  * A hash that does not parse, or whose parameters are outside the bounds below, verifies nothing
  * (false, never a throw): an import that went wrong fails closed, and no record can make one
  * login run for minutes.
  */
-export type ImportedHashKind = "bcrypt" | "django-pbkdf2" | "scrypt";
+export type ImportedHashKind = "bcrypt" | "django-pbkdf2" | "scrypt" | "better-auth-scrypt";
 
 /** The highest bcrypt cost verified: pure-JS bcrypt takes about a second at 14 and doubles per step. */
 export const MAX_BCRYPT_COST = 16;
@@ -34,6 +36,17 @@ const BCRYPT = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/;
 const DJANGO_PBKDF2 = /^pbkdf2_sha256\$(\d{1,8})\$([^$]{1,256})\$([A-Za-z0-9+/]{43}=)$/;
 const SCRYPT =
   /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,3}),p=(\d{1,3})\$([A-Za-z0-9+/.]{11,172})\$([A-Za-z0-9+/.]{22,172})$/;
+
+/**
+ * Better Auth's credential hash: 16 random bytes of salt as 32 lower-case hex characters, a colon,
+ * the 64-byte scrypt key as 128 lower-case hex characters. Its parameters are fixed (below), so
+ * such a hash is never out of bounds.
+ */
+const BETTER_AUTH_SCRYPT = /^([0-9a-f]{32}):([0-9a-f]{128})$/;
+/** What looks like a Better Auth hash (hex, a colon, hex) before its case and lengths are checked. */
+const BETTER_AUTH_SHAPE = /^[0-9A-Fa-f]+:[0-9A-Fa-f]+$/;
+/** Better Auth's scrypt parameters (N=16384, r=16, p=1, 64-byte key): 32 MiB per verify. */
+const BETTER_AUTH_PARAMETERS = { N: 16384, r: 16, p: 1, maxmem: 128 * 16384 * 16 + 1024 * 1024 };
 
 /** argon2's own parameters, as a PHC string states them. */
 export interface Argon2Parameters {
@@ -75,7 +88,8 @@ export type HashProblem = "unreadable" | "out_of_bounds";
  * `host.createUser`'s `passwordHash`): "unreadable" when it is no kind verified here or does not
  * parse, "out_of_bounds" when its parameters are above the bounds (argon2: `m` ≤ 256 MiB,
  * `t` ≤ 16, `p` ≤ 16; bcrypt cost 4 to 16; PBKDF2 ≤ 5,000,000 iterations; scrypt ln ≤ 24, p ≤ 16,
- * 128·N·r ≤ 256 MiB), null when it can be stored. Never hashes.
+ * 128·N·r ≤ 256 MiB; Better Auth's scrypt has fixed parameters, so it is never out of bounds),
+ * null when it can be stored. Never hashes.
  */
 export function passwordHashProblem(hash: string): HashProblem | null {
   if (isArgon2Hash(hash)) return argon2HashProblem(hash);
@@ -86,6 +100,8 @@ export function passwordHashProblem(hash: string): HashProblem | null {
       return problemOf(parseDjangoPbkdf2(hash));
     case "scrypt":
       return problemOf(parseScrypt(hash));
+    case "better-auth-scrypt":
+      return problemOf(parseBetterAuthScrypt(hash));
     default:
       return "unreadable";
   }
@@ -93,11 +109,16 @@ export function passwordHashProblem(hash: string): HashProblem | null {
 
 const problemOf = (parsed: object | HashProblem) => (typeof parsed === "string" ? parsed : null);
 
-/** Which imported kind `hash` is written as (by its prefix alone), or null. */
+/**
+ * Which imported kind `hash` is written as, or null: by its prefix, or for Better Auth's (which
+ * has none) by its shape, hex digits on both sides of one colon. Whether it then parses is
+ * `passwordHashProblem`'s question.
+ */
 export function importedHashKind(hash: string): ImportedHashKind | null {
   if (hash.startsWith("$2")) return "bcrypt";
   if (hash.startsWith("pbkdf2_sha256$")) return "django-pbkdf2";
   if (hash.startsWith("$scrypt$")) return "scrypt";
+  if (BETTER_AUTH_SHAPE.test(hash)) return "better-auth-scrypt";
   return null;
 }
 
@@ -114,6 +135,8 @@ export async function verifyImportedHash(hash: string, password: string): Promis
         return await verifyDjangoPbkdf2(hash, password);
       case "scrypt":
         return await verifyScrypt(hash, password);
+      case "better-auth-scrypt":
+        return await verifyBetterAuthScrypt(hash, password);
       default:
         return false;
     }
@@ -214,4 +237,32 @@ async function verifyScrypt(hash: string, password: string): Promise<boolean> {
     ),
   );
   return timingSafeEqual(derived, expected);
+}
+
+/** Reads a Better Auth hash: its salt as the hex text Better Auth passes to scrypt, and its key. */
+function parseBetterAuthScrypt(hash: string): { saltText: string; expected: Buffer } | HashProblem {
+  const match = BETTER_AUTH_SCRYPT.exec(hash);
+  if (!match) return "unreadable";
+  const [, saltText, keyHex] = match as unknown as [string, string, string];
+  return { saltText, expected: Buffer.from(keyHex, "hex") };
+}
+
+/**
+ * Verifies a Better Auth hash as Better Auth does: scrypt of the NFKC-normalized password with the
+ * salt's hex text (its 32 characters, not the 16 bytes they spell) as the salt, N=16384, r=16,
+ * p=1, 64 bytes, compared in constant time.
+ */
+async function verifyBetterAuthScrypt(hash: string, password: string): Promise<boolean> {
+  const parsed = parseBetterAuthScrypt(hash);
+  if (typeof parsed === "string") return false;
+  const derived = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(
+      password.normalize("NFKC"),
+      parsed.saltText,
+      parsed.expected.length,
+      BETTER_AUTH_PARAMETERS,
+      (error, key) => (error ? reject(error) : resolve(key)),
+    ),
+  );
+  return timingSafeEqual(derived, parsed.expected);
 }
