@@ -264,10 +264,11 @@ function groupMethods(state: ScimState) {
     async countScimGroups(connectionId: string) {
       return groups(connectionId)?.size ?? 0;
     },
-    async listScimGroupsOfUser(connectionId: string, userScimId: string) {
+    async listScimGroupsOfUsers(connectionId: string, userScimIds: readonly string[]) {
+      const wanted = new Set(userScimIds);
       const all = [...(groups(connectionId)?.values() ?? [])];
       return all
-        .filter((group) => group.memberIds.includes(userScimId))
+        .filter((group) => group.memberIds.some((id) => wanted.has(id)))
         .sort(byId)
         .map(clonePlain);
     },

@@ -90,7 +90,7 @@ export function scimCalls(
     ["scim.findScimGroupByExternalId", () => scim.findScimGroupByExternalId("sc5", "gext5")],
     ["scim.listScimGroups", () => scim.listScimGroups("sc5", { limit: 100 })],
     ["scim.countScimGroups", () => scim.countScimGroups("sc5")],
-    ["scim.listScimGroupsOfUser", () => scim.listScimGroupsOfUser("sc5", "su5")],
+    ["scim.listScimGroupsOfUsers", () => scim.listScimGroupsOfUsers("sc5", ["su5", "su6"])],
     ["scim.createScimGroup", () => scim.createScimGroup(group)],
     [
       "scim.updateScimGroup",

@@ -20,7 +20,7 @@ export function sqlScimGroupReads(
   | "findScimGroupByExternalId"
   | "listScimGroups"
   | "countScimGroups"
-  | "listScimGroupsOfUser"
+  | "listScimGroupsOfUsers"
 > {
   const { db, tables } = context;
   const groups = tables.scimGroups;
@@ -38,7 +38,8 @@ export function sqlScimGroupReads(
 
     countScimGroups: (connectionId) => countOf(db, groups, connectionId),
 
-    async listScimGroupsOfUser(connectionId, userScimId) {
+    async listScimGroupsOfUsers(connectionId, userScimIds) {
+      if (userScimIds.length === 0) return [];
       const rows = await db
         .selectFrom(groups)
         .selectAll()
@@ -50,7 +51,7 @@ export function sqlScimGroupReads(
             .selectFrom(tables.scimGroupMembers)
             .select("group_id")
             .where("connection_id", "=", connectionId)
-            .where("user_scim_id", "=", userScimId),
+            .where("user_scim_id", "in", [...userScimIds]),
         )
         .orderBy("id")
         .execute();

@@ -157,7 +157,7 @@ async function checkScimUpgrade(db: AnyKysely): Promise<void> {
   expect(await scim.createScimUser(user)).toBe("created");
   const group = newGroup(connection.id, { memberIds: [user.id] });
   expect(await scim.createScimGroup(group)).toBe("created");
-  expect(await scim.listScimGroupsOfUser(connection.id, user.id)).toEqual([group]);
+  expect(await scim.listScimGroupsOfUsers(connection.id, [user.id])).toEqual([group]);
   await at.downgrade();
   expect(await tablesOf(db, at.tablePrefix)).toEqual(before);
   expect(await sso.findSsoConnection(connection.id)).toEqual(connection);

@@ -157,7 +157,7 @@ const GROUP_CONCURRENCY_TESTS: ScimTests = {
     const found = await store.findScimGroup(connectionId, made.id);
     expect(found).toEqual({ ...made, memberIds: sortedIds(memberIds), version: AT_ONCE + 1, updatedAt: NOW });
     for (const memberId of memberIds)
-      expect(await store.listScimGroupsOfUser(connectionId, memberId)).toEqual([found]);
+      expect(await store.listScimGroupsOfUsers(connectionId, [memberId])).toEqual([found]);
   },
   "deleteScimUser - 20 members of one group at once: none is left, its version moved on once for each":
     async ({ store, storedUsers, storedGroup }) => {

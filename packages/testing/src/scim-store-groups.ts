@@ -1,5 +1,5 @@
 // The ScimStore conformance tests of the groups: createScimGroup, its finds, listScimGroups,
-// countScimGroups and listScimGroupsOfUser (SCIM_GROUP_TESTS); updateScimGroup
+// countScimGroups and listScimGroupsOfUsers (SCIM_GROUP_TESTS); updateScimGroup
 // (SCIM_GROUP_UPDATE_TESTS); deleteScimUser's groups, deleteScimGroup and removeConnectionScim
 // (SCIM_DELETION_TESTS).
 import type { ScimGroupRecord } from "@portcullis/core";
@@ -18,7 +18,7 @@ import {
   T0,
 } from "./scim-store-context.js";
 
-/** The tests of `createScimGroup`, the finds of groups, `listScimGroups`, `countScimGroups` and `listScimGroupsOfUser`. */
+/** The tests of `createScimGroup`, the finds of groups, `listScimGroups`, `countScimGroups` and `listScimGroupsOfUsers`. */
 export const SCIM_GROUP_TESTS: ScimTests = {
   "createScimGroup - stores the group as given, its members sorted without repeats; the finds read it back":
     async ({ store, group, storedUser }) => {
@@ -56,7 +56,7 @@ export const SCIM_GROUP_TESTS: ScimTests = {
         await store.findScimGroupByDisplayName(connectionId, made.displayName),
         await store.findScimGroupByExternalId(connectionId, made.externalId ?? ""),
         ...(await store.listScimGroups(connectionId, { limit: 1 })),
-        ...(await store.listScimGroupsOfUser(connectionId, memberIds[0] ?? "")),
+        ...(await store.listScimGroupsOfUsers(connectionId, [memberIds[0] ?? ""])),
       ];
       for (const found of finds) {
         expect(found).toEqual(made);
@@ -116,7 +116,7 @@ export const SCIM_GROUP_TESTS: ScimTests = {
         expect(await store.createScimGroup(structuredClone(refused))).toBe("display-name-taken");
         expect(await store.findScimGroup(connectionId, refused.id)).toBeNull();
         expect(await store.findScimGroupByExternalId(connectionId, refused.externalId ?? "")).toBeNull();
-        expect(await store.listScimGroupsOfUser(connectionId, refused.memberIds[0] ?? "")).toEqual([]);
+        expect(await store.listScimGroupsOfUsers(connectionId, [refused.memberIds[0] ?? ""])).toEqual([]);
       }
       expect(await store.listScimGroups(connectionId, { limit: 10 })).toEqual([first]);
       expect(await store.countScimGroups(connectionId)).toBe(1);
@@ -146,7 +146,7 @@ export const SCIM_GROUP_TESTS: ScimTests = {
       expect(await store.listScimGroups(swapCase(connectionId), { limit: 10 })).toEqual([]);
       expect(await store.countScimGroups(swapCase(connectionId))).toBe(0);
     },
-  "listScimGroupsOfUser - the connection's groups naming the user, ascending by id; no other connection's":
+  "listScimGroupsOfUsers - the connection's groups naming the user, ascending by id; no other connection's":
     async ({ store, storedUsers, storedGroup }) => {
       const connectionId = newConnectionId();
       const [member = "", stranger = ""] = (await storedUsers(connectionId, 2)).map((user) => user.id);
@@ -156,10 +156,19 @@ export const SCIM_GROUP_TESTS: ScimTests = {
       const a0 = await storedGroup(connectionId, { id: newScimId("a0"), memberIds: [member, member] });
       // Another connection's group naming the same id (the store does not check member ids).
       await storedGroup(newConnectionId(), { id: newScimId("A0"), memberIds: [member] });
-      expect(await store.listScimGroupsOfUser(connectionId, member)).toEqual([a1, a0, b]);
-      expect(await store.listScimGroupsOfUser(connectionId, swapCase(member))).toEqual([]);
-      expect(await store.listScimGroupsOfUser(connectionId, newScimId())).toEqual([]);
-      expect(await store.listScimGroupsOfUser(newConnectionId(), member)).toEqual([]);
+      expect(await store.listScimGroupsOfUsers(connectionId, [member])).toEqual([a1, a0, b]);
+      expect(await store.listScimGroupsOfUsers(connectionId, [swapCase(member)])).toEqual([]);
+      expect(await store.listScimGroupsOfUsers(connectionId, [newScimId()])).toEqual([]);
+      expect(await store.listScimGroupsOfUsers(newConnectionId(), [member])).toEqual([]);
+      // Several users at once: each group naming any of them, once.
+      const zero = (await store.listScimGroupsOfUsers(connectionId, [stranger]))[0];
+      expect(await store.listScimGroupsOfUsers(connectionId, [member, stranger, newScimId()])).toEqual([
+        zero,
+        a1,
+        a0,
+        b,
+      ]);
+      expect(await store.listScimGroupsOfUsers(connectionId, [])).toEqual([]);
     },
 };
 
@@ -197,7 +206,7 @@ export const SCIM_GROUP_UPDATE_TESTS: ScimTests = {
       const empty = { role: null, memberIds: [], updatedAt: NOW + 3 };
       expect(await store.updateScimGroup(connectionId, made.id, 4, empty)).toEqual(emptied);
       expect(await store.listScimGroups(connectionId, { limit: 10 })).toEqual(byId([emptied, other]));
-      expect(await store.listScimGroupsOfUser(connectionId, x)).toEqual([other]);
+      expect(await store.listScimGroupsOfUsers(connectionId, [x])).toEqual([other]);
       // Its old name is free.
       await storedGroup(connectionId, { displayName: made.displayName });
     },
@@ -279,8 +288,8 @@ export const SCIM_DELETION_TESTS: ScimTests = {
       });
       expect(await store.findScimGroup(connectionId, without.id)).toEqual(without);
       expect(await store.findScimGroup(stranger.connectionId, stranger.id)).toEqual(stranger);
-      expect(await store.listScimGroupsOfUser(connectionId, gone)).toEqual([]);
-      expect(await store.listScimGroupsOfUser(stranger.connectionId, gone)).toEqual([stranger]);
+      expect(await store.listScimGroupsOfUsers(connectionId, [gone])).toEqual([]);
+      expect(await store.listScimGroupsOfUsers(stranger.connectionId, [gone])).toEqual([stranger]);
       // An update read before the deletion finds the version moved: the user cannot come back.
       const patch = { memberIds: [gone, kept], updatedAt: NOW };
       expect(await store.updateScimGroup(connectionId, both.id, 1, patch)).toBe("conflict");
@@ -303,7 +312,7 @@ export const SCIM_DELETION_TESTS: ScimTests = {
       expect(await store.findScimGroupByDisplayName(connectionId, gone.displayName)).toBeNull();
       expect(await store.findScimGroupByExternalId(connectionId, gone.externalId ?? "")).toBeNull();
       expect(await store.listScimGroups(connectionId, { limit: 10 })).toEqual([kept]);
-      expect(await store.listScimGroupsOfUser(connectionId, memberIds[0] ?? "")).toEqual([kept]);
+      expect(await store.listScimGroupsOfUsers(connectionId, [memberIds[0] ?? ""])).toEqual([kept]);
       expect(await store.countScimGroups(connectionId)).toBe(1);
       expect(
         await store.updateScimGroup(connectionId, gone.id, 1, { role: null, updatedAt: NOW }),
@@ -333,10 +342,10 @@ export const SCIM_DELETION_TESTS: ScimTests = {
     expect(await store.findScimUser(connectionId, user.id)).toBeNull();
     expect(await store.findScimUserByUserId(connectionId, user.userId)).toBeNull();
     expect(await store.findScimGroup(connectionId, group.id)).toBeNull();
-    expect(await store.listScimGroupsOfUser(connectionId, user.id)).toEqual([]);
+    expect(await store.listScimGroupsOfUsers(connectionId, [user.id])).toEqual([]);
     expect(await store.listScimUsers(otherId, { limit: 10 })).toEqual(byId(others));
     expect(await store.listScimGroups(otherId, { limit: 10 })).toEqual([otherGroup]);
-    expect(await store.listScimGroupsOfUser(otherId, user.id)).toEqual([otherGroup]);
+    expect(await store.listScimGroupsOfUsers(otherId, [user.id])).toEqual([otherGroup]);
     // Its names and accounts are free; removing it again, or a connection with nothing, is no error.
     await store.removeConnectionScim(connectionId);
     await store.removeConnectionScim(newConnectionId());

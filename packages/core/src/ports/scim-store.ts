@@ -131,8 +131,12 @@ export interface ScimStore {
   listScimGroups(connectionId: string, page: ScimPageQuery): Promise<ScimGroupRecord[]>;
   /** How many groups the connection has. */
   countScimGroups(connectionId: string): Promise<number>;
-  /** The connection's groups that have `userScimId` as a member, ascending by id. */
-  listScimGroupsOfUser(connectionId: string, userScimId: string): Promise<ScimGroupRecord[]>;
+  /**
+   * The connection's groups that have any of `userScimIds` as a member, each once, ascending by id
+   * (`[]` for no ids): one read for a user, or for a page of users (SCIM's lists show each user's
+   * groups).
+   */
+  listScimGroupsOfUsers(connectionId: string, userScimIds: readonly string[]): Promise<ScimGroupRecord[]>;
   /**
    * Changes the group if its version is still `version`, as `updateScimUser` does; a new
    * `memberIds` replaces the old list (kept sorted, without repeats); "display-name-taken" when

@@ -67,9 +67,21 @@ export function nameOf(user: Pick<ScimUser, "name" | "displayName">): string | n
   return parts.length > 0 ? parts.join(" ") : null;
 }
 
-/** The user's groups, ascending by id. */
-const groupsOfUser = (call: ScimCall, userScimId: string) =>
-  stored(() => call.scim.listScimGroupsOfUser(call.connectionId, userScimId));
+/** The groups of any of the users, ascending by id, in one read. */
+const groupsOfUsers = (call: ScimCall, userScimIds: readonly string[]) =>
+  stored(() => call.scim.listScimGroupsOfUsers(call.connectionId, userScimIds));
+
+/** A stored user as the SCIM resource with those of `groups` naming it: their ids, and their names. */
+function resourceOf(record: ScimUserRecord, groups: readonly ScimGroupRecord[]) {
+  const own = groups.filter((group) => group.memberIds.includes(record.id));
+  return {
+    user: userOf(
+      record,
+      own.map((group) => group.id),
+    ),
+    groupNames: own.map((group) => group.displayName),
+  };
+}
 
 /**
  * A stored user as the SCIM resource, its groups read once: their ids for the resource, their
@@ -79,14 +91,27 @@ export async function withGroups(
   call: ScimCall,
   record: ScimUserRecord,
 ): Promise<{ user: ScimUser; groupNames: string[] }> {
-  const groups = await groupsOfUser(call, record.id);
-  return {
-    user: userOf(
-      record,
-      groups.map((group) => group.id),
-    ),
-    groupNames: groups.map((group) => group.displayName),
-  };
+  return resourceOf(record, await groupsOfUsers(call, [record.id]));
+}
+
+/** How many users' groups one read asks for (a scan for a filter no index answers reads many). */
+const USERS_PER_GROUP_READ = 500;
+
+/** Stored users (a list's page, or a scan) as SCIM resources: the groups of 500 users in one read. */
+export async function usersWithGroups(
+  call: ScimCall,
+  records: readonly ScimUserRecord[],
+): Promise<ScimUser[]> {
+  const users: ScimUser[] = [];
+  for (let start = 0; start < records.length; start += USERS_PER_GROUP_READ) {
+    const slice = records.slice(start, start + USERS_PER_GROUP_READ);
+    const groups = await groupsOfUsers(
+      call,
+      slice.map((record) => record.id),
+    );
+    users.push(...slice.map((record) => resourceOf(record, groups).user));
+  }
+  return users;
 }
 
 /**

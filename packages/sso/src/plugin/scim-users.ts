@@ -15,6 +15,7 @@ import {
   suspendUser,
   syncActiveMember,
   userOf,
+  usersWithGroups,
   withGroups,
 } from "./scim-directory.js";
 import { refuse, refuseStatus, type ScimCall, scimAnswer, unwrap, withRetries } from "./scim-http.js";
@@ -41,8 +42,7 @@ async function pathUser(call: ScimCall): Promise<ScimUserRecord> {
 export async function listUsers(call: ScimCall): Promise<HttpResponse> {
   const query = queryOf(call.input);
   const page = unwrap(readScimPage(query));
-  const usersOf = (records: ScimUserRecord[]) =>
-    Promise.all(records.map(async (record) => (await withGroups(call, record)).user));
+  const usersOf = (records: ScimUserRecord[]) => usersWithGroups(call, records);
   if (query.filter === undefined) {
     const total = await stored(() => call.scim.countScimUsers(call.connectionId));
     const records = await pageOfRecords((chunk) => call.scim.listScimUsers(call.connectionId, chunk), page);
