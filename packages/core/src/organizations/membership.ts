@@ -7,7 +7,7 @@ import {
 } from "../model.js";
 import type { ResolvedOrganizationsOptions } from "../options/organization-options.js";
 import type { Clock } from "../ports/clock.js";
-import type { MembershipRead, OrganizationStore } from "../ports/organization-store.js";
+import type { MembershipRead, MembershipRecord, OrganizationStore } from "../ports/organization-store.js";
 import { USER_READ_MAX_AGE_MS } from "../sessions/current-user.js";
 import { type Actor, isKnownPermission, type PermissionOptions, permissionsOfRole } from "./roles.js";
 
@@ -204,4 +204,21 @@ export async function can(
     if (isInfrastructureFailure(error)) throw error;
     return false;
   }
+}
+
+/**
+ * Adds a membership made outside an invitation (an SSO sign-in, a SCIM directory): "added", or
+ * "exists" when the user is a member already (also one added at the same moment: the store's
+ * add is atomic). `NOT_FOUND` when the store cannot add members; `ORGANIZATION_NOT_FOUND` when
+ * the organization is gone. The caller emits `member.joined` for "added", with its own actor.
+ */
+export async function addMembership(
+  organizations: Organizations,
+  membership: MembershipRecord,
+): Promise<"added" | "exists"> {
+  const addMember = organizations.store.addMember?.bind(organizations.store);
+  if (addMember === undefined) throw new AuthError("NOT_FOUND");
+  const outcome = await guardPort("DATABASE_FAILURE", () => addMember(membership));
+  if (outcome === "not-found") throw new AuthError("ORGANIZATION_NOT_FOUND");
+  return outcome;
 }

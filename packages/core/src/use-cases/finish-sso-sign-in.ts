@@ -3,7 +3,7 @@ import { AuthError, guardPort } from "../errors.js";
 import { accountForAddress, linkedAccount } from "../identity/accounts.js";
 import type { ProviderIdentity } from "../identity/relying-party.js";
 import type { Call, RequestContext } from "../model.js";
-import { findMember, organizationsOn } from "../organizations/membership.js";
+import { addMembership, findMember, organizationsOn } from "../organizations/membership.js";
 import type { SsoConnectionRecord, SsoStore } from "../ports/sso-store.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
@@ -98,17 +98,13 @@ async function joinOrganization(
 ): Promise<void> {
   const { organizationId } = connection;
   if ((await findMember(organizations, organizationId, user.id)) !== null) return;
-  const addMember = organizations.store.addMember?.bind(organizations.store);
-  if (addMember === undefined) throw new AuthError("NOT_FOUND");
   const membership = {
     organizationId,
     userId: user.id,
     role: connection.defaultRole,
     joinedAt: ctx.clock.now(),
   };
-  const outcome = await guardPort("DATABASE_FAILURE", () => addMember(membership));
-  if (outcome === "not-found") throw new AuthError("ORGANIZATION_NOT_FOUND");
-  if (outcome === "added")
+  if ((await addMembership(organizations, membership)) === "added")
     ctx.events.emit("member.joined", {
       ...request,
       userId: user.id,

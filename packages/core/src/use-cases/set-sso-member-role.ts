@@ -1,7 +1,12 @@
 import type { AuthContext } from "../context.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { Call } from "../model.js";
-import { findMember, type Organizations, organizationsOn } from "../organizations/membership.js";
+import {
+  addMembership,
+  findMember,
+  type Organizations,
+  organizationsOn,
+} from "../organizations/membership.js";
 import { isBuiltInRole, permissionsOfRole } from "../organizations/roles.js";
 import type { SsoConnectionRecord } from "../ports/sso-store.js";
 import { provisioningConnection } from "../sso/provisioning.js";
@@ -44,12 +49,8 @@ export async function setSsoMemberRole(
   const role = await roleFor(organizations, connection, current?.role ?? null, input);
   const event = { ...request, userId: user.id, organizationId, reason: role };
   if (current === null) {
-    const addMember = organizations.store.addMember?.bind(organizations.store);
-    if (addMember === undefined) throw new AuthError("NOT_FOUND");
-    const added = await guardPort("DATABASE_FAILURE", () =>
-      addMember({ organizationId, userId: user.id, role, joinedAt: ctx.clock.now() }),
-    );
-    if (added === "not-found") throw new AuthError("ORGANIZATION_NOT_FOUND");
+    const membership = { organizationId, userId: user.id, role, joinedAt: ctx.clock.now() };
+    const added = await addMembership(organizations, membership);
     // "exists": a sign-in made the membership at the same moment; its role is changed below.
     if (added === "added") {
       scim.events.emit("member.joined", event);
