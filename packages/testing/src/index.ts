@@ -110,6 +110,13 @@ export {
 export { runOrganizationStoreSuite } from "./organization-store-suite.js";
 export { runPasskeyStoreSuite } from "./passkey-store-suite.js";
 export { type RequestTimingSuiteOptions, runRequestTimingSuite } from "./request-timing-suite.js";
+export {
+  fetchSamlPostedForm,
+  type SamlPostedForm,
+  startTestSamlIdp,
+  type TestSamlIdp,
+  type TestSamlIdpServiceProvider,
+} from "./saml-test-idp.js";
 export { runScimStoreSuite } from "./scim-store-suite.js";
 export { runSessionStoreSuite } from "./session-store-suite.js";
 export { runSigningKeyStoreSuite } from "./signing-key-store-suite.js";

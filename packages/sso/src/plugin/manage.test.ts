@@ -1,11 +1,10 @@
 import { X509Certificate } from "node:crypto";
-import { TEST_ACCOUNT_HEADER } from "@portcullis/testing";
+import { startTestSamlIdp, TEST_ACCOUNT_HEADER, type TestSamlIdp } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestIdp, type TestIdp } from "../saml/test-idp.js";
 import { PASSWORD, type SsoHost, startSsoHost } from "./test-sso-server.js";
 
 let host: SsoHost;
-let idp: TestIdp;
+let idp: TestSamlIdp;
 
 type Who = Awaited<ReturnType<SsoHost["signIn"]>>;
 const orgPath = (path: string) => `/organizations/${host.organization.id}${path}`;
@@ -86,7 +85,7 @@ beforeAll(async () => {
     socialProvider: true,
     ipLimits: { ssoSignInStarts: { max: 5, windowSeconds: 900 } },
   });
-  idp = await startTestIdp({ entityId: "urn:placeholder", acsUrl: "http://127.0.0.1/placeholder" });
+  idp = await startTestSamlIdp({ entityId: "urn:placeholder", acsUrl: "http://127.0.0.1/placeholder" });
 }, 60_000);
 
 afterAll(async () => {

@@ -1,9 +1,9 @@
+import { fetchSamlPostedForm, startTestSamlIdp, type TestSamlIdp } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchPostedForm, startTestIdp, type TestIdp } from "../saml/test-idp.js";
 import { type SsoHost, startSsoHost } from "./test-sso-server.js";
 
 let host: SsoHost;
-let idp: TestIdp;
+let idp: TestSamlIdp;
 let connection: { id: string; serviceProvider: { entityId: string; acsUrl: string } };
 
 /** The cookies of a response's `Set-Cookie` lines, as a `Cookie` header would send them. */
@@ -36,7 +36,7 @@ async function signInThroughIdp(
   const started = await host.start({ email: user, returnTo: options.returnTo });
   expect(started.status).toBe(200);
   const { url } = (await started.json()) as { url: string };
-  const form = await fetchPostedForm(url, { user, ...options.knobs });
+  const form = await fetchSamlPostedForm(url, { user, ...options.knobs });
   const acs = await postToAcs(form.samlResponse, form.relayState);
   const location = acs.headers.get("location") ?? "";
   if (!location.startsWith("/api/auth/sso/finish?token=")) return acs;
@@ -62,7 +62,7 @@ beforeAll(async () => {
   host = await startSsoHost();
   // The SP's names hold the connection's id, which exists only once the IdP's certificate is
   // known: the IdP is told them afterwards, as its administrator would be.
-  idp = await startTestIdp({ entityId: "urn:placeholder", acsUrl: "http://127.0.0.1/placeholder" });
+  idp = await startTestSamlIdp({ entityId: "urn:placeholder", acsUrl: "http://127.0.0.1/placeholder" });
   await verifiedDomain("acme.test");
   const created = await host.call("POST", `/organizations/${host.organization.id}/sso/connections`, {
     type: "saml",
@@ -133,7 +133,7 @@ describe("SAML sign-in through a connection", () => {
     // /sso/start routes by the address's domain, but the IdP may assert another address.
     const started = await host.start({ email: "eve@acme.test" });
     const { url } = (await started.json()) as { url: string };
-    const form = await fetchPostedForm(url, { user: "eve@elsewhere.test" });
+    const form = await fetchSamlPostedForm(url, { user: "eve@elsewhere.test" });
     const acs = await postToAcs(form.samlResponse, form.relayState);
     const finished = await fetch(`${host.origin}${acs.headers.get("location")}`, {
       redirect: "manual",
@@ -172,7 +172,7 @@ describe("SAML sign-in through a connection", () => {
   });
 
   it("ACS - an unasked (IdP-initiated) response is refused while the connection does not allow it", async () => {
-    const form = await fetchPostedForm(idp.idpInitiatedUrl, { user: "ada@acme.test" });
+    const form = await fetchSamlPostedForm(idp.idpInitiatedUrl, { user: "ada@acme.test" });
     const acs = await postToAcs(form.samlResponse, form.relayState);
     expect(target(acs).searchParams.get("error")).toBe("SSO_ASSERTION_INVALID");
   });
@@ -180,7 +180,7 @@ describe("SAML sign-in through a connection", () => {
   it("ACS - a response posted twice: the second is refused (its request and its assertion are used)", async () => {
     const started = await host.start({ email: "ada@acme.test" });
     const { url } = (await started.json()) as { url: string };
-    const form = await fetchPostedForm(url, { user: "ada@acme.test" });
+    const form = await fetchSamlPostedForm(url, { user: "ada@acme.test" });
     const answers = await Promise.all([1, 2, 3].map(() => postToAcs(form.samlResponse, form.relayState)));
     const finishes = answers.filter((answer) =>
       (answer.headers.get("location") ?? "").includes("/sso/finish"),
@@ -200,7 +200,7 @@ describe("SAML sign-in through a connection", () => {
     const { url } = (await bySlug.json()) as { url: string };
     expect(url.startsWith(idp.ssoUrl)).toBe(true);
     // The whole sign-in goes through from there, as from an address.
-    const form = await fetchPostedForm(url, { user: "ada@acme.test" });
+    const form = await fetchSamlPostedForm(url, { user: "ada@acme.test" });
     const acs = await postToAcs(form.samlResponse, form.relayState);
     const finished = await fetch(`${host.origin}${acs.headers.get("location")}`, {
       redirect: "manual",

@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
+import { startTestSamlIdp } from "@portcullis/testing";
 import { describe, expect, it } from "vitest";
 import { IdpMetadataError, readIdpMetadata } from "./idp-metadata.js";
-import { startTestIdp } from "./test-idp.js";
 
 /** A metadata document with `idp` as its IDPSSODescriptor's inside. */
 const metadata = (idp: string, entityId = "https://idp.example.test/saml") =>
@@ -13,7 +13,7 @@ const postService =
 
 describe("readIdpMetadata", () => {
   it("readIdpMetadata - a real identity provider's metadata (samlp's): its entity id, redirect URL and certificate", async () => {
-    const idp = await startTestIdp({ entityId: "urn:sp", acsUrl: "http://127.0.0.1/acs" });
+    const idp = await startTestSamlIdp({ entityId: "urn:sp", acsUrl: "http://127.0.0.1/acs" });
     try {
       const xml = await (await fetch(idp.metadataUrl)).text();
       const settings = readIdpMetadata(xml);
@@ -26,7 +26,7 @@ describe("readIdpMetadata", () => {
   });
 
   it("readIdpMetadata - refuses what is not one identity provider's usable metadata, saying why", async () => {
-    const idp = await startTestIdp({ entityId: "urn:sp", acsUrl: "http://127.0.0.1/acs" });
+    const idp = await startTestSamlIdp({ entityId: "urn:sp", acsUrl: "http://127.0.0.1/acs" });
     await idp.close();
     const base64 = idp.certificate.replace(/-----[A-Z ]+-----|\s/g, "");
     const signing = `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${base64}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`;

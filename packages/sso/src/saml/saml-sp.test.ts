@@ -1,5 +1,6 @@
 import { inflateRawSync } from "node:zlib";
 import type { SamlConnectionSettings } from "@portcullis/core";
+import { fetchSamlPostedForm, startTestSamlIdp, type TestSamlIdp } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   SamlRefusal,
@@ -9,7 +10,6 @@ import {
   type ValidateSamlResponseInput,
   validateSamlResponse,
 } from "./saml-sp.js";
-import { fetchPostedForm, startTestIdp, type TestIdp } from "./test-idp.js";
 import {
   appendForgedAssertion,
   assertionOf,
@@ -30,11 +30,11 @@ const SP = {
 const SKEW_MS = 60_000;
 const SAML_ASSERTION = "urn:oasis:names:tc:SAML:2.0:assertion";
 
-let idp: TestIdp;
+let idp: TestSamlIdp;
 let connection: SamlConnectionSettings;
 
 beforeAll(async () => {
-  idp = await startTestIdp(SP);
+  idp = await startTestSamlIdp(SP);
   connection = { entityId: idp.entityId, ssoUrl: idp.ssoUrl, certificates: [idp.certificate] };
 });
 
@@ -50,7 +50,7 @@ async function spInitiated(knobs: Record<string, string> = {}) {
     acsUrl: SP.acsUrl,
     relayState: "state-1",
   });
-  return { request, form: await fetchPostedForm(request.url, knobs) };
+  return { request, form: await fetchSamlPostedForm(request.url, knobs) };
 }
 
 function validate(
@@ -138,7 +138,7 @@ describe("validateSamlResponse", () => {
   });
 
   test("validateSamlResponse - accepts an IdP-initiated response only when no request is expected", async () => {
-    const form = await fetchPostedForm(idp.idpInitiatedUrl, { user: "grace@example.com" });
+    const form = await fetchSamlPostedForm(idp.idpInitiatedUrl, { user: "grace@example.com" });
     const assertion = await validate(form.samlResponse, null);
     expect(assertion).toMatchObject({ nameId: "grace@example.com", inResponseTo: null });
     expect(await refusalOf(validate(form.samlResponse, "_a-request-this-browser-started"))).toBe(

@@ -54,11 +54,6 @@ function fail(message: string): never {
   throw new Error(`XML: ${message}`);
 }
 
-/** Parses an HTML page (the IdP's auto-posting form). */
-export function parseHtml(html: string): XmlDocument {
-  return new xmldom.DOMParser({ errorHandler: { warning: () => {} } }).parseFromString(html, "text/html");
-}
-
 /** Parses XML, throwing on any error. */
 export function parseXml(xml: string): XmlDocument {
   return new xmldom.DOMParser({ errorHandler: { error: fail, fatalError: fail } }).parseFromString(

@@ -1,9 +1,9 @@
-// The SAML identity provider of saml-sp.test.ts, a child process started by test-idp.ts: auth0's
-// samlp on a plain node:http server on 127.0.0.1 (a free port, printed as `{"port":N}` on the first
-// line of stdout). The configuration (argv[2], JSON) holds the entity id, the service provider it
-// serves ({ entityId, acsUrl }) and two key pairs made by the test with `selfsigned`: `idp`, its
-// own, and `other`, a stranger's. The test kills it; it also exits when its stdin closes, so it
-// never outlives a test run that dies.
+// The SAML identity provider of @portcullis/testing, a child process started by saml-test-idp.ts:
+// auth0's samlp on a plain node:http server on 127.0.0.1 (a free port, printed as `{"port":N}` on
+// the first line of stdout). The configuration (argv[2], JSON) holds the entity id, the service
+// provider it serves ({ entityId, acsUrl }) and two key pairs made by the parent with `selfsigned`:
+// `idp`, its own, and `other`, a stranger's. The parent kills it; it also exits when its stdin
+// closes, so it never outlives a test run that dies.
 //
 //   GET /sso?SAMLRequest=…&RelayState=…  answers an AuthnRequest (HTTP-Redirect binding) with the
 //                                        auto-posting form of a SAMLResponse (InResponseTo set)
@@ -11,10 +11,11 @@
 //   GET /metadata                        its metadata document (samlp's), as an IdP offers to download
 //   POST /service-provider?entityId=…&acsUrl=…  registers another service provider in place of the
 //                                        first (as an IdP's administrator does once a connection exists)
+//   POST /user?email=…                   sets who is signed in at the IdP (default ada@example.com)
 //
 // The signed-in user and what a test needs to vary come from extra query parameters: `user` (the
-// NameID and email address), `sign` (assertion | response | both | none), `key` (idp | other),
-// `audience`, `recipient`, `lifetime` (seconds).
+// NameID and email address, in place of the one POST /user set), `sign` (assertion | response |
+// both | none), `key` (idp | other), `audience`, `recipient`, `lifetime` (seconds).
 import http from "node:http";
 import { createRequire } from "node:module";
 
@@ -28,7 +29,7 @@ const EMAIL_FORMAT = "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress";
 function settingsOf(query) {
   const sign = query.sign ?? "assertion";
   const pair = query.key === "other" ? config.keys.other : config.keys.idp;
-  const email = query.user ?? "ada@example.com";
+  const email = query.user ?? config.user ?? "ada@example.com";
   return {
     issuer: config.entityId,
     cert: pair.cert,
@@ -73,6 +74,10 @@ function handle(req, res) {
   };
   if (req.method === "POST" && url.pathname === "/service-provider") {
     config.sp = { entityId: query.entityId, acsUrl: query.acsUrl };
+    return fail(204, "");
+  }
+  if (req.method === "POST" && url.pathname === "/user") {
+    config.user = query.email;
     return fail(204, "");
   }
   if (req.method === "GET" && url.pathname === "/metadata") {
