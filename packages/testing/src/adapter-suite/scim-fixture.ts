@@ -30,6 +30,8 @@ export interface ScimSuiteSetup {
   scim: ScimStore;
   /** A DNS TXT lookup that finds no records: the area never reaches the machine's DNS. */
   resolveTxt?: (name: string) => Promise<string[][]>;
+  /** True: the area's OpenID Connect provider runs on 127.0.0.1, over http. */
+  allowPrivateNetworks?: boolean;
 }
 
 /** The options of `runScimAdapterSuite`. */
@@ -124,6 +126,7 @@ export function bootScim(options: ScimSuiteOptions) {
         store: failingWhileListed(stores.sso, failing),
         scim: failingWhileListed(stores.scim, failing),
         resolveTxt: noTxtRecords,
+        allowPrivateNetworks: true,
       });
     });
     const app = await boot({

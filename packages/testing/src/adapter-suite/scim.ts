@@ -20,6 +20,8 @@ import {
   signsIn,
 } from "./scim-fixture.js";
 
+import { ssoSignInTests } from "./sso-sign-in.js";
+
 export type { ScimSuiteOptions, ScimSuiteSetup } from "./scim-fixture.js";
 
 /** A test of the area: its name ("<method> <path> - <behaviour>") and body, given the app's boot. */
@@ -356,7 +358,12 @@ const RACE_TIMEOUT_MS = 30_000;
 export function runScimAdapterSuite(options: ScimSuiteOptions): void {
   describe(`scim: ${options.name}`, () => {
     const boot = bootScim(options);
-    for (const [name, test] of Object.entries({ ...oktaTests, ...entraTests, ...refusalTests }))
+    for (const [name, test] of Object.entries({
+      ...oktaTests,
+      ...entraTests,
+      ...refusalTests,
+      ...ssoSignInTests,
+    }))
       it(name, () => test(boot));
     for (const [name, test] of Object.entries(scimRaces)) it(name, () => test(boot), RACE_TIMEOUT_MS);
   });
