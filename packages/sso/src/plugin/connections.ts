@@ -1,5 +1,6 @@
 import type { Call, RouteInput, SsoConnectionRecord } from "@portcullis/core";
 import { AuthError } from "@portcullis/core";
+import { connectionBody } from "./bodies.js";
 import { hashOf, jsonAnswer, randomToken, type SsoContext, serviceProvider, stored } from "./context.js";
 import { domainList, flag, invalid, objectBody, samlSettings, text } from "./input.js";
 import { checkIssuer, oidcCallbackUrl, oidcSettings } from "./oidc.js";
@@ -91,6 +92,7 @@ const createRoute = (ctx: SsoContext) =>
         "Add an enterprise sign-in connection (sso:manage, step-up): 201 with its SCIM token, shown once",
       auth: "step-up",
       errors: [...MANAGE, "STEP_UP_REQUIRED", "VALIDATION_FAILED", "SSO_DOMAIN_TAKEN"],
+      body: connectionBody,
     },
     async (ctx, input) => {
       const { auth, store, now } = ctx;

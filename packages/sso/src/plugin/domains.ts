@@ -1,5 +1,6 @@
 import type { RouteInput, SsoDomainRecord } from "@portcullis/core";
 import { AuthError } from "@portcullis/core";
+import { domainBody } from "./bodies.js";
 import { managerCall } from "./connections.js";
 import { jsonAnswer, randomToken, type SsoContext, stored } from "./context.js";
 import { domainName, objectBody } from "./input.js";
@@ -60,6 +61,7 @@ const claimRoute = (ctx: SsoContext) =>
       summary: "Claim a domain for the organization (sso:manage): the TXT record that verifies it",
       auth: "access",
       errors: [...MANAGE, "VALIDATION_FAILED"],
+      body: domainBody,
     },
     async ({ auth, store, now }, input) => {
       const organizationId = param(input, "id");

@@ -1,4 +1,4 @@
-import type { ErrorCode, HttpResponse, Route, RouteAuth, RouteInput } from "@portcullis/core";
+import type { ErrorCode, HttpResponse, Route, RouteAuth, RouteInput, RouteSpec } from "@portcullis/core";
 import type { SsoContext } from "./context.js";
 
 /** What a route of the plugin declares besides its handler. */
@@ -11,6 +11,8 @@ export interface SsoRouteSpec {
   crossOrigin?: boolean;
   /** The error codes it can answer with (the OpenAPI document's). */
   errors: readonly ErrorCode[];
+  /** Its JSON body as the OpenAPI document shows it (bodies.ts); the handler checks the body itself. */
+  body?: RouteSpec["body"];
 }
 
 /** A route of the core's HTTP layer running `handle` with the plugin's context. */

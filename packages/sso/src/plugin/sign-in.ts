@@ -6,6 +6,7 @@ import {
   type SsoConnectionRecord,
 } from "@portcullis/core";
 import { SamlRefusal, samlAuthnRequest, samlSpMetadata, validateSamlResponse } from "../saml/saml-sp.js";
+import { startBody } from "./bodies.js";
 import {
   hashOf,
   jsonAnswer,
@@ -147,6 +148,7 @@ function startRoute(ctx: SsoContext) {
         "Start an enterprise sign-in for an address or an organization's slug: the identity provider's URL, and a binding cookie",
       auth: "none",
       errors: ["VALIDATION_FAILED", "NOT_FOUND", "RATE_LIMITED", "DATABASE_FAILURE"],
+      body: startBody,
     },
     async (ctx, input) => {
       const body = objectBody(await input.body<unknown>());
