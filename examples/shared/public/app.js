@@ -28,6 +28,8 @@ import { renderPasskeys } from "./views/passkeys.js";
 import { askStepUpCode, renderSecurity, stepUpDone } from "./views/security.js";
 import { renderSettings } from "./views/settings.js";
 import { renderSignIn, verifyFromLink, WAITS_CLEARED_KEY } from "./views/sign-in.js";
+import { renderSso } from "./views/sso.js";
+import { renderSsoSignIn, ssoErrorWords } from "./views/sso-sign-in.js";
 import { renderTrustedBrowsers } from "./views/trusted-browsers.js";
 import {
   dropPendingLogin,
@@ -51,6 +53,8 @@ addView(renderInvitation);
 addView(renderApiKeys);
 addView(renderAuditLog);
 addView(renderWebhooks);
+addView(renderSso);
+addView(renderSsoSignIn);
 addView(renderAuthorizedApps);
 addView(renderOAuthConsent);
 addView(renderDevice);
@@ -93,9 +97,13 @@ window.addEventListener("storage", (event) => {
   if (event.key === WAITS_CLEARED_KEY) releaseWaits();
 });
 
-/** Back from an identity provider: the callback redirected here with what happened. */
+/**
+ * Back from an identity provider: the callback redirected here with what happened. An enterprise
+ * sign-in (SSO) comes back to /login with `?error=<code>`, said in words of its own.
+ */
 function backFromProvider(query) {
-  if (query.has("error")) say(t("error.provider"), "error");
+  if (query.has("error"))
+    say(location.pathname === "/login" ? ssoErrorWords(query.get("error")) : t("error.provider"), "error");
   if (query.get("linked")) say(t("done.linked", { name: query.get("linked") }));
   if (query.get("stepUp") === "1") say(stepUpDone());
   if (query.get("twoFactor") === "login")

@@ -25,6 +25,7 @@ import { passkeysTests } from "./browser-suite/passkeys.js";
 import { roughEdgesTests } from "./browser-suite/rough-edges.js";
 import { sessionsTests } from "./browser-suite/sessions.js";
 import { signedInTests } from "./browser-suite/signed-in.js";
+import { ssoTests } from "./browser-suite/sso.js";
 import { trustedBrowsersTests } from "./browser-suite/trusted-browsers.js";
 import { twoFactorTests } from "./browser-suite/two-factor.js";
 import { uiIssuesTests } from "./browser-suite/ui-issues.js";
@@ -69,6 +70,7 @@ export const BROWSER_TESTS: readonly BrowserTests[] = [
   apiKeysTests,
   auditLogTests,
   webhooksTests,
+  ssoTests,
   trustedBrowsersTests,
   captchaTests,
   oauthProviderTests,
@@ -92,8 +94,10 @@ export const BROWSER_TESTS: readonly BrowserTests[] = [
  *   /ui/qr behind each framework's body limit ("ui (e)"), the User-Agent each framework hands to
  *   the core ("ui (i) - the activity page" names the browser), a streamed download with its file
  *   name ("audit log (47c)").
- * The browser suite has no redirect: the identity providers' 302s are checked over HTTP on every
- * adapter (identity-providers.test.ts) and in a browser on Express (oidc-browser.test.ts). The
+ * The identity providers' 302s are checked over HTTP on every adapter (identity-providers.test.ts)
+ * and in a browser on Express (oidc-browser.test.ts); the SSO sign-in's redirects and the identity
+ * provider's form post to the ACS ("ui (48)") in a browser on Express only: the adapters hand the
+ * raw body to the core, which reads the form, as for the OAuth provider's token endpoint. The
  * rest of the suite checks the UI's own behaviour (what a page shows, says and sends), which is
  * the same on every framework; every auth route is also checked over HTTP on each adapter and
  * store by the adapter suite (@portcullis/testing), and the examples' own routes by the example

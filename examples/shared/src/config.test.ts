@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ConfigError, readConfig, readOAuthProviderFlag } from "./config.js";
+import { ConfigError, readConfig, readOAuthProviderFlag, readSsoFlag } from "./config.js";
 import { uiConfigPage } from "./pages.js";
 
 describe("readConfig", () => {
@@ -206,6 +206,38 @@ describe("readConfig", () => {
     expect(() => readConfig({ ...secret, WEBHOOKS_ALLOW_PRIVATE: "sometimes" }, () => {})).toThrow(
       /WEBHOOKS_ALLOW_PRIVATE must be true or false/,
     );
+  });
+
+  it("readConfig - SSO: on by default while organizations are, off with them; SSO_ALLOW_PRIVATE is read, refused in production; SSO=true without organizations is refused by name", () => {
+    const secret = { AUTH_SECRET: "x".repeat(48) };
+    expect(readConfig(secret, () => {}).sso).toEqual({ allowPrivateNetworks: false });
+    expect(readConfig({ ...secret, SSO: "false" }, () => {}).sso).toBeUndefined();
+    expect(readConfig({ ...secret, ORGANIZATIONS: "false" }, () => {}).sso).toBeUndefined();
+    expect(readConfig({ ...secret, SSO_ALLOW_PRIVATE: "true" }, () => {}).sso).toEqual({
+      allowPrivateNetworks: true,
+    });
+    expect(() => readConfig({ ...secret, SSO: "true", ORGANIZATIONS: "false" }, () => {})).toThrow(
+      new ConfigError("SSO=true needs organizations: every connection belongs to one (ORGANIZATIONS=false)"),
+    );
+    expect(() =>
+      readConfig({ ...secret, NODE_ENV: "production", SSO_ALLOW_PRIVATE: "true" }, () => {}),
+    ).toThrow(/SSO_ALLOW_PRIVATE=true is for development only/);
+    // Checked while SSO is off too.
+    expect(() => readConfig({ ...secret, SSO: "false", SSO_ALLOW_PRIVATE: "sometimes" }, () => {})).toThrow(
+      /SSO_ALLOW_PRIVATE must be true or false/,
+    );
+    expect(() => readConfig({ ...secret, SSO: "maybe" }, () => {})).toThrow(/SSO must be true or false/);
+    // The UI's /ui/config says whether the sign-in page offers SSO, from the same flags.
+    expect([readSsoFlag({}), readSsoFlag({ ORGANIZATIONS: "false" }), readSsoFlag({ SSO: "off" })]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(JSON.parse(uiConfigPage(undefined, { oauthProvider: false, sso: true }).body)).toEqual({
+      captcha: null,
+      oauthProvider: false,
+      sso: true,
+    });
   });
 
   it("readConfig - OAUTH_PROVIDER: off by default; on with its clients file and dynamic registration (off unless asked); the two without the provider, or bad flags, are refused by name", () => {

@@ -57,6 +57,12 @@ export interface ExampleConfig {
   /** API keys of users and organizations (`apiKeys`, API_KEYS, default on). */
   apiKeys: boolean;
   /**
+   * Enterprise sign-in per organization (`createSso` of `@portcullis/sso`, SSO, on by default while
+   * organizations are): OpenID Connect issuers on http and private addresses (SSO_ALLOW_PRIVATE,
+   * default off, refused in production); undefined when off.
+   */
+  sso: ExampleSso | undefined;
+  /**
    * Webhooks of organizations and of the deployment (`webhooks`, WEBHOOKS, default on): endpoints
    * on private and loopback addresses over http (WEBHOOKS_ALLOW_PRIVATE, default off) and a factor
    * on every retry wait (WEBHOOK_RETRY_SCALE, default 1); undefined when off.
@@ -81,6 +87,11 @@ export interface ExampleOAuthProvider {
   clientsFile: string | undefined;
   /** OAUTH_DYNAMIC_REGISTRATION: `allowDynamicRegistration`. */
   allowDynamicRegistration: boolean;
+}
+
+/** The enterprise sign-in settings of the examples (`readConfig`), as `createSso` takes them. */
+export interface ExampleSso {
+  allowPrivateNetworks: boolean;
 }
 
 /** The CAPTCHA settings of the examples (`readConfig`). */
@@ -217,6 +228,7 @@ export function readConfig(
     passkeys: passkeys(env, appOrigin, warn),
     organizations: organizations(env),
     apiKeys: flag(env, "API_KEYS", true),
+    sso: sso(env, production),
     webhooks: webhooks(env),
     captcha: readCaptchaConfig(env),
     oauthProvider: oauthProvider(env),
@@ -341,6 +353,29 @@ function webhooks(env: NodeJS.ProcessEnv): ExampleConfig["webhooks"] {
       `WEBHOOK_RETRY_SCALE must be a positive number from ${RETRY_SCALE.min} to ${RETRY_SCALE.max} (1: the normal retry waits, 0.001: a thousand times shorter), not "${raw}"`,
     );
   return flag(env, "WEBHOOKS", true) ? { allowPrivateNetworks, retryScale } : undefined;
+}
+
+/** SSO alone (on by default while ORGANIZATIONS is), for the UI's `/ui/config` (pages.ts), read as `readConfig` reads it. */
+export function readSsoFlag(env: NodeJS.ProcessEnv = process.env): boolean {
+  return flag(env, "SSO", flag(env, "ORGANIZATIONS", true));
+}
+
+/**
+ * SSO (on by default while organizations are) and SSO_ALLOW_PRIVATE (default off). SSO=true
+ * without organizations stops the start (every connection belongs to one); SSO_ALLOW_PRIVATE is
+ * checked while SSO is off too, and refused in production, where an organization's administrator
+ * could otherwise make the server call addresses of its own network.
+ */
+function sso(env: NodeJS.ProcessEnv, production: boolean): ExampleConfig["sso"] {
+  const allowPrivateNetworks = flag(env, "SSO_ALLOW_PRIVATE", false);
+  if (allowPrivateNetworks && production)
+    throw new ConfigError("SSO_ALLOW_PRIVATE=true is for development only, not with NODE_ENV=production");
+  if (!readSsoFlag(env)) return undefined;
+  if (!flag(env, "ORGANIZATIONS", true))
+    throw new ConfigError(
+      "SSO=true needs organizations: every connection belongs to one (ORGANIZATIONS=false)",
+    );
+  return { allowPrivateNetworks };
 }
 
 /** OAUTH_PROVIDER alone (default off), for the UI's `/ui/config` (pages.ts), read as `readConfig` reads it. */

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { escapeHtml, type OutboxMailer } from "@portcullis/core";
 import { apiReferencePages } from "./api-reference.js";
-import { readCaptchaConfig, readOAuthProviderFlag } from "./config.js";
+import { readCaptchaConfig, readOAuthProviderFlag, readSsoFlag } from "./config.js";
 import { emailSignInPages } from "./email-sign-in-page.js";
 
 /** A response both example servers can write as is. */
@@ -110,6 +110,8 @@ export const UI_PAGES = [
   "/admin/audit-log",
   // The active organization's webhook endpoints and their deliveries (views/webhooks.js).
   "/organizations/webhooks",
+  // The active organization's enterprise sign-in: connections and domains (views/sso.js).
+  "/organizations/sso",
   // The OAuth provider's consent page and device code page (views/oauth-consent.js, views/device.js).
   "/oauth/consent",
   "/device",
@@ -176,11 +178,15 @@ export function uiAssets(): Map<string, Page> {
     ["/audit-log.css", read("audit-log.css")],
     ["/webhooks.css", read("webhooks.css")],
     ["/oauth.css", read("oauth.css")],
+    ["/sso.css", read("sso.css")],
     ["/favicon.svg", read("favicon.svg")],
     ["/favicon.ico", read("favicon.svg")],
     ...apiReferencePages(),
     ...emailSignInPages(),
-    ["/ui/config", uiConfigPage(readCaptchaConfig(), { oauthProvider: readOAuthProviderFlag() })],
+    [
+      "/ui/config",
+      uiConfigPage(readCaptchaConfig(), { oauthProvider: readOAuthProviderFlag(), sso: readSsoFlag() }),
+    ],
   ]);
 }
 
@@ -190,11 +196,12 @@ export function uiAssets(): Map<string, Page> {
  * CAPTCHA_PROVIDER and CAPTCHA_SITE_KEY. Never the secret. With `features`, also whether the OAuth
  * provider is on (OAUTH_PROVIDER), so the security page asks for the authorized apps only then
  * (`views/authorized-apps.js`): a route that is not there would answer 404, an error in the
- * browser's console.
+ * browser's console; and whether enterprise sign-in is on (SSO), so the sign-in page offers it
+ * only then (`views/sso-sign-in.js`).
  */
 export function uiConfigPage(
   captcha: { provider: string; siteKey: string | undefined } | undefined,
-  features?: { oauthProvider: boolean },
+  features?: { oauthProvider: boolean; sso?: boolean },
 ): Page {
   const widget = captcha?.siteKey ? { provider: captcha.provider, siteKey: captcha.siteKey } : null;
   return {

@@ -11,6 +11,7 @@ import {
   type SigningKeyStore,
 } from "@portcullis/core";
 import { createOAuthProvider, type OAuthClientInput } from "@portcullis/oauth-provider";
+import { createSso, type SsoOptions } from "@portcullis/sso";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createRedisClient, createRedisStores } from "@portcullis/store-redis";
 import type { ExampleCaptcha, ExampleConfig } from "./config.js";
@@ -96,7 +97,10 @@ function exampleStores(
   // and so does the audit log (`auditLog`, docs/audit-log.md): Redis's, else SQL's or memory's. The
   // webhook endpoints and deliveries (`webhooks`, docs/webhooks.md) go where the audit log goes:
   // they read it as their outbox. The OAuth provider's state (`oauth`, `signingKeys`) follows the
-  // API keys: Redis's with REDIS_URL, else SQL's or memory's.
+  // API keys: Redis's with REDIS_URL, else SQL's or memory's. Enterprise sign-in's connections,
+  // domains and used assertions (`sso`, docs/sso.md) are Redis's with REDIS_URL too (a replayed
+  // assertion is refused across instances); its SCIM directories (`scim`) stay with the
+  // organizations, as Redis has no SCIM store.
   return redis
     ? {
         users: base.users,
@@ -104,6 +108,7 @@ function exampleStores(
         ...createRedisStores({ client: redis, keyPrefix: config.redisKeyPrefix }),
         passkeys: base.passkeys,
         organizations: base.organizations,
+        scim: base.scim,
       }
     : {
         users: base.users,
@@ -121,6 +126,9 @@ function exampleStores(
         // The OAuth provider's clients, grants and consents, and its signing keys (OAUTH_PROVIDER).
         oauth: base.oauth,
         signingKeys: base.signingKeys,
+        // Enterprise sign-in (SSO): connections, domains, used assertions and SCIM directories.
+        sso: base.sso,
+        scim: base.scim,
         // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
         ...(database ? { joint: database.stores.joint } : {}),
       };
@@ -244,15 +252,38 @@ function oauthProviderOptions(
 }
 
 /**
+ * `sso` for createAuth (SSO): `createSso` on the stores' `sso` and `scim`, OpenID Connect issuers
+ * on http and private addresses with SSO_ALLOW_PRIVATE. `resolveTxt` replaces the DNS lookup of
+ * the domains' verification records: the browser suite's published records (fixture.ts), never
+ * a setting of the servers.
+ */
+function ssoOptions(
+  config: ExampleConfig,
+  stores: ReturnType<typeof exampleStores>,
+  resolveTxt: SsoOptions["resolveTxt"],
+): Pick<AuthOptions, "sso"> {
+  if (!config.sso) return {};
+  const { allowPrivateNetworks } = config.sso;
+  return {
+    sso: createSso({
+      store: stores.sso,
+      scim: stores.scim,
+      allowPrivateNetworks,
+      ...(resolveTxt ? { resolveTxt } : {}),
+    }),
+  };
+}
+
+/**
  * createAuth as both example servers configure it: memory stores; users, sessions, the
  * allowlist, single-use tokens, cooldowns, API keys, the audit log and webhooks in SQL when DATABASE_URL
  * is set (migrated at start); Redis for all of them but users when REDIS_URL is set (users then stay in
  * SQL, or in memory without DATABASE_URL); SMTP or the dev outbox; seeded from SEED_FILE; the OAuth
- * provider with OAUTH_PROVIDER, its clients from OAUTH_CLIENTS_FILE.
+ * provider with OAUTH_PROVIDER, its clients from OAUTH_CLIENTS_FILE; enterprise sign-in with SSO.
  */
 export async function createExampleAuth(
   config: ExampleConfig,
-  extra: { passwordHasher?: AuthOptions["passwordHasher"] } = {},
+  extra: { passwordHasher?: AuthOptions["passwordHasher"]; resolveTxt?: SsoOptions["resolveTxt"] } = {},
 ): Promise<ExampleAuth> {
   // A bad client file stops the start before any connection is opened.
   const clientsFile = config.oauthProvider?.clientsFile;
@@ -272,7 +303,8 @@ export async function createExampleAuth(
       ...signInOptions(config),
       ...featureOptions(config),
       ...oauthProviderOptions(config, stores, clients),
-      ...extra,
+      ...ssoOptions(config, stores, extra.resolveTxt),
+      ...(extra.passwordHasher ? { passwordHasher: extra.passwordHasher } : {}),
     }),
   );
   if (config.seedFile) await seedUsers(stores.users, await readSeedFile(config.seedFile));

@@ -147,6 +147,12 @@ export class BrowserFixture {
   base = "";
   /** How many accounts `createAccount` made: each address is unique within the run. */
   accounts = 0;
+  /**
+   * The DNS TXT records a test has published, by name: the app's lookup of a domain's verification
+   * record (`createSso`'s `resolveTxt`) reads them instead of the internet's DNS, so a test adds the
+   * record the page shows, as an administrator would at their DNS host (the SSO tests).
+   */
+  readonly txtRecords = new Map<string, string[][]>();
   private server: { close(): Promise<void> } | undefined;
 
   constructor(
@@ -170,7 +176,15 @@ export class BrowserFixture {
       WEBHOOK_RETRY_SCALE: "0.001",
     });
     this.base = config.appOrigin;
-    this.example = await createExampleAuth(config, { passwordHasher: hasher });
+    this.example = await createExampleAuth(config, {
+      passwordHasher: hasher,
+      resolveTxt: async (name) => {
+        const records = this.txtRecords.get(name);
+        // As node:dns answers a name without TXT records.
+        if (!records) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: "ENOTFOUND" });
+        return records;
+      },
+    });
     this.outbox = this.example.outbox as OutboxMailer;
     this.server = await this.start(this.example, port);
     this.browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
