@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
-import { startTestSamlIdp, TEST_ACCOUNT_HEADER, type TestSamlIdp } from "@portcullis/testing";
+import { startTestSamlIdp, type TestSamlIdp } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PASSWORD, type SsoHost, startSsoHost } from "./test-sso-server.js";
+import { type Jars, PASSWORD, type SsoHost, startSsoHost, visit } from "./test-sso-server.js";
 
 let host: SsoHost;
 let idp: TestSamlIdp;
@@ -57,22 +57,10 @@ async function login(email: string, password = PASSWORD) {
 async function socialSignIn(email: string): Promise<URL> {
   const account = `social-${email}`;
   host.social?.setAccount(account, { email, emailVerified: true, name: "Social" });
-  const jars = new Map<string, Map<string, string>>();
+  const jars: Jars = new Map();
   let url = `${host.api}/oauth/oidc/authorize`;
   for (let hop = 0; hop < 20; hop++) {
-    const jar = jars.get(new URL(url).origin) ?? new Map<string, string>();
-    jars.set(new URL(url).origin, jar);
-    const response = await fetch(url, {
-      redirect: "manual",
-      headers: {
-        cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
-        [TEST_ACCOUNT_HEADER]: account,
-      },
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ""] = line.split(";");
-      jar.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
-    }
+    const response = await visit(url, jars, account);
     const next = new URL(response.headers.get("location") ?? "", url);
     if (next.origin === host.origin && !next.pathname.startsWith("/api/")) return next;
     url = next.href;

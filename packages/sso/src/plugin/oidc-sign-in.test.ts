@@ -1,6 +1,6 @@
-import { startTestOidcProvider, TEST_ACCOUNT_HEADER, type TestOidcProvider } from "@portcullis/testing";
+import { startTestOidcProvider, type TestOidcProvider } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SsoHost, startSsoHost } from "./test-sso-server.js";
+import { type Jars, type SsoHost, startSsoHost, visit } from "./test-sso-server.js";
 
 const CLIENT = { clientId: "acme-portcullis", clientSecret: "acme-oidc-client-secret-0123456789abcdef" };
 const DOMAIN = "oidc-corp.test";
@@ -10,31 +10,6 @@ let provider: TestOidcProvider;
 let connection: { id: string; serviceProvider: { redirectUri: string } };
 
 const connectionsPath = () => `/organizations/${host.organization.id}/sso/connections`;
-
-/** A browser's cookie jars, one per origin. */
-type Jars = Map<string, Map<string, string>>;
-
-/** `url` fetched as a browser would (its origin's cookies sent, its `Set-Cookie` kept), signing in as `account` at the provider. */
-async function visit(url: string, jars: Jars, account: string): Promise<Response> {
-  const origin = new URL(url).origin;
-  const jar = jars.get(origin) ?? new Map<string, string>();
-  jars.set(origin, jar);
-  const response = await fetch(url, {
-    redirect: "manual",
-    headers: {
-      cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
-      [TEST_ACCOUNT_HEADER]: account,
-    },
-  });
-  for (const line of response.headers.getSetCookie()) {
-    const [pair = ""] = line.split(";");
-    const name = pair.slice(0, pair.indexOf("="));
-    const value = pair.slice(pair.indexOf("=") + 1);
-    if (value === "") jar.delete(name);
-    else jar.set(name, value);
-  }
-  return response;
-}
 
 /**
  * The browser's redirects from `url` until it lands on the app (outside `/api/`), stopping

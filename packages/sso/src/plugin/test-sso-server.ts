@@ -9,7 +9,12 @@ import {
   type SecurityEvent,
 } from "@portcullis/core";
 import { createMemoryStores } from "@portcullis/store-memory";
-import { failingWhileListed, serveHandlerForTests, startTestOidcProvider } from "@portcullis/testing";
+import {
+  failingWhileListed,
+  serveHandlerForTests,
+  startTestOidcProvider,
+  TEST_ACCOUNT_HEADER,
+} from "@portcullis/testing";
 import { createSso } from "./create-sso.js";
 
 export const PASSWORD = "correct horse battery staple 42";
@@ -136,3 +141,28 @@ export async function startSsoHost({
 }
 
 export type SsoHost = Awaited<ReturnType<typeof startSsoHost>>;
+
+/** A browser's cookie jars, one per origin. */
+export type Jars = Map<string, Map<string, string>>;
+
+/** `url` fetched as a browser would (its origin's cookies sent, its `Set-Cookie` kept), signing in as `account` at the provider. */
+export async function visit(url: string, jars: Jars, account: string): Promise<Response> {
+  const origin = new URL(url).origin;
+  const jar = jars.get(origin) ?? new Map<string, string>();
+  jars.set(origin, jar);
+  const response = await fetch(url, {
+    redirect: "manual",
+    headers: {
+      cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
+      [TEST_ACCOUNT_HEADER]: account,
+    },
+  });
+  for (const line of response.headers.getSetCookie()) {
+    const [pair = ""] = line.split(";");
+    const name = pair.slice(0, pair.indexOf("="));
+    const value = pair.slice(pair.indexOf("=") + 1);
+    if (value === "") jar.delete(name);
+    else jar.set(name, value);
+  }
+  return response;
+}
