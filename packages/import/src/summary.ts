@@ -1,0 +1,72 @@
+/**
+ * Why a source row was not imported. `already_imported`: the ledger has this source id (a
+ * re-run); `duplicate_email`: an earlier row of this source took the address after
+ * normalization; `email_taken`: an account of the target that this source did not create has
+ * it; `identity_taken`: one of its provider links belongs to another account.
+ */
+export type SkipReason =
+  | "invalid_json"
+  | "invalid_row"
+  | "invalid_email"
+  | "unverifiable_hash"
+  | "unknown_provider"
+  | "already_imported"
+  | "duplicate_email"
+  | "email_taken"
+  | "identity_taken";
+
+/** The skipped rows of one reason: how many, and the line numbers of the first ones. */
+export interface SkippedRows {
+  count: number;
+  /** The first `firstLines` (an option of `importAccounts`, default 20) line numbers, in source order. */
+  lines: number[];
+}
+
+/** What a run did (or, with `dryRun`, would do). */
+export interface ImportSummary {
+  /** Rows read from the source, good and bad. */
+  rows: number;
+  /** Accounts created (with `dryRun`: that would be created). */
+  imported: number;
+  /** Provider links created with them. */
+  identities: number;
+  /** Rows not imported, by reason. */
+  skipped: Partial<Record<SkipReason, SkippedRows>>;
+  dryRun: boolean;
+}
+
+/** A summary being filled in while the rows stream by. */
+export function emptySummary(dryRun: boolean): ImportSummary {
+  return { rows: 0, imported: 0, identities: 0, skipped: {}, dryRun };
+}
+
+/** Counts one skipped row under its reason, keeping its line number while fewer than `firstLines` are kept. */
+export function recordSkip(
+  summary: ImportSummary,
+  reason: SkipReason,
+  line: number,
+  firstLines: number,
+): void {
+  const entry = summary.skipped[reason] ?? { count: 0, lines: [] };
+  entry.count += 1;
+  if (entry.lines.length < firstLines) entry.lines.push(line);
+  summary.skipped[reason] = entry;
+}
+
+/** How many rows were skipped, whatever the reason. */
+export const skippedCount = (summary: ImportSummary): number =>
+  Object.values(summary.skipped).reduce((sum, entry) => sum + (entry?.count ?? 0), 0);
+
+/** The summary as plain lines for a terminal or a log: totals first, then one line per reason. */
+export function formatSummary(summary: ImportSummary): string {
+  const verb = summary.dryRun ? "would import" : "imported";
+  const lines = [
+    `${summary.dryRun ? "dry run: " : ""}${summary.rows} rows read, ${verb} ${summary.imported} accounts (${summary.identities} provider links), skipped ${skippedCount(summary)}`,
+  ];
+  for (const [reason, entry] of Object.entries(summary.skipped)) {
+    if (!entry) continue;
+    const more = entry.count > entry.lines.length ? ", …" : "";
+    lines.push(`  skipped ${reason}: ${entry.count} (lines ${entry.lines.join(", ")}${more})`);
+  }
+  return `${lines.join("\n")}\n`;
+}

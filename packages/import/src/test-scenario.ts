@@ -1,0 +1,215 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type AuthStores, createArgon2Hasher, createAuth, isAuthError, silentLogger } from "@portcullis/core";
+import { createSqlStores } from "@portcullis/store-sql";
+import bcrypt from "bcryptjs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importAccounts } from "./import-accounts.js";
+import { jsonlSource } from "./jsonl-source.js";
+import type { AnyKysely } from "./ledger.js";
+import type { ImportSummary } from "./summary.js";
+
+/** Test support (not part of the package's exports): one import scenario, run on each SQL dialect. */
+
+const ALICE_PASSWORD = "alice's old password";
+/** A Better Auth hash made by Better Auth itself (core's imported-hashes.test.ts has its origin). */
+const BOB_PASSWORD = "correct horse battery staple";
+const BOB_HASH =
+  "7d340bb7a28c3402502982b051f44083:f7a6b0bf3e42cd2211c631ce94936d161f15ddb028a8f03641b15baee960e7417c812acce09208888c0aa20bf1f76a8c1a2f653b1e235ac6bbd1b07af1466aa7";
+const CAROL_PASSWORD = "carol's argon2 password";
+export const OKTA = "https://example.okta.test";
+
+/** The file's lines, good and bad; the comments give the line numbers the summary must name. */
+export async function scenarioLines(): Promise<string[]> {
+  const cheapArgon2 = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
+  return [
+    // 1: bcrypt (made by bcryptjs), a GitHub link.
+    JSON.stringify({
+      id: "u1",
+      email: "alice@example.test",
+      emailVerified: true,
+      name: "Alice",
+      passwordHash: bcrypt.hashSync(ALICE_PASSWORD, 4),
+      identities: [{ provider: "github", subject: 1001 }],
+    }),
+    // 2: Better Auth's scrypt, an address to normalize.
+    JSON.stringify({ id: "u2", email: "  Bob@EXAMPLE.test ", passwordHash: BOB_HASH }),
+    // 3: not JSON.
+    '{"id": "u3", "email": ',
+    // 4: no email.
+    JSON.stringify({ id: "u4", name: "Nobody" }),
+    // 5: Bob's address again after normalization.
+    JSON.stringify({ id: "u5", email: "bob@example.test" }),
+    // 6: a hash the core cannot verify.
+    JSON.stringify({ id: "u6", email: "eve@example.test", passwordHash: "$2b$04$tooshort" }),
+    // 7: argon2id, and a provider whose issuer the import's options give.
+    JSON.stringify({
+      id: 7,
+      email: "carol@example.test",
+      passwordHash: await cheapArgon2.hash(CAROL_PASSWORD),
+      identities: [{ provider: "okta", subject: "00u7" }],
+    }),
+    // 8: a provider of no known issuer.
+    JSON.stringify({
+      id: "u8",
+      email: "dave@example.test",
+      identities: [{ provider: "gitlab", subject: "8" }],
+    }),
+    // 9: an account the target had before the import.
+    JSON.stringify({ id: "u9", email: "Existing@example.test", passwordHash: BOB_HASH }),
+    // 10: Alice's GitHub identity on another account.
+    JSON.stringify({
+      id: "u10",
+      email: "frank@example.test",
+      identities: [{ provider: "github", subject: "1001" }],
+    }),
+    "",
+  ];
+}
+
+/** What the file above must give, whether it is imported or dry-run, on the first run. */
+export const FIRST_RUN = {
+  rows: 10,
+  imported: 3,
+  identities: 2,
+  skipped: {
+    invalid_json: { count: 1, lines: [3] },
+    invalid_row: { count: 1, lines: [4] },
+    duplicate_email: { count: 1, lines: [5] },
+    unverifiable_hash: { count: 1, lines: [6] },
+    unknown_provider: { count: 1, lines: [8] },
+    email_taken: { count: 1, lines: [9] },
+    identity_taken: { count: 1, lines: [10] },
+  },
+};
+
+/** Every row of the tables an import writes, in a stable order: what "changes nothing" compares. */
+export async function tablesNow(db: AnyKysely, withLedger = true): Promise<unknown[]> {
+  const read = (table: string, order: string) => db.selectFrom(table).selectAll().orderBy(order).execute();
+  return [
+    await read("portcullis_users", "id"),
+    await read("portcullis_identities", "subject"),
+    ...(withLedger ? [await read("portcullis_import_ledger", "source_id")] : []),
+  ];
+}
+
+function authOn(db: AnyKysely) {
+  return createAuth({
+    secret: "import-scenario-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
+    stores: createSqlStores({ db }) as AuthStores,
+    logger: silentLogger,
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    email: { enabled: false },
+  });
+}
+
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => "signed in",
+    (error: unknown) => (isAuthError(error) ? error.code : String(error)),
+  );
+
+/** The database of one scenario and the run of its file, once `beforeAll` has set them. */
+interface Scenario {
+  db: AnyKysely;
+  close(): Promise<void>;
+  dir: string;
+  file: string;
+}
+
+const runOn = (scenario: Scenario, dryRun: boolean): Promise<ImportSummary> =>
+  importAccounts({
+    source: jsonlSource(scenario.file),
+    target: { db: scenario.db },
+    dryRun,
+    issuers: { okta: OKTA },
+  });
+
+/**
+ * The import scenario on a database `open` gives (migrated, with no accounts): a dry run writes
+ * nothing, the import gives the summary above, every imported user signs in with the old
+ * password through the core, the links find their accounts, a second run changes nothing.
+ */
+export function runImportScenario(
+  name: string,
+  open: () => Promise<{ db: AnyKysely; close(): Promise<void> }>,
+): void {
+  describe(`import on ${name}`, () => {
+    const scenario = {} as Scenario;
+    beforeAll(async () => {
+      Object.assign(scenario, await open());
+      scenario.dir = await mkdtemp(join(tmpdir(), "portcullis-import-"));
+      scenario.file = join(scenario.dir, "users.jsonl");
+      await writeFile(scenario.file, (await scenarioLines()).join("\n"));
+      await authOn(scenario.db).register(
+        {},
+        { email: "existing@example.test", password: "the existing account's password" },
+      );
+    }, 60_000);
+    afterAll(async () => {
+      await scenario.close?.();
+      if (scenario.dir) await rm(scenario.dir, { recursive: true, force: true });
+    });
+    importTests(scenario);
+    afterImportTests(scenario);
+  });
+}
+
+function importTests(scenario: Scenario): void {
+  it("importAccounts - a dry run reports what the import would do and writes nothing", async () => {
+    const { db } = scenario;
+    const before = await tablesNow(db, false);
+    expect(await runOn(scenario, true)).toEqual({ ...FIRST_RUN, dryRun: true });
+    expect(await tablesNow(db, false)).toEqual(before);
+    expect(await createSqlStores({ db }).users.findByEmail("alice@example.test")).toBeNull();
+    expect(await db.introspection.getTables()).not.toContainEqual(
+      expect.objectContaining({ name: "portcullis_import_ledger" }),
+    );
+  });
+
+  it("importAccounts - imports the good rows, skips each bad one with its line and reason, half-writes nothing", async () => {
+    expect(await runOn(scenario, false)).toEqual({ ...FIRST_RUN, dryRun: false });
+    const { users } = createSqlStores({ db: scenario.db });
+    // Frank's account was created, then its link was refused: the transaction took both back.
+    expect(await users.findByEmail("frank@example.test")).toBeNull();
+    expect(await users.findByEmail("eve@example.test")).toBeNull();
+    const alice = await users.findByEmail("alice@example.test");
+    expect(alice).toMatchObject({ emailVerified: true, name: "Alice", identityProviders: ["github"] });
+    expect(await users.findByEmail("bob@example.test")).toMatchObject({ emailVerified: false, name: null });
+  });
+}
+
+function afterImportTests(scenario: Scenario): void {
+  it("importAccounts - each imported user signs in with the old password through the core", async () => {
+    const auth = authOn(scenario.db);
+    const login = (email: string, password: string) => codeOf(auth.login({}, { email, password }));
+    expect(await login("alice@example.test", ALICE_PASSWORD)).toBe("signed in");
+    expect(await login("Bob@example.test", BOB_PASSWORD)).toBe("signed in");
+    expect(await login("carol@example.test", CAROL_PASSWORD)).toBe("signed in");
+    expect(await login("alice@example.test", BOB_PASSWORD)).toBe("INVALID_CREDENTIALS");
+  });
+
+  it("importAccounts - a provider link finds its account by issuer and subject", async () => {
+    const { users, identities } = createSqlStores({ db: scenario.db });
+    const alice = await users.findByEmail("alice@example.test");
+    const carol = await users.findByEmail("carol@example.test");
+    expect(await identities.findBySubject("https://github.com", "1001")).toMatchObject({
+      userId: alice?.id,
+      provider: "github",
+    });
+    expect(await identities.findBySubject(OKTA, "00u7")).toMatchObject({
+      userId: carol?.id,
+      provider: "okta",
+    });
+  });
+
+  it("importAccounts - a second run, and a dry run after it, change nothing", async () => {
+    const before = await tablesNow(scenario.db);
+    const again = { ...FIRST_RUN.skipped, already_imported: { count: 3, lines: [1, 2, 7] } };
+    const expected = { ...FIRST_RUN, imported: 0, identities: 0, skipped: again };
+    expect(await runOn(scenario, false)).toEqual({ ...expected, dryRun: false });
+    expect(await runOn(scenario, true)).toEqual({ ...expected, dryRun: true });
+    expect(await tablesNow(scenario.db)).toEqual(before);
+  });
+}
