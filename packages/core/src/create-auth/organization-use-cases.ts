@@ -22,6 +22,7 @@ import { provisionSsoAccount } from "../use-cases/provision-sso-account.js";
 import { removeMember } from "../use-cases/remove-member.js";
 import { revokeInvitation } from "../use-cases/revoke-invitation.js";
 import { setSsoMemberRole } from "../use-cases/set-sso-member-role.js";
+import { stepUpWithSso } from "../use-cases/step-up-with-sso.js";
 import { suspendSsoMember } from "../use-cases/suspend-sso-member.js";
 import { updateOrganization } from "../use-cases/update-organization.js";
 import { updateRole } from "../use-cases/update-role.js";
@@ -55,6 +56,7 @@ export const ORGANIZATION_USE_CASES = {
 export const SSO_USE_CASES = {
   authorize: authorizeSsoManager,
   signIn: finishSsoSignIn,
+  stepUp: stepUpWithSso,
   countStart: countSsoSignInStart,
   provisionAccount: provisionSsoAccount,
   setMemberRole: setSsoMemberRole,

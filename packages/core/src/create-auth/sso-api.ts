@@ -1,9 +1,11 @@
 import type { Call } from "../model.js";
 import type { SsoIdentity, SsoSignInResult } from "../use-cases/finish-sso-sign-in.js";
 import type { SsoMemberGroups } from "../use-cases/set-sso-member-role.js";
+import type { SsoStepUpResult } from "../use-cases/step-up-with-sso.js";
 
 export type { SsoIdentity, SsoSignInResult } from "../use-cases/finish-sso-sign-in.js";
 export type { SsoMemberGroups } from "../use-cases/set-sso-member-role.js";
+export type { SsoStepUpResult } from "../use-cases/step-up-with-sso.js";
 
 /**
  * Enterprise sign-in's steps that touch accounts, members and sessions (docs/sso.md), for the
@@ -34,6 +36,16 @@ export interface SsoApi {
    * @throws `USE_CASE_ERRORS.sso.signIn`'s codes (use-case-errors.ts)
    */
   signIn(call: Call, input: { connectionId: string; identity: SsoIdentity }): Promise<SsoSignInResult>;
+  /**
+   * Steps up the session `sessionId` of `userId` through a connection: the identity the plugin
+   * checked (a fresh login it asked the provider for) must be the one linked to that account
+   * through this connection (`IDENTITY_PROVIDER_MISMATCH`); the account's 2FA still applies.
+   * @throws `USE_CASE_ERRORS.sso.stepUp`'s codes (use-case-errors.ts)
+   */
+  stepUp(
+    call: Call,
+    input: { connectionId: string; identity: SsoIdentity; userId: string; sessionId: string },
+  ): Promise<SsoStepUpResult>;
   /**
    * Counts a sign-in started from the call's IP (`request.ip`) before the plugin stores its
    * request (`ipLimits.ssoSignInStarts`).

@@ -1,5 +1,5 @@
 import type { Auth } from "../create-auth/create-auth.js";
-import type { SsoSignInResult } from "../create-auth/sso-api.js";
+import type { SsoSignInResult, SsoStepUpResult } from "../create-auth/sso-api.js";
 import { appUrlFor } from "./app-url.js";
 import { DEVICE_COOKIE_MAX_AGE_SECONDS } from "./cookies.js";
 import type { RequestInput, Route } from "./route.js";
@@ -13,11 +13,12 @@ export interface SsoRouteKit {
   /**
    * The `Set-Cookie` values of a connection's sign-in: the session's access and refresh cookies
    * and the device cookie when signed in, or the 2FA challenge's cookie when a second factor is
-   * due (the query `twoFactor=login&methods=…` of `outcomeQuery` tells the page).
+   * due (the query `twoFactor=login&methods=…` of `outcomeQuery` tells the page); of a step-up
+   * through it, the step-up token's cookie (or the 2FA challenge's, `twoFactor=step-up`).
    */
-  outcomeCookies(result: SsoSignInResult): string[];
-  /** The query parameters the app's page gets for the outcome (`twoFactor`, `methods`), else none. */
-  outcomeQuery(result: SsoSignInResult): Record<string, string>;
+  outcomeCookies(result: SsoSignInResult | SsoStepUpResult): string[];
+  /** The query parameters the app's page gets for the outcome (`twoFactor`, `methods`; `stepUp=1`), else none. */
+  outcomeQuery(result: SsoSignInResult | SsoStepUpResult): Record<string, string>;
   /** The `Set-Cookie` value binding a started request to this browser (HttpOnly, `<prefix>/sso`, SameSite=Lax at most). */
   setRequestCookie(value: string, maxAgeSeconds: number): string;
   /** The `Set-Cookie` value that deletes it. */
@@ -32,24 +33,27 @@ export interface SsoRouteKit {
 function ssoRouteKit(auth: Auth, { cookies, sessionCookies }: RouteKit): SsoRouteKit {
   const { options } = auth;
   return {
-    outcomeCookies: (result) =>
-      result.outcome === "signed-in"
-        ? [
-            ...sessionCookies(result.signedIn),
-            cookies.clear("twoFactor"),
-            cookies.set("device", result.signedIn.deviceToken, DEVICE_COOKIE_MAX_AGE_SECONDS),
-          ]
-        : [
-            cookies.set(
-              "twoFactor",
-              result.challenge.twoFactorAuthenticationToken,
-              options.twoFactorTokenTtlSeconds,
-            ),
-          ],
-    outcomeQuery: (result): Record<string, string> =>
-      result.outcome === "signed-in"
-        ? {}
-        : { twoFactor: "login", methods: result.challenge.twoFactorMethods.join(",") },
+    outcomeCookies: (result) => {
+      if (result.outcome === "signed-in")
+        return [
+          ...sessionCookies(result.signedIn),
+          cookies.clear("twoFactor"),
+          cookies.set("device", result.signedIn.deviceToken, DEVICE_COOKIE_MAX_AGE_SECONDS),
+        ];
+      if (result.outcome === "stepped-up")
+        return [
+          cookies.set("stepUp", result.stepUpToken, options.stepUpTokenTtlSeconds),
+          cookies.clear("twoFactor"),
+        ];
+      const { twoFactorAuthenticationToken } = result.challenge;
+      return [cookies.set("twoFactor", twoFactorAuthenticationToken, options.twoFactorTokenTtlSeconds)];
+    },
+    outcomeQuery: (result): Record<string, string> => {
+      if (result.outcome === "signed-in") return {};
+      if (result.outcome === "stepped-up") return { stepUp: "1" };
+      const purpose = "purpose" in result ? result.purpose : "login";
+      return { twoFactor: purpose, methods: result.challenge.twoFactorMethods.join(",") };
+    },
     setRequestCookie: (value, maxAgeSeconds) => cookies.set("ssoRequest", value, maxAgeSeconds),
     clearRequestCookie: () => cookies.clear("ssoRequest"),
     requestCookie: (input) => input.cookie("ssoRequest"),

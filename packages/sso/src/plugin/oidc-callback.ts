@@ -2,7 +2,17 @@ import { isAuthError } from "@portcullis/core";
 import { hashOf, type SsoContext, stored } from "./context.js";
 import { oidcCallbackUrl, relyingPartyOf } from "./oidc.js";
 import { ssoRoute } from "./route.js";
-import { boundToThisBrowser, failure, REQUEST, samlRoutes, signInToApp, startRoute } from "./sign-in.js";
+import {
+  boundToThisBrowser,
+  failure,
+  REQUEST,
+  type StepUpOf,
+  samlRoutes,
+  signInToApp,
+  startRoute,
+  stepUpIn,
+} from "./sign-in.js";
+import { stepUpRoute } from "./step-up.js";
 
 /** What `POST /sso/start` kept for an OpenID Connect request. */
 interface OidcRequest {
@@ -11,6 +21,7 @@ interface OidcRequest {
   nonce: string | null;
   binding: string;
   returnTo: string;
+  stepUp?: StepUpOf | null;
 }
 
 /** The request a `state` names, taken once: null when none (unknown, used, expired, or a SAML one). */
@@ -19,7 +30,7 @@ async function takeOidcRequest(ctx: SsoContext, state: string): Promise<OidcRequ
   const record = await stored(() => ctx.tokens.consumeToken(REQUEST, hashOf(state)));
   const data = record?.data as Partial<OidcRequest> | undefined;
   if (!record || record.expiresAt <= ctx.now() || typeof data?.codeVerifier !== "string") return null;
-  return data as OidcRequest;
+  return { ...(data as OidcRequest), stepUp: stepUpIn(record.data) };
 }
 
 /**
@@ -53,11 +64,12 @@ function oidcCallbackRoute(ctx: SsoContext) {
           state,
           codeVerifier: request.codeVerifier,
           nonce: request.nonce,
-          fresh: false,
+          // A step-up's ID token must show a login at most 5 minutes old (`auth_time`).
+          fresh: Boolean(request.stepUp),
         });
         const { subject, email, name } = identity;
-        const { connectionId, returnTo } = request;
-        return await signInToApp(ctx, input, { connectionId, subject, email, name, returnTo });
+        const { connectionId, returnTo, stepUp } = request;
+        return await signInToApp(ctx, input, { connectionId, subject, email, name, returnTo, stepUp });
       } catch (error) {
         if (!isAuthError(error)) throw error;
         ctx.auth.logger.warn(
@@ -75,9 +87,10 @@ function oidcCallbackRoute(ctx: SsoContext) {
   );
 }
 
-/** Every sign-in route: the start, SAML's ACS, finish and metadata, and OpenID Connect's callback. */
+/** Every sign-in route: the start, the step-up, SAML's ACS, finish and metadata, and OpenID Connect's callback. */
 export const signInRoutes = (ctx: SsoContext) => [
   startRoute(ctx),
+  stepUpRoute(ctx),
   ...samlRoutes(ctx),
   oidcCallbackRoute(ctx),
 ];

@@ -99,8 +99,13 @@ interface StartedRequest {
   checks: { requestId: string } | { codeVerifier: string; nonce: string | null };
 }
 
-/** A SAML AuthnRequest (HTTP-Redirect binding) carrying `relayState`. */
-async function samlStart(ctx: SsoContext, connection: SsoConnectionRecord, relayState: string) {
+/** A SAML AuthnRequest (HTTP-Redirect binding) carrying `relayState`; `fresh` asks for ForceAuthn. */
+async function samlStart(
+  ctx: SsoContext,
+  connection: SsoConnectionRecord,
+  relayState: string,
+  fresh: boolean,
+) {
   if (!connection.saml) throw new AuthError("NOT_FOUND");
   const sp = serviceProvider(ctx, connection.id);
   const request = await samlAuthnRequest({
@@ -110,20 +115,25 @@ async function samlStart(ctx: SsoContext, connection: SsoConnectionRecord, relay
     relayState,
     now: ctx.now(),
     requestTtlMs: ctx.requestTtlMs,
+    forceAuthn: fresh,
   });
   return { url: request.url, expiresAt: request.expiresAt, checks: { requestId: request.requestId } };
 }
 
-/** An OpenID Connect authorization request (code flow, PKCE S256, a nonce) with `relayState` as its `state`. */
+/**
+ * An OpenID Connect authorization request (code flow, PKCE S256, a nonce) with `relayState` as its
+ * `state`; `fresh` asks for a new login (`prompt=login`, `max_age=0`).
+ */
 async function oidcStart(
   ctx: SsoContext,
   connection: SsoConnectionRecord,
   state: string,
+  fresh: boolean,
 ): Promise<StartedRequest> {
   const { url, codeVerifier, nonce } = await relyingPartyOf(ctx, connection).authorizationUrl({
     redirectUri: oidcCallbackUrl(ctx),
     state,
-    fresh: false,
+    fresh,
   });
   return { url, expiresAt: ctx.now() + ctx.requestTtlMs, checks: { codeVerifier, nonce } };
 }
@@ -156,32 +166,66 @@ function startRoute(ctx: SsoContext) {
       await ctx.auth.sso.countStart({ request: input.meta });
       const connection = await startConnection(ctx, target);
       if (connection === null) throw new AuthError("NOT_FOUND");
-      const relayState = randomToken();
-      const binding = randomToken();
-      const request = connection.oidc
-        ? await oidcStart(ctx, connection, relayState)
-        : await samlStart(ctx, connection, relayState);
-      await stored(() =>
-        ctx.tokens.saveToken(
-          {
-            purpose: REQUEST,
-            tokenHash: hashOf(relayState),
-            userId: connection.id,
-            expiresAt: request.expiresAt,
-            data: {
-              connectionId: connection.id,
-              ...request.checks,
-              binding: hashOf(binding),
-              returnTo: returnPath(ctx, body.returnTo),
-            },
-          },
-          ctx.requestTtlMs,
-        ),
-      );
-      const cookie = ctx.kit.setRequestCookie(binding, Math.ceil(ctx.requestTtlMs / 1000));
-      return jsonAnswer(200, { url: request.url }, [cookie]);
+      return beginRequest(ctx, connection, { returnTo: body.returnTo, stepUp: null });
     },
   );
+}
+
+/** The session a step-up through a connection is for. */
+export interface StepUpOf {
+  userId: string;
+  sessionId: string;
+}
+
+/** A step-up's session as a single-use token's data keeps it (flat: `stepUpUserId`, `stepUpSessionId`). */
+export const stepUpFields = (stepUp: StepUpOf | null) => ({
+  stepUpUserId: stepUp?.userId ?? null,
+  stepUpSessionId: stepUp?.sessionId ?? null,
+});
+
+/** The step-up a token's data names (`stepUpFields`), or null for a sign-in. */
+export function stepUpIn(data: Record<string, unknown> | undefined): StepUpOf | null {
+  const userId = data?.stepUpUserId;
+  const sessionId = data?.stepUpSessionId;
+  return typeof userId === "string" && typeof sessionId === "string" ? { userId, sessionId } : null;
+}
+
+/**
+ * Starts a request at the connection's identity provider (a fresh login for a step-up) and
+ * keeps it under its RelayState or `state` (single-use, bound to this browser by the cookie set
+ * here): `{ url }` to send the browser to.
+ */
+export async function beginRequest(
+  ctx: SsoContext,
+  connection: SsoConnectionRecord,
+  { returnTo, stepUp }: { returnTo: unknown; stepUp: StepUpOf | null },
+) {
+  const relayState = randomToken();
+  const binding = randomToken();
+  const fresh = stepUp !== null;
+  const request = connection.oidc
+    ? await oidcStart(ctx, connection, relayState, fresh)
+    : await samlStart(ctx, connection, relayState, fresh);
+  await stored(() =>
+    ctx.tokens.saveToken(
+      {
+        purpose: REQUEST,
+        tokenHash: hashOf(relayState),
+        userId: connection.id,
+        expiresAt: request.expiresAt,
+        data: {
+          connectionId: connection.id,
+          ...request.checks,
+          binding: hashOf(binding),
+          returnTo: returnPath(ctx, returnTo),
+          ...stepUpFields(stepUp),
+        },
+      },
+      ctx.requestTtlMs,
+    ),
+  );
+  const cookie = ctx.kit.setRequestCookie(binding, Math.ceil(ctx.requestTtlMs / 1000));
+  return jsonAnswer(200, { url: request.url }, [cookie]);
 }
 
 /** The request a RelayState names, taken once; null when it names none of this connection. */
@@ -189,7 +233,23 @@ async function takeRequest(ctx: SsoContext, connectionId: string, relayState: st
   if (relayState === "" || relayState.length > 80) return null;
   const record = await stored(() => ctx.tokens.consumeToken(REQUEST, hashOf(relayState)));
   if (!record || record.expiresAt <= ctx.now() || record.data?.connectionId !== connectionId) return null;
-  return record.data as { requestId: string; binding: string; returnTo: string };
+  const data = record.data as { requestId: string; binding: string; returnTo: string };
+  return { ...data, stepUp: stepUpIn(record.data) };
+}
+
+/** How long ago a step-up's fresh login at the identity provider may have been (besides the skew). */
+const FRESH_LOGIN_MS = 5 * 60_000;
+
+/**
+ * Whether an assertion answering a step-up shows a fresh login: its AuthnInstant no older than
+ * five minutes (and the skew). An identity provider that ignored ForceAuthn and answered from its
+ * own older session steps up nobody.
+ */
+function freshEnough(ctx: SsoContext, connectionId: string, authnInstant: number | null): boolean {
+  if (authnInstant !== null && authnInstant >= ctx.now() - FRESH_LOGIN_MS - ctx.skewMs) return true;
+  const reason = "stale-authn";
+  ctx.auth.logger.warn({ event: "sso.assertion_refused", connectionId, reason }, "SAML step-up refused");
+  return false;
 }
 
 /**
@@ -238,6 +298,8 @@ function acsRoute(ctx: SsoContext) {
         );
         return failure(ctx, "SSO_ASSERTION_INVALID");
       }
+      if (request?.stepUp && !freshEnough(ctx, connection.id, assertion.authnInstant))
+        return failure(ctx, "SSO_ASSERTION_INVALID");
       const first = await stored(() =>
         ctx.store.useSsoAssertion(connection.id, assertion.assertionId, assertion.expiresAt),
       );
@@ -263,6 +325,7 @@ function acsRoute(ctx: SsoContext) {
               name: nameOf(assertion.attributes),
               binding: request?.binding ?? "",
               returnTo: request?.returnTo ?? ctx.afterSignInPath,
+              ...stepUpFields(request?.stepUp ?? null),
             },
           },
           FINISH_TTL_MS,
@@ -327,7 +390,7 @@ function finishRoute(ctx: SsoContext) {
       if (!record || !data || record.expiresAt <= ctx.now()) return failure(ctx, "SSO_ASSERTION_INVALID");
       if (data.binding !== "" && !boundToThisBrowser(ctx, input, data.binding))
         return failure(ctx, "SSO_ASSERTION_INVALID");
-      return signInToApp(ctx, input, data);
+      return signInToApp(ctx, input, { ...data, stepUp: stepUpIn(record.data) });
     },
   );
 }
@@ -340,8 +403,9 @@ export function boundToThisBrowser(ctx: SsoContext, input: RouteInput, binding: 
 
 /**
  * Signs in the identity a connection's provider vouched for (unless its directory deactivated
- * the user): `auth.sso.signIn`, then a 302 to `returnTo` on the app with the session's cookies
- * (or the 2FA challenge's), or to the sign-in page with `?error=<code>`.
+ * the user): `auth.sso.signIn`, or for a step-up `auth.sso.stepUp` of the session that asked;
+ * then a 302 to `returnTo` on the app with the session's cookies (the step-up token's, or the 2FA
+ * challenge's), or to the sign-in page with `?error=<code>`.
  */
 export async function signInToApp(
   ctx: SsoContext,
@@ -352,18 +416,18 @@ export async function signInToApp(
     email: string | null;
     name: string | null;
     returnTo: string;
+    stepUp?: StepUpOf | null | undefined;
   },
 ) {
   try {
     if (await deactivatedInDirectory(ctx, data.connectionId, data.email))
       return failure(ctx, "SSO_USER_DEACTIVATED");
-    const result = await ctx.auth.sso.signIn(
-      { request: input.withDevice() },
-      {
-        connectionId: data.connectionId,
-        identity: { subject: data.subject, email: data.email, name: data.name },
-      },
-    );
+    const { connectionId, stepUp } = data;
+    const identity = { subject: data.subject, email: data.email, name: data.name };
+    const call = { request: input.withDevice() };
+    const result = stepUp
+      ? await ctx.auth.sso.stepUp(call, { connectionId, identity, ...stepUp })
+      : await ctx.auth.sso.signIn(call, { connectionId, identity });
     return redirect(ctx.kit.appUrl(data.returnTo, ctx.kit.outcomeQuery(result)), [
       ctx.kit.clearRequestCookie(),
       ...ctx.kit.outcomeCookies(result),

@@ -74,6 +74,8 @@ export interface SamlAuthnRequestInput {
   now?: number;
   /** How long the request may be answered; default 10 minutes. */
   requestTtlMs?: number;
+  /** Asks the identity provider to authenticate the user anew (`ForceAuthn="true"`): a step-up. */
+  forceAuthn?: boolean;
 }
 
 /** An AuthnRequest to send the browser to. */
@@ -104,6 +106,7 @@ export async function samlAuthnRequest(input: SamlAuthnRequestInput): Promise<Sa
     generateUniqueId: () => requestId,
     identifierFormat: null,
     disableRequestedAuthnContext: true,
+    forceAuthn: input.forceAuthn ?? false,
   });
   const url = await saml.getAuthorizeUrlAsync(input.relayState, undefined, {});
   const now = input.now ?? Date.now();
@@ -140,6 +143,8 @@ export interface SamlAssertion {
   email: string | null;
   /** Single-valued attributes as a string, multi-valued as an array; complex values are left out. */
   attributes: Record<string, string | string[]>;
+  /** ms: when the identity provider authenticated the user (the AuthnStatement's AuthnInstant), if given. */
+  authnInstant: number | null;
   /** The AuthnStatement's SessionIndex, if any. */
   sessionIndex: string | null;
   /** The AuthnStatement's SessionNotOnOrAfter (ms), if any: a session should not outlive it. */
@@ -344,6 +349,7 @@ function readAssertion(
     nameIdFormat,
     email: emailOf(attributes) ?? (nameIdFormat === EMAIL_FORMAT ? nameId : null),
     attributes,
+    authnInstant: timeOf(attribute(authn, "AuthnInstant"), "AuthnInstant"),
     sessionIndex: attribute(authn, "SessionIndex") ?? null,
     sessionNotOnOrAfter: timeOf(attribute(authn, "SessionNotOnOrAfter"), "SessionNotOnOrAfter"),
     expiresAt: Math.min(confirmation.notOnOrAfter, conditionsEnd ?? Number.POSITIVE_INFINITY) + input.skewMs,

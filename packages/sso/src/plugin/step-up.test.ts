@@ -1,0 +1,196 @@
+import { inflateRawSync } from "node:zlib";
+import {
+  fetchSamlPostedForm,
+  startTestOidcProvider,
+  startTestSamlIdp,
+  type TestOidcProvider,
+  type TestSamlIdp,
+} from "@portcullis/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Jars, type SsoHost, startSsoHost, visit } from "./test-sso-server.js";
+
+// A step-up through the connection an account signs in with (an account SSO made has no password
+// of its own): SAML with ForceAuthn against the real test IdP, OpenID Connect with prompt=login
+// against the real test provider.
+const CLIENT = { clientId: "acme-step-up", clientSecret: "acme-step-up-client-secret-0123456789ab" };
+
+let host: SsoHost;
+let idp: TestSamlIdp;
+let provider: TestOidcProvider;
+
+/** Claims and verifies `domain` for the host's organization through its TXT record. */
+async function verifiedDomain(domain: string) {
+  const claimed = await host.call("POST", `/organizations/${host.organization.id}/domains`, { domain });
+  const { record } = ((await claimed.json()) as { domain: { record: { name: string; value: string } } })
+    .domain;
+  host.txt.set(record.name, [[record.value]]);
+  expect(
+    (await host.call("POST", `/organizations/${host.organization.id}/domains/${domain}/verify`)).status,
+  ).toBe(200);
+}
+
+/** A cookie of the app's jar. */
+const cookieOf = (jars: Jars, name: string) => jars.get(host.origin)?.get(name);
+
+/** `POST /sso/step-up` with the session the jars hold: its status, and the provider's URL (the binding cookie kept). */
+async function startStepUp(jars: Jars) {
+  const jar = jars.get(host.origin) ?? new Map<string, string>();
+  const response = await fetch(`${host.api}/sso/step-up`, {
+    method: "POST",
+    headers: {
+      origin: host.origin,
+      "content-type": "application/json",
+      cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
+    },
+    body: JSON.stringify({ returnTo: "/settings" }),
+  });
+  for (const line of response.headers.getSetCookie()) {
+    const [pair = ""] = line.split(";");
+    jar.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
+  }
+  const body = (await response.json()) as { url?: string; code?: string };
+  return { status: response.status, url: body.url ?? "", code: body.code };
+}
+
+/** What a route that wants a step-up (the account's export) answers the jars' session: 401 STEP_UP_REQUIRED or 200. */
+async function steppedUp(jars: Jars): Promise<number> {
+  const jar = jars.get(host.origin) ?? new Map<string, string>();
+  const response = await fetch(`${host.api}/me/export`, {
+    headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; ") },
+  });
+  return response.status;
+}
+
+/** The browser's OpenID Connect round trip from `url` as `account`, until it lands on the app. */
+async function throughProvider(url: string, jars: Jars, account: string): Promise<URL> {
+  let next = url;
+  for (let hop = 0; hop < 20; hop++) {
+    const response = await visit(next, jars, account);
+    const location = new URL(response.headers.get("location") ?? "", next);
+    if (location.origin === host.origin && !location.pathname.startsWith("/api/")) return location;
+    next = location.href;
+  }
+  throw new Error("too many redirects");
+}
+
+/** A SAML round trip from `url` as `user`: the IdP's form posted to the ACS, the finish in this browser. */
+async function throughIdp(url: string, jars: Jars, user: string): Promise<URL> {
+  const form = await fetchSamlPostedForm(url, { user });
+  const acs = await fetch(form.action, {
+    method: "POST",
+    redirect: "manual",
+    headers: { origin: new URL(idp.ssoUrl).origin, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ SAMLResponse: form.samlResponse, RelayState: form.relayState }).toString(),
+  });
+  const finish = await visit(new URL(acs.headers.get("location") ?? "", host.origin).href, jars, "");
+  return new URL(finish.headers.get("location") ?? "", host.origin);
+}
+
+beforeAll(async () => {
+  host = await startSsoHost({ allowPrivateNetworks: true });
+  idp = await startTestSamlIdp({ entityId: "urn:placeholder", acsUrl: "http://127.0.0.1/placeholder" });
+  provider = await startTestOidcProvider({
+    client: { ...CLIENT, redirectUris: [`${host.api}/sso/oidc/callback`] },
+  });
+  await verifiedDomain("saml-up.test");
+  await verifiedDomain("oidc-up.test");
+  const saml = await host.call("POST", `/organizations/${host.organization.id}/sso/connections`, {
+    type: "saml",
+    entityId: idp.entityId,
+    ssoUrl: idp.ssoUrl,
+    certificate: idp.certificate,
+    domains: ["saml-up.test"],
+  });
+  await idp.register(
+    ((await saml.json()) as { connection: { serviceProvider: { entityId: string; acsUrl: string } } })
+      .connection.serviceProvider,
+  );
+  const oidc = await host.call("POST", `/organizations/${host.organization.id}/sso/connections`, {
+    type: "oidc",
+    issuer: provider.issuer,
+    ...CLIENT,
+    domains: ["oidc-up.test"],
+  });
+  expect(oidc.status).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  await provider?.close();
+  await idp?.close();
+  await host?.close();
+});
+
+describe("a step-up through the account's connection", () => {
+  it("OpenID Connect - prompt=login, then back on returnTo with stepUp=1 and a step-up token the step-up routes take", async () => {
+    const email = "lin@oidc-up.test";
+    provider.setAccount("lin", { email, emailVerified: true });
+    const jars: Jars = new Map();
+    const signedIn = await throughProvider(await startFor(email, jars), jars, "lin");
+    expect(signedIn.searchParams.get("error")).toBeNull();
+    expect(await steppedUp(jars)).toBe(401);
+    const stepUp = await startStepUp(jars);
+    expect(stepUp.status).toBe(200);
+    const asked = new URL(stepUp.url);
+    expect([asked.searchParams.get("prompt"), asked.searchParams.get("max_age")]).toEqual(["login", "0"]);
+    const back = await throughProvider(stepUp.url, jars, "lin");
+    expect(back.pathname).toBe("/settings");
+    expect(back.searchParams.get("stepUp")).toBe("1");
+    expect(cookieOf(jars, "step_up_token")).toBeTruthy();
+    expect(await steppedUp(jars)).toBe(200);
+  });
+
+  it("OpenID Connect - a login at the provider as someone else steps up nobody: IDENTITY_PROVIDER_MISMATCH", async () => {
+    provider.setAccount("kai", { email: "kai@oidc-up.test", emailVerified: true });
+    provider.setAccount("mo", { email: "mo@oidc-up.test", emailVerified: true });
+    const other: Jars = new Map();
+    await throughProvider(await startFor("mo@oidc-up.test", other), other, "mo");
+    const jars: Jars = new Map();
+    await throughProvider(await startFor("kai@oidc-up.test", jars), jars, "kai");
+    const stepUp = await startStepUp(jars);
+    // Signed out at the provider, then in as someone else.
+    jars.delete(new URL(provider.issuer).origin);
+    const back = await throughProvider(stepUp.url, jars, "mo");
+    expect(back.searchParams.get("error")).toBe("IDENTITY_PROVIDER_MISMATCH");
+    expect(cookieOf(jars, "step_up_token")).toBeUndefined();
+    expect(await steppedUp(jars)).toBe(401);
+  });
+
+  it("SAML - ForceAuthn in the AuthnRequest, then back with stepUp=1 and a step-up token", async () => {
+    const email = "sam@saml-up.test";
+    const jars: Jars = new Map();
+    const signedIn = await throughIdp(await startFor(email, jars), jars, email);
+    expect(signedIn.searchParams.get("error")).toBeNull();
+    const stepUp = await startStepUp(jars);
+    expect(stepUp.status).toBe(200);
+    const request = inflateRawSync(
+      Buffer.from(new URL(stepUp.url).searchParams.get("SAMLRequest") ?? "", "base64"),
+    ).toString();
+    expect(request).toMatch(/ForceAuthn="true"/);
+    const back = await throughIdp(stepUp.url, jars, email);
+    expect([back.pathname, back.searchParams.get("stepUp")]).toEqual(["/settings", "1"]);
+    expect(await steppedUp(jars)).toBe(200);
+  });
+
+  it("an account no connection signs in (a password account): 404 NOT_FOUND", async () => {
+    const jars: Jars = new Map([
+      [
+        host.origin,
+        new Map(host.owner.headers.cookie.split("; ").map((pair) => pair.split("=") as [string, string])),
+      ],
+    ]);
+    const stepUp = await startStepUp(jars);
+    expect([stepUp.status, stepUp.code]).toEqual([404, "NOT_FOUND"]);
+  });
+});
+
+/** `POST /sso/start { email }` in the browser of `jars` (its binding cookie kept): the provider's URL. */
+async function startFor(email: string, jars: Jars): Promise<string> {
+  const started = await host.start({ email });
+  const jar = new Map<string, string>();
+  for (const line of started.headers.getSetCookie()) {
+    const [pair = ""] = line.split(";");
+    jar.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
+  }
+  jars.set(host.origin, jar);
+  return ((await started.json()) as { url: string }).url;
+}
