@@ -46,5 +46,7 @@ describe("the routes' bodies in the OpenAPI document", () => {
     expect(bodyOf("/api/auth/organizations/{id}/sso/connections")).toContain('"metadataXml"');
     expect(bodyOf("/api/auth/organizations/{id}/domains")).toContain('"domain"');
     expect(bodyOf("/api/auth/sso/start")).toContain('"organization"');
+    expect(bodyOf("/api/auth/sso/step-up")).toContain('"returnTo"');
+    expect(document.paths["/api/auth/sso/step-up"]?.post?.requestBody).toMatchObject({ required: false });
   });
 });

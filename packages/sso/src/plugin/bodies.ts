@@ -56,3 +56,6 @@ export const startBody = z.union([
   z.object({ email: z.string().max(254), returnTo: z.string().max(2048).optional() }),
   z.object({ organization: z.string().max(48), returnTo: z.string().max(2048).optional() }),
 ]);
+
+/** `POST /sso/step-up`: where to land afterwards (a path on the app); the body may be left out. */
+export const stepUpBody = z.object({ returnTo: z.string().max(2048).optional() }).optional();

@@ -1,4 +1,5 @@
 import { AuthError, type Principal, type RouteInput, type SsoConnectionRecord } from "@portcullis/core";
+import { stepUpBody } from "./bodies.js";
 import { type SsoContext, stored } from "./context.js";
 import { objectBody } from "./input.js";
 import { ssoRoute } from "./route.js";
@@ -56,6 +57,7 @@ export function stepUpRoute(ctx: SsoContext) {
         "VALIDATION_FAILED",
         "DATABASE_FAILURE",
       ],
+      body: stepUpBody,
     },
     async (ctx, input) => {
       const { principal } = input as RouteInput & { principal: Principal };
