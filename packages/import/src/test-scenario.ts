@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAccounts } from "./import-accounts.js";
 import { jsonlSource } from "./jsonl-source.js";
 import type { AnyKysely } from "./ledger.js";
+import { openTarget } from "./open-target.js";
 import type { ImportSummary } from "./summary.js";
 
 /** Test support (not part of the package's exports): one import scenario, run on each SQL dialect. */
@@ -211,5 +213,36 @@ function afterImportTests(scenario: Scenario): void {
     expect(await runOn(scenario, false)).toEqual({ ...expected, dryRun: false });
     expect(await runOn(scenario, true)).toEqual({ ...expected, dryRun: true });
     expect(await tablesNow(scenario.db)).toEqual(before);
+  });
+}
+
+/**
+ * The scenario on a database of the file's own on a shared test server (`server()`: its URL, and
+ * how to stop it when the test started it), created with a random name by `admin(url, statement)`
+ * and dropped afterwards (`dropSuffix` added to the drop, e.g. PostgreSQL's `with (force)`).
+ */
+export function runImportScenarioOnServer(
+  name: string,
+  server: () => Promise<{ url: string; stop(): Promise<void> } | null>,
+  admin: (url: string, statement: string) => Promise<void>,
+  dropSuffix = "",
+): void {
+  runImportScenario(name, async () => {
+    const running = await server();
+    if (running === null) throw new Error(`no ${name} server for the import scenario`);
+    const database = `portcullis_import_${randomBytes(6).toString("hex")}`;
+    await admin(running.url, `create database ${database}`);
+    const url = new URL(running.url);
+    url.pathname = `/${database}`;
+    const target = await openTarget(url.toString());
+    await createSqlStores({ db: target.db }).migrate();
+    return {
+      db: target.db,
+      async close() {
+        await target.close();
+        await admin(running.url, `drop database if exists ${database}${dropSuffix}`);
+        await running.stop();
+      },
+    };
   });
 }

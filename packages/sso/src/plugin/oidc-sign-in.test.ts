@@ -1,6 +1,6 @@
 import { startTestOidcProvider, type TestOidcProvider } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Jars, type SsoHost, startSsoHost, visit } from "./test-sso-server.js";
+import { type Jars, type SsoHost, startInBrowser, startSsoHost, visit } from "./test-sso-server.js";
 
 const CLIENT = { clientId: "acme-portcullis", clientSecret: "acme-oidc-client-secret-0123456789abcdef" };
 const DOMAIN = "oidc-corp.test";
@@ -32,17 +32,8 @@ async function follow(url: string, jars: Jars, account: string, stopAtCallback =
 }
 
 /** `POST /sso/start` for `email` (or a body) in a browser whose jars are `jars`: the provider's URL. */
-async function start(email: string | Record<string, unknown>, jars: Jars): Promise<string> {
-  const started = await host.start(typeof email === "string" ? { email } : email);
-  expect(started.status).toBe(200);
-  const jar = new Map<string, string>();
-  for (const line of started.headers.getSetCookie()) {
-    const [pair = ""] = line.split(";");
-    jar.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
-  }
-  jars.set(host.origin, jar);
-  return ((await started.json()) as { url: string }).url;
-}
+const start = (email: string | Record<string, unknown>, jars: Jars) =>
+  startInBrowser(host, typeof email === "string" ? { email } : email, jars);
 
 /** A whole sign-in of `email` (an account at the provider of that address): where the browser lands, and its jars. */
 async function signIn(email: string) {

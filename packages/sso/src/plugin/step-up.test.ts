@@ -7,7 +7,15 @@ import {
   type TestSamlIdp,
 } from "@portcullis/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Jars, type SsoHost, startSsoHost, visit } from "./test-sso-server.js";
+import {
+  cookieHeader,
+  type Jars,
+  keepCookies,
+  type SsoHost,
+  startInBrowser,
+  startSsoHost,
+  visit,
+} from "./test-sso-server.js";
 
 // A step-up through the connection an account signs in with (an account SSO made has no password
 // of its own): SAML with ForceAuthn against the real test IdP, OpenID Connect with prompt=login
@@ -37,26 +45,18 @@ async function startStepUp(jars: Jars) {
   const jar = jars.get(host.origin) ?? new Map<string, string>();
   const response = await fetch(`${host.api}/sso/step-up`, {
     method: "POST",
-    headers: {
-      origin: host.origin,
-      "content-type": "application/json",
-      cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
-    },
+    headers: { origin: host.origin, "content-type": "application/json", cookie: cookieHeader(jar) },
     body: JSON.stringify({ returnTo: "/settings" }),
   });
-  for (const line of response.headers.getSetCookie()) {
-    const [pair = ""] = line.split(";");
-    jar.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
-  }
+  keepCookies(jar, response);
   const body = (await response.json()) as { url?: string; code?: string };
   return { status: response.status, url: body.url ?? "", code: body.code };
 }
 
 /** What a route that wants a step-up (the account's export) answers the jars' session: 401 STEP_UP_REQUIRED or 200. */
 async function steppedUp(jars: Jars): Promise<number> {
-  const jar = jars.get(host.origin) ?? new Map<string, string>();
   const response = await fetch(`${host.api}/me/export`, {
-    headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; ") },
+    headers: { cookie: cookieHeader(jars.get(host.origin)) },
   });
   return response.status;
 }
@@ -184,13 +184,4 @@ describe("a step-up through the account's connection", () => {
 });
 
 /** `POST /sso/start { email }` in the browser of `jars` (its binding cookie kept): the provider's URL. */
-async function startFor(email: string, jars: Jars): Promise<string> {
-  const started = await host.start({ email });
-  const jar = new Map<string, string>();
-  for (const line of started.headers.getSetCookie()) {
-    const [pair = ""] = line.split(";");
-    jar.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
-  }
-  jars.set(host.origin, jar);
-  return ((await started.json()) as { url: string }).url;
-}
+const startFor = (email: string, jars: Jars) => startInBrowser(host, { email }, jars);

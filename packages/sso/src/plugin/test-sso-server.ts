@@ -145,18 +145,8 @@ export type SsoHost = Awaited<ReturnType<typeof startSsoHost>>;
 /** A browser's cookie jars, one per origin. */
 export type Jars = Map<string, Map<string, string>>;
 
-/** `url` fetched as a browser would (its origin's cookies sent, its `Set-Cookie` kept), signing in as `account` at the provider. */
-export async function visit(url: string, jars: Jars, account: string): Promise<Response> {
-  const origin = new URL(url).origin;
-  const jar = jars.get(origin) ?? new Map<string, string>();
-  jars.set(origin, jar);
-  const response = await fetch(url, {
-    redirect: "manual",
-    headers: {
-      cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "),
-      [TEST_ACCOUNT_HEADER]: account,
-    },
-  });
+/** Keeps a response's `Set-Cookie` values in `jar` (an empty value deletes the cookie). */
+export function keepCookies(jar: Map<string, string>, response: Response): void {
   for (const line of response.headers.getSetCookie()) {
     const [pair = ""] = line.split(";");
     const name = pair.slice(0, pair.indexOf("="));
@@ -164,5 +154,35 @@ export async function visit(url: string, jars: Jars, account: string): Promise<R
     if (value === "") jar.delete(name);
     else jar.set(name, value);
   }
+}
+
+/** The `Cookie` header of a jar. */
+export const cookieHeader = (jar: ReadonlyMap<string, string> | undefined) =>
+  [...(jar ?? [])].map(([name, value]) => `${name}=${value}`).join("; ");
+
+/** `url` fetched as a browser would (its origin's cookies sent, its `Set-Cookie` kept), signing in as `account` at the provider. */
+export async function visit(url: string, jars: Jars, account: string): Promise<Response> {
+  const origin = new URL(url).origin;
+  const jar = jars.get(origin) ?? new Map<string, string>();
+  jars.set(origin, jar);
+  const response = await fetch(url, {
+    redirect: "manual",
+    headers: { cookie: cookieHeader(jar), [TEST_ACCOUNT_HEADER]: account },
+  });
+  keepCookies(jar, response);
   return response;
+}
+
+/** `POST /sso/start` with `body` in the browser of `jars` (a new jar on the app, holding the binding cookie): the provider's URL. */
+export async function startInBrowser(
+  host: SsoHost,
+  body: Record<string, unknown>,
+  jars: Jars,
+): Promise<string> {
+  const started = await host.start(body);
+  if (started.status !== 200) throw new Error(`/sso/start answered ${started.status}`);
+  const jar = new Map<string, string>();
+  keepCookies(jar, started);
+  jars.set(host.origin, jar);
+  return ((await started.json()) as { url: string }).url;
 }
