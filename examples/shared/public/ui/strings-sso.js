@@ -1,7 +1,8 @@
 // The words of enterprise sign-in (docs/sso.md) in English and German: the organization's page
 // /organizations/sso (views/sso.js, views/sso-parts.js), and the sign-in page's "Sign in with SSO"
-// with the errors the sign-in comes back with (views/sso-sign-in.js). Merged into the UI's strings
-// when first imported.
+// with the errors the sign-in comes back with (views/sso-sign-in.js), and the step-up box's
+// "Confirm with single sign-on" (views/sso-step-up.js). Merged into the UI's strings when first
+// imported.
 import { STRINGS } from "./strings.js";
 
 Object.assign(STRINGS.en, {
@@ -109,6 +110,8 @@ Object.assign(STRINGS.en, {
   "ssoLogin.required": "Enter your work email or your organization's short name.",
   "ssoLogin.notFound": "No single sign-on is set up for this address or organization.",
   "ssoLogin.going": "On to your organization's sign-in …",
+  "security.confirmWithSso": "Confirm with single sign-on",
+  "sso.stepUpGoing": "On to your organization's sign-in to confirm it is you …",
   "ssoError.SSO_ASSERTION_INVALID":
     "The single sign-on could not be completed: the identity provider's answer was not accepted. Start the sign-in again.",
   "ssoError.SSO_DOMAIN_NOT_VERIFIED":
@@ -120,6 +123,8 @@ Object.assign(STRINGS.en, {
   "ssoError.IDENTITY_PROVIDER_ACCOUNT_EXISTS":
     "An account with this address exists, but its address is not verified yet. Sign in to it another way and verify the address first.",
   "ssoError.RATE_LIMITED": "Too many sign-ins were started from here. Wait a few minutes and try again.",
+  "ssoError.IDENTITY_PROVIDER_MISMATCH":
+    "Someone else logged in at the identity provider, so nothing was confirmed. Log in there as yourself.",
   "ssoError.other": "The single sign-on did not work. Please try again.",
 });
 
@@ -230,6 +235,8 @@ Object.assign(STRINGS.de, {
   "ssoLogin.required": "Gib deine geschäftliche E-Mail-Adresse oder den Kurznamen deiner Organisation ein.",
   "ssoLogin.notFound": "Für diese Adresse oder Organisation ist kein Single Sign-on eingerichtet.",
   "ssoLogin.going": "Weiter zur Anmeldung deiner Organisation …",
+  "security.confirmWithSso": "Mit Single Sign-on bestätigen",
+  "sso.stepUpGoing": "Weiter zur Anmeldung deiner Organisation, um zu bestätigen, dass du es bist …",
   "ssoError.SSO_ASSERTION_INVALID":
     "Das Single Sign-on konnte nicht abgeschlossen werden: Die Antwort des Identitätsanbieters wurde nicht angenommen. Starte die Anmeldung erneut.",
   "ssoError.SSO_DOMAIN_NOT_VERIFIED":
@@ -242,5 +249,7 @@ Object.assign(STRINGS.de, {
     "Ein Konto mit dieser Adresse gibt es schon, aber seine Adresse ist noch nicht bestätigt. Melde dich anders an und bestätige zuerst die Adresse.",
   "ssoError.RATE_LIMITED":
     "Von hier wurden zu viele Anmeldungen gestartet. Warte ein paar Minuten und versuche es erneut.",
+  "ssoError.IDENTITY_PROVIDER_MISMATCH":
+    "Beim Identitätsanbieter hat sich jemand anderes angemeldet, daher wurde nichts bestätigt. Melde dich dort mit deinem eigenen Konto an.",
   "ssoError.other": "Das Single Sign-on hat nicht geklappt. Bitte versuche es erneut.",
 });

@@ -20,6 +20,7 @@ import { setStepUp, state, stepUpOpen } from "../ui/state.js";
 import { t } from "../ui/strings.js";
 import { renderProfile } from "./account.js";
 import { authorizeUrl } from "./sign-in.js";
+import { signsInWithSso, ssoStepUpButton } from "./sso-step-up.js";
 
 /** The step-up cookie lasts five minutes: the page closes the settings a little before. */
 const STEP_UP_MS = 4.5 * 60 * 1000;
@@ -60,9 +61,10 @@ function clearSettings() {
 const stepUpHome = { parent: $("step-up-box").parentElement, next: $("step-up-box").nextSibling };
 
 /**
- * The step-up (password, second factor, or a provider's sign-in for a password-less account) in
- * the element `hostId`, or in its place on the security page without one: pages that need a
- * step-up (security, back office) share this one box. True while the step-up is live.
+ * The step-up (password, second factor, or a login at the account's identity provider or single
+ * sign-on for a password-less account) in the element `hostId`, or in its place on the security
+ * page without one: pages that need a step-up (security, back office) share this one box. True
+ * while the step-up is live.
  */
 export function renderStepUp(hostId) {
   const { me, providers } = state;
@@ -73,14 +75,14 @@ export function renderStepUp(hostId) {
   const linked = new Set(me.identityProviders ?? []);
   // A password-less account confirms changes by signing in at its provider again.
   const stepUpWith = providers.filter((provider) => !me.hasPassword && linked.has(provider.name));
-  $("step-up-providers").replaceChildren(
-    ...stepUpWith.map((provider) =>
-      button(t("security.confirmWith", { name: provider.displayName }), () => {
-        location.href = authorizeUrl(provider.name, true);
-      }),
-    ),
+  const choices = stepUpWith.map((provider) =>
+    button(t("security.confirmWith", { name: provider.displayName }), () => {
+      location.href = authorizeUrl(provider.name, true);
+    }),
   );
-  show("step-up-providers", stepUpWith.length > 0);
+  if (signsInWithSso(me)) choices.push(ssoStepUpButton());
+  $("step-up-providers").replaceChildren(...choices);
+  show("step-up-providers", choices.length > 0);
   const confirmed = stepUpOpen();
   show("step-up-box", !confirmed);
   show("step-up", !confirmed && me.hasPassword !== false && $("step-up-code").hidden);

@@ -59,6 +59,15 @@ const WORDS = {
     en: "No single sign-on is set up for this address or organization.",
     de: "Für diese Adresse oder Organisation ist kein Single Sign-on eingerichtet.",
   },
+  confirmWithSso: { en: "Confirm with single sign-on", de: "Mit Single Sign-on bestätigen" },
+  stepUpDone: {
+    en: "Confirmed: you can change security settings for a few minutes.",
+    de: "Bestätigt: du kannst die Sicherheitseinstellungen einige Minuten lang ändern.",
+  },
+  keyCreated: (name: string) => ({
+    en: `Key “${name}” created. Copy it now: it is shown only this once.`,
+    de: `Schlüssel „${name}“ erstellt. Kopiere ihn jetzt: Er wird nur dieses eine Mal gezeigt.`,
+  }),
   memberLine: (name: string, slug: string) => ({
     en: `${name} · ${slug} · your role: member`,
     de: `${name} · ${slug} · deine Rolle: Mitglied`,
@@ -198,9 +207,31 @@ async function signInWithSso(
     .toContain(WORDS.memberLine(org.name, org.slug)[lang]);
 }
 
+/**
+ * The member SSO made (no password) creates an API key: the step-up box offers single sign-on and
+ * no password form; the browser logs in at the identity provider again (it is asked for a fresh
+ * login) and comes back to the API keys page confirmed, where the form now creates the key.
+ */
+async function createKeyAfterSsoStepUp(page: Page, lang: Lang) {
+  await page.click('nav a[href="/api-keys"]');
+  const confirm = page.getByRole("button", { name: WORDS.confirmWithSso[lang], exact: true });
+  await expect.poll(() => confirm.isVisible()).toBe(true);
+  expect(await visible(page, "#keys-step-up #step-up")).toBe(false);
+  expect(await visible(page, "#keys-create")).toBe(false);
+  await confirm.click();
+  await say(page, lang, WORDS.stepUpDone);
+  expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/api-keys");
+  await expect.poll(() => visible(page, "#keys-create")).toBe(true);
+  const name = `SSO ${lang}`;
+  await page.fill("#keys-create [name=name]", name);
+  await page.click("#keys-create button[type=submit]");
+  await say(page, lang, WORDS.keyCreated(name));
+  expect(await page.locator("#keys-new-value").inputValue()).toMatch(/^pc_[0-9A-Za-z]{49}$/);
+}
+
 /** The browser tests of this area, by name. */
 export const ssoTests: BrowserTests = {
-  "ui (48) - single sign-on: an owner claims and verifies a domain (its TXT record published), is refused an OpenID Connect issuer on http under its field, adds a SAML connection from the identity provider's metadata and registers the page's ACS URL there; a new browser signs in with SSO through the identity provider and is a member, a foreign address is refused in words, in English and German at 375 and 1280 px":
+  "ui (48) - single sign-on: an owner claims and verifies a domain (its TXT record published), is refused an OpenID Connect issuer on http under its field, adds a SAML connection from the identity provider's metadata and registers the page's ACS URL there; a new browser signs in with SSO through the identity provider and is a member, a foreign address is refused in words, and confirms creating an API key with single sign-on (the identity provider again), in English and German at 375 and 1280 px":
     withTimeout(90_000, async (f) => {
       const idp = await startTestSamlIdp({
         entityId: "urn:placeholder",
@@ -223,7 +254,10 @@ export const ssoTests: BrowserTests = {
             await shotAndFit(f, page, `48-connection-${lang}`);
             expect(await accessibilityFindings(page, `single sign-on (${lang})`)).toEqual([]);
           })();
-          await f.inNewPage({ locale }, (page) => signInWithSso(f, page, lang, idp, org))();
+          await f.inNewPage({ locale }, async (page) => {
+            await signInWithSso(f, page, lang, idp, org);
+            await createKeyAfterSsoStepUp(page, lang);
+          })();
         }
       } finally {
         await idp.close();
