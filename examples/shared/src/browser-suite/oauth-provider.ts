@@ -321,7 +321,10 @@ async function deviceFlow(f: BrowserFixture, page: Page, p: Provider, lang: Lang
     await page.waitForURL((url) => url.pathname === "/login");
     await submitSignIn(page, email);
     await page.waitForURL((url) => url.pathname === "/device");
-    expect(await page.locator("#device-lookup [name=userCode]").inputValue()).toBe(device.user_code);
+    // The page fills the code in once its view has rendered, a moment after the URL changed.
+    await expect
+      .poll(() => page.locator("#device-lookup [name=userCode]").inputValue(), { timeout: 10_000 })
+      .toBe(device.user_code);
   } else {
     await page.goto(`${p.base}/login`);
     await submitSignIn(page, email);
