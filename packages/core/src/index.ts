@@ -151,6 +151,12 @@ export { createReadBatch } from "./support/read-batch.js";
 export { withTimeout } from "./support/with-timeout.js";
 export { TOKEN_CLAIM_LEASE_MS } from "./tokens/purposes.js";
 export { createSealer, type Sealer } from "./tokens/sealer.js";
+export {
+  createTwoFactorImporter,
+  type ImportedTwoFactor,
+  importedTotpSecretProblem,
+  type TwoFactorImporter,
+} from "./two-factor/imported.js";
 export type { Activation } from "./use-cases/activate-organization.js";
 export type { OrganizationPageView } from "./use-cases/list-all-organizations.js";
 export type { MemberView } from "./use-cases/list-members.js";

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCommand } from "./command.js";
 import { openTarget } from "./open-target.js";
-import { OKTA, scenarioLines, tablesNow } from "./test-scenario.js";
+import { OKTA, scenarioLines, TWO_FACTOR_KEY, tablesNow } from "./test-scenario.js";
 
 // The `portcullis` command: built, run as a child process on a SQLite file, as a user runs it.
 const run = promisify(execFile);
@@ -21,7 +21,9 @@ interface Outcome {
 }
 
 const portcullis = (args: string[]): Promise<Outcome> =>
-  run(process.execPath, [CLI, ...args]).then(
+  run(process.execPath, [CLI, ...args], {
+    env: { ...process.env, AUTH_TWO_FACTOR_KEY: TWO_FACTOR_KEY },
+  }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => error,
   );
@@ -115,8 +117,9 @@ describe("portcullis import", () => {
   it("import - the built command imports, prints progress to stderr and the summary to stdout, exits 0", async () => {
     const first = await portcullis(args());
     expect(first.code).toBe(0);
-    expect(first.stderr).toBe("done: 10 rows, 4 imported, 6 skipped\n");
-    expect(first.stdout).toContain("10 rows read, imported 4 accounts (2 provider links), skipped 6\n");
+    expect(first.stderr).toBe("done: 13 rows, 5 imported, 8 skipped\n");
+    expect(first.stdout).toContain("13 rows read, imported 5 accounts (2 provider links), skipped 8\n");
+    expect(first.stdout).toContain("  skipped passkey_taken: 1 (lines 13)\n");
     expect(first.stdout).toContain("  skipped duplicate_email: 1 (lines 5)\n");
     expect(first.stdout).toContain("  skipped identity_taken: 1 (lines 10)\n");
   }, 60_000);
@@ -128,12 +131,12 @@ describe("portcullis import", () => {
       const dry = await portcullis(args("--dry-run"));
       expect(dry).toMatchObject({
         code: 0,
-        stdout: expect.stringContaining("dry run: 10 rows read, would import 0 accounts"),
+        stdout: expect.stringContaining("dry run: 13 rows read, would import 0 accounts"),
       });
       const again = await portcullis(args());
       expect(again).toMatchObject({
         code: 0,
-        stdout: expect.stringContaining("skipped already_imported: 4 (lines 1, 2, 7, 9)"),
+        stdout: expect.stringContaining("skipped already_imported: 5 (lines 1, 2, 7, 9, 11)"),
       });
       expect(await tablesNow(opened.db)).toEqual(before);
     } finally {

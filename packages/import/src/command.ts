@@ -14,7 +14,8 @@ export interface CommandOutput {
 
 export const USAGE = `usage: portcullis import --from jsonl --source <file> --target <DATABASE_URL> [--dry-run]
          [--source-name <name>] [--issuer <provider>=<issuer URL>]…
-  --target  sqlite:<file>, postgres://… or mysql://…`;
+  --target  sqlite:<file>, postgres://… or mysql://…
+  TOTP secrets are sealed with AUTH_TWO_FACTOR_KEY (the host's twoFactor.encryptionKey), else AUTH_SECRET.`;
 
 /** The run could not start: a one-line message, exit code 2. */
 class StartError extends Error {}
@@ -89,12 +90,26 @@ async function prepareTarget(url: string, dryRun: boolean): Promise<OpenedTarget
 }
 
 /**
+ * The key the host seals TOTP secrets with, from the environment (never an argument, which other
+ * users of the machine can read): `AUTH_TWO_FACTOR_KEY` (the host's `twoFactor.encryptionKey`),
+ * else `AUTH_SECRET` (its `secret`, which the core uses when `encryptionKey` is unset).
+ */
+function twoFactorKeyOf(env: Readonly<Record<string, string | undefined>>): { twoFactorKey?: string } {
+  const key = env.AUTH_TWO_FACTOR_KEY || env.AUTH_SECRET;
+  return key ? { twoFactorKey: key } : {};
+}
+
+/**
  * `portcullis import …` with its arguments (without `node` and the script): resolves to the exit
  * code. 0 once the run went through, whatever it skipped; 2 when it could not start (bad
  * arguments, an unreadable source file, a target that does not answer); 1 when the target failed
  * during the run (the accounts committed until then stay; a re-run goes on from them).
  */
-export async function runCommand(argv: string[], output: CommandOutput): Promise<number> {
+export async function runCommand(
+  argv: string[],
+  output: CommandOutput,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
   let args: Arguments;
   let target: OpenedTarget;
   try {
@@ -114,6 +129,7 @@ export async function runCommand(argv: string[], output: CommandOutput): Promise
       target: { db: target.db },
       dryRun: args.dryRun,
       issuers: args.issuers,
+      ...twoFactorKeyOf(env),
       onProgress: ({ rows, imported, skipped, done }) =>
         output.stderr(
           `${done ? "done" : "progress"}: ${rows} rows, ${imported} imported, ${skipped} skipped\n`,

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { createTwoFactorImporter, type SecretInput, type TwoFactorImporter } from "@portcullis/core";
 import { createSqlStores } from "@portcullis/store-sql";
 import { type AnyKysely, type Ledger, sqlLedger } from "./ledger.js";
 import { type PreparedAccount, prepareAccount, type Refusal } from "./prepare.js";
@@ -42,6 +43,12 @@ export interface ImportAccountsOptions {
   firstLines?: number;
   /** The new accounts' ids; default `crypto.randomUUID`. Pass the host's `generateId` when it has its own. */
   generateId?: () => string;
+  /**
+   * The key the host seals TOTP secrets and hashes recovery codes with: its
+   * `twoFactor.encryptionKey`, or its `secret` when that is unset. Without it an account with
+   * TOTP is skipped (`two_factor_unreadable`): it is never imported without its second factor.
+   */
+  twoFactorKey?: SecretInput;
 }
 
 /** What one run shares between its rows. */
@@ -53,6 +60,7 @@ interface Run {
   /** The addresses and links (`issuer subject`) a dry run would have created; a real run reads them back instead. */
   seen: Set<string>;
   summary: ImportSummary;
+  twoFactor: TwoFactorImporter | null;
 }
 
 /** Thrown inside an account's transaction to roll it back and skip the row. */
@@ -82,6 +90,7 @@ export async function importAccounts(options: ImportAccountsOptions): Promise<Im
     ledgerExists: ledgerExists || !dryRun,
     seen: new Set(),
     summary: emptySummary(dryRun),
+    twoFactor: options.twoFactorKey === undefined ? null : createTwoFactorImporter(options.twoFactorKey),
   };
   const every = options.progressEveryRows ?? 10_000;
   for await (const row of options.source.rows()) {
@@ -117,6 +126,18 @@ async function importAccount(
   if ("skip" in prepared) return prepared;
   if (run.ledgerExists && (await run.ledger.has(options.source.name, prepared.sourceId)))
     return { skip: "already_imported", detail: `source id ${prepared.sourceId}` };
+  if (prepared.totp) {
+    if (!run.twoFactor)
+      return {
+        skip: "two_factor_unreadable",
+        detail:
+          "the account has TOTP and the import has no two-factor key (the host's twoFactor.encryptionKey or secret)",
+      };
+    prepared.user.twoFactor = await run.twoFactor.settings({
+      totpSecret: prepared.totp.secret,
+      recoveryCodes: prepared.totp.recoveryCodes,
+    });
+  }
   const refusal = options.dryRun ? await wouldRefuse(run, prepared) : await write(run, prepared);
   if (refusal) return refusal;
   run.summary.imported += 1;
@@ -133,7 +154,10 @@ async function addressTaken(run: Run, userId: string, email: string): Promise<Re
 }
 
 /** The account, its links and its ledger entry in one transaction; a conflict rolls all of it back. */
-async function write(run: Run, { sourceId, user, identities }: PreparedAccount): Promise<Refusal | null> {
+async function write(
+  run: Run,
+  { sourceId, user, identities, passkeys }: PreparedAccount,
+): Promise<Refusal | null> {
   const { source, target } = run.options;
   try {
     await target.db.transaction().execute(async (trx) => {
@@ -152,6 +176,9 @@ async function write(run: Run, { sourceId, user, identities }: PreparedAccount):
             detail: `${identity.provider} ${identity.subject} is linked to another account`,
           });
       }
+      for (const passkey of passkeys)
+        if (!(await stores.passkeys.create(passkey)))
+          throw new SkipRow({ skip: "passkey_taken", detail: `passkey ${passkey.id} is another account's` });
       await run.ledger.record(trx, { source: source.name, sourceId, userId: user.id, at: user.createdAt });
     });
     return null;
@@ -166,7 +193,10 @@ async function write(run: Run, { sourceId, user, identities }: PreparedAccount):
 }
 
 /** The decisions of `write`, made by reading only. */
-async function wouldRefuse(run: Run, { user, identities }: PreparedAccount): Promise<Refusal | null> {
+async function wouldRefuse(
+  run: Run,
+  { user, identities, passkeys }: PreparedAccount,
+): Promise<Refusal | null> {
   const { target } = run.options;
   if (run.seen.has(user.email))
     return { skip: "duplicate_email", detail: `${user.email} came earlier in this source` };
@@ -183,7 +213,11 @@ async function wouldRefuse(run: Run, { user, identities }: PreparedAccount): Pro
         skip: "identity_taken",
         detail: `${identity.provider} ${identity.subject} is linked to another account`,
       };
-  for (const key of [user.email, ...links]) run.seen.add(key);
+  for (const passkey of passkeys)
+    if (run.seen.has(`passkey ${passkey.id}`) || (await stores.passkeys.findById(passkey.id)))
+      return { skip: "passkey_taken", detail: `passkey ${passkey.id} is another account's` };
+  for (const key of [user.email, ...links, ...passkeys.map((passkey) => `passkey ${passkey.id}`)])
+    run.seen.add(key);
   return null;
 }
 

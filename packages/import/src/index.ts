@@ -11,5 +11,5 @@ export { type JsonlSourceOptions, jsonlSource } from "./jsonl-source.js";
 export { type Ledger, sqlLedger } from "./ledger.js";
 export { type OpenedTarget, openTarget, TargetError } from "./open-target.js";
 export { BUILT_IN_ISSUERS } from "./prepare.js";
-export type { ImportSource, SourceAccount, SourceIdentity, SourceRow } from "./source.js";
+export type { ImportSource, SourceAccount, SourceIdentity, SourcePasskey, SourceRow } from "./source.js";
 export { formatSummary, type ImportSummary, type SkippedRows, type SkipReason } from "./summary.js";

@@ -46,6 +46,12 @@ describe("jsonlSource", () => {
         "identities is not a list of { provider, subject }",
       ],
       [{ email: "a@example.test", id: { nested: true } }, "id is not a string or an integer"],
+      [{ email: "a@example.test", totpSecret: 7 }, "totpSecret is not a string"],
+      [{ email: "a@example.test", recoveryCodes: "a,b" }, "recoveryCodes is not a list of strings"],
+      [
+        { email: "a@example.test", passkeys: [{ id: "x", publicKey: "y" }] },
+        "passkeys is not a list of { id, publicKey, counter }",
+      ],
     ];
     for (const [value, detail] of cases)
       expect(parseLine(JSON.stringify(value), 1)).toEqual({ line: 1, skip: "invalid_row", detail });

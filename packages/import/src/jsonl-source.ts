@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
-import type { ImportSource, SourceAccount, SourceIdentity, SourceRow } from "./source.js";
+import type { ImportSource, SourceAccount, SourceIdentity, SourcePasskey, SourceRow } from "./source.js";
 
 /** Options of `jsonlSource`. */
 export interface JsonlSourceOptions {
@@ -11,7 +11,9 @@ export interface JsonlSourceOptions {
 
 /**
  * A JSON-lines file as an import source (docs: packages/import/README.md): one account a line,
- * `{ id?, email, emailVerified?, name?, passwordHash?, identities?: [{ provider, subject, issuer? }] }`,
+ * `{ id?, email, emailVerified?, name?, passwordHash?, identities?: [{ provider, subject, issuer? }],
+ * totpSecret?, recoveryCodes?, passkeys?: [{ id, publicKey, counter, transports?, backupEligible?,
+ * backedUp?, name?, createdAt? }] }` (the TOTP secret in base32, recovery codes in the clear),
  * read line by line from a stream, so a file of any size takes flat memory. A line that is not
  * JSON, or not such an object, is a skipped row with its line number and why; it never stops
  * the run. Blank lines are ignored.
@@ -60,6 +62,11 @@ function accountProblem(value: unknown): string | null {
   if (!optional(row.passwordHash, textOrNull)) return "passwordHash is not a string";
   if (!optional(row.identities, (list) => Array.isArray(list) && list.every(isIdentity)))
     return "identities is not a list of { provider, subject }";
+  if (!optional(row.totpSecret, textOrNull)) return "totpSecret is not a string";
+  if (!optional(row.recoveryCodes, (list) => Array.isArray(list) && list.every(isText)))
+    return "recoveryCodes is not a list of strings";
+  if (!optional(row.passkeys, (list) => Array.isArray(list) && list.every(isPasskey)))
+    return "passkeys is not a list of { id, publicKey, counter }";
   return null;
 }
 
@@ -67,6 +74,19 @@ function isIdentity(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
   const { provider, subject, issuer } = value as Record<string, unknown>;
   return isText(provider) && (isText(subject) || Number.isSafeInteger(subject)) && optional(issuer, isText);
+}
+
+function isPasskey(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const { id, publicKey, counter, transports, name, createdAt } = value as Record<string, unknown>;
+  return (
+    isText(id) &&
+    isText(publicKey) &&
+    Number.isSafeInteger(counter) &&
+    optional(transports, (list) => Array.isArray(list) && list.every(isText)) &&
+    optional(name, textOrNull) &&
+    optional(createdAt, Number.isSafeInteger)
+  );
 }
 
 function toAccount(row: Record<string, unknown>): SourceAccount {
@@ -84,5 +104,9 @@ function toAccount(row: Record<string, unknown>): SourceAccount {
     name: (row.name as string | null | undefined) ?? null,
     passwordHash: (row.passwordHash as string | null | undefined) ?? null,
     identities,
+    ...(isText(row.totpSecret)
+      ? { totp: { secret: row.totpSecret, recoveryCodes: (row.recoveryCodes as string[] | undefined) ?? [] } }
+      : {}),
+    ...(row.passkeys === undefined ? {} : { passkeys: row.passkeys as SourcePasskey[] }),
   };
 }

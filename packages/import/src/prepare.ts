@@ -1,5 +1,12 @@
-import { isValidEmail, normalizeEmail, passwordHashProblem, type UserRecord } from "@portcullis/core";
-import type { SourceAccount } from "./source.js";
+import {
+  importedTotpSecretProblem,
+  isValidEmail,
+  normalizeEmail,
+  type PasskeyRecord,
+  passwordHashProblem,
+  type UserRecord,
+} from "@portcullis/core";
+import type { SourceAccount, SourcePasskey } from "./source.js";
 import type { SkipReason } from "./summary.js";
 
 /**
@@ -24,6 +31,9 @@ export interface PreparedAccount {
   sourceId: string;
   user: UserRecord;
   identities: PreparedIdentity[];
+  /** The TOTP to seal under the host's key before the user is written, or null. */
+  totp: { secret: string; recoveryCodes: string[] } | null;
+  passkeys: PasskeyRecord[];
 }
 
 /** Why a row cannot be imported, with the detail the summary's reader needs. */
@@ -57,6 +67,15 @@ export function prepareAccount(account: SourceAccount, context: PrepareContext):
     if (!known) return { skip: "unknown_provider", detail: `no issuer for provider ${provider}` };
     identities.push({ provider, issuer: known, subject });
   }
+  const passkeys: PasskeyRecord[] = [];
+  for (const passkey of account.passkeys ?? []) {
+    const problem = passkeyProblem(passkey);
+    if (problem) return { skip: "invalid_row", detail: `passkey ${problem}` };
+    passkeys.push(passkeyRecord(passkey, context.now));
+  }
+  const totp = account.totp ?? null;
+  const totpProblem = totp && importedTotpSecretProblem(totp.secret);
+  if (totpProblem) return { skip: "invalid_two_factor", detail: `TOTP secret ${totpProblem}` };
   const user: UserRecord = {
     id: context.generateId(),
     email,
@@ -67,5 +86,38 @@ export function prepareAccount(account: SourceAccount, context: PrepareContext):
     twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
     createdAt: context.now,
   };
-  return { sourceId: account.id ?? email, user, identities };
+  for (const passkey of passkeys) passkey.userId = user.id;
+  return {
+    sourceId: account.id ?? email,
+    user,
+    identities,
+    totp: totp && { secret: totp.secret, recoveryCodes: totp.recoveryCodes ?? [] },
+    passkeys,
+  };
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** What is wrong with a source passkey, or null. */
+function passkeyProblem({ id, publicKey, counter }: SourcePasskey): string | null {
+  if (typeof id !== "string" || !BASE64URL.test(id)) return "id is not base64url";
+  if (typeof publicKey !== "string" || !BASE64URL.test(publicKey))
+    return `${id}: public key is not base64url`;
+  if (!Number.isSafeInteger(counter) || counter < 0) return `${id}: counter is not a whole number ≥ 0`;
+  return null;
+}
+
+function passkeyRecord(passkey: SourcePasskey, now: number): PasskeyRecord {
+  return {
+    id: passkey.id,
+    userId: "",
+    publicKey: passkey.publicKey,
+    counter: passkey.counter,
+    transports: passkey.transports ?? [],
+    backupEligible: passkey.backupEligible === true,
+    backedUp: passkey.backedUp === true,
+    name: (passkey.name ?? "").trim().slice(0, 100) || "Passkey",
+    createdAt: passkey.createdAt ?? now,
+    lastUsedAt: null,
+  };
 }

@@ -20,12 +20,44 @@ export interface SourceAccount {
   /** The hash as the old system stored it; never hashed again, only checked to be one the core verifies. */
   passwordHash?: string | null;
   identities?: SourceIdentity[];
+  /**
+   * The account's TOTP, decrypted by the source: the secret in base32 (the `secret=` of the
+   * `otpauth://` URI) and the unused recovery codes in the clear. The import seals them under the
+   * host's two-factor key, so the old authenticator app and codes keep working.
+   */
+  totp?: { secret: string; recoveryCodes?: string[] } | null;
+  /** The account's passkeys (WebAuthn credentials registered for the same RP ID). */
+  passkeys?: SourcePasskey[];
+}
+
+/** A passkey as the old system stored it. */
+export interface SourcePasskey {
+  /** The credential id, base64url. */
+  id: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  /** `internal`, `hybrid`, `usb`, …; may be empty. */
+  transports?: string[];
+  backupEligible?: boolean;
+  backedUp?: boolean;
+  /** The name its owner gave it; default `Passkey`. */
+  name?: string | null;
+  /** Milliseconds since the Unix epoch; default: the import's time. */
+  createdAt?: number;
 }
 
 /** One row of a source: an account to import, or a row the source itself could not read. */
 export type SourceRow =
   | { line: number; account: SourceAccount }
   | { line: number; skip: SkipReason; detail: string };
+
+/*
+ * Sources that read a database (Better Auth, Auth.js, Supabase) read it in keyset pages
+ * (`WHERE id > $last ORDER BY id LIMIT n`, the page's accounts, 2FA and passkeys read with one
+ * `IN (…)` each), so a million users stream in bounded memory; `line` is then the row's position
+ * in that order (1-based).
+ */
 
 /**
  * Where accounts come from. `name` tells the sources apart in the import ledger (so two files

@@ -2,7 +2,11 @@
  * Why a source row was not imported. `already_imported`: the ledger has this source id (a
  * re-run); `duplicate_email`: an earlier row of this source took the address after
  * normalization; `email_taken`: an account of the target that this source did not create has
- * it; `identity_taken`: one of its provider links belongs to another account.
+ * it; `identity_taken`: one of its provider links belongs to another account;
+ * `two_factor_unreadable`: the account has TOTP that the source could not decrypt (no or a wrong
+ * source secret) or the import has no two-factor key to seal it with (it is never imported
+ * without its 2FA); `invalid_two_factor`: its TOTP secret is not a usable base32 secret;
+ * `passkey_taken`: one of its passkeys' credential ids is another account's.
  */
 export type SkipReason =
   | "invalid_json"
@@ -13,7 +17,10 @@ export type SkipReason =
   | "already_imported"
   | "duplicate_email"
   | "email_taken"
-  | "identity_taken";
+  | "identity_taken"
+  | "two_factor_unreadable"
+  | "invalid_two_factor"
+  | "passkey_taken";
 
 /** The skipped rows of one reason: how many, and the line numbers of the first ones. */
 export interface SkippedRows {

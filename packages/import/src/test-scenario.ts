@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AuthStores, createArgon2Hasher, createAuth, isAuthError, silentLogger } from "@portcullis/core";
 import { createSqlStores } from "@portcullis/store-sql";
+import { referenceTotp } from "@portcullis/testing";
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAccounts } from "./import-accounts.js";
@@ -21,6 +22,12 @@ const BOB_HASH =
   "7d340bb7a28c3402502982b051f44083:f7a6b0bf3e42cd2211c631ce94936d161f15ddb028a8f03641b15baee960e7417c812acce09208888c0aa20bf1f76a8c1a2f653b1e235ac6bbd1b07af1466aa7";
 const CAROL_PASSWORD = "carol's argon2 password";
 export const OKTA = "https://example.okta.test";
+/** Grace's TOTP secret and recovery codes in the old system (base32, in the clear). */
+const GRACE_TOTP = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+const GRACE_CODES = ["abcde-23456", "fghjk-34567"];
+const GRACE_PASSWORD = "grace's old password";
+/** The key the host seals TOTP secrets with (`twoFactor.encryptionKey`). */
+export const TWO_FACTOR_KEY = "import-scenario-two-factor-key-Qm3Zt8WcVb2Kx9";
 
 /** The file's lines, good and bad; the comments give the line numbers the summary must name. */
 export async function scenarioLines(): Promise<string[]> {
@@ -66,14 +73,33 @@ export async function scenarioLines(): Promise<string[]> {
       email: "frank@example.test",
       identities: [{ provider: "github", subject: "1001" }],
     }),
+    // 11: TOTP with recovery codes and a passkey.
+    JSON.stringify({
+      id: "u11",
+      email: "grace@example.test",
+      passwordHash: bcrypt.hashSync(GRACE_PASSWORD, 4),
+      totpSecret: GRACE_TOTP,
+      recoveryCodes: GRACE_CODES,
+      passkeys: [
+        { id: "Z3JhY2UtcGFzc2tleQ", publicKey: "cHVibGljLWtleQ", counter: 3, transports: ["internal"] },
+      ],
+    }),
+    // 12: a TOTP secret of 40 bits.
+    JSON.stringify({ id: "u12", email: "heidi@example.test", totpSecret: "JBSWY3DP" }),
+    // 13: Grace's passkey on another account.
+    JSON.stringify({
+      id: "u13",
+      email: "ivan@example.test",
+      passkeys: [{ id: "Z3JhY2UtcGFzc2tleQ", publicKey: "b3RoZXI", counter: 0 }],
+    }),
     "",
   ];
 }
 
 /** What the file above must give, whether it is imported or dry-run, on the first run. */
 export const FIRST_RUN = {
-  rows: 10,
-  imported: 3,
+  rows: 13,
+  imported: 4,
   identities: 2,
   skipped: {
     invalid_json: { count: 1, lines: [3] },
@@ -83,6 +109,8 @@ export const FIRST_RUN = {
     unknown_provider: { count: 1, lines: [8] },
     email_taken: { count: 1, lines: [9] },
     identity_taken: { count: 1, lines: [10] },
+    invalid_two_factor: { count: 1, lines: [12] },
+    passkey_taken: { count: 1, lines: [13] },
   },
 };
 
@@ -92,6 +120,7 @@ export async function tablesNow(db: AnyKysely, withLedger = true): Promise<unkno
   return [
     await read("portcullis_users", "id"),
     await read("portcullis_identities", "subject"),
+    await read("portcullis_passkeys", "id"),
     ...(withLedger ? [await read("portcullis_import_ledger", "source_id")] : []),
   ];
 }
@@ -103,6 +132,7 @@ function authOn(db: AnyKysely) {
     logger: silentLogger,
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     email: { enabled: false },
+    twoFactor: { encryptionKey: TWO_FACTOR_KEY },
   });
 }
 
@@ -126,6 +156,7 @@ const runOn = (scenario: Scenario, dryRun: boolean): Promise<ImportSummary> =>
     target: { db: scenario.db },
     dryRun,
     issuers: { okta: OKTA },
+    twoFactorKey: TWO_FACTOR_KEY,
   });
 
 /**
@@ -192,6 +223,35 @@ function afterImportTests(scenario: Scenario): void {
     expect(await login("alice@example.test", BOB_PASSWORD)).toBe("INVALID_CREDENTIALS");
   });
 
+  it("importAccounts - the TOTP secret and recovery codes of the old system pass the core's 2FA", async () => {
+    const auth = authOn(scenario.db);
+    const secondFactor = async () => {
+      const first = await auth.login({}, { email: "grace@example.test", password: GRACE_PASSWORD });
+      if (!first.twoFactorRequired) throw new Error("expected 2FA");
+      return { token: first.twoFactorAuthenticationToken };
+    };
+    const code = referenceTotp(GRACE_TOTP, Date.now());
+    expect(await codeOf(auth.completeTwoFactorLogin(await secondFactor(), { code }))).toBe("signed in");
+    expect(await codeOf(auth.recoverWithRecoveryCode(await secondFactor(), { code: "ABCDE23456" }))).toBe(
+      "signed in",
+    );
+    const grace = await createSqlStores({ db: scenario.db }).users.findByEmail("grace@example.test");
+    expect(grace?.twoFactor).toMatchObject({ methods: ["totp"], preferredMethod: "totp" });
+    expect(JSON.stringify(grace)).not.toContain(GRACE_TOTP);
+    expect(await createSqlStores({ db: scenario.db }).passkeys.listByUser(grace?.id ?? "")).toMatchObject([
+      { id: "Z3JhY2UtcGFzc2tleQ", publicKey: "cHVibGljLWtleQ", counter: 3, transports: ["internal"] },
+    ]);
+  });
+
+  it("importAccounts - an account with TOTP is skipped, never imported without it, when no two-factor key is given", async () => {
+    const summary = await importAccounts({
+      source: jsonlSource(scenario.file, { name: "without-key" }),
+      target: { db: scenario.db },
+      dryRun: true,
+    });
+    expect(summary.skipped.two_factor_unreadable).toEqual({ count: 1, lines: [11] });
+  });
+
   it("importAccounts - a provider link finds its account by issuer and subject", async () => {
     const { users, identities } = createSqlStores({ db: scenario.db });
     const alice = await users.findByEmail("alice@example.test");
@@ -208,7 +268,7 @@ function afterImportTests(scenario: Scenario): void {
 
   it("importAccounts - a second run, and a dry run after it, change nothing", async () => {
     const before = await tablesNow(scenario.db);
-    const again = { ...FIRST_RUN.skipped, already_imported: { count: 3, lines: [1, 2, 7] } };
+    const again = { ...FIRST_RUN.skipped, already_imported: { count: 4, lines: [1, 2, 7, 11] } };
     const expected = { ...FIRST_RUN, imported: 0, identities: 0, skipped: again };
     expect(await runOn(scenario, false)).toEqual({ ...expected, dryRun: false });
     expect(await runOn(scenario, true)).toEqual({ ...expected, dryRun: true });
