@@ -28,17 +28,37 @@ const portcullis = (args: string[]): Promise<Outcome> =>
     (error: { code: number; stdout: string; stderr: string }) => error,
   );
 
-async function inProcess(args: string[]): Promise<Outcome> {
+/** The command in this process; `terminal` makes its stderr a fake terminal of that many columns. */
+async function inProcess(
+  args: string[],
+  terminal?: { columns: number },
+  env: Record<string, string> = {},
+): Promise<Outcome> {
   const outcome = { code: 0, stdout: "", stderr: "" };
-  outcome.code = await runCommand(args, {
-    stdout: (text) => {
-      outcome.stdout += text;
+  outcome.code = await runCommand(
+    args,
+    {
+      stdout: (text) => {
+        outcome.stdout += text;
+      },
+      stderr: (text) => {
+        outcome.stderr += text;
+      },
+      ...(terminal && { isTTY: true, columns: terminal.columns }),
     },
-    stderr: (text) => {
-      outcome.stderr += text;
-    },
-  });
+    { AUTH_TWO_FACTOR_KEY: TWO_FACTOR_KEY, ...env },
+  );
   return outcome;
+}
+
+/** The tables of a target, by name. */
+async function tableNames(url: string): Promise<string[]> {
+  const opened = await openTarget(url);
+  try {
+    return (await opened.db.introspection.getTables()).map((table) => table.name);
+  } finally {
+    await opened.close();
+  }
 }
 
 describe("portcullis import", () => {
@@ -78,7 +98,33 @@ describe("portcullis import", () => {
     });
     expect(
       await inProcess(["import", "--from", "auth0", "--source", source, "--target", target]),
-    ).toMatchObject({ code: 2, stderr: expect.stringContaining("--from must be jsonl") });
+    ).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--from must be one of jsonl, better-auth, authjs, supabase"),
+    });
+    expect(await inProcess(args("--better-auth-secret", "s"))).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--better-auth-secret goes with --from better-auth"),
+    });
+    const emptyDatabase = `sqlite:${join(dir, "empty.db")}`;
+    for (const [from, refusal] of [
+      ["authjs", "Auth.js"],
+      ["supabase", "postgres:// connection string"],
+    ] as const)
+      expect(
+        await inProcess(["import", "--from", from, "--source", emptyDatabase, "--target", target]),
+      ).toMatchObject({ code: 2, stderr: expect.stringContaining(refusal) });
+    expect(
+      await inProcess([
+        "import",
+        "--from",
+        "better-auth",
+        "--source",
+        "postgres://postgres@127.0.0.1:1/x",
+        "--target",
+        target,
+      ]),
+    ).toMatchObject({ code: 2, stderr: expect.stringContaining("the source database does not answer") });
     expect(await inProcess(["import", "--from", "jsonl", "--bogus"])).toMatchObject({ code: 2, stdout: "" });
     expect(
       await inProcess([
@@ -161,4 +207,80 @@ describe("portcullis import", () => {
     expect(await opened.db.introspection.getTables()).toEqual([]);
     await opened.close();
   });
+
+  it("import - on a terminal, progress is one line redrawn in place, with a bar over the file's rows, kept at the end", async () => {
+    const terminal = `sqlite:${join(dir, "terminal.db")}`;
+    const outcome = await inProcess(
+      ["import", "--from", "jsonl", "--source", source, "--target", terminal, "--issuer", `okta=${OKTA}`],
+      { columns: 120 },
+    );
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toContain("13 rows read, imported 5 accounts (2 provider links), skipped 8\n");
+    // 13 rows, under the 1,000 a terminal's reports come after: the last report only, drawn in place.
+    expect(outcome.stderr.startsWith("\r")).toBe(true);
+    expect(outcome.stderr.endsWith("\x1b[K\n")).toBe(true);
+    expect(outcome.stderr.slice(1, -4)).toMatch(
+      /^\[#{30}\] 100% {2}13\/13 rows {2}[\d,]+ rows\/s {2}5 imported {2}8 skipped {2}\d+s elapsed$/,
+    );
+    // TERM=dumb: no erasing, so the plain lines.
+    const dumb = await inProcess(
+      ["import", "--from", "jsonl", "--source", source, "--target", terminal, "--issuer", `okta=${OKTA}`],
+      { columns: 120 },
+      { TERM: "dumb" },
+    );
+    expect(dumb).toMatchObject({ code: 0, stderr: "done: 13 rows, 0 imported, 13 skipped\n" });
+  }, 30_000);
+
+  it("import - --drop-ledger drops the import ledger after the cut-over, keeps the accounts, says what it did", async () => {
+    const cutOver = `sqlite:${join(dir, "cut-over.db")}`;
+    expect((await inProcess(args().map((arg) => (arg === target ? cutOver : arg)))).code).toBe(0);
+    expect(await tableNames(cutOver)).toContain("portcullis_import_ledger");
+    const dropped = await inProcess(["import", "--drop-ledger", "--target", cutOver]);
+    expect(dropped).toEqual({
+      code: 0,
+      stdout:
+        "dropped the import ledger (portcullis_import_ledger); the imported accounts stay, and an import run again would no longer know them as its own\n",
+      stderr: "",
+    });
+    const tables = await tableNames(cutOver);
+    expect(tables).not.toContain("portcullis_import_ledger");
+    expect(tables).toContain("portcullis_users");
+    const opened = await openTarget(cutOver);
+    const users = await opened.db.selectFrom("portcullis_users").select("email").execute();
+    await opened.close();
+    expect(users).toHaveLength(5);
+    expect(await inProcess(["import", "--drop-ledger", "--target", cutOver])).toEqual({
+      code: 0,
+      stdout: "the target has no import ledger (portcullis_import_ledger): nothing to drop\n",
+      stderr: "",
+    });
+  }, 30_000);
+
+  it("import - --drop-ledger with --source or other import options, or without --target, exits 2 and drops nothing", async () => {
+    const kept = `sqlite:${join(dir, "kept.db")}`;
+    expect((await inProcess(args().map((arg) => (arg === target ? kept : arg)))).code).toBe(0);
+    const withSource = await inProcess(["import", "--drop-ledger", "--source", source, "--target", kept]);
+    expect(withSource).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: expect.stringContaining("--drop-ledger imports nothing and takes no --source"),
+    });
+    expect(
+      await inProcess(["import", "--drop-ledger", "--dry-run", "--from", "jsonl", "--target", kept]),
+    ).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--drop-ledger takes only --target, not --from, --dry-run"),
+    });
+    expect(await inProcess(["import", "--drop-ledger"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--drop-ledger needs --target"),
+    });
+    expect(await tableNames(kept)).toContain("portcullis_import_ledger");
+    expect(
+      await inProcess(["import", "--drop-ledger", "--target", "postgres://postgres@127.0.0.1:1/none"]),
+    ).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("the target does not answer"),
+    });
+  }, 30_000);
 });

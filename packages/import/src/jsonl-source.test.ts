@@ -86,9 +86,9 @@ describe("jsonlSource", () => {
         onProgress: (p) => progress.push(p),
       });
       expect(progress).toEqual([
-        { rows: 10, imported: 8, skipped: 2, done: false },
-        { rows: 20, imported: 16, skipped: 4, done: false },
-        { rows: 25, imported: 20, skipped: 5, done: true },
+        { rows: 10, imported: 8, updated: 0, skipped: 2, done: false },
+        { rows: 20, imported: 16, updated: 0, skipped: 4, done: false },
+        { rows: 25, imported: 20, updated: 0, skipped: 5, done: true },
       ]);
       expect(summary.skipped).toEqual({ invalid_json: { count: 5, lines: [5, 10, 15] } });
     } finally {

@@ -23,7 +23,7 @@ async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {
 }
 
 /** A Kysely instance for the URL's scheme, its driver loaded on demand. */
-async function kyselyFor(url: string): Promise<AnyKysely> {
+async function kyselyFor(url: string, flag: string): Promise<AnyKysely> {
   if (url.startsWith("sqlite:")) {
     const { default: Database } = await driver("libsql", () => import("libsql"));
     const database = new Database(url.slice("sqlite:".length));
@@ -48,22 +48,24 @@ async function kyselyFor(url: string): Promise<AnyKysely> {
     });
     return new Kysely({ dialect: new MysqlDialect({ pool }) });
   }
-  throw new TargetError("--target must be a sqlite:<file>, postgres://… or mysql://… URL");
+  throw new TargetError(`${flag} must be a sqlite:<file>, postgres://… or mysql://… URL`);
 }
 
 /**
  * Opens the target database from its URL (`sqlite:<file>`, `postgres://…`, `mysql://…` or
  * `mariadb://…`) through store-sql's own dialect options, and checks that it answers. A URL of no
  * known scheme, a driver that is not installed or a database that does not answer is a
- * `TargetError` with a one-line message.
+ * `TargetError` with a one-line message. `flag` names the database in those messages: `--target`
+ * (default), or `--source` when a source database (Better Auth's, Auth.js's, Supabase's) is opened.
  */
-export async function openTarget(url: string): Promise<OpenedTarget> {
-  const db = await kyselyFor(url);
+export async function openTarget(url: string, flag = "--target"): Promise<OpenedTarget> {
+  const db = await kyselyFor(url, flag);
   try {
     await sql`select 1`.execute(db);
   } catch (error) {
     await db.destroy().catch(() => {});
-    throw new TargetError(`the target does not answer: ${(error as Error).message}`, { cause: error });
+    const what = flag === "--target" ? "the target" : `the ${flag.replace(/^--/, "")} database`;
+    throw new TargetError(`${what} does not answer: ${(error as Error).message}`, { cause: error });
   }
   return { db, close: () => db.destroy() };
 }

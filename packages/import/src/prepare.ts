@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   importedTotpSecretProblem,
   isValidEmail,
@@ -29,6 +30,8 @@ export interface PreparedIdentity {
 /** An account checked and shaped for the stores: the user record, its links and its ledger key. */
 export interface PreparedAccount {
   sourceId: string;
+  /** The source account's `accountDigest`: a re-run tells a changed row by it. */
+  digest: string;
   user: UserRecord;
   identities: PreparedIdentity[];
   /** The TOTP to seal under the host's key before the user is written, or null. */
@@ -89,11 +92,32 @@ export function prepareAccount(account: SourceAccount, context: PrepareContext):
   for (const passkey of passkeys) passkey.userId = user.id;
   return {
     sourceId: account.id ?? email,
+    digest: accountDigest(account),
     user,
     identities,
     totp: totp && { secret: totp.secret, recoveryCodes: totp.recoveryCodes ?? [] },
     passkeys,
   };
+}
+
+/**
+ * The SHA-256 (hex) of the source account's canonical JSON (keys sorted at every level, absent
+ * and undefined fields left out): equal for the same account however the source ordered its
+ * fields, different as soon as anything in it changed.
+ */
+export function accountDigest(account: SourceAccount): string {
+  return createHash("sha256").update(canonicalJson(account)).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const fields = Object.entries(value)
+      .filter(([, field]) => field !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${fields.map(([name, field]) => `${JSON.stringify(name)}:${canonicalJson(field)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

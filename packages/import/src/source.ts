@@ -66,4 +66,6 @@ export type SourceRow =
 export interface ImportSource {
   name: string;
   rows(): AsyncIterable<SourceRow>;
+  /** How many rows `rows()` will yield, when the source can tell cheaply (a progress bar's total); null when not. */
+  count?(): Promise<number | null>;
 }

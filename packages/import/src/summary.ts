@@ -1,6 +1,7 @@
 /**
- * Why a source row was not imported. `already_imported`: the ledger has this source id (a
- * re-run); `duplicate_email`: an earlier row of this source took the address after
+ * Why a source row was not imported. `already_imported`: the ledger has this source id and
+ * the row is as it was imported (a re-run, or a resumed one), or its account was deleted since
+ * (never created again); `duplicate_email`: an earlier row of this source took the address after
  * normalization; `email_taken`: an account of the target that this source did not create has
  * it; `identity_taken`: one of its provider links belongs to another account;
  * `two_factor_unreadable`: the account has TOTP that the source could not decrypt (no or a wrong
@@ -35,7 +36,13 @@ export interface ImportSummary {
   rows: number;
   /** Accounts created (with `dryRun`: that would be created). */
   imported: number;
-  /** Provider links created with them. */
+  /**
+   * Accounts imported before whose source row changed since, brought up to date (with `dryRun`:
+   * that would be): address, name, verification, a password hash the account still has from the
+   * import, new provider links and passkeys.
+   */
+  updated: number;
+  /** Provider links created, with new accounts and by updates. */
   identities: number;
   /** Rows not imported, by reason. */
   skipped: Partial<Record<SkipReason, SkippedRows>>;
@@ -44,7 +51,7 @@ export interface ImportSummary {
 
 /** A summary being filled in while the rows stream by. */
 export function emptySummary(dryRun: boolean): ImportSummary {
-  return { rows: 0, imported: 0, identities: 0, skipped: {}, dryRun };
+  return { rows: 0, imported: 0, updated: 0, identities: 0, skipped: {}, dryRun };
 }
 
 /** Counts one skipped row under its reason, keeping its line number while fewer than `firstLines` are kept. */
@@ -64,11 +71,15 @@ export function recordSkip(
 export const skippedCount = (summary: ImportSummary): number =>
   Object.values(summary.skipped).reduce((sum, entry) => sum + (entry?.count ?? 0), 0);
 
-/** The summary as plain lines for a terminal or a log: totals first, then one line per reason. */
+/**
+ * The summary as plain lines for a terminal or a log: totals first (the updated accounts only
+ * when there are some), then one line per reason.
+ */
 export function formatSummary(summary: ImportSummary): string {
-  const verb = summary.dryRun ? "would import" : "imported";
+  const [imported, updated] = summary.dryRun ? ["would import", "would update"] : ["imported", "updated"];
+  const updates = summary.updated > 0 ? `, ${updated} ${summary.updated}` : "";
   const lines = [
-    `${summary.dryRun ? "dry run: " : ""}${summary.rows} rows read, ${verb} ${summary.imported} accounts (${summary.identities} provider links), skipped ${skippedCount(summary)}`,
+    `${summary.dryRun ? "dry run: " : ""}${summary.rows} rows read, ${imported} ${summary.imported} accounts (${summary.identities} provider links)${updates}, skipped ${skippedCount(summary)}`,
   ];
   for (const [reason, entry] of Object.entries(summary.skipped)) {
     if (!entry) continue;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AuthStores, createArgon2Hasher, createAuth, isAuthError, silentLogger } from "@portcullis/core";
@@ -100,6 +100,7 @@ export async function scenarioLines(): Promise<string[]> {
 export const FIRST_RUN = {
   rows: 13,
   imported: 4,
+  updated: 0,
   identities: 2,
   skipped: {
     invalid_json: { count: 1, lines: [3] },
@@ -148,6 +149,8 @@ interface Scenario {
   close(): Promise<void>;
   dir: string;
   file: string;
+  /** The file's lines, as written (its hashes are made once). */
+  lines: string[];
 }
 
 const runOn = (scenario: Scenario, dryRun: boolean): Promise<ImportSummary> =>
@@ -174,7 +177,8 @@ export function runImportScenario(
       Object.assign(scenario, await open());
       scenario.dir = await mkdtemp(join(tmpdir(), "portcullis-import-"));
       scenario.file = join(scenario.dir, "users.jsonl");
-      await writeFile(scenario.file, (await scenarioLines()).join("\n"));
+      scenario.lines = await scenarioLines();
+      await writeFile(scenario.file, scenario.lines.join("\n"));
       await authOn(scenario.db).register(
         {},
         { email: "existing@example.test", password: "the existing account's password" },
@@ -186,6 +190,7 @@ export function runImportScenario(
     });
     importTests(scenario);
     afterImportTests(scenario);
+    upsertTests(scenario);
   });
 }
 
@@ -273,6 +278,93 @@ function afterImportTests(scenario: Scenario): void {
     expect(await runOn(scenario, false)).toEqual({ ...expected, dryRun: false });
     expect(await runOn(scenario, true)).toEqual({ ...expected, dryRun: true });
     expect(await tablesNow(scenario.db)).toEqual(before);
+  });
+}
+
+const BOB_NEW_PASSWORD = "bob's password, changed in the old system";
+const CAROL_PORTCULLIS_PASSWORD = "carol's password, set in Portcullis";
+/** The TOTP Alice turned on in the old system after the first run. */
+const ALICE_TOTP = "KRUGKIDROVUWG2ZAMJZG653OEBTG66BAJJ2W24DT";
+
+/** The scenario's file with four imported rows changed; written under the same name, so the ledger takes it for the same source. */
+async function changedFile(scenario: Scenario): Promise<string> {
+  const change = (line: number, fields: Record<string, unknown>) => {
+    const row = JSON.parse(scenario.lines[line - 1] ?? "{}") as Record<string, unknown>;
+    return JSON.stringify({ ...row, ...fields });
+  };
+  const lines = [...scenario.lines];
+  lines[0] = change(1, {
+    name: "Alice Liddell",
+    totpSecret: ALICE_TOTP,
+    identities: [
+      { provider: "github", subject: 1001 },
+      { provider: "okta", subject: "00u1" },
+    ],
+  });
+  lines[1] = change(2, { email: "Robert@example.test", passwordHash: bcrypt.hashSync(BOB_NEW_PASSWORD, 4) });
+  lines[6] = change(7, {
+    emailVerified: true,
+    passwordHash: bcrypt.hashSync("carol's old-system change", 4),
+  });
+  lines[10] = change(11, { email: "existing@example.test" });
+  const dir = join(scenario.dir, "changed");
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "users.jsonl"), lines.join("\n"));
+  return join(dir, "users.jsonl");
+}
+
+function upsertTests(scenario: Scenario): void {
+  it("importAccounts - changed rows update their accounts (dry run first); a password set or rehashed in Portcullis since wins", async () => {
+    const { db } = scenario;
+    const { users } = createSqlStores({ db });
+    const carol = await users.findByEmail("carol@example.test");
+    const cheap = createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 });
+    await users.update(carol?.id ?? "", { passwordHash: await cheap.hash(CAROL_PORTCULLIS_PASSWORD) });
+    const file = await changedFile(scenario);
+    const before = await tablesNow(db);
+    const skipped = { ...FIRST_RUN.skipped, email_taken: { count: 2, lines: [9, 11] } };
+    const expected = { ...FIRST_RUN, imported: 0, updated: 3, identities: 1, skipped };
+    const changed = { ...scenario, file };
+    expect(await runOn(changed, true)).toEqual({ ...expected, dryRun: true });
+    expect(await tablesNow(db)).toEqual(before);
+    expect(await runOn(changed, false)).toEqual({ ...expected, dryRun: false });
+    const auth = authOn(db);
+    const login = (email: string, password: string) => codeOf(auth.login({}, { email, password }));
+    // Bob signed in above, so the core replaced his imported hash with argon2id: the import's
+    // compare-and-set finds another hash and leaves it (batch.test.ts has a hash replaced).
+    expect(await login("robert@example.test", BOB_PASSWORD)).toBe("signed in");
+    expect(await login("robert@example.test", BOB_NEW_PASSWORD)).toBe("INVALID_CREDENTIALS");
+    expect(await users.findByEmail("bob@example.test")).toBeNull();
+    expect(await login("carol@example.test", CAROL_PORTCULLIS_PASSWORD)).toBe("signed in");
+    expect(await users.findByEmail("carol@example.test")).toMatchObject({ emailVerified: true });
+    const alice = await users.findByEmail("alice@example.test");
+    expect(alice).toMatchObject({ name: "Alice Liddell", identityProviders: ["github", "okta"] });
+    expect(await createSqlStores({ db }).identities.findBySubject(OKTA, "00u1")).toMatchObject({
+      userId: alice?.id,
+    });
+    expect(alice?.twoFactor).toMatchObject({ methods: ["totp"], preferredMethod: "totp" });
+    const first = await auth.login({}, { email: "alice@example.test", password: ALICE_PASSWORD });
+    if (!first.twoFactorRequired) throw new Error("Alice's TOTP from the old system was not carried over");
+    const code = referenceTotp(ALICE_TOTP, Date.now());
+    expect(
+      await codeOf(auth.completeTwoFactorLogin({ token: first.twoFactorAuthenticationToken }, { code })),
+    ).toBe("signed in");
+    expect(await users.findByEmail("grace@example.test")).not.toBeNull();
+    // A third run: the updated rows are in the ledger as they are now; Grace's still is not, and
+    // line 5 (Bob's old address, now free) is imported. A fourth changes nothing.
+    const { duplicate_email: _, ...rest } = skipped;
+    const third = { ...rest, already_imported: { count: 3, lines: [1, 2, 7] } };
+    expect(await runOn(changed, false)).toEqual({
+      ...FIRST_RUN,
+      imported: 1,
+      identities: 0,
+      skipped: third,
+      dryRun: false,
+    });
+    const after = await tablesNow(db);
+    const fourth = await runOn(changed, false);
+    expect(fourth).toMatchObject({ imported: 0, updated: 0, skipped: { already_imported: { count: 4 } } });
+    expect(await tablesNow(db)).toEqual(after);
   });
 }
 
