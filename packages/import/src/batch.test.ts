@@ -3,7 +3,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqlStores, tableNames } from "@portcullis/store-sql";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usePostgres } from "../../store-sql/src/test-databases.js";
 import { importAccounts } from "./import-accounts.js";
@@ -13,6 +12,7 @@ import { prepareAccount } from "./prepare.js";
 import { insertUsersAndLinks } from "./rows.js";
 import type { ImportSource, SourceAccount } from "./source.js";
 import { formatSummary } from "./summary.js";
+import { pgAdmin } from "./test-scenario.js";
 
 // Batches, their fallback, updates of the password hash and the ledger's upkeep, on SQLite files.
 const HASH_A = "$2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy";
@@ -43,16 +43,6 @@ const onSqlite = (dir: () => string): Opener => {
     return { db: target.db, close: () => target.close() };
   };
 };
-
-async function pgAdmin(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A database of its own on the shared PostgreSQL test server for each target, dropped at the end. */
 const onPostgres: Opener = async () => {

@@ -7,12 +7,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createSqlStores } from "@portcullis/store-sql";
 import { sql } from "kysely";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usePostgres } from "../../store-sql/src/test-databases.js";
 import { importAccounts } from "./import-accounts.js";
 import { jsonlSource } from "./jsonl-source.js";
 import { type OpenedTarget, openTarget } from "./open-target.js";
+import { pgAdmin } from "./test-scenario.js";
 
 // A run killed with SIGKILL mid-way (a child process running the built package on PostgreSQL),
 // then a second run: every account exactly once, none half-written, the counts add up.
@@ -28,16 +28,6 @@ const line = (n: number) =>
     passwordHash: HASH,
     ...(n % 2 === 0 ? { identities: [{ provider: "github", subject: String(500_000 + n) }] } : {}),
   });
-
-async function admin(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Runs the child until it has reported `atLeast` rows, then kills it with SIGKILL; resolves the signal it died of. */
 function killMidRun(
@@ -78,7 +68,7 @@ describe("importAccounts - resumes after a kill", () => {
     await writeFile(file, `${Array.from({ length: ROWS }, (_, at) => line(at + 1)).join("\n")}\n`);
     server = await usePostgres();
     if (!server) throw new Error("no PostgreSQL server for the resume test");
-    await admin(server.url, `create database ${database}`);
+    await pgAdmin(server.url, `create database ${database}`);
     const address = new URL(server.url);
     address.pathname = `/${database}`;
     url = address.toString();
@@ -88,7 +78,7 @@ describe("importAccounts - resumes after a kill", () => {
   afterAll(async () => {
     await target?.close();
     if (server) {
-      await admin(server.url, `drop database if exists ${database} with (force)`);
+      await pgAdmin(server.url, `drop database if exists ${database} with (force)`);
       await server.stop();
     }
     if (dir) await rm(dir, { recursive: true, force: true });

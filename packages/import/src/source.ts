@@ -69,3 +69,11 @@ export interface ImportSource {
   /** How many rows `rows()` will yield, when the source can tell cheaply (a progress bar's total); null when not. */
   count?(): Promise<number | null>;
 }
+
+/** A database source's `pageSize` option: default 1,000; a `RangeError` unless a whole number of at least 1. */
+export function pageSizeOf(pageSize: number | undefined): number {
+  const size = pageSize ?? 1_000;
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new RangeError(`pageSize must be a positive integer, not ${size}`);
+  return size;
+}

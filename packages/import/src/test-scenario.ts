@@ -6,6 +6,7 @@ import { type AuthStores, createArgon2Hasher, createAuth, isAuthError, silentLog
 import { createSqlStores } from "@portcullis/store-sql";
 import { referenceTotp } from "@portcullis/testing";
 import bcrypt from "bcryptjs";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAccounts } from "./import-accounts.js";
 import { jsonlSource } from "./jsonl-source.js";
@@ -126,22 +127,43 @@ export async function tablesNow(db: AnyKysely, withLedger = true): Promise<unkno
   ];
 }
 
-function authOn(db: AnyKysely) {
+/**
+ * Portcullis over an import's target, as the new host would configure it (cheap argon2: these
+ * tests are not about hashing): TOTP sealed under `twoFactorKey`, `extra` options on top.
+ */
+export function authOn(
+  db: AnyKysely,
+  twoFactorKey = TWO_FACTOR_KEY,
+  extra: { appOrigin?: string; webauthn?: { rpId: string } } = {},
+) {
   return createAuth({
     secret: "import-scenario-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
     stores: createSqlStores({ db }) as AuthStores,
     logger: silentLogger,
     passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
     email: { enabled: false },
-    twoFactor: { encryptionKey: TWO_FACTOR_KEY },
+    twoFactor: { encryptionKey: twoFactorKey },
+    ...extra,
   });
 }
 
-const codeOf = (promise: Promise<unknown>) =>
+/** "signed in", or the AuthError's code a sign-in step rejected with. */
+export const codeOf = (promise: Promise<unknown>) =>
   promise.then(
     () => "signed in",
     (error: unknown) => (isAuthError(error) ? error.code : String(error)),
   );
+
+/** Runs one statement (a `create database`, a `drop database`) on a PostgreSQL server. */
+export async function pgAdmin(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
 
 /** The database of one scenario and the run of its file, once `beforeAll` has set them. */
 interface Scenario {

@@ -1,5 +1,11 @@
 import type { AnyKysely } from "../ledger.js";
-import type { ImportSource, SourceAccount, SourceIdentity, SourceRow } from "../source.js";
+import {
+  type ImportSource,
+  pageSizeOf,
+  type SourceAccount,
+  type SourceIdentity,
+  type SourceRow,
+} from "../source.js";
 
 /** The names of Auth.js's two tables this source reads (a schema may prefix them: `auth.users`). */
 export interface AuthjsTables {
@@ -106,9 +112,7 @@ interface UserRow {
  * passwords, so none comes. `rows()` rejects with `AuthjsSourceError` when the tables are absent.
  */
 export function authjsSource(options: AuthjsSourceOptions): ImportSource {
-  const pageSize = options.pageSize ?? 1_000;
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1)
-    throw new AuthjsSourceError(`pageSize must be a positive integer, not ${pageSize}`);
+  const pageSize = pageSizeOf(options.pageSize);
   return {
     name: options.name ?? "authjs",
     async *rows() {

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AuthStores, createArgon2Hasher, createAuth, isAuthError, silentLogger } from "@portcullis/core";
 import { createSqlStores } from "@portcullis/store-sql";
 import { symmetricEncrypt } from "better-auth/crypto";
 import * as OTPAuth from "otpauth";
@@ -10,6 +9,7 @@ import { postgresDatabase, usePostgres } from "../../../store-sql/src/test-datab
 import { importAccounts } from "../import-accounts.js";
 import { type OpenedTarget, openTarget } from "../open-target.js";
 import type { SourceRow } from "../source.js";
+import { authOn, codeOf } from "../test-scenario.js";
 import { betterAuthSource, toRow } from "./better-auth.js";
 import {
   betterAuthDecrypt,
@@ -201,24 +201,8 @@ describe("betterAuthSource on a database Better Auth made", () => {
 });
 
 /** Portcullis over the imported SQLite file, as the new host would configure it. */
-function newHost(target: OpenedTarget) {
-  return createAuth({
-    secret: "the new host's secret, 4Jw9Rt2Xm7Kq3Lp8Vz6Nc1Bd",
-    appOrigin: ORIGIN,
-    stores: createSqlStores({ db: target.db }) as AuthStores,
-    logger: silentLogger,
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { enabled: false },
-    twoFactor: { encryptionKey: TWO_FACTOR_KEY },
-    webauthn: { rpId: "localhost" },
-  });
-}
-
-const outcome = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "signed in",
-    (error: unknown) => (isAuthError(error) ? error.code : String(error)),
-  );
+const newHost = (target: OpenedTarget) =>
+  authOn(target.db, TWO_FACTOR_KEY, { appOrigin: ORIGIN, webauthn: { rpId: "localhost" } });
 
 describe("betterAuthSource, imported into SQLite: the old credentials work on Portcullis", () => {
   let dir: string;
@@ -275,7 +259,7 @@ describe("betterAuthSource, imported into SQLite: the old credentials work on Po
     // Before anyone signs in on Portcullis (the first sign-in replaces the imported hash with
     // argon2id, and a password Portcullis holds is never overwritten by a re-run).
     const auth = newHost(target);
-    const login = (password: string) => outcome(auth.login({}, { email: PEOPLE.eli.email, password }));
+    const login = (password: string) => codeOf(auth.login({}, { email: PEOPLE.eli.email, password }));
     expect(await login(PEOPLE.eli.password)).toBe("INVALID_CREDENTIALS");
     expect(await login(newPassword)).toBe("signed in");
   });
@@ -283,7 +267,7 @@ describe("betterAuthSource, imported into SQLite: the old credentials work on Po
     const auth = newHost(target);
     for (const person of ["ben", "dee"] as const) {
       const { email, password } = PEOPLE[person];
-      expect(await outcome(auth.login({}, { email, password }))).toBe("signed in");
+      expect(await codeOf(auth.login({}, { email, password }))).toBe("signed in");
     }
     const secondFactor = async () => {
       const first = await auth.login({}, { email: PEOPLE.ada.email, password: PEOPLE.ada.password });
@@ -292,13 +276,13 @@ describe("betterAuthSource, imported into SQLite: the old credentials work on Po
     };
     const oldTotp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(seeded.adaTotpSecret) });
     expect(
-      await outcome(auth.completeTwoFactorLogin(await secondFactor(), { code: oldTotp.generate() })),
+      await codeOf(auth.completeTwoFactorLogin(await secondFactor(), { code: oldTotp.generate() })),
     ).toBe("signed in");
     const backupCode = seeded.adaBackupCodes[0] ?? "";
-    expect(await outcome(auth.recoverWithRecoveryCode(await secondFactor(), { code: backupCode }))).toBe(
+    expect(await codeOf(auth.recoverWithRecoveryCode(await secondFactor(), { code: backupCode }))).toBe(
       "signed in",
     );
-    expect(await outcome(auth.recoverWithRecoveryCode(await secondFactor(), { code: backupCode }))).toBe(
+    expect(await codeOf(auth.recoverWithRecoveryCode(await secondFactor(), { code: backupCode }))).toBe(
       "WRONG_TWO_FACTOR_CODE",
     );
   });

@@ -1,5 +1,12 @@
 import type { AnyKysely } from "../ledger.js";
-import type { ImportSource, SourceAccount, SourceIdentity, SourcePasskey, SourceRow } from "../source.js";
+import {
+  type ImportSource,
+  pageSizeOf,
+  type SourceAccount,
+  type SourceIdentity,
+  type SourcePasskey,
+  type SourceRow,
+} from "../source.js";
 import type { SkipReason } from "../summary.js";
 import { betterAuthBackupCodes, betterAuthDecrypt, betterAuthTotpSecret } from "./better-auth-crypto.js";
 
@@ -71,9 +78,7 @@ const DEFAULT_TABLES: BetterAuthTables = {
  */
 export function betterAuthSource(options: BetterAuthSourceOptions): ImportSource {
   const tables = { ...DEFAULT_TABLES, ...options.tables };
-  const pageSize = options.pageSize ?? 1000;
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1)
-    throw new TypeError(`pageSize must be a positive integer, not ${pageSize}`);
+  const pageSize = pageSizeOf(options.pageSize);
   const secrets = options.secret === undefined ? [] : [options.secret].flat();
   return {
     name: options.name ?? "better-auth",

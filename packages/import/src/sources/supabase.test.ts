@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type AuthStores, createArgon2Hasher, createAuth, isAuthError, silentLogger } from "@portcullis/core";
+import { isAuthError } from "@portcullis/core";
 import { createSqlStores } from "@portcullis/store-sql";
 import { Secret, TOTP } from "otpauth";
 import pg from "pg";
@@ -10,7 +10,7 @@ import { importAccounts } from "../import-accounts.js";
 import type { AnyKysely } from "../ledger.js";
 import { type OpenedTarget, openTarget } from "../open-target.js";
 import type { SourceRow } from "../source.js";
-import { tablesNow } from "../test-scenario.js";
+import { authOn, tablesNow } from "../test-scenario.js";
 import { parseSupabaseDecryptionKeys, supabaseSource } from "./supabase.js";
 import {
   createSupabaseAuthSchema,
@@ -164,17 +164,6 @@ describe("supabaseSource", () => {
   });
 });
 
-function authOn(db: AnyKysely) {
-  return createAuth({
-    secret: "supabase-import-test-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3Fp",
-    stores: createSqlStores({ db }) as AuthStores,
-    logger: silentLogger,
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { enabled: false },
-    twoFactor: { encryptionKey: TWO_FACTOR_KEY },
-  });
-}
-
 const outcome = (promise: Promise<unknown>) =>
   promise.then(
     (result) =>
@@ -227,7 +216,7 @@ describe("supabaseSource into Portcullis", () => {
   });
 
   it("importAccounts - every imported user signs in with the Supabase password, TOTP users with a code of the old secret", async () => {
-    const auth = authOn(setup.opened.db);
+    const auth = authOn(setup.opened.db, TWO_FACTOR_KEY);
     const { passwords, totp } = setup.fixture;
     const login = (email: string, password: string) => auth.login({}, { email, password });
     expect(await outcome(login("brendan@example.test", passwords.brendan))).toBe("signed in");

@@ -1,7 +1,13 @@
 import { createDecipheriv, hkdfSync } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { AnyKysely } from "../ledger.js";
-import type { ImportSource, SourceAccount, SourceIdentity, SourceRow } from "../source.js";
+import {
+  type ImportSource,
+  pageSizeOf,
+  type SourceAccount,
+  type SourceIdentity,
+  type SourceRow,
+} from "../source.js";
 
 /** Options of `supabaseSource`. */
 export interface SupabaseSourceOptions {
@@ -90,9 +96,7 @@ interface MapContext {
  */
 export function supabaseSource(options: SupabaseSourceOptions): ImportSource {
   const db = (options.db as Kysely<SupabaseAuth>).withSchema("auth");
-  const pageSize = options.pageSize ?? 1000;
-  if (!Number.isSafeInteger(pageSize) || pageSize < 1)
-    throw new RangeError(`pageSize must be a positive integer, not ${pageSize}`);
+  const pageSize = pageSizeOf(options.pageSize);
   return {
     name: options.name ?? "supabase",
     async *rows() {
