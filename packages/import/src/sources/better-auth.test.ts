@@ -184,6 +184,23 @@ describe("betterAuthSource on a database Better Auth made", () => {
     );
   });
 
+  it("betterAuthSource - a user the admin plugin banned is skipped until the ban is over", () => {
+    const relations = { accounts: new Map(), twoFactors: new Map(), passkeys: new Map() };
+    const user = { id: "u3", email: "u3@example.test", banned: true };
+    expect(toRow(user, relations, [], 3)).toEqual({
+      line: 3,
+      skip: "invalid_row",
+      detail: "user u3: banned (the admin plugin): import it once the ban is lifted or over",
+    });
+    const later = new Date(Date.now() + 86_400_000);
+    expect(toRow({ ...user, banExpires: later }, relations, [], 3)).toMatchObject({
+      detail: `user u3: banned until ${later.toISOString()} (the admin plugin): import it once the ban is lifted or over`,
+    });
+    const over = toRow({ ...user, banned: 1, banExpires: Date.now() - 1000 }, relations, [], 3);
+    expect(over).toMatchObject({ account: { id: "u3", email: "u3@example.test" } });
+    expect(toRow({ ...user, banned: false }, relations, [], 3)).toMatchObject({ account: { id: "u3" } });
+  });
+
   it("betterAuthSource - a user row without an email, or with an unreadable passkey, is an invalid row", () => {
     const relations = { accounts: new Map(), twoFactors: new Map(), passkeys: new Map() };
     expect(toRow({ id: "u1", email: null, name: "No address" }, relations, [], 7)).toEqual({

@@ -163,6 +163,13 @@ function toAccount(user: DbRow, relations: PageRelations, secrets: readonly stri
   if (!isText(user.id) && !Number.isSafeInteger(user.id)) throw new RowProblem("invalid_row", "no id");
   const id = String(user.id);
   if (!isText(user.email)) throw new RowProblem("invalid_row", "no email");
+  const banExpires = epochMs(user.banExpires);
+  // The admin plugin's ban: an account imported as an ordinary one would get its access back.
+  if (truthy(user.banned) && (banExpires === undefined || banExpires > Date.now()))
+    throw new RowProblem(
+      "invalid_row",
+      `banned${banExpires === undefined ? "" : ` until ${new Date(banExpires).toISOString()}`} (the admin plugin): import it once the ban is lifted or over`,
+    );
   const accounts = relations.accounts.get(id) ?? [];
   const credential = accounts.find(
     (account) => account.providerId === "credential" && isText(account.password),
