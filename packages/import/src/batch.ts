@@ -23,6 +23,13 @@ class BatchConflict extends Error {}
 const linkKey = (identity: { issuer: string; subject: string }) => `${identity.issuer} ${identity.subject}`;
 const passkeyKey = (id: string) => `passkey ${id}`;
 
+/** What a new account takes that no later row may take: its address, `issuer subject` links and `passkey <id>`s. */
+export const accountKeys = ({ user, identities, passkeys }: PreparedAccount): string[] => [
+  user.email,
+  ...identities.map(linkKey),
+  ...passkeys.map(({ id }) => passkeyKey(id)),
+];
+
 /** What the target already holds of a batch's addresses, links and passkeys: one query each (a passkey is one query of its own). */
 interface Taken {
   /** Address → the id of the account that has it. */
@@ -105,11 +112,7 @@ export async function checkFresh(run: Run, fresh: readonly Fresh[]): Promise<Map
       refusals.set(at, refusal);
       continue;
     }
-    const keys = [
-      prepared.user.email,
-      ...prepared.identities.map(linkKey),
-      ...prepared.passkeys.map(({ id }) => passkeyKey(id)),
-    ];
+    const keys = accountKeys(prepared);
     for (const key of keys) batch.add(key);
     if (run.options.dryRun) for (const key of keys) run.seen.add(key);
   }

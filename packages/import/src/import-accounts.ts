@@ -5,7 +5,7 @@ import { SqliteAdapter } from "kysely";
 import { statisticsKeeper } from "./analyze.js";
 import { checkFresh, type Fresh, writeAccount, writeBatch } from "./batch.js";
 import { type AnyKysely, sqlLedger } from "./ledger.js";
-import { type PreparedAccount, prepareAccount, type Refusal } from "./prepare.js";
+import { prepareAccount, sealTotp } from "./prepare.js";
 import type { Outcome, Run } from "./run.js";
 import type { ImportSource, SourceRow } from "./source.js";
 import { emptySummary, type ImportSummary, recordSkip, skippedCount } from "./summary.js";
@@ -142,7 +142,7 @@ async function runBatch(run: Run, rows: readonly SourceRow[]): Promise<void> {
   await importFresh(run, fresh, outcomes);
   for (const account of changed)
     outcomes[account.at] =
-      (await sealTwoFactor(run, account)) ??
+      (await sealTotp(run.twoFactor, account.prepared)) ??
       (run.options.dryRun ? await wouldUpdate(run, account) : await updateAccount(run, account));
   const { summary, options } = run;
   const every = options.progressEveryRows ?? 10_000;
@@ -208,7 +208,7 @@ async function importFresh(
 ): Promise<void> {
   const ready: Fresh[] = [];
   for (const account of fresh) {
-    const refusal = await sealTwoFactor(run, account);
+    const refusal = await sealTotp(run.twoFactor, account.prepared);
     if (refusal) outcomes[account.at] = refusal;
     else ready.push(account);
   }
@@ -231,20 +231,4 @@ async function importFresh(
   }
   for (const account of accepted)
     outcomes[account.at] = (await writeAccount(run, account.prepared)) ?? imported(account);
-}
-
-/** Seals the account's TOTP under the host's key, or refuses it: an account is never imported without its second factor. */
-async function sealTwoFactor(run: Run, { prepared }: { prepared: PreparedAccount }): Promise<Refusal | null> {
-  if (!prepared.totp) return null;
-  if (!run.twoFactor)
-    return {
-      skip: "two_factor_unreadable",
-      detail:
-        "the account has TOTP and the import has no two-factor key (the host's twoFactor.encryptionKey or secret)",
-    };
-  prepared.user.twoFactor = await run.twoFactor.settings({
-    totpSecret: prepared.totp.secret,
-    recoveryCodes: prepared.totp.recoveryCodes,
-  });
-  return null;
 }

@@ -4,9 +4,12 @@ import {
   type IdentityStore,
   type PasskeyStore,
   type SecretInput,
+  type TwoFactorImporter,
   type UserStore,
 } from "@portcullis/core";
-import { type PreparedAccount, prepareAccount, type Refusal } from "./prepare.js";
+import { accountKeys } from "./batch.js";
+import { type PreparedAccount, prepareAccount, type Refusal, sealTotp } from "./prepare.js";
+import { addressRefusal, identityTaken, passkeyTaken } from "./run.js";
 import type { ImportSource } from "./source.js";
 import { emptySummary, type ImportSummary, recordSkip } from "./summary.js";
 
@@ -75,17 +78,12 @@ export async function importToStores(options: ImportToStoresOptions): Promise<Im
 async function checked(
   { stores }: ImportToStoresOptions,
   account: PreparedAccount,
-  twoFactor: ReturnType<typeof createTwoFactorImporter> | null,
+  twoFactor: TwoFactorImporter | null,
   seen: Set<string>,
 ): Promise<Refusal | null> {
-  const { user, identities, passkeys, totp } = account;
-  if (totp && !twoFactor)
-    return {
-      skip: "two_factor_unreadable",
-      detail: "the account has TOTP and the import has no two-factor key",
-    };
-  if (totp && twoFactor)
-    user.twoFactor = await twoFactor.settings({ totpSecret: totp.secret, recoveryCodes: totp.recoveryCodes });
+  const { user, identities, passkeys } = account;
+  const unsealed = await sealTotp(twoFactor, account);
+  if (unsealed) return unsealed;
   if (identities.length > 0 && !stores.identities)
     return {
       skip: "invalid_row",
@@ -93,25 +91,21 @@ async function checked(
     };
   if (passkeys.length > 0 && !stores.passkeys)
     return { skip: "invalid_row", detail: "the account has passkeys and the target has no PasskeyStore" };
-  if (seen.has(user.email))
-    return { skip: "duplicate_email", detail: `${user.email} came earlier in this source` };
+  if (seen.has(user.email)) return addressRefusal(user.email, true);
   if (await stores.users.findByEmail(user.email))
     return {
       skip: "email_taken",
       detail: `${user.email} has an account already (an earlier run's, or one there before)`,
     };
-  for (const { provider, issuer, subject } of identities)
-    if (seen.has(`${issuer} ${subject}`) || (await stores.identities?.findBySubject(issuer, subject)))
-      return { skip: "identity_taken", detail: `${provider} ${subject} is linked to another account` };
+  for (const identity of identities)
+    if (
+      seen.has(`${identity.issuer} ${identity.subject}`) ||
+      (await stores.identities?.findBySubject(identity.issuer, identity.subject))
+    )
+      return identityTaken(identity);
   for (const { id } of passkeys)
-    if (seen.has(`passkey ${id}`) || (await stores.passkeys?.findById(id)))
-      return { skip: "passkey_taken", detail: `passkey ${id} is another account's` };
-  for (const key of [
-    user.email,
-    ...identities.map((i) => `${i.issuer} ${i.subject}`),
-    ...passkeys.map((p) => `passkey ${p.id}`),
-  ])
-    seen.add(key);
+    if (seen.has(`passkey ${id}`) || (await stores.passkeys?.findById(id))) return passkeyTaken(id);
+  for (const key of accountKeys(account)) seen.add(key);
   return null;
 }
 

@@ -5,6 +5,7 @@ import {
   normalizeEmail,
   type PasskeyRecord,
   passwordHashProblem,
+  type TwoFactorImporter,
   type UserRecord,
 } from "@portcullis/core";
 import type { SourceAccount, SourcePasskey } from "./source.js";
@@ -144,4 +145,26 @@ function passkeyRecord(passkey: SourcePasskey, now: number): PasskeyRecord {
     createdAt: passkey.createdAt ?? now,
     lastUsedAt: null,
   };
+}
+
+/**
+ * Seals the account's TOTP under the host's key (`twoFactor`, null without a key) into its user
+ * record, or refuses the account: it is never imported without its second factor.
+ */
+export async function sealTotp(
+  twoFactor: TwoFactorImporter | null,
+  prepared: PreparedAccount,
+): Promise<Refusal | null> {
+  if (!prepared.totp) return null;
+  if (!twoFactor)
+    return {
+      skip: "two_factor_unreadable",
+      detail:
+        "the account has TOTP and the import has no two-factor key (the host's twoFactor.encryptionKey or secret)",
+    };
+  prepared.user.twoFactor = await twoFactor.settings({
+    totpSecret: prepared.totp.secret,
+    recoveryCodes: prepared.totp.recoveryCodes,
+  });
+  return null;
 }
