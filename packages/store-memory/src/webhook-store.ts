@@ -103,11 +103,16 @@ function leaseMethods(state: State) {
     async releaseLease(endpointId, owner) {
       if (leases.get(endpointId)?.owner === owner) leases.delete(endpointId);
     },
-    async advance(endpointId, lease, from, to, delivery) {
+    async advance(endpointId, lease, from, to, added, disable = null) {
       const endpoint = leased(endpointId, lease.owner, lease.now);
       if (!endpoint || endpoint.cursor !== from) return false;
+      if (added.some((delivery) => delivery.endpointId !== endpointId)) return false;
       endpoint.cursor = to;
-      if (delivery) keep(state, delivery);
+      for (const delivery of added) keep(state, delivery);
+      if (disable !== null) {
+        endpoint.enabled = false;
+        endpoint.disabledReason = disable;
+      }
       return true;
     },
     async recordAttempt(endpointId, lease, deliveryId, attempt, disable) {

@@ -15,9 +15,9 @@ local function holds_lease(lease, owner, now)
 end`;
 
 /**
- * Writes a delivery: its hash (from `ARGV[first]` on, field and value pairs), its place in the
- * endpoint's deliveries (`all`, scored by createdAt) and in the pending set or the finished set
- * (`pending` is '1' or '0').
+ * Writes a delivery: its hash (`ARGV[first]` to `ARGV[last]`, field and value pairs), its place in
+ * the endpoint's deliveries (`all`, scored by createdAt) and in the pending set or the finished
+ * set (`pending` is '1' or '0').
  */
 const WRITE_DELIVERY = `
 local function index_delivery(id, created, pending, pending_set, finished_set)
@@ -29,9 +29,9 @@ local function index_delivery(id, created, pending, pending_set, finished_set)
     redis.call('ZADD', finished_set, created, id)
   end
 end
-local function write_delivery(key, all, pending_set, finished_set, id, created, pending, first)
+local function write_delivery(key, all, pending_set, finished_set, id, created, pending, first, last)
   redis.call('DEL', key)
-  redis.call('HSET', key, unpack(ARGV, first))
+  redis.call('HSET', key, unpack(ARGV, first, last))
   redis.call('ZADD', all, created, id)
   index_delivery(id, created, pending, pending_set, finished_set)
 end`;
@@ -106,12 +106,13 @@ redis.call('DEL', KEYS[1])
 return 1`;
 
 /**
- * KEYS[1] the endpoint · KEYS[2] its lease · KEYS[3] the delivery · KEYS[4] the endpoint's
- * deliveries · KEYS[5] its pending ones · KEYS[6] every finished delivery · ARGV[1] deadline ·
- * ARGV[2] owner · ARGV[3] now · ARGV[4] from · ARGV[5] to · ARGV[6] '1' with a delivery, '0'
- * without · ARGV[7] its id · ARGV[8] its createdAt · ARGV[9] '1' when pending · ARGV[10..] its
- * field, value… → 1 written; 0 when the lease is not held or the cursor is not at `from`; -1 past
- * the deadline (nothing written either way). Every check comes before the first write.
+ * KEYS[1] the endpoint · KEYS[2] its lease · KEYS[3] the endpoint's deliveries · KEYS[4] its
+ * pending ones · KEYS[5] every finished delivery · ARGV[1] deadline · ARGV[2] owner · ARGV[3] now ·
+ * ARGV[4] from · ARGV[5] to · ARGV[6] the reason to disable the endpoint with, as JSON ('' none) ·
+ * ARGV[7] the prefix of delivery keys · ARGV[8] how many deliveries · then per delivery: its id,
+ * its createdAt, '1' when pending, how many field and value items follow, the items → 1 written;
+ * 0 when the lease is not held or the cursor is not at `from`; -1 past the deadline (nothing
+ * written either way). Every check comes before the first write.
  */
 export const ADVANCE = `${PAST_DEADLINE}${HOLDS_LEASE}${WRITE_DELIVERY}
 if past_deadline(ARGV[1]) then return -1 end
@@ -119,7 +120,13 @@ if not holds_lease(KEYS[2], ARGV[2], ARGV[3]) then return 0 end
 local cursor = redis.call('HGET', KEYS[1], 'cursor')
 if not cursor or tonumber(cursor) ~= tonumber(ARGV[4]) then return 0 end
 redis.call('HSET', KEYS[1], 'cursor', ARGV[5])
-if ARGV[6] == '1' then write_delivery(KEYS[3], KEYS[4], KEYS[5], KEYS[6], ARGV[7], ARGV[8], ARGV[9], 10) end
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'enabled', 'false', 'disabledReason', ARGV[6]) end
+local at = 9
+for _ = 1, tonumber(ARGV[8]) do
+  local id, created, pending, count = ARGV[at], ARGV[at + 1], ARGV[at + 2], tonumber(ARGV[at + 3])
+  write_delivery(ARGV[7] .. id, KEYS[3], KEYS[4], KEYS[5], id, created, pending, at + 4, at + 3 + count)
+  at = at + 4 + count
+end
 return 1`;
 
 /**
@@ -150,7 +157,7 @@ return 1`;
 export const ADD_DELIVERY = `${PAST_DEADLINE}${WRITE_DELIVERY}
 if past_deadline(ARGV[1]) then return -1 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-write_delivery(KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], ARGV[4], 5)
+write_delivery(KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[2], ARGV[3], ARGV[4], 5, #ARGV)
 return 1`;
 
 /**
@@ -195,7 +202,7 @@ export const WEBHOOK_COMMANDS = {
   portcullisDeleteWebhookEndpoint: { numberOfKeys: 6, lua: DELETE_ENDPOINT },
   portcullisTryWebhookLease: { numberOfKeys: 2, lua: TRY_LEASE },
   portcullisReleaseWebhookLease: { numberOfKeys: 1, lua: RELEASE_LEASE },
-  portcullisAdvanceWebhook: { numberOfKeys: 6, lua: ADVANCE },
+  portcullisAdvanceWebhook: { numberOfKeys: 5, lua: ADVANCE },
   portcullisRecordWebhookAttempt: { numberOfKeys: 5, lua: RECORD_ATTEMPT },
   portcullisAddWebhookDelivery: { numberOfKeys: 5, lua: ADD_DELIVERY },
   portcullisReadWebhookIndex: { numberOfKeys: 1, lua: READ_INDEXED },

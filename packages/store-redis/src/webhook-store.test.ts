@@ -33,7 +33,7 @@ describe("redis webhooks: keys", () => {
       expect(await store.createEndpoint(endpoint, ROOMY)).toBe("created");
       expect(await store.tryLease(endpoint.id, "instance-a", NOW, NOW + 30_000)).toBe(true);
       const ordered = deliveryOf(endpoint.id, { redelivery: false });
-      expect(await store.advance(endpoint.id, LEASE, 0, 1, ordered)).toBe(true);
+      expect(await store.advance(endpoint.id, LEASE, 0, 1, [ordered])).toBe(true);
       const done = deliveryOf(endpoint.id);
       await store.addDelivery(done);
       const attempt = { status: "succeeded", attempts: 1, lastAttemptAt: NOW } as const;
@@ -56,7 +56,7 @@ describe("redis webhooks: keys", () => {
     expect(updated).toEqual({ ...endpoint, url: "https://other.example.com/" });
     expect(await store.tryLease(endpoint.id, "instance-a", NOW, NOW + 30_000)).toBe(true);
     const to = 9_007_199_254_740_991;
-    expect(await store.advance(endpoint.id, LEASE, endpoint.cursor, to, null)).toBe(true);
+    expect(await store.advance(endpoint.id, LEASE, endpoint.cursor, to, [])).toBe(true);
     expect((await store.findEndpoint(endpoint.id))?.cursor).toBe(to);
   });
 });
@@ -75,7 +75,7 @@ describe("redis webhooks: several processes", () => {
     expect(results.filter(Boolean)).toHaveLength(1);
     const advanced = await Promise.all(
       Array.from({ length: 30 }, (_, n) =>
-        stores[n % stores.length]?.advance(endpoint.id, { owner: `instance-${n}`, now: NOW }, 0, n + 1, null),
+        stores[n % stores.length]?.advance(endpoint.id, { owner: `instance-${n}`, now: NOW }, 0, n + 1, []),
       ),
     );
     expect(advanced.filter(Boolean)).toHaveLength(1);
@@ -139,12 +139,12 @@ describe("redis webhooks: when Redis fails", () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         const started = Date.now();
         const delivery = deliveryOf(endpoint.id, { redelivery: false });
-        await expect(store.advance(endpoint.id, LEASE, 0, 1, delivery)).rejects.toThrow();
+        await expect(store.advance(endpoint.id, LEASE, 0, 1, [delivery])).rejects.toThrow();
         expect(Date.now() - started).toBeLessThan(1_200);
         await busy;
         expect((await store.findEndpoint(endpoint.id))?.cursor).toBe(0);
         expect(await store.findDelivery(endpoint.id, delivery.id)).toBeNull();
-        expect(await store.advance(endpoint.id, LEASE, 0, 1, delivery)).toBe(true);
+        expect(await store.advance(endpoint.id, LEASE, 0, 1, [delivery])).toBe(true);
         expect(await store.findDelivery(endpoint.id, delivery.id)).toEqual(delivery);
       }),
     10_000,

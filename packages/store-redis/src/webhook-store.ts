@@ -1,6 +1,7 @@
 import type {
   WebhookAttempt,
   WebhookDelivery,
+  WebhookDisabledReason,
   WebhookEndpoint,
   WebhookEndpointPatch,
   WebhookStore,
@@ -236,15 +237,15 @@ async function advance(
   lease: { owner: string; now: number },
   from: number,
   to: number,
-  delivery: WebhookDelivery | null,
+  deliveries: readonly WebhookDelivery[],
+  disable: WebhookDisabledReason | null,
 ): Promise<boolean> {
-  // A delivery of another endpoint cannot be this endpoint's next one: nothing is written.
-  if (delivery && delivery.endpointId !== endpointId) return false;
+  // A delivery of another endpoint cannot be among this endpoint's: nothing is written.
+  if (deliveries.some((delivery) => delivery.endpointId !== endpointId)) return false;
   const written = await space.bounded(
     space.redis.portcullisAdvanceWebhook(
       space.endpoint(endpointId),
       space.lease(endpointId),
-      delivery ? space.delivery(delivery.id) : space.deliveryPrefix,
       space.deliveries(endpointId),
       space.pending(endpointId),
       space.finished,
@@ -253,11 +254,14 @@ async function advance(
       String(lease.now),
       String(from),
       JSON.stringify(to),
-      delivery ? "1" : "0",
-      delivery?.id ?? "",
-      String(delivery?.createdAt ?? 0),
-      delivery?.status === "pending" ? "1" : "0",
-      ...(delivery ? fieldsOf(webhookDeliveryOf(delivery)) : []),
+      disable === null ? "" : JSON.stringify(disable),
+      space.deliveryPrefix,
+      String(deliveries.length),
+      ...deliveries.flatMap((delivery) => {
+        const fields = fieldsOf(webhookDeliveryOf(delivery));
+        const pending = delivery.status === "pending" ? "1" : "0";
+        return [delivery.id, String(delivery.createdAt), pending, String(fields.length), ...fields];
+      }),
     ),
   );
   refuseLate(written, "advance");
@@ -388,7 +392,8 @@ export function redisWebhookStore(
     async releaseLease(endpointId, owner) {
       await bounded(space.redis.portcullisReleaseWebhookLease(space.lease(endpointId), owner));
     },
-    advance: (endpointId, lease, from, to, delivery) => advance(space, endpointId, lease, from, to, delivery),
+    advance: (endpointId, lease, from, to, deliveries, disable = null) =>
+      advance(space, endpointId, lease, from, to, deliveries, disable),
     recordAttempt: (endpointId, lease, deliveryId, attempt, disable) =>
       recordAttempt(space, endpointId, lease, deliveryId, attempt, disable),
     addDelivery: (delivery) => addDelivery(space, delivery),

@@ -77,7 +77,7 @@ describe("counter writes on PostgreSQL", () => {
     statements.length = 0;
     expect(await webhooks.tryLease(endpoint.id, lease.owner, lease.now, lease.now + 30_000)).toBe(true);
     const delivery = sampleWebhookDelivery(endpoint.id);
-    expect(await webhooks.advance(endpoint.id, lease, 0, 1, delivery)).toBe(true);
+    expect(await webhooks.advance(endpoint.id, lease, 0, 1, [delivery])).toBe(true);
     const attempt = succeededWebhookAttempt(lease.now + 5);
     expect(await webhooks.recordAttempt(endpoint.id, lease, delivery.id, attempt, null)).toBe(true);
     await webhooks.releaseLease(endpoint.id, lease.owner);
@@ -87,7 +87,7 @@ describe("counter writes on PostgreSQL", () => {
     for (const text of endpointWrites) expect(text).toContain(RELAXED);
     expect(await setting()).toBe(before);
     // A refused write (another owner) relaxes nothing and writes nothing.
-    expect(await webhooks.advance(endpoint.id, { owner: "instance-b", now: lease.now }, 1, 2, null)).toBe(
+    expect(await webhooks.advance(endpoint.id, { owner: "instance-b", now: lease.now }, 1, 2, [])).toBe(
       false,
     );
     expect((await webhooks.findEndpoint(endpoint.id))?.cursor).toBe(1);

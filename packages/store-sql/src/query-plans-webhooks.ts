@@ -91,7 +91,7 @@ export function webhookCalls(
       () => webhooks.updateEndpoint("we5", { enabled: false, disabledReason: "manual" }),
     ],
     ["webhooks.tryLease", () => webhooks.tryLease("we7", "instance-a", now, now + 30_000)],
-    ["webhooks.advance", () => webhooks.advance("we7", lease, 7, 999_999, delivery("wd-new", "we7"))],
+    ["webhooks.advance", () => webhooks.advance("we7", lease, 7, 999_999, [delivery("wd-new", "we7")])],
     ["webhooks.recordAttempt", () => webhooks.recordAttempt("we7", lease, "wd-new", attempt, "failing")],
     ["webhooks.releaseLease", () => webhooks.releaseLease("we7", "instance-a")],
     [

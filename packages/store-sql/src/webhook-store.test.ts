@@ -85,7 +85,7 @@ async function checkLeaseRaces(a: AnyKysely, b: AnyKysely): Promise<void> {
       const from = round * 100;
       const made = Array.from({ length: 20 }, (_, n) => delivery(id, from + n + 1));
       const moved = await racing(stores, 20, (one, n) =>
-        one.advance(id, { owner, now }, from, from + 100, made[n] ?? null),
+        one.advance(id, { owner, now }, from, from + 100, [made[n] as WebhookDelivery]),
       );
       expect(moved.filter(Boolean)).toHaveLength(1);
       const winner = made[moved.indexOf(true)] as WebhookDelivery;

@@ -16,6 +16,12 @@ import {
 /** The most deliveries one listing returns (`listDeliveries`' `limit`). */
 const MAX_LISTED = 1000;
 
+/**
+ * The most deliveries one INSERT writes: 13 columns each stays far below SQLite's 32,766 bound
+ * parameters (and PostgreSQL's and MySQL's 65,535).
+ */
+const INSERT_ROWS = 500;
+
 /** Thrown inside a lease's transaction to roll it back: the write was refused. */
 const REFUSED = Symbol("refused");
 
@@ -106,12 +112,20 @@ function leaseMethods(
       await (relaxed ? update.returning(RELAXED_COMMIT) : update).execute();
     },
 
-    advance: (endpointId, lease, from, to, delivery) =>
+    advance: (endpointId, lease, from, to, added, disable = null) =>
       refusable(context, async (trx) => {
-        if (!(await updateUnderLease(trx, underLease, endpointId, lease, { cursor: to }, { cursor: from })))
+        if (added.some((delivery) => delivery.endpointId !== endpointId)) return false;
+        const set: Partial<EndpointRow> = disable
+          ? { cursor: to, enabled: 0, disabled_reason: disable }
+          : { cursor: to };
+        if (!(await updateUnderLease(trx, underLease, endpointId, lease, set, { cursor: from })))
           return false;
-        if (delivery) {
-          await trx.insertInto(deliveries).values(deliveryRow(delivery)).execute();
+        // One multi-row INSERT for the batch's deliveries (chunked below the dialects' bound-parameter limits).
+        for (let at = 0; at < added.length; at += INSERT_ROWS) {
+          await trx
+            .insertInto(deliveries)
+            .values(added.slice(at, at + INSERT_ROWS).map(deliveryRow))
+            .execute();
         }
         return true;
       }),
@@ -291,9 +305,10 @@ function deliveryMethods(context: SqlContext, sweepBatchRows: number): DeliveryM
  * of concurrent callers at most one matches the row. `advance` and `recordAttempt` are each one
  * transaction (READ COMMITTED on PostgreSQL and MySQL) whose first statement is the conditional
  * UPDATE of the endpoint's row (lease held and not expired; for `advance`, the cursor still at
- * `from`): only when it matched does the delivery's insert or update follow; otherwise, or when
- * the delivery is not the endpoint's, the transaction is rolled back and the call resolves to
- * false. The endpoint's row is always locked before a delivery's, by every write, so they never
+ * `from`; for `advance` with `disable`, the endpoint disabled in the same UPDATE): only when it
+ * matched do the deliveries' inserts (one multi-row INSERT per 500) or the delivery's update
+ * follow; otherwise, or when a delivery is not the endpoint's, the transaction is rolled back and
+ * the call resolves to false. The endpoint's row is always locked before a delivery's, by every write, so they never
  * wait for each other in a cycle. `sweepDeliveries` deletes finished deliveries in batches of
  * `sweepBatchRows` through the index on `(status, created_at)`.
  */

@@ -82,7 +82,7 @@ export async function checkWebhooksUpgrade(db: AnyKysely): Promise<void> {
     nextAttemptAt: 11,
     redelivery: false,
   };
-  expect(await webhooks.advance("w1", { owner: "instance-a", now: 11 }, 0, entry.seq, delivery)).toBe(true);
+  expect(await webhooks.advance("w1", { owner: "instance-a", now: 11 }, 0, entry.seq, [delivery])).toBe(true);
   expect(await webhooks.findEndpoint("w1")).toEqual({ ...endpoint, cursor: entry.seq });
   expect(await webhooks.pendingDeliveries("w1")).toEqual([delivery]);
   // And back down: the webhook tables go, the others stay as they were.

@@ -117,7 +117,7 @@ export function webhookContext(fixture: StoreFixture<WebhookStore>) {
     const held = await lease(endpointId);
     const from = (await store.findEndpoint(endpointId))?.cursor ?? 0;
     const made = delivery(endpointId, overrides);
-    expect(await store.advance(endpointId, held, from, made.seq, structuredClone(made))).toBe(true);
+    expect(await store.advance(endpointId, held, from, made.seq, [structuredClone(made)])).toBe(true);
     return made;
   };
   const added = async (endpointId: string, overrides: Partial<WebhookDelivery> = {}) => {

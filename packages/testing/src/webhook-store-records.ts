@@ -183,7 +183,7 @@ export const WEBHOOK_COPY_TESTS: StoreTests<WebhookContext>[string] = {
     const ordered = delivery(made.id, { seq: made.cursor + 1 });
     const redelivery = delivery(made.id, { redelivery: true });
     const expected = [structuredClone(ordered), structuredClone(redelivery)];
-    expect(await store.advance(made.id, held, made.cursor, ordered.seq, ordered)).toBe(true);
+    expect(await store.advance(made.id, held, made.cursor, ordered.seq, [ordered])).toBe(true);
     await store.addDelivery(redelivery);
     scribbleDelivery(ordered);
     scribbleDelivery(redelivery);

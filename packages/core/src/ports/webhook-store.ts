@@ -120,15 +120,18 @@ export interface WebhookStore {
   releaseLease(endpointId: string, owner: string): Promise<void>;
   /**
    * Under `owner`'s lease (held and not expired at `now`): moves the endpoint's cursor from `from`
-   * to `to`, and adds `delivery` (pending) when given, in one atomic write. False, with nothing
-   * written, when the lease is not held or the cursor is not at `from`.
+   * to `to`, adds `deliveries` (the endpoint's, each as given: the messages of the entries passed,
+   * already sent or still pending) and, when `disable` is given, disables the endpoint with that
+   * reason, in one atomic write. False, with nothing written, when the lease is not held, the
+   * cursor is not at `from` or a delivery is another endpoint's.
    */
   advance(
     endpointId: string,
     lease: { owner: string; now: number },
     from: number,
     to: number,
-    delivery: WebhookDelivery | null,
+    deliveries: readonly WebhookDelivery[],
+    disable?: WebhookDisabledReason | null,
   ): Promise<boolean>;
   /**
    * Under `owner`'s lease: writes an attempt's outcome on the delivery and, when `disable` is given,

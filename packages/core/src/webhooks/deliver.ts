@@ -112,10 +112,34 @@ async function sendEntry(
   });
 }
 
+/** An attempt's outcome: what it writes on the delivery, and the reason to disable the endpoint with. */
+export type SettledAttempt = ReturnType<typeof settleAttempt>;
+
 /**
  * Sends `delivery` (carrying `entry`, or null when the audit log no longer has it: then it fails
- * for good without a send) once, records the outcome under the work's lease, and tells
- * `onDisabled` when that disabled the endpoint.
+ * for good without a send) once and settles the outcome (logged); null when the endpoint's
+ * secrets could not be opened (nothing was sent). Writes nothing.
+ */
+export async function attemptDelivery(
+  deps: DeliverDeps,
+  work: EndpointWork,
+  delivery: WebhookDelivery,
+  entry: AuditEntry | null,
+): Promise<SettledAttempt | null> {
+  const result = entry === null ? EXPIRED : await sendEntry(deps, work, entry);
+  if (result === null) return null;
+  const now = deps.clock.now();
+  const settled =
+    entry === null
+      ? settleAttempt({ attempts: delivery.attempts, redelivery: true }, result, now, 1)
+      : settleAttempt(delivery, result, now, deps.options.retryScale);
+  logAttempt(deps.logger, work.endpoint, delivery, settled.attempt);
+  return settled;
+}
+
+/**
+ * Sends `delivery` once (`attemptDelivery`), records the outcome under the work's lease, and
+ * tells `onDisabled` when that disabled the endpoint.
  */
 export async function deliver(
   deps: DeliverDeps,
@@ -124,19 +148,13 @@ export async function deliver(
   entry: AuditEntry | null,
 ): Promise<DeliverOutcome> {
   const { endpoint } = work;
-  const result = entry === null ? EXPIRED : await sendEntry(deps, work, entry);
-  if (result === null) return "lost";
-  const now = deps.clock.now();
-  const settled =
-    entry === null
-      ? settleAttempt({ attempts: delivery.attempts, redelivery: true }, result, now, 1)
-      : settleAttempt(delivery, result, now, deps.options.retryScale);
-  logAttempt(deps.logger, endpoint, delivery, settled.attempt);
-  const lease = { owner: work.owner, now };
+  const settled = await attemptDelivery(deps, work, delivery, entry);
+  if (settled === null) return "lost";
+  const lease = { owner: work.owner, now: deps.clock.now() };
   if (!(await deps.store.recordAttempt(endpoint.id, lease, delivery.id, settled.attempt, settled.disable)))
     return "lost";
   if (settled.disable !== null) {
-    await disabled(deps, endpoint, settled.disable);
+    await tellDisabled(deps, endpoint, settled.disable);
     return "disabled";
   }
   if (settled.attempt.status === "succeeded") return "sent";
@@ -170,7 +188,12 @@ function logAttempt(
     );
 }
 
-async function disabled(deps: DeliverDeps, endpoint: WebhookEndpoint, reason: WebhookDisabledReason) {
+/** Logs that `endpoint` was disabled and tells `onDisabled` (its failure is logged, never thrown). */
+export async function tellDisabled(
+  deps: DeliverDeps,
+  endpoint: WebhookEndpoint,
+  reason: WebhookDisabledReason,
+): Promise<void> {
   deps.logger.warn(
     { event: "webhook.endpoint_disabled", endpointId: endpoint.id, reason },
     "webhook endpoint disabled",

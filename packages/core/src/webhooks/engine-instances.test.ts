@@ -50,9 +50,11 @@ describe("webhook engine - several instances", () => {
     const recorded = { a: 0, b: 0 };
     const byOwner = (owner: "a" | "b"): WebhookStore => ({
       ...stores.webhooks,
-      recordAttempt: (...args) => {
-        recorded[owner]++;
-        return stores.webhooks.recordAttempt(...args);
+      // Each message's delivery is written, sent, by the batch's advance: counted when it is written.
+      advance: async (...args) => {
+        const written = await stores.webhooks.advance(...args);
+        if (written) recorded[owner] += args[4].length;
+        return written;
       },
     });
     const a = engine({ instanceId: "a", store: byOwner("a") });

@@ -1,11 +1,20 @@
 import type { AuditEntry, AuditLogStore } from "../ports/audit-log-store.js";
-import type { WebhookDelivery, WebhookEndpoint } from "../ports/webhook-store.js";
-import { type DeliverDeps, deliver, type EndpointWork } from "./deliver.js";
+import type { WebhookDelivery, WebhookDisabledReason, WebhookEndpoint } from "../ports/webhook-store.js";
+import { attemptDelivery, type DeliverDeps, deliver, type EndpointWork, tellDisabled } from "./deliver.js";
 import { endpointWants } from "./payload.js";
 import { pendingWebhookDelivery } from "./records.js";
 
 /** The audit entries read at once for one endpoint. */
 export const AUDIT_READ_LIMIT = 100;
+
+/** The most messages one batch sends before their deliveries and the cursor are written. */
+export const BATCH_MESSAGES = 100;
+
+/**
+ * How long one batch sends before its deliveries and the cursor are written (ms): what a crash
+ * sends again is at most this much, or `BATCH_MESSAGES`.
+ */
+export const BATCH_MS = 1_000;
 
 /** What working an endpoint needs besides sending. */
 export interface WorkerDeps extends DeliverDeps {
@@ -22,61 +31,67 @@ export interface WorkerDeps extends DeliverDeps {
 /** An endpoint's work under one lease: where its cursor is and the entries read past it. */
 interface OrderWork extends EndpointWork {
   cursor: number;
-  /** Entries read past `cursor` and not dealt with yet, in `seq` order. */
+  /** Entries read past `cursor` and not taken into a batch yet, in `seq` order. */
   ahead: AuditEntry[];
+  /** The `seq` of the last entry read (the next read starts after it). */
+  readTo: number;
   /** Whether the last read came back short (nothing more was there then). */
   exhausted: boolean;
   /** Until when (ms) the lease was last taken or renewed: it is renewed once less than half is left. */
   leaseUntil: number;
-  /** Whether the cursor was read again after a refused advance (once per work). */
-  refreshed: boolean;
   /** Whether the endpoint's organization was found to exist in this work (`scopeAlive`). */
   scopeChecked: boolean;
 }
 
 /**
  * Works `endpoint` under its lease until nothing is due: first its redeliveries (each sent once),
- * then its own messages one at a time in `seq` order (the pending one when it is due, else the
- * next audit entry it wants). Stops as soon as a lease-guarded write is refused (another
- * instance has the endpoint) or `halted()`; a store failure is logged and ends the work (the
- * cursor moves only in `advance`, so nothing is lost). An endpoint whose organization is gone is
- * deleted before anything is sent to it (`scopeAlive`). The lease is released at the end.
+ * then its own messages in `seq` order (the pending one when it is due, then batches of the next
+ * audit entries it wants: `sendBatch`). The endpoint is read again once the lease is taken, so the
+ * work starts from the cursor as the last holder left it. Stops as soon as a lease-guarded write
+ * is refused (another instance has the endpoint) or `halted()`; a store failure is logged and ends
+ * the work (the cursor moves only in `advance`, so nothing is lost). An endpoint whose
+ * organization is gone is deleted before anything is sent to it (`scopeAlive`). The lease is
+ * released at the end.
  */
 export async function workEndpoint(
   deps: WorkerDeps,
-  endpoint: WebhookEndpoint,
+  listed: WebhookEndpoint,
   owner: string,
   halted: () => boolean,
 ): Promise<void> {
   const now = deps.clock.now();
   const leaseUntil = now + deps.options.leaseMs;
   try {
-    if (!(await deps.store.tryLease(endpoint.id, owner, now, leaseUntil))) return;
+    if (!(await deps.store.tryLease(listed.id, owner, now, leaseUntil))) return;
   } catch (error) {
-    storeFailed(deps, endpoint, error);
+    storeFailed(deps, listed, error);
     return;
   }
-  const work: OrderWork = {
-    endpoint,
-    owner,
-    cursor: endpoint.cursor,
-    ahead: [],
-    exhausted: false,
-    leaseUntil,
-    refreshed: false,
-    scopeChecked: false,
-  };
   try {
+    // Another instance may have moved the cursor since the round listed the endpoints; under the
+    // lease only this instance moves it, so what is read now is where the work starts.
+    const endpoint = await deps.store.findEndpoint(listed.id);
+    if (endpoint === null || !endpoint.enabled) return;
+    const work: OrderWork = {
+      endpoint,
+      owner,
+      cursor: endpoint.cursor,
+      ahead: [],
+      readTo: endpoint.cursor,
+      exhausted: false,
+      leaseUntil,
+      scopeChecked: false,
+    };
     const pending = await deps.store.pendingDeliveries(endpoint.id);
     const redeliveries = pending.filter((delivery) => delivery.redelivery);
     if (await redeliver(deps, work, redeliveries, halted))
       await workOrder(deps, work, pending.find((delivery) => !delivery.redelivery) ?? null, halted);
   } catch (error) {
-    storeFailed(deps, endpoint, error);
+    storeFailed(deps, listed, error);
   } finally {
     await deps.store
-      .releaseLease(endpoint.id, owner)
-      .catch((error: unknown) => storeFailed(deps, endpoint, error));
+      .releaseLease(listed.id, owner)
+      .catch((error: unknown) => storeFailed(deps, listed, error));
   }
 }
 
@@ -137,31 +152,24 @@ async function redeliver(
   return true;
 }
 
-/** Sends the endpoint's own messages in order while they are due. */
+/**
+ * Sends the endpoint's own messages in order while they are due: the pending one (a retry) first,
+ * alone, when its time has come; then batch after batch.
+ */
 async function workOrder(
   deps: WorkerDeps,
   work: OrderWork,
   head: WebhookDelivery | null,
   halted: () => boolean,
 ): Promise<void> {
-  let current = head;
-  while (!halted()) {
-    if (!(await renew(deps, work))) return;
-    let entry: AuditEntry | null;
-    if (current !== null) {
-      if (current.nextAttemptAt !== null && current.nextAttemptAt > deps.clock.now()) return;
-      entry = await findEntry(deps.auditLog, current);
-    } else {
-      const next = await nextWanted(deps, work);
-      if (next === null) return;
-      current = next.delivery;
-      entry = next.entry;
-    }
+  if (head !== null) {
+    if (halted() || !(await renew(deps, work))) return;
+    if (head.nextAttemptAt !== null && head.nextAttemptAt > deps.clock.now()) return;
     if (!(await scopeAlive(deps, work))) return;
-    const outcome = await deliver(deps, work, current, entry);
+    const outcome = await deliver(deps, work, head, await findEntry(deps.auditLog, head));
     if (outcome !== "sent" && outcome !== "failed") return;
-    current = null;
   }
+  while (!halted() && (await sendBatch(deps, work, halted)));
 }
 
 /** The audit entry `delivery` carries, or null when the log no longer has it (swept). */
@@ -170,49 +178,73 @@ async function findEntry(auditLog: AuditLogStore, delivery: WebhookDelivery): Pr
   return entry !== undefined && entry.id === delivery.entryId ? entry : null;
 }
 
-/**
- * Moves the cursor to the next entry the endpoint wants, adding its pending delivery in the same
- * write (past entries it does not want, without one); null when there is none (or the lease is lost).
- */
-async function nextWanted(
-  deps: WorkerDeps,
-  work: OrderWork,
-): Promise<{ delivery: WebhookDelivery; entry: AuditEntry } | null> {
-  for (;;) {
-    if (work.ahead.length === 0) {
-      if (work.exhausted) return null;
-      work.ahead = await deps.auditLog.list(auditQuery(work.endpoint, work.cursor));
-      work.exhausted = work.ahead.length < AUDIT_READ_LIMIT;
-      if (work.ahead.length === 0) return null;
-    }
-    const index = work.ahead.findIndex((entry) => endpointWants(work.endpoint, entry));
-    const entry = index === -1 ? undefined : work.ahead[index];
-    const to = entry?.seq ?? (work.ahead.at(-1) as AuditEntry).seq;
-    const delivery = entry ? newDelivery(deps, work.endpoint, entry) : null;
-    const lease = { owner: work.owner, now: deps.clock.now() };
-    if (await deps.store.advance(work.endpoint.id, lease, work.cursor, to, delivery)) {
-      work.cursor = to;
-      work.ahead = index === -1 ? [] : work.ahead.slice(index + 1);
-      if (entry && delivery) return { delivery, entry };
-    } else if (!(await refreshCursor(deps, work))) return null;
+/** The next audit entry past the work's cursor, read `AUDIT_READ_LIMIT` at a time; null when none is there. */
+async function nextEntry(deps: WorkerDeps, work: OrderWork): Promise<AuditEntry | null> {
+  if (work.ahead.length === 0) {
+    if (work.exhausted) return null;
+    work.ahead = await deps.auditLog.list(auditQuery(work.endpoint, work.readTo));
+    work.exhausted = work.ahead.length < AUDIT_READ_LIMIT;
+    work.readTo = work.ahead.at(-1)?.seq ?? work.readTo;
   }
+  return work.ahead.shift() ?? null;
+}
+
+/** What one batch sent, and up to where it takes the cursor. */
+interface Batch {
+  to: number;
+  deliveries: WebhookDelivery[];
+  disable: WebhookDisabledReason | null;
+  /** Whether the work goes on after it (it stopped only at `BATCH_MESSAGES` or `BATCH_MS`). */
+  more: boolean;
 }
 
 /**
- * After a refused advance: when the cursor moved since the endpoints were listed (another
- * instance worked the endpoint in between), starts again from where it is now. False when it did
- * not move (the lease is lost), or it was already read again once.
+ * Sends the next entries the endpoint wants, one at a time in `seq` order, then writes their
+ * deliveries (as they ended) with the cursor past them in one `advance`: entries it does not want
+ * are passed over in the same write. A batch ends after `BATCH_MESSAGES` messages or `BATCH_MS`,
+ * at the first message that did not succeed (its delivery is written pending, with its retry's
+ * time, or the endpoint disabled), when nothing more is there, or when the lease is lost or a
+ * secret cannot be opened (the message is not passed). A crash before the write sends the batch
+ * again (at least once); a refused write means another instance has the endpoint, and it sends
+ * them again. True when the work goes on.
  */
-async function refreshCursor(deps: WorkerDeps, work: OrderWork): Promise<boolean> {
-  if (work.refreshed) return false;
-  work.refreshed = true;
-  const current = await deps.store.findEndpoint(work.endpoint.id);
-  if (current === null || !current.enabled || current.cursor === work.cursor) return false;
-  work.endpoint = current;
-  work.cursor = current.cursor;
-  work.ahead = [];
-  work.exhausted = false;
-  return true;
+async function sendBatch(deps: WorkerDeps, work: OrderWork, halted: () => boolean): Promise<boolean> {
+  const from = work.cursor;
+  const batch: Batch = { to: from, deliveries: [], disable: null, more: false };
+  const started = deps.clock.now();
+  for (;;) {
+    if (batch.deliveries.length >= BATCH_MESSAGES || deps.clock.now() - started >= BATCH_MS) {
+      batch.more = true;
+      break;
+    }
+    if (halted()) break;
+    const entry = await nextEntry(deps, work);
+    if (entry === null) break;
+    if (!endpointWants(work.endpoint, entry)) {
+      batch.to = entry.seq;
+      continue;
+    }
+    if (!(await renew(deps, work)) || !(await scopeAlive(deps, work))) return false;
+    const delivery = newDelivery(deps, work.endpoint, entry);
+    const settled = await attemptDelivery(deps, work, delivery, entry);
+    if (settled === null) break;
+    batch.to = entry.seq;
+    batch.deliveries.push({ ...delivery, ...settled.attempt });
+    if (settled.attempt.status !== "succeeded") {
+      batch.disable = settled.disable;
+      break;
+    }
+  }
+  if (batch.to === from) return false;
+  const lease = { owner: work.owner, now: deps.clock.now() };
+  if (!(await deps.store.advance(work.endpoint.id, lease, from, batch.to, batch.deliveries, batch.disable)))
+    return false;
+  work.cursor = batch.to;
+  if (batch.disable !== null) {
+    await tellDisabled(deps, work.endpoint, batch.disable);
+    return false;
+  }
+  return batch.more;
 }
 
 function auditQuery(endpoint: WebhookEndpoint, cursor: number) {
