@@ -6,6 +6,7 @@ import {
   boundToThisBrowser,
   failure,
   REQUEST,
+  refused,
   type StepUpOf,
   samlRoutes,
   signInToApp,
@@ -39,7 +40,8 @@ async function takeOidcRequest(ctx: SsoContext, state: string): Promise<OidcRequ
  * browser must hold that request's binding cookie (a top-level navigation back to our site brings
  * it). Then the relying party (`openid-client`, through the address guard) exchanges the code
  * with PKCE and checks the ID token (signature, issuer, audience, expiry, nonce), and the identity
- * signs in as a SAML one does. Any refusal lands on the sign-in page with `?error=<code>`.
+ * signs in as a SAML one does. Any refusal lands on the sign-in page with `?error=<code>`, or for
+ * a step-up (the provider's error answer too) back on the step-up's `returnTo` with it.
  */
 function oidcCallbackRoute(ctx: SsoContext) {
   return ssoRoute(
@@ -57,7 +59,7 @@ function oidcCallbackRoute(ctx: SsoContext) {
       if (request === null || !boundToThisBrowser(ctx, input, request.binding))
         return failure(ctx, "SSO_ASSERTION_INVALID");
       const connection = await stored(() => ctx.store.findSsoConnection(request.connectionId));
-      if (!connection?.oidc) return failure(ctx, "NOT_FOUND");
+      if (!connection?.oidc) return refused(ctx, "NOT_FOUND", request);
       try {
         const identity = await relyingPartyOf(ctx, connection).exchange({
           callbackUrl: new URL(`${oidcCallbackUrl(ctx)}?${input.query.toString()}`),
@@ -81,7 +83,7 @@ function oidcCallbackRoute(ctx: SsoContext) {
           },
           "OpenID Connect answer refused",
         );
-        return failure(ctx, error.code);
+        return refused(ctx, error.code, request);
       }
     },
   );

@@ -61,6 +61,20 @@ async function samlConnection(ctx: SsoContext, input: RouteInput): Promise<SsoCo
 export const failure = (ctx: SsoContext, code: string) =>
   redirect(ctx.kit.appUrl("/login", { error: code }), [ctx.kit.clearRequestCookie()]);
 
+/**
+ * A refused answer to `request`: a step-up's goes back to the page it started on (`returnTo`)
+ * with `?error=<code>`, since the user is still signed in there and that page says what went
+ * wrong; a sign-in's, or an answer to no known request, goes to the sign-in page (`failure`).
+ */
+export const refused = (
+  ctx: SsoContext,
+  code: string,
+  request: { returnTo: string; stepUp?: StepUpOf | null | undefined } | null,
+) =>
+  request?.stepUp
+    ? redirect(ctx.kit.appUrl(request.returnTo, { error: code }), [ctx.kit.clearRequestCookie()])
+    : failure(ctx, code);
+
 /** What `POST /sso/start` names: an address (`email`), or an organization by its slug (`organization`). */
 type StartTarget = { domain: string } | { slug: string };
 
@@ -258,7 +272,8 @@ function freshEnough(ctx: SsoContext, connectionId: string, authnInstant: number
  * (`validateSamlResponse`) against the request its RelayState names, or as an unasked one when
  * the connection allows IdP-initiated sign-in; its assertion is used once (`useSsoAssertion`).
  * The checked identity waits 60 s under a single-use token for the browser's 303 to the finish,
- * on our own site, where the binding cookie comes along.
+ * on our own site, where the binding cookie comes along. A refused answer to a step-up goes back
+ * to the step-up's page (`refused`).
  */
 function acsRoute(ctx: SsoContext) {
   return ssoRoute(
@@ -296,10 +311,10 @@ function acsRoute(ctx: SsoContext) {
           { event: "sso.assertion_refused", connectionId: connection.id, reason: error.reason },
           "SAML response refused",
         );
-        return failure(ctx, "SSO_ASSERTION_INVALID");
+        return refused(ctx, "SSO_ASSERTION_INVALID", request);
       }
       if (request?.stepUp && !freshEnough(ctx, connection.id, assertion.authnInstant))
-        return failure(ctx, "SSO_ASSERTION_INVALID");
+        return refused(ctx, "SSO_ASSERTION_INVALID", request);
       const first = await stored(() =>
         ctx.store.useSsoAssertion(connection.id, assertion.assertionId, assertion.expiresAt),
       );
@@ -308,7 +323,7 @@ function acsRoute(ctx: SsoContext) {
           { event: "sso.assertion_replayed", connectionId: connection.id },
           "SAML assertion replayed",
         );
-        return failure(ctx, "SSO_ASSERTION_INVALID");
+        return refused(ctx, "SSO_ASSERTION_INVALID", request);
       }
       const finish = randomToken();
       await stored(() =>
@@ -405,7 +420,8 @@ export function boundToThisBrowser(ctx: SsoContext, input: RouteInput, binding: 
  * Signs in the identity a connection's provider vouched for (unless its directory deactivated
  * the user): `auth.sso.signIn`, or for a step-up `auth.sso.stepUp` of the session that asked;
  * then a 302 to `returnTo` on the app with the session's cookies (the step-up token's, or the 2FA
- * challenge's), or to the sign-in page with `?error=<code>`.
+ * challenge's); when refused, to the sign-in page with `?error=<code>`, or for a step-up back to
+ * `returnTo` with it (`refused`).
  */
 export async function signInToApp(
   ctx: SsoContext,
@@ -421,7 +437,7 @@ export async function signInToApp(
 ) {
   try {
     if (await deactivatedInDirectory(ctx, data.connectionId, data.email))
-      return failure(ctx, "SSO_USER_DEACTIVATED");
+      return refused(ctx, "SSO_USER_DEACTIVATED", data);
     const { connectionId, stepUp } = data;
     const identity = { subject: data.subject, email: data.email, name: data.name };
     const call = { request: input.withDevice() };
@@ -433,11 +449,11 @@ export async function signInToApp(
       ...ctx.kit.outcomeCookies(result),
     ]);
   } catch (error) {
-    if (!isAuthError(error) || error.code === "DATABASE_FAILURE" || error.code === "INTERNAL_ERROR") {
+    const code = isAuthError(error) ? error.code : "INTERNAL_ERROR";
+    if (code === "DATABASE_FAILURE" || code === "INTERNAL_ERROR")
       ctx.auth.logger.error({ event: "sso.sign_in_failed", err: String(error) }, "enterprise sign-in failed");
-      return failure(ctx, isAuthError(error) ? error.code : "INTERNAL_ERROR");
-    }
-    return failure(ctx, error.code);
+    // A step-up whose session ended meanwhile has no signed-in page to go back to.
+    return code === "AUTHENTICATION_REQUIRED" ? failure(ctx, code) : refused(ctx, code, data);
   }
 }
 

@@ -26,6 +26,13 @@ let host: SsoHost;
 let idp: TestSamlIdp;
 let provider: TestOidcProvider;
 
+/**
+ * The host's clock: the real time (the identity providers sign with it), `ahead.ms` later while a
+ * test plays an identity provider that answered from an older login.
+ */
+const ahead = { ms: 0 };
+const clock = { now: () => Date.now() + ahead.ms };
+
 /** Claims and verifies `domain` for the host's organization through its TXT record. */
 async function verifiedDomain(domain: string) {
   const claimed = await host.call("POST", `/organizations/${host.organization.id}/domains`, { domain });
@@ -73,21 +80,39 @@ async function throughProvider(url: string, jars: Jars, account: string): Promis
   throw new Error("too many redirects");
 }
 
-/** A SAML round trip from `url` as `user`: the IdP's form posted to the ACS, the finish in this browser. */
-async function throughIdp(url: string, jars: Jars, user: string): Promise<URL> {
-  const form = await fetchSamlPostedForm(url, { user });
+/**
+ * A SAML round trip from `url` as `user` (with the IdP's `knobs`): the IdP's form posted to the
+ * ACS, then the finish in this browser; where it lands on the app (at once when the ACS refuses).
+ */
+async function throughIdp(
+  url: string,
+  jars: Jars,
+  user: string,
+  knobs: Record<string, string> = {},
+): Promise<URL> {
+  const form = await fetchSamlPostedForm(url, { user, ...knobs });
   const acs = await fetch(form.action, {
     method: "POST",
     redirect: "manual",
     headers: { origin: new URL(idp.ssoUrl).origin, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ SAMLResponse: form.samlResponse, RelayState: form.relayState }).toString(),
   });
-  const finish = await visit(new URL(acs.headers.get("location") ?? "", host.origin).href, jars, "");
+  const next = new URL(acs.headers.get("location") ?? "", host.origin);
+  if (!next.pathname.startsWith("/api/")) return next;
+  const finish = await visit(next.href, jars, "");
   return new URL(finish.headers.get("location") ?? "", host.origin);
 }
 
+/** The status `GET /me` answers the jars' session: 200 while it is signed in. */
+async function me(jars: Jars): Promise<number> {
+  const response = await fetch(`${host.api}/me`, {
+    headers: { cookie: cookieHeader(jars.get(host.origin)) },
+  });
+  return response.status;
+}
+
 beforeAll(async () => {
-  host = await startSsoHost({ allowPrivateNetworks: true });
+  host = await startSsoHost({ allowPrivateNetworks: true, clock });
   idp = await startTestSamlIdp({ entityId: "urn:placeholder", acsUrl: "http://127.0.0.1/placeholder" });
   provider = await startTestOidcProvider({
     client: { ...CLIENT, redirectUris: [`${host.api}/sso/oidc/callback`] },
@@ -150,7 +175,10 @@ describe("a step-up through the account's connection", () => {
     // Signed out at the provider, then in as someone else.
     jars.delete(new URL(provider.issuer).origin);
     const back = await throughProvider(stepUp.url, jars, "mo");
-    expect(back.searchParams.get("error")).toBe("IDENTITY_PROVIDER_MISMATCH");
+    expect([back.pathname, back.searchParams.get("error")]).toEqual([
+      "/settings",
+      "IDENTITY_PROVIDER_MISMATCH",
+    ]);
     expect(cookieOf(jars, "step_up_token")).toBeUndefined();
     expect(await steppedUp(jars)).toBe(401);
   });
@@ -169,6 +197,74 @@ describe("a step-up through the account's connection", () => {
     const back = await throughIdp(stepUp.url, jars, email);
     expect([back.pathname, back.searchParams.get("stepUp")]).toEqual(["/settings", "1"]);
     expect(await steppedUp(jars)).toBe(200);
+  });
+
+  it("OpenID Connect - the provider answers with an error (access_denied): back on returnTo with IDENTITY_PROVIDER_REJECTED, still signed in", async () => {
+    const email = "ida@oidc-up.test";
+    provider.setAccount("ida", { email, emailVerified: true });
+    const jars: Jars = new Map();
+    await throughProvider(await startFor(email, jars), jars, "ida");
+    const state = new URL((await startStepUp(jars)).url).searchParams.get("state") ?? "";
+    // The provider's error answer (RFC 6749 §4.1.2.1), as its redirect brings the browser back.
+    const query = new URLSearchParams({ error: "access_denied", state, iss: provider.issuer });
+    const callback = await visit(`${host.api}/sso/oidc/callback?${query}`, jars, "");
+    const back = new URL(callback.headers.get("location") ?? "", host.origin);
+    expect([callback.status, back.pathname, back.searchParams.get("error")]).toEqual([
+      302,
+      "/settings",
+      "IDENTITY_PROVIDER_REJECTED",
+    ]);
+    expect(await me(jars)).toBe(200);
+    expect(await steppedUp(jars)).toBe(401);
+  });
+
+  it("SAML - an AuthnInstant older than 5 minutes and the skew steps up nobody: back on returnTo with SSO_ASSERTION_INVALID; 4 minutes old steps up", async () => {
+    const email = "old@saml-up.test";
+    const jars: Jars = new Map();
+    await throughIdp(await startFor(email, jars), jars, email);
+    try {
+      // The IdP ignores ForceAuthn and answers from a login 8 minutes ago (the host's clock that
+      // much ahead), with an assertion valid for an hour: only its AuthnInstant is too old.
+      ahead.ms = 8 * 60_000;
+      const stale = await throughIdp((await startStepUp(jars)).url, jars, email, { lifetime: "3600" });
+      expect([stale.pathname, stale.searchParams.get("error")]).toEqual([
+        "/settings",
+        "SSO_ASSERTION_INVALID",
+      ]);
+      expect(cookieOf(jars, "step_up_token")).toBeUndefined();
+      expect(await me(jars)).toBe(200);
+      expect(await steppedUp(jars)).toBe(401);
+      ahead.ms = 4 * 60_000;
+      const recent = await throughIdp((await startStepUp(jars)).url, jars, email, { lifetime: "3600" });
+      expect([recent.pathname, recent.searchParams.get("stepUp")]).toEqual(["/settings", "1"]);
+      expect(await steppedUp(jars)).toBe(200);
+    } finally {
+      ahead.ms = 0;
+    }
+  });
+
+  it("SAML - an assertion signed by another key answering a step-up: back on returnTo with SSO_ASSERTION_INVALID, still signed in", async () => {
+    const email = "eve@saml-up.test";
+    const jars: Jars = new Map();
+    await throughIdp(await startFor(email, jars), jars, email);
+    const back = await throughIdp((await startStepUp(jars)).url, jars, email, { key: "other" });
+    expect([back.pathname, back.searchParams.get("error")]).toEqual(["/settings", "SSO_ASSERTION_INVALID"]);
+    expect(await me(jars)).toBe(200);
+    expect(await steppedUp(jars)).toBe(401);
+  });
+
+  it("SAML - a step-up whose session ended meanwhile: the sign-in page with AUTHENTICATION_REQUIRED", async () => {
+    const email = "out@saml-up.test";
+    const jars: Jars = new Map();
+    await throughIdp(await startFor(email, jars), jars, email);
+    const { url } = await startStepUp(jars);
+    const logout = await fetch(`${host.api}/logout`, {
+      method: "POST",
+      headers: { origin: host.origin, cookie: cookieHeader(jars.get(host.origin)) },
+    });
+    expect(logout.status).toBe(200);
+    const back = await throughIdp(url, jars, email);
+    expect([back.pathname, back.searchParams.get("error")]).toEqual(["/login", "AUTHENTICATION_REQUIRED"]);
   });
 
   it("an account no connection signs in (a password account): 404 NOT_FOUND", async () => {

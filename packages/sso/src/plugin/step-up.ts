@@ -38,8 +38,10 @@ async function connectionOfAccount(
  * made). Answers the identity provider's URL, asking it for a fresh login (SAML's ForceAuthn,
  * OpenID Connect's `prompt=login` and `max_age=0`), and the binding cookie; the finish (or the
  * callback) then checks that the login is fresh and is the account's own identity
- * (`auth.sso.stepUp`), and lands on `returnTo` with `?stepUp=1` and the step-up token's cookie.
- * `NOT_FOUND` for an account no connection signs in.
+ * (`auth.sso.stepUp`), and lands on `returnTo` with `?stepUp=1` and the step-up token's cookie;
+ * a refused answer (the provider's error, a refused assertion, a stale login, someone else's
+ * identity) lands back on `returnTo` with `?error=<code>`, the session still signed in (on the
+ * sign-in page only when that session has ended). `NOT_FOUND` for an account no connection signs in.
  */
 export function stepUpRoute(ctx: SsoContext) {
   return ssoRoute(

@@ -1,6 +1,7 @@
 import {
   type Auth,
   type AuthOptions,
+  type Clock,
   createArgon2Hasher,
   createAuth,
   createOutboxMailer,
@@ -52,6 +53,8 @@ interface SsoHostOptions {
   ipLimits?: AuthOptions["ipLimits"];
   /** `createSso`'s option: OpenID Connect issuers on http and loopback (the test provider's). */
   allowPrivateNetworks?: boolean;
+  /** The clock of the auth and its stores; the system's by default. */
+  clock?: Clock;
 }
 
 /**
@@ -60,14 +63,15 @@ interface SsoHostOptions {
  * signed in with a step-up, with `socialProvider` a social identity provider named `oidc`, a DNS
  * whose TXT records a test sets (`txt`), SCIM on the memory store, API keys on, and SSO and
  * SCIM stores whose methods named in `failing` reject; `allowPrivateNetworks` for OpenID Connect
- * connections to the test provider on 127.0.0.1.
+ * connections to the test provider on 127.0.0.1, and on `clock` when given.
  */
 export async function startSsoHost({
   socialProvider = false,
   ipLimits,
   allowPrivateNetworks,
+  clock,
 }: SsoHostOptions = {}) {
-  const stores = createMemoryStores();
+  const stores = createMemoryStores(clock ? { clock } : {});
   const failing = new Set<string>();
   const events: SecurityEvent[] = [];
   const sso = failingWhileListed(stores.sso, failing);
@@ -92,6 +96,7 @@ export async function startSsoHost({
     admin: { authorize: (_principal, user) => user.email === "admin@example.test" },
     sso: createSso({ store: sso, scim, resolveTxt, allowPrivateNetworks }),
     apiKeys: {},
+    ...(clock ? { clock } : {}),
     onEvent: (event) => void events.push(event),
     // With limits to test, the client's IP comes from X-Forwarded-For (loopback is never counted).
     ...(ipLimits ? { ipLimits, trustProxy: 1 } : {}),

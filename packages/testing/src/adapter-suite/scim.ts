@@ -2,7 +2,7 @@
 // `sso`): users as Okta and Microsoft Entra ID provision them, groups that name a role, 20
 // concurrent group PATCHes and 10 concurrent POSTs of one user, the refusals (tokens, other
 // organizations, domains, syntax, a failing store) and the discovery documents.
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APP_ORIGIN, PASSWORD } from "./fixture.js";
 import {
   bootScim,
@@ -20,7 +20,7 @@ import {
   signsIn,
 } from "./scim-fixture.js";
 
-import { ssoSignInTests } from "./sso-sign-in.js";
+import { sharedSamlIdp, ssoSignInTests } from "./sso-sign-in.js";
 
 export type { ScimSuiteOptions, ScimSuiteSetup } from "./scim-fixture.js";
 
@@ -354,17 +354,20 @@ const RACE_TIMEOUT_MS = 30_000;
  * ids and tokens are random): each test boots its own auth on fresh `createStores`, with an owner
  * of the organization Acme and Acme's connection (its SCIM token, `acme.test` verified), and sends
  * SCIM requests as Okta and Entra ID send them (`application/scim+json`, `Authorization: Bearer`).
+ * One SAML test identity provider serves the whole run (`sharedSamlIdp`): each test that uses it
+ * registers its own app's connection there.
  */
 export function runScimAdapterSuite(options: ScimSuiteOptions): void {
   describe(`scim: ${options.name}`, () => {
     const boot = bootScim(options);
-    for (const [name, test] of Object.entries({
-      ...oktaTests,
-      ...entraTests,
-      ...refusalTests,
-      ...ssoSignInTests,
-    }))
+    // One SAML identity provider (a child process) for the run, not one per test.
+    const samlIdp = sharedSamlIdp();
+    beforeAll(() => samlIdp.start());
+    afterAll(() => samlIdp.close());
+    for (const [name, test] of Object.entries({ ...oktaTests, ...entraTests, ...refusalTests }))
       it(name, () => test(boot));
+    for (const [name, test] of Object.entries(ssoSignInTests))
+      it(name, () => test({ boot, samlIdp: samlIdp.get }));
     for (const [name, test] of Object.entries(scimRaces)) it(name, () => test(boot), RACE_TIMEOUT_MS);
   });
 }

@@ -5,7 +5,7 @@
 // member of the organization, on every adapter and store the area runs on.
 import { expect } from "vitest";
 import { startTestOidcProvider, TEST_ACCOUNT_HEADER } from "../oidc-test-provider.js";
-import { fetchSamlPostedForm, startTestSamlIdp } from "../saml-test-idp.js";
+import { fetchSamlPostedForm, startTestSamlIdp, type TestSamlIdp } from "../saml-test-idp.js";
 import { APP_ORIGIN, PASSWORD } from "./fixture.js";
 import { roleOf, type ScimApp } from "./scim-fixture.js";
 
@@ -91,52 +91,76 @@ async function landedSignedIn(
   expect(await roleOf(app, email)).toBe("member");
 }
 
+/**
+ * The SAML identity provider of one run of the area (`runScimAdapterSuite`'s describe), shared
+ * by its tests: `start()` in `beforeAll` (not awaited there, so its key pairs and child process
+ * come up while the SCIM tests run), `get()` in a test, `close()` in `afterAll`. Each test
+ * registers its own app's connection at it (`register`) and names its own user in the request,
+ * so the tests stay independent of each other and of their order.
+ */
+export function sharedSamlIdp() {
+  let started: Promise<TestSamlIdp> | undefined;
+  return {
+    start() {
+      started = startTestSamlIdp({ entityId: "urn:placeholder", acsUrl: "http://127.0.0.1/placeholder" });
+      // A failed start is the failure of the test that uses it (`get`), not an unhandled rejection.
+      started.catch(() => undefined);
+    },
+    get(): Promise<TestSamlIdp> {
+      if (!started) throw new Error("the SAML identity provider was not started (beforeAll)");
+      return started;
+    },
+    async close() {
+      const idp = await started?.catch(() => undefined);
+      await idp?.close();
+    },
+  };
+}
+
+/** What a sign-in test of the area receives: the app's boot, and the run's SAML identity provider. */
+export interface SsoSignInContext {
+  boot: () => Promise<ScimApp>;
+  samlIdp: () => Promise<TestSamlIdp>;
+}
+
 /** The sign-in tests of the SCIM area (its boot sets `createSso` up with `allowPrivateNetworks`). */
-export const ssoSignInTests: Record<string, (boot: () => Promise<ScimApp>) => Promise<void>> = {
+export const ssoSignInTests: Record<string, (context: SsoSignInContext) => Promise<void>> = {
   "POST /sso/saml/:connectionId/acs - a SAML sign-in: the IdP's form posted from its site, the finish in the starting browser, a member":
-    async (boot) => {
-      const app = await boot();
-      const idp = await startTestSamlIdp({
-        entityId: "urn:placeholder",
-        acsUrl: "http://127.0.0.1/placeholder",
+    async ({ boot, samlIdp }) => {
+      const [app, idp] = await Promise.all([boot(), samlIdp()]);
+      const connection = await addConnection(app, "saml.acme.test", {
+        type: "saml",
+        metadataXml: await (await fetch(idp.metadataUrl)).text(),
       });
-      try {
-        const connection = await addConnection(app, "saml.acme.test", {
-          type: "saml",
-          metadataXml: await (await fetch(idp.metadataUrl)).text(),
-        });
-        await idp.register(connection.serviceProvider);
-        // The identity provider signs with the real time: the app's clock is put there.
-        app.clock.set(Math.max(Date.now(), app.clock.now()));
-        const session = browser(app);
-        const email = "ann@saml.acme.test";
-        const started = await session.visit(`${APP_ORIGIN}/api/auth/sso/start`, {
-          method: "POST",
-          from: APP_ORIGIN,
-          json: { email },
-        });
-        expect(started.status).toBe(200);
-        const form = await fetchSamlPostedForm(((await started.json()) as { url: string }).url, {
-          user: email,
-        });
-        const acs = await session.visit(form.action, {
-          method: "POST",
-          from: new URL(idp.ssoUrl).origin,
-          form: new URLSearchParams({ SAMLResponse: form.samlResponse, RelayState: form.relayState }),
-        });
-        expect([acs.status, acs.headers.get("location")]).toEqual([
-          303,
-          expect.stringMatching(/\/sso\/finish\?token=/),
-        ]);
-        const finish = session.next(acs, form.action);
-        await landedSignedIn(app, session, await session.visit(finish), email);
-      } finally {
-        await idp.close();
-      }
+      await idp.register(connection.serviceProvider);
+      // The identity provider signs with the real time: the app's clock is put there.
+      app.clock.set(Math.max(Date.now(), app.clock.now()));
+      const session = browser(app);
+      const email = "ann@saml.acme.test";
+      const started = await session.visit(`${APP_ORIGIN}/api/auth/sso/start`, {
+        method: "POST",
+        from: APP_ORIGIN,
+        json: { email },
+      });
+      expect(started.status).toBe(200);
+      const form = await fetchSamlPostedForm(((await started.json()) as { url: string }).url, {
+        user: email,
+      });
+      const acs = await session.visit(form.action, {
+        method: "POST",
+        from: new URL(idp.ssoUrl).origin,
+        form: new URLSearchParams({ SAMLResponse: form.samlResponse, RelayState: form.relayState }),
+      });
+      expect([acs.status, acs.headers.get("location")]).toEqual([
+        303,
+        expect.stringMatching(/\/sso\/finish\?token=/),
+      ]);
+      const finish = session.next(acs, form.action);
+      await landedSignedIn(app, session, await session.visit(finish), email);
     },
 
   "GET /sso/oidc/callback - an OpenID Connect sign-in at the organization's provider: the callback in the starting browser, a member":
-    async (boot) => {
+    async ({ boot }) => {
       const app = await boot();
       const client = { clientId: "acme-app", clientSecret: "acme-app-client-secret-0123456789abcdef" };
       const provider = await startTestOidcProvider({
