@@ -13,7 +13,7 @@
 // tooling included (dependencies, peer and dev dependencies in the workspace).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -125,7 +125,61 @@ function selected(packages, args) {
   return closure(named, packages, ["dependencies", "peerDependencies", "devDependencies"]);
 }
 
+const LOCK = join(CACHE, "lock");
+
+/**
+ * Whether the build-changed that holds the lock is gone: its process no longer runs, or it died
+ * between making the lock and writing its pid (a lock without a pid for 10 s).
+ */
+function holderGone() {
+  try {
+    process.kill(Number(readFileSync(join(LOCK, "pid"), "utf8")), 0);
+    return false;
+  } catch (error) {
+    if (error.code === "ESRCH") return true;
+    if (error.code !== "ENOENT") return false;
+    try {
+      return Date.now() - statSync(LOCK).mtimeMs > 10_000;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/**
+ * Waits until no other build-changed of this checkout runs, then holds the lock (a directory: its
+ * creation is atomic). Two at once built the same package into the same dist and one failed (test
+ * files that build what they run, started together); the second now finds it built.
+ */
+function lock() {
+  mkdirSync(CACHE, { recursive: true });
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; ; waited += 1) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, "pid"), String(process.pid));
+      return;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+    }
+    if (holderGone()) rmSync(LOCK, { recursive: true, force: true });
+    else {
+      if (waited === 0) console.log("build-changed: waiting for another build-changed of this checkout");
+      Atomics.wait(pause, 0, 0, 200);
+    }
+  }
+}
+
 function main() {
+  lock();
+  try {
+    build();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+function build() {
   const started = Date.now();
   const packages = workspacePackages();
   const names = selected(packages, process.argv.slice(2));
