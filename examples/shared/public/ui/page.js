@@ -1,6 +1,8 @@
 // The page shell the views share: DOM helpers, the status line, form checks and error messages,
-// `run` (an API action with its outcome shown), the router and the in-page confirmations.
-import { isApiError } from "./client.js";
+// `run` (an API action with its outcome shown), the calls outside the client's route table, the
+// router and the in-page confirmations.
+import { PortcullisError } from "/portcullis-client.js";
+import { auth, isApiError } from "./client.js";
 import { forgetReturnTo, reauthAsked, signInToComeBack } from "./return-to.js";
 import { loadMe, setStepUp, state } from "./state.js";
 import { currentLanguage, has, number, t } from "./strings.js";
@@ -21,6 +23,12 @@ export const button = (text, onClick, className) => {
   const node = element("button", { type: "button", textContent: text });
   if (className) node.className = className;
   node.addEventListener("click", onClick);
+  return node;
+};
+/** `node` named `label` for assistive technology, `focus` the key that finds it again after a redraw. */
+export const named = (node, label, focus) => {
+  node.setAttribute("aria-label", label);
+  node.dataset.focus = focus;
   return node;
 };
 /** `fieldset`'s content: `legend`, then one checkbox `permission` per entry of `permissions`, those checked before kept. */
@@ -117,6 +125,18 @@ export const markField = (input, message) => {
   input.setAttribute("aria-describedby", note.id);
   input.closest("label").append(note);
 };
+
+/** Marks a fieldset of choices invalid: `message` under its legend, read with the group. */
+export function markFieldset(fieldset, message) {
+  const note = element("small", {
+    className: "field-error",
+    id: `${fieldset.id}-error`,
+    textContent: message,
+  });
+  fieldset.querySelector("legend").after(note);
+  fieldset.setAttribute("aria-describedby", note.id);
+  fieldset.setAttribute("aria-invalid", "true");
+}
 
 export const clearFieldErrors = () => {
   for (const node of document.querySelectorAll(".field-error")) node.remove();
@@ -237,6 +257,45 @@ export const onSubmit = (id, handler) =>
     event.preventDefault();
     handler(event.target, fields(event.target), event.submitter);
   });
+
+// ---- Calls outside the client's route table ---------------------------------------------------
+/** The error of a refused answer, as the client's own calls throw it (the API's code, message and fields). */
+export async function apiErrorOf(response) {
+  const body = await response.json().catch(() => null);
+  if (typeof body?.code !== "string")
+    return new PortcullisError("UNEXPECTED_RESPONSE", `HTTP ${response.status}`, { status: response.status });
+  const fields = (Array.isArray(body.errors) ? body.errors : [])
+    .filter((issue) => typeof issue?.path === "string")
+    .map((issue) => ({ path: issue.path, message: typeof issue.message === "string" ? issue.message : "" }));
+  return new PortcullisError(body.code, typeof body.message === "string" ? body.message : body.code, {
+    status: response.status,
+    fields,
+  });
+}
+
+/**
+ * `method url` with the session (the client's `fetch`: the cookies, the step-up's among them, and
+ * a refresh on a 401) and a JSON `body`: the answer's JSON, or `errorOf(response)`'s error (a
+ * `PortcullisError`, as `run` shows it; `NETWORK_FAILURE` when no answer came).
+ */
+export async function callApi(method, url, body, errorOf = apiErrorOf) {
+  let response;
+  try {
+    response = await auth.fetch(url, {
+      method,
+      headers: {
+        accept: "application/json",
+        "accept-language": currentLanguage(),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (cause) {
+    throw new PortcullisError("NETWORK_FAILURE", "No answer", { cause });
+  }
+  if (!response.ok) throw await errorOf(response);
+  return response.json();
+}
 
 // ---- Router ------------------------------------------------------------------------------------
 const SIGNED_IN_ONLY = ["/account", "/settings/security", "/activity", "/settings/account"];

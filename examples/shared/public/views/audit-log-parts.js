@@ -1,9 +1,8 @@
 // What the two audit log pages share (views/audit-log.js): the calls of the audit routes, the
 // filters as a query, the export links, and the table of entries (time in the page's language, a
-// readable event, who acted, whom it concerned, IP and browser).
-import { PortcullisError } from "/portcullis-client.js";
-import { auth } from "../ui/client.js";
-import { element } from "../ui/page.js";
+// readable event, who acted, whom it concerned, IP and browser). The webhooks page's deliveries
+// (views/webhook-parts.js) are a table of the same make.
+import { callApi, element } from "../ui/page.js";
 import { currentLanguage, has, STRINGS, t } from "../ui/strings.js";
 import "../ui/strings-audit-log.js";
 
@@ -11,20 +10,6 @@ import "../ui/strings-audit-log.js";
 const BASE = "/api/auth";
 /** Entries per page ("load more" asks for the next one). */
 export const PAGE_SIZE = 20;
-
-/** The error of a refused answer, as the client's own calls throw it (the API's code, message and fields). */
-async function errorOf(response) {
-  const body = await response.json().catch(() => null);
-  if (typeof body?.code !== "string")
-    return new PortcullisError("UNEXPECTED_RESPONSE", `HTTP ${response.status}`, { status: response.status });
-  const fields = (Array.isArray(body.errors) ? body.errors : [])
-    .filter((issue) => typeof issue?.path === "string")
-    .map((issue) => ({ path: issue.path, message: typeof issue.message === "string" ? issue.message : "" }));
-  return new PortcullisError(body.code, typeof body.message === "string" ? body.message : body.code, {
-    status: response.status,
-    fields,
-  });
-}
 
 /** The URL of an audit route (`path` under the mount) with the non-empty entries of `query`. */
 export function auditUrl(path, query = {}) {
@@ -36,21 +21,10 @@ export function auditUrl(path, query = {}) {
 }
 
 /**
- * `GET` of an audit route as the signed-in user (the client's `fetch`: the session's cookies, a
- * refresh on a 401): its JSON, or the API's error (a `PortcullisError`, as `run` shows it).
+ * `GET` of an audit route as the signed-in user (`callApi`: the session's cookies, a refresh on a
+ * 401): its JSON, or the API's error (a `PortcullisError`, as `run` shows it).
  */
-export async function auditGet(path, query) {
-  let response;
-  try {
-    response = await auth.fetch(auditUrl(path, query), {
-      headers: { accept: "application/json", "accept-language": currentLanguage() },
-    });
-  } catch (cause) {
-    throw new PortcullisError("NETWORK_FAILURE", "No answer", { cause });
-  }
-  if (!response.ok) throw await errorOf(response);
-  return response.json();
-}
+export const auditGet = (path, query) => callApi("GET", auditUrl(path, query));
 
 /** A day of a date field (`YYYY-MM-DD`, the viewer's time zone) as the instant it starts, ISO 8601; `days` later when given. */
 export function dayStart(day, days = 0) {
@@ -109,8 +83,8 @@ export function browserOf(userAgent) {
   return userAgent.length > 48 ? `${userAgent.slice(0, 47)}…` : userAgent;
 }
 
-/** When an entry happened, to the second, in the page's language and the viewer's time zone. */
-const timeOf = (iso) =>
+/** An instant (an entry's, a delivery's) to the second, in the page's language and the viewer's time zone. */
+export const timeOf = (iso) =>
   new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "medium", timeStyle: "medium" }).format(
     new Date(iso),
   );
@@ -124,8 +98,8 @@ export function actorOf(entry, nameOf) {
   return has(`audit.by.${entry.actorType}`) ? t(`audit.by.${entry.actorType}`, { who }) : who;
 }
 
-/** A cell with its column's name (shown beside the value when the table is stacked on a phone). */
-const cell = (label, ...children) => {
+/** A cell with its column's name `label` (shown beside the value when the table is stacked on a phone). */
+export const tableCell = (label, ...children) => {
   // One box for the value, so the stacked cell is two columns: the name, the value.
   const node = element("td", {}, element("div", {}, ...children));
   node.dataset.label = label;
@@ -144,13 +118,13 @@ export const columns = (organization) => [
   "browser",
 ];
 
-/** The header row of a table of `columns`. */
-export const headerRow = (names) => {
+/** The header row of a table of the columns `names`, each named by the words `<words>.<name>`. */
+export const headerRow = (names, words) => {
   const row = element(
     "tr",
     {},
     ...names.map((name) => {
-      const th = element("th", { scope: "col", textContent: t(`audit.col.${name}`) });
+      const th = element("th", { scope: "col", textContent: t(`${words}.${name}`) });
       th.setAttribute("role", "columnheader");
       return th;
     }),
@@ -178,7 +152,7 @@ export function entryRow(entry, names, nameOf) {
     ip: [entry.ip ?? blank],
     browser: [browser],
   };
-  const row = element("tr", {}, ...names.map((name) => cell(t(`audit.col.${name}`), ...values[name])));
+  const row = element("tr", {}, ...names.map((name) => tableCell(t(`audit.col.${name}`), ...values[name])));
   row.setAttribute("role", "row");
   row.dataset.id = entry.id;
   // The deployment's log (the back office) has each entry's place in its chain; an organization's does not.

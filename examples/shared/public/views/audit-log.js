@@ -159,7 +159,7 @@ function createLog(prefix, options) {
     if (key === drawn) return;
     drawn = key;
     const items = log.items ?? [];
-    $(`${prefix}-head`).replaceChildren(headerRow(names));
+    $(`${prefix}-head`).replaceChildren(headerRow(names, "audit.col"));
     $(`${prefix}-rows`).replaceChildren(...items.map((entry) => entryRow(entry, names, options.nameOf)));
     show(`${prefix}-table`, items.length > 0);
     show(`${prefix}-empty`, log.items !== null && items.length === 0);

@@ -2,10 +2,9 @@
 // provider's client routes as the signed-in admin, the form's grants and scopes, reading and
 // checking the form, a client's line in the list, and a secret shown once.
 import { PortcullisError } from "/portcullis-client.js";
-import { auth } from "../ui/client.js";
-import { button, element, markField, say } from "../ui/page.js";
-import { forgetShown, showOnce } from "../ui/shown-once.js";
-import { currentLanguage, dateTime, t } from "../ui/strings.js";
+import { button, callApi, element, markField, markFieldset, named, say } from "../ui/page.js";
+import { showOnce } from "../ui/shown-once.js";
+import { dateTime, t } from "../ui/strings.js";
 import "../ui/strings-oauth-clients.js";
 
 /** The device grant's `grant_type` (RFC 8628). */
@@ -46,28 +45,12 @@ async function errorOf(response) {
 }
 
 /**
- * `method <prefix>/oauth2/clients<path>` as the signed-in admin: the session's cookies (its
- * step-up cookie too), refreshed on a 401 by the client's `fetch`. The answer's JSON, or a
+ * `method <prefix>/oauth2/clients<path>` as the signed-in admin (`callApi`): the session's cookies
+ * (its step-up cookie too), refreshed on a 401 by the client's `fetch`. The answer's JSON, or a
  * `PortcullisError` (`NETWORK_FAILURE` when no answer came).
  */
-export async function clientCall(method, path = "", body) {
-  let response;
-  try {
-    response = await auth.fetch(`/api/auth/oauth2/clients${path}`, {
-      method,
-      headers: {
-        accept: "application/json",
-        "accept-language": currentLanguage(),
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (cause) {
-    throw new PortcullisError("NETWORK_FAILURE", "No answer", { cause });
-  }
-  if (!response.ok) throw await errorOf(response);
-  return response.json();
-}
+export const clientCall = (method, path = "", body) =>
+  callApi(method, `/api/auth/oauth2/clients${path}`, body, errorOf);
 
 /** The scopes the provider offers (its discovery document's `scopes_supported`). */
 export async function offeredScopes() {
@@ -135,18 +118,6 @@ function isRedirectUri(uri) {
   return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]*:$/.test(url.protocol);
 }
 
-/** Marks a fieldset's choices invalid with `message` under its legend. */
-function markChoices(fieldset, message) {
-  const note = element("small", {
-    className: "field-error",
-    id: `${fieldset.id}-error`,
-    textContent: message,
-  });
-  fieldset.querySelector("legend").after(note);
-  fieldset.setAttribute("aria-describedby", note.id);
-  fieldset.setAttribute("aria-invalid", "true");
-}
-
 const picked = (form, name) =>
   [...form.querySelectorAll(`input[name=${name}]:checked`)].map((input) => input.value);
 
@@ -171,9 +142,9 @@ export function clientFromForm(form, editing) {
   else if (grantTypes.includes("authorization_code") && redirectUris.length === 0)
     problems.push(() => markField(field("redirectUris"), t("clients.needRedirect")));
   const grants = form.querySelector("#clients-grants");
-  if (grantTypes.length === 0) problems.push(() => markChoices(grants, t("clients.pickGrant")));
+  if (grantTypes.length === 0) problems.push(() => markFieldset(grants, t("clients.pickGrant")));
   else if (grantTypes.includes("client_credentials") && !confidential)
-    problems.push(() => markChoices(grants, t("clients.credentialsNeedSecret")));
+    problems.push(() => markFieldset(grants, t("clients.credentialsNeedSecret")));
   for (const mark of problems) mark();
   if (problems.length > 0) {
     const first = form.querySelector("[aria-invalid=true]");
@@ -187,12 +158,6 @@ export function clientFromForm(form, editing) {
 }
 
 // ---- A client in the list ---------------------------------------------------------------------
-const named = (node, label, focus) => {
-  node.setAttribute("aria-label", label);
-  node.dataset.focus = focus;
-  return node;
-};
-
 /**
  * A client's line: its name, ID, kind and date, redirect URIs, grants and scopes, and the buttons
  * `actions.edit`, `actions.rotate` (a confidential client only) and `actions.remove`, each named
@@ -263,6 +228,3 @@ export function showClientSecret(boxId, { name, secret, rotated }) {
     },
   });
 }
-
-/** Forgets the secret shown in `boxId`. */
-export const forgetSecret = forgetShown;

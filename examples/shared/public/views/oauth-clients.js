@@ -5,6 +5,7 @@
 // secret shown once, with a copy button) and changes one (Edit fills it in); a new secret (asked
 // first: the old one stops at once), shown once; and Delete, asked first. Every call is
 // `<prefix>/oauth2/clients…` with the session's cookies, its step-up cookie among them.
+import { changeAndReload, redrawOnChange } from "../ui/list-page.js";
 import {
   $,
   addSignedInPath,
@@ -18,6 +19,7 @@ import {
   validate,
   viewSection,
 } from "../ui/page.js";
+import { forgetShown } from "../ui/shown-once.js";
 import { state } from "../ui/state.js";
 import { currentLanguage, t } from "../ui/strings.js";
 import {
@@ -26,7 +28,6 @@ import {
   clientItem,
   drawFormChoices,
   fillForm,
-  forgetSecret,
   offeredScopes,
   resetForm,
   showClientSecret,
@@ -136,16 +137,7 @@ async function reloadList() {
 }
 
 /** A client call, then the list again (a failure there leaves it as it was); `done` its words. */
-const change = (call, done, options = {}) =>
-  run(
-    async () => {
-      const result = await call();
-      await reloadList().catch(() => {});
-      return result;
-    },
-    done,
-    { refresh: false, ...options },
-  );
+const change = changeAndReload(reloadList);
 
 const one = (client) => `/${encodeURIComponent(client.clientId)}`;
 
@@ -242,18 +234,10 @@ const actions = {
 };
 
 // ---- Drawing ----------------------------------------------------------------------------------
-/**
- * The list is drawn again only when it (or the language) changed, so a focused button survives
- * other renders; a button that was replaced hands its focus to the same button of the new list.
- */
-let drawn = "";
-/** The language the form's choices were drawn in. */
-let drawnLanguage = "";
-function draw() {
-  const key = JSON.stringify([currentLanguage(), clients.items, clients.nextAfter]);
-  if (key !== drawn) {
-    drawn = key;
-    const focused = document.activeElement?.dataset?.focus;
+/** The list, drawn again only when it (or the language) changed (ui/list-page.js). */
+const drawList = redrawOnChange(
+  () => [clients.items, clients.nextAfter],
+  () => {
     confirmDelete.close();
     confirmRotate.close();
     const items = clients.items ?? [];
@@ -261,9 +245,12 @@ function draw() {
     show("clients-loading", clients.items === null);
     show("clients-none", clients.items !== null && items.length === 0);
     show("clients-more", clients.nextAfter !== null);
-    if (focused && !document.activeElement?.isConnected)
-      document.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
-  }
+  },
+);
+/** The language the form's choices were drawn in. */
+let drawnLanguage = "";
+function draw() {
+  drawList();
   if (drawnLanguage !== currentLanguage() && clients.scopes) {
     drawnLanguage = currentLanguage();
     drawFormChoices(form, clients.scopes);
@@ -291,7 +278,7 @@ export function renderOAuthClients(view) {
   onPage = view === VIEW && Boolean(state.me);
   if (!onPage) {
     // The secret is shown once: leaving the page forgets it.
-    forgetSecret(SECRET_BOX);
+    forgetShown(SECRET_BOX);
     confirmDelete.close();
     confirmRotate.close();
     if (clients.editing) stopEditing();

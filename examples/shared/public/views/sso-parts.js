@@ -3,54 +3,20 @@
 // default role, whether SSO is required, SCIM, and what to give the identity provider), a claimed
 // domain's line (verified, or the TXT record to publish), the add form's body, and the box that
 // shows a SCIM token once.
-import { PortcullisError } from "/portcullis-client.js";
-import { auth } from "../ui/client.js";
-import { button, element, markField } from "../ui/page.js";
-import { forgetShown, showOnce } from "../ui/shown-once.js";
-import { currentLanguage, dateTime, t } from "../ui/strings.js";
+import { button, callApi, element, markField, named } from "../ui/page.js";
+import { showOnce } from "../ui/shown-once.js";
+import { dateTime, t } from "../ui/strings.js";
 import "../ui/strings-sso.js";
 import { roleName } from "./organizations.js";
 
 /** The auth routes' mount (ui/client.js's `baseUrl`). */
 const BASE = "/api/auth";
 
-/** The error of a refused answer, as the client's own calls throw it (the API's code, message and fields). */
-async function errorOf(response) {
-  const body = await response.json().catch(() => null);
-  if (typeof body?.code !== "string")
-    return new PortcullisError("UNEXPECTED_RESPONSE", `HTTP ${response.status}`, { status: response.status });
-  const fields = (Array.isArray(body.errors) ? body.errors : [])
-    .filter((issue) => typeof issue?.path === "string")
-    .map((issue) => ({ path: issue.path, message: typeof issue.message === "string" ? issue.message : "" }));
-  return new PortcullisError(body.code, typeof body.message === "string" ? body.message : body.code, {
-    status: response.status,
-    fields,
-  });
-}
-
 /**
- * `method <path>` of the auth API with the session (the client's `fetch`: the cookies, the
- * step-up's among them, and a refresh on a 401) and a JSON `body`: the answer's JSON, or the API's
- * error (a `PortcullisError`, as `run` shows it). The client's route table has no SSO routes.
+ * `method <path>` of the auth API with the session and a JSON `body` (`callApi`): the answer's
+ * JSON, or the API's error. The client's route table has no SSO routes.
  */
-export async function ssoCall(method, path, body) {
-  let response;
-  try {
-    response = await auth.fetch(`${BASE}${path}`, {
-      method,
-      headers: {
-        accept: "application/json",
-        "accept-language": currentLanguage(),
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (cause) {
-    throw new PortcullisError("NETWORK_FAILURE", "No answer", { cause });
-  }
-  if (!response.ok) throw await errorOf(response);
-  return response.json();
-}
+export const ssoCall = (method, path, body) => callApi(method, `${BASE}${path}`, body);
 
 /** The path of the organization `id`'s connections (`/…/sso/connections`) or domains (`/…/domains`), `rest` after it. */
 export const connectionsPath = (id, rest = "") =>
@@ -62,13 +28,6 @@ export const scimBaseUrl = () => `${location.origin}${BASE}/scim/v2`;
 
 /** A connection's identity provider as the page names it: the SAML entity ID or the OpenID Connect issuer. */
 export const idpOf = (connection) => connection.saml?.entityId ?? connection.oidc?.issuer ?? connection.id;
-
-/** `node` named `label` for assistive technology, `focus` the key that finds it again after a redraw. */
-const named = (node, label, focus) => {
-  node.setAttribute("aria-label", label);
-  node.dataset.focus = focus;
-  return node;
-};
 
 /** A list of terms and values, stacked (`org-fields`); a value that is a node stays one, `key` marks it for tests. */
 function fieldList(pairs, className = "org-fields sso-fields") {
@@ -279,6 +238,3 @@ export function showToken(boxId, { title, warning, token }) {
     words: { copy: t("sso.copy"), done: t("sso.done"), copied: t("sso.copied"), selected: t("sso.selected") },
   });
 }
-
-/** Forgets the token shown in `boxId`. */
-export const clearToken = forgetShown;

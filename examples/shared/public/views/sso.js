@@ -4,32 +4,23 @@
 // and what to give the identity provider), a form that adds one after the step-up (the security
 // page's box, shown in this page), the SCIM token shown once (on adding, and as a new one), delete
 // after a question; and its domains: claim one, the TXT record to publish, verify, remove.
-import { isApiError } from "../ui/client.js";
 import {
-  $,
-  addSignedInPath,
-  cardConfirm,
-  clearFieldErrors,
-  element,
-  fields,
-  onSubmit,
-  render,
-  run,
-  say,
-  show,
-  showError,
-  validate,
-  viewSection,
-} from "../ui/page.js";
-import { state, stepUpOpen } from "../ui/state.js";
-import { currentLanguage, plural, t } from "../ui/strings.js";
+  addOrgToolSection,
+  changeAndReload,
+  orgToolCard,
+  orgToolPage,
+  redrawOnChange,
+  steppedUp,
+} from "../ui/list-page.js";
+import { $, cardConfirm, clearFieldErrors, fields, onSubmit, say, show, validate } from "../ui/page.js";
+import { forgetShown } from "../ui/shown-once.js";
+import { t } from "../ui/strings.js";
 import { orgCall } from "./organization-calls.js";
 // The organization page's cards of the active organization come first (their markup replaces #org-active).
 import "./organization-admin.js";
 import { addActiveCard } from "./organizations.js";
 import { renderStepUp } from "./security.js";
 import {
-  clearToken,
   connectionBody,
   connectionItem,
   connectionsPath,
@@ -41,21 +32,19 @@ import {
   ssoCall,
 } from "./sso-parts.js";
 
-const PATH = "/organizations/sso";
+/** The page, as ui/list-page.js takes it. */
+const TOOL = {
+  path: "/organizations/sso",
+  prefix: "org-sso",
+  words: "sso",
+  permission: "sso:manage",
+  heading: "Single sign-on",
+};
 const TOKEN_BOX = "org-sso-token";
-addSignedInPath(PATH);
 
-document.querySelector("main footer").before(
-  viewSection(
-    "org-sso",
-    PATH,
-    `<div class="card">
-      <h1 id="org-sso-title">Single sign-on</h1>
-      <p class="muted" data-i18n="sso.lead"></p>
-      <p><a href="/organizations" data-link data-i18n="sso.back">Back</a></p>
-      <p id="org-sso-notice" hidden></p>
-    </div>
-    <div id="org-sso-tools" hidden>
+addOrgToolSection(
+  TOOL,
+  `
       <div id="${TOKEN_BOX}" class="card key-new" hidden></div>
       <div id="org-sso-step-up"></div>
       <div class="card">
@@ -100,9 +89,8 @@ document.querySelector("main footer").before(
         <label class="check"><input name="ssoRequired" type="checkbox"> <span data-i18n="sso.ssoRequired">Require SSO</span></label>
         <button type="submit" data-i18n="sso.create">Add the connection</button>
       </form>
-    </div>`,
-    "view sso-view",
-  ),
+    `,
+  "sso-view",
 );
 
 /**
@@ -130,32 +118,21 @@ async function refresh() {
   Object.assign(sso, { items: connections.items, domains: domains.items });
 }
 
-/** Why the lists could not be loaded, as the page's notice (null: an error to show as it is). */
-const NOTICES = { NOT_FOUND: "sso.off", PERMISSION_DENIED: "sso.denied" };
-
-/** The organization's name and roles (custom ones when the user may read them), its connections and domains, for the visit `key`. */
-async function load(id, key, mayReadRoles) {
-  try {
-    const [detail, roles, connections, domains] = await Promise.all([
-      orgCall("GET /organizations/:id", { params: { id } }).catch(() => null),
-      mayReadRoles ? orgCall("GET /organizations/:id/roles", { params: { id } }).catch(() => null) : null,
-      ssoCall("GET", connectionsPath(id)),
-      ssoCall("GET", domainsPath(id)),
-    ]);
-    if (sso.loadedFor !== key) return;
-    Object.assign(sso, {
-      name: detail?.organization.name ?? null,
-      roles: roles ? roles.items.map((role) => role.name) : ["admin", "member"],
-      items: connections.items,
-      domains: domains.items,
-    });
-  } catch (error) {
-    if (sso.loadedFor !== key) return;
-    const notice = isApiError(error) ? NOTICES[error.code] : undefined;
-    if (notice) sso.notice = notice;
-    else if (error?.status !== 401) showError(error);
-  }
-  render();
+/** The organization's name and roles (custom ones when the user may read them), its connections and domains. */
+async function fetchTools(id, active) {
+  const mayReadRoles = active.permissions.includes("role:manage");
+  const [detail, roles, connections, domains] = await Promise.all([
+    orgCall("GET /organizations/:id", { params: { id } }).catch(() => null),
+    mayReadRoles ? orgCall("GET /organizations/:id/roles", { params: { id } }).catch(() => null) : null,
+    ssoCall("GET", connectionsPath(id)),
+    ssoCall("GET", domainsPath(id)),
+  ]);
+  return {
+    name: detail?.organization.name ?? null,
+    roles: roles ? roles.items.map((role) => role.name) : ["admin", "member"],
+    items: connections.items,
+    domains: domains.items,
+  };
 }
 
 // ---- Actions ----------------------------------------------------------------------------------
@@ -163,30 +140,14 @@ const confirmDelete = cardConfirm("sso", "sso.yes");
 const confirmRemove = cardConfirm("sso-domain", "sso.yesRemove");
 
 /** A call, then the lists again (a failure there leaves them as they were); `done` its words. */
-const change = (call, done, options = {}) =>
-  run(
-    async () => {
-      const result = await call();
-      await refresh().catch(() => {});
-      return result;
-    },
-    done,
-    { refresh: false, ...options },
-  );
-
-/** False (saying so, the step-up's password field focused) while the step-up is not open. */
-function steppedUp(origin) {
-  if (stepUpOpen()) return true;
-  say(t("sso.stepUpFirst"), "error");
-  const password = $("step-up").querySelector("[name=password]");
-  (password.offsetParent ? password : origin).focus();
-  return false;
-}
+const change = changeAndReload(refresh);
+/** False (saying so) while the step-up is not open. */
+const stepUpFirst = (origin) => steppedUp(origin, t("sso.stepUpFirst"));
 
 const connectionActions = {
   /** A new SCIM token, shown once; the old one stops working. */
   token(connection, origin) {
-    if (!steppedUp(origin)) return undefined;
+    if (!stepUpFirst(origin)) return undefined;
     const idp = idpOf(connection);
     return change(
       () => ssoCall("POST", connectionsPath(sso.orgId, `/${encodeURIComponent(connection.id)}/scim-token`)),
@@ -202,7 +163,7 @@ const connectionActions = {
     });
   },
   remove(connection, origin) {
-    if (!steppedUp(origin)) return;
+    if (!stepUpFirst(origin)) return;
     const idp = idpOf(connection);
     confirmDelete.ask(origin, t("sso.confirmDelete", { idp }), () =>
       change(
@@ -215,7 +176,7 @@ const connectionActions = {
 
 const domainActions = {
   verify(domain, origin) {
-    if (!steppedUp(origin)) return undefined;
+    if (!stepUpFirst(origin)) return undefined;
     return change(
       () => ssoCall("POST", domainsPath(sso.orgId, `/${encodeURIComponent(domain.domain)}/verify`)),
       t("done.domainVerified", { domain: domain.domain }),
@@ -223,7 +184,7 @@ const domainActions = {
     );
   },
   remove(domain, origin) {
-    if (!steppedUp(origin)) return;
+    if (!stepUpFirst(origin)) return;
     confirmRemove.ask(origin, t("sso.confirmRemove", { domain: domain.domain }), () =>
       change(
         () => ssoCall("DELETE", domainsPath(sso.orgId, `/${encodeURIComponent(domain.domain)}`)),
@@ -281,90 +242,39 @@ $("org-sso-create").addEventListener("change", (event) => {
 });
 
 // ---- Drawing ----------------------------------------------------------------------------------
-/**
- * The lists are drawn again only when what they show changed (or the language did), so a focused
- * button survives the renders of other actions; a button that was replaced hands its focus to the
- * same button of the new list.
- */
-let drawn = "";
-function draw() {
-  const key = JSON.stringify([currentLanguage(), sso.items, sso.domains, sso.roles]);
-  if (key === drawn) return;
-  drawn = key;
-  const focused = document.activeElement?.dataset?.focus;
-  const items = sso.items ?? [];
-  const domains = sso.domains ?? [];
-  $("org-sso-list").replaceChildren(
-    ...items.map((connection) => connectionItem(connection, connectionActions)),
-  );
-  $("org-sso-domains").replaceChildren(...domains.map((domain) => domainItem(domain, domainActions)));
-  show("org-sso-loading", sso.items === null);
-  show("org-sso-none", sso.items !== null && items.length === 0);
-  show("org-sso-no-domains", sso.domains !== null && domains.length === 0);
-  drawRoleChoices($("org-sso-create").querySelector("[name=defaultRole]"), sso.roles);
-  if (focused && !document.activeElement?.isConnected)
-    document.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
-}
+/** The lists, drawn again only when what they show changed (ui/list-page.js). */
+const draw = redrawOnChange(
+  () => [sso.items, sso.domains, sso.roles],
+  () => {
+    const items = sso.items ?? [];
+    const domains = sso.domains ?? [];
+    $("org-sso-list").replaceChildren(
+      ...items.map((connection) => connectionItem(connection, connectionActions)),
+    );
+    $("org-sso-domains").replaceChildren(...domains.map((domain) => domainItem(domain, domainActions)));
+    show("org-sso-loading", sso.items === null);
+    show("org-sso-none", sso.items !== null && items.length === 0);
+    show("org-sso-no-domains", sso.domains !== null && domains.length === 0);
+    drawRoleChoices($("org-sso-create").querySelector("[name=defaultRole]"), sso.roles);
+  },
+);
 
-let visit = 0;
-let onPage = false;
 /** The page /organizations/sso: loaded once per visit, user and active organization. */
-export function renderSso(view) {
-  const arrived = view === PATH && !onPage;
-  onPage = view === PATH && Boolean(state.me);
-  if (!onPage) {
+export const renderSso = orgToolPage(TOOL, {
+  page: sso,
+  renderStepUp,
+  start: () => Object.assign(sso, { items: null, domains: null }),
+  fetch: fetchTools,
+  draw,
+  leave() {
     // The token is shown once: leaving the page forgets it.
-    clearToken(TOKEN_BOX);
+    forgetShown(TOKEN_BOX);
     confirmDelete.close();
     confirmRemove.close();
-    return;
-  }
-  if (arrived) visit += 1;
-  const active = state.me.activeOrganization;
-  const allowed = Boolean(active?.permissions.includes("sso:manage"));
-  const key = `${state.me.id}|${active?.id ?? ""}|${visit}`;
-  if (allowed && sso.loadedFor !== key) {
-    Object.assign(sso, {
-      orgId: active.id,
-      name: null,
-      items: null,
-      domains: null,
-      notice: "",
-      loadedFor: key,
-    });
-    load(active.id, key, active.permissions.includes("role:manage"));
-  }
-  const notice = !active ? "sso.noActive" : !allowed ? "sso.denied" : sso.notice;
-  $("org-sso-notice").textContent = notice ? t(notice) : "";
-  show("org-sso-notice", Boolean(notice));
-  show("org-sso-tools", !notice);
-  $("org-sso-title").textContent =
-    allowed && sso.name ? t("sso.orgTitle", { name: sso.name }) : t("sso.title");
-  if (notice) return;
-  const confirmed = renderStepUp("org-sso-step-up");
-  show("org-sso-step-up", !confirmed);
-  show("org-sso-create", confirmed);
-  draw();
-}
+  },
+});
 
 // ---- The organization page's card ------------------------------------------------------------
-const card = element("div", { id: "org-sso-card", className: "card", hidden: true });
-card.innerHTML = `
-  <h2 data-i18n="sso.title">Single sign-on</h2>
-  <p class="muted" data-i18n="sso.cardLead"></p>
-  <p id="org-sso-card-count" class="muted"></p>
-  <a id="org-sso-link" href="${PATH}" class="button secondary" data-link data-i18n="sso.link">Open</a>`;
-$("org-active").append(card);
 addActiveCard(
-  async (active) => {
-    // Only for a role that may manage it; a failure (SSO off: 404) hides the card.
-    const list = active.detail.permissions.includes("sso:manage")
-      ? await ssoCall("GET", connectionsPath(active.id)).catch(() => null)
-      : null;
-    active.ssoConnections = list ? list.items.length : null;
-  },
-  (active) => {
-    card.hidden = active.ssoConnections === null || active.ssoConnections === undefined;
-    if (!card.hidden) $("org-sso-card-count").textContent = plural("sso.count", active.ssoConnections);
-  },
+  ...orgToolCard(TOOL, (id) => ssoCall("GET", connectionsPath(id)).then((list) => list.items.length)),
 );

@@ -2,11 +2,11 @@
 // an endpoint's line with its buttons, a delivery's row (the event, how it went, the receiver's last
 // answer, a button that sends it again), and the box that shows a signing secret once with its copy
 // button. The calls are the client's organization routes (`orgCall`).
-import { button, element } from "../ui/page.js";
-import { currentLanguage, dateTime, t } from "../ui/strings.js";
+import { button, element, named } from "../ui/page.js";
+import { dateTime, t } from "../ui/strings.js";
 import "../ui/strings-webhooks.js";
-import { forgetShown, showOnce } from "../ui/shown-once.js";
-import { eventLabel } from "./audit-log-parts.js";
+import { showOnce } from "../ui/shown-once.js";
+import { eventLabel, headerRow, tableCell, timeOf } from "./audit-log-parts.js";
 import { orgCall } from "./organization-calls.js";
 
 /** Deliveries per page ("load older" asks for the next one). */
@@ -75,29 +75,10 @@ export function syncEventChoices(fieldset) {
 export const pickedEvents = (fieldset) =>
   [...fieldset.querySelectorAll("input[name=event]:checked")].map((input) => input.value);
 
-/** Marks the events fieldset: `message` under its legend, read with the group. */
-export function markEvents(fieldset, message) {
-  const note = element("small", {
-    className: "field-error",
-    id: `${fieldset.id}-error`,
-    textContent: message,
-  });
-  fieldset.querySelector("legend").after(note);
-  fieldset.setAttribute("aria-describedby", note.id);
-  fieldset.setAttribute("aria-invalid", "true");
-}
-
 // ---- An endpoint in the list ------------------------------------------------------------------
 /** The endpoint's state in words: on, or why it is off. */
 export const stateOf = (endpoint) =>
   endpoint.enabled ? t("webhooks.on") : t(`webhooks.offReason.${endpoint.disabledReason ?? "manual"}`);
-
-/** `node` named `label` for assistive technology, `focus` the key that finds it again after a redraw. */
-const named = (node, label, focus) => {
-  node.setAttribute("aria-label", label);
-  if (focus) node.dataset.focus = focus;
-  return node;
-};
 
 /**
  * An endpoint's line: its URL, when it was added, on or off (and why), its events, and the buttons
@@ -167,12 +148,6 @@ export function endpointItem(endpoint, actions, open) {
 /** The columns of the deliveries table. */
 export const DELIVERY_COLUMNS = ["event", "status", "attempts", "last", "answer", "action"];
 
-/** An instant to the second, in the page's language and the viewer's time zone. */
-const timeOf = (iso) =>
-  new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "medium", timeStyle: "medium" }).format(
-    new Date(iso),
-  );
-
 /** A delivery's status in words: waiting, failed and retried soon, delivered or failed. */
 export const statusOf = (delivery) =>
   t(
@@ -181,28 +156,11 @@ export const statusOf = (delivery) =>
       : `webhooks.status.${delivery.status}`,
   );
 
-/** The header row of the deliveries table. */
-export function deliveryHeader() {
-  const row = element(
-    "tr",
-    {},
-    ...DELIVERY_COLUMNS.map((name) => {
-      const th = element("th", { scope: "col", textContent: t(`webhooks.col.${name}`) });
-      th.setAttribute("role", "columnheader");
-      return th;
-    }),
-  );
-  row.setAttribute("role", "row");
-  return row;
-}
+/** The header row of the deliveries table (a table made like the audit log's). */
+export const deliveryHeader = () => headerRow(DELIVERY_COLUMNS, "webhooks.col");
 
-/** A cell with its column's name (shown beside the value when the table is stacked on a phone). */
-const cell = (name, ...children) => {
-  const node = element("td", {}, element("div", {}, ...children));
-  node.dataset.label = t(`webhooks.col.${name}`);
-  node.setAttribute("role", "cell");
-  return node;
-};
+/** A cell of the column `name`. */
+const cell = (name, ...children) => tableCell(t(`webhooks.col.${name}`), ...children);
 const small = (text, className = "") => element("small", { className, textContent: text });
 
 /** One delivery as a row: `redeliver(delivery, button)` is its button's action. */
@@ -271,6 +229,3 @@ export function showSecret(boxId, { title, warning, secret }) {
     },
   });
 }
-
-/** Forgets the secret shown in `boxId`. */
-export const clearSecret = forgetShown;

@@ -3,34 +3,36 @@
 // endpoints with their events and state (turn off and on, a new secret, delete after a question),
 // a form that adds one after the step-up (the security page's box, shown in this page), the secret
 // shown once with a copy button, and an endpoint's deliveries with a button that sends one again.
-import { isApiError } from "../ui/client.js";
+import {
+  addOrgToolSection,
+  changeAndReload,
+  orgToolCard,
+  orgToolPage,
+  redrawOnChange,
+  steppedUp,
+} from "../ui/list-page.js";
 import {
   $,
-  addSignedInPath,
   cardConfirm,
-  element,
   markField,
+  markFieldset,
   onSubmit,
   render,
   run,
   say,
   show,
-  showError,
   validate,
-  viewSection,
 } from "../ui/page.js";
-import { state, stepUpOpen } from "../ui/state.js";
-import { currentLanguage, plural, t } from "../ui/strings.js";
+import { forgetShown } from "../ui/shown-once.js";
+import { currentLanguage, t } from "../ui/strings.js";
 import { orgCall } from "./organization-calls.js";
 import {
-  clearSecret,
   DELIVERY_PAGE,
   deliveryHeader,
   deliveryRow,
   drawEventChoices,
   endpointItem,
   hookCall,
-  markEvents,
   pickedEvents,
   showSecret,
   syncEventChoices,
@@ -40,21 +42,19 @@ import "./organization-admin.js";
 import { addActiveCard } from "./organizations.js";
 import { renderStepUp } from "./security.js";
 
-const PATH = "/organizations/webhooks";
+/** The page, as ui/list-page.js takes it. */
+const TOOL = {
+  path: "/organizations/webhooks",
+  prefix: "org-webhooks",
+  words: "webhooks",
+  permission: "webhook:manage",
+  heading: "Webhooks",
+};
 const SECRET_BOX = "org-webhooks-secret";
-addSignedInPath(PATH);
 
-document.querySelector("main footer").before(
-  viewSection(
-    "org-webhooks",
-    PATH,
-    `<div class="card">
-      <h1 id="org-webhooks-title">Webhooks</h1>
-      <p class="muted" data-i18n="webhooks.lead"></p>
-      <p><a href="/organizations" data-link data-i18n="webhooks.back">Back</a></p>
-      <p id="org-webhooks-notice" hidden></p>
-    </div>
-    <div id="org-webhooks-tools" hidden>
+addOrgToolSection(
+  TOOL,
+  `
       <div id="${SECRET_BOX}" class="card key-new" hidden></div>
       <div class="card">
         <h2 data-i18n="webhooks.endpoints">Endpoints</h2>
@@ -86,9 +86,8 @@ document.querySelector("main footer").before(
           <button type="submit" data-i18n="webhooks.create">Add the endpoint</button>
         </form>
       </div>
-    </div>`,
-    "view webhooks-view",
-  ),
+    `,
+  "webhooks-view",
 );
 
 /**
@@ -130,43 +129,26 @@ async function refresh() {
   await loadDeliveries();
 }
 
-/** Why the list could not be loaded, as the page's notice (null: an error to show as it is). */
-const NOTICES = { NOT_FOUND: "webhooks.off", PERMISSION_DENIED: "webhooks.denied" };
+/** The organization's name and its endpoints. */
+async function fetchTools(id) {
+  const [detail, list] = await Promise.all([
+    orgCall("GET /organizations/:id", { params: { id } }).catch(() => null),
+    hookCall("GET", "", id),
+  ]);
+  return { name: detail?.organization.name ?? null, items: list.items };
+}
 
-/** The organization's name and its endpoints (and the open one's deliveries), for the visit `key`. */
-async function load(id, key) {
-  try {
-    const [detail, list] = await Promise.all([
-      orgCall("GET /organizations/:id", { params: { id } }).catch(() => null),
-      hookCall("GET", "", id),
-    ]);
-    if (hooks.loadedFor !== key) return;
-    Object.assign(hooks, { name: detail?.organization.name ?? null, items: list.items });
-    if (!openEndpoint()) Object.assign(hooks, { open: null, deliveries: null, more: false });
-    await loadDeliveries().catch(() => {});
-  } catch (error) {
-    if (hooks.loadedFor !== key) return;
-    const notice = isApiError(error) ? NOTICES[error.code] : undefined;
-    if (notice) hooks.notice = notice;
-    else if (error?.status !== 401) showError(error);
-  }
-  render();
+/** Once the endpoints are loaded: the open one's deliveries, if it is still there. */
+async function loaded() {
+  if (!openEndpoint()) Object.assign(hooks, { open: null, deliveries: null, more: false });
+  await loadDeliveries().catch(() => {});
 }
 
 // ---- Actions ----------------------------------------------------------------------------------
 const confirm = cardConfirm("webhooks", "webhooks.yes");
 
 /** An endpoint call, then the lists again (a failure there leaves them as they were); `done` its words. */
-const change = (call, done, options = {}) =>
-  run(
-    async () => {
-      const result = await call();
-      await refresh().catch(() => {});
-      return result;
-    },
-    done,
-    { refresh: false, ...options },
-  );
+const change = changeAndReload(refresh);
 
 const one = (endpoint) => ({ params: { endpointId: endpoint.id } });
 
@@ -189,12 +171,7 @@ const actions = {
   },
   /** A new secret, shown once; it needs the step-up, asked for below first. */
   rotate(endpoint, origin) {
-    if (!stepUpOpen()) {
-      say(t("webhooks.stepUpFirst"), "error");
-      const password = $("step-up").querySelector("[name=password]");
-      (password.offsetParent ? password : origin).focus();
-      return undefined;
-    }
+    if (!steppedUp(origin, t("webhooks.stepUpFirst"))) return undefined;
     return change(
       () => hookCall("POST", "/:endpointId/rotate-secret", hooks.orgId, one(endpoint)),
       t("done.webhookRotated", { url: endpoint.url }),
@@ -266,7 +243,7 @@ onSubmit("org-webhooks-create", (form, values, submitter) => {
   const fieldset = $("org-webhooks-events");
   const events = pickedEvents(fieldset);
   if (events.length === 0) {
-    markEvents(fieldset, t("webhooks.pickEvent"));
+    markFieldset(fieldset, t("webhooks.pickEvent"));
     if (valid) {
       say(t("webhooks.pickEvent"), "error");
       fieldset.querySelector("input").focus();
@@ -294,26 +271,19 @@ onSubmit("org-webhooks-create", (form, values, submitter) => {
 });
 
 // ---- Drawing ----------------------------------------------------------------------------------
-/**
- * The endpoints and the deliveries are drawn again only when what they show changed (or the
- * language did), so a focused button survives the renders of other actions; a button that was
- * replaced hands its focus to the same button of the new list.
- */
-let drawn = "";
-function draw() {
-  const key = JSON.stringify([currentLanguage(), hooks.items, hooks.open, hooks.deliveries, hooks.more]);
-  if (key === drawn) return;
-  drawn = key;
-  const focused = document.activeElement?.dataset?.focus;
-  const items = hooks.items ?? [];
-  $("org-webhooks-list").replaceChildren(
-    ...items.map((endpoint) => endpointItem(endpoint, actions, endpoint.id === hooks.open)),
-  );
-  show("org-webhooks-loading", hooks.items === null);
-  show("org-webhooks-none", hooks.items !== null && items.length === 0);
-  const open = openEndpoint();
-  show("org-webhooks-deliveries", Boolean(open));
-  if (open) {
+/** The endpoints and the deliveries, drawn again only when what they show changed (ui/list-page.js). */
+const drawLists = redrawOnChange(
+  () => [hooks.items, hooks.open, hooks.deliveries, hooks.more],
+  () => {
+    const items = hooks.items ?? [];
+    $("org-webhooks-list").replaceChildren(
+      ...items.map((endpoint) => endpointItem(endpoint, actions, endpoint.id === hooks.open)),
+    );
+    show("org-webhooks-loading", hooks.items === null);
+    show("org-webhooks-none", hooks.items !== null && items.length === 0);
+    const open = openEndpoint();
+    show("org-webhooks-deliveries", Boolean(open));
+    if (!open) return;
     const deliveries = hooks.deliveries ?? [];
     $("org-webhooks-deliveries-title").textContent = t("webhooks.deliveriesTitle", { url: open.url });
     $("org-webhooks-head").replaceChildren(deliveryHeader());
@@ -321,69 +291,34 @@ function draw() {
     show("org-webhooks-table", deliveries.length > 0);
     show("org-webhooks-no-deliveries", hooks.deliveries !== null && deliveries.length === 0);
     show("org-webhooks-more", hooks.more);
-  }
-  if (focused && !document.activeElement?.isConnected)
-    document.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
-}
+  },
+);
 
-let visit = 0;
-let onPage = false;
 /** The language the events' choices were drawn in. */
 let drawnLanguage = "";
 /** The page /organizations/webhooks: loaded once per visit, user and active organization. */
-export function renderWebhooks(view) {
-  const arrived = view === PATH && !onPage;
-  onPage = view === PATH && Boolean(state.me);
-  if (!onPage) {
-    // The secret is shown once: leaving the page forgets it.
-    clearSecret(SECRET_BOX);
-    confirm.close();
-    return;
-  }
-  if (arrived) visit += 1;
-  const active = state.me.activeOrganization;
-  const allowed = Boolean(active?.permissions.includes("webhook:manage"));
-  const key = `${state.me.id}|${active?.id ?? ""}|${visit}`;
-  if (allowed && hooks.loadedFor !== key) {
+export const renderWebhooks = orgToolPage(TOOL, {
+  page: hooks,
+  renderStepUp,
+  start(active) {
     if (hooks.orgId !== active.id) Object.assign(hooks, { open: null, deliveries: null, more: false });
-    Object.assign(hooks, { orgId: active.id, name: null, items: null, notice: "", loadedFor: key });
-    load(active.id, key);
-  }
-  const notice = !active ? "webhooks.noActive" : !allowed ? "webhooks.denied" : hooks.notice;
-  $("org-webhooks-notice").textContent = notice ? t(notice) : "";
-  show("org-webhooks-notice", Boolean(notice));
-  show("org-webhooks-tools", !notice);
-  $("org-webhooks-title").textContent =
-    allowed && hooks.name ? t("webhooks.orgTitle", { name: hooks.name }) : t("webhooks.title");
-  if (notice) return;
-  const confirmed = renderStepUp("org-webhooks-step-up");
-  show("org-webhooks-step-up", !confirmed);
-  show("org-webhooks-create", confirmed);
-  if ($("org-webhooks-events").childElementCount === 0 || drawnLanguage !== currentLanguage()) {
-    drawnLanguage = currentLanguage();
-    drawEventChoices($("org-webhooks-events"));
-  }
-  draw();
-}
+    hooks.items = null;
+  },
+  fetch: fetchTools,
+  loaded,
+  draw() {
+    if ($("org-webhooks-events").childElementCount === 0 || drawnLanguage !== currentLanguage()) {
+      drawnLanguage = currentLanguage();
+      drawEventChoices($("org-webhooks-events"));
+    }
+    drawLists();
+  },
+  leave() {
+    // The secret is shown once: leaving the page forgets it.
+    forgetShown(SECRET_BOX);
+    confirm.close();
+  },
+});
 
 // ---- The organization page's card ------------------------------------------------------------
-const card = element("div", { id: "org-webhooks-card", className: "card", hidden: true });
-card.innerHTML = `
-  <h2 data-i18n="webhooks.title">Webhooks</h2>
-  <p class="muted" data-i18n="webhooks.cardLead"></p>
-  <p id="org-webhooks-card-count" class="muted"></p>
-  <a id="org-webhooks-link" href="${PATH}" class="button secondary" data-link data-i18n="webhooks.link">Open</a>`;
-$("org-active").append(card);
-addActiveCard(
-  async (active) => {
-    // Only for a role that may manage them; a failure (webhooks off: 404) hides the card.
-    const list = active.detail.permissions.includes("webhook:manage")
-      ? await hookCall("GET", "", active.id).catch(() => null)
-      : null;
-    active.webhooks = list ? list.items.length : null;
-  },
-  (active) => {
-    card.hidden = active.webhooks === null || active.webhooks === undefined;
-    if (!card.hidden) $("org-webhooks-card-count").textContent = plural("webhooks.count", active.webhooks);
-  },
-);
+addActiveCard(...orgToolCard(TOOL, (id) => hookCall("GET", "", id).then((list) => list.items.length)));

@@ -10,7 +10,9 @@ import {
   type BrowserFixture,
   type BrowserTests,
   confirmPassword,
+  createActiveOrganization,
   expectSaid,
+  type Lang,
   LOCALES,
   PASSWORD,
   shotAndFit,
@@ -20,18 +22,8 @@ import {
 } from "./fixture.js";
 
 // ---- Issue 47: the audit log of an organization and of the deployment ------------------------
-type Lang = "en" | "de";
 /** The page's words the tests look for, in both languages. */
 const WORDS = {
-  orgCreated: (name: string) => ({
-    en: `Organization “${name}” created.`,
-    de: `Organisation „${name}“ erstellt.`,
-  }),
-  switchTo: (name: string) => ({ en: `Switch to ${name}`, de: `Zu ${name} wechseln` }),
-  switched: (name: string) => ({
-    en: `${name} is now your active organization.`,
-    de: `${name} ist jetzt deine aktive Organisation.`,
-  }),
   changed: { en: "Organization changed", de: "Organisation geändert" },
   created: { en: "Organization created", de: "Organisation erstellt" },
   you: (email: string) => ({ en: `${email} (you)`, de: `${email} (du)` }),
@@ -81,13 +73,8 @@ const cells = (page: Page, prefix: string, index = 0) => rows(page, prefix).nth(
  * `CHANGES` times through the API (each an `organization.updated` entry); returns its id.
  */
 async function organizationWithEntries(f: BrowserFixture, page: Page, lang: Lang) {
-  await page.click('nav a[href="/organizations"]');
   const name = `Audit ${lang} ${f.accounts}`;
-  await page.fill("#org-create [name=name]", name);
-  await page.click("#org-create button[type=submit]");
-  await say(page, lang, WORDS.orgCreated(name));
-  await page.getByRole("button", { name: WORDS.switchTo(name)[lang], exact: true }).click();
-  await say(page, lang, WORDS.switched(name));
+  await createActiveOrganization(page, lang, name);
   const { id, statuses } = await page.evaluate(
     async ({ count, name }) => {
       const me = (await (await fetch("/api/auth/me")).json()) as { activeOrganization: { id: string } };

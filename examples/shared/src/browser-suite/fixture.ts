@@ -34,6 +34,8 @@ export const LOCALES = [
   ["en-US", "en"],
   ["de-DE", "de"],
 ] as const;
+/** A language of the UI. */
+export type Lang = (typeof LOCALES)[number][1];
 
 /** A DOM box as the checks read it (the project's TypeScript has no DOM library). */
 export interface Box {
@@ -78,6 +80,37 @@ export const expectStatus = async (page: Page, lang: string, en: string, de: str
 /** Waits until the status line reads `words` in the page's language (`lang`). */
 export const expectSaid = (page: Page, lang: string, words: { en: string; de: string }) =>
   expectStatus(page, lang, words.en, words.de);
+
+/** The page's words that the tests of several areas look for, in both languages. */
+export const SHARED_WORDS = {
+  orgCreated: (name: string) => ({
+    en: `Organization “${name}” created.`,
+    de: `Organisation „${name}“ erstellt.`,
+  }),
+  switchTo: (name: string) => ({ en: `Switch to ${name}`, de: `Zu ${name} wechseln` }),
+  switched: (name: string) => ({
+    en: `${name} is now your active organization.`,
+    de: `${name} ist jetzt deine aktive Organisation.`,
+  }),
+  invited: (email: string) => ({ en: `Invitation sent to ${email}.`, de: `Einladung an ${email} gesendet.` }),
+  /** The button that closes a secret shown once. */
+  done: { en: "Done, I saved it", de: "Fertig, ich habe es gespeichert" },
+};
+/** On /organizations: makes the organization `name` the active one with its switch. */
+export async function switchOrganization(page: Page, lang: Lang, name: string) {
+  await page.getByRole("button", { name: SHARED_WORDS.switchTo(name)[lang], exact: true }).click();
+  await expectSaid(page, lang, SHARED_WORDS.switched(name));
+}
+/** Opens /organizations, creates an organization with its form (`slug` too, when given) and makes it the active one. */
+export async function createActiveOrganization(page: Page, lang: Lang, name: string, slug?: string) {
+  await page.click('nav a[href="/organizations"]');
+  await page.fill("#org-create [name=name]", name);
+  if (slug !== undefined) await page.fill("#org-create [name=slug]", slug);
+  await page.click("#org-create button[type=submit]");
+  await expectSaid(page, lang, SHARED_WORDS.orgCreated(name));
+  await switchOrganization(page, lang, name);
+}
+
 /** True when nothing on the page is wider than the viewport. */
 export const fitsViewport = (page: Page) =>
   page

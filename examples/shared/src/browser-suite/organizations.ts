@@ -4,30 +4,23 @@ import {
   accessibilityFindings,
   type BrowserFixture,
   type BrowserTests,
+  createActiveOrganization,
   expectHuman,
   expectSaid,
+  type Lang,
   LOCALES,
   PASSWORD,
+  SHARED_WORDS,
   shotAndFit,
   status,
+  switchOrganization,
   visible,
   withTimeout,
 } from "./fixture.js";
 
 // ---- Issue 44: organizations, invitations, roles and the app's demo route ------------------------
-type Lang = "en" | "de";
-/** The page's words the tests look for, in both languages. */
+/** The page's words the tests look for, in both languages (besides fixture.ts's `SHARED_WORDS`). */
 const WORDS = {
-  created: (name: string) => ({
-    en: `Organization “${name}” created.`,
-    de: `Organisation „${name}“ erstellt.`,
-  }),
-  switchTo: (name: string) => ({ en: `Switch to ${name}`, de: `Zu ${name} wechseln` }),
-  switched: (name: string) => ({
-    en: `${name} is now your active organization.`,
-    de: `${name} ist jetzt deine aktive Organisation.`,
-  }),
-  invited: (email: string) => ({ en: `Invitation sent to ${email}.`, de: `Einladung an ${email} gesendet.` }),
   joined: (name: string) => ({
     en: `You joined ${name} as member.`,
     de: `Du bist ${name} als Mitglied beigetreten.`,
@@ -62,12 +55,7 @@ const say = expectSaid;
 
 /** On /organizations: creates an organization with the form and makes it the active one with its switch. */
 async function createAndSwitch(page: Page, lang: Lang, name: string) {
-  await page.click('nav a[href="/organizations"]');
-  await page.fill("#org-create [name=name]", name);
-  await page.click("#org-create button[type=submit]");
-  await say(page, lang, WORDS.created(name));
-  await page.getByRole("button", { name: WORDS.switchTo(name)[lang], exact: true }).click();
-  await say(page, lang, WORDS.switched(name));
+  await createActiveOrganization(page, lang, name);
   await expect.poll(() => page.locator("#org-active-title").textContent()).toContain(name);
 }
 
@@ -142,8 +130,7 @@ async function acceptAndTry(f: BrowserFixture, page: Page, lang: Lang, link: str
   await say(page, lang, WORDS.joined(name));
   expect((await mine()).items).toHaveLength(1);
   await page.click("#invitation-next");
-  await page.getByRole("button", { name: WORDS.switchTo(name)[lang], exact: true }).click();
-  await say(page, lang, WORDS.switched(name));
+  await switchOrganization(page, lang, name);
   expect(await projects(page, "read", "allowed")).toContain("HTTP 200");
   expect(await projects(page, "write", "refused")).toContain("HTTP 403, PERMISSION_DENIED");
   expectHuman(await status(page).textContent());
@@ -166,7 +153,7 @@ export const organizationsTests: BrowserTests = {
           await ownerPage.fill("#org-invite [name=email]", invited);
           await ownerPage.selectOption("#org-invite [name=role]", "member");
           await ownerPage.click("#org-invite button[type=submit]");
-          await say(ownerPage, lang, WORDS.invited(invited));
+          await say(ownerPage, lang, SHARED_WORDS.invited(invited));
           await expect.poll(() => ownerPage.locator("#org-pending li").textContent()).toContain(invited);
           await shotAndFit(f, ownerPage, `44a-owner-${lang}`);
           await f.signInAndWait(invitedPage, invited);
@@ -274,8 +261,7 @@ export const organizationsTests: BrowserTests = {
           const name = await organizationWithMember(f, page, owner, member, pending);
           await f.signInAndWait(page, owner);
           await page.click('nav a[href="/organizations"]');
-          await page.getByRole("button", { name: WORDS.switchTo(name)[lang], exact: true }).click();
-          await say(page, lang, WORDS.switched(name));
+          await switchOrganization(page, lang, name);
           await page.getByRole("button", { name: WORDS.revokeFor(pending)[lang] }).click();
           await expect.poll(() => visible(page, "#org-confirm")).toBe(true);
           await page.click("#org-confirm button.danger");

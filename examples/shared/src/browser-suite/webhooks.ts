@@ -6,29 +6,23 @@ import {
   type BrowserFixture,
   type BrowserTests,
   confirmPassword,
+  createActiveOrganization,
   expectHuman,
   expectSaid,
+  type Lang,
   LOCALES,
   PASSWORD,
+  SHARED_WORDS,
   shotAndFit,
   status,
+  switchOrganization,
   visible,
   withTimeout,
 } from "./fixture.js";
 
 // ---- Issue 47: an organization's webhook endpoints, with a real receiver --------------------------
-type Lang = "en" | "de";
-/** The page's words the tests look for, in both languages. */
+/** The page's words the tests look for, in both languages (besides fixture.ts's `SHARED_WORDS`). */
 const WORDS = {
-  orgCreated: (name: string) => ({
-    en: `Organization “${name}” created.`,
-    de: `Organisation „${name}“ erstellt.`,
-  }),
-  switchTo: (name: string) => ({ en: `Switch to ${name}`, de: `Zu ${name} wechseln` }),
-  switched: (name: string) => ({
-    en: `${name} is now your active organization.`,
-    de: `${name} ist jetzt deine aktive Organisation.`,
-  }),
   title: (name: string) => ({ en: `Webhooks of ${name}`, de: `Webhooks von ${name}` }),
   created: (url: string) => ({
     en: `Endpoint ${url} added. Copy its secret now: it is shown only this once.`,
@@ -36,8 +30,6 @@ const WORDS = {
   }),
   copy: { en: "Copy the secret", de: "Geheimnis kopieren" },
   copied: { en: "The secret is on the clipboard.", de: "Das Geheimnis ist in der Zwischenablage." },
-  done: { en: "Done, I saved it", de: "Fertig, ich habe es gespeichert" },
-  invited: (email: string) => ({ en: `Invitation sent to ${email}.`, de: `Einladung an ${email} gesendet.` }),
   deliveriesFor: (url: string) => ({ en: `Deliveries to ${url}`, de: `Zustellungen an ${url}` }),
   memberInvited: { en: "Member invited", de: "Mitglied eingeladen" },
   delivered: { en: "Delivered", de: "Zugestellt" },
@@ -97,12 +89,7 @@ const clipboard = (page: Page) =>
 
 /** Creates an organization with the page's form, makes it active and opens its webhooks page from its card. */
 async function openWebhooksOfNew(page: Page, lang: Lang, name: string) {
-  await page.click('nav a[href="/organizations"]');
-  await page.fill("#org-create [name=name]", name);
-  await page.click("#org-create button[type=submit]");
-  await say(page, lang, WORDS.orgCreated(name));
-  await page.getByRole("button", { name: WORDS.switchTo(name)[lang], exact: true }).click();
-  await say(page, lang, WORDS.switched(name));
+  await createActiveOrganization(page, lang, name);
   await expect.poll(() => visible(page, "#org-webhooks-link")).toBe(true);
   await page.click("#org-webhooks-link");
   await expect.poll(() => new URL(page.url()).pathname).toBe("/organizations/webhooks");
@@ -154,7 +141,7 @@ async function inviteInPage(page: Page, lang: Lang, email: string, there = async
   await page.click('nav a[href="/organizations"]');
   await page.fill("#org-invite [name=email]", email);
   await page.click("#org-invite button[type=submit]");
-  await say(page, lang, WORDS.invited(email));
+  await say(page, lang, SHARED_WORDS.invited(email));
   await there();
   await page.click("#org-webhooks-link");
   await expect.poll(() => visible(page, "#org-webhooks-tools")).toBe(true);
@@ -230,7 +217,7 @@ async function manageEndpoint(
   await page.check(`#org-webhooks-events input[value="*"]`);
   expect(await page.locator(`#org-webhooks-events input[value="member.joined"]`).isDisabled()).toBe(true);
   const first = await addEndpoint(f, page, context, lang, url, []);
-  await page.getByRole("button", { name: WORDS.done[lang], exact: true }).click();
+  await page.getByRole("button", { name: SHARED_WORDS.done[lang], exact: true }).click();
   await expect.poll(() => visible(page, "#org-webhooks-secret")).toBe(false);
   expect(await page.content()).not.toContain(first);
   const item = page.locator("#org-webhooks-list li");
@@ -402,8 +389,7 @@ export const webhooksTests: BrowserTests = {
         await f.inNewPage({ locale }, async (page) => {
           await f.signInAndWait(page, member);
           await page.click('nav a[href="/organizations"]');
-          await page.getByRole("button", { name: WORDS.switchTo(name)[lang], exact: true }).click();
-          await say(page, lang, WORDS.switched(name));
+          await switchOrganization(page, lang, name);
           expect(await visible(page, "#org-webhooks-card")).toBe(false);
           await page.goto(`${f.base}/organizations/webhooks`);
           await expect
@@ -428,12 +414,7 @@ export const webhooksTests: BrowserTests = {
             await page.click("#login button[type=submit]");
             await expect.poll(() => page.locator("#me-email").textContent()).toBe(owner);
             const name = `Off ${lang} ${f.accounts}`;
-            await page.click('nav a[href="/organizations"]');
-            await page.fill("#org-create [name=name]", name);
-            await page.click("#org-create button[type=submit]");
-            await say(page, lang, WORDS.orgCreated(name));
-            await page.getByRole("button", { name: WORDS.switchTo(name)[lang], exact: true }).click();
-            await say(page, lang, WORDS.switched(name));
+            await createActiveOrganization(page, lang, name);
             // The owner holds webhook:manage, but the routes answer 404: no card.
             await expect.poll(() => visible(page, "#org-audit-card")).toBe(true);
             expect(await visible(page, "#org-webhooks-card")).toBe(false);
