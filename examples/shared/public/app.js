@@ -97,13 +97,23 @@ window.addEventListener("storage", (event) => {
   if (event.key === WAITS_CLEARED_KEY) releaseWaits();
 });
 
+/** Codes a refused single sign-on step-up comes back with that have words of their own. */
+const STEP_UP_REFUSALS = /^(SSO_[A-Z_]+|IDENTITY_PROVIDER_MISMATCH)$/;
+
 /**
  * Back from an identity provider: the callback redirected here with what happened. An enterprise
- * sign-in (SSO) comes back to /login with `?error=<code>`, said in words of its own.
+ * sign-in (SSO) comes back to /login with `?error=<code>`, said in words of its own; a refused SSO
+ * step-up comes back to the page it started on, still signed in, and its SSO codes are said so too.
  */
 function backFromProvider(query) {
-  if (query.has("error"))
-    say(location.pathname === "/login" ? ssoErrorWords(query.get("error")) : t("error.provider"), "error");
+  const code = query.get("error");
+  if (code !== null)
+    say(
+      location.pathname === "/login" || STEP_UP_REFUSALS.test(code)
+        ? ssoErrorWords(code)
+        : t("error.provider"),
+      "error",
+    );
   if (query.get("linked")) say(t("done.linked", { name: query.get("linked") }));
   if (query.get("stepUp") === "1") say(stepUpDone());
   if (query.get("twoFactor") === "login")

@@ -6,10 +6,13 @@ import {
   type BrowserFixture,
   type BrowserTests,
   confirmPassword,
+  createActiveOrganization,
   expectHuman,
   expectSaid,
+  type Lang,
   LOCALES,
   PASSWORD,
+  SHARED_WORDS,
   shotAndFit,
   signedInAs,
   status,
@@ -18,18 +21,8 @@ import {
 } from "./fixture.js";
 
 // ---- Issue 48: an organization's enterprise sign-in (SAML), with a real identity provider -------
-type Lang = "en" | "de";
-/** The page's words the tests look for, in both languages. */
+/** The page's words the tests look for, in both languages (besides fixture.ts's `SHARED_WORDS`). */
 const WORDS = {
-  orgCreated: (name: string) => ({
-    en: `Organization “${name}” created.`,
-    de: `Organisation „${name}“ erstellt.`,
-  }),
-  switchTo: (name: string) => ({ en: `Switch to ${name}`, de: `Zu ${name} wechseln` }),
-  switched: (name: string) => ({
-    en: `${name} is now your active organization.`,
-    de: `${name} ist jetzt deine aktive Organisation.`,
-  }),
   title: (name: string) => ({ en: `Single sign-on of ${name}`, de: `Single Sign-on von ${name}` }),
   claimed: (domain: string) => ({
     en: `${domain} is claimed. Add its TXT record, then verify it.`,
@@ -49,7 +42,6 @@ const WORDS = {
     en: "Connection added. Copy its SCIM token now: it is shown only this once.",
     de: "Verbindung hinzugefügt. Kopiere jetzt ihr SCIM-Token: Es wird nur dieses eine Mal gezeigt.",
   },
-  done: { en: "Done, I saved it", de: "Fertig, ich habe es gespeichert" },
   going: { en: "On to your organization's sign-in …", de: "Weiter zur Anmeldung deiner Organisation …" },
   notVerified: {
     en: "Your address's domain is not verified for this organization's single sign-on. Ask the organization's administrator.",
@@ -60,6 +52,11 @@ const WORDS = {
     de: "Für diese Adresse oder Organisation ist kein Single Sign-on eingerichtet.",
   },
   confirmWithSso: { en: "Confirm with single sign-on", de: "Mit Single Sign-on bestätigen" },
+  // ssoError.IDENTITY_PROVIDER_MISMATCH of the page's words.
+  someoneElse: {
+    en: "Someone else logged in at the identity provider, so nothing was confirmed. Log in there as yourself.",
+    de: "Beim Identitätsanbieter hat sich jemand anderes angemeldet, daher wurde nichts bestätigt. Melde dich dort mit deinem eigenen Konto an.",
+  },
   stepUpDone: {
     en: "Confirmed: you can change security settings for a few minutes.",
     de: "Bestätigt: du kannst die Sicherheitseinstellungen einige Minuten lang ändern.",
@@ -84,13 +81,7 @@ interface SsoOrganization {
 
 /** Creates the organization with the page's form, makes it active and opens its single sign-on page from its card. */
 async function openSsoOfNew(page: Page, lang: Lang, org: SsoOrganization) {
-  await page.click('nav a[href="/organizations"]');
-  await page.fill("#org-create [name=name]", org.name);
-  await page.fill("#org-create [name=slug]", org.slug);
-  await page.click("#org-create button[type=submit]");
-  await say(page, lang, WORDS.orgCreated(org.name));
-  await page.getByRole("button", { name: WORDS.switchTo(org.name)[lang], exact: true }).click();
-  await say(page, lang, WORDS.switched(org.name));
+  await createActiveOrganization(page, lang, org.name, org.slug);
   await expect.poll(() => visible(page, "#org-sso-link")).toBe(true);
   await page.click("#org-sso-link");
   await expect.poll(() => new URL(page.url()).pathname).toBe("/organizations/sso");
@@ -156,7 +147,7 @@ async function addConnection(page: Page, lang: Lang, idp: TestSamlIdp, domain: s
   await page.click("#org-sso-create button[type=submit]");
   await say(page, lang, WORDS.created);
   expect(await page.locator("#org-sso-token-value").inputValue()).toMatch(/^scim_[\w-]{40,}$/);
-  await page.getByRole("button", { name: WORDS.done[lang], exact: true }).click();
+  await page.getByRole("button", { name: SHARED_WORDS.done[lang], exact: true }).click();
   await expect.poll(() => visible(page, "#org-sso-token")).toBe(false);
   const item = page.locator("#org-sso-list li");
   await expect.poll(() => item.count()).toBe(1);
@@ -209,15 +200,23 @@ async function signInWithSso(
 
 /**
  * The member SSO made (no password) creates an API key: the step-up box offers single sign-on and
- * no password form; the browser logs in at the identity provider again (it is asked for a fresh
- * login) and comes back to the API keys page confirmed, where the form now creates the key.
+ * no password form. A colleague logs in at the identity provider: the browser comes back to the
+ * API keys page, still signed in and not confirmed, and the page says why. Then the member logs
+ * in there again (asked for a fresh login) and comes back confirmed, where the form now creates
+ * the key.
  */
-async function createKeyAfterSsoStepUp(page: Page, lang: Lang) {
+async function createKeyAfterSsoStepUp(page: Page, lang: Lang, idp: TestSamlIdp, email: string) {
   await page.click('nav a[href="/api-keys"]');
   const confirm = page.getByRole("button", { name: WORDS.confirmWithSso[lang], exact: true });
   await expect.poll(() => confirm.isVisible()).toBe(true);
   expect(await visible(page, "#keys-step-up #step-up")).toBe(false);
   expect(await visible(page, "#keys-create")).toBe(false);
+  await idp.setUser(`eve-${email}`);
+  await confirm.click();
+  await say(page, lang, WORDS.someoneElse);
+  expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/api-keys");
+  expect(await visible(page, "#keys-create")).toBe(false);
+  await idp.setUser(email);
   await confirm.click();
   await say(page, lang, WORDS.stepUpDone);
   expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/api-keys");
@@ -231,7 +230,7 @@ async function createKeyAfterSsoStepUp(page: Page, lang: Lang) {
 
 /** The browser tests of this area, by name. */
 export const ssoTests: BrowserTests = {
-  "ui (48) - single sign-on: an owner claims and verifies a domain (its TXT record published), is refused an OpenID Connect issuer on http under its field, adds a SAML connection from the identity provider's metadata and registers the page's ACS URL there; a new browser signs in with SSO through the identity provider and is a member, a foreign address is refused in words, and confirms creating an API key with single sign-on (the identity provider again), in English and German at 375 and 1280 px":
+  "ui (48) - single sign-on: an owner claims and verifies a domain (its TXT record published), is refused an OpenID Connect issuer on http under its field, adds a SAML connection from the identity provider's metadata and registers the page's ACS URL there; a new browser signs in with SSO through the identity provider and is a member, a foreign address is refused in words, and confirms creating an API key with single sign-on (the identity provider again; a colleague's login there is refused in words, still signed in), in English and German at 375 and 1280 px":
     withTimeout(90_000, async (f) => {
       const idp = await startTestSamlIdp({
         entityId: "urn:placeholder",
@@ -256,7 +255,7 @@ export const ssoTests: BrowserTests = {
           })();
           await f.inNewPage({ locale }, async (page) => {
             await signInWithSso(f, page, lang, idp, org);
-            await createKeyAfterSsoStepUp(page, lang);
+            await createKeyAfterSsoStepUp(page, lang, idp, `ada-${lang}@${org.domain}`);
           })();
         }
       } finally {
