@@ -19,8 +19,9 @@
 // per login (its `process.cpuUsage()`, argon2's threads included) over the window and, on the
 // webhook side, until the receiver caught up; the store calls, their mean wall time and the wire
 // round trips per login (every store method wrapped; each SQL statement the pg driver sends, each
-// Redis command), the engine's until it caught up included; and the engine's time from an
-// `advance` to the next `recordAttempt` (the secret opened, the message signed and sent).
+// Redis command), the engine's until it caught up included. A third server, the audit log on and
+// no webhooks (`stores.auditLog` only), is measured in the same rounds (WH_AUDIT_SIDE=0 leaves it
+// out): its ratio to the plain side splits what the audit log costs from what the deliveries do.
 //
 //   pnpm --filter portcullis-bench webhooks-login   (builds what it needs)
 //   pnpm -r --filter "./packages/*" build && node bench/webhooks-login.mjs   (from the root)
@@ -48,6 +49,8 @@ const SECONDS = Number(process.env.WH_SECONDS ?? 4);
 const STORES = (process.env.WH_STORES ?? "postgres,memory,redis").split(",");
 /** `plain` or `webhooks`: load only that side (for a profile of it); no ratio then. */
 const ONLY = process.env.WH_ONLY;
+/** Whether the audit-only side is measured too. */
+const AUDIT_SIDE = process.env.WH_AUDIT_SIDE !== "0" && !ONLY;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const figure = (values, f) => (values.length === 0 ? "—" : f(median(values)));
 const psql = (text) =>
@@ -206,6 +209,7 @@ async function measure(kind, node) {
   try {
     servers.plain = await startSide(kind, "plain", node);
     servers.webhooks = await startSide(kind, "webhooks", node);
+    if (AUDIT_SIDE) servers.audit = await startSide(kind, "audit", node);
     const { secret } = await getJson(`${servers.webhooks.url}/bench/endpoint`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -223,9 +227,10 @@ async function measure(kind, node) {
       received: () => receiver.counts().distinct,
       events: async () => (await getJson(`${servers.webhooks.url}/bench/counts`)).events,
     };
-    const windows = { plain: [], webhooks: [] };
+    const windows = { plain: [], webhooks: [], audit: [] };
+    const sides = AUDIT_SIDE ? ["plain", "audit", "webhooks"] : ["plain", "webhooks"];
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? ["plain", "webhooks"] : ["webhooks", "plain"];
+      const order = round % 2 === 0 ? sides : [...sides].reverse();
       for (const side of order.filter((name) => !ONLY || name === ONLY))
         windows[side].push(await measureWindow(servers, side, sync, round === 0 ? 2 : 0));
     }
@@ -246,6 +251,9 @@ async function measure(kind, node) {
           : median(of("webhooks", "rps").map((rps, round) => rps / windows.plain[round].rps)).toFixed(3),
         "CPU µs/login without / with / with to caught-up": `${rounded("plain", "cpu")} / ${rounded("webhooks", "cpu")} / ${rounded("webhooks", "cpuAll")}`,
         "CPU ratio (window / to caught-up)": `${ratio(of("plain", "cpu"), of("webhooks", "cpu"))} / ${ratio(of("plain", "cpu"), of("webhooks", "cpuAll"))}`,
+        "audit log only: ratio, CPU ratio": AUDIT_SIDE
+          ? `${ratio(of("audit", "rps"), of("plain", "rps"))}, ${ratio(of("plain", "cpu"), of("audit", "cpu"))}`
+          : "—",
         "rounds without / with": `${of("plain", "rps").map(Math.round).join(" ")} / ${of("webhooks", "rps").map(Math.round).join(" ")}`,
       },
       delivery: {

@@ -1,8 +1,9 @@
 // The server of bench/webhooks-login.mjs (a child process, WH_SERVE=<memory|redis|postgres> and
-// WH_SIDE=<plain|webhooks>): an Express app with `createAuthRouter`, USERS users and the admin
-// sharing one argon2id hash of PASSWORD (the core's default parameters), every store method
+// WH_SIDE=<plain|audit|webhooks>): an Express app with `createAuthRouter`, USERS users and the
+// admin sharing one argon2id hash of PASSWORD (the core's default parameters), every store method
 // wrapped with a counter and a timer, and the bench's own routes (/bench/*). The plain side has
-// no `stores.auditLog`, `stores.webhooks` nor `webhooks` option; otherwise the two are the same.
+// no `stores.auditLog`, `stores.webhooks` nor `webhooks` option, the audit side only
+// `stores.auditLog`; otherwise the three are the same.
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -28,15 +29,10 @@ function methodNames(store) {
 
 /**
  * Wraps each store's methods in place (identity kept) with a counter `<store>.<method>` and the
- * wall time until each call settled, summed in `times` (`{ ms, n }`). Also the webhook engine's time between an
- * `advance` that settled and the next `recordAttempt` (opening the secret, signing, the HTTP
- * attempt): `send, first of a round` when a `listEndpoints` came between (a round opens the
- * endpoint's secret again), else `send, later`.
+ * wall time until each call settled, summed in `times` (`{ ms, n }`).
  */
 function countStoreCalls(stores, counts, times) {
   const wrapped = new Set();
-  let advanced = null;
-  let newRound = false;
   const time = (name, ms) => {
     const entry = times[name] ?? { ms: 0, n: 0 };
     times[name] = { ms: entry.ms + ms, n: entry.n + 1 };
@@ -50,17 +46,7 @@ function countStoreCalls(stores, counts, times) {
       store[method] = function counted(...args) {
         counts[counter] = (counts[counter] ?? 0) + 1;
         const start = performance.now();
-        if (counter === "webhooks.listEndpoints") newRound = true;
-        if (counter === "webhooks.recordAttempt" && advanced !== null) {
-          time(newRound ? "send, first of a round" : "send, later", start - advanced);
-          advanced = null;
-          newRound = false;
-        }
-        const settled = () => {
-          const end = performance.now();
-          time(counter, end - start);
-          if (counter === "webhooks.advance") advanced = end;
-        };
+        const settled = () => time(counter, performance.now() - start);
         const result = original.apply(this, args);
         if (result instanceof Promise) result.then(settled, settled);
         else settled();
@@ -70,7 +56,10 @@ function countStoreCalls(stores, counts, times) {
   }
 }
 
-/** The stores of `kind` for `side` (the plain side without auditLog and webhooks), and a `close()`. */
+/**
+ * The stores of `kind` for `side`: the plain side without auditLog and webhooks, the audit side
+ * with the audit log only, the webhook side with both; and a `close()`.
+ */
 async function openStores(kind, side, counts) {
   const { createMemoryStores } = await fromRoot("packages/store-memory/dist/index.js");
   const memory = createMemoryStores({ sweepIntervalMs: 0 });
@@ -121,7 +110,8 @@ async function openStores(kind, side, counts) {
     close = () => db.destroy();
   }
   const { auditLog, webhooks, ...rest } = all;
-  return { stores: side === "webhooks" ? { ...rest, auditLog, webhooks } : rest, close };
+  const sides = { plain: rest, audit: { ...rest, auditLog }, webhooks: { ...rest, auditLog, webhooks } };
+  return { stores: sides[side], close };
 }
 
 /** USERS users (`user<i>@…`) and the admin, all with one argon2id hash of PASSWORD (default parameters). */

@@ -12,6 +12,16 @@ describe("webhook signing", () => {
     expect(newWebhookSecret()).not.toBe(secret);
   });
 
+  it("signWebhook - the same signature, byte for byte, as the standardwebhooks package's own sign", () => {
+    const bodies = [body, JSON.stringify({ data: { name: "Zoë 🚀 Ünïcødé", empty: "" } }), ""];
+    for (const [n, text] of bodies.entries()) {
+      const secret = newWebhookSecret();
+      const at = Date.UTC(2026, 10, 30, 12, 0, n);
+      const headers = signWebhook({ id: `e${n}`, timestampMs: at + 999, body: text, secrets: [secret] });
+      expect(headers["webhook-signature"]).toBe(new Webhook(secret).sign(`e${n}`, new Date(at), text));
+    }
+  });
+
   it("signWebhook - a receiver verifies the message with the secret, id and timestamp in the headers", () => {
     const secret = newWebhookSecret();
     const now = Date.now();

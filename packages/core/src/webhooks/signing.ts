@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { Webhook } from "standardwebhooks";
+import { createHmac, randomBytes } from "node:crypto";
 import type { WebhookSecret } from "../ports/webhook-store.js";
 
 /** The Standard Webhooks headers of one message. */
@@ -25,6 +24,10 @@ export function secretsInUse(secrets: readonly WebhookSecret[], now: number): We
   return secrets.filter((secret) => secret.expiresAt === null || secret.expiresAt > now);
 }
 
+/** The HMAC key of a `whsec_…` secret: the base64 after the prefix, decoded. */
+const secretKey = (secret: string) =>
+  Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");
+
 /**
  * Signs `body` as message `id` at `timestampMs` with each of `secrets` (plain `whsec_…` values),
  * so a receiver that knows any one of them verifies it (during a rotation, the old and the new).
@@ -36,11 +39,17 @@ export function signWebhook(message: {
   secrets: readonly string[];
 }): WebhookSignatureHeaders {
   if (message.secrets.length === 0) throw new TypeError("a webhook needs at least one secret to sign with");
-  const at = new Date(Math.floor(message.timestampMs / 1000) * 1000);
-  const signatures = message.secrets.map((secret) => new Webhook(secret).sign(message.id, at, message.body));
+  const timestamp = String(Math.floor(message.timestampMs / 1000));
+  // The Standard Webhooks scheme, with node:crypto's HMAC (the `standardwebhooks` package signs
+  // the same bytes with a JavaScript SHA-256, 6 times slower; the tests verify with the package):
+  // HMAC-SHA-256 of `<id>.<timestamp>.<body>` under the secret's base64-decoded bytes.
+  const signed = `${message.id}.${timestamp}.${message.body}`;
+  const signatures = message.secrets.map(
+    (secret) => `v1,${createHmac("sha256", secretKey(secret)).update(signed).digest("base64")}`,
+  );
   return {
     "webhook-id": message.id,
-    "webhook-timestamp": String(Math.floor(message.timestampMs / 1000)),
+    "webhook-timestamp": timestamp,
     "webhook-signature": signatures.join(" "),
   };
 }
