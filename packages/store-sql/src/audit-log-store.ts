@@ -1,6 +1,6 @@
 import type { AuditDraft, AuditEntry, AuditLinks, AuditLogStore, AuditQuery } from "@portcullis/core";
 import { sql } from "kysely";
-import { type AnyKysely, inTransaction, type SqlContext, toNumber } from "./context.js";
+import { type AnyKysely, insertInChunks, inTransaction, type SqlContext, toNumber } from "./context.js";
 import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 
 /** A row of `<prefix>audit_log`; `seq` and `at` come back as strings from PostgreSQL's bigint. */
@@ -33,9 +33,6 @@ const DEPLOYMENT_CHAIN = "";
 
 /** The most entries one listing returns (`AuditQuery.limit`). */
 const MAX_LISTED = 1000;
-
-/** Entries one INSERT writes at most: 15 parameters each, well under every dialect's limit. */
-const INSERT_BATCH_ROWS = 500;
 
 const toRow = (entry: AuditEntry): AuditRow => ({
   seq: entry.seq,
@@ -153,17 +150,14 @@ function placeDrafts(
   });
 }
 
-/** Writes `entries` (in batches of `INSERT_BATCH_ROWS`) and the new `heads`, in `trx`. */
+/** Writes `entries` (`insertInChunks`) and the new `heads`, in `trx`. */
 async function writeEntries(
   { dialect, tables }: SqlContext,
   trx: AnyKysely,
   entries: AuditEntry[],
   heads: Map<string, Head>,
 ) {
-  for (let start = 0; start < entries.length; start += INSERT_BATCH_ROWS) {
-    const rows = entries.slice(start, start + INSERT_BATCH_ROWS).map(toRow);
-    await trx.insertInto(tables.auditLog).values(rows).execute();
-  }
+  await insertInChunks(trx, tables.auditLog, entries.map(toRow));
   // Every row exists and is locked: the upsert only ever updates, all heads in one statement.
   const rows = [...heads].map(([chain, { seq, hash }]) => ({ chain, seq, hash }));
   const insert = trx.insertInto(tables.auditHeads).values(rows);

@@ -1,5 +1,5 @@
 import type { WebhookStore } from "@portcullis/core";
-import { type AnyKysely, inTransaction, type SqlContext } from "./context.js";
+import { type AnyKysely, insertInChunks, inTransaction, type SqlContext } from "./context.js";
 import { RELAXED_COMMIT, relaxesCommit } from "./cooldown-store.js";
 import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 import { endpointCreation } from "./webhook-creation.js";
@@ -15,12 +15,6 @@ import {
 
 /** The most deliveries one listing returns (`listDeliveries`' `limit`). */
 const MAX_LISTED = 1000;
-
-/**
- * The most deliveries one INSERT writes: 13 columns each stays far below SQLite's 32,766 bound
- * parameters (and PostgreSQL's and MySQL's 65,535).
- */
-const INSERT_ROWS = 500;
 
 /** Thrown inside a lease's transaction to roll it back: the write was refused. */
 const REFUSED = Symbol("refused");
@@ -120,13 +114,7 @@ function leaseMethods(
           : { cursor: to };
         if (!(await updateUnderLease(trx, underLease, endpointId, lease, set, { cursor: from })))
           return false;
-        // One multi-row INSERT for the batch's deliveries (chunked below the dialects' bound-parameter limits).
-        for (let at = 0; at < added.length; at += INSERT_ROWS) {
-          await trx
-            .insertInto(deliveries)
-            .values(added.slice(at, at + INSERT_ROWS).map(deliveryRow))
-            .execute();
-        }
+        await insertInChunks(trx, deliveries, added.map(deliveryRow));
         return true;
       }),
 
@@ -306,7 +294,7 @@ function deliveryMethods(context: SqlContext, sweepBatchRows: number): DeliveryM
  * transaction (READ COMMITTED on PostgreSQL and MySQL) whose first statement is the conditional
  * UPDATE of the endpoint's row (lease held and not expired; for `advance`, the cursor still at
  * `from`; for `advance` with `disable`, the endpoint disabled in the same UPDATE): only when it
- * matched do the deliveries' inserts (one multi-row INSERT per 500) or the delivery's update
+ * matched do the deliveries' inserts (`insertInChunks`) or the delivery's update
  * follow; otherwise, or when a delivery is not the endpoint's, the transaction is rolled back and
  * the call resolves to false. The endpoint's row is always locked before a delivery's, by every write, so they never
  * wait for each other in a cycle. `sweepDeliveries` deletes finished deliveries in batches of
