@@ -29,7 +29,8 @@
 // Env: WH_ROUNDS (default 5), WH_SECONDS (window, default 4), WH_STORES (default
 // postgres,memory,redis), WH_ONLY (plain or webhooks: load only that side, for a profile; no
 // ratio), WH_NODE_ARGS (extra arguments of the servers' Node, e.g. "--cpu-prof
-// --cpu-prof-dir=bench/.tmp"), BENCH_PG_URL (default the local server; a database per side,
+// --cpu-prof-dir=bench/.tmp"), WH_GATHER_MS (the webhook side's `webhooks.gatherMs`; default the
+// core's), BENCH_PG_URL (default the local server; a database per side,
 // created through psql and dropped at the end), BENCH_REDIS_URL (users in memory, the rest in
 // Redis under a key prefix per side, deleted at the end), BENCH_NODE (the servers' Node;
 // otherwise Node 22 as `pnpm bench` picks it).

@@ -153,6 +153,7 @@ async function serve(kind, side) {
   let logins = 0;
   let inFlight = 0;
   const whenDrained = [];
+  const gather = () => (process.env.WH_GATHER_MS ? { gatherMs: Number(process.env.WH_GATHER_MS) } : {});
   const auth = core.createAuth({
     secret: SECRET,
     stores,
@@ -163,7 +164,8 @@ async function serve(kind, side) {
     onEvent: () => {
       events += 1;
     },
-    ...(side === "webhooks" ? { webhooks: { allowPrivateNetworks: true } } : {}),
+    // WH_GATHER_MS: the engine's `gatherMs` (its default when unset), for an A/B of the gathering.
+    ...(side === "webhooks" ? { webhooks: { allowPrivateNetworks: true, ...gather() } } : {}),
   });
   await auth.ready();
   countStoreCalls(stores, counts, times);

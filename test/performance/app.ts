@@ -1,6 +1,5 @@
 // The Auth the round-trip test measures, and requests to it in process through the core's HTTP
 // handler (no server, no sockets: only the stores' own round trips happen).
-import { createHash, randomBytes } from "node:crypto";
 import {
   type Auth,
   createArgon2Hasher,
@@ -98,34 +97,4 @@ export async function expectStatus(
   if (response.status !== status)
     throw new Error(`${sent.method} ${sent.url}: ${response.status} (expected ${status}) ${text}`);
   return { body: text ? (JSON.parse(text) as Record<string, unknown>) : null, response };
-}
-
-/** A SCIM connection of `organizationId` for `domain` (claimed, verified), stored straight into the SSO store: its token. */
-export async function scimConnection(auth: Auth, stores: TestStores, organizationId: string, domain: string) {
-  const token = `scim_${randomBytes(32).toString("base64url")}`;
-  const now = auth.clock.now();
-  await stores.sso.claimSsoDomain({
-    organizationId,
-    domain,
-    verificationToken: randomBytes(8).toString("hex"),
-    verifiedAt: null,
-    createdAt: now,
-  });
-  await stores.sso.verifySsoDomain(organizationId, domain, now);
-  const created = await stores.sso.createSsoConnection({
-    id: `conn-${randomBytes(6).toString("hex")}`,
-    organizationId,
-    type: "saml",
-    saml: { entityId: "urn:test:idp", ssoUrl: "https://idp.example.test/sso", certificates: ["unused"] },
-    oidc: null,
-    defaultRole: "member",
-    domains: [domain],
-    ssoRequired: false,
-    idpInitiated: false,
-    scimTokenHash: createHash("sha256").update(token).digest("base64url"),
-    createdAt: now,
-    updatedAt: now,
-  });
-  if (created !== "created") throw new Error(`the SCIM connection was not created: ${created}`);
-  return token;
 }

@@ -2,15 +2,8 @@
 // before a measured request (`prepare`, not counted) and the request itself (`run`).
 import { createHash, randomBytes } from "node:crypto";
 import { type Auth, httpHandlerFor } from "@portcullis/core";
-import {
-  APP_ORIGIN,
-  expectStatus,
-  OAUTH_CLIENT,
-  PASSWORD,
-  RESOURCE,
-  request,
-  scimConnection,
-} from "./app.js";
+import { storeScimConnection } from "@portcullis/testing";
+import { APP_ORIGIN, expectStatus, OAUTH_CLIENT, PASSWORD, RESOURCE, request } from "./app.js";
 import type { TestStores } from "./stores.js";
 
 /** One measured route or check. */
@@ -259,7 +252,7 @@ async function oauthGrant(auth: Auth, token: string) {
 /** A SCIM connection of the organization, one user provisioned through it: the filtered list of that user. */
 async function scimSetUp(auth: Auth, stores: TestStores, organizationId: string) {
   const handler = httpHandlerFor(auth);
-  const token = await scimConnection(auth, stores, organizationId, "acme.test");
+  const { token } = await storeScimConnection({ auth, stores }, organizationId, ["acme.test"]);
   const scim = (method: string, path: string, body?: unknown) =>
     request(method, `/scim/v2${path}`, {
       token,

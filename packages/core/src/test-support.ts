@@ -196,6 +196,7 @@ export const WEBHOOK_ENGINE_OPTIONS = {
   allowPrivateNetworks: true,
   retryScale: 1,
   pollIntervalMs: 1_000,
+  gatherMs: 0,
   leaseMs: 30_000,
   timeoutMs: 2_000,
   maxEndpoints: 20,

@@ -308,10 +308,7 @@ export function createSqlMigrator(db: AnyKysely, options: MigrateOptions = {}): 
   const migrations = sqlMigrations(tables, dialect);
   const bookkeeping = [tables.migrations, tables.migrationLock];
   return new Migrator({
-    db:
-      dialect === "postgres"
-        ? withMigrationTablesIntrospection(db, options.migrationTableSchema, bookkeeping)
-        : db,
+    db: withMigrationTablesIntrospection(db, dialect, options.migrationTableSchema, bookkeeping),
     provider: { getMigrations: async () => migrations },
     migrationTableName: tables.migrations,
     migrationLockTableName: tables.migrationLock,

@@ -27,10 +27,12 @@ const copies = database ? mysqlTableCopies(database.db) : null;
 beforeAll(async () => {
   if (database) await migrate(database.db);
 });
+// Dropping the database removes a file per table the suites made (thousands): once beside other
+// test files on a busy disk it took longer than the 30 s hook timeout.
 afterAll(async () => {
   await database?.drop();
   await server?.stop();
-});
+}, 120_000);
 
 describe.skipIf(!database)("mysql", () => {
   runSqlStoreSuites("mysql", () => {

@@ -30,6 +30,7 @@ import { signingKeysSchema } from "./signing-key-migration.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
 import { dropSchemaInBatches } from "./test-schema-drop.js";
+import { dropOldSqliteSets } from "./test-sqlite-sets.js";
 import { webhooksSchema } from "./webhook-migration.js";
 
 /** Test support (not part of the package's exports): databases for the tests, each test's own. */
@@ -361,30 +362,25 @@ export const freshOAuthStore = (db: AnyKysely) =>
 export const freshWebhookStore = (db: AnyKysely, sweepBatchRows?: number) =>
   storeOnOwnTables(db, "w", webhooksSchema, (stores) => stores.webhooks, sweepBatchRows);
 
+/** Makes the tables of a prefix instead of a migration. */
+type MakeTables = (tablePrefix: string) => Promise<unknown>;
+
 /**
  * Stores under a table prefix of their own on `db`, migrated before their first call: for suites
- * that want fresh stores synchronously (the adapter suite's `createStores`). `makeTables`, when
- * given, makes the prefix's tables instead of a migration (`mysqlTableCopies`). The audit log is
- * left out (every event would be written) unless a suite needs it (`freshSqlStoresWithAuditLog`).
+ * that want fresh stores synchronously (the adapter suite's `createStores`); on SQLite, older sets
+ * go (`dropOldSqliteSets`). `makeTables` makes the prefix's tables instead (`mysqlTableCopies`).
+ * No audit log (every event would be written) unless asked for (`freshSqlStoresWithAuditLog`).
  */
-export function freshSqlStores(
-  db: AnyKysely,
-  clock: Clock,
-  makeTables?: (tablePrefix: string) => Promise<unknown>,
-) {
+export function freshSqlStores(db: AnyKysely, clock: Clock, makeTables?: MakeTables) {
   const { auditLog: _, ...stores } = freshSqlStoresWithAuditLog(db, clock, makeTables);
   return stores;
 }
 
 /** `freshSqlStores` with the audit log too (webhooks deliver from it). */
-export function freshSqlStoresWithAuditLog(
-  db: AnyKysely,
-  clock: Clock,
-  makeTables?: (tablePrefix: string) => Promise<unknown>,
-) {
+export function freshSqlStoresWithAuditLog(db: AnyKysely, clock: Clock, makeTables?: MakeTables) {
   const tablePrefix = `t${randomBytes(5).toString("hex")}_`;
   const stores = createSqlStores({ db, clock, tablePrefix });
-  const ready = makeTables ? makeTables(tablePrefix) : stores.migrate();
+  const ready = makeTables?.(tablePrefix) ?? dropOldSqliteSets(db, tablePrefix).then(() => stores.migrate());
   const migrated = <S extends object>(store: S): S =>
     Object.fromEntries(
       Object.entries(store).map(([name, method]) => [

@@ -20,7 +20,7 @@ export {
   type ScimSuiteOptions,
   type ScimSuiteSetup,
 } from "./adapter-suite/scim.js";
-export { failingWhileListed } from "./adapter-suite/scim-fixture.js";
+export { failingWhileListed, storeScimConnection } from "./adapter-suite/scim-fixture.js";
 export {
   runTrustedBrowsersAdapterSuite,
   trustedBrowsersTests,

@@ -7,6 +7,7 @@ export const webhooksOptionsSchema = z
     allowPrivateNetworks: z.boolean().default(false),
     retryScale: z.number().min(0.000001).max(1000).default(1),
     pollIntervalMs: z.number().int().min(10).max(600_000).default(1_000),
+    gatherMs: z.number().int().min(0).max(10_000).default(100),
     leaseMs: z.number().int().min(100).max(3_600_000).default(30_000),
     timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
     maxEndpoints: z.number().int().min(1).max(1_000).default(20),
@@ -29,6 +30,13 @@ export interface WebhooksOptions {
   retryScale?: number;
   /** How often each instance looks for work when nothing woke it (ms). Default 1000. */
   pollIntervalMs?: number;
+  /**
+   * The shortest time between two rounds that new events start (ms). Default 100. An idle
+   * instance sends an event at once; under load the events of the last `gatherMs` go out
+   * together, and their deliveries are written in one store write instead of one each. 0: a
+   * round for every wake-up.
+   */
+  gatherMs?: number;
   /** How long an instance holds an endpoint without renewing it; a killed instance's work is taken over after it (ms). Default 30000. */
   leaseMs?: number;
   /** How long one attempt may take, connection to the end of the answer (ms). Default 10000. */

@@ -165,4 +165,38 @@ describe("webhook engine - several instances", () => {
     expect(target.ids).toHaveLength(3);
     await idle.stop();
   });
+
+  it("nudge - gatherMs: an idle instance sends at once; the events of the next gatherMs go out in one round", async () => {
+    const { options, stores, emit, addEndpoint, engine } = harness();
+    const target = await receiver();
+    await addEndpoint(target.url);
+    const rounds: number[] = [];
+    const counted: WebhookStore = {
+      ...stores.webhooks,
+      // A round lists the endpoints once: when it started.
+      listEndpoints: (...args) => {
+        rounds.push(performance.now());
+        return stores.webhooks.listEndpoints(...args);
+      },
+    };
+    const running = engine({ options: { ...options, gatherMs: 400 }, store: counted });
+    running.start();
+    await expect.poll(() => rounds.length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    await emit(1);
+    const woken = performance.now();
+    running.nudge();
+    await expect.poll(() => target.ids.length).toBe(1);
+    expect((rounds[1] ?? Number.POSITIVE_INFINITY) - woken).toBeLessThan(200);
+    for (let i = 0; i < 5; i += 1) {
+      await emit(1);
+      running.nudge();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await expect.poll(() => target.ids.length).toBe(6);
+    const [, second = 0, third = 0] = rounds;
+    expect(rounds).toHaveLength(3);
+    expect(third - second).toBeGreaterThanOrEqual(395);
+    await running.stop();
+  });
 });

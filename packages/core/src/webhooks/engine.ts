@@ -48,7 +48,10 @@ export interface WebhookEngineDeps {
 export interface WebhookEngine {
   /** Works every `pollIntervalMs` from now on (only when `options.deliver`); the timer never keeps the process alive. */
   start(): void;
-  /** Asks for a round soon (after the current one when one is running); many nudges make one round. A no-op unless started. */
+  /**
+   * Asks for a round soon: `gatherMs` after the latest one started at the earliest (after the
+   * current one when one is running); many nudges make one round. A no-op unless started.
+   */
   nudge(): void;
   /** Runs one round now (after the current one, when one is running) and resolves when it is over. */
   runOnce(): Promise<void>;
@@ -75,7 +78,6 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
   const workerDeps = { ...deps, options, agents, openSecret: secrets.open };
   let stopped = false;
   let started = false;
-  let timer: NodeJS.Timeout | undefined;
   let ticking = false;
   let nudged = false;
 
@@ -100,19 +102,17 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
     );
     if (!halted()) await sweep();
   }, logger);
+  const timer = roundTimer(() => tick(), options.gatherMs);
   const arm = (delayMs: number) => {
-    if (!started || stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(tick, delayMs);
-    timer.unref?.();
+    if (started && !stopped) timer.arm(delayMs);
   };
   const tick = () => {
-    timer = undefined;
+    timer.fired();
     ticking = true;
     nudged = false;
     void runRound().then(() => {
       ticking = false;
-      arm(nudged ? 0 : options.pollIntervalMs);
+      arm(nudged ? timer.gatherLeft() : options.pollIntervalMs);
     });
   };
 
@@ -125,17 +125,52 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
     nudge() {
       if (!started || stopped) return;
       if (ticking) nudged = true;
-      else arm(0);
+      else arm(timer.gatherLeft());
     },
     runOnce: () => runRound(),
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      timer.clear();
       await runRound.settled();
       agents.http.destroy();
       agents.https.destroy();
       secrets.clear();
+    },
+  };
+}
+
+/**
+ * When an engine's next round runs: one timer, which a new request never moves later. Woken
+ * rounds start `gatherMs` after the one before at the earliest (`gatherLeft`): under load, a round
+ * per login's event paid its lease, reads and write for one or two messages.
+ */
+function roundTimer(run: () => void, gatherMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  let due = 0;
+  // On the process's monotonic clock, as the timers run (not the core's clock, which tests stop).
+  let startedAt = Number.NEGATIVE_INFINITY;
+  return {
+    /** Runs a round in `delayMs`, or sooner when one is armed for sooner. */
+    arm(delayMs: number) {
+      const at = performance.now() + delayMs;
+      if (timer) {
+        if (due <= at) return;
+        clearTimeout(timer);
+      }
+      due = at;
+      timer = setTimeout(run, delayMs);
+      timer.unref?.();
+    },
+    /** The wait left before a woken round may start. */
+    gatherLeft: () => Math.max(0, startedAt + gatherMs - performance.now()),
+    /** The armed round has started. */
+    fired() {
+      timer = undefined;
+      startedAt = performance.now();
+    },
+    clear() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
     },
   };
 }

@@ -158,6 +158,16 @@ export async function scimConnection(
   organizationId: string,
   domains: string[],
 ) {
+  const { connection, token } = await storeScimConnection(app, organizationId, domains);
+  return { connection, token, request: scimClient(app, token) };
+}
+
+/** `scimConnection` without its requests: the connection and its SCIM token, for a host's own requests. */
+export async function storeScimConnection(
+  app: Pick<ScimApp, "auth" | "stores">,
+  organizationId: string,
+  domains: string[],
+) {
   const token = `scim_${randomBytes(32).toString("base64url")}`;
   const now = app.auth.clock.now();
   const connection: SsoConnectionRecord = {
@@ -181,7 +191,7 @@ export async function scimConnection(
     expect(await sso.verifySsoDomain(organizationId, domain, now)).not.toBe("taken");
   }
   expect(await sso.createSsoConnection(connection)).toBe("created");
-  return { connection, token, request: scimClient(app, token) };
+  return { connection, token };
 }
 
 /** SCIM requests to the host app with `token`, as Okta and Entra ID send them (`application/scim+json`). */

@@ -1,0 +1,231 @@
+// CPU per request of the host routes beside the bare framework (issue 51). The Express and Fastify
+// examples (built, from dist) on memory stores and on store-redis, and Express on PostgreSQL, each
+// a child process on the servers' Node (as `pnpm bench` picks it: Node 22 or newer), 200 seeded
+// users. For each route, BENCH_ROUNDS (default 3) back-to-back pairs of windows: the same
+// framework's bare route that only reads the credential's header and answers the same JSON
+// (lib/cpu-per-request-bare.mjs), then ours; each window's CPU seconds of the server process, and of
+// redis-server's or the PostgreSQL backends' own processes, read from /proc before and after, per
+// answered 200. Routes: GET /me, refresh (a fresh refresh token per request: each answer's goes to
+// the next request), an API-key request (GET /api/hello with X-API-Key, 500 keys in turn), the
+// permission check (GET /api/projects, a member with an active organization), login, and logout
+// (a window of exactly CPR_LOGOUTS requests, each ending a session signed in before it). Then Better
+// Auth (on memory and on PostgreSQL): get-session, sign-in/email, sign-out, in the same run.
+//
+//   pnpm --filter portcullis-bench cpu-per-request          (builds the examples first)
+//
+// Env: BENCH_ROUNDS (3), BENCH_QUICK=1 (one round of 2 s windows), CPR_SECONDS (window, 4),
+// CPR_ONLY (hosts: express-memory,fastify-memory,express-redis,fastify-redis,express-postgres,
+// better-auth-memory,better-auth-postgres), CPR_ROUTES (me,refresh,apiKey,permission,login,logout),
+// CPR_LOGOUTS (300), CPR_NODE_ARGS (extra arguments of the examples' Node, e.g. "--cpu-prof
+// --cpu-prof-dir=bench/.tmp"), BENCH_NODE, BENCH_PG_URL, BENCH_SKIP_BETTER_AUTH=1,
+// PERFORMANCE_WRITE=1 (also writes the table into docs/performance.md between its markers).
+// Redis is a redis-server of this run on a free port (its CPU then is this run's alone).
+import { copyFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { databaseProbe, loadAverage, measureWindow, startRedis } from "./lib/cpu-per-request-measure.mjs";
+import {
+  markdown,
+  printable,
+  reduceRow,
+  writePerformanceDoc,
+  writeResults,
+} from "./lib/cpu-per-request-report.mjs";
+import { bareRoutes, betterAuthScenarios, exampleScenarios } from "./lib/cpu-per-request-scenarios.mjs";
+import { chooseServerNode } from "./lib/rows-node.mjs";
+import { installBetterAuth, PEER, prepareSqlDatabases } from "./lib/rows-services.mjs";
+import { BENCH_DIR, SECRET, startExample, startProcess, writeSeedFile } from "./lib/servers.mjs";
+
+const QUICK = process.env.BENCH_QUICK === "1";
+const ROUNDS = QUICK ? 1 : Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const TIMING = { connections: 10, durationS: QUICK ? 2 : Number(process.env.CPR_SECONDS ?? 4), warmupS: 2 };
+const LOGOUTS = Number(process.env.CPR_LOGOUTS ?? (QUICK ? 200 : 300));
+const USERS = 200;
+const HOSTS = [
+  { key: "express-memory", kind: "example", framework: "express", store: "memory", label: "Express, memory" },
+  { key: "fastify-memory", kind: "example", framework: "fastify", store: "memory", label: "Fastify, memory" },
+  { key: "express-redis", kind: "example", framework: "express", store: "redis", label: "Express, Redis" },
+  { key: "fastify-redis", kind: "example", framework: "fastify", store: "redis", label: "Fastify, Redis" },
+  {
+    key: "express-postgres",
+    kind: "example",
+    framework: "express",
+    store: "postgres",
+    label: "Express, PostgreSQL",
+  },
+  { key: "better-auth-memory", kind: "better-auth", store: "memory", label: "Better Auth (Express), memory" },
+  {
+    key: "better-auth-postgres",
+    kind: "better-auth",
+    store: "postgres",
+    label: "Better Auth (Express), PostgreSQL",
+  },
+];
+const ROUTES = ["me", "refresh", "apiKey", "permission", "login", "logout"];
+const listed = (name, all) => (process.env[name] ? process.env[name].split(",").map((s) => s.trim()) : all);
+const ONLY = listed(
+  "CPR_ONLY",
+  HOSTS.map((h) => h.key),
+);
+const ONLY_ROUTES = listed("CPR_ROUTES", ROUTES);
+const log = (...args) => console.error("[cpu-per-request]", ...args);
+
+/** Redis, PostgreSQL databases and Better Auth for the selected hosts; `notes` says what is left out. */
+async function services(hosts, notes) {
+  const redis = hosts.some((h) => h.store === "redis") ? await startRedis() : undefined;
+  const names = hosts
+    .filter((h) => h.store === "postgres")
+    .map((h) => (h.kind === "example" ? "cpr_express" : "cpr_better_auth"));
+  const sql = prepareSqlDatabases({ sqlite: false, postgres: names });
+  let betterAuth = hosts.some((h) => h.kind === "better-auth");
+  if (betterAuth && (process.env.BENCH_SKIP_BETTER_AUTH === "1" || !installBetterAuth())) {
+    notes.push("Better Auth could not be installed (or BENCH_SKIP_BETTER_AUTH=1): its rows are left out.");
+    betterAuth = false;
+  }
+  if (betterAuth) copyFileSync(join(BENCH_DIR, "servers", "better-auth.mjs"), join(PEER, "server.mjs"));
+  if (redis)
+    notes.push(
+      `redis-server's own idle CPU, ${(redis.idleCpuPerS * 1000).toFixed(1)} ms a second (5 s before any load), is left out of each window's Redis CPU.`,
+    );
+  return { redis, sql, betterAuth };
+}
+
+/** A host's server, its scenarios and the database probe of its CPU. */
+async function startHost(host, { redis, sql }, seedFile) {
+  const env = {};
+  let database;
+  if (host.store === "redis")
+    Object.assign(env, {
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: `portcullis-cpr:${process.pid}:${host.key}:`,
+    });
+  if (host.store === "postgres") {
+    const name = host.kind === "example" ? "cpr_express" : "cpr_better_auth";
+    if (!sql.urls[name]) return undefined;
+    env.DATABASE_URL = sql.urls[name];
+    database = new URL(env.DATABASE_URL).pathname.slice(1);
+  }
+  const probe = databaseProbe({ database, redis: host.store === "redis" ? redis : undefined });
+  if (host.kind === "better-auth") {
+    const server = await startProcess(join(PEER, "server.mjs"), {
+      ...env,
+      AUTH_SECRET: SECRET,
+      SEED_FILE: seedFile,
+    });
+    return {
+      server,
+      probe,
+      scenarios: await betterAuthScenarios(server.url, { users: USERS, logouts: LOGOUTS }),
+    };
+  }
+  const nodeArgs = (process.env.CPR_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const server = await startExample(host.framework, { seedFile, env, nodeArgs });
+  const options = { users: USERS, connections: TIMING.connections, logouts: LOGOUTS };
+  return { server, probe, scenarios: await exampleScenarios(server.url, options) };
+}
+
+/** The bare server of `framework`, started on first use with the routes read from `source`. */
+async function bareOf(framework, bare, source) {
+  if (!bare.routes) Object.assign(bare, await bareRoutes(source.server.url, source.scenarios));
+  bare.servers[framework] ??= await startProcess(join(BENCH_DIR, "lib", "cpu-per-request-bare.mjs"), {
+    BARE_FRAMEWORK: framework,
+    BARE_ROUTES: JSON.stringify(bare.routes),
+  });
+  return bare.servers[framework];
+}
+
+/** Each route of a host: ROUNDS pairs of windows (the bare route, then ours) where there is a bare route. */
+async function measureHost(host, started, bare) {
+  const rows = [];
+  for (const route of ONLY_ROUTES) {
+    const scenario = started.scenarios[route];
+    if (!scenario) continue;
+    const bareScenario = host.kind === "example" ? bare.scenarios?.[route] : undefined;
+    const bareServer = bareScenario ? bare.servers[host.framework] : undefined;
+    const windows = [];
+    const bareWindows = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      if (bareServer)
+        bareWindows.push(
+          await measureWindow(bareServer.url, bareScenario, {
+            serverPid: bareServer.child.pid,
+            timing: TIMING,
+          }),
+        );
+      const serverPid = started.server.child.pid;
+      windows.push(
+        await measureWindow(started.server.url, scenario, {
+          serverPid,
+          probe: started.probe,
+          timing: TIMING,
+        }),
+      );
+      const last = windows.at(-1);
+      log(
+        `${host.key} ${route}: ${last.serverMs.toFixed(3)} ms server, ${last.databaseMs.toFixed(3)} ms database per answer, ${Math.round(last.rps)}/s, ${last.other + last.errors} not 200${bareWindows.length ? `; bare ${bareWindows.at(-1).serverMs.toFixed(3)} ms` : ""}`,
+      );
+    }
+    rows.push(reduceRow(host, route, windows, bareWindows));
+  }
+  return rows;
+}
+
+async function main() {
+  const node = chooseServerNode();
+  const hosts = HOSTS.filter((h) => ONLY.includes(h.key));
+  const notes = [];
+  const loadBefore = loadAverage();
+  log(
+    `servers on Node ${node}; ${ROUNDS} round(s) of ${TIMING.durationS} s windows; load average ${loadBefore}`,
+  );
+  const seedFile = writeSeedFile(USERS);
+  const context = await services(hosts, notes);
+  const bare = { servers: {} };
+  const rows = [];
+  try {
+    for (const host of hosts) {
+      if (host.kind === "better-auth" && !context.betterAuth) continue;
+      const started = await startHost(host, context, seedFile);
+      if (!started) {
+        notes.push(`No PostgreSQL database for ${host.label}: its rows are left out.`);
+        continue;
+      }
+      try {
+        if (host.kind === "example") await bareOf(host.framework, bare, started);
+        rows.push(...(await measureHost(host, started, bare)));
+      } finally {
+        await started.server.stop();
+      }
+      log(`${host.key} done; load average ${loadAverage()}`);
+    }
+  } finally {
+    await Promise.all(Object.values(bare.servers).map((s) => s.stop()));
+    await context.redis?.stop();
+    const dropped = context.sql.drop();
+    if (dropped.length > 0) log(`dropped PostgreSQL databases ${dropped.join(", ")}`);
+  }
+  const run = {
+    date: new Date().toISOString(),
+    node,
+    cpus: cpus().length,
+    rounds: ROUNDS,
+    quick: QUICK,
+    timing: TIMING,
+    logouts: LOGOUTS,
+    loadBefore,
+    loadAfter: loadAverage(),
+    notes,
+    rows,
+  };
+  console.table(printable(rows));
+  for (const note of notes) console.log(note);
+  console.log(`load average ${run.loadBefore} before, ${run.loadAfter} after`);
+  const stem = writeResults(run);
+  console.log(`written to bench/results/${stem}.json and .md`);
+  if (process.env.PERFORMANCE_WRITE === "1") {
+    writePerformanceDoc(run);
+    console.log("written into docs/performance.md between the cpu-per-request markers");
+  } else console.log(`\n${markdown(run)}`);
+}
+
+await main();

@@ -1,0 +1,144 @@
+// The report of bench/cpu-per-request.mjs: rows reduced from the windows, the printed table, the
+// JSON and Markdown under bench/results/, and (PERFORMANCE_WRITE=1) the table in
+// docs/performance.md between its `cpu-per-request` markers, nothing else of that file touched.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { median } from "./rows-measure.mjs";
+import { BENCH_DIR, ROOT } from "./servers.mjs";
+
+export const GOAL = 1.5;
+const ROUTE_LABELS = {
+  me: "GET /me",
+  refresh: "refresh",
+  apiKey: "API-key request",
+  permission: "permission check",
+  login: "login",
+  logout: "logout",
+};
+const BETTER_AUTH_LABELS = { me: "get-session", login: "sign-in/email", logout: "sign-out" };
+/** The routes issue 51 holds to GOAL × the bare framework, on memory and on Redis. */
+const GOAL_ROUTES = new Set(["me", "refresh", "apiKey", "permission"]);
+const GOAL_STORES = new Set(["memory", "redis"]);
+
+/**
+ * One row from its windows: the medians of the server's and the database's CPU per answer, of the
+ * bare baseline's, and of the rounds' ratios (each round's pair measured back to back).
+ */
+export function reduceRow(host, route, windows, bareWindows) {
+  const of = (list, key) => (list.length > 0 ? median(list.map((w) => w[key])) : undefined);
+  const ratios = bareWindows.map((bare, i) => windows[i].serverMs / bare.serverMs);
+  const betterAuth = host.kind === "better-auth";
+  return {
+    host: host.label,
+    store: host.store,
+    route,
+    label: betterAuth ? `${BETTER_AUTH_LABELS[route]} (Better Auth)` : ROUTE_LABELS[route],
+    serverMs: of(windows, "serverMs"),
+    databaseMs: host.store === "memory" ? undefined : of(windows, "databaseMs"),
+    bareMs: of(bareWindows, "serverMs"),
+    ratio: ratios.length > 0 ? median(ratios) : undefined,
+    goal: !betterAuth && GOAL_ROUTES.has(route) && GOAL_STORES.has(host.store) ? GOAL : undefined,
+    rps: of(windows, "rps"),
+    answered: windows.reduce((sum, w) => sum + w.ok, 0),
+    refused: windows.reduce((sum, w) => sum + w.other + w.errors, 0),
+    windows,
+    bareWindows,
+  };
+}
+
+const ms = (value) => (value === undefined || Number.isNaN(value) ? "–" : `${value.toFixed(3)} ms`);
+// Two decimals, or three where two would round a ratio just over the goal down onto it.
+const ratioText = (row) => {
+  if (row.ratio === undefined) return "–";
+  const text = row.ratio.toFixed(2);
+  return row.goal !== undefined && Number(text) === row.goal && row.ratio > row.goal
+    ? row.ratio.toFixed(3)
+    : text;
+};
+const metText = (row) => {
+  if (row.goal === undefined) return "";
+  return row.ratio <= row.goal ? "yes" : "no";
+};
+
+/** The rows as console.table prints them. */
+export const printable = (rows) =>
+  rows.map((row) => ({
+    server: row.host,
+    route: row.label,
+    "server CPU/answer": ms(row.serverMs),
+    "database CPU/answer": ms(row.databaseMs),
+    "bare CPU/answer": ms(row.bareMs),
+    "ours/bare": ratioText(row),
+    [`met (≤ ${GOAL})`]: metText(row),
+    "answers/s": Math.round(row.rps ?? 0),
+    "not 200": row.refused,
+  }));
+
+/** `text` in lines of at most 100 characters (the docs' width), broken between words, never inside a code span. */
+const wrap = (text) => {
+  const lines = [];
+  let line = "";
+  const kept = text.replace(/`[^`]*`/g, (span) => span.replaceAll(" ", "\u0000"));
+  for (const word of kept.split(" ").map((w) => w.replaceAll("\u0000", " "))) {
+    if (line && line.length + word.length + 1 > 100) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
+};
+
+/** The Markdown table of a run, with the lines saying how and where it was measured. */
+export function markdown(run) {
+  const lines = [
+    "### Beside the bare framework (issue 51)",
+    "",
+    ...wrap(
+      "What one answered request costs in CPU: the server process's, and its database's own (redis-server's, or the backends' of the run's PostgreSQL database), beside the same framework's route that only reads the credential's header and answers the same JSON, and Better Auth's equivalent routes on the same database in the same run. Written by `PERFORMANCE_WRITE=1 pnpm --filter portcullis-bench cpu-per-request` (`bench/cpu-per-request.mjs`; the method in bench/README.md). On a shared VM the absolute figures move with the machine's load; each ratio is the median of its rounds' pairs of windows measured back to back.",
+    ),
+    "",
+    ...wrap(
+      `This run (${run.date.slice(0, 10)}): ${run.rounds} round${run.rounds === 1 ? "" : "s"} of ${run.timing.durationS} s windows after ${run.timing.warmupS} s of warm-up, ${run.timing.connections} connections, ${run.logouts} requests per logout window; servers on Node ${run.node.replace(/^v/, "")}, ${run.cpus} CPUs, load average ${run.loadBefore} before and ${run.loadAfter} after. Milliseconds of CPU per answered 200.`,
+    ),
+    "",
+    `| server, stores | route | server CPU | database CPU | bare framework | ours / bare | at most ${GOAL}× |`,
+    "|---|---|---:|---:|---:|---:|---|",
+  ];
+  for (const row of run.rows) {
+    const cells = [
+      row.host,
+      row.label,
+      ms(row.serverMs),
+      ms(row.databaseMs),
+      ms(row.bareMs),
+      ratioText(row),
+      metText(row),
+    ];
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Writes the run's JSON and Markdown under bench/results/; answers the file stem. */
+export function writeResults(run) {
+  const dir = join(BENCH_DIR, "results");
+  mkdirSync(dir, { recursive: true });
+  const stem = `cpu-per-request-${run.date.replace(/[:.]/g, "-")}`;
+  writeFileSync(join(dir, `${stem}.json`), `${JSON.stringify(run, null, 2)}\n`);
+  writeFileSync(join(dir, `${stem}.md`), markdown(run));
+  return stem;
+}
+
+const START = "<!-- cpu-per-request:start -->";
+const END = "<!-- cpu-per-request:end -->";
+
+/** Replaces what stands between docs/performance.md's cpu-per-request markers with the run's table. */
+export function writePerformanceDoc(run) {
+  const path = join(ROOT, "docs", "performance.md");
+  const text = readFileSync(path, "utf8");
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`docs/performance.md has no ${START} … ${END} markers`);
+  const block = `${START}\n\n${markdown(run)}\n${END}`;
+  writeFileSync(path, text.slice(0, start) + block + text.slice(end + END.length));
+}
