@@ -32,7 +32,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { handlerRequest } from "./lib/handler-request.mjs";
-import { explainSeen } from "./lib/scale-checks.mjs";
+import { explainSeen, tableSizes } from "./lib/scale-checks.mjs";
 import {
   core,
   createSqlStores,
@@ -274,16 +274,6 @@ async function grow(pool, from, to, { passwordHash, now }) {
   times.analyze = (performance.now() - t0) / 1000;
   for (const [table, s] of Object.entries(times)) console.log(`  ${table.padEnd(20)} ${s.toFixed(1)} s`);
   return times;
-}
-
-async function tableSizes(pool) {
-  const { rows } = await pool.query(
-    `select relname, reltuples::bigint as rows, pg_size_pretty(pg_total_relation_size(oid)) as size
-     from pg_class where relkind = 'r' and relname like 'portcullis_%' and reltuples > 0 order by relname`,
-  );
-  for (const row of rows)
-    console.log(`  ${row.relname.padEnd(32)} ~${fmt(Number(row.rows))} rows  ${row.size}`);
-  return rows.map((row) => ({ table: row.relname, rows: Number(row.rows), size: row.size }));
 }
 
 /**

@@ -15,7 +15,7 @@
 // third of it), SWEEP_ROWS (default 1,000,000 × SCALE). Redis: a redis-server of its own on a free
 // port of 127.0.0.1 (`--save '' --appendonly no`), stopped at the end.
 import { cpus, loadavg, totalmem } from "node:os";
-import { explainSeen, sweepUnderLoad } from "./lib/scale-checks.mjs";
+import { explainSeen, sweepUnderLoad, tableSizes } from "./lib/scale-checks.mjs";
 import {
   authOn,
   core,
@@ -57,15 +57,6 @@ async function grow(pool, redisUrl, { from, to, passwordHash, prefix = PREFIX })
   times.redis = await seedRedis(redisUrl, { from, to, prefix, now });
   for (const [table, s] of Object.entries(times)) console.log(`  ${table.padEnd(10)} ${s.toFixed(1)} s`);
   return times;
-}
-
-async function tableSizes(pool) {
-  const { rows } = await pool.query(
-    `select relname, reltuples::bigint as rows, pg_size_pretty(pg_total_relation_size(oid)) as size
-     from pg_class where relkind = 'r' and relname like 'portcullis_%' and reltuples > 0 order by relname`,
-  );
-  for (const row of rows)
-    console.log(`  ${row.relname.padEnd(26)} ~${fmt(Number(row.rows))} rows  ${row.size}`);
 }
 
 /** The table of medians: `small[store]` against `full[store]` (each `{ path: summary }`). */
@@ -118,7 +109,7 @@ async function run({ pool, db, twinPool, twinDb, redis, redisUrl }) {
     `at ${sizes(SMALL_USERS)}`,
   );
   await grow(pool, redisUrl, { from: SMALL_USERS, to: FULL_USERS, passwordHash });
-  await tableSizes(pool);
+  await tableSizes(pool, 26);
   const memory = await redisMemory(redis);
   console.log(
     `  Redis: ${fmt(memory.keys)} keys, used_memory ${memory.used}, rss ${memory.rss}, peak ${memory.peak}`,

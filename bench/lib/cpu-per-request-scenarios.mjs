@@ -4,6 +4,7 @@
 //
 // Users of the seed file: 0 reads GET /me, 1 is the member behind the permission check, 2..6 own
 // the API keys, 10 and up sign in (logins, and the sessions refresh and logout use up).
+import { betterAuthSignIn } from "./rows-measure.mjs";
 import { email, PASSWORD, post } from "./servers.mjs";
 
 const FIRST_SIGN_IN_USER = 10;
@@ -178,19 +179,7 @@ function loginScenario(path, headers, nextUser) {
 export async function betterAuthScenarios(base, { users, logouts }) {
   const json = { "content-type": "application/json", origin: base };
   const nextUser = signInCycle(users);
-  const signInCookie = async (index) => {
-    const response = await fetch(`${base}/api/auth/sign-in/email`, {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ email: email(index), password: PASSWORD }),
-    });
-    if (response.status !== 200)
-      throw new Error(`better-auth sign-in: ${response.status} ${await response.text()}`);
-    return response.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; ");
-  };
+  const signInCookie = (index) => betterAuthSignIn(base, index);
   const logoutQueue = [];
   return {
     me: {

@@ -57,22 +57,25 @@ export const loginScenario = {
   status: 200,
 };
 
+/** Signs user `index` in to Better Auth at `base`: its session cookie, as a Cookie header. */
+export async function betterAuthSignIn(base, index) {
+  const response = await fetch(`${base}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ email: email(index), password: PASSWORD }),
+  });
+  if (response.status !== 200)
+    throw new Error(`better-auth sign-in: ${response.status} ${await response.text()}`);
+  return response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+}
+
 /** Better Auth's equivalents of the scenarios: get-session, reset request, verification send, sign-in. */
 export async function prepareBetterAuth(base) {
   const json = { "content-type": "application/json", origin: base };
-  const signIn = async (index) => {
-    const response = await fetch(`${base}/api/auth/sign-in/email`, {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ email: email(index), password: PASSWORD }),
-    });
-    if (response.status !== 200)
-      throw new Error(`better-auth sign-in: ${response.status} ${await response.text()}`);
-    return response.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; ");
-  };
+  const signIn = (index) => betterAuthSignIn(base, index);
   const cookie = await signIn(0);
   const resetBody = { email: email(1), redirectTo: "/" };
   const check = await post(`${base}/api/auth/request-password-reset`, resetBody, { origin: base });

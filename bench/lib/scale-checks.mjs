@@ -125,3 +125,16 @@ export async function sweepUnderLoad({ pool, stores, paths, rows }) {
   );
   return { removed, seconds, before, during, waits: waits.length };
 }
+
+/** The store's tables holding rows, with their row estimates and sizes, printed (names padded to `pad`). */
+export async function tableSizes(pool, pad = 32) {
+  const { rows } = await pool.query(
+    `select relname, reltuples::bigint as rows, pg_size_pretty(pg_total_relation_size(oid)) as size
+     from pg_class where relkind = 'r' and relname like 'portcullis_%' and reltuples > 0 order by relname`,
+  );
+  for (const row of rows)
+    console.log(
+      `  ${row.relname.padEnd(pad)} ~${Number(row.rows).toLocaleString("en-US")} rows  ${row.size}`,
+    );
+  return rows.map((row) => ({ table: row.relname, rows: Number(row.rows), size: row.size }));
+}
