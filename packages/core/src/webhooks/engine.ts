@@ -141,8 +141,8 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
 
 /**
  * When an engine's next round runs: one timer, which a new request never moves later. Woken
- * rounds start `gatherMs` after the one before at the earliest (`gatherLeft`): under load, a round
- * per login's event paid its lease, reads and write for one or two messages.
+ * rounds start `gatherMs` after the one before at the earliest (`gatherLeft`): rounds woken back to
+ * back each paid their listing, lease, reads and write for the few events recorded meanwhile.
  */
 function roundTimer(run: () => void, gatherMs: number) {
   let timer: NodeJS.Timeout | undefined;
