@@ -175,17 +175,47 @@ async function writeEntries(
   ).execute();
 }
 
-/** `list`'s statement: the query's filters, its cursor, its order and its limit. */
+/**
+ * The column a listing walks: the organization's, else the actor's, else the type's index
+ * `(<column>, seq)`; none (the deployment's listing) walks the primary key.
+ */
+function walkedColumn(query: AuditQuery): "organization_id" | "actor_id" | "type" | undefined {
+  if (query.organizationId !== undefined) return "organization_id";
+  if (query.actorId !== undefined) return "actor_id";
+  if (query.type !== undefined) return "type";
+  return undefined;
+}
+
+/**
+ * `list`'s statement: the query's filters, its cursor, its order and its limit. The walked
+ * column's filter is written as a range of one value and leads the ORDER BY: with `column = $1`
+ * PostgreSQL drops the column from the order, and for a value it counts as frequent it may walk the
+ * primary key backwards and filter, which reads the whole table when that value's entries are all
+ * old (1,000,000 entries: 980,000 rows read, about 0.5 s). The range keeps the order on
+ * `(column, seq)`, which only that index gives without a sort.
+ */
 function listQuery(db: AnyKysely, table: string, query: AuditQuery, limit: number) {
   let select = db.selectFrom(table).selectAll();
-  if (query.organizationId !== undefined) select = select.where("organization_id", "=", query.organizationId);
-  if (query.type !== undefined) select = select.where("type", "=", query.type);
-  if (query.actorId !== undefined) select = select.where("actor_id", "=", query.actorId);
+  const walked = walkedColumn(query);
+  const filters = [
+    ["organization_id", query.organizationId],
+    ["actor_id", query.actorId],
+    ["type", query.type],
+  ] as const;
+  for (const [column, value] of filters) {
+    if (value === undefined) continue;
+    select =
+      column === walked
+        ? select.where(column, ">=", value).where(column, "<=", value)
+        : select.where(column, "=", value);
+  }
   if (query.from !== undefined) select = select.where("at", ">=", query.from);
   if (query.to !== undefined) select = select.where("at", "<", query.to);
   const descending = query.order === "desc";
+  const direction = descending ? "desc" : "asc";
   if (query.afterSeq !== undefined) select = select.where("seq", descending ? "<" : ">", query.afterSeq);
-  return select.orderBy("seq", descending ? "desc" : "asc").limit(limit);
+  if (walked !== undefined) select = select.orderBy(walked, direction);
+  return select.orderBy("seq", direction).limit(limit);
 }
 
 /**
