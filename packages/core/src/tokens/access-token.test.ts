@@ -140,7 +140,7 @@ describe("access tokens - verified-token cache", () => {
     const counter = { full: 0 };
     const counted: typeof inner = {
       currentKid: inner.currentKid,
-      current: () => inner.current(),
+      currentSecret: inner.currentSecret,
       resolve: (header) => {
         counter.full += 1;
         return inner.resolve(header);

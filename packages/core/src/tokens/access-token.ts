@@ -66,7 +66,7 @@ export function createAccessTokenCodec(options: {
 
   return {
     cachedCount: () => verified.size,
-    sign: ({ userId, sessionId, jti, actor, organizationId }, ttlSeconds) =>
+    sign: async ({ userId, sessionId, jti, actor, organizationId }, ttlSeconds) =>
       signSessionJwt(keys, {
         typ: ACCESS_TOKEN_TYPE,
         userId,

@@ -1,8 +1,25 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomFillSync } from "node:crypto";
+
+/**
+ * Random bytes from the CSPRNG, taken from a pool filled 4 KiB at a time (as node:crypto's
+ * `randomUUID` does): each request's ids and tokens then cost one slice instead of a call into the
+ * CSPRNG each (`randomBytes(16)`: 4.9 µs of CPU here, a slice: 0.3 µs). Every byte is handed out
+ * once; the pool is refilled, never reused.
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
 
 /** `bytes` random bytes from the CSPRNG, base64url-encoded. */
 export function randomToken(bytes: number): string {
-  return randomBytes(bytes).toString("base64url");
+  if (bytes > POOL_BYTES / 8) return randomFillSync(Buffer.alloc(bytes)).toString("base64url");
+  if (poolOffset + bytes > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const token = pool.toString("base64url", poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return token;
 }
 
 /** SHA-256 of a token, base64url-encoded: what stores keep instead of the token. */
@@ -12,7 +29,7 @@ export function hashToken(token: string): string {
 
 /** A random id for users, sessions and token ids (128 bits). */
 export function randomId(): string {
-  return randomBytes(16).toString("base64url");
+  return randomToken(16);
 }
 
 /**

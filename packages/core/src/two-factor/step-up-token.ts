@@ -23,7 +23,7 @@ export function createStepUpTokens(options: {
 }): StepUpTokens {
   const { keys } = options;
   return {
-    sign: (userId, sessionId) =>
+    sign: async (userId, sessionId) =>
       signSessionJwt(keys, {
         typ: STEP_UP_TYPE,
         userId,
