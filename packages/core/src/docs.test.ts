@@ -8,8 +8,9 @@ import type { RouteAuth } from "./http/route.js";
 import { buildRoutes } from "./http/routes.js";
 import { STATUS_BY_CODE } from "./http/status.js";
 import { en } from "./i18n/en.js";
+import { optionDocs } from "./option-docs.js";
 import { authOptionsSchema } from "./options/options.js";
-import { createEveryRouteAuth, optionDocs } from "./test-support.js";
+import { createEveryRouteAuth } from "./test-support.js";
 
 /**
  * The generated parts of the docs (route table, error table) are written from the code, so the

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { optionDocs } from "./test-support.js";
+import { optionDocs } from "./option-docs.js";
 
 /**
  * What an integrator's editor shows on hover comes from the published `dist/index.d.ts`, not

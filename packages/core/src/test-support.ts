@@ -3,13 +3,10 @@
  * nothing but `*.test.ts` files imports this one.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, resolve as resolvePath } from "node:path";
 import { createMemoryStores } from "@portcullis/store-memory";
 import { createFakeClock } from "@portcullis/testing";
-import ts from "typescript";
 import type { LoginInput } from "./create-auth/auth.js";
 import { type Auth, createAuth } from "./create-auth/create-auth.js";
 import { createArgon2Hasher } from "./hashing/argon2-hasher.js";
@@ -270,45 +267,4 @@ export function createWebhookEngineFixture(overrides: Partial<typeof WEBHOOK_ENG
       ...deps,
     });
   return { clock, stores, options, disabled, emit, addEndpoint, engine };
-}
-
-/**
- * The TSDoc of every property of the `AuthOptionFields` interface in `file` (source or built `.d.ts`)
- * and of the option interfaces it refers to (`EmailOptions`…), by dotted path
- * (`email.cooldownSeconds`); "" for an undocumented one. The interfaces of the sibling source
- * files `file` imports (`./captcha-options.js`) count too.
- */
-export function optionDocs(file: string): Map<string, string> {
-  const interfaces = new Map<string, ts.InterfaceDeclaration>();
-  const seen = new Set<string>();
-  const read = (path: string): void => {
-    seen.add(path);
-    const source = ts.createSourceFile(path, readFileSync(path, "utf8"), ts.ScriptTarget.Latest, true);
-    source.forEachChild((statement) => {
-      if (ts.isInterfaceDeclaration(statement)) interfaces.set(statement.name.text, statement);
-      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return;
-      const specifier = statement.moduleSpecifier.text;
-      const sibling = resolvePath(dirname(path), specifier.replace(/\.js$/, ".ts"));
-      if (specifier.startsWith("./") && !seen.has(sibling) && existsSync(sibling)) read(sibling);
-    });
-  };
-  read(file);
-  const docs = new Map<string, string>();
-  const visit = (declaration: ts.InterfaceDeclaration | undefined, path: string[]) => {
-    for (const member of declaration?.members ?? []) {
-      if (!ts.isPropertySignature(member) || !ts.isIdentifier(member.name)) continue;
-      const here = [...path, member.name.text];
-      const doc = ts
-        .getJSDocCommentsAndTags(member)
-        .map((jsDoc) => ts.getTextOfJSDocComment(jsDoc.comment) ?? "")
-        .join(" ")
-        .replace(/\s+/g, " ")
-        .trim();
-      docs.set(here.join("."), doc);
-      if (member.type && ts.isTypeReferenceNode(member.type) && ts.isIdentifier(member.type.typeName))
-        visit(interfaces.get(member.type.typeName.text), here);
-    }
-  };
-  visit(interfaces.get("AuthOptionFields"), []);
-  return docs;
 }
