@@ -31,7 +31,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { handlerRequest } from "./lib/handler-request.mjs";
+import { handlerRequest, inProcessAuth } from "./lib/handler-request.mjs";
 import { explainSeen, tableSizes } from "./lib/scale-checks.mjs";
 import {
   core,
@@ -91,16 +91,11 @@ const describe = (size) =>
 
 /** The core on `stores` with organizations, API keys, the audit log and SSO with SCIM on. */
 function authOn(stores) {
-  const auth = core.createAuth({
+  return inProcessAuth(core, {
     secret: "scale-tenancy-secret-yAEoUyHUyQNxa_NIrlTvpITTjFXcXZF8WX0iqYt",
     stores,
-    mailer: { send: async () => {} },
-    logger: core.silentLogger,
-    appOrigin: "http://localhost:3000",
-    allowHeaderAuthentication: true,
     // Cheap argon2id: logins only set the actors up, they are not timed.
     passwordHasher: core.createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { loginAlerts: false },
     organizations: { permissions: ["project:read"], memberPermissions: ["project:read"] },
     // Every timed request must pass: the key's counter is still kept, in blocks.
     apiKeys: { requestsPerMinute: 1_000_000 },
@@ -110,14 +105,6 @@ function authOn(stores) {
       resolveTxt: async () => [],
     }),
   });
-  const handler = core.httpHandlerFor(auth);
-  const send = async (req, status) => {
-    const response = await handler.handle(req);
-    if (response?.status !== status)
-      throw new Error(`${req.method} ${req.url}: ${response?.status} ${response?.body}`);
-    return response.body ? JSON.parse(response.body) : null;
-  };
-  return { auth, handler, send };
 }
 
 /** A request of `handlerRequest`'s with `headers` added. */

@@ -17,7 +17,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { handlerRequest } from "./lib/handler-request.mjs";
+import { handlerRequest, inProcessAuth } from "./lib/handler-request.mjs";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const fromSql = createRequire(join(ROOT, "packages/store-sql/package.json"));
@@ -55,25 +55,14 @@ const request = handlerRequest;
 
 /** An Auth on `stores` with users 0..(9+REQUESTS) registered (cheap argon2id: the hash is not what is counted). */
 async function prepare(stores) {
-  const auth = core.createAuth({
+  const { handler, send } = inProcessAuth(core, {
     secret: "trips-secret-yAEoUyHUyQNxa_NIrlTvpITTjFXcXZF8WX0iqYtPlFY",
     stores,
-    mailer: { send: async () => {} },
-    logger: core.silentLogger,
-    appOrigin: "http://localhost:3000",
-    allowHeaderAuthentication: true,
     passwordHasher: core.createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { loginAlerts: false, cooldownSeconds: 3600 },
+    email: { cooldownSeconds: 3600 },
     loginThrottle: { freeAttempts: 100 },
     organizations: { permissions: ["project:read"], memberPermissions: ["project:read"] },
   });
-  const handler = core.httpHandlerFor(auth);
-  const send = async (req, status) => {
-    const response = await handler.handle(req);
-    if (status !== undefined && response.status !== status)
-      throw new Error(`${req.method} ${req.url}: ${response.status} ${response.body}`);
-    return response.body ? JSON.parse(response.body) : null;
-  };
   const users = 11 + REQUESTS;
   const tokens = [];
   for (let i = 0; i < users; i++) {
@@ -165,7 +154,7 @@ async function postgres() {
     await fill(db);
     const plans = [];
     for (const [key, { text, values, path }] of statements) {
-      if (/^(begin|commit|rollback)/i.test(key)) continue;
+      if (/^(begin|start transaction|commit|rollback|savepoint|release)/i.test(key)) continue;
       const client = await pool.connect();
       try {
         // Inside a transaction rolled back, so writes leave nothing; an insert of a key taken

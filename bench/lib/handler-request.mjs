@@ -17,3 +17,29 @@ export function handlerRequest(method, path, { body, token } = {}) {
   }
   return { method, url: `/api/auth${path}`, headers, body: text, remoteAddress: "127.0.0.1" };
 }
+
+/**
+ * The core's HTTP handler in process, as the in-process benchmarks run it: `createAuth` with their
+ * common options (no email sent, a silent logger, the origin localhost:3000, bearer tokens, no
+ * login alerts) and `options` over them (`email` merged). Answers the auth, its handler and
+ * `send(req, status)`, which resolves to the parsed body and throws when the answer's status is not
+ * `status` (any status passes when it is undefined).
+ */
+export function inProcessAuth(core, options) {
+  const auth = core.createAuth({
+    mailer: { send: async () => {} },
+    logger: core.silentLogger,
+    appOrigin: "http://localhost:3000",
+    allowHeaderAuthentication: true,
+    ...options,
+    email: { loginAlerts: false, ...options.email },
+  });
+  const handler = core.httpHandlerFor(auth);
+  const send = async (req, status) => {
+    const response = await handler.handle(req);
+    if (status !== undefined && response?.status !== status)
+      throw new Error(`${req.method} ${req.url}: ${response?.status} ${response?.body}`);
+    return response.body ? JSON.parse(response.body) : null;
+  };
+  return { auth, handler, send };
+}

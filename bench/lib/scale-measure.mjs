@@ -7,7 +7,7 @@ import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { handlerRequest } from "./handler-request.mjs";
+import { handlerRequest, inProcessAuth } from "./handler-request.mjs";
 import { seededEmail } from "./scale-seed.mjs";
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -63,22 +63,10 @@ function picker(seed) {
 
 /** The core on `stores`, as the bench's examples configure it (default argon2id, bearer tokens, no login alerts). */
 function authOn(stores) {
-  const auth = core.createAuth({
+  const { auth, send } = inProcessAuth(core, {
     secret: "scale-secret-yAEoUyHUyQNxa_NIrlTvpITTjFXcXZF8WX0iqYtPlFY",
     stores,
-    mailer: { send: async () => {} },
-    logger: core.silentLogger,
-    appOrigin: "http://localhost:3000",
-    allowHeaderAuthentication: true,
-    email: { loginAlerts: false },
   });
-  const handler = core.httpHandlerFor(auth);
-  const send = async (req, status) => {
-    const response = await handler.handle(req);
-    if (response.status !== status)
-      throw new Error(`${req.method} ${req.url}: ${response.status} ${response.body}`);
-    return response.body ? JSON.parse(response.body) : null;
-  };
   return { auth, send };
 }
 
