@@ -74,7 +74,7 @@ describe("signSessionJwt", () => {
     );
   });
 
-  it("each set of keys names its own kid in the header (headers encoded once per keys and typ)", () => {
+  it("each set of keys names its own kid in the header, and each kind its typ", () => {
     const other = createSigningKeys([secrets[1] as string, secrets[0] as string], "ACCESS_TOKEN_INVALID");
     const header = (token: string) =>
       JSON.parse(Buffer.from(token.split(".")[0] ?? "", "base64url").toString());

@@ -4,24 +4,7 @@ import type { SigningKeys } from "./keys.js";
 /** The one algorithm Portcullis signs and accepts: any other `alg` (including `none`) is refused. */
 export const JWT_ALGORITHM = "HS256";
 
-/** The JWS protected headers already encoded, by `typ`, per signing key (a handful of kinds). */
-const encodedHeaders = new WeakMap<SigningKeys, Map<string, string>>();
-
 const base64url = (json: string) => Buffer.from(json, "utf8").toString("base64url");
-
-function encodedHeader(keys: SigningKeys, typ: string): string {
-  let byTyp = encodedHeaders.get(keys);
-  if (byTyp === undefined) {
-    byTyp = new Map();
-    encodedHeaders.set(keys, byTyp);
-  }
-  let header = byTyp.get(typ);
-  if (header === undefined) {
-    header = base64url(JSON.stringify({ alg: JWT_ALGORITHM, typ, kid: keys.currentKid }));
-    byTyp.set(typ, header);
-  }
-  return header;
-}
 
 /**
  * Signs a JWT of one of Portcullis's kinds (`typ`) for a user's session: `sub`, `sid`, `iss`,
@@ -59,7 +42,8 @@ export function signSessionJwt(
   payload.iat = claims.issuedAtSeconds;
   payload.exp = claims.issuedAtSeconds + claims.ttlSeconds;
   if (claims.jti !== undefined) payload.jti = claims.jti;
-  const input = `${encodedHeader(keys, claims.typ)}.${base64url(JSON.stringify(payload))}`;
+  const header = { alg: JWT_ALGORITHM, typ: claims.typ, kid: keys.currentKid };
+  const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
   const signature = createHmac("sha256", keys.currentSecret).update(input).digest("base64url");
   return `${input}.${signature}`;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomFillSync } from "node:crypto";
+import { createHash, randomBytes, randomFillSync } from "node:crypto";
 
 /**
  * Random bytes from the CSPRNG, taken from a pool filled 4 KiB at a time (as node:crypto's
@@ -12,7 +12,7 @@ let poolOffset = POOL_BYTES;
 
 /** `bytes` random bytes from the CSPRNG, base64url-encoded. */
 export function randomToken(bytes: number): string {
-  if (bytes > POOL_BYTES / 8) return randomFillSync(Buffer.alloc(bytes)).toString("base64url");
+  if (bytes > POOL_BYTES / 8) return randomBytes(bytes).toString("base64url");
   if (poolOffset + bytes > POOL_BYTES) {
     randomFillSync(pool);
     poolOffset = 0;
