@@ -176,34 +176,26 @@ async function writeEntries(
 }
 
 /**
- * The column a listing walks: the organization's, else the actor's, else the type's index
- * `(<column>, seq)`; none (the deployment's listing) walks the primary key.
- */
-function walkedColumn(query: AuditQuery): "organization_id" | "actor_id" | "type" | undefined {
-  if (query.organizationId !== undefined) return "organization_id";
-  if (query.actorId !== undefined) return "actor_id";
-  if (query.type !== undefined) return "type";
-  return undefined;
-}
-
-/**
- * `list`'s statement: the query's filters, its cursor, its order and its limit. The walked
- * column's filter is written as a range of one value and leads the ORDER BY: with `column = $1`
- * PostgreSQL drops the column from the order, and for a value it counts as frequent it may walk the
- * primary key backwards and filter, which reads the whole table when that value's entries are all
- * old (1,000,000 entries: 980,000 rows read, about 0.5 s). The range keeps the order on
+ * `list`'s statement: the query's filters, its cursor, its order and its limit. The first of the
+ * organization's, the actor's and the type's filters that is given is the walked one: its index
+ * `(<column>, seq)` is read (none given: the deployment's listing walks the primary key). That
+ * filter is written as a range of one value and leads the ORDER BY: with `column = $1` PostgreSQL
+ * drops the column from the order, and for a value it counts as frequent it may walk the primary
+ * key backwards and filter, which reads the whole table when that value's entries are all old
+ * (a probe of 1,000,000 entries: 980,000 rows read, 361 ms). The range keeps the order on
  * `(column, seq)`, which only that index gives without a sort.
  */
 function listQuery(db: AnyKysely, table: string, query: AuditQuery, limit: number) {
   let select = db.selectFrom(table).selectAll();
-  const walked = walkedColumn(query);
-  const filters = [
-    ["organization_id", query.organizationId],
-    ["actor_id", query.actorId],
-    ["type", query.type],
-  ] as const;
+  const filters = (
+    [
+      ["organization_id", query.organizationId],
+      ["actor_id", query.actorId],
+      ["type", query.type],
+    ] as const
+  ).filter((filter): filter is readonly [(typeof filter)[0], string] => filter[1] !== undefined);
+  const walked = filters[0]?.[0];
   for (const [column, value] of filters) {
-    if (value === undefined) continue;
     select =
       column === walked
         ? select.where(column, ">=", value).where(column, "<=", value)
