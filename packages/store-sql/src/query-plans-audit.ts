@@ -1,12 +1,9 @@
-import type { createSqlStores } from "./sql-stores.js";
+import type { HotCalls, PlannedStores, Series } from "./query-plans-support.js";
 
 /**
  * Test support for query-plans.test.ts (not part of the package's exports): the audit log filled,
  * its calls, and the check that its filtered listings read their index, in that file's terms.
  */
-
-/** `insert into <table> (<columns>) select <select> from <rows numbered 1 … n>`, in the dialect's way. */
-type Series = (n: number, select: string, table: string, columns: string) => string;
 
 /**
  * `rows` entries, one per millisecond up to `now`, and the heads of `rows` organizations' chains
@@ -31,11 +28,7 @@ export function auditFillStatements(series: Series, rows: number, now: number): 
 }
 
 /** The audit log's calls: an append to both chains, the listing with each filter, the retention sweep. */
-export function auditLogCalls(
-  stores: ReturnType<typeof createSqlStores>,
-  now: number,
-  rows: number,
-): [string, () => Promise<unknown>][] {
+export function auditLogCalls(stores: PlannedStores, now: number, rows: number): HotCalls {
   const auditLog = stores.auditLog;
   const draft = {
     id: "e-new",

@@ -1,13 +1,10 @@
 import type { SqlDialect } from "./context.js";
-import type { createSqlStores } from "./sql-stores.js";
+import type { HotCalls, PlannedStores, Series } from "./query-plans-support.js";
 
 /**
  * Test support for query-plans.test.ts (not part of the package's exports): the SCIM tables filled
  * and the SCIM store's calls, in that file's terms.
  */
-
-/** `insert into <table> (<columns>) select <select> from <rows numbered 1 … n>`, in the dialect's way. */
-type Series = (n: number, select: string, table: string, columns: string) => string;
 
 /** How many connections the rows are spread over: `rows / CONNECTIONS` users and groups each. */
 const CONNECTIONS = 50;
@@ -43,10 +40,7 @@ export function scimFillStatements(series: Series, dialect: SqlDialect, rows: nu
 }
 
 /** The SCIM store's calls: the reads of every SCIM request, and the changes. */
-export function scimCalls(
-  stores: ReturnType<typeof createSqlStores>,
-  now: number,
-): [string, () => Promise<unknown>][] {
+export function scimCalls(stores: PlannedStores, now: number): HotCalls {
   const scim = stores.scim;
   const user = {
     connectionId: "sc3",

@@ -1,13 +1,10 @@
 import type { SqlDialect } from "./context.js";
-import type { createSqlStores } from "./sql-stores.js";
+import type { HotCalls, PlannedStores, Series } from "./query-plans-support.js";
 
 /**
  * Test support for query-plans.test.ts (not part of the package's exports): the SSO tables filled
  * and the SSO store's calls, in that file's terms.
  */
-
-/** `insert into <table> (<columns>) select <select> from <rows numbered 1 … n>`, in the dialect's way. */
-type Series = (n: number, select: string, table: string, columns: string) => string;
 
 /**
  * `rows` connections (`sc<n>` of organization `o<n>`, naming `d<n>.example.com`, SCIM token hash
@@ -42,10 +39,7 @@ export function ssoFillStatements(series: Series, dialect: SqlDialect, rows: num
 }
 
 /** The SSO store's calls: the reads of every sign-in and SCIM request, and the changes. */
-export function ssoCalls(
-  stores: ReturnType<typeof createSqlStores>,
-  now: number,
-): [string, () => Promise<unknown>][] {
+export function ssoCalls(stores: PlannedStores, now: number): HotCalls {
   const sso = stores.sso;
   const connection = {
     id: "sc-new",

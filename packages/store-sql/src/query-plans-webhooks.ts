@@ -1,14 +1,11 @@
 import { pendingWebhookDelivery, type WebhookDelivery, type WebhookEndpoint } from "@portcullis/core";
 import type { SqlDialect } from "./context.js";
-import type { createSqlStores } from "./sql-stores.js";
+import type { HotCalls, PlannedStores, Series } from "./query-plans-support.js";
 
 /**
  * Test support for query-plans.test.ts (not part of the package's exports): the webhook tables
  * filled and the webhook store's calls, in that file's terms.
  */
-
-/** `insert into <table> (<columns>) select <select> from <rows numbered 1 … n>`, in the dialect's way. */
-type Series = (n: number, select: string, table: string, columns: string) => string;
 
 /**
  * `rows` endpoints (one in 1,000 the deployment's, the others of 5,000 organizations, every lease
@@ -42,11 +39,7 @@ export function webhookFillStatements(
  * The webhook store's calls of the delivery workers and of the endpoints' routes. Not among them:
  * `listEndpoints(undefined)`, which reads every endpoint by design (a scan of the whole table).
  */
-export function webhookCalls(
-  stores: ReturnType<typeof createSqlStores>,
-  now: number,
-  rows: number,
-): [string, () => Promise<unknown>][] {
+export function webhookCalls(stores: PlannedStores, now: number, rows: number): HotCalls {
   const webhooks = stores.webhooks;
   const lease = { owner: "instance-a", now };
   const delivery = (id: string, endpointId: string): WebhookDelivery =>

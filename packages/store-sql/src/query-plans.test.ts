@@ -6,6 +6,7 @@ import type { AnyKysely, SqlDialect } from "./context.js";
 import { auditFillStatements, auditListingsOffIndex, auditLogCalls } from "./query-plans-audit.js";
 import { scimCalls, scimFillStatements } from "./query-plans-scim.js";
 import { ssoCalls, ssoFillStatements } from "./query-plans-sso.js";
+import type { HotCalls, PlannedStores } from "./query-plans-support.js";
 import { webhookCalls, webhookFillStatements } from "./query-plans-webhooks.js";
 import { createSqlStores } from "./sql-stores.js";
 import { createSqliteDialect } from "./sqlite-dialect.js";
@@ -133,7 +134,7 @@ function fillStatements(dialect: SqlDialect): string[] {
 }
 
 /** Every hot call of the stores, each by the name the failure message gives. */
-function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Promise<unknown>][] {
+function hotCalls(stores: PlannedStores): HotCalls {
   const rotation = { refreshTokenHash: "rh-next", accessTokenJti: "j-next", lastActiveAt: NOW };
   return [
     ["users.findByEmail", () => stores.users.findByEmail("user5@example.test")],
@@ -239,7 +240,7 @@ function hotCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Pr
 }
 
 /** The organization store's calls of every request of a member, and its changes. */
-function organizationCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Promise<unknown>][] {
+function organizationCalls(stores: PlannedStores): HotCalls {
   const organizations = stores.organizations;
   const invitation = {
     id: "i-new",
@@ -292,7 +293,7 @@ function organizationCalls(stores: ReturnType<typeof createSqlStores>): [string,
 }
 
 /** The API key store's calls: the read of every request with a key, its touch, and the changes. */
-function apiKeyCalls(stores: ReturnType<typeof createSqlStores>): [string, () => Promise<unknown>][] {
+function apiKeyCalls(stores: PlannedStores): HotCalls {
   const apiKeys = stores.apiKeys;
   return [
     ["apiKeys.useApiKey", () => apiKeys.useApiKey("lk5", 60_000, 1)],
