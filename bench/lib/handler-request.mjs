@@ -39,7 +39,7 @@ export function inProcessAuth(core, options) {
     const response = await handler.handle(req);
     if (status !== undefined && response?.status !== status)
       throw new Error(`${req.method} ${req.url}: ${response?.status} ${response?.body}`);
-    return response.body ? JSON.parse(response.body) : null;
+    return response?.body ? JSON.parse(response.body) : null;
   };
   return { auth, handler, send };
 }
