@@ -1,5 +1,6 @@
 import type { AuditDraft, AuditEntry, AuditLinks, AuditLogStore, AuditQuery } from "@portcullis/core";
 import { sql } from "kysely";
+import { compiledQuery } from "./compiled-query.js";
 import { type AnyKysely, insertInChunks, inTransaction, type SqlContext, toNumber } from "./context.js";
 import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 
@@ -124,6 +125,8 @@ async function lockHeads({ dialect, tables }: SqlContext, trx: AnyKysely, chains
   return heads;
 }
 
+type Seal = (draft: AuditDraft, links: AuditLinks) => string;
+
 /** Places each draft after its chains' heads and seals it, moving the heads (`heads`, changed in place). */
 function placeDrafts(
   drafts: AuditDraft[],
@@ -175,6 +178,51 @@ async function writeEntries(
   ).execute();
 }
 
+/** The audit log's columns in the order the PostgreSQL compare-and-set's arrays give them, with their types. */
+const COLUMNS = [
+  ["seq", "bigint"],
+  ["id", "text"],
+  ["at", "bigint"],
+  ["type", "text"],
+  ["actor_type", "text"],
+  ["actor_id", "text"],
+  ["user_id", "text"],
+  ["organization_id", "text"],
+  ["session_id", "text"],
+  ["ip", "text"],
+  ["user_agent", "text"],
+  ["reason", "text"],
+  ["prev_hash", "text"],
+  ["org_prev_hash", "text"],
+  ["hash", "text"],
+] as const satisfies readonly (readonly [keyof AuditRow, string])[];
+
+/**
+ * PostgreSQL's append in one statement, for drafts on the deployment's chain alone: the head moves
+ * from `expected` to the last entry only if it is still `expected` (an UPDATE whose WHERE names
+ * both), and the entries (one array per column, so one prepared statement for any count) are
+ * inserted only when it moved. A concurrent append that moved the head first makes it write
+ * nothing: READ COMMITTED re-checks the WHERE on the row that append committed. Arguments: the
+ * new seq and hash, the expected seq and hash, then one array per column (`COLUMNS`).
+ */
+const compareAndAppend = (tables: SqlContext["tables"]) =>
+  compiledQuery<unknown[], { seq: string }>(
+    4 + COLUMNS.length,
+    (on, seq, hash, expectedSeq, expectedHash, ...arrays) => {
+      const names = sql.raw(COLUMNS.map(([name]) => name).join(", "));
+      const unnested = sql.join(COLUMNS.map(([, type], i) => sql`${arrays[i]}::${sql.raw(type)}[]`));
+      const statement = sql<{ seq: string }>`with moved as (
+        update ${sql.table(tables.auditHeads)} set seq = ${seq}, hash = ${hash}
+        where chain = ${DEPLOYMENT_CHAIN} and seq = ${expectedSeq} and hash = ${expectedHash}
+        returning chain
+      )
+      insert into ${sql.table(tables.auditLog)} (${names})
+      select * from unnest(${unnested}) where exists (select 1 from moved)
+      returning seq`;
+      return { compile: () => statement.compile(on) };
+    },
+  );
+
 /**
  * `list`'s statement: the query's filters, its cursor, its order and its limit. The first of the
  * organization's, the actor's and the type's filters that is given is the walked one: its index
@@ -218,7 +266,11 @@ function listQuery(db: AnyKysely, table: string, query: AuditQuery, limit: numbe
  * upsert, and commits; any failure, `seal`'s included, rolls it all back. Concurrent appends,
  * from any number of processes, wait for the deployment head's lock in turn, so the chains never
  * fork. A wait longer than PostgreSQL's `lock_timeout` (with `postgresPoolOptions`) rejects, as
- * does a MySQL deadlock that `inTransaction`'s retries did not resolve. `list` walks the index
+ * does a MySQL deadlock that `inTransaction`'s retries did not resolve. On PostgreSQL, once the
+ * store has written the deployment's head, an append whose drafts belong to no organization (a
+ * sign-in's) is one statement instead (`compareAndAppend`): it writes only if the head is still
+ * the one this store wrote, and otherwise (another instance appended meanwhile) the transaction
+ * above runs. `list` walks the index
  * that its filter names, in `seq` order; `sweepAudit` deletes in batches of `sweepBatchRows`, each
  * its own short transaction, through the index on `at`, and leaves the heads.
  */
@@ -227,20 +279,50 @@ export function createSqlAuditLogStore(
   sweepBatchRows = DEFAULT_SWEEP_BATCH_ROWS,
 ): AuditLogStore {
   const { db, dialect, tables } = context;
+  const appendIfUnmoved = dialect === "postgres" ? compareAndAppend(tables) : undefined;
+  // PostgreSQL: the deployment's head as this store last wrote it (unset while an append is under
+  // way, and after one failed), so the next append on that chain alone can be one statement.
+  let lastWritten: Head | undefined;
+  const locked = (drafts: AuditDraft[], seal: Seal) =>
+    inTransaction(
+      db,
+      async (trx) => {
+        const heads = await lockHeads(context, trx, chainsOf(drafts));
+        const entries = placeDrafts(drafts, heads, seal);
+        await writeEntries(context, trx, entries, heads);
+        return { entries, deployment: heads.get(DEPLOYMENT_CHAIN) as Head };
+      },
+      { readCommitted: dialect !== "sqlite" },
+    );
   return {
     async append(drafts, seal) {
       if (drafts.length === 0) return [];
-      const chains = chainsOf(drafts);
-      return inTransaction(
-        db,
-        async (trx) => {
-          const heads = await lockHeads(context, trx, chains);
-          const entries = placeDrafts(drafts, heads, seal);
-          await writeEntries(context, trx, entries, heads);
+      const expected = lastWritten;
+      lastWritten = undefined;
+      if (appendIfUnmoved && expected && drafts.every((draft) => draft.organizationId === null)) {
+        const heads = new Map([[DEPLOYMENT_CHAIN, { ...expected }]]);
+        const entries = placeDrafts(drafts, heads, seal);
+        const head = heads.get(DEPLOYMENT_CHAIN) as Head;
+        const rows = entries.map(toRow);
+        const arrays = COLUMNS.map(([name]) => rows.map((row) => row[name]));
+        const written = await appendIfUnmoved(
+          db,
+          head.seq,
+          head.hash,
+          expected.seq,
+          expected.hash,
+          ...arrays,
+        );
+        if (written.length === entries.length) {
+          lastWritten = head;
           return entries;
-        },
-        { readCommitted: dialect !== "sqlite" },
-      );
+        }
+        // Another append (another instance's, or one under way beside this) moved the head first:
+        // nothing was written; the locking append places the drafts after it and seals them again.
+      }
+      const { entries, deployment } = await locked(drafts, seal);
+      if (appendIfUnmoved) lastWritten = deployment;
+      return entries;
     },
 
     async list(query) {

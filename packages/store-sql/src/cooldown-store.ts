@@ -29,6 +29,7 @@ export function createSqlCooldownStore(context: SqlContext): CooldownStore {
   const { db, tables, clock } = context;
   const pieces = upserts(context);
   const counters = sqlCounters(context, pieces);
+  const clearBoth = clearBothOnPostgres(context);
 
   return {
     acquire: (key, ttlMs) => acquireCooldown(context, pieces, key, ttlMs),
@@ -56,7 +57,7 @@ export function createSqlCooldownStore(context: SqlContext): CooldownStore {
     },
 
     clearKeys: (counterKeys, cooldownKeys) =>
-      clearKeys(context, counterKeys.map(storedKey), cooldownKeys.map(storedKey)),
+      clearKeys(context, clearBoth, counterKeys.map(storedKey), cooldownKeys.map(storedKey)),
   };
 }
 
@@ -279,22 +280,33 @@ async function liveCooldown(
 }
 
 /**
+ * PostgreSQL's `clearKeys` of both tables: one statement (a data-modifying WITH), compiled once,
+ * each list one array parameter (arguments: the counters' ids, the cooldowns' ids).
+ */
+const clearBothOnPostgres = ({ tables }: Pick<SqlContext, "tables">) =>
+  compiledQuery<[string[], string[]], never>(2, (on, counterIds, cooldownIds) =>
+    on
+      .with("cleared_counters", (within) =>
+        within.deleteFrom(tables.counters).where("id", "=", sql<string>`any(${counterIds})`),
+      )
+      .deleteFrom(tables.cooldowns)
+      .where("id", "=", sql<string>`any(${cooldownIds})`),
+  );
+
+/**
  * `clearKeys`: the counters and the cooldowns of the ids given removed, in one statement on
  * PostgreSQL (a data-modifying WITH); SQLite and MySQL have none, so one statement per table.
  */
 async function clearKeys(
   { db, dialect, tables }: Pick<SqlContext, "db" | "dialect" | "tables">,
+  clearBoth: ReturnType<typeof clearBothOnPostgres>,
   counterIds: string[],
   cooldownIds: string[],
 ): Promise<void> {
   const clearCounters = () => db.deleteFrom(tables.counters).where("id", "in", counterIds);
   const clearCooldowns = () => db.deleteFrom(tables.cooldowns).where("id", "in", cooldownIds);
   if (counterIds.length > 0 && cooldownIds.length > 0 && dialect === "postgres") {
-    await db
-      .with("cleared_counters", () => clearCounters())
-      .deleteFrom(tables.cooldowns)
-      .where("id", "in", cooldownIds)
-      .execute();
+    await clearBoth(db, counterIds, cooldownIds);
     return;
   }
   if (counterIds.length > 0) await clearCounters().execute();

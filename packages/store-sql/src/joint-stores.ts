@@ -2,7 +2,7 @@ import type { JointStores } from "@portcullis/core";
 import { sql } from "kysely";
 import { batchedRead } from "./access-token-allowlist.js";
 import { compiledQuery } from "./compiled-query.js";
-import { type SqlContext, toNumber, upsertQuery } from "./context.js";
+import { type AnyKysely, type SqlContext, toNumber, upsertQuery } from "./context.js";
 import { newSessionRow } from "./session-store.js";
 import { fromUserRow, type UserRow } from "./user-store.js";
 
@@ -83,14 +83,40 @@ function jointWrite({
   tables,
   clock,
 }: SqlContext): NonNullable<JointStores["allowAccessTokenWithSession"]> {
+  // Compiled once per set of the session's columns (the optional ones are written only when
+  // given). Arguments: the entry's jti, user, session and expiry, then the session's columns.
+  const compiled = new Map<string, (on: AnyKysely, ...args: unknown[]) => Promise<unknown[]>>();
+  const statementFor = (columns: string[]) => {
+    const shape = columns.join(",");
+    let write = compiled.get(shape);
+    if (!write) {
+      write = compiledQuery<unknown[], never>(
+        4 + columns.length,
+        (on, jti, userId, sessionId, expiresAt, ...values) => {
+          const allowed = { jti, user_id: userId, session_id: sessionId, expires_at: expiresAt };
+          const withAllowed = on.with("allowed", (within) =>
+            upsertQuery({ db: within, dialect }, tables.accessTokens, "jti", allowed),
+          );
+          const created = Object.fromEntries(columns.map((column, i) => [column, values[i]]));
+          return upsertQuery({ db: withAllowed, dialect }, tables.sessions, "id", created);
+        },
+      );
+      compiled.set(shape, write);
+    }
+    return write;
+  };
   return async (jti, entry, ttlMs, session, sessionTtlMs) => {
     const now = clock.now();
-    const allowed = { jti, user_id: entry.userId, session_id: entry.sessionId, expires_at: now + ttlMs };
-    const withAllowed = db.with("allowed", (on) =>
-      upsertQuery({ db: on, dialect }, tables.accessTokens, "jti", allowed),
-    );
     const created = newSessionRow(session, now + sessionTtlMs);
-    await upsertQuery({ db: withAllowed, dialect }, tables.sessions, "id", created).execute();
+    const columns = Object.keys(created) as (keyof typeof created)[];
+    await statementFor(columns)(
+      db,
+      jti,
+      entry.userId,
+      entry.sessionId,
+      now + ttlMs,
+      ...columns.map((c) => created[c]),
+    );
   };
 }
 

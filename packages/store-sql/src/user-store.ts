@@ -1,5 +1,6 @@
 import type { TwoFactorMethod, UserListQuery, UserPatch, UserRecord, UserStore } from "@portcullis/core";
 import { sql } from "kysely";
+import { compiledQuery } from "./compiled-query.js";
 import { insertUnlessTaken, isDuplicateKey, type SqlContext, toBoolean, toNumber } from "./context.js";
 
 /** A row of `<prefix>users`: lists are JSON arrays in text columns, times are milliseconds. */
@@ -88,16 +89,26 @@ export function toUserRow(user: UserRecord): UserRow {
   };
 }
 
+/** A user by id or by address: the reads of every sign-in and refresh, compiled once. */
+function userReads(db: SqlContext["db"], table: string) {
+  const readBy = (column: "id" | "email") =>
+    compiledQuery<[string], UserRow>(1, (on, value) =>
+      on.selectFrom(table).selectAll().where(column, "=", value),
+    );
+  const reads = { id: readBy("id"), email: readBy("email") };
+  return async (column: "id" | "email", value: string) => {
+    const [row] = await reads[column](db, value);
+    return row ? fromUserRow(row) : null;
+  };
+}
+
 /**
  * Users in `<prefix>users`; the unique index on the normalized email makes `create` atomic, and
  * `recordSignIn`'s `is null` condition makes exactly one of concurrent first sign-ins the first.
  */
 export function createSqlUserStore({ db, dialect, tables }: SqlContext): UserStore {
   const table = tables.users;
-  const findBy = async (column: "id" | "email", value: string) => {
-    const row = await db.selectFrom(table).selectAll().where(column, "=", value).executeTakeFirst();
-    return row ? fromUserRow(row as UserRow) : null;
-  };
+  const findBy = userReads(db, table);
   return {
     findById: (id) => findBy("id", id),
     findByEmail: (email) => findBy("email", email),
