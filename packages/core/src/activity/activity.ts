@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   SECURITY_EVENT_TYPES,
   type SecurityEvent,
@@ -10,6 +9,7 @@ import type { Logger } from "../ports/logger.js";
 import type { BackgroundTasks } from "../support/background.js";
 import { createPendingWrites, type PendingWrites } from "../support/pending-writes.js";
 import { describeDevice } from "../support/user-agent.js";
+import { randomHex } from "../tokens/random.js";
 
 /**
  * The security events a user sees in their activity (when the event names the user): sign-ins,
@@ -45,7 +45,7 @@ function idMinter(): () => string {
   let sequence = 0;
   return () => {
     sequence = (sequence + 1) % 0x1000000000000;
-    return `${sequence.toString(16).padStart(12, "0")}${randomBytes(6).toString("hex")}`;
+    return `${sequence.toString(16).padStart(12, "0")}${randomHex(6)}`;
   };
 }
 

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import type { SecurityEvent, SecurityEventType } from "../events.js";
 import type { AuditActorType, AuditDraft } from "../ports/audit-log-store.js";
+import { randomHex } from "../tokens/random.js";
 
 /**
  * Events Portcullis itself raises when a limit or a check trips, whoever caused it: their actor
@@ -48,7 +48,7 @@ export function auditActor(event: SecurityEvent): AuditActor {
 }
 
 /** A new entry id: 128 random bits, 32 lowercase hex. */
-export const newAuditId = (): string => randomBytes(16).toString("hex");
+export const newAuditId = (): string => randomHex(16);
 
 /** The audit draft of `event` (every event type goes in), with the entry id `id`. */
 export function auditDraft(event: SecurityEvent, id: string): AuditDraft {

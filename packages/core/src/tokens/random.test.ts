@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { randomId, randomToken } from "./random.js";
+import { randomHex, randomId, randomToken } from "./random.js";
 
 describe("random ids and tokens (a pool of CSPRNG bytes)", () => {
   it("randomId - 16 bytes, base64url, none repeated over many refills of the pool", () => {
@@ -24,5 +24,17 @@ describe("random ids and tokens (a pool of CSPRNG bytes)", () => {
       tokens.add(randomToken(32));
     }
     expect(tokens.size).toBe(5_000);
+  });
+
+  it("randomHex - lowercase hex of the length asked for; hex and base64url draws never hand out the same bytes", () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 5_000; i += 1) {
+      const hex = randomHex(16);
+      expect(hex).toMatch(/^[0-9a-f]{32}$/);
+      seen.add(hex);
+      seen.add(Buffer.from(randomToken(16), "base64url").toString("hex"));
+    }
+    expect(seen.size).toBe(10_000);
+    expect(randomHex(600)).toMatch(/^[0-9a-f]{1200}$/);
   });
 });

@@ -10,17 +10,23 @@ const POOL_BYTES = 4096;
 const pool = Buffer.alloc(POOL_BYTES);
 let poolOffset = POOL_BYTES;
 
-/** `bytes` random bytes from the CSPRNG, base64url-encoded. */
-export function randomToken(bytes: number): string {
-  if (bytes > POOL_BYTES / 8) return randomBytes(bytes).toString("base64url");
+/** `bytes` random bytes from the CSPRNG in `encoding`, from the pool unless they are more than an eighth of it. */
+function randomText(bytes: number, encoding: "base64url" | "hex"): string {
+  if (bytes > POOL_BYTES / 8) return randomBytes(bytes).toString(encoding);
   if (poolOffset + bytes > POOL_BYTES) {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  const token = pool.toString("base64url", poolOffset, poolOffset + bytes);
+  const text = pool.toString(encoding, poolOffset, poolOffset + bytes);
   poolOffset += bytes;
-  return token;
+  return text;
 }
+
+/** `bytes` random bytes from the CSPRNG, base64url-encoded. */
+export const randomToken = (bytes: number): string => randomText(bytes, "base64url");
+
+/** `bytes` random bytes from the CSPRNG as lowercase hex (the activity's and the audit log's ids). */
+export const randomHex = (bytes: number): string => randomText(bytes, "hex");
 
 /** SHA-256 of a token, base64url-encoded: what stores keep instead of the token. */
 export function hashToken(token: string): string {
