@@ -10,6 +10,10 @@
 // permission check (GET /api/projects, a member with an active organization), login, and logout
 // (a window of exactly CPR_LOGOUTS requests, each ending a session signed in before it). Then Better
 // Auth (on memory and on PostgreSQL): get-session, sign-in/email, sign-out, in the same run.
+// Each login window is split into the server's main thread and its other threads (argon2id), and
+// each round's login windows come with a raw argon2id window in this process: the report's
+// "beyond the hash" table is server plus database less that verify (bench/login-beyond-hash.mjs
+// measures the same without the subtraction, the hash replaced by a trivial stand-in).
 //
 //   pnpm --filter portcullis-bench cpu-per-request          (builds the examples first)
 //
@@ -32,6 +36,8 @@ import {
   writeResults,
 } from "./lib/cpu-per-request-report.mjs";
 import { bareRoutes, betterAuthScenarios, exampleScenarios } from "./lib/cpu-per-request-scenarios.mjs";
+import { withOwnCpu } from "./lib/cpu-split.mjs";
+import { argon2Throughput } from "./lib/rows-measure.mjs";
 import { chooseServerNode } from "./lib/rows-node.mjs";
 import { installBetterAuth, PEER, prepareSqlDatabases } from "./lib/rows-services.mjs";
 import { BENCH_DIR, SECRET, startExample, startProcess, writeSeedFile } from "./lib/servers.mjs";
@@ -124,6 +130,13 @@ async function startHost(host, { redis, sql }, seedFile) {
   return { server, probe, scenarios: await exampleScenarios(server.url, options) };
 }
 
+/** CPU milliseconds of one raw argon2id verify (the examples' and Better Auth's parameters), in this process. */
+async function rawVerifyWindow() {
+  const { rate, cpuMs } = await withOwnCpu(() => argon2Throughput(TIMING.durationS, TIMING.connections));
+  log(`raw argon2id: ${Math.round(rate)} verifies/s, ${cpuMs.toFixed(2)} ms CPU each`);
+  return { cpuMs, rate };
+}
+
 /** The bare server of `framework`, started on first use with the routes read from `source`. */
 async function bareOf(framework, bare, source) {
   if (!bare.routes) Object.assign(bare, await bareRoutes(source.server.url, source.scenarios));
@@ -144,7 +157,10 @@ async function measureHost(host, started, bare) {
     const bareServer = bareScenario ? bare.servers[host.framework] : undefined;
     const windows = [];
     const bareWindows = [];
+    const rawWindows = [];
     for (let round = 0; round < ROUNDS; round++) {
+      // A login's hash, measured alone in the same round: raw argon2id verifies in this process.
+      if (route === "login") rawWindows.push(await rawVerifyWindow());
       if (bareServer)
         bareWindows.push(
           await measureWindow(bareServer.url, bareScenario, {
@@ -165,7 +181,7 @@ async function measureHost(host, started, bare) {
         `${host.key} ${route}: ${last.serverMs.toFixed(3)} ms server, ${last.databaseMs.toFixed(3)} ms database per answer, ${Math.round(last.rps)}/s, ${last.other + last.errors} not 200${bareWindows.length ? `; bare ${bareWindows.at(-1).serverMs.toFixed(3)} ms` : ""}`,
       );
     }
-    rows.push(reduceRow(host, route, windows, bareWindows));
+    rows.push(reduceRow(host, route, windows, bareWindows, rawWindows));
   }
   return rows;
 }

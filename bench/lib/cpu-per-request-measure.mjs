@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import autocannon from "autocannon";
-import { processCpuS } from "./cpu-split.mjs";
+import { processCpuS, threadCpuS } from "./cpu-split.mjs";
 
 /**
  * CPU seconds by pid of the PostgreSQL backends serving `database`. A backend retitles itself
@@ -90,8 +90,9 @@ export function run(base, scenario, { connections, durationS, amount }) {
 }
 
 /**
- * A measured window (after a warm-up run unless `warmupS` is 0): server and database CPU
- * milliseconds per answer with the scenario's status, and those answers per second.
+ * A measured window (after a warm-up run unless `warmupS` is 0): server (and of it, its main
+ * thread's and its other threads') and database CPU milliseconds per answer with the scenario's
+ * status, and those answers per second.
  */
 export async function measureWindow(base, scenario, { serverPid, probe, timing }) {
   await scenario.prepare?.();
@@ -99,6 +100,7 @@ export async function measureWindow(base, scenario, { serverPid, probe, timing }
     await run(base, scenario, { connections: timing.connections, durationS: timing.warmupS });
   await scenario.prepare?.();
   const serverBefore = processCpuS(serverPid);
+  const threadsBefore = threadCpuS(serverPid);
   const database = probe ? databaseMeter(probe.read) : () => 0;
   const started = performance.now();
   const result = await run(base, scenario, {
@@ -108,8 +110,12 @@ export async function measureWindow(base, scenario, { serverPid, probe, timing }
   });
   const seconds = (performance.now() - started) / 1000;
   const perAnswerMs = (cpuS) => (result.ok > 0 ? (cpuS * 1000) / result.ok : Number.NaN);
+  const threads = threadCpuS(serverPid);
   return {
     serverMs: perAnswerMs(processCpuS(serverPid) - serverBefore),
+    // Of it: the main thread (JavaScript) and the others (libuv's pool, where argon2id runs; V8's helpers).
+    mainThreadMs: perAnswerMs(threads.main - threadsBefore.main),
+    otherThreadsMs: perAnswerMs(threads.others - threadsBefore.others),
     databaseMs: perAnswerMs(Math.max(0, database() - (probe?.idleCpuPerS ?? 0) * seconds)),
     ok: result.ok,
     other: result.other,
