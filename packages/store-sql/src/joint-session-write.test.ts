@@ -64,6 +64,68 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
     expect(await allowlist.findAllowedAccessToken("jti-apart")).toEqual(entry("apart"));
   });
 
+  it("the sign-in's end: one statement that waits for a password set under way and reads its hash, so the core ends the session", async () => {
+    const clock = createFakeClock();
+    const { users, joint } = createSqlStores({ db, clock });
+    const write = joint.allowAccessTokenWithSessionAndRecordSignIn;
+    expect(write).toBeDefined();
+    if (!write) return;
+    const user = {
+      id: "racing",
+      email: "racing@example.test",
+      emailVerified: true,
+      name: "Ada",
+      passwordHash: "$argon2id$old",
+      identityProviders: [],
+      twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+      createdAt: 1,
+    };
+    await users.create(user);
+    const at = (id: string) => ({ ...session(id, "Firefox 130"), userId: "racing", createdAt: 5 });
+    const entry = (id: string) => ({ userId: "racing", sessionId: id });
+
+    counting.statements = [];
+    counting.on = true;
+    expect(
+      await write.call(joint, "jti-first", entry("first"), 60_000, at("first"), 3_600_000, "$argon2id$old"),
+    ).toEqual(user);
+    counting.on = false;
+    expect(counting.statements).toHaveLength(1);
+    expect(counting.statements[0]).toMatch(
+      /^with "before" as \(select \* from "portcullis_users" where "id" = \$1 for update\)/,
+    );
+    expect((await users.findById("racing"))?.lastSignInAt).toBe(5);
+
+    // A password set holds the user's row (its UPDATE, not yet committed) while the sign-in writes.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let updated = () => {};
+    const rowHeld = new Promise<void>((resolve) => {
+      updated = resolve;
+    });
+    const passwordSet = db.transaction().execute(async (trx) => {
+      await sql`update portcullis_users set password_hash = '$argon2id$new' where id = 'racing'`.execute(trx);
+      updated();
+      await held;
+    });
+    await rowHeld;
+    let settled = false;
+    const signIn = write
+      .call(joint, "jti-racing", entry("racing"), 60_000, at("racing"), 3_600_000, "$argon2id$old")
+      .finally(() => {
+        settled = true;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(settled).toBe(false);
+    release();
+    await passwordSet;
+    // It read the row as the password set left it: the new hash, so the core ends this session.
+    expect((await signIn)?.passwordHash).toBe("$argon2id$new");
+    expect((await users.findById("racing"))?.lastSignInAt).toBe(5);
+  });
+
   it("login - stores copied apart, with joint given: one joint statement; with joint left out: the entry's insert, then the session's", async () => {
     const { joint, ...made } = createSqlStores({ db, clock: createFakeClock() });
     // Copies: no store given below is an object createSqlStores returned; nothing compares them.
@@ -95,11 +157,14 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
       return counting.statements
         .map((text) => text.replace(/\s+/g, " "))
         .filter((text) =>
-          /^(with "allowed" as|insert into "portcullis_(access_tokens|sessions)")/.test(text),
+          /^(with "(allowed|before)" as|insert into "portcullis_(access_tokens|sessions)")/.test(text),
         );
     };
+    // With joint, a password sign-in's session, entry and re-read are the one statement.
     expect(await sessionWrites({ ...apart, joint })).toEqual([
-      expect.stringMatching(/^with "allowed" as \(insert into "portcullis_access/),
+      expect.stringMatching(
+        /^with "before" as \(select \* from "portcullis_users" .*insert into "portcullis_access_tokens" .*insert into "portcullis_sessions"/,
+      ),
     ]);
     expect(await sessionWrites(apart)).toEqual([
       expect.stringMatching(/^insert into "portcullis_access_tokens"/),

@@ -1,4 +1,4 @@
-import type { JointStores } from "@portcullis/core";
+import type { JointStores, SessionRecord } from "@portcullis/core";
 import { sql } from "kysely";
 import { batchedRead } from "./access-token-allowlist.js";
 import { compiledQuery } from "./compiled-query.js";
@@ -69,7 +69,12 @@ export function createSqlJointStores(context: SqlContext): JointStores {
       };
     },
     findAllowedAccessTokenWithMembership: membershipRead(context),
-    ...(context.dialect === "postgres" ? { allowAccessTokenWithSession: jointWrite(context) } : {}),
+    ...(context.dialect === "postgres"
+      ? {
+          allowAccessTokenWithSession: jointWrite(context),
+          allowAccessTokenWithSessionAndRecordSignIn: jointSignInWrite(context),
+        }
+      : {}),
   };
 }
 
@@ -77,46 +82,97 @@ export function createSqlJointStores(context: SqlContext): JointStores {
  * `allowAccessTokenWithSession` on PostgreSQL: the entry's UPSERT as a data-modifying WITH of the
  * session's, one statement, so both rows are written or neither.
  */
-function jointWrite({
-  db,
-  dialect,
-  tables,
-  clock,
-}: SqlContext): NonNullable<JointStores["allowAccessTokenWithSession"]> {
-  // Compiled once per set of the session's columns (the optional ones are written only when
-  // given). Arguments: the entry's jti, user, session and expiry, then the session's columns.
-  const compiled = new Map<string, (on: AnyKysely, ...args: unknown[]) => Promise<unknown[]>>();
-  const statementFor = (columns: string[]) => {
-    const shape = columns.join(",");
-    let write = compiled.get(shape);
-    if (!write) {
-      write = compiledQuery<unknown[], never>(
-        4 + columns.length,
-        (on, jti, userId, sessionId, expiresAt, ...values) => {
-          const allowed = { jti, user_id: userId, session_id: sessionId, expires_at: expiresAt };
-          const withAllowed = on.with("allowed", (within) =>
-            upsertQuery({ db: within, dialect }, tables.accessTokens, "jti", allowed),
-          );
-          const created = Object.fromEntries(columns.map((column, i) => [column, values[i]]));
-          return upsertQuery({ db: withAllowed, dialect }, tables.sessions, "id", created);
-        },
-      );
-      compiled.set(shape, write);
-    }
-    return write;
-  };
+function jointWrite(context: SqlContext): NonNullable<JointStores["allowAccessTokenWithSession"]> {
+  const statementFor = sessionStatements(context, false);
   return async (jti, entry, ttlMs, session, sessionTtlMs) => {
-    const now = clock.now();
-    const created = newSessionRow(session, now + sessionTtlMs);
-    const columns = Object.keys(created) as (keyof typeof created)[];
-    await statementFor(columns)(
-      db,
+    const { write, values } = statementFor(session, sessionTtlMs);
+    await write(context.db, jti, entry.userId, entry.sessionId, context.clock.now() + ttlMs, ...values);
+  };
+}
+
+/**
+ * `allowAccessTokenWithSessionAndRecordSignIn` on PostgreSQL: `jointWrite`'s statement with two
+ * more parts, the user's row locked and read (`select … for update`, which waits for a writer of
+ * the row and reads its latest version) and `last_sign_in_at` set from that read as
+ * `recordSignInIfUnchanged` sets it; it returns the row as read. A lock or a password set is an
+ * UPDATE of that row, so it lands either before this statement (which then reads it) or after
+ * its commit (and its session purge then finds this session).
+ */
+function jointSignInWrite(
+  context: SqlContext,
+): NonNullable<JointStores["allowAccessTokenWithSessionAndRecordSignIn"]> {
+  const statementFor = sessionStatements(context, true);
+  return async (jti, entry, ttlMs, session, sessionTtlMs, passwordHash) => {
+    const { write, values } = statementFor(session, sessionTtlMs);
+    const rows = (await write(
+      context.db,
       jti,
       entry.userId,
       entry.sessionId,
-      now + ttlMs,
-      ...columns.map((c) => created[c]),
-    );
+      context.clock.now() + ttlMs,
+      session.userId,
+      session.createdAt,
+      passwordHash ?? null,
+      ...values,
+    )) as UserRow[];
+    const [row] = rows;
+    return row ? fromUserRow(row) : null;
+  };
+}
+
+/**
+ * The joint session statements, compiled once per set of the session's columns (the optional
+ * ones are written only when given). Arguments: the entry's jti, user, session and expiry, with
+ * `signIn` the user's id, the sign-in's time and the checked hash (or null), then the session's
+ * columns.
+ */
+function sessionStatements({ dialect, tables, clock }: SqlContext, signIn: boolean) {
+  const compiled = new Map<string, (on: AnyKysely, ...args: unknown[]) => Promise<unknown[]>>();
+  const fixed = signIn ? 7 : 4;
+  const build = (columns: string[]) =>
+    compiledQuery<unknown[], never>(fixed + columns.length, (on, ...slots) => {
+      const [jti, userId, sessionId, expiresAt] = slots;
+      const values = slots.slice(fixed);
+      const allowed = { jti, user_id: userId, session_id: sessionId, expires_at: expiresAt };
+      const created = Object.fromEntries(columns.map((column, i) => [column, values[i]]));
+      if (!signIn) {
+        const withAllowed = on.with("allowed", (within) =>
+          upsertQuery({ db: within, dialect }, tables.accessTokens, "jti", allowed),
+        );
+        return upsertQuery({ db: withAllowed, dialect }, tables.sessions, "id", created);
+      }
+      const [, , , , signInUser, at, hash] = slots;
+      const users = tables.users;
+      return on
+        .with("before", (within) =>
+          within.selectFrom(users).selectAll().where("id", "=", signInUser).forUpdate(),
+        )
+        .with("recorded", (within) =>
+          within
+            .updateTable(`${users} as u`)
+            .from("before")
+            .set({
+              last_sign_in_at: sql`case when before.locked_at is null and (${hash}::text is null or before.password_hash = ${hash}::text) then ${at}::bigint else u.last_sign_in_at end`,
+            })
+            .whereRef("u.id", "=", "before.id"),
+        )
+        .with("allowed", (within) =>
+          upsertQuery({ db: within, dialect }, tables.accessTokens, "jti", allowed),
+        )
+        .with("created", (within) => upsertQuery({ db: within, dialect }, tables.sessions, "id", created))
+        .selectFrom("before")
+        .selectAll();
+    });
+  return (session: SessionRecord, sessionTtlMs: number) => {
+    const row = newSessionRow(session, clock.now() + sessionTtlMs);
+    const columns = Object.keys(row) as (keyof typeof row)[];
+    const shape = columns.join(",");
+    let write = compiled.get(shape);
+    if (!write) {
+      write = build(columns);
+      compiled.set(shape, write);
+    }
+    return { write, values: columns.map((column) => row[column]) };
   };
 }
 

@@ -20,6 +20,10 @@ function kinds(statements: string[]): string[] {
     [/^delete from "?portcullis_counters/i, "clear counter"],
     [/^delete from "?portcullis_cooldowns/i, "clear locks"],
     [
+      /^with "before" as \(select \* from "portcullis_users" where "id" = \$1 for update\), "recorded" as \(update "portcullis_users" .*insert into "?portcullis_access_tokens.*insert into "?portcullis_sessions/i,
+      "check, record sign-in, allow jti and create session",
+    ],
+    [
       /^with .*insert into "?portcullis_access_tokens.*insert into "?portcullis_sessions/i,
       "allow jti and create session",
     ],
@@ -146,10 +150,10 @@ const PG_LOGIN = [
   "count attempt",
   "user by email",
   "clear throttle",
-  // The new session and its access token's allowlist entry, one statement (a data-modifying WITH).
-  "allow jti and create session",
-  // The re-read that closes the window between the check and the session, and last_sign_in_at.
-  "check and record sign-in",
+  // The new session, its access token's allowlist entry, and the re-read that closes the window
+  // between the check and the session with last_sign_in_at: one statement (a data-modifying WITH
+  // that locks the user's row).
+  "check, record sign-in, allow jti and create session",
 ];
 /** The audit log's append of a turn's entries on SQLite: a transaction that locks the chains' heads. */
 const AUDIT_APPEND = ["audit: lock heads", "audit: entries", "audit: move heads"];

@@ -9,6 +9,7 @@ import type {
 } from "@portcullis/core";
 import { expect } from "vitest";
 import { ALLOWLIST_MEMBERSHIP_TESTS } from "./access-token-allowlist-membership.js";
+import { ALLOWLIST_SIGN_IN_TESTS } from "./access-token-allowlist-sign-in.js";
 import {
   concurrently,
   defineStoreSuite,
@@ -275,6 +276,8 @@ export const runAccessTokenAllowlistSuite: (options: {
       },
   },
   "with the membership (optional joint.findAllowedAccessTokenWithMembership)": ALLOWLIST_MEMBERSHIP_TESTS,
+  "with the sign-in's end (optional joint.allowAccessTokenWithSessionAndRecordSignIn)":
+    ALLOWLIST_SIGN_IN_TESTS,
   "with the session (optional joint.allowAccessTokenWithSession)": {
     "joint.allowAccessTokenWithSession - the entry and the session read as the two calls would have stored them":
       async ({ store, jointWrite }) => {

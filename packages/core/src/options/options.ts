@@ -175,7 +175,9 @@ export const STORE_METHODS = {
 /** The methods of `JointStores`, each optional (`stores.joint`). */
 const JOINT_METHODS = [
   "findAllowedAccessTokenWithUser",
+  "findAllowedAccessTokenWithMembership",
   "allowAccessTokenWithSession",
+  "allowAccessTokenWithSessionAndRecordSignIn",
 ] as const satisfies readonly (keyof JointStores)[];
 
 /** The longest idle timeout or absolute lifetime of a session: 400 days, the cap browsers put on a cookie's Max-Age. */

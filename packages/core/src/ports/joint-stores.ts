@@ -1,6 +1,7 @@
 import type { AllowedAccessToken, AllowlistEntry } from "./access-token-allowlist.js";
 import type { MembershipRead } from "./organization-store.js";
 import type { SessionRecord } from "./session-store.js";
+import type { UserRecord } from "./user-store.js";
 
 /** An allowed access token's entry, its user's record and the user's membership, read together. */
 export interface AllowedAccessTokenWithMembership extends AllowedAccessToken {
@@ -61,4 +62,24 @@ export interface JointStores {
     session: SessionRecord,
     sessionTtlMs: number,
   ): Promise<void>;
+  /**
+   * Optional: `allowAccessTokenWithSession(jti, entry, ttlMs, session, sessionTtlMs)` and
+   * `users.recordSignInIfUnchanged(session.userId, session.createdAt, passwordHash)` as one atomic
+   * write (one statement or script), the end of every sign-in in one round trip. The user's
+   * record is read as it is when the session is written, with nothing able to change it between
+   * the read and the write (store-sql locks its row): a lock or a password set that landed before
+   * is seen here, and one that lands after finds the session and purges it. The session and the
+   * entry are written whatever the read finds (the core then ends the session, as it does after
+   * the separate calls). Resolves what `recordSignInIfUnchanged` resolves: the record as read,
+   * before the write, or null for an unknown user. A failed write rejects (reported as
+   * `DATABASE_FAILURE`) and leaves nothing written; the core does not fall back to the calls then.
+   */
+  allowAccessTokenWithSessionAndRecordSignIn?(
+    jti: string,
+    entry: AllowlistEntry,
+    ttlMs: number,
+    session: SessionRecord,
+    sessionTtlMs: number,
+    passwordHash: string | undefined,
+  ): Promise<UserRecord | null>;
 }

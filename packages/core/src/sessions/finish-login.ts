@@ -76,15 +76,19 @@ export async function finishLogin(
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
   assertNotLocked(user);
-  const { record, ...tokens } = await startSession(ctx, user, stated, request, rememberMe !== false);
-  const recorded = await endIfChanged(
+  const { record, signInRead, ...tokens } = await startSession(
     ctx,
-    user.id,
-    tokens.sessionId,
-    verifiedPasswordHash,
+    user,
+    stated,
     request,
-    record.createdAt,
+    rememberMe !== false,
+    undefined,
+    { passwordHash: verifiedPasswordHash },
   );
+  const recorded = await endIfChanged(ctx, user.id, tokens.sessionId, verifiedPasswordHash, request, {
+    at: record.createdAt,
+    signInRead,
+  });
   // A browser that signed in to the account before, or registered it, is its owner's: no alert.
   const device = ctx.devices.read(request.deviceToken);
   const known = registered === true || ctx.devices.knows(device, user.id);
@@ -129,7 +133,8 @@ export async function finishLogin(
  * When the re-read fails, the session is deleted (best effort: no one holds its tokens) and the
  * failure is answered. With `recordSignInIfUnchanged` the re-read also records the sign-in at `at`
  * when the checks pass (one statement where the store can): true then, and the caller records
- * nothing more.
+ * nothing more. `signInRead`: the session's own write already did that read and record (the
+ * joint `allowAccessTokenWithSessionAndRecordSignIn`), so nothing is read again.
  */
 async function endIfChanged(
   ctx: FinishLoginDeps,
@@ -137,17 +142,20 @@ async function endIfChanged(
   sessionId: string,
   verifiedPasswordHash: string | undefined,
   request: RequestContext,
-  at: number,
+  { at, signInRead }: { at: number; signInRead: { read: UserRecord | null } | null },
 ): Promise<boolean> {
   const { users } = ctx;
   const recordIfUnchanged = users.recordSignInIfUnchanged;
   let current: UserRecord | null;
   try {
-    current = await guardPort("DATABASE_FAILURE", () =>
-      recordIfUnchanged
-        ? recordIfUnchanged.call(users, userId, at, verifiedPasswordHash)
-        : users.findById(userId),
-    );
+    current =
+      signInRead !== null
+        ? signInRead.read
+        : await guardPort("DATABASE_FAILURE", () =>
+            recordIfUnchanged
+              ? recordIfUnchanged.call(users, userId, at, verifiedPasswordHash)
+              : users.findById(userId),
+          );
   } catch (error) {
     await endSession(ctx, sessionId).catch(() => null);
     throw error;
@@ -156,7 +164,7 @@ async function endIfChanged(
     await endSession(ctx, sessionId);
     throw new AuthError("ACCOUNT_LOCKED");
   }
-  const recorded = recordIfUnchanged !== undefined;
+  const recorded = signInRead !== null || recordIfUnchanged !== undefined;
   if (verifiedPasswordHash === undefined) return recorded;
   if (current !== null && current.passwordHash === verifiedPasswordHash) return recorded;
   await endSession(ctx, sessionId);

@@ -11,6 +11,7 @@ import {
   type SessionRotation,
   type SessionStore,
 } from "../ports/session-store.js";
+import type { UserRecord } from "../ports/user-store.js";
 import { randomId } from "../tokens/random.js";
 
 /**
@@ -132,34 +133,60 @@ async function revoke(deps: SessionLifecycleDeps, jtis: string[]): Promise<void>
   await guardPort("DATABASE_FAILURE", () => deps.allowlist.revokeAccessTokens(jtis));
 }
 
+/** A sign-in's end, written with its session where the stores can (`storeNewSession`). */
+export interface SignInRecord {
+  /** The hash the password was checked against, for a password sign-in; undefined otherwise. */
+  passwordHash: string | undefined;
+}
+
 /**
  * Stores a new session: its access token's `jti` is allowed first, then the session is created.
  * A failure (or a crash) between the two leaves an allowed `jti` of a token never handed out.
  * With `joint.allowAccessTokenWithSession` (stores kept side by side, given so by the host), both
- * are one write instead, which stores both or neither.
+ * are one write instead, which stores both or neither. Given `signIn` and a joint
+ * `allowAccessTokenWithSessionAndRecordSignIn`, that one write also reads the user and records
+ * the sign-in (`recordSignInIfUnchanged`): resolves `{ read }`, the user as read (null: gone).
+ * Otherwise resolves null, and the caller reads the user itself.
  */
 export async function storeNewSession(
   deps: SessionLifecycleDeps,
   record: SessionRecord,
   lifetimes: SessionLifetimes,
-): Promise<void> {
+  signIn?: SignInRecord,
+): Promise<{ read: UserRecord | null } | null> {
   const entry = { userId: record.userId, sessionId: record.id };
   const now = record.createdAt;
   const allowTtlMs = allowlistTtlMs(lifetimes, now, now);
   const sessionTtlMs = storeTtlMs(lifetimes, now, now);
   const { allowlist, sessions, joint } = deps;
+  const withSignIn = signIn && joint?.allowAccessTokenWithSessionAndRecordSignIn;
+  if (signIn && withSignIn) {
+    const read = await guardPort("DATABASE_FAILURE", () =>
+      withSignIn.call(
+        joint,
+        record.accessTokenJti,
+        entry,
+        allowTtlMs,
+        record,
+        sessionTtlMs,
+        signIn.passwordHash,
+      ),
+    );
+    return { read };
+  }
   // One write when the host gave a joint write (store-sql on PostgreSQL); else two.
   const jointWrite = joint?.allowAccessTokenWithSession;
   if (jointWrite) {
     await guardPort("DATABASE_FAILURE", () =>
       jointWrite.call(joint, record.accessTokenJti, entry, allowTtlMs, record, sessionTtlMs),
     );
-    return;
+    return null;
   }
   await guardPort("DATABASE_FAILURE", () =>
     allowlist.allowAccessToken(record.accessTokenJti, entry, allowTtlMs),
   );
   await guardPort("DATABASE_FAILURE", () => sessions.createSession(record, sessionTtlMs));
+  return null;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type LifetimeOptions,
   newAccessTokenId,
   type SessionLifecycleDeps,
+  type SignInRecord,
   sessionLifetimes,
   storeNewSession,
 } from "./session-lifecycle.js";
@@ -30,8 +31,14 @@ export interface SessionTokens {
   rememberMe: boolean;
 }
 
-/** `SessionTokens` plus the stored session record, for callers inside the core. */
-export type StartedSession = SessionTokens & { record: SessionRecord };
+/**
+ * `SessionTokens` plus the stored session record, for callers inside the core; `signInRead` when
+ * the session's write also read the user and recorded the sign-in (`storeNewSession`).
+ */
+export type StartedSession = SessionTokens & {
+  record: SessionRecord;
+  signInRead: { read: UserRecord | null } | null;
+};
 
 /** What starting a session needs. */
 export interface SessionDeps extends SessionLifecycleDeps {
@@ -53,6 +60,8 @@ export async function startSession(
   rememberMe = true,
   /** An admin's impersonation (`admin.impersonate`): who started it; its tokens end within the hour. */
   impersonatedBy?: string,
+  /** A sign-in's end, to write with the session where the stores can (`storeNewSession`). */
+  signIn?: SignInRecord,
 ): Promise<StartedSession> {
   const sessionId = ctx.sessions.createSessionId?.(user.id) ?? randomId();
   const jti = newAccessTokenId(ctx, sessionId);
@@ -73,7 +82,7 @@ export async function startSession(
     ...(impersonatedBy !== undefined ? { impersonatedBy } : {}),
   };
   const lifetimes = sessionLifetimes(ctx);
-  await storeNewSession(ctx, record, lifetimes);
+  const signInRead = await storeNewSession(ctx, record, lifetimes, signIn);
   // Within the session's limits, and an impersonation's hour.
   const ttlSeconds = Math.min(
     accessTokenTtlSeconds(lifetimes, record, now),
@@ -83,5 +92,13 @@ export async function startSession(
     impersonatedBy === undefined
       ? await ctx.accessTokens.sign({ userId: user.id, sessionId, jti }, ttlSeconds)
       : await ctx.accessTokens.sign({ userId: user.id, sessionId, jti, actor: impersonatedBy }, ttlSeconds);
-  return { user: toUser(user), accessToken, refreshToken: refresh.token, sessionId, rememberMe, record };
+  return {
+    user: toUser(user),
+    accessToken,
+    refreshToken: refresh.token,
+    sessionId,
+    rememberMe,
+    record,
+    signInRead,
+  };
 }

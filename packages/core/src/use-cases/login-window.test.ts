@@ -3,6 +3,7 @@ import { createFakeClock } from "@portcullis/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAuth } from "../create-auth/create-auth.js";
 import type { SecurityEvent } from "../events.js";
+import type { JointStores } from "../ports/joint-stores.js";
 import { silentLogger } from "../ports/logger.js";
 import type { EmailMessage } from "../ports/mailer.js";
 import type { PasswordHasher } from "../ports/password-hasher.js";
@@ -32,10 +33,13 @@ const NEW_PASSWORD = "a brand new passphrase";
 type Hook = (() => Promise<void>) | null;
 
 /**
- * Whether the users store of `scenario` has `recordSignInIfUnchanged` (the re-read and the
- * sign-in's record in one call) or only `findById` and `recordSignIn`; the window tests run both.
+ * How `scenario` ends a sign-in: the users store's `recordSignInIfUnchanged` (the re-read and the
+ * sign-in's record in one call), only its `findById` and `recordSignIn`, or a `stores.joint` with
+ * `allowAccessTokenWithSessionAndRecordSignIn` (the session's write, then the re-read and record,
+ * as one call: store-sql's one statement on PostgreSQL); the window tests run all three.
  */
-let combinedRecord = true;
+type SignInEnd = "combined" | "apart" | "joint";
+let signInEnd: SignInEnd = "combined";
 
 async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number } = {}) {
   const clock = createFakeClock({ start: Date.UTC(2026, 0, 1) });
@@ -66,7 +70,7 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
   const users = new Proxy(memory.users, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);
-      if (property === "recordSignInIfUnchanged" && !combinedRecord) return undefined;
+      if (property === "recordSignInIfUnchanged" && signInEnd === "apart") return undefined;
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         userCalls.push(String(property));
@@ -81,11 +85,22 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
       return memory.sessions.createSession(...args);
     },
   });
+  /** The joint write as a store would make it: the session and entry, then the re-read and record. */
+  const joint: JointStores = {
+    async allowAccessTokenWithSessionAndRecordSignIn(jti, entry, ttlMs, session, sessionTtlMs, hash) {
+      userCalls.push("joint: session, then recordSignInIfUnchanged");
+      await memory.allowlist.allowAccessToken(jti, entry, ttlMs);
+      await sessions.createSession(session, sessionTtlMs);
+      const record = memory.users.recordSignInIfUnchanged;
+      if (!record) throw new Error("store-memory's users have recordSignInIfUnchanged");
+      return record.call(memory.users, session.userId, session.createdAt, hash);
+    },
+  };
   const sent: EmailMessage[] = [];
   const events: SecurityEvent[] = [];
   const auth = createAuth({
     secret: TEST_SECRET,
-    stores: { ...memory, users, sessions },
+    stores: { ...memory, users, sessions, ...(signInEnd === "joint" ? { joint } : {}) },
     clock,
     appOrigin: APP_ORIGIN,
     logger: silentLogger,
@@ -115,17 +130,23 @@ async function scenario(options: { rehashOnce?: boolean; freeAttempts?: number }
 }
 
 describe.each([
-  ["recordSignInIfUnchanged", true],
-  ["findById, then recordSignIn", false],
-])("login - the window between the password check and the session (%s)", (_, combined) => {
+  ["recordSignInIfUnchanged", "combined"],
+  ["findById, then recordSignIn", "apart"],
+  ["joint.allowAccessTokenWithSessionAndRecordSignIn", "joint"],
+] as const)("login - the window between the password check and the session (%s)", (_, end: SignInEnd) => {
   beforeEach(() => {
-    combinedRecord = combined;
+    signInEnd = end;
   });
   afterEach(() => {
-    combinedRecord = true;
+    signInEnd = "combined";
   });
   /** The users store's calls once the session is written: the re-read and the sign-in's record. */
-  const afterSession = combined ? ["recordSignInIfUnchanged"] : ["findById", "recordSignIn"];
+  const afterSession = {
+    combined: ["recordSignInIfUnchanged"],
+    apart: ["findById", "recordSignIn"],
+    joint: ["joint: session, then recordSignInIfUnchanged"],
+  }[end];
+  const combined = end === "combined";
 
   it("login - a reset between the check and the session write ends the session (INVALID_CREDENTIALS)", async () => {
     const { auth, hooks, events, resetLink, expectNoSessionLeft, created } = await scenario();
@@ -241,7 +262,7 @@ describe.each([
     userCalls.length = 0;
     await auth.sessions.create({}, { userId: user.id });
     // Its own lookup, then the check for a lock that landed while the session was written.
-    expect(userCalls.filter((call) => call === "findById")).toHaveLength(combined ? 1 : 2);
+    expect(userCalls.filter((call) => call === "findById")).toHaveLength(end === "apart" ? 2 : 1);
     expect(userCalls.filter((call) => call === "recordSignInIfUnchanged")).toHaveLength(combined ? 1 : 0);
   });
 });

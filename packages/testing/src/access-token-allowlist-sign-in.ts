@@ -1,0 +1,134 @@
+import type {
+  AccessTokenAllowlist,
+  JointStores,
+  SessionStore,
+  UserRecord,
+  UserStore,
+} from "@portcullis/core";
+import { expect } from "vitest";
+import { concurrently, type StoreFixture, sampleSession, uniqueId } from "./store-fixture.js";
+
+/** An access token's lifetime in these tests (15 minutes), in milliseconds. */
+const TTL_MS = 900_000;
+const HASH = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g";
+
+/** What the sign-in write's tests need of the allowlist suite's context. */
+interface SignInWriteContext {
+  store: AccessTokenAllowlist;
+  fixture: StoreFixture<AccessTokenAllowlist> & {
+    joint?: JointStores;
+    users?: UserStore;
+    sessions?: SessionStore;
+  };
+}
+
+/** A user with a password, never signed in. */
+const newUser = (): UserRecord => {
+  const id = uniqueId("user");
+  return {
+    id,
+    email: `${id}@example.test`,
+    emailVerified: true,
+    name: "Ada",
+    passwordHash: HASH,
+    identityProviders: [],
+    twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+    createdAt: 1_700_000_000_000,
+  };
+};
+
+/**
+ * The fixture's joint sign-in write and the stores it writes, when it has one (null: nothing to
+ * check). `signIn(userId, passwordHash, at)` writes a new session of `userId` made at `at` and its
+ * entry through the joint call, and answers what it read with them.
+ */
+function signInWrite({ store, fixture }: SignInWriteContext) {
+  const composite = fixture.joint;
+  const write = composite?.allowAccessTokenWithSessionAndRecordSignIn;
+  if (write === undefined) return null;
+  const { users, sessions } = fixture;
+  if (users === undefined || sessions === undefined)
+    throw new Error(
+      "a fixture whose joint has allowAccessTokenWithSessionAndRecordSignIn needs `users` and `sessions`",
+    );
+  const signIn = async (userId: string, passwordHash: string | undefined, at = 1_700_000_100_000) => {
+    const made = sampleSession(sessions, { userId });
+    const jti = store.createAccessTokenId?.(made.id) ?? made.accessTokenJti;
+    const session = { ...made, accessTokenJti: jti, createdAt: at, lastActiveAt: at };
+    const entry = { userId, sessionId: session.id };
+    const read = await write.call(composite, jti, entry, TTL_MS, session, TTL_MS, passwordHash);
+    return { read, session, jti, entry };
+  };
+  const created = async () => {
+    const user = newUser();
+    expect(await users.create(user)).not.toBeNull();
+    return user;
+  };
+  return { users, sessions, signIn, created };
+}
+
+/**
+ * The allowlist suite's tests of `joint.allowAccessTokenWithSessionAndRecordSignIn`: what it reads,
+ * records and writes, against `recordSignInIfUnchanged` and the two writes it stands for.
+ */
+export const ALLOWLIST_SIGN_IN_TESTS = {
+  "joint.allowAccessTokenWithSessionAndRecordSignIn - the session and its entry written, the user as read, the sign-in recorded":
+    async (context: SignInWriteContext) => {
+      const joint = signInWrite(context);
+      if (joint === null) return;
+      const user = await joint.created();
+      const first = await joint.signIn(user.id, HASH);
+      expect(first.read).toEqual(user);
+      expect(await context.store.findAllowedAccessToken(first.jti)).toEqual(first.entry);
+      expect(await joint.sessions.getSession(first.session.id)).toEqual(first.session);
+      expect(await joint.users.findById(user.id)).toEqual({ ...user, lastSignInAt: 1_700_000_100_000 });
+      // Without a hash (a sign-in by another method) only the lock is checked.
+      const second = await joint.signIn(user.id, undefined, 1_700_000_200_000);
+      expect(second.read).toEqual({ ...user, lastSignInAt: 1_700_000_100_000 });
+      expect((await joint.users.findById(user.id))?.lastSignInAt).toBe(1_700_000_200_000);
+    },
+  "joint.allowAccessTokenWithSessionAndRecordSignIn - another hash or a lock: the record as it is, nothing recorded, the session still written":
+    async (context: SignInWriteContext) => {
+      const joint = signInWrite(context);
+      if (joint === null) return;
+      const user = await joint.created();
+      const changed = await joint.signIn(user.id, "$argon2id$another");
+      expect(changed.read).toEqual(user);
+      expect((await joint.users.findById(user.id))?.lastSignInAt ?? null).toBeNull();
+      expect(await joint.sessions.getSession(changed.session.id)).toEqual(changed.session);
+      const locked = await joint.users.update(user.id, {
+        lockedAt: 1_700_000_050_000,
+        lockReason: null,
+        lockedBy: null,
+      });
+      expect((await joint.signIn(user.id, HASH)).read).toEqual(locked);
+      expect((await joint.signIn(user.id, undefined)).read).toEqual(locked);
+      expect(await joint.users.findById(user.id)).toEqual(locked);
+    },
+  "joint.allowAccessTokenWithSessionAndRecordSignIn - an unknown user reads null; the session and entry are written as given":
+    async (context: SignInWriteContext) => {
+      const joint = signInWrite(context);
+      if (joint === null) return;
+      const missing = uniqueId("missing");
+      const { read, session, jti, entry } = await joint.signIn(missing, HASH);
+      expect(read).toBeNull();
+      expect(await joint.users.findById(missing)).toBeNull();
+      expect(await context.store.findAllowedAccessToken(jti)).toEqual(entry);
+      expect(await joint.sessions.getSession(session.id)).toEqual(session);
+    },
+  "joint.allowAccessTokenWithSessionAndRecordSignIn - 20 concurrent sign-ins of one user: every session written, exactly one reads it never signed in":
+    async (context: SignInWriteContext) => {
+      const joint = signInWrite(context);
+      if (joint === null) return;
+      const user = await joint.created();
+      const results = await concurrently(20, (i) => joint.signIn(user.id, HASH, 1_700_000_100_000 + i));
+      const firsts = results.filter((result) => result.read?.lastSignInAt == null);
+      expect(firsts).toHaveLength(1);
+      for (const { jti, entry } of results)
+        expect(await context.store.findAllowedAccessToken(jti)).toEqual(entry);
+      const listed = await joint.sessions.listSessions(user.id);
+      expect(listed.map((session) => session.id).sort()).toEqual(
+        results.map((result) => result.session.id).sort(),
+      );
+    },
+};
