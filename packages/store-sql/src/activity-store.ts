@@ -2,6 +2,7 @@ import type { ActivityRecord, ActivityStore } from "@portcullis/core";
 import { compiledQuery } from "./compiled-query.js";
 import type { SqlContext } from "./context.js";
 import { toNumber } from "./context.js";
+import { RELAXED_COMMIT, relaxesCommit } from "./cooldown-store.js";
 import { DEFAULT_SWEEP_BATCH_ROWS, deleteInBatches } from "./sweep.js";
 
 /** A row of `<prefix>activity`; `at` in milliseconds. */
@@ -47,6 +48,11 @@ const MAX_SWEEP_INTERVAL_MS = 3_600_000;
  * that is shorter), measured by the written entries' `at`, one DELETE of every user's entries
  * more than the retention older than the written one (through the index on `at`). The first
  * write after start-up sweeps. The write that sweeps waits for it.
+ *
+ * On PostgreSQL an entry's insert commits without waiting for the WAL flush (`RELAXED_COMMIT`,
+ * unless the stores' `db` is a host's transaction): the entry is visible at once, as every
+ * answer expects, and only a crash of the database server itself within a fraction of a second
+ * can lose it. The audit log, which records the same events tamper-evidently, stays durable.
  */
 export function createSqlActivityStore(
   { db, dialect, tables }: SqlContext,
@@ -55,9 +61,13 @@ export function createSqlActivityStore(
   const table = tables.activity;
   let lastSweepAt = Number.NEGATIVE_INFINITY;
   // Every sign-in's write, compiled once (arguments: the row's columns in COLUMNS' order).
-  const insert = compiledQuery<ActivityRow[keyof ActivityRow][], never>(COLUMNS.length, (on, ...values) =>
-    on.insertInto(table).values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]]))),
-  );
+  // On PostgreSQL it commits relaxed (see the store's comment).
+  const insert = compiledQuery<ActivityRow[keyof ActivityRow][], unknown>(COLUMNS.length, (on, ...values) => {
+    const write = on
+      .insertInto(table)
+      .values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])));
+    return relaxesCommit(dialect, on) ? write.returning(RELAXED_COMMIT) : write;
+  });
 
   // In batches, each its own short transaction, like `sweep`: sign-ins record activity meanwhile.
   const sweepActivity = (olderThan: number) =>

@@ -22,7 +22,9 @@ import { type AnyKysely, inTransaction, type SqlContext, storedKey, toNumber } f
  * On PostgreSQL a counter's writes (`hit`, `refundHit`) commit without waiting for the WAL flush
  * (`synchronous_commit` off for their own one-statement transaction only, see `RELAXED_COMMIT`):
  * a counter may lose its last fraction of a second of hits if the database server itself
- * crashes, never on a crash of the app. Every other write, cooldowns included, stays durable. The
+ * crashes, never on a crash of the app. So does `clearKeys`' one statement of both tables (a
+ * successful sign-in's clearing), whose loss only brings a count or a lock back. Every other
+ * write, a cooldown's start included, stays durable. The
  * hit's statement is built and compiled once (SQLite, PostgreSQL), as hot reads are.
  */
 export function createSqlCooldownStore(context: SqlContext): CooldownStore {
@@ -284,18 +286,25 @@ async function liveCooldown(
  * each list one array parameter (arguments: the counters' ids, the cooldowns' ids).
  */
 const clearBothOnPostgres = ({ tables }: Pick<SqlContext, "tables">) =>
-  compiledQuery<[string[], string[]], never>(2, (on, counterIds, cooldownIds) =>
-    on
+  compiledQuery<[string[], string[]], unknown>(2, (on, counterIds, cooldownIds) => {
+    const cleared = on
       .with("cleared_counters", (within) =>
         within.deleteFrom(tables.counters).where("id", "=", sql<string>`any(${counterIds})`),
       )
-      .deleteFrom(tables.cooldowns)
-      .where("id", "=", sql<string>`any(${cooldownIds})`),
-  );
+      .with("cleared_cooldowns", (within) =>
+        within.deleteFrom(tables.cooldowns).where("id", "=", sql<string>`any(${cooldownIds})`),
+      );
+    // One row whatever was deleted, so the commit is relaxed even when nothing was there.
+    return on.isTransaction
+      ? cleared.selectNoFrom(sql<number>`1`.as("one"))
+      : cleared.selectNoFrom(RELAXED_COMMIT);
+  });
 
 /**
  * `clearKeys`: the counters and the cooldowns of the ids given removed, in one statement on
  * PostgreSQL (a data-modifying WITH); SQLite and MySQL have none, so one statement per table.
+ * That statement commits relaxed (`RELAXED_COMMIT`, outside a host's transaction): a clear lost in
+ * a crash of the database server brings back a count or a lock, which only limits more.
  */
 async function clearKeys(
   { db, dialect, tables }: Pick<SqlContext, "db" | "dialect" | "tables">,

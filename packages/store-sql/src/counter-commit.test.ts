@@ -49,6 +49,45 @@ describe("counter writes on PostgreSQL", () => {
     expect(await setting()).toBe(before);
   });
 
+  it("clearKeys of both tables and an activity entry - relaxed for their own transaction only; what is around them stays durable", async () => {
+    const clock = createFakeClock();
+    const { users, cooldowns, activity } = createSqlStores({ db: postgres.db, clock });
+    const before = await setting();
+    await cooldowns.hit("login:cleared@example.test", 60_000);
+    await cooldowns.acquire("lock:cleared@example.test", 60_000);
+    statements.length = 0;
+    await cooldowns.clearKeys?.(["login:cleared@example.test"], ["lock:cleared@example.test"]);
+    // Nothing left to delete: still one row, so still relaxed.
+    await cooldowns.clearKeys?.(["login:cleared@example.test"], ["lock:cleared@example.test"]);
+    await activity?.record(
+      {
+        id: "a1",
+        userId: "u1",
+        type: "login.succeeded",
+        at: clock.now(),
+        ip: null,
+        browser: null,
+        os: null,
+        reason: "password",
+      },
+      86_400_000,
+    );
+    const relaxed = statements.filter(
+      (text) => !/portcullis_activity" where "at"|delete from "portcullis_activity/.test(text),
+    );
+    expect(relaxed).toHaveLength(3);
+    for (const text of relaxed) expect(text).toContain(RELAXED);
+    expect(await setting()).toBe(before);
+    expect((await cooldowns.hit("login:cleared@example.test", 60_000)).count).toBe(1);
+    expect((await cooldowns.acquire("lock:cleared@example.test", 60_000)).acquired).toBe(true);
+    expect((await activity?.list("u1", { limit: 10 }))?.map((entry) => entry.id)).toEqual(["a1"]);
+
+    statements.length = 0;
+    await users.create(plainUser("cleared@example.test", "Cleared"));
+    expect(statements.length).toBeGreaterThan(0);
+    for (const text of statements) expect(text).not.toContain("synchronous_commit");
+  });
+
   it("useApiKey - one relaxed statement (the counter's UPSERT in the key's read)", async () => {
     const clock = createFakeClock();
     const { apiKeys } = createSqlStores({ db: postgres.db, clock });
