@@ -116,8 +116,35 @@ export async function checkFresh(run: Run, fresh: readonly Fresh[]): Promise<Map
     for (const key of keys) batch.add(key);
     if (run.options.dryRun) for (const key of keys) run.seen.add(key);
   }
+  await recordedMeanwhile(run, fresh, refusals);
   return refusals;
 }
+
+/**
+ * Refused rows whose source id another run (an import started twice) recorded since this batch
+ * read the ledger: they are `already_imported`, not an address or link taken. The refusals are
+ * changed in place; nothing is read in a dry run or when every row goes ahead.
+ */
+async function recordedMeanwhile(
+  run: Run,
+  fresh: readonly Fresh[],
+  refusals: Map<number, Refusal>,
+): Promise<void> {
+  if (run.options.dryRun || refusals.size === 0) return;
+  const refused = fresh.filter(({ at }) => refusals.has(at));
+  const recorded = await run.ledger.lookup(
+    run.options.source.name,
+    refused.map(({ prepared }) => prepared.sourceId),
+  );
+  for (const { at, prepared } of refused)
+    if (recorded.has(prepared.sourceId)) refusals.set(at, byAnotherRun(prepared.sourceId));
+}
+
+/** The refusal of a row that another run imported meanwhile. */
+const byAnotherRun = (sourceId: string): Refusal => ({
+  skip: "already_imported",
+  detail: `source id ${sourceId}, recorded by another run`,
+});
 
 function refusalOf(
   { user, identities, passkeys }: PreparedAccount,
@@ -202,10 +229,11 @@ export async function writeAccount(run: Run, account: PreparedAccount): Promise<
   } catch (error) {
     if (!(error instanceof SkipRow || isUniqueViolation(error))) throw error;
     // A unique key that is not the stores' is the ledger's: another run recorded this source id.
-    const refusal: Refusal =
-      error instanceof SkipRow
-        ? error.refusal
-        : { skip: "already_imported", detail: `source id ${account.sourceId}, recorded by another run` };
+    const refusal: Refusal = error instanceof SkipRow ? error.refusal : byAnotherRun(account.sourceId);
+    if (refusal.skip === "already_imported") return refusal;
+    // Taken by the same row of another run of this source (it committed while this one wrote)?
+    if (await run.ledger.has(run.options.source.name, account.sourceId))
+      return byAnotherRun(account.sourceId);
     if (refusal.skip !== "email_taken") return refusal;
     const owner = await storesOn(run, db).users.findByEmail(account.user.email);
     const ours = owner !== null && (await run.ledger.created(run.options.source.name, owner.id));

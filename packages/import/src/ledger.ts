@@ -95,21 +95,18 @@ export function sqlLedger(db: AnyKysely, tablePrefix = "portcullis_"): Ledger {
     table,
     exists: async () => (await columns()) !== null,
     async create() {
-      await db.schema
-        .createTable(table)
-        .ifNotExists()
-        .addColumn("source", "varchar(191)", (column) => column.notNull())
-        .addColumn("source_id", "varchar(191)", (column) => column.notNull())
-        .addColumn("user_id", "varchar(191)", (column) => column.notNull())
-        .addColumn("imported_at", "bigint", (column) => column.notNull())
-        .addColumn("digest", "varchar(64)")
-        .addColumn("hash_digest", "varchar(64)")
-        .addPrimaryKeyConstraint(`${table}_pk`, ["source", "source_id"])
-        .addUniqueConstraint(`${table}_user`, ["source", "user_id"])
-        .execute();
+      // Two runs started at once both create it: the loser's error is no error if the table is there.
+      await unlessDone(
+        () => createLedger(db, table),
+        async () => (await columns()) !== null,
+      );
       const present = new Set((await columns())?.map((column) => column.name));
       for (const name of DIGEST_COLUMNS)
-        if (!present.has(name)) await db.schema.alterTable(table).addColumn(name, "varchar(64)").execute();
+        if (!present.has(name))
+          await unlessDone(
+            () => db.schema.alterTable(table).addColumn(name, "varchar(64)").execute(),
+            async () => (await columns())?.some((column) => column.name === name) === true,
+          );
     },
     async drop() {
       await db.schema.dropTable(table).ifExists().execute();
@@ -163,4 +160,33 @@ export function sqlLedger(db: AnyKysely, tablePrefix = "portcullis_"): Ledger {
         .execute();
     },
   };
+}
+
+/** The ledger's CREATE TABLE IF NOT EXISTS. */
+async function createLedger(db: AnyKysely, table: string): Promise<void> {
+  await db.schema
+    .createTable(table)
+    .ifNotExists()
+    .addColumn("source", "varchar(191)", (column) => column.notNull())
+    .addColumn("source_id", "varchar(191)", (column) => column.notNull())
+    .addColumn("user_id", "varchar(191)", (column) => column.notNull())
+    .addColumn("imported_at", "bigint", (column) => column.notNull())
+    .addColumn("digest", "varchar(64)")
+    .addColumn("hash_digest", "varchar(64)")
+    .addPrimaryKeyConstraint(`${table}_pk`, ["source", "source_id"])
+    .addUniqueConstraint(`${table}_user`, ["source", "user_id"])
+    .execute();
+}
+
+/**
+ * Runs a schema change; when it fails and `done` then says the change is there (another run made
+ * it at the same moment: PostgreSQL's IF NOT EXISTS is no guard against a concurrent CREATE), the
+ * failure is dropped.
+ */
+async function unlessDone(change: () => Promise<unknown>, done: () => Promise<boolean>): Promise<void> {
+  try {
+    await change();
+  } catch (error) {
+    if (!(await done())) throw error;
+  }
 }
