@@ -6,7 +6,7 @@ import type {
   UserStore,
 } from "@portcullis/core";
 import { expect } from "vitest";
-import { concurrently, type StoreFixture, sampleSession, uniqueId } from "./store-fixture.js";
+import { concurrently, type StoreFixture, sampleSession, sampleUser, uniqueId } from "./store-fixture.js";
 
 /** An access token's lifetime in these tests (15 minutes), in milliseconds. */
 const TTL_MS = 900_000;
@@ -23,19 +23,7 @@ interface SignInWriteContext {
 }
 
 /** A user with a password, never signed in. */
-const newUser = (): UserRecord => {
-  const id = uniqueId("user");
-  return {
-    id,
-    email: `${id}@example.test`,
-    emailVerified: true,
-    name: "Ada",
-    passwordHash: HASH,
-    identityProviders: [],
-    twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
-    createdAt: 1_700_000_000_000,
-  };
-};
+const newUser = (): UserRecord => sampleUser({ passwordHash: HASH });
 
 /**
  * The fixture's joint sign-in write and the stores it writes, when it has one (null: nothing to

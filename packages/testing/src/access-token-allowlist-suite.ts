@@ -17,6 +17,7 @@ import {
   expectMintedIds,
   type StoreFixture,
   sampleSession,
+  sampleUser,
   uniqueId,
 } from "./store-fixture.js";
 
@@ -37,19 +38,7 @@ export interface AccessTokenAllowlistFixture extends StoreFixture<AccessTokenAll
 }
 
 /** A user record of its own for the joint-read tests. */
-const newUser = (): UserRecord => {
-  const id = uniqueId("user");
-  return {
-    id,
-    email: `${id}@example.test`,
-    emailVerified: true,
-    name: "Ada",
-    passwordHash: null,
-    identityProviders: ["github"],
-    twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
-    createdAt: 1_700_000_000_000,
-  };
-};
+const newUser = (): UserRecord => sampleUser({ identityProviders: ["github"] });
 
 /** The allowlist of one test, and helpers that make entries for it. */
 function allowlistContext(fixture: AccessTokenAllowlistFixture) {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SessionRecord, SessionStore } from "@portcullis/core";
+import type { SessionRecord, SessionStore, UserRecord } from "@portcullis/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** What a store suite needs from the caller for each test. */
@@ -50,6 +50,22 @@ export const sampleSession = (
     lastActiveAt: 1_700_000_000_000,
     refreshTokenHash: uniqueId("hash"),
     accessTokenJti: uniqueId("jti"),
+    ...overrides,
+  };
+};
+
+/** A new user record of the suites (a unique id and address), never signed in, with `overrides`. */
+export const sampleUser = (overrides: Partial<UserRecord> = {}): UserRecord => {
+  const id = overrides.id ?? uniqueId("user");
+  return {
+    id,
+    email: `${id}@example.test`,
+    emailVerified: true,
+    name: "Ada",
+    passwordHash: null,
+    identityProviders: [],
+    twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
+    createdAt: 1_700_000_000_000,
     ...overrides,
   };
 };
