@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "@portcullis/core";
 import { runApiKeyBlocksSuite } from "@portcullis/testing";
 import { sql } from "kysely";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
 import { plainPostgresDb, postgresDb, usePostgres } from "./test-databases.js";
@@ -19,6 +19,12 @@ beforeAll(async () => {
   const admin = plainPostgresDb(server.url, 1);
   await sql`create schema ${sql.id(schema)}`.execute(admin);
   await admin.destroy();
+});
+// Each test's two pools are closed when it ends: left open, their idle connections (up to 10 a
+// pool, kept 10 s) added up over the file's tests to near the shared server's max_connections of
+// 100, and beside other files a connection was refused ("too many clients already": a 500 in CI).
+afterEach(async () => {
+  for (const pool of pools.splice(0)) await pool.destroy();
 });
 afterAll(async () => {
   for (const pool of pools) await pool.destroy();
