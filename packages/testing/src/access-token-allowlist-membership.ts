@@ -7,7 +7,7 @@ import type {
 } from "@portcullis/core";
 import { expect } from "vitest";
 import { organizationContext } from "./organization-store-context.js";
-import { elapse, type StoreFixture, uniqueId } from "./store-fixture.js";
+import { elapse, type StoreFixture, sampleUser, uniqueId } from "./store-fixture.js";
 
 /** An access token's lifetime in these tests (15 minutes), in milliseconds. */
 const TTL_MS = 900_000;
@@ -39,16 +39,7 @@ function membershipRead({ store, fixture }: MembershipReadContext) {
   const orgs = organizationContext({ ...fixture, store: organizations });
   const member = async (ttlMs = TTL_MS) => {
     const userId = uniqueId("user");
-    const made = await users.create({
-      id: userId,
-      email: `${userId}@example.test`,
-      emailVerified: true,
-      name: "Ada",
-      passwordHash: null,
-      identityProviders: [],
-      twoFactor: { methods: [], preferredMethod: null, totpSecretEncrypted: null, recoveryCodeHashes: [] },
-      createdAt: 1_700_000_000_000,
-    });
+    const made = await users.create(sampleUser({ id: userId }));
     expect(made).not.toBeNull();
     const { organization } = await orgs.storedOrganization({}, userId);
     const sessionId = uniqueId("session");

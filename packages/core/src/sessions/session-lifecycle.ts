@@ -159,7 +159,7 @@ export async function storeNewSession(
   const allowTtlMs = allowlistTtlMs(lifetimes, now, now);
   const sessionTtlMs = storeTtlMs(lifetimes, now, now);
   const { allowlist, sessions, joint } = deps;
-  const withSignIn = signIn && joint?.allowAccessTokenWithSessionAndRecordSignIn;
+  const withSignIn = joint?.allowAccessTokenWithSessionAndRecordSignIn;
   if (signIn && withSignIn) {
     const read = await guardPort("DATABASE_FAILURE", () =>
       withSignIn.call(
