@@ -79,12 +79,7 @@ export function showNewKey(boxId, name, key) {
     warning: t("keys.newWarning"),
     label: t("keys.newLabel"),
     value: key,
-    words: {
-      copy: t("keys.copy"),
-      done: t("keys.done"),
-      copied: t("keys.copied"),
-      selected: t("keys.selected"),
-    },
+    strings: "keys",
   });
 }
 

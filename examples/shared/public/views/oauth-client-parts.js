@@ -220,11 +220,6 @@ export function showClientSecret(boxId, { name, secret, rotated }) {
     warning: t(rotated ? "clients.rotatedWarning" : "clients.secretWarning"),
     label: t("clients.secretLabel"),
     value: secret,
-    words: {
-      copy: t("clients.copy"),
-      done: t("clients.done"),
-      copied: t("clients.copied"),
-      selected: t("clients.selected"),
-    },
+    strings: "clients",
   });
 }

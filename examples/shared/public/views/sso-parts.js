@@ -235,6 +235,6 @@ export function showToken(boxId, { title, warning, token }) {
     warning,
     label: t("sso.tokenLabel"),
     value: token,
-    words: { copy: t("sso.copy"), done: t("sso.done"), copied: t("sso.copied"), selected: t("sso.selected") },
+    strings: "sso",
   });
 }

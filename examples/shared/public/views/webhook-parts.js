@@ -221,11 +221,6 @@ export function showSecret(boxId, { title, warning, secret }) {
     warning,
     label: t("webhooks.secretLabel"),
     value: secret,
-    words: {
-      copy: t("webhooks.copy"),
-      done: t("webhooks.done"),
-      copied: t("webhooks.copied"),
-      selected: t("webhooks.selected"),
-    },
+    strings: "webhooks",
   });
 }
