@@ -1,5 +1,5 @@
 import { type Clock, type CooldownStore, systemClock } from "@portcullis/core";
-import { ExpiringMap, type Sweepable } from "./expiring-map.js";
+import { ExpiringKeys, ExpiringMap, type Sweepable } from "./expiring-map.js";
 
 export type MemoryCooldownStore = CooldownStore & Sweepable;
 
@@ -7,31 +7,23 @@ export type MemoryCooldownStore = CooldownStore & Sweepable;
  * Cooldowns and attempt counters in one process's memory. JavaScript runs one call at a time, and
  * every method finishes its read-and-write before it awaits anything, so `acquire`, `hit` and
  * `refundHit` are atomic within the process (not across processes: use store-redis for that).
- * Ends are deadlines on `clock`; a cooldown keeps the length it was started with, and an end
- * further away than that length (the clock was set back) is moved to it from now, as is a
- * counter's end further than its `windowMs`.
+ * A cooldown's end is on the clock made monotonic (`ExpiringKeys`): a clock set back leaves each
+ * running cooldown what it had left, so never more than its length. A counter's end is a deadline
+ * on `clock`, moved to its `windowMs` from now when further away (the clock was set back).
  */
 export function createMemoryCooldownStore(options: { clock?: Clock } = {}): MemoryCooldownStore {
   const clock = options.clock ?? systemClock;
-  /** Each running cooldown's length (ms), under its end. */
-  const cooldowns = new ExpiringMap<number>(clock);
-  /** What is left of `key`'s cooldown, its end first moved to its length from now when further. */
-  const cooldownLeft = (key: string) => {
-    const lengthMs = cooldowns.get(key);
-    if (lengthMs === undefined) return 0;
-    cooldowns.cap(key, lengthMs);
-    return cooldowns.ttlMs(key);
-  };
+  const cooldowns = new ExpiringKeys(clock);
   const counters = new ExpiringMap<number>(clock);
   return {
     async acquire(key, ttlMs) {
-      const remainingMs = cooldownLeft(key);
+      const remainingMs = cooldowns.ttlMs(key);
       if (remainingMs > 0) return { acquired: false, remainingMs };
-      cooldowns.set(key, ttlMs, ttlMs);
+      cooldowns.add(key, ttlMs);
       return { acquired: true, remainingMs: ttlMs };
     },
     async remainingMs(key) {
-      return cooldownLeft(key);
+      return cooldowns.ttlMs(key);
     },
     async release(key) {
       cooldowns.delete(key);

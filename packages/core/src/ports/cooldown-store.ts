@@ -26,7 +26,9 @@ export interface CooldownHitResult {
  * with, and each counter window's end. A clock set back after a forward jump leaves an end
  * further away than that length: `acquire` and `remainingMs` then move a cooldown's end to its
  * own length from now, and `hit` a window's end to `windowMs` from now, so a cooldown, lock or
- * window never lasts longer than its configured length, whatever the clock did.
+ * window never lasts longer than its configured length, whatever the clock did. (A store may
+ * instead measure on a clock it keeps monotonic, as the memory store's cooldowns do: a running
+ * cooldown then keeps what it had left, which is never more than its length either.)
  */
 export interface CooldownStore {
   /**
