@@ -1,10 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqlStores, tableNames } from "@portcullis/store-sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usePostgres } from "../../store-sql/src/test-databases.js";
 import { importAccounts } from "./import-accounts.js";
 import { type AnyKysely, sqlLedger } from "./ledger.js";
 import { openTarget } from "./open-target.js";
@@ -12,7 +10,7 @@ import { prepareAccount } from "./prepare.js";
 import { insertUsersAndLinks } from "./rows.js";
 import type { ImportSource, SourceAccount } from "./source.js";
 import { formatSummary } from "./summary.js";
-import { pgAdmin } from "./test-scenario.js";
+import { ownDatabase, POSTGRES } from "./test-scenario.js";
 
 // Batches, their fallback, updates of the password hash and the ledger's upkeep, on SQLite files.
 const HASH_A = "$2b$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy";
@@ -46,19 +44,13 @@ const onSqlite = (dir: () => string): Opener => {
 
 /** A database of its own on the shared PostgreSQL test server for each target, dropped at the end. */
 const onPostgres: Opener = async () => {
-  const server = await usePostgres();
-  if (!server) throw new Error("no PostgreSQL server for the batch tests");
-  const database = `portcullis_batch_${randomBytes(6).toString("hex")}`;
-  await pgAdmin(server.url, `create database ${database}`);
-  const url = new URL(server.url);
-  url.pathname = `/${database}`;
-  const target = await openTarget(url.toString());
+  const database = await ownDatabase(POSTGRES, "portcullis_batch");
+  const target = await openTarget(database.url);
   return {
     db: target.db,
     async close() {
       await target.close();
-      await pgAdmin(server.url, `drop database if exists ${database} with (force)`);
-      await server.stop();
+      await database.remove();
     },
   };
 };

@@ -1,17 +1,13 @@
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqlStores } from "@portcullis/store-sql";
-import { createConnection } from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usePostgres } from "../../store-sql/src/test-databases.js";
-import { useMysql } from "../../store-sql/src/test-mysql.js";
 import { importAccounts } from "./import-accounts.js";
 import { jsonlSource } from "./jsonl-source.js";
 import { type OpenedTarget, openTarget } from "./open-target.js";
 import type { ImportSummary } from "./summary.js";
-import { pgAdmin } from "./test-scenario.js";
+import { MARIADB, type OwnDatabase, ownDatabase, POSTGRES } from "./test-scenario.js";
 
 // Two runs of one source at once on one database (an operator who started the import twice, or two
 // deploys' jobs), on PostgreSQL, MariaDB and a SQLite file: each run on its own connection pool
@@ -32,42 +28,6 @@ const line = (n: number) =>
 /** How many rows a summary skipped in all, by reason. */
 const skippedBy = (summary: ImportSummary) =>
   Object.fromEntries(Object.entries(summary.skipped).map(([reason, rows]) => [reason, rows?.count ?? 0]));
-
-/** A database of the test's own: its URL for `openTarget`, and how to remove it. */
-interface OwnDatabase {
-  url: string;
-  remove(): Promise<void>;
-}
-
-/** A new database on a server `use` gives (dropped, and the server stopped, by `remove`). */
-async function onServer(
-  use: () => Promise<{ url: string; stop(): Promise<void> } | null>,
-  admin: (url: string, statement: string) => Promise<void>,
-  dropSuffix = "",
-): Promise<OwnDatabase> {
-  const server = await use();
-  if (!server) throw new Error("no database server for the concurrent-runs test");
-  const database = `portcullis_concurrent_${randomBytes(6).toString("hex")}`;
-  await admin(server.url, `create database ${database}`);
-  const address = new URL(server.url);
-  address.pathname = `/${database}`;
-  return {
-    url: address.toString(),
-    async remove() {
-      await admin(server.url, `drop database if exists ${database}${dropSuffix}`);
-      await server.stop();
-    },
-  };
-}
-
-async function mysqlAdmin(url: string, statement: string): Promise<void> {
-  const admin = await createConnection({ uri: url });
-  try {
-    await admin.query(statement);
-  } finally {
-    await admin.end();
-  }
-}
 
 async function sqliteFile(): Promise<OwnDatabase> {
   const dir = await mkdtemp(join(tmpdir(), "portcullis-concurrent-sqlite-"));
@@ -158,6 +118,6 @@ function concurrentRuns(name: string, open: () => Promise<OwnDatabase>): void {
   });
 }
 
-concurrentRuns("PostgreSQL", () => onServer(usePostgres, pgAdmin, " with (force)"));
-concurrentRuns("MariaDB", () => onServer(useMysql, mysqlAdmin));
+concurrentRuns("PostgreSQL", () => ownDatabase(POSTGRES, "portcullis_concurrent"));
+concurrentRuns("MariaDB", () => ownDatabase(MARIADB, "portcullis_concurrent"));
 concurrentRuns("SQLite", sqliteFile);

@@ -1,6 +1,5 @@
-import { usePostgres } from "../../store-sql/src/test-databases.js";
-import { pgAdmin, runImportScenarioOnServer } from "./test-scenario.js";
+import { POSTGRES, runImportScenarioOnServer } from "./test-scenario.js";
 
 // The import scenario on PostgreSQL (store-sql's test server: PG_URL, else 127.0.0.1:5432, else
 // one started here), in a database of this file's own, dropped at the end.
-runImportScenarioOnServer("PostgreSQL", usePostgres, pgAdmin, " with (force)");
+runImportScenarioOnServer(POSTGRES);

@@ -1,5 +1,4 @@
 import { execFile, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,11 +7,10 @@ import { promisify } from "node:util";
 import { createSqlStores } from "@portcullis/store-sql";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usePostgres } from "../../store-sql/src/test-databases.js";
 import { importAccounts } from "./import-accounts.js";
 import { jsonlSource } from "./jsonl-source.js";
 import { type OpenedTarget, openTarget } from "./open-target.js";
-import { pgAdmin } from "./test-scenario.js";
+import { type OwnDatabase, ownDatabase, POSTGRES } from "./test-scenario.js";
 
 // A run killed with SIGKILL mid-way (a child process running the built package on PostgreSQL),
 // then a second run: every account exactly once, none half-written, the counts add up.
@@ -54,10 +52,9 @@ function killMidRun(
 describe("importAccounts - resumes after a kill", () => {
   let dir: string;
   let file: string;
-  let server: { url: string; stop(): Promise<void> } | null;
+  let database: OwnDatabase | undefined;
   let url: string;
   let target: OpenedTarget;
-  const database = `portcullis_resume_${randomBytes(6).toString("hex")}`;
 
   beforeAll(async () => {
     await promisify(execFile)(process.execPath, ["scripts/build-changed.mjs", "packages/import"], {
@@ -66,21 +63,14 @@ describe("importAccounts - resumes after a kill", () => {
     dir = await mkdtemp(join(tmpdir(), "portcullis-resume-"));
     file = join(dir, "users.jsonl");
     await writeFile(file, `${Array.from({ length: ROWS }, (_, at) => line(at + 1)).join("\n")}\n`);
-    server = await usePostgres();
-    if (!server) throw new Error("no PostgreSQL server for the resume test");
-    await pgAdmin(server.url, `create database ${database}`);
-    const address = new URL(server.url);
-    address.pathname = `/${database}`;
-    url = address.toString();
+    database = await ownDatabase(POSTGRES, "portcullis_resume");
+    url = database.url;
     target = await openTarget(url);
     await createSqlStores({ db: target.db }).migrate();
   }, 300_000);
   afterAll(async () => {
     await target?.close();
-    if (server) {
-      await pgAdmin(server.url, `drop database if exists ${database} with (force)`);
-      await server.stop();
-    }
+    await database?.remove();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

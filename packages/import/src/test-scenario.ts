@@ -6,8 +6,11 @@ import { type AuthStores, createArgon2Hasher, createAuth, isAuthError, silentLog
 import { createSqlStores } from "@portcullis/store-sql";
 import { referenceTotp } from "@portcullis/testing";
 import bcrypt from "bcryptjs";
+import { createConnection } from "mysql2/promise";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usePostgres } from "../../store-sql/src/test-databases.js";
+import { useMysql } from "../../store-sql/src/test-mysql.js";
 import { importAccounts } from "./import-accounts.js";
 import { jsonlSource } from "./jsonl-source.js";
 import type { AnyKysely } from "./ledger.js";
@@ -155,7 +158,7 @@ export const codeOf = (promise: Promise<unknown>) =>
   );
 
 /** Runs one statement (a `create database`, a `drop database`) on a PostgreSQL server. */
-export async function pgAdmin(url: string, statement: string): Promise<void> {
+async function pgAdmin(url: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -163,6 +166,60 @@ export async function pgAdmin(url: string, statement: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** Runs one statement (a `create database`, a `drop database`) on a MariaDB server. */
+async function mysqlAdmin(url: string, statement: string): Promise<void> {
+  const admin = await createConnection({ uri: url });
+  try {
+    await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * A shared test server of store-sql's (`use()`: its URL, and how to stop it when the test started
+ * it), the statement runner that creates and drops a database on it, and what the drop adds.
+ */
+export interface DatabaseServer {
+  name: string;
+  use: () => Promise<{ url: string; stop(): Promise<void> } | null>;
+  admin: (url: string, statement: string) => Promise<void>;
+  dropSuffix: string;
+}
+
+/** PostgreSQL: PG_URL, else 127.0.0.1:5432, else one started here. */
+export const POSTGRES: DatabaseServer = {
+  name: "PostgreSQL",
+  use: usePostgres,
+  admin: pgAdmin,
+  dropSuffix: " with (force)",
+};
+/** MariaDB: MYSQL_URL, else root on 127.0.0.1:3306, else one started here. */
+export const MARIADB: DatabaseServer = { name: "MariaDB", use: useMysql, admin: mysqlAdmin, dropSuffix: "" };
+
+/** A database of a test's own on a test server: its URL, and `remove` (drops it, stops the server). */
+export interface OwnDatabase {
+  url: string;
+  remove(): Promise<void>;
+}
+
+/** Creates a database named `<prefix>_<random>` on `server` (`remove` drops it and stops the server). */
+export async function ownDatabase(server: DatabaseServer, prefix: string): Promise<OwnDatabase> {
+  const running = await server.use();
+  if (running === null) throw new Error(`no ${server.name} server for the test`);
+  const database = `${prefix}_${randomBytes(6).toString("hex")}`;
+  await server.admin(running.url, `create database ${database}`);
+  const url = new URL(running.url);
+  url.pathname = `/${database}`;
+  return {
+    url: url.toString(),
+    async remove() {
+      await server.admin(running.url, `drop database if exists ${database}${server.dropSuffix}`);
+      await running.stop();
+    },
+  };
 }
 
 /** The database of one scenario and the run of its file, once `beforeAll` has set them. */
@@ -390,32 +447,17 @@ function upsertTests(scenario: Scenario): void {
   });
 }
 
-/**
- * The scenario on a database of the file's own on a shared test server (`server()`: its URL, and
- * how to stop it when the test started it), created with a random name by `admin(url, statement)`
- * and dropped afterwards (`dropSuffix` added to the drop, e.g. PostgreSQL's `with (force)`).
- */
-export function runImportScenarioOnServer(
-  name: string,
-  server: () => Promise<{ url: string; stop(): Promise<void> } | null>,
-  admin: (url: string, statement: string) => Promise<void>,
-  dropSuffix = "",
-): void {
-  runImportScenario(name, async () => {
-    const running = await server();
-    if (running === null) throw new Error(`no ${name} server for the import scenario`);
-    const database = `portcullis_import_${randomBytes(6).toString("hex")}`;
-    await admin(running.url, `create database ${database}`);
-    const url = new URL(running.url);
-    url.pathname = `/${database}`;
-    const target = await openTarget(url.toString());
+/** The scenario on a database of the file's own on a shared test server, dropped afterwards. */
+export function runImportScenarioOnServer(server: DatabaseServer): void {
+  runImportScenario(server.name, async () => {
+    const database = await ownDatabase(server, "portcullis_import");
+    const target = await openTarget(database.url);
     await createSqlStores({ db: target.db }).migrate();
     return {
       db: target.db,
       async close() {
         await target.close();
-        await admin(running.url, `drop database if exists ${database}${dropSuffix}`);
-        await running.stop();
+        await database.remove();
       },
     };
   });
