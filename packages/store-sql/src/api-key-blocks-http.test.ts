@@ -27,7 +27,6 @@ afterEach(async () => {
   for (const pool of pools.splice(0)) await pool.destroy();
 });
 afterAll(async () => {
-  for (const pool of pools) await pool.destroy();
   if (server) {
     const admin = plainPostgresDb(server.url, 1);
     await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin);
