@@ -171,4 +171,65 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
       expect.stringMatching(/^insert into "portcullis_sessions"/),
     ]);
   });
+
+  /**
+   * A password sign-in's throttle clearing: with `stores.cooldowns` the joint's own, the session's
+   * statement deletes the address's counter and locks (no `clearKeys` statement); with a cooldown
+   * store of the host's own, that store's `clearKeys` does. Either way the right password gives the
+   * address its whole budget back, also when the account is locked (no session then).
+   */
+  it("login - the right password's throttle clearing rides on the session's statement only while stores.cooldowns is joint.cooldowns", async () => {
+    const stores = createSqlStores({ db, clock: createFakeClock() });
+    const cleared: string[][] = [];
+    const own = {
+      ...stores.cooldowns,
+      clearKeys: async (counterKeys: readonly string[], cooldownKeys: readonly string[]) => {
+        cleared.push([...counterKeys, ...cooldownKeys]);
+        await stores.cooldowns.clearKeys?.(counterKeys, cooldownKeys);
+      },
+    };
+    let n = 0;
+    const scenario = async (given: AuthStores, lock: boolean) => {
+      const auth = createAuth({
+        secret: "joint-session-write-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
+        stores: given,
+        logger: silentLogger,
+        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+        email: { enabled: false },
+        ipLimits: { enabled: false },
+        loginThrottle: { freeAttempts: 3 },
+      });
+      n += 1;
+      const credentials = { email: `throttled${n}@example.test`, password: "correct horse battery staple" };
+      const wrong = { ...credentials, password: "not the password at all" };
+      await auth.register({}, credentials);
+      const user = await stores.users.findByEmail(credentials.email);
+      if (lock && user) await stores.users.update(user.id, { lockedAt: 1, lockReason: null, lockedBy: null });
+      const failed = () =>
+        expect(auth.login({}, wrong)).rejects.toMatchObject({ code: "INVALID_CREDENTIALS" });
+      await failed();
+      await failed();
+      counting.statements = [];
+      counting.on = true;
+      try {
+        if (lock) await expect(auth.login({}, credentials)).rejects.toMatchObject({ code: "ACCOUNT_LOCKED" });
+        else expect((await auth.login({}, credentials)).twoFactorRequired).toBe(false);
+      } finally {
+        counting.on = false;
+      }
+      const statements = counting.statements.map((text) => text.replace(/\s+/g, " "));
+      // The budget is whole again: three more wrong passwords are each a 401, not a 429.
+      for (let i = 0; i < 3; i++) await failed();
+      await expect(auth.login({}, wrong)).rejects.toMatchObject({ code: "LOGIN_THROTTLED" });
+      // The statements that clear only (`clearKeys`), beside the session's.
+      return statements.filter((text) => /^with "cleared_counters" as \(delete/.test(text)).length;
+    };
+    expect(await scenario(stores, false)).toBe(0);
+    // Locked: no session, so the clearing is its own statement.
+    expect(await scenario(stores, true)).toBe(1);
+    expect(cleared).toEqual([]);
+    // The host's own cooldown store: its clearKeys clears (the session's statement gets no keys).
+    expect(await scenario({ ...stores, cooldowns: own }, false)).toBe(1);
+    expect(cleared).toEqual([[expect.stringMatching(/^throttle:/), expect.any(String), expect.any(String)]]);
+  });
 });

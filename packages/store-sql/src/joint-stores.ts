@@ -1,8 +1,8 @@
-import type { JointStores, SessionRecord } from "@portcullis/core";
+import type { CooldownStore, JointStores, SessionRecord } from "@portcullis/core";
 import { sql } from "kysely";
 import { batchedRead } from "./access-token-allowlist.js";
 import { compiledQuery } from "./compiled-query.js";
-import { type AnyKysely, type SqlContext, toNumber, upsertQuery } from "./context.js";
+import { type AnyKysely, type SqlContext, storedKey, toNumber, upsertQuery } from "./context.js";
 import { newSessionRow } from "./session-store.js";
 import { fromUserRow, type UserRow } from "./user-store.js";
 
@@ -24,9 +24,10 @@ type EntryWithMembershipRow = EntryWithUserRow & {
  * organization and its custom role (both by primary key): the same one statement, not batched.
  * `allowAccessTokenWithSession` writes the entry and the new session in one
  * statement, only on PostgreSQL (a data-modifying WITH; SQLite and MySQL have none, so there the
- * method is absent and the core makes the two calls).
+ * method is absent and the core makes the two calls). There, given the store's `cooldowns`, the
+ * joint names it (`JointStores.cooldowns`), and a sign-in's write also clears its throttle.
  */
-export function createSqlJointStores(context: SqlContext): JointStores {
+export function createSqlJointStores(context: SqlContext, cooldowns?: CooldownStore): JointStores {
   const { tables } = context;
   const table = tables.accessTokens;
   const findEntryWithUser = compiledQuery<[string, number], EntryWithUserRow>(2, (on, jti, now) =>
@@ -73,6 +74,8 @@ export function createSqlJointStores(context: SqlContext): JointStores {
       ? {
           allowAccessTokenWithSession: jointWrite(context),
           allowAccessTokenWithSessionAndRecordSignIn: jointSignInWrite(context),
+          // The sign-in's write clears the throttle in this store's tables: those of `cooldowns`.
+          ...(cooldowns ? { cooldowns } : {}),
         }
       : {}),
   };
@@ -96,13 +99,15 @@ function jointWrite(context: SqlContext): NonNullable<JointStores["allowAccessTo
  * the row and reads its latest version) and `last_sign_in_at` set from that read as
  * `recordSignInIfUnchanged` sets it; it returns the row as read. A lock or a password set is an
  * UPDATE of that row, so it lands either before this statement (which then reads it) or after
- * its commit (and its session purge then finds this session).
+ * its commit (and its session purge then finds this session). Two more parts delete `clear`'s
+ * counters and cooldowns (none: two empty arrays), the sign-in's throttle cleared in the same
+ * commit; they are the rows `cooldowns.clearKeys` deletes (ids through `storedKey`).
  */
 function jointSignInWrite(
   context: SqlContext,
 ): NonNullable<JointStores["allowAccessTokenWithSessionAndRecordSignIn"]> {
   const statementFor = sessionStatements(context, true);
-  return async (jti, entry, ttlMs, session, sessionTtlMs, passwordHash) => {
+  return async (jti, entry, ttlMs, session, sessionTtlMs, passwordHash, clear) => {
     const { write, values } = statementFor(session, sessionTtlMs);
     const rows = (await write(
       context.db,
@@ -113,6 +118,8 @@ function jointSignInWrite(
       session.userId,
       session.createdAt,
       passwordHash ?? null,
+      clear ? clear.counterKeys.map(storedKey) : [],
+      clear ? clear.cooldownKeys.map(storedKey) : [],
       ...values,
     )) as UserRow[];
     const [row] = rows;
@@ -128,7 +135,7 @@ function jointSignInWrite(
  */
 function sessionStatements({ dialect, tables, clock }: SqlContext, signIn: boolean) {
   const compiled = new Map<string, (on: AnyKysely, ...args: unknown[]) => Promise<unknown[]>>();
-  const fixed = signIn ? 7 : 4;
+  const fixed = signIn ? 9 : 4;
   const build = (columns: string[]) =>
     compiledQuery<unknown[], never>(fixed + columns.length, (on, ...slots) => {
       const [jti, userId, sessionId, expiresAt] = slots;
@@ -141,7 +148,7 @@ function sessionStatements({ dialect, tables, clock }: SqlContext, signIn: boole
         );
         return upsertQuery({ db: withAllowed, dialect }, tables.sessions, "id", created);
       }
-      const [, , , , signInUser, at, hash] = slots;
+      const [, , , , signInUser, at, hash, counterIds, cooldownIds] = slots;
       const users = tables.users;
       return on
         .with("before", (within) =>
@@ -160,6 +167,12 @@ function sessionStatements({ dialect, tables, clock }: SqlContext, signIn: boole
           upsertQuery({ db: within, dialect }, tables.accessTokens, "jti", allowed),
         )
         .with("created", (within) => upsertQuery({ db: within, dialect }, tables.sessions, "id", created))
+        .with("cleared_counters", (within) =>
+          within.deleteFrom(tables.counters).where("id", "=", sql<string>`any(${counterIds})`),
+        )
+        .with("cleared_cooldowns", (within) =>
+          within.deleteFrom(tables.cooldowns).where("id", "=", sql<string>`any(${cooldownIds})`),
+        )
         .selectFrom("before")
         .selectAll();
     });

@@ -16,13 +16,13 @@ function kinds(statements: string[]): string[] {
   const named: [RegExp, string][] = [
     [/^insert into "?portcullis_counters/i, "count attempt"],
     [/^select .* from "?portcullis_users"? where "?email/i, "user by email"],
+    [
+      /^with "before" as \(select \* from "portcullis_users" where "id" = \$1 for update\), "recorded" as \(update "portcullis_users" .*insert into "?portcullis_access_tokens.*insert into "?portcullis_sessions.*delete from "?portcullis_counters.*delete from "?portcullis_cooldowns/i,
+      "check, record sign-in, allow jti, create session and clear throttle",
+    ],
     [/^with .*delete from "?portcullis_counters.*delete from "?portcullis_cooldowns/i, "clear throttle"],
     [/^delete from "?portcullis_counters/i, "clear counter"],
     [/^delete from "?portcullis_cooldowns/i, "clear locks"],
-    [
-      /^with "before" as \(select \* from "portcullis_users" where "id" = \$1 for update\), "recorded" as \(update "portcullis_users" .*insert into "?portcullis_access_tokens.*insert into "?portcullis_sessions/i,
-      "check, record sign-in, allow jti and create session",
-    ],
     [
       /^with .*insert into "?portcullis_access_tokens.*insert into "?portcullis_sessions/i,
       "allow jti and create session",
@@ -149,11 +149,10 @@ function suite(
 const PG_LOGIN = [
   "count attempt",
   "user by email",
-  "clear throttle",
-  // The new session, its access token's allowlist entry, and the re-read that closes the window
-  // between the check and the session with last_sign_in_at: one statement (a data-modifying WITH
-  // that locks the user's row).
-  "check, record sign-in, allow jti and create session",
+  // The new session, its access token's allowlist entry, the re-read that closes the window
+  // between the check and the session with last_sign_in_at, and the address's throttle cleared:
+  // one statement (a data-modifying WITH that locks the user's row).
+  "check, record sign-in, allow jti, create session and clear throttle",
 ];
 /** The audit log's append of a turn's entries on SQLite: a transaction that locks the chains' heads. */
 const AUDIT_APPEND = ["audit: lock heads", "audit: entries", "audit: move heads"];

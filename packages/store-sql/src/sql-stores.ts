@@ -87,7 +87,9 @@ export interface SqlStores {
    * The users, sessions and allowlist above worked on together, for `createAuth`'s `stores.joint`:
    * an access token's entry read with its user in one statement (every authenticated request is
    * one round trip), and, on PostgreSQL, a new session written with its entry in one statement
-   * (both rows or neither). Pass it only with those three stores as returned here: a host that
+   * (both rows or neither; a password sign-in's also clears its throttle in `cooldowns` above,
+   * which the core lets it do only while `stores.cooldowns` is that very store). Pass it only
+   * with those three stores as returned here: a host that
    * wraps or replaces one of them leaves it out (`const { joint, ...stores } = createSqlStores(...)`),
    * and the core then makes the separate calls.
    */
@@ -199,14 +201,15 @@ export function createSqlStores(options: SqlStoresOptions): SqlStores {
       singleUseTokens: createSqlSingleUseTokenStore(on),
     };
   };
+  const cooldowns = createSqlCooldownStore(context);
   return {
     ...changeStores(context),
-    cooldowns: createSqlCooldownStore(context),
+    cooldowns,
     identities: createSqlIdentityStore(context),
     together: {
       run: (work) => inTransaction(db, (trx) => work(changeStores({ ...context, db: trx }))),
     },
-    joint: createSqlJointStores(context),
+    joint: createSqlJointStores(context, cooldowns),
     activity: createSqlActivityStore(context, sweepBatchRows),
     passkeys: createSqlPasskeyStore(context),
     organizations: createSqlOrganizationStore(context),

@@ -1,5 +1,6 @@
 import type {
   AccessTokenAllowlist,
+  CooldownKeys,
   JointStores,
   SessionStore,
   UserRecord,
@@ -39,12 +40,17 @@ function signInWrite({ store, fixture }: SignInWriteContext) {
     throw new Error(
       "a fixture whose joint has allowAccessTokenWithSessionAndRecordSignIn needs `users` and `sessions`",
     );
-  const signIn = async (userId: string, passwordHash: string | undefined, at = 1_700_000_100_000) => {
+  const signIn = async (
+    userId: string,
+    passwordHash: string | undefined,
+    at = 1_700_000_100_000,
+    clear?: CooldownKeys,
+  ) => {
     const made = sampleSession(sessions, { userId });
     const jti = store.createAccessTokenId?.(made.id) ?? made.accessTokenJti;
     const session = { ...made, accessTokenJti: jti, createdAt: at, lastActiveAt: at };
     const entry = { userId, sessionId: session.id };
-    const read = await write.call(composite, jti, entry, TTL_MS, session, TTL_MS, passwordHash);
+    const read = await write.call(composite, jti, entry, TTL_MS, session, TTL_MS, passwordHash, clear);
     return { read, session, jti, entry };
   };
   const created = async () => {
@@ -103,6 +109,50 @@ export const ALLOWLIST_SIGN_IN_TESTS = {
       expect(await joint.users.findById(missing)).toBeNull();
       expect(await context.store.findAllowedAccessToken(jti)).toEqual(entry);
       expect(await joint.sessions.getSession(session.id)).toEqual(session);
+    },
+  "joint.allowAccessTokenWithSessionAndRecordSignIn - with clear: the counters and cooldowns named are gone from joint.cooldowns, no other, whatever the read finds":
+    async (context: SignInWriteContext) => {
+      const joint = signInWrite(context);
+      const cooldowns = context.fixture.joint?.cooldowns;
+      if (joint === null || cooldowns === undefined) return;
+      const key = (name: string) => uniqueId(`throttle:${name}`);
+      const [counter, otherCounter, lock, otherLock] = [key("c"), key("c"), key("l"), key("l")];
+      const long = `${key("c")}:${"x".repeat(300)}`;
+      const prime = async () => {
+        for (const counterKey of [counter, otherCounter, long]) {
+          await cooldowns.hit(counterKey, 60_000);
+          expect((await cooldowns.hit(counterKey, 60_000)).count).toBe(2);
+        }
+        for (const cooldownKey of [lock, otherLock]) await cooldowns.acquire(cooldownKey, 60_000);
+      };
+      const cleared = async () => {
+        expect((await cooldowns.hit(counter, 60_000)).count).toBe(1);
+        expect((await cooldowns.hit(long, 60_000)).count).toBe(1);
+        expect((await cooldowns.hit(otherCounter, 60_000)).count).toBe(3);
+        expect(await cooldowns.remainingMs(lock)).toBe(0);
+        expect(await cooldowns.remainingMs(otherLock)).toBeGreaterThan(0);
+        for (const counterKey of [counter, otherCounter, long]) await cooldowns.clearHits(counterKey);
+        await cooldowns.release(otherLock);
+      };
+      const clear = { counterKeys: [counter, long], cooldownKeys: [lock] };
+      const user = await joint.created();
+      await prime();
+      const { read, jti, entry } = await joint.signIn(user.id, HASH, 1_700_000_100_000, clear);
+      expect(read).toEqual(user);
+      expect(await context.store.findAllowedAccessToken(jti)).toEqual(entry);
+      await cleared();
+      // Another hash, or an unknown user: cleared all the same (the password was right when checked).
+      await prime();
+      await joint.signIn(user.id, "$argon2id$another", 1_700_000_200_000, clear);
+      await cleared();
+      await prime();
+      expect((await joint.signIn(uniqueId("missing"), HASH, 1_700_000_300_000, clear)).read).toBeNull();
+      await cleared();
+      // Without clear nothing of the cooldowns changes.
+      await prime();
+      await joint.signIn(user.id, HASH, 1_700_000_400_000);
+      expect((await cooldowns.hit(counter, 60_000)).count).toBe(3);
+      expect(await cooldowns.remainingMs(lock)).toBeGreaterThan(0);
     },
   "joint.allowAccessTokenWithSessionAndRecordSignIn - 20 concurrent sign-ins of one user: every session written, exactly one reads it never signed in":
     async (context: SignInWriteContext) => {

@@ -1,5 +1,6 @@
 import { CooldownError, guardPort, isInfrastructureFailure, wholeSeconds } from "../errors.js";
 import type { CooldownStore } from "../ports/cooldown-store.js";
+import type { CooldownKeys } from "../ports/joint-stores.js";
 
 /** The 429 codes a throttle answers with. */
 export type ThrottleCode =
@@ -41,6 +42,12 @@ export interface ThrottleAttempt {
   readonly count?: number | undefined;
   /** The attempt proved the subject (see `ThrottlePolicy.onSuccess`). */
   succeeded(): Promise<void>;
+  /**
+   * Set when `succeeded` is exactly one `clearKeys` of these keys on `store` (`onSuccess:
+   * "clear"`, a store with `clearKeys`): a caller may have another write of that store clear
+   * them instead of calling `succeeded` (a sign-in's session write, `JointStores`).
+   */
+  readonly clearing?: { store: CooldownStore; keys: CooldownKeys } | undefined;
   /**
    * The attempt could not be checked: a store or the hasher failed before the guess was
    * evaluated (an outage). Gives its hit back with one atomic `refundHit` (the count never goes
@@ -120,8 +127,9 @@ export function createThrottle(store: CooldownStore, policy: ThrottlePolicy): Th
     if (!taken.acquired) throw new CooldownError(policy.code, wholeSeconds(taken.remainingMs));
   };
 
+  const locksOf = (subject: string) => (policy.lock ? [lockKey(subject), lockedKey(subject)] : []);
   const clear = async (subject: string) => {
-    const locks = policy.lock ? [lockKey(subject), lockedKey(subject)] : [];
+    const locks = locksOf(subject);
     // One call where the store can (`clearKeys`), else the counter and each lock one by one.
     const { clearKeys } = store;
     if (clearKeys) return guard(() => clearKeys.call(store, [counterKey(subject)], locks));
@@ -148,6 +156,10 @@ export function createThrottle(store: CooldownStore, policy: ThrottlePolicy): Th
       }
       return {
         count,
+        clearing:
+          policy.onSuccess === "clear" && store.clearKeys
+            ? { store, keys: { counterKeys: [counterKey(subject)], cooldownKeys: locksOf(subject) } }
+            : undefined,
         succeeded: async () => {
           if (policy.onSuccess === "clear") await clear(subject);
           else if (policy.onSuccess === "refund") await guard(() => store.refundHit(counterKey(subject)));

@@ -17,7 +17,7 @@ export type {
 export type { Clock } from "./clock.js";
 export type { CooldownAcquireResult, CooldownStore } from "./cooldown-store.js";
 export type { IdentityRecord, IdentityStore, UnlinkOptions } from "./identity-store.js";
-export type { AllowedAccessTokenWithMembership, JointStores } from "./joint-stores.js";
+export type { AllowedAccessTokenWithMembership, CooldownKeys, JointStores } from "./joint-stores.js";
 export type { Logger } from "./logger.js";
 export type { EmailKind, EmailMessage, Mailer } from "./mailer.js";
 export type {

@@ -1,4 +1,5 @@
 import type { AllowedAccessToken, AllowlistEntry } from "./access-token-allowlist.js";
+import type { CooldownStore } from "./cooldown-store.js";
 import type { MembershipRead } from "./organization-store.js";
 import type { SessionRecord } from "./session-store.js";
 import type { UserRecord } from "./user-store.js";
@@ -18,12 +19,20 @@ export interface AllowedAccessTokenWithMembership extends AllowedAccessToken {
  * together with the stores it works on, as that package created them: it stands for
  * `stores.users`, `stores.sessions`, `stores.allowlist` and `stores.organizations` and must answer
  * exactly as they would. A host that wraps or replaces one of them (or takes it from another
- * package) leaves `joint` out. The core trusts it as given and compares no store with another.
+ * package) leaves `joint` out. The core trusts it as given and compares no store with another,
+ * but for `cooldowns` (below).
  *
  * Each method is optional. Without `joint`, or without a method, the core makes the separate
  * calls on the stores instead, with the same result.
  */
 export interface JointStores {
+  /**
+   * Optional: the cooldown store whose keys `allowAccessTokenWithSessionAndRecordSignIn`'s `clear`
+   * removes (`createSqlStores` gives its own `cooldowns`). The core passes `clear` only when this
+   * is `stores.cooldowns` itself (the same object): a host that keeps its cooldowns elsewhere
+   * still gets them cleared by `cooldowns.clearKeys`.
+   */
+  cooldowns?: CooldownStore;
   /**
    * Optional: `allowlist.findAllowedAccessToken(jti)` and the read of the entry's user
    * (`users.findById(entry.userId)`) in one lookup (one query or script), so an authenticated
@@ -71,8 +80,11 @@ export interface JointStores {
    * is seen here, and one that lands after finds the session and purges it. The session and the
    * entry are written whatever the read finds (the core then ends the session, as it does after
    * the separate calls). Resolves what `recordSignInIfUnchanged` resolves: the record as read,
-   * before the write, or null for an unknown user. A failed write rejects (reported as
-   * `DATABASE_FAILURE`) and leaves nothing written; the core does not fall back to the calls then.
+   * before the write, or null for an unknown user. With `clear` (only when `cooldowns` is the
+   * host's cooldown store), the same write also does `cooldowns.clearKeys(clear.counterKeys,
+   * clear.cooldownKeys)`: a password sign-in's throttle is cleared with its session, whatever the
+   * read finds. A failed write rejects (reported as `DATABASE_FAILURE`) and leaves nothing
+   * written, the clearing included; the core does not fall back to the calls then.
    */
   allowAccessTokenWithSessionAndRecordSignIn?(
     jti: string,
@@ -81,5 +93,12 @@ export interface JointStores {
     session: SessionRecord,
     sessionTtlMs: number,
     passwordHash: string | undefined,
+    clear?: CooldownKeys,
   ): Promise<UserRecord | null>;
+}
+
+/** Keys of a cooldown store to clear (`CooldownStore.clearKeys`' two lists). */
+export interface CooldownKeys {
+  counterKeys: readonly string[];
+  cooldownKeys: readonly string[];
 }

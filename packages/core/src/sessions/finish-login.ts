@@ -3,6 +3,7 @@ import type { EmailService } from "../emails/email-service.js";
 import { AuthError, guardPort } from "../errors.js";
 import type { SecurityEvents } from "../events.js";
 import type { RequestContext } from "../model.js";
+import type { CooldownKeys } from "../ports/joint-stores.js";
 import type { Logger } from "../ports/logger.js";
 import type { UserRecord, UserStore } from "../ports/user-store.js";
 import { assertNotLocked, isLocked } from "./account-lock.js";
@@ -51,6 +52,11 @@ export interface SignInDetails {
   registered?: boolean | undefined;
   /** The password of this sign-in was found in the breach corpus: the result says `passwordBreached: true`. */
   passwordBreached?: boolean | undefined;
+  /**
+   * A password sign-in's throttle keys, cleared by the session's joint write (`SignInRecord.clear`);
+   * only when `joint.allowAccessTokenWithSessionAndRecordSignIn` exists.
+   */
+  clearThrottle?: CooldownKeys | undefined;
 }
 
 /**
@@ -72,6 +78,7 @@ export async function finishLogin(
     rememberMe,
     registered,
     passwordBreached,
+    clearThrottle,
   }: SignInDetails = {},
 ): Promise<SignedIn> {
   const locale = request.locale ?? ctx.translator.defaultLocale;
@@ -83,7 +90,7 @@ export async function finishLogin(
     request,
     rememberMe !== false,
     undefined,
-    { passwordHash: verifiedPasswordHash },
+    { passwordHash: verifiedPasswordHash, clear: clearThrottle },
   );
   const recorded = await endIfChanged(ctx, user.id, tokens.sessionId, verifiedPasswordHash, request, {
     at: record.createdAt,

@@ -2,7 +2,7 @@ import { guardPort } from "../errors.js";
 import type { SessionInfo } from "../model.js";
 import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
 import type { Clock } from "../ports/clock.js";
-import type { JointStores } from "../ports/joint-stores.js";
+import type { CooldownKeys, JointStores } from "../ports/joint-stores.js";
 import {
   isPastLimits,
   type RotationResult,
@@ -137,6 +137,11 @@ async function revoke(deps: SessionLifecycleDeps, jtis: string[]): Promise<void>
 export interface SignInRecord {
   /** The hash the password was checked against, for a password sign-in; undefined otherwise. */
   passwordHash: string | undefined;
+  /**
+   * The sign-in's throttle keys, cleared in the same write (`JointStores`' `clear`). Given only
+   * when `joint.allowAccessTokenWithSessionAndRecordSignIn` exists and works on the throttle's store.
+   */
+  clear?: CooldownKeys | undefined;
 }
 
 /**
@@ -170,6 +175,7 @@ export async function storeNewSession(
         record,
         sessionTtlMs,
         signIn.passwordHash,
+        signIn.clear,
       ),
     );
     return { read };

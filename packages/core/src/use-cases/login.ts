@@ -6,6 +6,7 @@ import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
 import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
 import type { Call, RequestContext } from "../model.js";
 import { normalizePassword } from "../passwords/password-policy.js";
+import type { CooldownKeys } from "../ports/joint-stores.js";
 import type { UserRecord } from "../ports/user-store.js";
 import { assertNotLocked } from "../sessions/account-lock.js";
 import { finishLogin, type SignedIn } from "../sessions/finish-login.js";
@@ -70,14 +71,21 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
     ctx.events.emit("login.failed", { ...request, userId: user.id, reason: "wrong_password" });
     throw new AuthError("INVALID_CREDENTIALS");
   }
-  await Promise.all([budget.succeeded(), fromIp.succeeded()]);
-  // Only the right password learns that the account is locked or must change its password.
-  assertNotLocked(user);
-  await assertSsoNotRequired(ctx, user, request);
-  const { verifiedPasswordHash, passwordBreached } = await acceptPassword(ctx, user, user.passwordHash, {
-    candidate,
-    request,
-  });
+  // The address's budget is cleared by the session's write where the stores can; else now.
+  const clearWithSession = budgetClearedWithSession(ctx, budget, user);
+  await Promise.all([clearWithSession ? undefined : budget.succeeded(), fromIp.succeeded()]);
+  let accepted: Awaited<ReturnType<typeof acceptPassword>>;
+  try {
+    // Only the right password learns that the account is locked or must change its password.
+    assertNotLocked(user);
+    await assertSsoNotRequired(ctx, user, request);
+    accepted = await acceptPassword(ctx, user, user.passwordHash, { candidate, request });
+  } catch (error) {
+    // No session comes: the right password clears the budget all the same.
+    if (clearWithSession) await budget.succeeded();
+    throw error;
+  }
+  const { verifiedPasswordHash, passwordBreached } = accepted;
   if (user.passwordChangeRequired === true)
     await requirePasswordChangeAtLogin(ctx, user, { verifiedPasswordHash }, request);
   const trusted =
@@ -102,7 +110,29 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
     rememberMe,
     passwordBreached,
     ...(trusted ? { reason: "trusted_browser" } : {}),
+    ...(clearWithSession ? { clearThrottle: clearWithSession } : {}),
   });
+}
+
+/**
+ * The keys of the address's budget that the session's write clears (one statement fewer per
+ * sign-in), or undefined when it is cleared by its own call: the right password then goes
+ * straight to a session (no second factor, no password change first), the host's `stores.joint`
+ * writes the session with the sign-in (`allowAccessTokenWithSessionAndRecordSignIn`) and says its
+ * clearing works on the very cooldown store the budget counts in (`joint.cooldowns`).
+ */
+function budgetClearedWithSession(
+  ctx: AuthContext,
+  budget: ThrottleAttempt,
+  user: UserRecord,
+): CooldownKeys | undefined {
+  const { clearing } = budget;
+  const { joint } = ctx;
+  if (clearing === undefined || joint?.allowAccessTokenWithSessionAndRecordSignIn === undefined)
+    return undefined;
+  if (joint.cooldowns !== clearing.store) return undefined;
+  if (user.twoFactor.methods.length > 0 || user.passwordChangeRequired === true) return undefined;
+  return clearing.keys;
 }
 
 /** The attempts a login counted (per IP, then the address's or the known browser's budget), and the user when already looked up. */
