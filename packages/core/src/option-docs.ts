@@ -41,7 +41,14 @@ export function optionDocs(file: string): Map<string, string> {
         .replace(/\s+/g, " ")
         .trim();
       docs.set(here.join("."), doc);
-      if (member.type && ts.isTypeReferenceNode(member.type) && ts.isIdentifier(member.type.typeName))
+      // `stores.<name>` is a port (ports/), documented there: its members are no options.
+      const port = here.length >= 2 && here[0] === "stores";
+      if (
+        !port &&
+        member.type &&
+        ts.isTypeReferenceNode(member.type) &&
+        ts.isIdentifier(member.type.typeName)
+      )
         visit(interfaces.get(member.type.typeName.text), here);
     }
   };

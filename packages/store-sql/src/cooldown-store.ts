@@ -161,7 +161,7 @@ function hitUpdate({ stored, incoming, ifExpired, earliest }: Upserts, counters:
  * at `expiresAt`, or `hits` more in the live one; returns the row's `hits` and `expires_at`.
  * Arguments may be compiled placeholders (`compiledQuery`).
  */
-function hitUpsert(
+export function hitUpsert(
   { dialect, tables }: Pick<SqlContext, "dialect" | "tables">,
   pieces: Upserts,
   on: AnyKysely,
@@ -326,7 +326,7 @@ async function clearKeys(
  * An UPSERT that returns the row as stored afterwards, in the dialect's words, and the pieces its
  * update part is written with.
  */
-function upserts({ db, dialect }: Pick<SqlContext, "db" | "dialect">) {
+export function upserts({ db, dialect }: Pick<SqlContext, "db" | "dialect">) {
   const mysql = dialect === "mysql";
   /** A column of the row already stored, inside the UPSERT's update part. */
   const stored = (table: string, column: string) => sql.ref(mysql ? column : `${table}.${column}`);

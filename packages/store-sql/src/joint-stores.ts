@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { batchedRead } from "./access-token-allowlist.js";
 import { compiledQuery } from "./compiled-query.js";
 import { type AnyKysely, type SqlContext, storedKey, toNumber, upsertQuery } from "./context.js";
+import { hitCounted, hitUpsert, upserts } from "./cooldown-store.js";
 import { newSessionRow } from "./session-store.js";
 import { fromUserRow, type UserRow } from "./user-store.js";
 
@@ -74,12 +75,46 @@ export function createSqlJointStores(context: SqlContext, cooldowns?: CooldownSt
       ? {
           allowAccessTokenWithSession: jointWrite(context),
           allowAccessTokenWithSessionAndRecordSignIn: jointSignInWrite(context),
-          // The sign-in's write clears the throttle in this store's tables: those of `cooldowns`.
-          ...(cooldowns ? { cooldowns } : {}),
+          // The sign-in's write clears the throttle in this store's tables, and its first statement
+          // counts the attempt there: those of `cooldowns`.
+          ...(cooldowns ? { cooldowns, hitAndFindUserByEmail: hitWithUser(context) } : {}),
         }
       : {}),
   };
 }
+
+/**
+ * `hitAndFindUserByEmail` on PostgreSQL: the counter's UPSERT (the cooldown store's `hit`, relaxed
+ * commit included) as a data-modifying WITH, and the user read by email left-joined to the one
+ * row it returns: one statement, compiled once.
+ */
+function hitWithUser(context: SqlContext): NonNullable<JointStores["hitAndFindUserByEmail"]> {
+  const { db, tables, clock } = context;
+  const pieces = upserts(context);
+  const statement = compiledQuery<[string, number, number, string], HitWithUserRow>(
+    4,
+    (on, id, now, expiresAt, email) =>
+      on
+        .with("hit", () => hitUpsert(context, pieces, on, id, 1, now, expiresAt))
+        .selectFrom("hit")
+        .leftJoin(`${tables.users} as u`, (join) => join.on("u.email", "=", email))
+        .selectAll("u")
+        .select(["hit.hits as hit_hits", "hit.expires_at as hit_expires_at"]),
+  );
+  return async (counterKey, windowMs, email) => {
+    const now = clock.now();
+    const [row] = await statement(db, storedKey(counterKey), now, now + windowMs, email);
+    const counted = hitCounted(context, row && { hits: row.hit_hits, expires_at: row.hit_expires_at });
+    const { hit_hits: _hits, hit_expires_at: _expires, ...user } = row as HitWithUserRow;
+    return { ...counted, user: user.id === null ? null : fromUserRow(user as UserRow) };
+  };
+}
+
+/** `hitWithUser`'s row: the counter as the hit left it, and the user's columns (all null: none). */
+type HitWithUserRow = (UserRow | { [K in keyof UserRow]: null }) & {
+  hit_hits: number | string;
+  hit_expires_at: number | string;
+};
 
 /**
  * `allowAccessTokenWithSession` on PostgreSQL: the entry's UPSERT as a data-modifying WITH of the

@@ -15,6 +15,10 @@ import { countedHandler, countedPostgresForFile, registerThrough } from "./test-
 function kinds(statements: string[]): string[] {
   const named: [RegExp, string][] = [
     [/^insert into "?portcullis_counters/i, "count attempt"],
+    [
+      /^with "hit" as \(insert into "portcullis_counters" .* from "hit" left join "portcullis_users" as "u" on "u"\."email" = \$\d+/i,
+      "count attempt and read user by email",
+    ],
     [/^select .* from "?portcullis_users"? where "?email/i, "user by email"],
     [
       /^with "before" as \(select \* from "portcullis_users" where "id" = \$1 for update\), "recorded" as \(update "portcullis_users" .*insert into "?portcullis_access_tokens.*insert into "?portcullis_sessions.*delete from "?portcullis_counters.*delete from "?portcullis_cooldowns/i,
@@ -147,8 +151,8 @@ function suite(
 }
 
 const PG_LOGIN = [
-  "count attempt",
-  "user by email",
+  // The address's counter and the account, one statement (a data-modifying WITH).
+  "count attempt and read user by email",
   // The new session, its access token's allowlist entry, the re-read that closes the window
   // between the check and the session with last_sign_in_at, and the address's throttle cleared:
   // one statement (a data-modifying WITH that locks the user's row).

@@ -154,6 +154,37 @@ export const ALLOWLIST_SIGN_IN_TESTS = {
       expect((await cooldowns.hit(counter, 60_000)).count).toBe(3);
       expect(await cooldowns.remainingMs(lock)).toBeGreaterThan(0);
     },
+  "joint.hitAndFindUserByEmail - counts as cooldowns.hit does, 20 at once each counted once, and reads the user as users.findByEmail":
+    async (context: SignInWriteContext) => {
+      const joint = context.fixture.joint;
+      const hitAndFind = joint?.hitAndFindUserByEmail;
+      const cooldowns = joint?.cooldowns;
+      const users = context.fixture.users;
+      if (hitAndFind === undefined || cooldowns === undefined || users === undefined) return;
+      const user = newUser();
+      expect(await users.create(user)).not.toBeNull();
+      const key = uniqueId("throttle:password");
+      const first = await hitAndFind.call(joint, key, 60_000, user.email);
+      expect(first.count).toBe(1);
+      expect(first.remainingMs).toBeGreaterThan(0);
+      expect(first.remainingMs).toBeLessThanOrEqual(60_000);
+      expect(first.user).toEqual(await users.findByEmail(user.email));
+      const missing = await hitAndFind.call(joint, key, 60_000, `${uniqueId("nobody")}@example.test`);
+      expect(missing).toMatchObject({ count: 2, user: null });
+      // The same counter as the store's own hit, counted atomically under concurrency.
+      expect((await cooldowns.hit(key, 60_000)).count).toBe(3);
+      const counts = await concurrently(20, () => hitAndFind.call(joint, key, 60_000, user.email));
+      expect(counts.map((result) => result.count).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 4),
+      );
+      expect(counts.every((result) => result.user?.id === user.id)).toBe(true);
+      // A key with a long name (the store may hash it) is the store's key all the same.
+      const long = `${uniqueId("throttle:password")}:${"y".repeat(300)}`;
+      await cooldowns.hit(long, 60_000);
+      expect((await hitAndFind.call(joint, long, 60_000, user.email)).count).toBe(2);
+      await cooldowns.clearHits(key);
+      await cooldowns.clearHits(long);
+    },
   "joint.allowAccessTokenWithSessionAndRecordSignIn - 20 concurrent sign-ins of one user: every session written, exactly one reads it never signed in":
     async (context: SignInWriteContext) => {
       const joint = signInWrite(context);

@@ -8,6 +8,7 @@ import {
 import type { CooldownStore } from "../ports/cooldown-store.js";
 import { ipBucket } from "./client-ip.js";
 import {
+  type CountingHit,
   createThrottle,
   type Throttle,
   type ThrottleAttempt,
@@ -65,8 +66,9 @@ export interface AttemptContext {
 export interface Limits {
   /**
    * Counts a login's password check of a normalized address before it runs; `LOGIN_THROTTLED` and a `login.throttled` event when refused.
+   * `hit`, when given, counts instead of the store's own `hit` (`Throttle.attempt`).
    */
-  password(address: string, who: AttemptContext): Promise<ThrottleAttempt>;
+  password(address: string, who: AttemptContext, hit?: CountingHit): Promise<ThrottleAttempt>;
   /** Forgets an address's failures and lock: its owner proved it another way (a password reset). */
   clearPassword(address: string): Promise<void>;
   /**
@@ -173,9 +175,10 @@ async function attemptWithEvent(
   type: SecurityEventType,
   reason: string,
   who: AttemptContext,
+  hit?: CountingHit,
 ): Promise<ThrottleAttempt> {
   try {
-    return await throttle.attempt(subject);
+    return await throttle.attempt(subject, hit);
   } catch (error) {
     if (error instanceof CooldownError) events.emit(type, { ...who, reason });
     throw error;
@@ -220,10 +223,11 @@ export function createLimits(options: LimitOptions, store: CooldownStore, events
     type: SecurityEventType,
     reason: string,
     who: AttemptContext,
-  ) => attemptWithEvent(events, throttle, subject, type, reason, who);
+    hit?: CountingHit,
+  ) => attemptWithEvent(events, throttle, subject, type, reason, who, hit);
 
   return {
-    password: (address, who) => counted(password, address, "login.throttled", "address", who),
+    password: (address, who, hit) => counted(password, address, "login.throttled", "address", who, hit),
     clearPassword: (address) => password.clear(address),
     knownDevicePassword: (userId, deviceId, passwordHash, who) =>
       counted(

@@ -57,6 +57,13 @@ export interface ThrottleAttempt {
   abandoned(): Promise<void>;
 }
 
+/**
+ * The attempt's `hit` on the throttle's store through another call that does more in the same
+ * step (a sign-in's hit that also reads its account: `JointStores.hitAndFindUserByEmail`); it
+ * must count exactly as `store.hit(key, windowMs)` would.
+ */
+export type CountingHit = (key: string, windowMs: number) => Promise<{ count: number; remainingMs: number }>;
+
 export interface Throttle {
   readonly policy: ThrottlePolicy;
   /**
@@ -64,7 +71,7 @@ export interface Throttle {
    * concurrent attempts get no more through than N sequential ones. Throws `CooldownError` with
    * the policy's code and the seconds to wait when refused.
    */
-  attempt(subject: string): Promise<ThrottleAttempt>;
+  attempt(subject: string, hit?: CountingHit): Promise<ThrottleAttempt>;
   /** Forgets the subject's counter and lock (e.g. after a password reset proved the address). */
   clear(subject: string): Promise<void>;
 }
@@ -140,8 +147,11 @@ export function createThrottle(store: CooldownStore, policy: ThrottlePolicy): Th
   return {
     policy,
     clear,
-    async attempt(subject) {
-      const { count, remainingMs } = await guard(() => store.hit(counterKey(subject), policy.windowMs));
+    async attempt(subject, hit) {
+      const key = counterKey(subject);
+      const { count, remainingMs } = await guard(() =>
+        hit ? hit(key, policy.windowMs) : store.hit(key, policy.windowMs),
+      );
       const over = count - policy.freeAttempts;
       // Best effort: a store that just failed is likely to fail this too (then the hit stays).
       const giveBack = () => store.refundHit(counterKey(subject)).catch(() => undefined);

@@ -34,6 +34,20 @@ export interface JointStores {
    */
   cooldowns?: CooldownStore;
   /**
+   * Optional, used only when `cooldowns` is `stores.cooldowns` itself: `cooldowns.hit(counterKey,
+   * windowMs)` and `users.findByEmail(email)` in one step (one statement or script), so a password
+   * sign-in counts its attempt and reads its account in one round trip. Resolves the hit's
+   * `{ count, remainingMs }`, exactly as `hit` would count (atomic, every concurrent call counted),
+   * with `user` as `findByEmail` would answer at that moment (null: no such account). A failure
+   * rejects and counts nothing or everything, as a failed `hit` may (reported as
+   * `EMAIL_COOLDOWN_CACHE_FAILURE`, then as `DATABASE_FAILURE` when the users store fails too).
+   */
+  hitAndFindUserByEmail?(
+    counterKey: string,
+    windowMs: number,
+    email: string,
+  ): Promise<{ count: number; remainingMs: number; user: UserRecord | null }>;
+  /**
    * Optional: `allowlist.findAllowedAccessToken(jti)` and the read of the entry's user
    * (`users.findById(entry.userId)`) in one lookup (one query or script), so an authenticated
    * request costs one round trip. Null when the `jti` is not, or no longer, allowed (revocation

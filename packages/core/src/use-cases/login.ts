@@ -3,7 +3,7 @@ import type { Device } from "../devices/device-token.js";
 import { isTrustedBrowser } from "../devices/trusted-browsers.js";
 import { sendNoticeOncePerCooldown } from "../emails/send-with-cooldown.js";
 import { AuthError, guardPort, isInfrastructureFailure } from "../errors.js";
-import { giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
+import { type CountingHit, giveBackOnFailure, type ThrottleAttempt } from "../limits/throttle.js";
 import type { Call, RequestContext } from "../model.js";
 import { normalizePassword } from "../passwords/password-policy.js";
 import type { CooldownKeys } from "../ports/joint-stores.js";
@@ -138,8 +138,11 @@ function budgetClearedWithSession(
 /** The attempts a login counted (per IP, then the address's or the known browser's budget), and the user when already looked up. */
 interface CountedLogin {
   attempts: [ThrottleAttempt, ThrottleAttempt];
-  /** Undefined when the lookup is still to come (no device token: the address's budget). */
-  user?: UserRecord | null;
+  /**
+   * Undefined when the lookup is still to come (no device token: the address's budget, unless
+   * its hit read the account too: `hitReadingUser`).
+   */
+  user?: UserRecord | null | undefined;
 }
 
 /**
@@ -151,13 +154,35 @@ async function countAttempt(ctx: AuthContext, email: string, request: RequestCon
   let fromIp: ThrottleAttempt | undefined;
   try {
     fromIp = await ctx.limits.ip("failedLogins", request);
-    return { attempts: [fromIp, await ctx.limits.password(email, request)] };
+    const reading = hitReadingUser(ctx, email);
+    if (reading === undefined) return { attempts: [fromIp, await ctx.limits.password(email, request)] };
+    const budget = await ctx.limits.password(email, request, reading.hit);
+    return { attempts: [fromIp, budget], user: reading.found.user };
   } catch (error) {
     if (!isInfrastructureFailure(error)) throw error;
     await fromIp?.abandoned();
     await guardPort("DATABASE_FAILURE", () => ctx.users.findByEmail(email));
     throw error;
   }
+}
+
+/**
+ * The address's hit that also reads its account in the same step, where the host's
+ * `stores.joint` can (`hitAndFindUserByEmail`) and says it counts in the very cooldown store the
+ * limits count in (`joint.cooldowns`): one round trip fewer per sign-in. `found.user` is set once
+ * the hit ran (undefined before: the caller then reads the account itself).
+ */
+function hitReadingUser(ctx: AuthContext, email: string) {
+  const { joint } = ctx;
+  const hitAndFind = joint?.hitAndFindUserByEmail;
+  if (hitAndFind === undefined || joint?.cooldowns !== ctx.cooldowns) return undefined;
+  const found: { user?: UserRecord | null } = {};
+  const hit: CountingHit = async (key, windowMs) => {
+    const { user, count, remainingMs } = await hitAndFind.call(joint, key, windowMs, email);
+    found.user = user;
+    return { count, remainingMs };
+  };
+  return { hit, found };
 }
 
 /**
