@@ -1,4 +1,5 @@
 import type { ActivityRecord, ActivityStore } from "@portcullis/core";
+import { sql } from "kysely";
 import { compiledQuery } from "./compiled-query.js";
 import type { SqlContext } from "./context.js";
 import { toNumber } from "./context.js";
@@ -39,6 +40,20 @@ const COLUMNS = [
   "reason",
 ] as const satisfies readonly (keyof ActivityRow)[];
 
+/** Each column's PostgreSQL type, for `recordMany`'s arrays (in `COLUMNS`' order). */
+const ARRAY_TYPES = ["text", "text", "text", "bigint", "text", "text", "text", "text"] as const;
+
+const toRow = (entry: ActivityRecord): ActivityRow => ({
+  id: entry.id,
+  user_id: entry.userId,
+  type: entry.type,
+  at: entry.at,
+  ip: entry.ip,
+  browser: entry.browser,
+  os: entry.os,
+  reason: entry.reason,
+});
+
 /** The longest time between two retention sweeps a write runs (shorter for a short retention). */
 const MAX_SWEEP_INTERVAL_MS = 3_600_000;
 
@@ -69,27 +84,43 @@ export function createSqlActivityStore(
     return relaxesCommit(dialect, on) ? write.returning(RELAXED_COMMIT) : write;
   });
 
+  // Several entries: on PostgreSQL one statement for any count (one array per column), compiled once.
+  const insertMany =
+    dialect === "postgres"
+      ? compiledQuery<unknown[][], unknown>(COLUMNS.length, (on, ...arrays) => {
+          const unnested = sql.join(
+            COLUMNS.map((_, i) => sql`${arrays[i]}::${sql.raw(ARRAY_TYPES[i] ?? "text")}[]`),
+          );
+          const write = sql`insert into ${sql.table(table)} (${sql.raw(COLUMNS.join(", "))}) select * from unnest(${unnested})`;
+          const statement = relaxesCommit(dialect, on)
+            ? sql`${write} returning ${sql.raw("set_config('synchronous_commit', 'off', true)")}`
+            : write;
+          return { compile: () => statement.compile(on) };
+        })
+      : undefined;
+
   // In batches, each its own short transaction, like `sweep`: sign-ins record activity meanwhile.
   const sweepActivity = (olderThan: number) =>
     deleteInBatches(db, dialect, { table, column: "at", before: olderThan, strict: true }, sweepBatchRows);
+  /** The retention sweep, when the newest entry written is far enough from the last one's. */
+  const sweepAfter = async (newest: number, retentionMs: number) => {
+    if (newest - lastSweepAt < Math.min(MAX_SWEEP_INTERVAL_MS, retentionMs / 10)) return;
+    lastSweepAt = newest;
+    await sweepActivity(newest - retentionMs);
+  };
 
   return {
     async record(entry, retentionMs) {
-      const row: ActivityRow = {
-        id: entry.id,
-        user_id: entry.userId,
-        type: entry.type,
-        at: entry.at,
-        ip: entry.ip,
-        browser: entry.browser,
-        os: entry.os,
-        reason: entry.reason,
-      };
+      const row = toRow(entry);
       await insert(db, ...COLUMNS.map((column) => row[column]));
-      if (entry.at - lastSweepAt >= Math.min(MAX_SWEEP_INTERVAL_MS, retentionMs / 10)) {
-        lastSweepAt = entry.at;
-        await sweepActivity(entry.at - retentionMs);
-      }
+      await sweepAfter(entry.at, retentionMs);
+    },
+    async recordMany(entries, retentionMs) {
+      if (entries.length === 0) return;
+      const rows = entries.map(toRow);
+      if (insertMany) await insertMany(db, ...COLUMNS.map((column) => rows.map((row) => row[column])));
+      else await db.insertInto(table).values(rows).execute();
+      await sweepAfter(Math.max(...entries.map((entry) => entry.at)), retentionMs);
     },
     async list(userId, { before, limit, since }) {
       if (limit < 1) return [];

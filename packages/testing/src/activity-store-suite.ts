@@ -155,6 +155,32 @@ export const runActivityStoreSuite = defineStoreSuite("ActivityStore", activityC
       );
       expect(await store.list(bob, { limit: 100 })).toHaveLength(10);
     },
+    "recordMany - (optional) entries of two users land whole, as record writes them; 10 concurrent batches all land":
+      async ({ store, idOf, entry }) => {
+        const recordMany = store.recordMany;
+        if (recordMany === undefined) return;
+        const [ada, bob] = [uniqueId("ada"), uniqueId("bob")];
+        const first = [
+          entry(ada, BASE, 1, { browser: "Édge 120 «beta»", os: null, ip: null, reason: null }),
+          entry(bob, BASE + 1, 2, { type: "login.failed" }),
+          entry(ada, BASE + 2, 3),
+        ];
+        await recordMany.call(store, first, RETENTION_MS);
+        expect(await store.list(ada, { limit: 10 })).toEqual([first[2], first[0]]);
+        expect(await store.list(bob, { limit: 10 })).toEqual([first[1]]);
+        await recordMany.call(store, [], RETENTION_MS);
+        await concurrently(10, (batch) =>
+          recordMany.call(
+            store,
+            Array.from({ length: 4 }, (_, n) => entry(ada, BASE + 10 + n, 10 + batch * 4 + n)),
+            RETENTION_MS,
+          ),
+        );
+        const adas = await listAll(store, ada, 7);
+        expect(adas.map((one) => one.id).sort()).toEqual(
+          [1, 3, ...Array.from({ length: 40 }, (_, n) => 10 + n)].map(idOf).sort(),
+        );
+      },
     "deleteUserActivity - removes every entry of the user and only theirs; answers how many": async ({
       store,
       entry,

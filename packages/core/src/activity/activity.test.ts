@@ -2,8 +2,9 @@ import { createMemoryStores } from "@portcullis/store-memory";
 import { describe, expect, it } from "vitest";
 import type { SecurityEvent } from "../events.js";
 import type { ActivityStore } from "../ports/activity-store.js";
+import { createBackgroundTasks } from "../support/background.js";
 import { code, createLineLogger, createTestAuth, PASSWORD, signIn } from "../test-support.js";
-import { activityEntry } from "./activity.js";
+import { activityEntry, createActivityRecorder } from "./activity.js";
 
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const request = { ip: "203.0.113.9", userAgent: FIREFOX };
@@ -87,6 +88,66 @@ describe("activity", () => {
       reason: "password",
     });
     expect((await auth.host.listActivity({}, { userId: user.id })).items).toHaveLength(2);
+  });
+
+  it("recorder - with recordMany: one turn's entries in one call, one call in flight, the next batch grows meanwhile; a failure is logged with its count", async () => {
+    const { logger, lines } = createLineLogger();
+    const inner = createMemoryStores({ sweepIntervalMs: 0 }).activity;
+    const calls: { ids: string[]; release: () => void; fail: boolean }[] = [];
+    const store: ActivityStore = {
+      ...inner,
+      record: () => Promise.reject(new Error("record is not used when recordMany is there")),
+      async recordMany(entries, retentionMs) {
+        const call = { ids: entries.map((entry) => entry.id), release: () => {}, fail: false };
+        calls.push(call);
+        await new Promise<void>((resolve) => {
+          call.release = resolve;
+        });
+        if (call.fail) throw new Error("activity store down");
+        for (const entry of entries) await inner.record(entry, retentionMs);
+      },
+    };
+    const recorder = createActivityRecorder({
+      store,
+      retentionDays: 90,
+      logger,
+      background: createBackgroundTasks(logger),
+    });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    let answered = false;
+    const call = recorder
+      .within(async () => {
+        for (const userId of ["u1", "u2", "u1"]) recorder.observe(event({ userId }));
+        return "answer";
+      })
+      .then((answer) => {
+        answered = true;
+        return answer;
+      });
+    await turn();
+    expect(calls.map((one) => one.ids.length)).toEqual([3]);
+    // Two more turns of events while the first batch is in flight: they wait, in one batch.
+    recorder.observe(event({ userId: "u3" }));
+    await turn();
+    recorder.observe(event({ userId: "u3", type: "login.failed" }));
+    await turn();
+    expect(calls).toHaveLength(1);
+    expect(answered).toBe(false);
+    calls[0]?.release();
+    expect(await call).toBe("answer");
+    await turn();
+    expect(calls.map((one) => one.ids.length)).toEqual([3, 2]);
+    const second = calls[1];
+    if (second) {
+      second.fail = true;
+      second.release();
+    }
+    await turn();
+    await turn();
+    const u1 = await inner.list("u1", { limit: 10 });
+    expect(u1).toHaveLength(2);
+    expect(await inner.list("u3", { limit: 10 })).toEqual([]);
+    expect(lines.filter((line) => /"event":"activity.write_failed".*"count":2/.test(line))).toHaveLength(1);
   });
 
   it("listActivity - a failed write is logged and the sign-in still succeeds", async () => {

@@ -7,6 +7,7 @@ import {
 import type { ActivityRecord, ActivityStore } from "../ports/activity-store.js";
 import type { Logger } from "../ports/logger.js";
 import type { BackgroundTasks } from "../support/background.js";
+import { coalescedWrites } from "../support/coalesced-writes.js";
 import { createPendingWrites, type PendingWrites } from "../support/pending-writes.js";
 import { describeDevice } from "../support/user-agent.js";
 import { randomHex } from "../tokens/random.js";
@@ -40,6 +41,9 @@ export interface ActivityRecorder {
   within<T>(work: () => Promise<T>): Promise<T>;
 }
 
+/** The most entries one `recordMany` carries; more wait for the next. */
+export const MAX_ACTIVITY_BATCH = 500;
+
 /** Time-ordered within one process: a 12-hex counter, then 12 random hex (ids of one length). */
 function idMinter(): () => string {
   let sequence = 0;
@@ -58,6 +62,14 @@ export function activityEntry(event: SecurityEvent, id: string): ActivityRecord 
   return { id, userId: event.userId, type: event.type, at: event.time, ip: event.ip, browser, os, reason };
 }
 
+/**
+ * Records the activity entries of security events. With the store's `recordMany`, the entries
+ * of one event-loop turn are written in one call and one call is in flight at a time, the next
+ * batch growing meanwhile (`coalescedWrites`); without it, each entry is its own `record`. Each
+ * write is tracked in `writes`, so a call's answer comes after the entries its events started.
+ * A failed write is logged (`activity.write_failed`, with `count` for a batch) and never fails
+ * the call.
+ */
 export function createActivityRecorder(options: {
   store: ActivityStore | undefined;
   retentionDays: number;
@@ -70,6 +82,29 @@ export function createActivityRecorder(options: {
   const writes = options.writes ?? createPendingWrites(store !== undefined);
   const retentionMs = options.retentionDays * 24 * 3600 * 1000;
   const mintId = idMinter();
+  const failed = (entries: readonly ActivityRecord[], error: unknown) => {
+    const [first] = entries;
+    logger.error(
+      {
+        event: "activity.write_failed",
+        type: first?.type,
+        userId: first?.userId,
+        ...(entries.length > 1 ? { count: entries.length } : {}),
+        err: String(error),
+      },
+      entries.length > 1 ? "could not record activity entries" : "could not record an activity entry",
+    );
+  };
+  const recordMany = store?.recordMany;
+  const batches =
+    store &&
+    recordMany &&
+    coalescedWrites<ActivityRecord>({
+      maxBatch: MAX_ACTIVITY_BATCH,
+      write: (entries) =>
+        recordMany.call(store, entries, retentionMs).catch((error: unknown) => failed(entries, error)),
+      opened: (done) => background.run("activity.write_failed", () => done),
+    });
   return {
     store,
     retentionMs,
@@ -77,14 +112,13 @@ export function createActivityRecorder(options: {
       if (!store) return;
       const entry = activityEntry(event, mintId());
       if (!entry) return;
+      if (batches) {
+        writes.track(batches.add(entry));
+        return;
+      }
       const write = Promise.resolve()
         .then(() => store.record(entry, retentionMs))
-        .catch((error: unknown) =>
-          logger.error(
-            { event: "activity.write_failed", type: entry.type, userId: entry.userId, err: String(error) },
-            "could not record an activity entry",
-          ),
-        );
+        .catch((error: unknown) => failed([entry], error));
       background.run("activity.write_failed", () => write);
       writes.track(write);
     },

@@ -3,6 +3,7 @@ import type { AuditDraft, AuditLogStore } from "../ports/audit-log-store.js";
 import type { Clock } from "../ports/clock.js";
 import type { Logger } from "../ports/logger.js";
 import type { BackgroundTasks } from "../support/background.js";
+import { coalescedWrites } from "../support/coalesced-writes.js";
 import type { PendingWrites } from "../support/pending-writes.js";
 import { auditDraft, newAuditId } from "./draft.js";
 import type { AuditSeal } from "./seal.js";
@@ -22,21 +23,6 @@ export interface AuditLog {
   observe(event: SecurityEvent): void;
   /** Resolves once every draft observed so far is written, or its write failed (for tests and shutdown). */
   flushed(): Promise<void>;
-}
-
-/** Drafts waiting for their `append`, and the promise that settles once it did. */
-interface Batch {
-  drafts: AuditDraft[];
-  done: Promise<void>;
-  settle: () => void;
-}
-
-function newBatch(): Batch {
-  let settle = () => {};
-  const done = new Promise<void>((resolve) => {
-    settle = resolve;
-  });
-  return { drafts: [], done, settle };
 }
 
 /**
@@ -64,9 +50,6 @@ export function createAuditRecorder(options: {
 }): AuditLog {
   const { store, seal, clock, logger, background, writes, onAppended } = options;
   const retentionMs = options.retentionDays * 24 * 3600 * 1000;
-  const queue: Batch[] = [];
-  let scheduled = false;
-  let inFlight: Promise<void> | undefined;
   let lastSweep = Number.NEGATIVE_INFINITY;
 
   const sweep = async (target: AuditLogStore) => {
@@ -79,53 +62,35 @@ export function createAuditRecorder(options: {
       logger.error({ event: "audit.sweep_failed", err: String(error) }, "could not sweep the audit log");
     }
   };
-  const write = async (target: AuditLogStore, batch: Batch) => {
+  const write = async (target: AuditLogStore, drafts: AuditDraft[]) => {
     try {
-      await target.append(batch.drafts, seal.seal);
+      await target.append(drafts, seal.seal);
       onAppended?.();
     } catch (error) {
-      const types = [...new Set(batch.drafts.map((draft) => draft.type))];
+      const types = [...new Set(drafts.map((draft) => draft.type))];
       logger.error(
-        { event: "audit.write_failed", count: batch.drafts.length, types, err: String(error) },
+        { event: "audit.write_failed", count: drafts.length, types, err: String(error) },
         "could not write audit entries",
       );
     }
     await sweep(target);
   };
-  const flush = () => {
-    scheduled = false;
-    const batch = inFlight === undefined ? queue.shift() : undefined;
-    if (!store || !batch) return;
-    inFlight = write(store, batch).finally(() => {
-      batch.settle();
-      inFlight = undefined;
-      flush();
+  const batches =
+    store &&
+    coalescedWrites<AuditDraft>({
+      maxBatch: MAX_AUDIT_BATCH,
+      write: (drafts) => write(store, drafts),
+      // `auth.idle()` waits for a batch from the moment it opens, not only once its append starts.
+      opened: (done) => background.run("audit.write_failed", () => done),
     });
-  };
   return {
     store,
     seal,
     retentionMs,
     observe(event) {
-      if (!store) return;
-      let batch = queue.at(-1);
-      if (!batch || batch.drafts.length >= MAX_AUDIT_BATCH) {
-        const fresh = newBatch();
-        queue.push(fresh);
-        // `auth.idle()` waits for it from now on, not only once its append starts.
-        background.run("audit.write_failed", () => fresh.done);
-        batch = fresh;
-      }
-      batch.drafts.push(auditDraft(event, newAuditId()));
-      writes.track(batch.done);
-      if (!scheduled && inFlight === undefined) {
-        scheduled = true;
-        setImmediate(flush);
-      }
+      if (!batches) return;
+      writes.track(batches.add(auditDraft(event, newAuditId())));
     },
-    async flushed() {
-      while (queue.length > 0 || inFlight !== undefined)
-        await Promise.all([inFlight, ...queue.map((batch) => batch.done)]);
-    },
+    flushed: () => batches?.flushed() ?? Promise.resolve(),
   };
 }

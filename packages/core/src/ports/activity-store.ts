@@ -52,6 +52,12 @@ export interface ActivityStore {
    */
   record(entry: ActivityRecord, retentionMs: number): Promise<void>;
   /**
+   * Optional: `record` of every entry of `entries` (one or more, of one user or many) in one step
+   * where the store can (store-sql: one INSERT), with the same retention. The core then writes the
+   * entries of one turn together, one batch in flight at a time. All land or the call rejects.
+   */
+  recordMany?(entries: readonly ActivityRecord[], retentionMs: number): Promise<void>;
+  /**
    * The user's entries, newest first: ordered by `at` descending, then `id` descending; `[]`
    * when none. Never another user's entries.
    */
