@@ -74,18 +74,11 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
   // The address's budget is cleared by the session's write where the stores can; else now.
   const clearWithSession = budgetClearedWithSession(ctx, budget, user);
   await Promise.all([clearWithSession ? undefined : budget.succeeded(), fromIp.succeeded()]);
-  let accepted: Awaited<ReturnType<typeof acceptPassword>>;
-  try {
-    // Only the right password learns that the account is locked or must change its password.
-    assertNotLocked(user);
-    await assertSsoNotRequired(ctx, user, request);
-    accepted = await acceptPassword(ctx, user, user.passwordHash, { candidate, request });
-  } catch (error) {
-    // No session comes: the right password clears the budget all the same.
-    if (clearWithSession) await budget.succeeded();
-    throw error;
-  }
-  const { verifiedPasswordHash, passwordBreached } = accepted;
+  const checked = { passwordHash: user.passwordHash, candidate };
+  const { verifiedPasswordHash, passwordBreached } = await rightPasswordChecks(ctx, user, checked, request, {
+    budget,
+    clearWithSession,
+  });
   if (user.passwordChangeRequired === true)
     await requirePasswordChangeAtLogin(ctx, user, { verifiedPasswordHash }, request);
   const trusted =
@@ -112,6 +105,28 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
     ...(trusted ? { reason: "trusted_browser" } : {}),
     ...(clearWithSession ? { clearThrottle: clearWithSession } : {}),
   });
+}
+
+/**
+ * What only the right password learns: that the account is locked or needs SSO (refused), and the
+ * password accepted (`acceptPassword`). When the budget was left for the session's write to clear
+ * and no session comes, it is cleared here before the refusal.
+ */
+async function rightPasswordChecks(
+  ctx: AuthContext,
+  user: UserRecord,
+  { passwordHash, candidate }: { passwordHash: string; candidate: string },
+  request: RequestContext,
+  { budget, clearWithSession }: { budget: ThrottleAttempt; clearWithSession: CooldownKeys | undefined },
+) {
+  try {
+    assertNotLocked(user);
+    await assertSsoNotRequired(ctx, user, request);
+    return await acceptPassword(ctx, user, passwordHash, { candidate, request });
+  } catch (error) {
+    if (clearWithSession) await budget.succeeded();
+    throw error;
+  }
 }
 
 /**
