@@ -228,6 +228,32 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
     // Locked: no session, so the clearing is its own statement.
     expect(await scenario(stores, true)).toBe(1);
     expect(cleared).toEqual([]);
+    // The session's statement fails (this file's constraint refuses the browser): nothing it was to
+    // clear is cleared by it, so the right password clears the budget by its own statement. Three
+    // such sign-ins in a row never lock the address.
+    const refusedSession = async () => {
+      const auth = createAuth({
+        secret: "joint-session-write-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
+        stores,
+        logger: silentLogger,
+        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+        email: { enabled: false },
+        ipLimits: { enabled: false },
+        loginThrottle: { freeAttempts: 3 },
+      });
+      const credentials = { email: "refused-session@example.test", password: "correct horse battery staple" };
+      await auth.register({}, credentials);
+      const wrong = { ...credentials, password: "not the password at all" };
+      await expect(auth.login({}, wrong)).rejects.toMatchObject({ code: "INVALID_CREDENTIALS" });
+      for (let i = 0; i < 3; i++)
+        await expect(
+          auth.login({}, { ...credentials, session: { browser: "Refused", os: "Linux" } }),
+        ).rejects.toMatchObject({ code: "DATABASE_FAILURE" });
+      for (let i = 0; i < 3; i++)
+        await expect(auth.login({}, wrong)).rejects.toMatchObject({ code: "INVALID_CREDENTIALS" });
+      await expect(auth.login({}, wrong)).rejects.toMatchObject({ code: "LOGIN_THROTTLED" });
+    };
+    await refusedSession();
     // The host's own cooldown store: its clearKeys clears (the session's statement gets no keys).
     expect(await scenario({ ...stores, cooldowns: own }, false)).toBe(1);
     expect(cleared).toEqual([[expect.stringMatching(/^throttle:/), expect.any(String), expect.any(String)]]);

@@ -84,27 +84,44 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
   const trusted =
     user.twoFactor.methods.length > 0 && (await isTrustedBrowser(ctx, user, request.deviceToken));
   if (user.twoFactor.methods.length > 0 && !trusted) {
-    const device = describeDevice(session, request.userAgent);
-    const challenge = await startChallenge(
-      ctx,
-      user,
-      { kind: "login", ...device, rememberMe, verifiedPasswordHash, passwordBreached },
-      locale,
-    );
-    ctx.logger.info(
-      { event: "login.second_factor", userId: user.id, ip: request.ip ?? null },
-      "password ok, second factor required",
-    );
-    return { twoFactorRequired: true, ...challenge };
+    const started = { kind: "login" as const, rememberMe, verifiedPasswordHash, passwordBreached };
+    return secondFactorRequired(ctx, user, started, { session, request, locale });
   }
   // The session is checked against the hash verified here: a reset that lands meanwhile ends it.
-  return finishLogin(ctx, user, session, request, {
+  const finishing = finishLogin(ctx, user, session, request, {
     verifiedPasswordHash,
     rememberMe,
     passwordBreached,
     ...(trusted ? { reason: "trusted_browser" } : {}),
     ...(clearWithSession ? { clearThrottle: clearWithSession } : {}),
   });
+  if (!clearWithSession) return finishing;
+  // A session write that failed cleared nothing (an outage of the sessions' table): the right
+  // password still clears the budget, so retries through an outage never lock the address.
+  return finishing.catch(async (error: unknown) => {
+    await budget.succeeded().catch(() => undefined);
+    throw error;
+  });
+}
+
+/** The right password of an account with a second factor (not trusted here): its challenge. */
+async function secondFactorRequired(
+  ctx: AuthContext,
+  user: UserRecord,
+  started: Omit<Parameters<typeof startChallenge>[2], "browser" | "os">,
+  {
+    session,
+    request,
+    locale,
+  }: { session: Parameters<typeof describeDevice>[0]; request: RequestContext; locale: string },
+): Promise<LoginResult> {
+  const device = describeDevice(session, request.userAgent);
+  const challenge = await startChallenge(ctx, user, { ...started, ...device }, locale);
+  ctx.logger.info(
+    { event: "login.second_factor", userId: user.id, ip: request.ip ?? null },
+    "password ok, second factor required",
+  );
+  return { twoFactorRequired: true, ...challenge };
 }
 
 /**
