@@ -68,6 +68,8 @@ const MAX_SWEEP_INTERVAL_MS = 3_600_000;
  * unless the stores' `db` is a host's transaction): the entry is visible at once, as every
  * answer expects, and only a crash of the database server itself within a fraction of a second
  * can lose it. The audit log, which records the same events tamper-evidently, stays durable.
+ * `recordMany` writes several entries in one INSERT (on PostgreSQL one `unnest` statement for any
+ * count, compiled once, committed the same way), then sweeps as `record` does.
  */
 export function createSqlActivityStore(
   { db, dialect, tables }: SqlContext,
