@@ -165,8 +165,8 @@ function jointSignInWrite(
 /**
  * The joint session statements, compiled once per set of the session's columns (the optional
  * ones are written only when given). Arguments: the entry's jti, user, session and expiry, with
- * `signIn` the user's id, the sign-in's time and the checked hash (or null), then the session's
- * columns.
+ * `signIn` the user's id, the sign-in's time, the checked hash (or null) and the stored ids of the
+ * counters and of the cooldowns to delete (arrays, maybe empty), then the session's columns.
  */
 function sessionStatements({ dialect, tables, clock }: SqlContext, signIn: boolean) {
   const compiled = new Map<string, (on: AnyKysely, ...args: unknown[]) => Promise<unknown[]>>();
