@@ -7,6 +7,22 @@ import { migrate } from "./migrations.js";
 import { createSqlStores } from "./sql-stores.js";
 import { countedPostgres } from "./test-databases.js";
 
+/** An Auth on `stores` for these tests: cheap argon2id, no emails; `options` added. */
+const authOn = (
+  stores: AuthStores,
+  options: { ipLimits?: { enabled: boolean }; loginThrottle?: { freeAttempts: number } } = {},
+) =>
+  createAuth({
+    secret: "joint-session-write-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
+    stores,
+    logger: silentLogger,
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    email: { enabled: false },
+    ...options,
+  });
+/** A login budget of three free attempts, counted per address only. */
+const THREE_FREE_ATTEMPTS = { ipLimits: { enabled: false }, loginThrottle: { freeAttempts: 3 } };
+
 // On PostgreSQL a sign-in's new session and its access token's allowlist entry are one statement:
 // both rows or neither, even when the second insert fails after the first ran.
 describe("a new session and its allowlist entry in one statement on PostgreSQL", () => {
@@ -137,13 +153,7 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
     };
     let n = 0;
     const sessionWrites = async (stores: AuthStores) => {
-      const auth = createAuth({
-        secret: "joint-session-write-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
-        stores,
-        logger: silentLogger,
-        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-        email: { enabled: false },
-      });
+      const auth = authOn(stores);
       n += 1;
       const credentials = { email: `apart${n}@example.test`, password: "correct horse battery staple" };
       await auth.register({}, credentials);
@@ -190,15 +200,7 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
     };
     let n = 0;
     const scenario = async (given: AuthStores, lock: boolean) => {
-      const auth = createAuth({
-        secret: "joint-session-write-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
-        stores: given,
-        logger: silentLogger,
-        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-        email: { enabled: false },
-        ipLimits: { enabled: false },
-        loginThrottle: { freeAttempts: 3 },
-      });
+      const auth = authOn(given, THREE_FREE_ATTEMPTS);
       n += 1;
       const credentials = { email: `throttled${n}@example.test`, password: "correct horse battery staple" };
       const wrong = { ...credentials, password: "not the password at all" };
@@ -232,15 +234,7 @@ describe("a new session and its allowlist entry in one statement on PostgreSQL",
     // clear is cleared by it, so the right password clears the budget by its own statement. Three
     // such sign-ins in a row never lock the address.
     const refusedSession = async () => {
-      const auth = createAuth({
-        secret: "joint-session-write-secret-Vb4kQ9xTz2Lm7RwHc8NdJ3FpGs6YeUa",
-        stores,
-        logger: silentLogger,
-        passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-        email: { enabled: false },
-        ipLimits: { enabled: false },
-        loginThrottle: { freeAttempts: 3 },
-      });
+      const auth = authOn(stores, THREE_FREE_ATTEMPTS);
       const credentials = { email: "refused-session@example.test", password: "correct horse battery staple" };
       await auth.register({}, credentials);
       const wrong = { ...credentials, password: "not the password at all" };
