@@ -15,10 +15,11 @@
 // BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { postgresBackendsCpu } from "./lib/cpu-per-request-measure.mjs";
+import { processCpuS, threadCpuS } from "./lib/cpu-split.mjs";
 import { prepareSqlDatabases } from "./lib/rows-services.mjs";
 import { ROOT } from "./lib/servers.mjs";
 
@@ -29,25 +30,12 @@ const ADMIN = "admin@example.test";
 const PASSWORD = "correct horse battery staple";
 const fromRoot = (path) => import(pathToFileURL(join(ROOT, path)).href);
 
-/** CPU ms of /proc/<pid>[/task/<tid>]/stat: user + system. */
-const cpuMs = (path) => {
-  const fields = readFileSync(path, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+/** The CPU ms of the PostgreSQL backends serving `database`, summed. */
+const backendsMs = (database) => {
+  let seconds = 0;
+  for (const cpu of postgresBackendsCpu(database).values()) seconds += cpu;
+  return seconds * 1000;
 };
-/** The CPU ms of the PostgreSQL backends serving `database` (found by their process title). */
-function backendsMs(database) {
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(` ${database} `))
-        total += cpuMs(`/proc/${entry}/stat`);
-    } catch {
-      // The backend ended meanwhile.
-    }
-  }
-  return total;
-}
 
 const core = await fromRoot("packages/core/dist/index.js");
 const sql = await fromRoot("packages/store-sql/dist/index.js");
@@ -88,8 +76,8 @@ try {
     { url: `http://127.0.0.1:${port}/hook`, events: ["*"] },
   );
   await auth.webhooks.deliverNow();
-  const main = () => cpuMs(`/proc/${process.pid}/task/${process.pid}/stat`);
-  const receiverMs = () => cpuMs(`/proc/${receiver.pid}/stat`);
+  const main = () => threadCpuS(process.pid).main * 1000;
+  const receiverMs = () => processCpuS(receiver.pid) * 1000;
   const rows = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const recordStart = { cpu: process.cpuUsage(), db: backendsMs(database) };
