@@ -75,9 +75,51 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
   const clearWithSession = budgetClearedWithSession(ctx, budget, user);
   await Promise.all([clearWithSession ? undefined : budget.succeeded(), fromIp.succeeded()]);
   const checked = { passwordHash: user.passwordHash, candidate };
-  const { verifiedPasswordHash, passwordBreached } = await rightPasswordChecks(ctx, user, checked, request, {
-    budget,
+  const signingIn = afterRightPassword(ctx, user, checked, {
+    call,
+    session,
+    rememberMe,
+    locale,
     clearWithSession,
+  });
+  if (!clearWithSession) return signingIn;
+  // No session came although the password was right: a refusal only the right password learns (a
+  // locked account, SSO required) or a failed session write (an outage of the sessions' table).
+  // The budget left for that write is cleared by its own call, so retries never lock the address.
+  return signingIn.catch(async (error: unknown) => {
+    await budget.succeeded().catch(() => undefined);
+    throw error;
+  });
+}
+
+/**
+ * The right password's way to a session: what only it learns (a locked account, SSO required:
+ * refused), the password accepted, a required password change, a second factor unless the
+ * browser is trusted, then the session (which clears the budget too when `clearWithSession`).
+ */
+async function afterRightPassword(
+  ctx: AuthContext,
+  user: UserRecord,
+  { passwordHash, candidate }: { passwordHash: string; candidate: string },
+  {
+    call: { request = {} },
+    session,
+    rememberMe,
+    locale,
+    clearWithSession,
+  }: {
+    call: Call;
+    session: Parameters<typeof describeDevice>[0];
+    rememberMe: boolean | undefined;
+    locale: string;
+    clearWithSession: CooldownKeys | undefined;
+  },
+): Promise<LoginResult> {
+  assertNotLocked(user);
+  await assertSsoNotRequired(ctx, user, request);
+  const { verifiedPasswordHash, passwordBreached } = await acceptPassword(ctx, user, passwordHash, {
+    candidate,
+    request,
   });
   if (user.passwordChangeRequired === true)
     await requirePasswordChangeAtLogin(ctx, user, { verifiedPasswordHash }, request);
@@ -88,19 +130,12 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
     return secondFactorRequired(ctx, user, started, { session, request, locale });
   }
   // The session is checked against the hash verified here: a reset that lands meanwhile ends it.
-  const finishing = finishLogin(ctx, user, session, request, {
+  return finishLogin(ctx, user, session, request, {
     verifiedPasswordHash,
     rememberMe,
     passwordBreached,
     ...(trusted ? { reason: "trusted_browser" } : {}),
     ...(clearWithSession ? { clearThrottle: clearWithSession } : {}),
-  });
-  if (!clearWithSession) return finishing;
-  // A session write that failed cleared nothing (an outage of the sessions' table): the right
-  // password still clears the budget, so retries through an outage never lock the address.
-  return finishing.catch(async (error: unknown) => {
-    await budget.succeeded().catch(() => undefined);
-    throw error;
   });
 }
 
@@ -122,28 +157,6 @@ async function secondFactorRequired(
     "password ok, second factor required",
   );
   return { twoFactorRequired: true, ...challenge };
-}
-
-/**
- * What only the right password learns: that the account is locked or needs SSO (refused), and the
- * password accepted (`acceptPassword`). When the budget was left for the session's write to clear
- * and no session comes, it is cleared here before the refusal.
- */
-async function rightPasswordChecks(
-  ctx: AuthContext,
-  user: UserRecord,
-  { passwordHash, candidate }: { passwordHash: string; candidate: string },
-  request: RequestContext,
-  { budget, clearWithSession }: { budget: ThrottleAttempt; clearWithSession: CooldownKeys | undefined },
-) {
-  try {
-    assertNotLocked(user);
-    await assertSsoNotRequired(ctx, user, request);
-    return await acceptPassword(ctx, user, passwordHash, { candidate, request });
-  } catch (error) {
-    if (clearWithSession) await budget.succeeded();
-    throw error;
-  }
 }
 
 /**
