@@ -3,12 +3,15 @@
 // Better Auth (get-session, sign-in/email, sign-out) and on the bare baseline.
 //
 // Users of the seed file: 0 reads GET /me, 1 is the member behind the permission check, 2..6 own
-// the API keys, 10 and up sign in (logins, and the sessions refresh and logout use up).
+// the API keys, 7's address is in its reset cooldown, 8's verification send in its cooldown, 10
+// and up sign in (logins, and the sessions refresh and logout use up).
 import { betterAuthSignIn } from "./rows-measure.mjs";
 import { email, PASSWORD, post } from "./servers.mjs";
 
 const FIRST_SIGN_IN_USER = 10;
 const KEY_OWNERS = [2, 3, 4, 5, 6];
+const RESET_USER = 7;
+const VERIFICATION_USER = 8;
 // The examples' keys allow 600 requests a minute each (apiKeys' default) and 100 keys per owner:
 // 500 keys, handed out in turn, carry 5,000 requests a second over a whole minute, more than a
 // window's load (a few seconds at most a few thousand a second) needs.
@@ -103,7 +106,40 @@ const handOut =
   };
 
 /**
- * The example server's six scenarios. Refresh rotates: each answer's new refresh token goes back
+ * The two 429s of the email cooldowns: user RESET_USER's address after one reset request, user
+ * VERIFICATION_USER's verification send after one send (each answered 200 first, then refused
+ * for the cooldown's hour, longer than any run).
+ */
+async function cooldownScenarios(base) {
+  const resetBody = JSON.stringify({ email: email(RESET_USER) });
+  const json = { "content-type": "application/json" };
+  await expect(
+    await post(`${base}/api/auth/password/reset-request`, { email: email(RESET_USER) }),
+    200,
+    "reset",
+  );
+  const { accessToken } = await signIn(base, VERIFICATION_USER);
+  const sent = await post(`${base}/api/auth/email/verification/send`, undefined, bearer(accessToken));
+  await expect(sent, 200, "verification send");
+  return {
+    reset429: {
+      method: "POST",
+      path: "/api/auth/password/reset-request",
+      headers: json,
+      body: resetBody,
+      status: 429,
+    },
+    verification429: {
+      method: "POST",
+      path: "/api/auth/email/verification/send",
+      headers: bearer(accessToken),
+      status: 429,
+    },
+  };
+}
+
+/**
+ * The example server's eight scenarios (the two 429s: `cooldownScenarios`). Refresh rotates: each answer's new refresh token goes back
  * into a queue the next request takes from, topped up with fresh sessions before each run (a run's
  * end drops the answers in flight, and with them their sessions' newest tokens). Logout ends a
  * session per request: `logouts` sessions are signed in before each window, which sends exactly
@@ -115,6 +151,7 @@ export async function exampleScenarios(base, { users, connections, logouts }) {
   const meToken = (await signIn(base, 0)).accessToken;
   const memberToken = await activeMember(base);
   const keys = await apiKeys(base);
+  const cooldowns = await cooldownScenarios(base);
   let keyTurn = 0;
   const refreshQueue = [];
   const logoutQueue = [];
@@ -159,6 +196,7 @@ export async function exampleScenarios(base, { users, connections, logouts }) {
       },
       setupRequest: handOut(logoutQueue, "authorization", { asBearer: true }),
     },
+    ...cooldowns,
   };
 }
 
@@ -175,9 +213,14 @@ function loginScenario(path, headers, nextUser) {
   };
 }
 
-/** Better Auth's equivalents: get-session (GET /me), sign-in/email (login), sign-out (logout). */
+/**
+ * Better Auth's equivalents: get-session (GET /me), sign-in/email (login), sign-out (logout), and
+ * request-password-reset for the reset 429. Better Auth has no cooldown there: with its rate limiter
+ * off, as in every row of this bench, each request is a reset request answered 200.
+ */
 export async function betterAuthScenarios(base, { users, logouts }) {
   const json = { "content-type": "application/json", origin: base };
+  const resetBody = JSON.stringify({ email: email(RESET_USER), redirectTo: "/" });
   const nextUser = signInCycle(users);
   const signInCookie = (index) => betterAuthSignIn(base, index);
   const logoutQueue = [];
@@ -189,6 +232,13 @@ export async function betterAuthScenarios(base, { users, logouts }) {
       status: 200,
     },
     login: loginScenario("/api/auth/sign-in/email", { origin: base }, nextUser),
+    reset429: {
+      method: "POST",
+      path: "/api/auth/request-password-reset",
+      headers: json,
+      body: resetBody,
+      status: 200,
+    },
     logout: {
       method: "POST",
       path: "/api/auth/sign-out",
