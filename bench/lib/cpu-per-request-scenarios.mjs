@@ -111,13 +111,9 @@ const handOut =
  * for the cooldown's hour, longer than any run).
  */
 async function cooldownScenarios(base) {
-  const resetBody = JSON.stringify({ email: email(RESET_USER) });
+  const reset = { email: email(RESET_USER) };
   const json = { "content-type": "application/json" };
-  await expect(
-    await post(`${base}/api/auth/password/reset-request`, { email: email(RESET_USER) }),
-    200,
-    "reset",
-  );
+  await expect(await post(`${base}/api/auth/password/reset-request`, reset), 200, "reset");
   const { accessToken } = await signIn(base, VERIFICATION_USER);
   const sent = await post(`${base}/api/auth/email/verification/send`, undefined, bearer(accessToken));
   await expect(sent, 200, "verification send");
@@ -126,7 +122,7 @@ async function cooldownScenarios(base) {
       method: "POST",
       path: "/api/auth/password/reset-request",
       headers: json,
-      body: resetBody,
+      body: JSON.stringify(reset),
       status: 429,
     },
     verification429: {
@@ -139,8 +135,8 @@ async function cooldownScenarios(base) {
 }
 
 /**
- * The example server's eight scenarios (the two 429s: `cooldownScenarios`). Refresh rotates: each answer's new refresh token goes back
- * into a queue the next request takes from, topped up with fresh sessions before each run (a run's
+ * The example server's eight scenarios (the two 429s: `cooldownScenarios`). Refresh rotates: each
+ * answer's new refresh token goes back into a queue the next request takes from, topped up with fresh sessions before each run (a run's
  * end drops the answers in flight, and with them their sessions' newest tokens). Logout ends a
  * session per request: `logouts` sessions are signed in before each window, which sends exactly
  * that many requests.

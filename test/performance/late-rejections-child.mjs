@@ -58,7 +58,7 @@ function request(method, path, { body, token, headers, ip = "127.0.0.1" } = {}) 
     text = JSON.stringify(body);
     all["content-type"] = "application/json";
   }
-  const url = path.startsWith("/api/auth") || path.startsWith("/api/") ? path : `/api/auth${path}`;
+  const url = path.startsWith("/api/") ? path : `/api/auth${path}`;
   return { method, url, headers: all, body: text, remoteAddress: ip };
 }
 

@@ -76,7 +76,7 @@ export async function login(ctx: AuthContext, call: Call, input: unknown): Promi
   await Promise.all([clearWithSession ? undefined : budget.succeeded(), fromIp.succeeded()]);
   const checked = { passwordHash: user.passwordHash, candidate };
   const signingIn = afterRightPassword(ctx, user, checked, {
-    call,
+    request,
     session,
     rememberMe,
     locale,
@@ -102,13 +102,13 @@ async function afterRightPassword(
   user: UserRecord,
   { passwordHash, candidate }: { passwordHash: string; candidate: string },
   {
-    call: { request = {} },
+    request,
     session,
     rememberMe,
     locale,
     clearWithSession,
   }: {
-    call: Call;
+    request: RequestContext;
     session: Parameters<typeof describeDevice>[0];
     rememberMe: boolean | undefined;
     locale: string;
