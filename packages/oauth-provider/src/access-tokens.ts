@@ -33,6 +33,9 @@ export interface AccessTokenGrant {
   grantId?: string | undefined;
 }
 
+/** Seconds of clock difference `verifyAccessToken` allows on `exp`, `iat` and `nbf` unless told otherwise. */
+export const CLOCK_TOLERANCE_SECONDS = 5;
+
 /** The JWS algorithms an access token may carry; anything else (`none`, HMAC) is refused. */
 export const ACCESS_TOKEN_ALGORITHMS = ["ES256", "EdDSA", "Ed25519"];
 
@@ -77,7 +80,7 @@ export interface VerifyAccessTokenOptions {
    * and cached by `jose`, fetched again for an unknown `kid`).
    */
   keys: JSONWebKeySet | URL;
-  /** Seconds of clock difference allowed on `exp`, `iat` and `nbf`. Default 5. */
+  /** Seconds of clock difference allowed on `exp`, `iat` and `nbf`. Default `CLOCK_TOLERANCE_SECONDS` (5). */
   clockToleranceSeconds?: number;
   /** The current time (ms); default the system clock. */
   now?: number;
@@ -93,6 +96,13 @@ export interface VerifiedAccessToken {
   expiresAt: number;
   jti: string | undefined;
   claims: JWTPayload;
+}
+
+/** Throws `insufficient_scope` unless each of `needed` is among `granted`. */
+export function requireScopes(granted: readonly string[], needed: readonly string[] = []): void {
+  const missing = needed.filter((scope) => !granted.includes(scope));
+  if (missing.length > 0)
+    throw new AccessTokenError("insufficient_scope", `the access token lacks ${missing.join(" ")}`);
 }
 
 const keySets = new WeakMap<object, ReturnType<typeof createLocalJWKSet>>();
@@ -157,7 +167,7 @@ export async function verifyAccessToken(
       audience: options.audience,
       typ: "at+jwt",
       algorithms: ACCESS_TOKEN_ALGORITHMS,
-      clockTolerance: options.clockToleranceSeconds ?? 5,
+      clockTolerance: options.clockToleranceSeconds ?? CLOCK_TOLERANCE_SECONDS,
       requiredClaims: ["sub", "client_id", "exp", "iat"],
       ...(options.now === undefined ? {} : { currentDate: new Date(options.now) }),
     }));
@@ -168,9 +178,7 @@ export async function verifyAccessToken(
     });
   }
   const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
-  const missing = (options.scopes ?? []).filter((scope) => !scopes.includes(scope));
-  if (missing.length > 0)
-    throw new AccessTokenError("insufficient_scope", `the access token lacks ${missing.join(" ")}`);
+  requireScopes(scopes, options.scopes);
   return {
     subject: String(payload.sub),
     clientId: String(payload.client_id),

@@ -12,7 +12,7 @@ import type { Lifetimes, ProviderContext, ProviderPages } from "./provider-conte
 import { metadataOf, providerRoutes } from "./routes.js";
 import { createKeySealer } from "./sealed-key.js";
 import { createSigningKeyRing, type SigningAlgorithm } from "./signing-keys.js";
-import { verifyWithRing } from "./verify.js";
+import { createRingVerifier } from "./verify.js";
 
 /** `createOAuthProvider`'s options (docs/oauth-provider.md). */
 export interface OAuthProviderOptions {
@@ -186,7 +186,7 @@ export function createOAuthProvider(options: OAuthProviderOptions): OAuthProvide
       }
       return {
         routes: providerRoutes(ctx),
-        verifyAccessToken: (token, check) => verifyWithRing(ctx, token, check),
+        verifyAccessToken: createRingVerifier(ctx),
         metadata: () => metadataOf(ctx),
       };
     },
