@@ -303,7 +303,9 @@ describe("webhook engine", () => {
       endpointId: endpoint.id,
       error: "blocked address 127.0.0.1",
     });
-    expect(lines.join("\n")).not.toMatch(new RegExp(`${secret.slice(6, 20)}|whsec_|t0p`));
+    // Compared as text: the secret is base64, whose `+` and `/` a RegExp would read as operators.
+    const logged = lines.join("\n");
+    for (const secretPart of [secret.slice(6, 20), "whsec_", "t0p"]) expect(logged).not.toContain(secretPart);
   });
 
   it("runOnce - the lease is renewed once less than half of it is left, not before every message", async () => {
