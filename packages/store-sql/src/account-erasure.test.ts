@@ -4,13 +4,14 @@ import type { AnyKysely } from "./context.js";
 import { createSqlStores } from "./sql-stores.js";
 import { postgresSchema, sqliteDb, usePostgres } from "./test-databases.js";
 import { mysqlDatabase, useMysql } from "./test-mysql.js";
+import { wholeDatabaseTables } from "./whole-database-tables.js";
 
 // After DELETE /me (auth.account.delete) no row of any of the stores' tables names the user:
 // every table of the prefix read whole, on SQLite, PostgreSQL and (when one runs) MariaDB.
 
 /** Every row of every table whose name starts with `prefix`, one JSON string each. */
 async function dump(db: AnyKysely, prefix: string): Promise<string[]> {
-  const tables = (await db.introspection.getTables()).filter((table) => table.name.startsWith(prefix));
+  const tables = (await wholeDatabaseTables(db)).filter((table) => table.name.startsWith(prefix));
   expect(tables.length).toBeGreaterThanOrEqual(7);
   const rows: string[] = [];
   for (const table of tables) {

@@ -3,10 +3,14 @@ import { auditDraft, joinedSeal } from "./audit-log-upgrade.js";
 import type { AnyKysely } from "./context.js";
 import { migrationsAfter } from "./migration-names.js";
 import { storesAtMigration } from "./test-upgrade.js";
+import { wholeDatabaseTables } from "./whole-database-tables.js";
 
-/** The tables whose names start with `prefix`, each with its columns (name, type, nullability), by name. */
+/**
+ * The tables whose names start with `prefix`, each with its columns (name, type, nullability), by name.
+ * The whole-database read is `wholeDatabaseTables`, which reads again after a concurrent drop.
+ */
 export async function tablesOf(db: AnyKysely, prefix: string) {
-  const tables = await db.introspection.getTables();
+  const tables = await wholeDatabaseTables(db);
   return tables
     .filter((table) => table.name.startsWith(prefix))
     .map((table) => ({
