@@ -7,13 +7,20 @@
 // redis-server's or the PostgreSQL backends' own processes, read from /proc before and after, per
 // answer with the route's status (200; 429 for the cooldowns). Routes: GET /me, refresh (a fresh
 // refresh token per request: each answer's goes to the next request), an API-key request (GET
-// /api/hello with X-API-Key, 500 keys in turn), the
+// /api/hello with X-API-Key, each of 3,000 keys for 400 requests in a row), the
 // permission check (GET /api/projects, a member with an active organization), login, and logout
 // (a window of exactly CPR_LOGOUTS requests, each ending a session signed in before it), and the
 // 429s of the email cooldowns: a reset request and a verification send, each in its cooldown
 // (no bare route: no goal holds them). Then Better Auth (on memory and on PostgreSQL):
 // get-session, sign-in/email, sign-out, request-password-reset (answered 200: Better Auth has no
 // cooldown there), in the same run.
+// The OAuth provider's code exchange and refresh grant (`POST /oauth2/token`; the code exchange a
+// window of exactly CPR_CODES requests, each redeeming a code made before it), a resource
+// server's verify of an RFC 9068 access token (GET /api/projects with an OAuth client's token)
+// and a SCIM list (GET /scim/v2/Users with a filter on a provisioned user's name) run on a second
+// server of each host, with the OAuth provider on and an admin who sets SCIM up, and for Better
+// Auth its OAuth provider and SCIM plugins (servers/better-auth.mjs with BETTER_AUTH_ENTERPRISE=1;
+// the requests in lib/cpu-per-request-enterprise.mjs), so the first server keeps its defaults.
 // Each login window is split into the server's main thread and its other threads (argon2id), and
 // each round's login windows come with a raw argon2id window in this process: the report's
 // "beyond the hash" table is server plus database less that verify (bench/login-beyond-hash.mjs
@@ -24,14 +31,20 @@
 // Env: BENCH_ROUNDS (3), BENCH_QUICK=1 (one round of 2 s windows), CPR_SECONDS (window, 4),
 // CPR_ONLY (hosts: express-memory,fastify-memory,express-redis,fastify-redis,express-postgres,
 // better-auth-memory,better-auth-postgres), CPR_ROUTES (me,refresh,apiKey,permission,login,logout,
-// reset429,verification429),
-// CPR_LOGOUTS (300), CPR_NODE_ARGS (extra arguments of the examples' Node, e.g. "--cpu-prof
+// reset429,verification429,oauthCode,oauthRefresh,oauthResource,scimList),
+// CPR_LOGOUTS (300), CPR_CODES (1000), CPR_NODE_ARGS (extra arguments of the examples' Node, e.g. "--cpu-prof
 // --cpu-prof-dir=bench/.tmp"), BENCH_NODE, BENCH_PG_URL, BENCH_SKIP_BETTER_AUTH=1,
 // PERFORMANCE_WRITE=1 (also writes the table into docs/performance.md between its markers).
 // Redis is a redis-server of this run on a free port (its CPU then is this run's alone).
 import { copyFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
+import {
+  betterAuthEnterpriseScenarios,
+  enterpriseEnv,
+  enterpriseScenarios,
+  writeEnterpriseSeedFile,
+} from "./lib/cpu-per-request-enterprise.mjs";
 import { databaseProbe, loadAverage, measureWindow, startRedis } from "./lib/cpu-per-request-measure.mjs";
 import {
   markdown,
@@ -51,6 +64,7 @@ const QUICK = process.env.BENCH_QUICK === "1";
 const ROUNDS = QUICK ? 1 : Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const TIMING = { connections: 10, durationS: QUICK ? 2 : Number(process.env.CPR_SECONDS ?? 4), warmupS: 2 };
 const LOGOUTS = Number(process.env.CPR_LOGOUTS ?? (QUICK ? 200 : 300));
+const CODES = Number(process.env.CPR_CODES ?? (QUICK ? 300 : 1000));
 const USERS = 200;
 const HOSTS = [
   { key: "express-memory", kind: "example", framework: "express", store: "memory", label: "Express, memory" },
@@ -72,7 +86,19 @@ const HOSTS = [
     label: "Better Auth (Express), PostgreSQL",
   },
 ];
-const ROUTES = ["me", "refresh", "apiKey", "permission", "login", "logout", "reset429", "verification429"];
+/** The rows of the second server of an example host (the OAuth provider on, SCIM set up). */
+const ENTERPRISE_ROUTES = ["oauthCode", "oauthRefresh", "oauthResource", "scimList"];
+const ROUTES = [
+  "me",
+  "refresh",
+  "apiKey",
+  "permission",
+  "login",
+  "logout",
+  "reset429",
+  "verification429",
+  ...ENTERPRISE_ROUTES,
+];
 const listed = (name, all) => (process.env[name] ? process.env[name].split(",").map((s) => s.trim()) : all);
 const ONLY = listed(
   "CPR_ONLY",
@@ -81,12 +107,17 @@ const ONLY = listed(
 const ONLY_ROUTES = listed("CPR_ROUTES", ROUTES);
 const log = (...args) => console.error("[cpu-per-request]", ...args);
 
+/** The PostgreSQL database of a host's server (`enterprise`: its second server's). */
+const databaseName = (host, enterprise = false) =>
+  `${host.kind === "example" ? "cpr_express" : "cpr_better_auth"}${enterprise ? "_enterprise" : ""}`;
+const wantsEnterprise = () => ONLY_ROUTES.some((route) => ENTERPRISE_ROUTES.includes(route));
+
 /** Redis, PostgreSQL databases and Better Auth for the selected hosts; `notes` says what is left out. */
 async function services(hosts, notes) {
   const redis = hosts.some((h) => h.store === "redis") ? await startRedis() : undefined;
-  const names = hosts
-    .filter((h) => h.store === "postgres")
-    .map((h) => (h.kind === "example" ? "cpr_express" : "cpr_better_auth"));
+  const postgresHosts = hosts.filter((h) => h.store === "postgres");
+  const names = postgresHosts.map((h) => databaseName(h));
+  if (wantsEnterprise()) names.push(...postgresHosts.map((h) => databaseName(h, true)));
   const sql = prepareSqlDatabases({ sqlite: false, postgres: names });
   let betterAuth = hosts.some((h) => h.kind === "better-auth");
   if (betterAuth && (process.env.BENCH_SKIP_BETTER_AUTH === "1" || !installBetterAuth())) {
@@ -101,38 +132,47 @@ async function services(hosts, notes) {
   return { redis, sql, betterAuth };
 }
 
-/** A host's server, its scenarios and the database probe of its CPU. */
-async function startHost(host, { redis, sql }, seedFile) {
-  const env = {};
+/**
+ * A host's server, its scenarios and the database probe of its CPU; `enterprise`: an example
+ * host's second server, with its own database or key prefix, for ENTERPRISE_ROUTES.
+ */
+async function startHost(host, { redis, sql }, seedFile, enterprise = false) {
+  const env = enterprise && host.kind === "example" ? enterpriseEnv() : {};
   let database;
   if (host.store === "redis")
     Object.assign(env, {
       REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: `portcullis-cpr:${process.pid}:${host.key}:`,
+      REDIS_KEY_PREFIX: `portcullis-cpr:${process.pid}:${host.key}${enterprise ? ":enterprise" : ""}:`,
     });
   if (host.store === "postgres") {
-    const name = host.kind === "example" ? "cpr_express" : "cpr_better_auth";
+    const name = databaseName(host, enterprise);
     if (!sql.urls[name]) return undefined;
     env.DATABASE_URL = sql.urls[name];
     database = new URL(env.DATABASE_URL).pathname.slice(1);
   }
   const probe = databaseProbe({ database, redis: host.store === "redis" ? redis : undefined });
+  const options = { users: USERS, connections: TIMING.connections, logouts: LOGOUTS, codes: CODES };
+  // The scenarios set up on `server`, which is stopped when that fails.
+  const withScenarios = async (server, make) => {
+    try {
+      return { server, probe, scenarios: await make(server.url, options) };
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+  };
   if (host.kind === "better-auth") {
     const server = await startProcess(join(PEER, "server.mjs"), {
       ...env,
       AUTH_SECRET: SECRET,
       SEED_FILE: seedFile,
+      ...(enterprise ? { BETTER_AUTH_ENTERPRISE: "1" } : {}),
     });
-    return {
-      server,
-      probe,
-      scenarios: await betterAuthScenarios(server.url, { users: USERS, logouts: LOGOUTS }),
-    };
+    return withScenarios(server, enterprise ? betterAuthEnterpriseScenarios : betterAuthScenarios);
   }
   const nodeArgs = (process.env.CPR_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const server = await startExample(host.framework, { seedFile, env, nodeArgs });
-  const options = { users: USERS, connections: TIMING.connections, logouts: LOGOUTS };
-  return { server, probe, scenarios: await exampleScenarios(server.url, options) };
+  return withScenarios(server, enterprise ? enterpriseScenarios : exampleScenarios);
 }
 
 /** CPU milliseconds of one raw argon2id verify (the examples' and Better Auth's parameters), in this process. */
@@ -203,19 +243,35 @@ async function main() {
   const context = await services(hosts, notes);
   const bare = { servers: {} };
   const rows = [];
+  const firstServerRoutes = ONLY_ROUTES.some((route) => !ENTERPRISE_ROUTES.includes(route));
   try {
     for (const host of hosts) {
       if (host.kind === "better-auth" && !context.betterAuth) continue;
-      const started = await startHost(host, context, seedFile);
-      if (!started) {
+      const started = firstServerRoutes ? await startHost(host, context, seedFile) : null;
+      if (started === undefined) {
         notes.push(`No PostgreSQL database for ${host.label}: its rows are left out.`);
         continue;
       }
-      try {
-        if (host.kind === "example") await bareOf(host.framework, bare, started);
-        rows.push(...(await measureHost(host, started, bare)));
-      } finally {
-        await started.server.stop();
+      if (started)
+        try {
+          if (host.kind === "example") await bareOf(host.framework, bare, started);
+          rows.push(...(await measureHost(host, started, bare)));
+        } finally {
+          await started.server.stop();
+        }
+      if (wantsEnterprise()) {
+        const second = await startHost(host, context, writeEnterpriseSeedFile(), true);
+        if (!second) {
+          notes.push(
+            `No second PostgreSQL database for ${host.label}: its OAuth and SCIM rows are left out.`,
+          );
+          continue;
+        }
+        try {
+          rows.push(...(await measureHost(host, second, bare)));
+        } finally {
+          await second.server.stop();
+        }
       }
       log(`${host.key} done; load average ${loadAverage()}`);
     }
@@ -233,6 +289,7 @@ async function main() {
     quick: QUICK,
     timing: TIMING,
     logouts: LOGOUTS,
+    codes: CODES,
     loadBefore,
     loadAfter: loadAverage(),
     notes,

@@ -25,11 +25,17 @@
 // only that one is loaded, for a profile), OAUTH_NODE_ARGS (the server's extra Node arguments, e.g.
 // "--cpu-prof --cpu-prof-dir=bench/.tmp").
 import { spawnSync } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import autocannon from "autocannon";
-import { login, startExample, TMP, writeSeedFile } from "./lib/servers.mjs";
+import {
+  codes as authorizationCodes,
+  codeForm,
+  consent,
+  oauthEnv,
+  refreshForm,
+  token,
+  tokenRequest,
+} from "./lib/oauth-client.mjs";
+import { login, startExample, writeSeedFile } from "./lib/servers.mjs";
 
 const ROUNDS = Number(process.env.OAUTH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.OAUTH_SECONDS ?? 4);
@@ -39,106 +45,11 @@ const PG_ADMIN = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432
 const CONNECTIONS = 10;
 const REFRESH_GRANTS = 2 * CONNECTIONS;
 
-const APP_ORIGIN = "http://localhost:3000";
-const RESOURCE = `${APP_ORIGIN}/api`;
-const CLIENT = { id: "bench-app", secret: "bench-app-client-secret-0123456789abcdef" };
-const REDIRECT_URI = "http://127.0.0.1:9/callback";
-const SCOPE = "openid offline_access projects:read";
-const VERIFIER = randomBytes(32).toString("base64url");
-const CHALLENGE = createHash("sha256").update(VERIFIER).digest("base64url");
-const BASIC = `Basic ${Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString("base64")}`;
-const FORM = "application/x-www-form-urlencoded";
-
 const psql = (text) =>
   spawnSync("psql", [PG_ADMIN, "-v", "ON_ERROR_STOP=1", "-c", text], { encoding: "utf8" });
 
-/** The clients file: one confidential web app. */
-function writeClientsFile() {
-  mkdirSync(TMP, { recursive: true });
-  const path = join(TMP, "oauth-clients.json");
-  const client = {
-    clientId: CLIENT.id,
-    name: "Bench App",
-    clientSecret: CLIENT.secret,
-    redirectUris: [REDIRECT_URI],
-    scopes: ["openid", "offline_access", "projects:read"],
-  };
-  writeFileSync(path, JSON.stringify([client]));
-  return path;
-}
-
-const authorizeUrl = (base) =>
-  `${base}/api/auth/oauth2/authorize?${new URLSearchParams({
-    response_type: "code",
-    client_id: CLIENT.id,
-    redirect_uri: REDIRECT_URI,
-    scope: SCOPE,
-    state: "bench",
-    code_challenge: CHALLENGE,
-    code_challenge_method: "S256",
-    resource: RESOURCE,
-  })}`;
-
-/** The location of one authorization by the user of `bearer` (a 302 or 303). */
-async function authorizeOnce(base, bearer) {
-  const response = await fetch(authorizeUrl(base), { headers: bearer, redirect: "manual" });
-  const location = response.headers.get("location");
-  if (!location) throw new Error(`authorize: ${response.status} ${await response.text()}`);
-  return new URL(location);
-}
-
-/** The user's consent to the client, given once through the consent request the first authorization makes. */
-async function consent(base, bearer) {
-  const consentPage = await authorizeOnce(base, bearer);
-  const consentId = consentPage.searchParams.get("consentId");
-  if (!consentId) throw new Error(`authorize went to ${consentPage} instead of the consent page`);
-  const answer = await fetch(`${base}/api/auth/oauth2/consent`, {
-    method: "POST",
-    headers: { ...bearer, "content-type": "application/json" },
-    body: JSON.stringify({ consentId, approve: true }),
-  });
-  if (answer.status !== 200) throw new Error(`consent: ${answer.status} ${await answer.text()}`);
-}
-
 /** `count` fresh authorization codes (CONNECTIONS authorizations at a time). */
-async function codes(base, bearer, count) {
-  const made = [];
-  let started = 0;
-  const worker = async () => {
-    while (started++ < count) {
-      const location = await authorizeOnce(base, bearer);
-      const code = location.searchParams.get("code");
-      if (!code) throw new Error(`authorize answered no code: ${location}`);
-      made.push(code);
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  return made;
-}
-
-const codeForm = (code) =>
-  new URLSearchParams({
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: REDIRECT_URI,
-    code_verifier: VERIFIER,
-  }).toString();
-
-const tokenRequest = (body) => ({
-  method: "POST",
-  path: "/api/auth/oauth2/token",
-  headers: { authorization: BASIC, "content-type": FORM },
-  body,
-});
-
-/** One token request with fetch (the set-up's, not measured). */
-async function token(base, body) {
-  const { path, ...init } = tokenRequest(body);
-  const response = await fetch(`${base}${path}`, init);
-  const answer = await response.json();
-  if (response.status !== 200) throw new Error(`token: ${response.status} ${JSON.stringify(answer)}`);
-  return answer;
-}
+const codes = (base, bearer, count) => authorizationCodes(base, bearer, count, CONNECTIONS);
 
 /**
  * autocannon with `requests` made by `next()` (null: none left); `onAnswer(status, body)` hears
@@ -206,13 +117,7 @@ async function scenarios(base) {
     refresh: async () => {
       const refreshTokens = await freshRefreshTokens();
       return measure(base, {
-        next: () =>
-          tokenRequest(
-            new URLSearchParams({
-              grant_type: "refresh_token",
-              refresh_token: refreshTokens.shift(),
-            }).toString(),
-          ),
+        next: () => tokenRequest(refreshForm(refreshTokens.shift())),
         onAnswer: (status, body) => {
           if (status === 200) refreshTokens.push(JSON.parse(body).refresh_token);
         },
@@ -224,10 +129,9 @@ async function scenarios(base) {
 const median = (values = []) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const NAMES = process.env.OAUTH_ONLY ? [process.env.OAUTH_ONLY] : ["me", "code", "refresh", "resource"];
 const seedFile = writeSeedFile(5);
-const clientsFile = writeClientsFile();
 const rows = [];
 for (const kind of STORES) {
-  const env = { OAUTH_PROVIDER: "true", OAUTH_CLIENTS_FILE: clientsFile, APP_ORIGIN };
+  const env = oauthEnv();
   const database = kind === "postgres" ? `portcullis_oauth_bench_${process.pid}` : undefined;
   if (database) {
     if (psql(`CREATE DATABASE ${database}`).status !== 0) throw new Error(`psql at ${PG_ADMIN} failed`);

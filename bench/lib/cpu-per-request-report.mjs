@@ -16,12 +16,20 @@ const ROUTE_LABELS = {
   logout: "logout",
   reset429: "reset request in its cooldown (429)",
   verification429: "verification send in its cooldown (429)",
+  oauthCode: "OAuth code exchange",
+  oauthRefresh: "OAuth refresh grant",
+  oauthResource: "RFC 9068 access token verified (resource server)",
+  scimList: "SCIM list with a filter",
 };
 const BETTER_AUTH_LABELS = {
   me: "get-session",
   login: "sign-in/email",
   logout: "sign-out",
   reset429: "request-password-reset (200: no cooldown)",
+  oauthCode: "OAuth code exchange",
+  oauthRefresh: "OAuth refresh grant",
+  oauthResource: "RFC 9068 access token verified (`verifyBearerToken`)",
+  scimList: "SCIM list with a filter",
 };
 /** The routes issue 51 holds to GOAL × the bare framework, on memory and on Redis. */
 const GOAL_ROUTES = new Set(["me", "refresh", "apiKey", "permission"]);
@@ -148,7 +156,7 @@ export function markdown(run) {
     ),
     "",
     ...wrap(
-      `This run (${run.date.slice(0, 10)}): ${run.rounds} round${run.rounds === 1 ? "" : "s"} of ${run.timing.durationS} s windows after ${run.timing.warmupS} s of warm-up, ${run.timing.connections} connections, ${run.logouts} requests per logout window; servers on Node ${run.node.replace(/^v/, "")}, ${run.cpus} CPUs, load average ${run.loadBefore} before and ${run.loadAfter} after. Milliseconds of CPU per answer with the route's status (200; 429 on the two cooldown rows).`,
+      `This run (${run.date.slice(0, 10)}): ${run.rounds} round${run.rounds === 1 ? "" : "s"} of ${run.timing.durationS} s windows after ${run.timing.warmupS} s of warm-up, ${run.timing.connections} connections, ${run.logouts} requests per logout window${run.codes ? ` and ${run.codes} per OAuth code exchange window` : ""}; servers on Node ${run.node.replace(/^v/, "")}, ${run.cpus} CPUs, load average ${run.loadBefore} before and ${run.loadAfter} after. Milliseconds of CPU per answer with the route's status (200; 429 on the two cooldown rows). The OAuth and SCIM rows come from a second server of the same host with the OAuth provider on (OAUTH_PROVIDER), an OAuth client and a SAML connection whose SCIM directory holds one user; the filter names that user. Better Auth's come from a second server with its OAuth 2.1 provider (with the JWT plugin) and SCIM plugins, a client made through \`adminCreateOAuthClient\` and a SCIM connection of its configuration, likewise with one user.`,
     ),
     "",
     `| server, stores | route | server CPU | database CPU | bare framework | ours / bare | at most ${GOAL}× |`,
