@@ -12,19 +12,36 @@ export const BETTER_AUTH = "1.7.25";
 export const PEER = join(BENCH_DIR, ".peer");
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 export const REDIS_PREFIX = `portcullis-bench:${process.pid}:`;
-const PEER_PACKAGES = [`better-auth@${BETTER_AUTH}`, "@node-rs/argon2@2.2.1", "express@5.3.0", "pg@8.23.1"];
+/** Better Auth's OAuth 2.1 provider and SCIM plugins (their newest releases; BETTER_AUTH_ENTERPRISE of servers/better-auth.mjs). */
+const BETTER_AUTH_PLUGINS = "1.7.5";
+const PEER_VERSIONS = {
+  "better-auth": BETTER_AUTH,
+  "@better-auth/oauth-provider": BETTER_AUTH_PLUGINS,
+  "@better-auth/scim": BETTER_AUTH_PLUGINS,
+  "@node-rs/argon2": "2.2.1",
+  express: "5.3.0",
+  pg: "8.23.1",
+};
 
-/** Better Auth and its peers (pg for its PostgreSQL server), installed into bench/.peer on first run. */
+/**
+ * Better Auth, its plugins and their peers (pg for its PostgreSQL server), installed into
+ * bench/.peer on first run. The plugins' newest releases name better-auth ^1.7.5 but pin
+ * @better-auth/utils 0.4.2 as a peer, which better-auth 1.7.25 has at 0.5.1: the install leaves
+ * peers to the packages listed here (`--legacy-peer-deps`); the servers check that each route
+ * they use answers before a window.
+ */
 export function installBetterAuth() {
   const version = (name) => {
     const path = join(PEER, "node_modules", name, "package.json");
     return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")).version : undefined;
   };
-  if (version("better-auth") === BETTER_AUTH && version("pg") === "8.23.1") return true;
+  const wanted = Object.entries(PEER_VERSIONS);
+  if (wanted.every(([name, wantedVersion]) => version(name) === wantedVersion)) return true;
   mkdirSync(PEER, { recursive: true });
   writeFileSync(join(PEER, "package.json"), '{ "name": "bench-peer", "private": true, "type": "module" }\n');
-  log(`installing better-auth@${BETTER_AUTH} and pg into bench/.peer (first run only)`);
-  const args = ["install", "--no-audit", "--no-fund", "--no-save", ...PEER_PACKAGES];
+  log(`installing better-auth@${BETTER_AUTH}, its OAuth provider and SCIM plugins and pg into bench/.peer`);
+  const packages = wanted.map(([name, wantedVersion]) => `${name}@${wantedVersion}`);
+  const args = ["install", "--no-audit", "--no-fund", "--no-save", "--legacy-peer-deps", ...packages];
   return spawnSync("npm", args, { cwd: PEER, stdio: "inherit" }).status === 0;
 }
 

@@ -63,10 +63,13 @@ export function startProcess(
   });
 }
 
-/** One of the example servers with memory stores (unless `env` names others), the seed file and header tokens. */
-export const startExample = (framework, { seedFile, env = {}, nodeArgs = [], node } = {}) =>
+/**
+ * One of the example servers with memory stores (unless `env` names others), the seed file and
+ * header tokens; `root`: the checkout whose built example runs (default this one).
+ */
+export const startExample = (framework, { seedFile, env = {}, nodeArgs = [], node, root = ROOT } = {}) =>
   startProcess(
-    join(ROOT, "examples", framework, "dist", "server.js"),
+    join(root, "examples", framework, "dist", "server.js"),
     {
       AUTH_SECRET: SECRET,
       SEED_FILE: seedFile,
@@ -77,6 +80,20 @@ export const startExample = (framework, { seedFile, env = {}, nodeArgs = [], nod
     nodeArgs,
     node,
   );
+
+/** Calls `task` `count` times, `concurrency` at a time; answers the results in order. */
+export async function inParallel(count, concurrency, task) {
+  const results = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      results[index] = await task(index);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return results;
+}
 
 export async function post(url, body, headers = {}) {
   const response = await fetch(url, {
