@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { createWebhookAgents, MAX_ANSWER_BYTES, sendWebhook, WEBHOOK_USER_AGENT } from "./send.js";
+import {
+  createWebhookAgents,
+  MAX_ANSWER_BYTES,
+  sendWebhook,
+  WEBHOOK_RESOLVED_FOR_MS,
+  WEBHOOK_USER_AGENT,
+} from "./send.js";
 
 interface Received {
   method: string | undefined;
@@ -159,7 +165,7 @@ describe("sendWebhook", () => {
     expect(await send(closed.url)).toEqual({ ok: false, statusCode: null, error: "connection refused" });
   });
 
-  it("sendWebhook - with agents, sends to one receiver reuse one connection; the guard still checks each send first", async () => {
+  it("sendWebhook - with agents, sends to one receiver reuse one connection and one checked resolution; another URL is checked first", async () => {
     const target = await receiver((_request, response) => response.writeHead(200).end());
     const agents = createWebhookAgents();
     const lookups: string[] = [];
@@ -181,8 +187,8 @@ describe("sendWebhook", () => {
       expect(await sendWebhook({ ...viaName, allowPrivateNetworks: true })).toEqual(ok);
       expect(target.received).toHaveLength(3);
       expect(target.connections.opened).toBe(1);
-      expect(lookups).toEqual(["hooks.test", "hooks.test", "hooks.test"]);
-      // The same host now resolving to a blocked address: refused before the kept connection is used.
+      expect(lookups).toEqual(["hooks.test"]);
+      // The same host under the public rules, now resolving to a blocked address: refused before the kept connection is used.
       const rebinding = await sendWebhook({
         ...viaName,
         url: `https://hooks.test:${target.port}/x`,
@@ -197,6 +203,63 @@ describe("sendWebhook", () => {
       });
       expect(target.received).toHaveLength(3);
       expect(target.connections.opened).toBe(1);
+    } finally {
+      agents.http.destroy();
+      agents.https.destroy();
+    }
+  });
+
+  it("sendWebhook - with agents, a URL's approved addresses serve it for WEBHOOK_RESOLVED_FOR_MS, then it is resolved again; refusals and failures are not kept", async () => {
+    const target = await receiver((_request, response) => response.writeHead(200).end());
+    let now = 0;
+    const agents = createWebhookAgents(() => now);
+    const lookups: string[] = [];
+    let answer: () => { address: string; family: number }[] = () => [{ address: "127.0.0.1", family: 4 }];
+    const input = (url: string, allowPrivateNetworks: boolean) => ({
+      url,
+      body,
+      headers: signature,
+      timeoutMs: 2_000,
+      allowPrivateNetworks,
+      agents,
+      lookup: async (host: string) => {
+        lookups.push(host);
+        return answer();
+      },
+    });
+    const named = input(`http://hooks.test:${target.port}/x`, true);
+    const ok = { ok: true, statusCode: 200, error: null };
+    try {
+      // Three sends at once share one resolution.
+      expect(await Promise.all([sendWebhook(named), sendWebhook(named), sendWebhook(named)])).toEqual([
+        ok,
+        ok,
+        ok,
+      ]);
+      expect(lookups).toHaveLength(1);
+      now += WEBHOOK_RESOLVED_FOR_MS - 1;
+      expect(await sendWebhook(named)).toEqual(ok);
+      expect(lookups).toHaveLength(1);
+      now += 1;
+      expect(await sendWebhook(named)).toEqual(ok);
+      expect(lookups).toHaveLength(2);
+      // A failed resolution is tried again by the next send.
+      now += WEBHOOK_RESOLVED_FOR_MS;
+      answer = () => {
+        throw new Error("SERVFAIL");
+      };
+      const notFound = { ok: false, statusCode: null, error: "host not found" };
+      expect(await sendWebhook(named)).toEqual(notFound);
+      expect(await sendWebhook(named)).toEqual(notFound);
+      expect(lookups).toHaveLength(4);
+      // A refused answer too: each send checks again.
+      answer = () => [{ address: "10.0.0.1", family: 4 }];
+      const strict = input(`https://hooks.test:${target.port}/x`, false);
+      const blocked = { ok: false, statusCode: null, error: "blocked address 10.0.0.1" };
+      expect(await sendWebhook(strict)).toEqual(blocked);
+      expect(await sendWebhook(strict)).toEqual(blocked);
+      expect(lookups).toHaveLength(6);
+      expect(target.received).toHaveLength(5);
     } finally {
       agents.http.destroy();
       agents.https.destroy();

@@ -1,7 +1,14 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
-import { type LookupAddresses, type ResolvedAddress, resolveWebhookTarget } from "./address-guard.js";
+import { createLru } from "../support/bounded-memo.js";
+import {
+  type AddressGuardOptions,
+  type LookupAddresses,
+  type ResolvedAddress,
+  resolveWebhookTarget,
+  type WebhookTarget,
+} from "./address-guard.js";
 import type { WebhookSignatureHeaders } from "./signing.js";
 
 /** The most of a receiver's answer that is read (then the connection is dropped). */
@@ -21,20 +28,33 @@ export const WEBHOOK_SOCKETS_PER_ORIGIN = 4;
 /** How long an idle kept-alive connection stays open: under the 5 s after which many servers close theirs. */
 export const WEBHOOK_IDLE_SOCKET_MS = 4_000;
 
-/** The connections one engine keeps alive between sends (`createWebhookAgents`). */
+/** How long the addresses checked for a URL serve its next sends before it is resolved again (ms). */
+export const WEBHOOK_RESOLVED_FOR_MS = 5_000;
+/** The most URLs whose checked addresses one engine keeps (the least recently sent to go first). */
+const CHECKED_TARGETS_KEPT = 1_000;
+
+/** The connections one engine keeps alive between sends, and the addresses checked for them (`createWebhookAgents`). */
 export interface WebhookAgents {
   http: HttpAgent;
   https: HttpsAgent;
+  /** `resolveWebhookTarget`, whose approved answer serves the same URL's sends for `WEBHOOK_RESOLVED_FOR_MS`. */
+  resolve(url: string, guard: AddressGuardOptions): Promise<WebhookTarget>;
 }
 
 /**
  * Keep-alive agents for one engine: a connection to a receiver is reused by the next send to the
  * same host and port (at most `WEBHOOK_SOCKETS_PER_ORIGIN` of them, each closed after
  * `WEBHOOK_IDLE_SOCKET_MS` idle). The agents open a connection only through the `lookup` of the
- * send that needs it, which answers with the addresses the guard just checked for that send: a
- * reused connection was opened to a checked address too. Destroy them when the engine stops.
+ * send that needs it, which answers with the addresses the guard checked for that send: a reused
+ * connection was opened to a checked address too.
+ *
+ * A URL's approved addresses serve its sends for `WEBHOOK_RESOLVED_FOR_MS` (`now`, a monotonic
+ * clock in ms, tells when), then the name is resolved and checked again. Without that, every send
+ * resolved the name through the system resolver, which runs on libuv's thread pool: while sign-ins
+ * keep its threads hashing, each send waited behind every hash queued before it. A refused or
+ * failed resolution is never kept. Destroy the agents when the engine stops.
  */
-export function createWebhookAgents(): WebhookAgents {
+export function createWebhookAgents(now: () => number = () => performance.now()): WebhookAgents {
   const options = {
     keepAlive: true,
     maxSockets: WEBHOOK_SOCKETS_PER_ORIGIN,
@@ -42,7 +62,21 @@ export function createWebhookAgents(): WebhookAgents {
     timeout: WEBHOOK_IDLE_SOCKET_MS,
     scheduling: "lifo" as const,
   };
-  return { http: new HttpAgent(options), https: new HttpsAgent(options) };
+  const checked = createLru<string, { target: Promise<WebhookTarget>; until: number }>(CHECKED_TARGETS_KEPT);
+  const resolve = (url: string, guard: AddressGuardOptions) => {
+    const key = `${guard.allowPrivateNetworks ? "any" : "public"} ${url}`;
+    const at = now();
+    const kept = checked.get(key);
+    if (kept !== undefined && kept.until > at) return kept.target;
+    // Sends that start while the name is being resolved share that one resolution.
+    const target = resolveWebhookTarget(url, guard);
+    checked.set(key, { target, until: at + WEBHOOK_RESOLVED_FOR_MS });
+    void target.then((result) => {
+      if (!result.ok && checked.get(key)?.target === target) checked.delete(key);
+    });
+    return target;
+  };
+  return { http: new HttpAgent(options), https: new HttpsAgent(options), resolve };
 }
 
 export interface WebhookSendInput {
@@ -61,19 +95,23 @@ export interface WebhookSendInput {
 }
 
 /**
- * One attempt: checks the URL and every address its host resolves to now (address-guard.ts), then
- * POSTs the body to one of those very addresses (the connection's own lookup returns them, so a
- * DNS answer that changes between the check and the connection cannot redirect it), keeping the
- * URL's Host header and TLS server name. Redirects are not followed (a 3xx fails), the answer is
- * read up to 64 KiB, and the whole attempt is cut at `timeoutMs`. Never rejects.
+ * One attempt: checks the URL and every address its host resolves to (address-guard.ts; with
+ * `agents`, an answer approved at most `WEBHOOK_RESOLVED_FOR_MS` ago), then POSTs the body to one
+ * of those very addresses (the connection's own lookup returns them, so a DNS answer that changes
+ * after the check cannot redirect it), keeping the URL's Host header and TLS server name.
+ * Redirects are not followed (a 3xx fails), the answer is read up to 64 KiB, and the whole attempt
+ * is cut at `timeoutMs`. Never rejects.
  */
 export async function sendWebhook(input: WebhookSendInput): Promise<WebhookSendResult> {
   const started = performance.now();
-  const target = await resolveWebhookTarget(input.url, {
+  const guard = {
     allowPrivateNetworks: input.allowPrivateNetworks,
     lookup: input.lookup,
     lookupTimeoutMs: input.timeoutMs,
-  });
+  };
+  const target = await (input.agents === undefined
+    ? resolveWebhookTarget(input.url, guard)
+    : input.agents.resolve(input.url, guard));
   if (!target.ok) return { ok: false, statusCode: null, error: target.reason };
   const remaining = input.timeoutMs - (performance.now() - started);
   if (remaining <= 0) return { ok: false, statusCode: null, error: "timed out" };
