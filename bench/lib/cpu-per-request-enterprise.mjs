@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bearer, expect, signIn } from "./cpu-per-request-scenarios.mjs";
+import { bearer, expect, signIn, steppedUp } from "./cpu-per-request-scenarios.mjs";
 import {
   codeForm,
   codes,
@@ -65,13 +65,7 @@ function selfSignedCertificate() {
  * (`scimUser`); each request lists the connection's users with a filter on that user's name.
  */
 async function scimScenario(base) {
-  const { accessToken } = await signIn(base, ADMIN_USER);
-  const stepUp = await expect(
-    await post(`${base}/api/auth/step-up`, { password: PASSWORD }, bearer(accessToken)),
-    200,
-    "step-up",
-  );
-  const admin = { ...bearer(accessToken), "x-step-up-token": stepUp.stepUpToken };
+  const admin = await steppedUp(base, ADMIN_USER);
   const created = await post(
     `${base}/api/auth/organizations`,
     { name: "Bench SCIM", slug: `bench-scim-${process.pid}` },

@@ -48,6 +48,17 @@ export const bearer = (token) => ({ authorization: `Bearer ${token}` });
 export const signIn = async (base, index) =>
   expect(await post(`${base}/api/auth/login`, { email: email(index), password: PASSWORD }), 200, "login");
 
+/** Headers of user `index` signed in and stepped up (the bearer and `x-step-up-token`). */
+export async function steppedUp(base, index) {
+  const { accessToken } = await signIn(base, index);
+  const stepUp = await expect(
+    await post(`${base}/api/auth/step-up`, { password: PASSWORD }, bearer(accessToken)),
+    200,
+    "step-up",
+  );
+  return { ...bearer(accessToken), "x-step-up-token": stepUp.stepUpToken };
+}
+
 /** User 1, signed in, with an organization of its own active: its access token. */
 async function activeMember(base) {
   const { accessToken } = await signIn(base, 1);
@@ -69,13 +80,7 @@ async function activeMember(base) {
 async function apiKeys(base) {
   const keys = [];
   for (const owner of KEY_OWNERS) {
-    const { accessToken } = await signIn(base, owner);
-    const stepUp = await expect(
-      await post(`${base}/api/auth/step-up`, { password: PASSWORD }, bearer(accessToken)),
-      200,
-      "step-up",
-    );
-    const headers = { ...bearer(accessToken), "x-step-up-token": stepUp.stepUpToken };
+    const headers = await steppedUp(base, owner);
     const created = await inParallel(KEYS_PER_OWNER, 4, async (i) => {
       const answer = await post(`${base}/api/auth/api-keys`, { name: `bench ${i}` }, headers);
       return (await expect(answer, 201, "create API key")).key;
