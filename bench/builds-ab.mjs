@@ -17,25 +17,31 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { processCpuS } from "./lib/cpu-split.mjs";
 import { loginScenario, median } from "./lib/rows-measure.mjs";
 import { chooseServerNode } from "./lib/rows-node.mjs";
 import { prepareSqlDatabases } from "./lib/rows-services.mjs";
-import { load, prepareScenarios, ROOT, startExample, writeSeedFile } from "./lib/servers.mjs";
+import {
+  exampleServerPath,
+  load,
+  prepareScenarios,
+  ROOT,
+  startExample,
+  writeSeedFile,
+} from "./lib/servers.mjs";
 
 const OTHER = process.argv[2] ? resolve(process.argv[2]) : undefined;
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 4);
 const FRAMEWORKS = (process.env.AB_FRAMEWORKS ?? "express,fastify,hono").split(",");
 const SCENARIOS = (process.env.AB_SCENARIOS ?? "me,reset,verification,login").split(",");
-const serverOf = (root, framework) => join(root, "examples", framework, "dist", "server.js");
 
 if (!OTHER) throw new Error("usage: node bench/builds-ab.mjs <other checkout>");
 for (const root of [ROOT, OTHER])
   for (const framework of FRAMEWORKS)
-    if (!existsSync(serverOf(root, framework)))
-      throw new Error(`${serverOf(root, framework)} is missing: build that checkout first`);
+    if (!existsSync(exampleServerPath(root, framework)))
+      throw new Error(`${exampleServerPath(root, framework)} is missing: build that checkout first`);
 
 chooseServerNode(); // sets BENCH_NODE to Node 22 from npm when this Node is older
 const node = process.env.BENCH_NODE || process.execPath;

@@ -30,8 +30,8 @@
 // postgres,memory,redis), WH_ONLY (plain or webhooks: load only that side, for a profile; no
 // ratio), WH_NODE_ARGS (extra arguments of the servers' Node, e.g. "--cpu-prof
 // --cpu-prof-dir=bench/.tmp"), WH_RECEIVER_HOST (a name for the receiver's 127.0.0.1 in the
-// endpoint's URL, e.g. localhost: then every send resolves it, as a named receiver's would), WH_GATHER_MS (the webhook side's `webhooks.gatherMs`; default the
-// core's), BENCH_PG_URL (default the local server; a database per side,
+// endpoint's URL, e.g. localhost: then every send resolves it, as a named receiver's would),
+// WH_GATHER_MS (the webhook side's `webhooks.gatherMs`; default the core's), BENCH_PG_URL (default the local server; a database per side,
 // created through psql and dropped at the end), BENCH_REDIS_URL (users in memory, the rest in
 // Redis under a key prefix per side, deleted at the end), BENCH_NODE (the servers' Node;
 // otherwise Node 22 as `pnpm bench` picks it).
@@ -51,8 +51,9 @@ const SECONDS = Number(process.env.WH_SECONDS ?? 4);
 const STORES = (process.env.WH_STORES ?? "postgres,memory,redis").split(",");
 /** `plain` or `webhooks`: load only that side (for a profile of it); no ratio then. */
 const ONLY = process.env.WH_ONLY;
-/** Whether the audit-only side is measured too. */
+/** A host name for the receiver's 127.0.0.1 in the endpoint's URL (each send then resolves it). */
 const RECEIVER_HOST = process.env.WH_RECEIVER_HOST;
+/** Whether the audit-only side is measured too. */
 const AUDIT_SIDE = process.env.WH_AUDIT_SIDE !== "0" && !ONLY;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const figure = (values, f) => (values.length === 0 ? "—" : f(median(values)));

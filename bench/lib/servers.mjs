@@ -63,13 +63,16 @@ export function startProcess(
   });
 }
 
+/** The built example server of `framework` in the checkout at `root`. */
+export const exampleServerPath = (root, framework) => join(root, "examples", framework, "dist", "server.js");
+
 /**
  * One of the example servers with memory stores (unless `env` names others), the seed file and
  * header tokens; `root`: the checkout whose built example runs (default this one).
  */
 export const startExample = (framework, { seedFile, env = {}, nodeArgs = [], node, root = ROOT } = {}) =>
   startProcess(
-    join(root, "examples", framework, "dist", "server.js"),
+    exampleServerPath(root, framework),
     {
       AUTH_SECRET: SECRET,
       SEED_FILE: seedFile,
