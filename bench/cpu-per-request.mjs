@@ -11,7 +11,9 @@
 // permission check (GET /api/projects, a member with an active organization), login, and logout
 // (a window of exactly CPR_LOGOUTS requests, each ending a session signed in before it), and the
 // 429s of the email cooldowns: a reset request and a verification send, each in its cooldown
-// (no bare route: no goal holds them). Then Better Auth (on memory and on PostgreSQL):
+// (no bare route: no goal holds them). On Redis each round also has a window of the bare route
+// that reads one key of the run's Redis before it answers (the floor that the one round trip of
+// a revocable token sets; its own table in the report). Then Better Auth (on memory and on PostgreSQL):
 // get-session, sign-in/email, sign-out, request-password-reset (answered 200: Better Auth has no
 // cooldown there), in the same run.
 // The OAuth provider's code exchange and refresh grant (`POST /oauth2/token`; the code exchange a
@@ -182,17 +184,26 @@ async function rawVerifyWindow() {
   return { cpuMs, rate };
 }
 
-/** The bare server of `framework`, started on first use with the routes read from `source`. */
-async function bareOf(framework, bare, source) {
+/**
+ * The bare server of `framework`, started on first use with the routes read from `source`; with
+ * `redis`, also its twin whose routes each read one key of that Redis first (`<framework>+redis`).
+ */
+async function bareOf(framework, bare, source, redis) {
   if (!bare.routes) Object.assign(bare, await bareRoutes(source.server.url, source.scenarios));
-  bare.servers[framework] ??= await startProcess(join(BENCH_DIR, "lib", "cpu-per-request-bare.mjs"), {
-    BARE_FRAMEWORK: framework,
-    BARE_ROUTES: JSON.stringify(bare.routes),
-  });
-  return bare.servers[framework];
+  const start = (env) =>
+    startProcess(join(BENCH_DIR, "lib", "cpu-per-request-bare.mjs"), {
+      BARE_FRAMEWORK: framework,
+      BARE_ROUTES: JSON.stringify(bare.routes),
+      ...env,
+    });
+  bare.servers[framework] ??= await start({});
+  if (redis) bare.servers[`${framework}+redis`] ??= await start({ BARE_REDIS_URL: redis.url });
 }
 
-/** Each route of a host: ROUNDS pairs of windows (the bare route, then ours) where there is a bare route. */
+/**
+ * Each route of a host: ROUNDS pairs of windows (the bare route, then ours) where there is a bare
+ * route; on Redis, each round also measures the bare route with its one Redis read (the floor).
+ */
 async function measureHost(host, started, bare) {
   const rows = [];
   for (const route of ONLY_ROUTES) {
@@ -200,8 +211,11 @@ async function measureHost(host, started, bare) {
     if (!scenario) continue;
     const bareScenario = host.kind === "example" ? bare.scenarios?.[route] : undefined;
     const bareServer = bareScenario ? bare.servers[host.framework] : undefined;
+    const floorServer =
+      bareScenario && host.store === "redis" ? bare.servers[`${host.framework}+redis`] : undefined;
     const windows = [];
     const bareWindows = [];
+    const floorWindows = [];
     const rawWindows = [];
     for (let round = 0; round < ROUNDS; round++) {
       // A login's hash, measured alone in the same round: raw argon2id verifies in this process.
@@ -210,6 +224,14 @@ async function measureHost(host, started, bare) {
         bareWindows.push(
           await measureWindow(bareServer.url, bareScenario, {
             serverPid: bareServer.child.pid,
+            timing: TIMING,
+          }),
+        );
+      if (floorServer)
+        floorWindows.push(
+          await measureWindow(floorServer.url, bareScenario, {
+            serverPid: floorServer.child.pid,
+            probe: started.probe,
             timing: TIMING,
           }),
         );
@@ -223,10 +245,10 @@ async function measureHost(host, started, bare) {
       );
       const last = windows.at(-1);
       log(
-        `${host.key} ${route}: ${last.serverMs.toFixed(3)} ms server, ${last.databaseMs.toFixed(3)} ms database per answer, ${Math.round(last.rps)}/s, ${last.other + last.errors} with another status${bareWindows.length ? `; bare ${bareWindows.at(-1).serverMs.toFixed(3)} ms` : ""}`,
+        `${host.key} ${route}: ${last.serverMs.toFixed(3)} ms server, ${last.databaseMs.toFixed(3)} ms database per answer, ${Math.round(last.rps)}/s, ${last.other + last.errors} with another status${bareWindows.length ? `; bare ${bareWindows.at(-1).serverMs.toFixed(3)} ms` : ""}${floorWindows.length ? `, with one Redis read ${floorWindows.at(-1).serverMs.toFixed(3)} ms` : ""}`,
       );
     }
-    rows.push(reduceRow(host, route, windows, bareWindows, rawWindows));
+    rows.push(reduceRow(host, route, windows, bareWindows, rawWindows, floorWindows));
   }
   return rows;
 }
@@ -254,7 +276,8 @@ async function main() {
       }
       if (started)
         try {
-          if (host.kind === "example") await bareOf(host.framework, bare, started);
+          if (host.kind === "example")
+            await bareOf(host.framework, bare, started, host.store === "redis" ? context.redis : undefined);
           rows.push(...(await measureHost(host, started, bare)));
         } finally {
           await started.server.stop();

@@ -22,6 +22,10 @@
 // Redis command), the engine's until it caught up included. A third server, the audit log on and
 // no webhooks (`stores.auditLog` only), is measured in the same rounds (WH_AUDIT_SIDE=0 leaves it
 // out): its ratio to the plain side splits what the audit log costs from what the deliveries do.
+// A fourth, the sends side (WH_SENDS_SIDE=0 leaves it out), is the plain side that POSTs each event
+// itself, signed the same way, one at a time over a kept-alive connection, to a second receiver
+// like the first: no audit log, no outbox, no engine. Its ratio is the floor that one HTTP
+// exchange per event (what the Standard Webhooks scheme asks for) allows on this machine.
 //
 //   pnpm --filter portcullis-bench webhooks-login   (builds what it needs)
 //   pnpm -r --filter "./packages/*" build && node bench/webhooks-login.mjs   (from the root)
@@ -55,6 +59,8 @@ const ONLY = process.env.WH_ONLY;
 const RECEIVER_HOST = process.env.WH_RECEIVER_HOST;
 /** Whether the audit-only side is measured too. */
 const AUDIT_SIDE = process.env.WH_AUDIT_SIDE !== "0" && !ONLY;
+/** Whether the sends side (each event POSTed by the server itself, no engine) is measured too. */
+const SENDS_SIDE = process.env.WH_SENDS_SIDE !== "0" && !ONLY;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const figure = (values, f) => (values.length === 0 ? "—" : f(median(values)));
 const psql = (text) =>
@@ -133,8 +139,12 @@ const drained = (server) => getJson(`${server.url}/bench/drained`);
  * received during the window, how many were still missing at its end and how long they took
  * after it; the store calls of all of it, with the logins the server answered meanwhile.
  */
-async function measureWindow(servers, side, sync, warmupS) {
+async function measureWindow(servers, side, trackers, warmupS) {
   const server = servers[side];
+  const sync = trackers[side];
+  const waitAll = async () => {
+    for (const tracker of Object.values(trackers)) await tracker.wait();
+  };
   const cpuNow = async () => (await getJson(`${server.url}/bench/cpu`)).micros;
   const state = () => getJson(`${server.url}/bench/counts`);
   const figures = { lagAtEnd: null, catchUpMs: 0, received: 0, events: 0 };
@@ -143,11 +153,15 @@ async function measureWindow(servers, side, sync, warmupS) {
     warmupS,
     around: async (run) => {
       await drained(server);
-      await sync.wait();
+      await waitAll();
       await fetch(`${server.url}/bench/counts/reset`, { method: "POST" });
-      const before = { cpu: await cpuNow(), received: sync.received(), events: await sync.events() };
+      const before = {
+        cpu: await cpuNow(),
+        received: sync?.received() ?? 0,
+        events: sync ? await sync.events() : 0,
+      };
       const outcome = await run();
-      if (side === "webhooks") {
+      if (sync) {
         figures.timesInWindow = (await state()).times;
         figures.lagAtEnd = await sync.behind();
         figures.received = sync.received() - before.received;
@@ -155,7 +169,7 @@ async function measureWindow(servers, side, sync, warmupS) {
       }
       const { logins } = await drained(server);
       figures.cpu = ((await cpuNow()) - before.cpu) / logins;
-      if (side === "webhooks") {
+      if (sync) {
         figures.catchUpMs = await sync.wait();
         figures.cpuAll = ((await cpuNow()) - before.cpu) / logins;
       }
@@ -207,13 +221,23 @@ function meanLatency(windows, key) {
     .join(", ");
 }
 
+/** Waiting on, and counting, the messages `receiver` has of `server`'s events after `offset`. */
+const trackerOf = (server, receiver, offset) => ({
+  behind: () => behind(server, receiver, offset),
+  wait: () => caughtUp(server, receiver, offset),
+  received: () => receiver.counts().distinct,
+  events: async () => (await getJson(`${server.url}/bench/counts`)).events,
+});
+
 async function measure(kind, node) {
   const receiver = await startWebhookReceiver();
+  const sendsReceiver = SENDS_SIDE ? await startWebhookReceiver() : undefined;
   const servers = {};
   try {
     servers.plain = await startSide(kind, "plain", node);
     servers.webhooks = await startSide(kind, "webhooks", node);
     if (AUDIT_SIDE) servers.audit = await startSide(kind, "audit", node);
+    if (SENDS_SIDE) servers.sends = await startSide(kind, "sends", node);
     const { secret } = await getJson(`${servers.webhooks.url}/bench/endpoint`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -227,22 +251,30 @@ async function measure(kind, node) {
     while (receiver.counts().distinct === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const offset =
       (await getJson(`${servers.webhooks.url}/bench/counts`)).events - receiver.counts().distinct;
-    const sync = {
-      behind: () => behind(servers.webhooks, receiver, offset),
-      wait: () => caughtUp(servers.webhooks, receiver, offset),
-      received: () => receiver.counts().distinct,
-      events: async () => (await getJson(`${servers.webhooks.url}/bench/counts`)).events,
-    };
-    const windows = { plain: [], webhooks: [], audit: [] };
-    const sides = AUDIT_SIDE ? ["plain", "audit", "webhooks"] : ["plain", "webhooks"];
+    const trackers = { webhooks: trackerOf(servers.webhooks, receiver, offset) };
+    if (sendsReceiver) {
+      const direct = await getJson(`${servers.sends.url}/bench/endpoint`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ url: sendsReceiver.url }),
+      });
+      sendsReceiver.secrets = [direct.secret];
+      trackers.sends = trackerOf(servers.sends, sendsReceiver, direct.events);
+    }
+    const windows = { plain: [], webhooks: [], audit: [], sends: [] };
+    const sides = ["plain", ...(AUDIT_SIDE ? ["audit"] : []), ...(SENDS_SIDE ? ["sends"] : []), "webhooks"];
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse();
       for (const side of order.filter((name) => !ONLY || name === ONLY))
-        windows[side].push(await measureWindow(servers, side, sync, round === 0 ? 2 : 0));
+        windows[side].push(await measureWindow(servers, side, trackers, round === 0 ? 2 : 0));
     }
     const of = (side, key) => windows[side].map((w) => w[key]);
     const rounded = (side, key) => figure(of(side, key), Math.round);
     const ratio = (a, b) => (ONLY ? "—" : (median(a) / median(b)).toFixed(3));
+    // Each round's windows are next to each other in time: a side's ratio to the plain window of
+    // its round, the median of the rounds.
+    const ofRounds = (side) =>
+      ONLY ? "—" : median(of(side, "rps").map((rps, round) => rps / windows.plain[round].rps)).toFixed(3);
     const hooks = windows.webhooks;
     const distinct = receiver.counts().distinct;
     return {
@@ -252,13 +284,14 @@ async function measure(kind, node) {
         "with req/s": rounded("webhooks", "rps"),
         ratio: ratio(of("webhooks", "rps"), of("plain", "rps")),
         // Each round's two windows are next to each other in time: their ratio, the median of the rounds.
-        "ratio of rounds": ONLY
-          ? "—"
-          : median(of("webhooks", "rps").map((rps, round) => rps / windows.plain[round].rps)).toFixed(3),
+        "ratio of rounds": ofRounds("webhooks"),
         "CPU µs/login without / with / with to caught-up": `${rounded("plain", "cpu")} / ${rounded("webhooks", "cpu")} / ${rounded("webhooks", "cpuAll")}`,
         "CPU ratio (window / to caught-up)": `${ratio(of("plain", "cpu"), of("webhooks", "cpu"))} / ${ratio(of("plain", "cpu"), of("webhooks", "cpuAll"))}`,
-        "audit log only: ratio, CPU ratio": AUDIT_SIDE
-          ? `${ratio(of("audit", "rps"), of("plain", "rps"))}, ${ratio(of("plain", "cpu"), of("audit", "cpu"))}`
+        "audit log only: ratio, of rounds, CPU ratio": AUDIT_SIDE
+          ? `${ratio(of("audit", "rps"), of("plain", "rps"))}, ${ofRounds("audit")}, ${ratio(of("plain", "cpu"), of("audit", "cpu"))}`
+          : "—",
+        "sends only (the floor): ratio, of rounds, CPU ratio": SENDS_SIDE
+          ? `${ratio(of("sends", "rps"), of("plain", "rps"))}, ${ofRounds("sends")}, ${ratio(of("plain", "cpu"), of("sends", "cpu"))}`
           : "—",
         "rounds without / with": `${of("plain", "rps").map(Math.round).join(" ")} / ${of("webhooks", "rps").map(Math.round).join(" ")}`,
       },
@@ -275,7 +308,19 @@ async function measure(kind, node) {
         "behind at window end": hooks.map((w) => w.lagAtEnd).join(" "),
         "catch-up ms": hooks.map((w) => Math.round(w.catchUpMs)).join(" "),
         "received (repeats, refused)": `${distinct} (${receiver.received.length - distinct}, ${receiver.attempts.filter((a) => a.status !== 200).length})`,
-        "unexpected answers": [...windows.plain, ...hooks].reduce((n, w) => n + w.unexpected + w.errors, 0),
+        "sends side: received/s, behind at window end": sendsReceiver
+          ? `${figure(
+              windows.sends.map((w) => w.received / SECONDS),
+              Math.round,
+            )}, ${windows.sends.map((w) => w.lagAtEnd).join(" ")}`
+          : "—",
+        "sends side refused": sendsReceiver
+          ? sendsReceiver.attempts.filter((a) => a.status !== 200).length
+          : "—",
+        "unexpected answers": [...windows.plain, ...windows.audit, ...windows.sends, ...hooks].reduce(
+          (n, w) => n + w.unexpected + w.errors,
+          0,
+        ),
       },
       counted: Object.entries(windows)
         .filter(([, list]) => list.length > 0)
@@ -284,6 +329,7 @@ async function measure(kind, node) {
   } finally {
     for (const server of Object.values(servers)) await server.stop();
     await receiver.stop();
+    await sendsReceiver?.stop();
   }
 }
 

@@ -3,20 +3,48 @@
 // and answers JSON"). BARE_ROUTES is a JSON list of { path, header, body }: a GET on `path`
 // answers 200 and `body` (the JSON the example answers on the route it stands beside, so both
 // write the same bytes) when the request carries `header`, else 401. Prints its URL.
+// With BARE_REDIS_URL, each answer first reads one key of that Redis through ioredis (a value the
+// size of an allowlist entry, commands of one turn pipelined into one write): the floor of a route
+// that makes the one store round trip a revocable token needs, and nothing else.
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import express from "express";
 import Fastify from "fastify";
+import { ROOT } from "./servers.mjs";
 
 const routes = JSON.parse(process.env.BARE_ROUTES ?? "[]");
+
+/** The one read of a request, with BARE_REDIS_URL; without it, none (the handlers stay synchronous). */
+const storeRead = await (async () => {
+  if (!process.env.BARE_REDIS_URL) return undefined;
+  const Redis = createRequire(join(ROOT, "packages/store-redis/package.json"))("ioredis");
+  const redis = new Redis(process.env.BARE_REDIS_URL, { enableAutoPipelining: true });
+  const key = `cpu-per-request-bare:${process.pid}`;
+  await redis.set(
+    key,
+    JSON.stringify({ sessionId: "s".repeat(22), expiresAt: Date.now() + 3_600_000 }).padEnd(200),
+  );
+  return async () => {
+    if ((await redis.get(key)) === null) throw new Error("the bare route's key is gone");
+  };
+})();
 
 if (process.env.BARE_FRAMEWORK === "express") {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
   for (const { path, header, body } of routes) {
-    app.get(path, (req, res) => {
-      if (!req.headers[header]) return res.status(401).json({ error: "missing header" });
-      res.json(body);
-    });
+    if (storeRead)
+      app.get(path, async (req, res) => {
+        if (!req.headers[header]) return res.status(401).json({ error: "missing header" });
+        await storeRead();
+        res.json(body);
+      });
+    else
+      app.get(path, (req, res) => {
+        if (!req.headers[header]) return res.status(401).json({ error: "missing header" });
+        res.json(body);
+      });
   }
   const server = app.listen(0, "127.0.0.1", () =>
     console.log(`bare express on http://127.0.0.1:${server.address().port}`),
@@ -26,6 +54,7 @@ if (process.env.BARE_FRAMEWORK === "express") {
   for (const { path, header, body } of routes) {
     app.get(path, async (request, reply) => {
       if (!request.headers[header]) return reply.code(401).send({ error: "missing header" });
+      if (storeRead) await storeRead();
       return body;
     });
   }

@@ -39,9 +39,12 @@ const GOAL_STORES = new Set(["memory", "redis"]);
  * One row from its windows: the medians of the server's and the database's CPU per answer, of the
  * bare baseline's, and of the rounds' ratios (each round's pair measured back to back).
  */
-export function reduceRow(host, route, windows, bareWindows, rawWindows = []) {
+export function reduceRow(host, route, windows, bareWindows, rawWindows = [], floorWindows = []) {
   const of = (list, key) => (list.length > 0 ? median(list.map((w) => w[key])) : undefined);
   const ratios = bareWindows.map((bare, i) => windows[i].serverMs / bare.serverMs);
+  // The bare route with one Redis read, per round: beside the bare route, and ours beside it.
+  const floorRatios = floorWindows.map((floor, i) => floor.serverMs / bareWindows[i].serverMs);
+  const oursToFloor = floorWindows.map((floor, i) => windows[i].serverMs / floor.serverMs);
   // A login's work beyond the hash, per round: server and database CPU less the round's raw verify.
   const beyond = rawWindows.map((raw, i) => windows[i].serverMs + (windows[i].databaseMs || 0) - raw.cpuMs);
   const betterAuth = host.kind === "better-auth";
@@ -58,6 +61,10 @@ export function reduceRow(host, route, windows, bareWindows, rawWindows = []) {
     databaseMs: host.store === "memory" ? undefined : of(windows, "databaseMs"),
     bareMs: of(bareWindows, "serverMs"),
     ratio: ratios.length > 0 ? median(ratios) : undefined,
+    floorMs: of(floorWindows, "serverMs"),
+    floorDatabaseMs: of(floorWindows, "databaseMs"),
+    floorRatio: floorRatios.length > 0 ? median(floorRatios) : undefined,
+    oursToFloor: oursToFloor.length > 0 ? median(oursToFloor) : undefined,
     goal: !betterAuth && GOAL_ROUTES.has(route) && GOAL_STORES.has(host.store) ? GOAL : undefined,
     rps: of(windows, "rps"),
     answered: windows.reduce((sum, w) => sum + w.ok, 0),
@@ -65,7 +72,30 @@ export function reduceRow(host, route, windows, bareWindows, rawWindows = []) {
     windows,
     bareWindows,
     rawWindows,
+    floorWindows,
   };
+}
+
+/** The Redis rows' floor: the bare route that also reads one Redis key, beside the bare route and ours. */
+export function floorLines(rows) {
+  const floors = rows.filter((row) => row.floorMs !== undefined);
+  if (floors.length === 0) return [];
+  const lines = [
+    "",
+    "### On Redis: the bare route with one Redis read",
+    "",
+    ...wrap(
+      "A revocable access token costs one store round trip per request (`authenticate`: one JWT verify and one read). The same bare route that also reads one key of the same Redis through ioredis (a value of 200 bytes, the commands of one turn pipelined into one write) shows what that one read costs the server alone, measured in the same rounds: the lowest a route with the round trip can go on this machine. Redis CPU per answer beside it.",
+    ),
+    "",
+    "| server, stores | route | bare framework | bare with one Redis read | its Redis CPU | that / bare | ours | ours / that |",
+    "|---|---|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const row of floors)
+    lines.push(
+      `| ${[row.host, row.label, ms(row.bareMs), ms(row.floorMs), ms(row.floorDatabaseMs), row.floorRatio.toFixed(2), ms(row.serverMs), row.oursToFloor.toFixed(2)].join(" | ")} |`,
+    );
+  return lines;
 }
 
 /** Issue 51: a PostgreSQL login's work beyond the hash at most this share of Better Auth's. */
@@ -128,6 +158,9 @@ export const printable = (rows) =>
     "bare CPU/answer": ms(row.bareMs),
     "ours/bare": ratioText(row),
     [`met (≤ ${GOAL})`]: metText(row),
+    "bare + 1 Redis read": ms(row.floorMs),
+    "that/bare": row.floorRatio === undefined ? "–" : row.floorRatio.toFixed(2),
+    "ours/that": row.oursToFloor === undefined ? "–" : row.oursToFloor.toFixed(2),
     "answers/s": Math.round(row.rps ?? 0),
     "other status": row.refused,
   }));
@@ -174,7 +207,7 @@ export function markdown(run) {
     ];
     lines.push(`| ${cells.join(" | ")} |`);
   }
-  lines.push(...loginLines(run.rows));
+  lines.push(...floorLines(run.rows), ...loginLines(run.rows));
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,10 +1,12 @@
 // The server of bench/webhooks-login.mjs (a child process, WH_SERVE=<memory|redis|postgres> and
-// WH_SIDE=<plain|audit|webhooks>): an Express app with `createAuthRouter`, USERS users and the
-// admin sharing one argon2id hash of PASSWORD (the core's default parameters), every store method
-// wrapped with a counter and a timer, and the bench's own routes (/bench/*). The plain side has
-// no `stores.auditLog`, `stores.webhooks` nor `webhooks` option, the audit side only
-// `stores.auditLog`; otherwise the three are the same.
-import { createHash } from "node:crypto";
+// WH_SIDE=<plain|audit|webhooks|sends>): an Express app with `createAuthRouter`, USERS users and
+// the admin sharing one argon2id hash of PASSWORD (the core's default parameters), every store
+// method wrapped with a counter and a timer, and the bench's own routes (/bench/*). The plain side
+// has no `stores.auditLog`, `stores.webhooks` nor `webhooks` option, the audit side only
+// `stores.auditLog`; otherwise the three are the same. The sends side is the plain side that also
+// POSTs each event, signed, to a receiver (`directSends`): the floor of one HTTP exchange per event.
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { Agent, request } from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -110,7 +112,12 @@ async function openStores(kind, side, counts) {
     close = () => db.destroy();
   }
   const { auditLog, webhooks, ...rest } = all;
-  const sides = { plain: rest, audit: { ...rest, auditLog }, webhooks: { ...rest, auditLog, webhooks } };
+  const sides = {
+    plain: rest,
+    sends: rest,
+    audit: { ...rest, auditLog },
+    webhooks: { ...rest, auditLog, webhooks },
+  };
   return { stores: sides[side], close };
 }
 
@@ -140,6 +147,74 @@ async function createEndpoint(auth, url) {
   return auth.webhooks.create({ principal, stepUpToken }, { url, events: ["*"] });
 }
 
+/**
+ * The floor under the engine: each event POSTed to `url` as a Standard Webhooks message (the same
+ * HMAC-SHA-256 over `<id>.<timestamp>.<body>`, so the receiver checks it as it checks the engine's),
+ * one at a time in the order of the events, over one kept-alive connection; no audit log, no
+ * outbox, no bookkeeping. What is left is what the scheme asks for: one HTTP exchange per event.
+ */
+function directSends() {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const queue = [];
+  let target;
+  let sending = false;
+  const send = (event) =>
+    new Promise((resolve) => {
+      const id = `msg_${randomBytes(12).toString("base64url")}`;
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const body = JSON.stringify({
+        type: event.type,
+        timestamp: new Date(event.time).toISOString(),
+        data: {
+          id,
+          actorType: "user",
+          actorId: event.userId,
+          userId: event.userId,
+          organizationId: null,
+          sessionId: event.sessionId,
+          reason: event.reason ?? null,
+          ip: event.ip,
+          userAgent: event.userAgent,
+        },
+      });
+      const signature = createHmac("sha256", target.key)
+        .update(`${id}.${timestamp}.${body}`)
+        .digest("base64");
+      const outgoing = request(target.url, {
+        method: "POST",
+        agent,
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": id,
+          "webhook-timestamp": timestamp,
+          "webhook-signature": `v1,${signature}`,
+        },
+      });
+      outgoing.on("response", (answer) => answer.resume().on("end", resolve).on("error", resolve));
+      outgoing.on("error", resolve);
+      outgoing.end(body);
+    });
+  const pump = async () => {
+    if (sending) return;
+    sending = true;
+    while (queue.length > 0) await send(queue.shift());
+    sending = false;
+  };
+  return {
+    /** Starts sending to `url`; the secret the receiver checks with. */
+    to(url) {
+      const key = randomBytes(24);
+      target = { url, key };
+      return `whsec_${key.toString("base64")}`;
+    },
+    event(event) {
+      if (target === undefined) return;
+      queue.push(event);
+      void pump();
+    },
+  };
+}
+
 /** An Express app with the auth routes and the bench's own routes; prints its URL. */
 async function serve(kind, side) {
   const core = await fromRoot("packages/core/dist/index.js");
@@ -154,6 +229,7 @@ async function serve(kind, side) {
   let inFlight = 0;
   const whenDrained = [];
   const gather = () => (process.env.WH_GATHER_MS ? { gatherMs: Number(process.env.WH_GATHER_MS) } : {});
+  const direct = side === "sends" ? directSends() : undefined;
   const auth = core.createAuth({
     secret: SECRET,
     stores,
@@ -161,8 +237,9 @@ async function serve(kind, side) {
     email: { enabled: false },
     admin: { authorize: (_principal, user) => user.email === ADMIN },
     // Both sides count the events they emit (the webhook side's receiver should get each one).
-    onEvent: () => {
+    onEvent: (event) => {
       events += 1;
+      direct?.event(event);
     },
     // WH_GATHER_MS: the engine's `gatherMs` (its default when unset), for an A/B of the gathering.
     ...(side === "webhooks" ? { webhooks: { allowPrivateNetworks: true, ...gather() } } : {}),
@@ -205,6 +282,10 @@ async function serve(kind, side) {
     res.json({ micros: user + system });
   });
   app.post("/bench/endpoint", express.json(), async (req, res) => {
+    if (direct) {
+      res.json({ secret: direct.to(req.body.url), events });
+      return;
+    }
     const created = await createEndpoint(auth, req.body.url);
     res.json({ secret: created.secret, events });
   });
