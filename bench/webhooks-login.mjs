@@ -82,15 +82,15 @@ const loginScenario = {
   status: 200,
 };
 
-/** How many of the webhook side's events the receiver does not have yet. */
+/** How many of `server`'s events (the webhook or the sends side's) `receiver` does not have yet. */
 async function behind(server, receiver, offset) {
   const { events } = await getJson(`${server.url}/bench/counts`);
   return events - offset - receiver.counts().distinct;
 }
 
 /**
- * Waits (up to 60 s) until the receiver has every event of the webhook side, its requests in
- * flight answered first; the ms it took. The server is asked once: the wait is on the receiver.
+ * Waits (up to 60 s) until `receiver` has every event of `server` (the webhook side, or the
+ * sends side), its requests in flight answered first; the ms it took. The server is asked once: the wait is on the receiver.
  */
 async function caughtUp(server, receiver, offset) {
   const start = performance.now();
@@ -133,11 +133,11 @@ async function startSide(kind, side, node) {
 const drained = (server) => getJson(`${server.url}/bench/drained`);
 
 /**
- * One measured window of `side` (after its warm-up, once the webhook side caught up): requests/s;
- * the server's CPU µs per login over the window (until the logins in flight at its end were
- * answered) and, on the webhook side, until the receiver had every event of it; the messages
- * received during the window, how many were still missing at its end and how long they took
- * after it; the store calls of all of it, with the logins the server answered meanwhile.
+ * One measured window of `side` (after its warm-up, once the webhook and sends sides caught up):
+ * requests/s; the server's CPU µs per login over the window (until the logins in flight at its end
+ * were answered) and, on the webhook and sends sides, until their receiver had every event of it;
+ * the messages received during the window, how many were still missing at its end and how long
+ * they took after it; the store calls of all of it, with the logins the server answered meanwhile.
  */
 async function measureWindow(servers, side, trackers, warmupS) {
   const server = servers[side];
