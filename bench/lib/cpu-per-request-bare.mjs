@@ -7,10 +7,13 @@
 // size of an allowlist entry, commands of one turn pipelined into one write): the floor of a route
 // that makes the one store round trip a revocable token needs, and nothing else.
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import express from "express";
 import Fastify from "fastify";
-import { ROOT } from "./servers.mjs";
+
+// The repository's root (not from servers.mjs, which would load autocannon into the bare server).
+const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
 const routes = JSON.parse(process.env.BARE_ROUTES ?? "[]");
 
@@ -24,6 +27,11 @@ const storeRead = await (async () => {
     key,
     JSON.stringify({ sessionId: "s".repeat(22), expiresAt: Date.now() + 3_600_000 }).padEnd(200),
   );
+  // startProcess stops the server with SIGINT: the key goes with it.
+  process.once("SIGINT", async () => {
+    await redis.del(key);
+    process.exit(0);
+  });
   return async () => {
     if ((await redis.get(key)) === null) throw new Error("the bare route's key is gone");
   };
