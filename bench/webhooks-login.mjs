@@ -221,6 +221,9 @@ function meanLatency(windows, key) {
     .join(", ");
 }
 
+/** How many requests `receiver` answered with anything but 200 (e.g. 401: a signature it did not verify). */
+const refusedBy = (receiver) => receiver.attempts.filter((a) => a.status !== 200).length;
+
 /** Waiting on, and counting, the messages `receiver` has of `server`'s events after `offset`. */
 const trackerOf = (server, receiver, offset) => ({
   behind: () => behind(server, receiver, offset),
@@ -283,7 +286,6 @@ async function measure(kind, node) {
         "without req/s": rounded("plain", "rps"),
         "with req/s": rounded("webhooks", "rps"),
         ratio: ratio(of("webhooks", "rps"), of("plain", "rps")),
-        // Each round's two windows are next to each other in time: their ratio, the median of the rounds.
         "ratio of rounds": ofRounds("webhooks"),
         "CPU µs/login without / with / with to caught-up": `${rounded("plain", "cpu")} / ${rounded("webhooks", "cpu")} / ${rounded("webhooks", "cpuAll")}`,
         "CPU ratio (window / to caught-up)": `${ratio(of("plain", "cpu"), of("webhooks", "cpu"))} / ${ratio(of("plain", "cpu"), of("webhooks", "cpuAll"))}`,
@@ -307,20 +309,17 @@ async function measure(kind, node) {
         ),
         "behind at window end": hooks.map((w) => w.lagAtEnd).join(" "),
         "catch-up ms": hooks.map((w) => Math.round(w.catchUpMs)).join(" "),
-        "received (repeats, refused)": `${distinct} (${receiver.received.length - distinct}, ${receiver.attempts.filter((a) => a.status !== 200).length})`,
+        "received (repeats, refused)": `${distinct} (${receiver.received.length - distinct}, ${refusedBy(receiver)})`,
         "sends side: received/s, behind at window end": sendsReceiver
           ? `${figure(
               windows.sends.map((w) => w.received / SECONDS),
               Math.round,
             )}, ${windows.sends.map((w) => w.lagAtEnd).join(" ")}`
           : "—",
-        "sends side refused": sendsReceiver
-          ? sendsReceiver.attempts.filter((a) => a.status !== 200).length
-          : "—",
-        "unexpected answers": [...windows.plain, ...windows.audit, ...windows.sends, ...hooks].reduce(
-          (n, w) => n + w.unexpected + w.errors,
-          0,
-        ),
+        "sends side refused": sendsReceiver ? refusedBy(sendsReceiver) : "—",
+        "unexpected answers": Object.values(windows)
+          .flat()
+          .reduce((n, w) => n + w.unexpected + w.errors, 0),
       },
       counted: Object.entries(windows)
         .filter(([, list]) => list.length > 0)
