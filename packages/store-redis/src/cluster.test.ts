@@ -54,7 +54,17 @@ describe.skipIf(!canStartRedis)("store-redis on Redis Cluster", () => {
     });
   runCooldownStoreSuite({ name: "redis cluster", create: fixture("cooldowns") });
   runSessionStoreSuite({ name: "redis cluster", create: fixture("sessions") });
-  runAccessTokenAllowlistSuite({ name: "redis cluster", create: fixture("allowlist") });
+  runAccessTokenAllowlistSuite({
+    name: "redis cluster",
+    create: () => {
+      const { allowlist, sessions, joint } = createRedisStores({
+        client,
+        keyPrefix: testPrefix(),
+        operationTimeoutMs: 2_000,
+      });
+      return { store: allowlist, sessions, joint, now: () => serverTime(client) };
+    },
+  });
   runSingleUseTokenStoreSuite({ name: "redis cluster", create: fixture("singleUseTokens") });
   runActivityStoreSuite({ name: "redis cluster", create: fixture("activity") });
   runApiKeyStoreSuite({ name: "redis cluster", create: fixture("apiKeys") });

@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import type { CooldownStore, SessionRecord, SessionStore } from "@portcullis/core";
+import type {
+  AccessTokenAllowlist,
+  CooldownStore,
+  JointStores,
+  SessionRecord,
+  SessionStore,
+} from "@portcullis/core";
 import { freePort } from "@portcullis/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +27,8 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
   let blocker: Redis;
   let sessions: SessionStore;
   let cooldowns: CooldownStore;
+  let allowlist: AccessTokenAllowlist;
+  let joint: JointStores;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -29,7 +37,11 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
     client = createRedisClient(url, { commandTimeout: 500 });
     blocker = createRedisClient(url, { commandTimeout: 10_000 });
     await Promise.all([once(client, "ready"), once(blocker, "ready")]);
-    ({ sessions, cooldowns } = createRedisStores({ client, keyPrefix: "late:", operationTimeoutMs: 500 }));
+    ({ sessions, cooldowns, allowlist, joint } = createRedisStores({
+      client,
+      keyPrefix: "late:",
+      operationTimeoutMs: 500,
+    }));
   });
   afterAll(async () => {
     client?.disconnect();
@@ -100,6 +112,77 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
     expect(retried.status).toBe("rotated");
   });
 
+  it("joint.rotateRefreshTokenWithAccessToken - run past its deadline, it changes nothing: no entry, no revocation, no rotation", async () => {
+    const session = newSession("user-joint-rotate", "hash-0");
+    session.accessTokenJti = allowlist.createAccessTokenId?.(session.id) ?? "";
+    const entry = { userId: session.userId, sessionId: session.id };
+    await allowlist.allowAccessToken(session.accessTokenJti, entry, TTL_MS);
+    await sessions.createSession(session, TTL_MS);
+    const rotate = (hash: string) => {
+      const next = {
+        refreshTokenHash: hash,
+        accessTokenJti: allowlist.createAccessTokenId?.(session.id) ?? "",
+        lastActiveAt: Date.now(),
+      };
+      const access = { entry, ttlMs: TTL_MS };
+      const done = joint.rotateRefreshTokenWithAccessToken?.(
+        session.id,
+        "hash-0",
+        next,
+        TTL_MS,
+        undefined,
+        undefined,
+        access,
+      );
+      return { next, done };
+    };
+    const busy = keepRedisBusy();
+    await settle();
+    const late = rotate("hash-1");
+    await expect(late.done).rejects.toThrow();
+    await busy;
+    expect((await sessions.getSession(session.id))?.refreshTokenHash).toBe("hash-0");
+    expect(await allowlist.findAllowedAccessToken(late.next.accessTokenJti)).toBeNull();
+    expect(await allowlist.findAllowedAccessToken(session.accessTokenJti)).toEqual(entry);
+    const retried = rotate("hash-2");
+    expect((await retried.done)?.status).toBe("rotated");
+    expect(await allowlist.findAllowedAccessToken(retried.next.accessTokenJti)).toEqual(entry);
+    expect(await allowlist.findAllowedAccessToken(session.accessTokenJti)).toBeNull();
+  });
+
+  it("joint.rotateRefreshTokenWithAccessToken - a replaced jti on another slot (not minted by the allowlist) is revoked too", async () => {
+    const session = newSession("user-joint-foreign", "hash-0");
+    const entry = { userId: session.userId, sessionId: session.id };
+    await allowlist.allowAccessToken(session.accessTokenJti, entry, TTL_MS);
+    await sessions.createSession(session, TTL_MS);
+    const next = {
+      refreshTokenHash: "hash-1",
+      accessTokenJti: allowlist.createAccessTokenId?.(session.id) ?? "",
+      lastActiveAt: Date.now(),
+    };
+    const result = await joint.rotateRefreshTokenWithAccessToken?.(
+      session.id,
+      "hash-0",
+      next,
+      TTL_MS,
+      undefined,
+      undefined,
+      { entry, ttlMs: TTL_MS },
+    );
+    expect(result?.status).toBe("rotated");
+    expect(await allowlist.findAllowedAccessToken(session.accessTokenJti)).toBeNull();
+    expect(await allowlist.findAllowedAccessToken(next.accessTokenJti)).toEqual(entry);
+    // A new jti must carry the session's tag: one from elsewhere is refused before anything is sent.
+    const foreign = { ...next, refreshTokenHash: "hash-2", accessTokenJti: randomUUID() };
+    await expect(
+      joint.rotateRefreshTokenWithAccessToken?.(session.id, "hash-1", foreign, TTL_MS, undefined, undefined, {
+        entry,
+        ttlMs: TTL_MS,
+      }),
+    ).rejects.toThrow(/createAccessTokenId/);
+    expect((await sessions.getSession(session.id))?.refreshTokenHash).toBe("hash-1");
+  });
+
   it("createSession - run past its deadline, it writes nothing: no session the client never received", async () => {
     await sessions.createSession(newSession("user-create", "hash-a"), TTL_MS);
     const late = newSession("user-create", "hash-b");
@@ -111,6 +194,22 @@ describe.skipIf(!canStartRedis)("store-redis: writes that Redis runs after the c
     await busy;
     expect(await sessions.getSession(late.id)).toBeNull();
     expect((await sessions.listSessions("user-create")).map((s) => s.refreshTokenHash)).toEqual(["hash-a"]);
+  });
+
+  it("joint.allowAccessTokenWithSession - run past its deadline, it writes neither the session nor its entry", async () => {
+    const late = newSession("user-joint-create", "hash-j");
+    late.accessTokenJti = allowlist.createAccessTokenId?.(late.id) ?? "";
+    const entry = { userId: late.userId, sessionId: late.id };
+    const write = () => joint.allowAccessTokenWithSession?.(late.accessTokenJti, entry, TTL_MS, late, TTL_MS);
+    const busy = keepRedisBusy();
+    await settle();
+    await expect(write()).rejects.toThrow();
+    await busy;
+    expect(await sessions.getSession(late.id)).toBeNull();
+    expect(await allowlist.findAllowedAccessToken(late.accessTokenJti)).toBeNull();
+    await write();
+    expect(await sessions.getSession(late.id)).toEqual(late);
+    expect(await allowlist.findAllowedAccessToken(late.accessTokenJti)).toEqual(entry);
   });
 
   it("createSession - one that runs in time is written as before", async () => {

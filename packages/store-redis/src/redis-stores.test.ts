@@ -43,7 +43,25 @@ function fixture<
 
 runCooldownStoreSuite({ name: "redis", create: fixture("cooldowns") });
 runSessionStoreSuite({ name: "redis", create: fixture("sessions") });
-runAccessTokenAllowlistSuite({ name: "redis", create: fixture("allowlist") });
+runAccessTokenAllowlistSuite({
+  name: "redis",
+  // With the sessions and joint of the same call: the suite checks the joint rotation too.
+  create: () => {
+    const keyPrefix = testPrefix();
+    const { allowlist, sessions, joint } = createRedisStores({
+      client,
+      keyPrefix,
+      operationTimeoutMs: 2_000,
+    });
+    return {
+      store: allowlist,
+      sessions,
+      joint,
+      now: () => serverTime(client),
+      cleanup: () => deleteKeys(client, keyPrefix),
+    };
+  },
+});
 runSingleUseTokenStoreSuite({ name: "redis", create: fixture("singleUseTokens") });
 runPasskeyStoreSuite({ name: "redis", create: fixture("passkeys") });
 runApiKeyStoreSuite({ name: "redis", create: fixture("apiKeys") });

@@ -7,9 +7,9 @@ import {
   type AuditLogStore,
   type CooldownStore,
   createReadBatch,
+  type JointStores,
   type OAuthStore,
   type PasskeyStore,
-  REMEMBERED_REFRESH_TOKEN_HASHES,
   type SessionRecord,
   type SessionStore,
   type SigningKeyStore,
@@ -22,12 +22,14 @@ import type { Cluster, Redis } from "ioredis";
 import { globEscape, redisActivityStore } from "./activity-store.js";
 import { redisApiKeyStore } from "./api-key-store.js";
 import { redisAuditLogStore } from "./audit-log-store.js";
+import { redisJointStores, rotationArgs } from "./joint-stores.js";
 import { redisOAuthStore } from "./oauth-store.js";
 import { redisPasskeyStore } from "./passkey-store.js";
 import {
   ACQUIRE_COOLDOWN,
   CLAIM_TOKEN,
   CREATE_SESSION,
+  CREATE_SESSION_WITH_ACCESS_TOKEN,
   DELETE_SESSION,
   DELETE_USER_SESSIONS,
   HIT_COUNTER,
@@ -36,6 +38,7 @@ import {
   REFUND_HIT,
   REMAINING_COOLDOWN,
   ROTATE_REFRESH_TOKEN,
+  ROTATE_WITH_ACCESS_TOKEN,
   SET_ACTIVE_ORGANIZATION,
   withCommands,
 } from "./scripts.js";
@@ -90,6 +93,13 @@ export interface RedisStores {
    * writes are one script; a used assertion expires with its key.
    */
   sso: SsoStore;
+  /**
+   * `sessions` and `allowlist` written together (`JointStores`): a sign-in stores its session and
+   * access token's entry, and a refresh rotates the session and its entries, each in one script.
+   * It names those two stores: a host that wraps or replaces either may keep it (the core then
+   * makes the separate calls).
+   */
+  joint: JointStores;
 }
 
 /** Length of the user tag that session ids and access-token ids start with. */
@@ -105,7 +115,9 @@ interface ScriptedClient {
   portcullisRefundHit(key: string): Promise<number>;
   portcullisRemaining(key: string): Promise<number>;
   portcullisCreateSession(...args: (string | number)[]): Promise<number>;
+  portcullisCreateSessionWithAccessToken(...args: (string | number)[]): Promise<number>;
   portcullisRotate(...args: (string | number)[]): Promise<[string, string?]>;
+  portcullisRotateWithAccessToken(...args: (string | number)[]): Promise<[string, string?, string?]>;
   portcullisDeleteSession(...args: string[]): Promise<string | null>;
   portcullisSetActiveOrganization(session: string, organization: string): Promise<string | null>;
   portcullisDeleteUserSessions(...args: string[]): Promise<string[]>;
@@ -120,7 +132,9 @@ const SCRIPTS: Record<keyof ScriptedClient, { numberOfKeys: number; lua: string 
   portcullisRefundHit: { numberOfKeys: 1, lua: REFUND_HIT },
   portcullisRemaining: { numberOfKeys: 1, lua: REMAINING_COOLDOWN },
   portcullisCreateSession: { numberOfKeys: 2, lua: CREATE_SESSION },
+  portcullisCreateSessionWithAccessToken: { numberOfKeys: 3, lua: CREATE_SESSION_WITH_ACCESS_TOKEN },
   portcullisRotate: { numberOfKeys: 2, lua: ROTATE_REFRESH_TOKEN },
+  portcullisRotateWithAccessToken: { numberOfKeys: 3, lua: ROTATE_WITH_ACCESS_TOKEN },
   portcullisDeleteSession: { numberOfKeys: 2, lua: DELETE_SESSION },
   portcullisSetActiveOrganization: { numberOfKeys: 1, lua: SET_ACTIVE_ORGANIZATION },
   portcullisDeleteUserSessions: { numberOfKeys: 1, lua: DELETE_USER_SESSIONS },
@@ -169,10 +183,13 @@ export function createRedisStores(options: RedisStoresOptions): RedisStores {
   const keys = redisKeys(prefix);
   const activityCap = Math.max(1, Math.floor(options.activityCapPerUser ?? 1000));
   const deadline = redisDeadline(redis, bounded, Math.min(timeoutMs, commandTimeoutOf(client) ?? timeoutMs));
+  const sessions = redisSessionStore(redis, bounded, keys, deadline);
+  const allowlist = redisAccessTokenAllowlist(redis, bounded, keys);
   return {
     cooldowns: redisCooldownStore(redis, bounded, keys, deadline),
-    sessions: redisSessionStore(redis, bounded, keys, deadline),
-    allowlist: redisAccessTokenAllowlist(redis, bounded, keys),
+    sessions,
+    allowlist,
+    joint: redisJointStores(redis, bounded, keys, deadline, { sessions, allowlist }),
     singleUseTokens: redisSingleUseTokenStore(redis, bounded, keys),
     activity: redisActivityStore(client, bounded, keys, activityCap),
     passkeys: redisPasskeyStore(client, bounded, prefix),
@@ -192,7 +209,7 @@ function commandTimeoutOf(client: Redis | Cluster): number | undefined {
 }
 
 /** Resolves to the deadline, on Redis's clock (ms), for a write starting now. */
-type Deadline = () => Promise<number>;
+export type Deadline = () => Promise<number>;
 
 /**
  * Deadlines on Redis's clock, so a clock difference between hosts does not move them: the offset
@@ -249,6 +266,8 @@ function redisKeys(prefix: string) {
   const activityKey = (userId: string) => `${userSpace(userTag(userId))}activity`;
   const activityPattern = `${globEscape(prefix)}{*}:activity`;
   return {
+    tagOf,
+    userTag,
     activityKey,
     activityPattern,
     cooldownKey,
@@ -375,14 +394,7 @@ function redisSessionStore(
         redis.portcullisRotate(
           sessionKey(sessionId),
           indexOfSession(sessionId),
-          presentedHash,
-          JSON.stringify(next),
-          Math.ceil(ttlMs),
-          REMEMBERED_REFRESH_TOKEN_HASHES,
-          by,
-          Math.max(0, Math.floor(intervalMs ?? 0)),
-          limits ? Math.max(0, Math.floor(limits.idleTimeoutMs)) : 0,
-          limits ? Math.max(1, Math.floor(limits.absoluteLifetimeMs)) : 0,
+          ...rotationArgs(presentedHash, next, ttlMs, by, intervalMs, limits),
         ),
       );
       if (status === "late") throw new Error("Redis ran the rotation past its deadline: nothing was changed");

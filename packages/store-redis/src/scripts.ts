@@ -123,51 +123,107 @@ touch_index(KEYS[2], ARGV[3])
 return 1`;
 
 /**
- * KEYS[1] session · KEYS[2] user's session index · ARGV[1] presented hash · ARGV[2] next fields JSON
- * ARGV[3] session ttl · ARGV[4] remembered hashes · ARGV[5] deadline · ARGV[6] reuse interval ms
- * ARGV[7] idle timeout ms · ARGV[8] absolute lifetime ms (0: no limits)
- * → {'rotated', json} | {'current', json} (the parent within the interval, after `rotatedAt`, on
- * Redis's clock) | {'reused', json} | {'expired', json} (a hash the session had, but the session
- * is past its limits on Redis's clock, from `startedAt` and `rotatedAt`: deleted) | {'invalid'} |
- * {'late'} (nothing changed: past the deadline)
+ * CREATE_SESSION (KEYS[1], KEYS[2], ARGV[1]-ARGV[4] as there) with the session's access token
+ * allowed in the same step: KEYS[3] its `jti`'s allowlist key · ARGV[5] the entry JSON · ARGV[6]
+ * its ttl ms → 1, or 0 (neither written) when it runs past the deadline.
  */
-export const ROTATE_REFRESH_TOKEN = `${TOUCH_INDEX}${PAST_DEADLINE}${REDIS_NOW}
-if past_deadline(ARGV[5]) then return {'late'} end
-local raw = redis.call('GET', KEYS[1])
-if not raw then return {'invalid'} end
-local stored = cjson.decode(raw)
-local record = stored.record
-local now = redis_now()
-local interval = tonumber(ARGV[6])
-local known = record.refreshTokenHash == ARGV[1]
-for _, previous in ipairs(stored.previousHashes) do
-  if previous == ARGV[1] then known = true end
-end
-if not known then return {'invalid'} end
-local idle, lifetime = tonumber(ARGV[7]), tonumber(ARGV[8])
-local started = stored.startedAt or record.createdAt
-if lifetime > 0 and (now - (stored.rotatedAt or started) > idle or now - started > lifetime) then
-  redis.call('DEL', KEYS[1])
-  redis.call('SREM', KEYS[2], record.id)
-  return {'expired', cjson.encode(record)}
-end
-if record.refreshTokenHash ~= ARGV[1] then
-  if stored.previousHashes[1] == ARGV[1] and interval > 0 and stored.rotatedAt
-    and now - stored.rotatedAt <= interval then
-    return {'current', cjson.encode(record)}
-  end
-  redis.call('DEL', KEYS[1])
-  redis.call('SREM', KEYS[2], record.id)
-  return {'reused', cjson.encode(record)}
-end
-local next = cjson.decode(ARGV[2])
-for field, value in pairs(next) do record[field] = value end
-table.insert(stored.previousHashes, 1, ARGV[1])
-while #stored.previousHashes > tonumber(ARGV[4]) do table.remove(stored.previousHashes) end
-stored.rotatedAt = now
+export const CREATE_SESSION_WITH_ACCESS_TOKEN = `${TOUCH_INDEX}${PAST_DEADLINE}${REDIS_NOW}
+if past_deadline(ARGV[4]) then return 0 end
+local stored = cjson.decode(ARGV[1])
+stored.startedAt = redis_now()
+redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[6])
 redis.call('SET', KEYS[1], cjson.encode(stored), 'PX', ARGV[3])
+redis.call('SADD', KEYS[2], ARGV[2])
 touch_index(KEYS[2], ARGV[3])
-return {'rotated', cjson.encode(record)}`;
+return 1`;
+
+/**
+ * `rotate_session()`, the rotation of both scripts below: KEYS[1] session · KEYS[2] user's session
+ * index · ARGV[1] presented hash · ARGV[2] next fields JSON · ARGV[3] session ttl · ARGV[4]
+ * remembered hashes · ARGV[5] deadline · ARGV[6] reuse interval ms · ARGV[7] idle timeout ms ·
+ * ARGV[8] absolute lifetime ms (0: no limits) → the status and, but for 'invalid' and 'late', the
+ * record (rotated: the new one) and the `accessTokenJti` of the record as it was read:
+ * 'rotated' | 'current' (the parent within the interval, after `rotatedAt`, on Redis's clock) |
+ * 'reused' (deleted) | 'expired' (a hash the session had, but the session is past its limits on
+ * Redis's clock, from `startedAt` and `rotatedAt`: deleted) | 'invalid' | 'late' (nothing changed:
+ * past the deadline)
+ */
+const ROTATE_SESSION = `${TOUCH_INDEX}${PAST_DEADLINE}${REDIS_NOW}
+local function rotate_session()
+  if past_deadline(ARGV[5]) then return 'late' end
+  local raw = redis.call('GET', KEYS[1])
+  if not raw then return 'invalid' end
+  local stored = cjson.decode(raw)
+  local record = stored.record
+  local read_jti = record.accessTokenJti
+  local now = redis_now()
+  local interval = tonumber(ARGV[6])
+  local known = record.refreshTokenHash == ARGV[1]
+  for _, previous in ipairs(stored.previousHashes) do
+    if previous == ARGV[1] then known = true end
+  end
+  if not known then return 'invalid' end
+  local idle, lifetime = tonumber(ARGV[7]), tonumber(ARGV[8])
+  local started = stored.startedAt or record.createdAt
+  if lifetime > 0 and (now - (stored.rotatedAt or started) > idle or now - started > lifetime) then
+    redis.call('DEL', KEYS[1])
+    redis.call('SREM', KEYS[2], record.id)
+    return 'expired', record, read_jti
+  end
+  if record.refreshTokenHash ~= ARGV[1] then
+    if stored.previousHashes[1] == ARGV[1] and interval > 0 and stored.rotatedAt
+      and now - stored.rotatedAt <= interval then
+      return 'current', record, read_jti
+    end
+    redis.call('DEL', KEYS[1])
+    redis.call('SREM', KEYS[2], record.id)
+    return 'reused', record, read_jti
+  end
+  local next = cjson.decode(ARGV[2])
+  for field, value in pairs(next) do record[field] = value end
+  table.insert(stored.previousHashes, 1, ARGV[1])
+  while #stored.previousHashes > tonumber(ARGV[4]) do table.remove(stored.previousHashes) end
+  stored.rotatedAt = now
+  redis.call('SET', KEYS[1], cjson.encode(stored), 'PX', ARGV[3])
+  touch_index(KEYS[2], ARGV[3])
+  return 'rotated', record, read_jti
+end`;
+
+/** `rotate_session()` alone (ARGV as there) → {status, record JSON} | {'invalid'} | {'late'}. */
+export const ROTATE_REFRESH_TOKEN = `${ROTATE_SESSION}
+local status, record = rotate_session()
+if record then return {status, cjson.encode(record)} end
+return {status}`;
+
+/**
+ * `rotate_session()` (KEYS[1], KEYS[2] and ARGV[1]-ARGV[8] as there) with the allowlist's writes
+ * it calls for, in the same step: KEYS[3] the new `jti`'s allowlist key · ARGV[9] its entry JSON ·
+ * ARGV[10] its ttl ms · ARGV[11] the prefix of the session's allowlist keys (its user's space,
+ * `…{tag}:at:`) · ARGV[12] the session's tag. 'rotated' sets KEYS[3] and deletes the replaced
+ * `jti`'s key; 'reused' and 'expired' delete the session's `jti`'s key. A `jti` whose tag is not
+ * the session's (not minted by this allowlist: its key is on another slot) is not touched here
+ * but answered, for the caller to revoke → {status, record JSON, that jti or ''} | {'invalid'} |
+ * {'late'}.
+ */
+export const ROTATE_WITH_ACCESS_TOKEN = `${ROTATE_SESSION}
+local status, record, read_jti = rotate_session()
+if not record then return {status} end
+local elsewhere = ''
+local function revoke(jti)
+  if type(jti) ~= 'string' then return end
+  if string.sub(jti, 1, string.len(ARGV[12])) == ARGV[12] then
+    redis.call('DEL', ARGV[11] .. jti)
+  else
+    elsewhere = jti
+  end
+end
+if status == 'rotated' then
+  redis.call('SET', KEYS[3], ARGV[9], 'PX', ARGV[10])
+  if read_jti ~= record.accessTokenJti then revoke(read_jti) end
+elseif status == 'reused' or status == 'expired' then
+  revoke(read_jti)
+end
+return {status, cjson.encode(record), elsewhere}`;
 
 /** KEYS[1] session · KEYS[2] user's session index → the deleted record JSON or false. */
 export const DELETE_SESSION = `

@@ -9,6 +9,7 @@ import type {
 } from "@portcullis/core";
 import { expect } from "vitest";
 import { ALLOWLIST_MEMBERSHIP_TESTS } from "./access-token-allowlist-membership.js";
+import { ALLOWLIST_ROTATION_TESTS } from "./access-token-allowlist-rotation.js";
 import { ALLOWLIST_SIGN_IN_TESTS } from "./access-token-allowlist-sign-in.js";
 import {
   concurrently,
@@ -267,6 +268,7 @@ export const runAccessTokenAllowlistSuite: (options: {
   "with the membership (optional joint.findAllowedAccessTokenWithMembership)": ALLOWLIST_MEMBERSHIP_TESTS,
   "with the sign-in's end (optional joint.allowAccessTokenWithSessionAndRecordSignIn)":
     ALLOWLIST_SIGN_IN_TESTS,
+  "with the refresh's rotation (optional joint.rotateRefreshTokenWithAccessToken)": ALLOWLIST_ROTATION_TESTS,
   "with the session (optional joint.allowAccessTokenWithSession)": {
     "joint.allowAccessTokenWithSession - the entry and the session read as the two calls would have stored them":
       async ({ store, jointWrite }) => {
@@ -301,7 +303,8 @@ export const runAccessTokenAllowlistSuite: (options: {
         const joint = jointWrite();
         if (joint === null) return;
         const first = await joint.write();
-        const again = { ...first, jti: uniqueId("jti") };
+        // The store's own jti for the session when it mints them.
+        const again = { ...first, jti: store.createAccessTokenId?.(first.session.id) ?? uniqueId("jti") };
         again.session = { ...first.session, accessTokenJti: again.jti, refreshTokenHash: uniqueId("hash") };
         await joint.write(again);
         expect(await joint.sessions.getSession(first.session.id)).toEqual(again.session);

@@ -34,10 +34,11 @@ export interface AuthStores {
    */
   together?: StoresTogether;
   /**
-   * Reads an access token's entry with its user, and writes a new session with its entry, each in
-   * one round trip, for stores kept side by side: `createSqlStores().joint`. Optional; give it
-   * only with the users, sessions and allowlist of the same call, unwrapped (a host that wraps or
-   * replaces one of them leaves it out). Without it, the core makes the separate calls.
+   * Reads an access token's entry with its user, writes a new session with its entry, and rotates
+   * a session with its entries, each in one round trip, for stores kept side by side:
+   * `createSqlStores().joint`, `createRedisStores().joint`. Optional; give it only with the users,
+   * sessions and allowlist of the same call, unwrapped (a host that wraps or replaces one of them
+   * leaves it out). Without it, the core makes the separate calls.
    */
   joint?: JointStores;
   /**

@@ -178,6 +178,7 @@ const JOINT_METHODS = [
   "findAllowedAccessTokenWithMembership",
   "allowAccessTokenWithSession",
   "allowAccessTokenWithSessionAndRecordSignIn",
+  "rotateRefreshTokenWithAccessToken",
 ] as const satisfies readonly (keyof JointStores)[];
 
 /** The longest idle timeout or absolute lifetime of a session: 400 days, the cap browsers put on a cookie's Max-Age. */

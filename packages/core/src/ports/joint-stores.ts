@@ -1,7 +1,13 @@
-import type { AllowedAccessToken, AllowlistEntry } from "./access-token-allowlist.js";
+import type { AccessTokenAllowlist, AllowedAccessToken, AllowlistEntry } from "./access-token-allowlist.js";
 import type { CooldownStore } from "./cooldown-store.js";
 import type { MembershipRead } from "./organization-store.js";
-import type { SessionRecord } from "./session-store.js";
+import type {
+  RotationResult,
+  SessionLimits,
+  SessionRecord,
+  SessionRotation,
+  SessionStore,
+} from "./session-store.js";
 import type { UserRecord } from "./user-store.js";
 
 /** An allowed access token's entry, its user's record and the user's membership, read together. */
@@ -33,6 +39,15 @@ export interface JointStores {
    * still gets them cleared by `cooldowns.clearKeys`.
    */
   cooldowns?: CooldownStore;
+  /**
+   * Optional: the session store and the allowlist that `allowAccessTokenWithSession` and
+   * `rotateRefreshTokenWithAccessToken` write (`createRedisStores` names its own). When given, the
+   * core calls those two methods only if these are `stores.sessions` and `stores.allowlist`
+   * themselves (the same objects): a host that wraps or replaces either, and keeps `joint`, still
+   * gets the separate calls.
+   */
+  sessions?: SessionStore;
+  allowlist?: AccessTokenAllowlist;
   /**
    * Optional, used only when `cooldowns` is `stores.cooldowns` itself: `cooldowns.hit(counterKey,
    * windowMs)` and `users.findByEmail(email)` in one step (one statement or script), so a password
@@ -109,6 +124,28 @@ export interface JointStores {
     passwordHash: string | undefined,
     clear?: CooldownKeys,
   ): Promise<UserRecord | null>;
+  /**
+   * Optional (used as `sessions` and `allowlist` above allow): a refresh's writes as one atomic step (one statement, transaction or script), after the core
+   * read the session: `sessions.rotateRefreshToken(sessionId, presentedHash, next, ttlMs,
+   * reuseIntervalMs, limits)`, with `next.accessTokenJti` allowed (`access.entry` for
+   * `access.ttlMs`) exactly when that rotation answers `rotated`, and the `jti`s it leaves behind
+   * revoked in the same step: `rotated` revokes the `accessTokenJti` of the record it replaced;
+   * `reused` and `expired` (the session deleted) revoke the session's. `current` and `invalid`
+   * write no entry. Resolves what `rotateRefreshToken` resolves. Both ports then read as the
+   * separate calls leave them, with no state between them ever stored: an allowed `jti` of a
+   * rotation that did not happen, or a replaced `jti` still allowed. A failed write rejects
+   * (reported as `DATABASE_FAILURE`) and leaves nothing written; the core does not fall back to
+   * the separate calls then.
+   */
+  rotateRefreshTokenWithAccessToken?(
+    sessionId: string,
+    presentedHash: string,
+    next: SessionRotation,
+    ttlMs: number,
+    reuseIntervalMs: number | undefined,
+    limits: SessionLimits | undefined,
+    access: { entry: AllowlistEntry; ttlMs: number },
+  ): Promise<RotationResult>;
 }
 
 /** Keys of a cooldown store to clear (`CooldownStore.clearKeys`' two lists). */

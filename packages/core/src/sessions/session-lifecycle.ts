@@ -1,6 +1,6 @@
 import { guardPort } from "../errors.js";
 import type { SessionInfo } from "../model.js";
-import type { AccessTokenAllowlist } from "../ports/access-token-allowlist.js";
+import type { AccessTokenAllowlist, AllowlistEntry } from "../ports/access-token-allowlist.js";
 import type { Clock } from "../ports/clock.js";
 import type { CooldownKeys, JointStores } from "../ports/joint-stores.js";
 import {
@@ -24,7 +24,7 @@ import { randomId } from "../tokens/random.js";
 export interface SessionLifecycleDeps {
   sessions: SessionStore;
   allowlist: AccessTokenAllowlist;
-  /** `stores.joint`: when it has `allowAccessTokenWithSession`, a new session is one write. */
+  /** `stores.joint`: with `allowAccessTokenWithSession` a new session is one write, with `rotateRefreshTokenWithAccessToken` a rotation. */
   joint?: JointStores | undefined;
 }
 
@@ -180,11 +180,12 @@ export async function storeNewSession(
     );
     return { read };
   }
-  // One write when the host gave a joint write (store-sql on PostgreSQL); else two.
-  const jointWrite = joint?.allowAccessTokenWithSession;
+  // One write when the host gave a joint write (store-sql on PostgreSQL, store-redis); else two.
+  const sameStores = jointOnTheseStores(deps);
+  const jointWrite = sameStores?.allowAccessTokenWithSession;
   if (jointWrite) {
     await guardPort("DATABASE_FAILURE", () =>
-      jointWrite.call(joint, record.accessTokenJti, entry, allowTtlMs, record, sessionTtlMs),
+      jointWrite.call(sameStores, record.accessTokenJti, entry, allowTtlMs, record, sessionTtlMs),
     );
     return null;
   }
@@ -205,7 +206,9 @@ export async function storeNewSession(
  * means a failure or crash between the two leaves the client with a refresh token that still
  * works and an access token that no longer does (a retry recovers), never an old access token
  * alive beside a rotated session. `expired` (the store found the session past its limits and
- * deleted it) revokes the session's `jti` and the new one.
+ * deleted it) revokes the session's `jti` and the new one. With
+ * `joint.rotateRefreshTokenWithAccessToken` (on these stores: `jointOnTheseStores`), the writes
+ * after the read are one atomic step with the same outcome.
  */
 export async function rotateSession(
   deps: SessionLifecycleDeps,
@@ -218,21 +221,68 @@ export async function rotateSession(
   if (!before) return { status: "invalid" };
   const entry = { userId: before.userId, sessionId };
   const now = next.lastActiveAt;
+  const access = { entry, ttlMs: allowlistTtlMs(lifetimes, before.createdAt, now) };
+  const ttlMs = storeTtlMs(lifetimes, before.createdAt, now);
+  const wasCurrent = before.refreshTokenHash === presentedHash;
+  const joint = jointOnTheseStores(deps);
+  const jointRotate = joint?.rotateRefreshTokenWithAccessToken;
+  const result =
+    joint && jointRotate
+      ? await guardPort("DATABASE_FAILURE", () =>
+          jointRotate.call(
+            joint,
+            sessionId,
+            presentedHash,
+            next,
+            ttlMs,
+            lifetimes.reuseIntervalMs,
+            lifetimes.limits,
+            access,
+          ),
+        )
+      : await rotateInSteps(deps, before, presentedHash, next, ttlMs, lifetimes, access);
+  if (result.status === "rotated" && wasCurrent && rotatedPastLimits(before, now, lifetimes.limits)) {
+    await endSession(deps, sessionId, result.session);
+    return { status: "expired", session: before };
+  }
+  return result;
+}
+
+/**
+ * `deps.joint` when its session writes would land in the configured stores: the `sessions` and
+ * `allowlist` it names, if it names them, are those themselves. Otherwise (a host wrapped or
+ * replaced one, and kept the joint of the package's stores) undefined: the separate calls.
+ */
+function jointOnTheseStores(deps: SessionLifecycleDeps): JointStores | undefined {
+  const { joint } = deps;
+  if (!joint) return undefined;
+  const same =
+    (joint.sessions ?? deps.sessions) === deps.sessions &&
+    (joint.allowlist ?? deps.allowlist) === deps.allowlist;
+  return same ? joint : undefined;
+}
+
+/** `rotateSession`'s writes as separate calls on the two ports, in the fail-safe order. */
+async function rotateInSteps(
+  deps: SessionLifecycleDeps,
+  before: SessionRecord,
+  presentedHash: string,
+  next: SessionRotation,
+  ttlMs: number,
+  lifetimes: SessionLifetimes,
+  access: { entry: AllowlistEntry; ttlMs: number },
+): Promise<RotationResult> {
   await guardPort("DATABASE_FAILURE", () =>
-    deps.allowlist.allowAccessToken(
-      next.accessTokenJti,
-      entry,
-      allowlistTtlMs(lifetimes, before.createdAt, now),
-    ),
+    deps.allowlist.allowAccessToken(next.accessTokenJti, access.entry, access.ttlMs),
   );
   const wasCurrent = before.refreshTokenHash === presentedHash;
   if (wasCurrent) await revoke(deps, [before.accessTokenJti]);
   const result = await guardPort("DATABASE_FAILURE", () =>
     deps.sessions.rotateRefreshToken(
-      sessionId,
+      before.id,
       presentedHash,
       next,
-      storeTtlMs(lifetimes, before.createdAt, now),
+      ttlMs,
       lifetimes.reuseIntervalMs,
       lifetimes.limits,
     ),
@@ -242,10 +292,6 @@ export async function rotateSession(
     await revoke(deps, [result.session.accessTokenJti, next.accessTokenJti]);
   else if (result.status === "invalid" || result.status === "current")
     await revoke(deps, [next.accessTokenJti]);
-  if (result.status === "rotated" && wasCurrent && rotatedPastLimits(before, now, lifetimes.limits)) {
-    await endSession(deps, sessionId, result.session);
-    return { status: "expired", session: before };
-  }
   return result;
 }
 
