@@ -1,28 +1,12 @@
 // store-redis benchmark: Redis commands per cooldown acquire, per attempt-counter hit and per
 // authenticated request (from INFO commandstats on a redis-server this script starts itself), and
 // operations per second against the memory store. Run: pnpm bench:redis   (needs redis-server on PATH)
-import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { createArgon2Hasher, createAuth, silentLogger } from "../packages/core/dist/index.js";
 import { createMemoryStores } from "../packages/store-memory/dist/index.js";
-import { createRedisClient, createRedisStores } from "../packages/store-redis/dist/index.js";
+import { createRedisStores } from "../packages/store-redis/dist/index.js";
+import { startOwnRedis } from "./lib/own-redis.mjs";
 
-const port = await new Promise((resolve) => {
-  const probe = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = probe.address();
-    probe.close(() => resolve(port));
-  });
-});
-const server = spawn(
-  "redis-server",
-  ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-  { stdio: "ignore" },
-);
-const client = createRedisClient(`redis://127.0.0.1:${port}`, {
-  logger: silentLogger,
-  retryStrategy: (n) => (n > 50 ? null : 50),
-});
-await new Promise((resolve) => client.once("ready", resolve));
+const { client, stop } = await startOwnRedis();
 
 /** Calls per command name since the last RESETSTAT; commands a Lua script runs count too. */
 const commandCalls = async () => {
@@ -93,6 +77,5 @@ try {
   console.table(results);
   console.log("50 operations in flight, 20,000 per figure; Redis on loopback, one connection.");
 } finally {
-  client.disconnect();
-  server.kill("SIGKILL");
+  stop();
 }

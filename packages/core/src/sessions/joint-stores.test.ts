@@ -9,6 +9,35 @@ import { silentLogger } from "../ports/logger.js";
 
 const PASSWORD = "correct horse battery staple";
 
+/** `logged(name, store, methods)`: a copy of `store` whose `methods` push `name.method` to `calls` first. */
+const loggedCopy =
+  (calls: string[]) =>
+  <T extends object>(name: string, store: T, methods: (keyof T)[]): T => {
+    const copy = { ...store };
+    for (const method of methods)
+      (copy as Record<keyof T, unknown>)[method] = (...args: unknown[]) => {
+        calls.push(`${name}.${String(method)}`);
+        return (store[method] as (...args: unknown[]) => unknown).apply(store, args);
+      };
+    return copy;
+  };
+
+/** An auth on `stores` with a registered user, signed in: the auth and the sign-in. */
+async function signedInOn(stores: AuthStores, calls: string[]) {
+  const auth = createAuth({
+    secret: "joint-stores-test-secret-8Hq2vLr5NxTz3WcKp7YdFm4BsGj6QeUa",
+    stores,
+    logger: silentLogger,
+    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
+    email: { enabled: false },
+  });
+  await auth.register({}, { email: "ada@example.test", password: PASSWORD });
+  calls.length = 0;
+  const login = await auth.login({}, { email: "ada@example.test", password: PASSWORD });
+  if (login.twoFactorRequired) throw new Error("second factor required");
+  return { auth, login };
+}
+
 /**
  * A store set of separate objects (copies of the memory stores, none the same object as another
  * or as the composite) that logs each write and read of a sign-in, with `joint` as given: the core
@@ -17,17 +46,7 @@ const PASSWORD = "correct horse battery staple";
 function loggedStores(joint: "with joint" | "without joint") {
   const memory = createMemoryStores({ clock: createFakeClock(), sweepIntervalMs: 0 });
   const calls: string[] = [];
-  const logged = <T extends object>(name: string, store: T, methods: (keyof T)[]): T => {
-    const copy = { ...store };
-    for (const method of methods) {
-      const original = store[method] as (...args: unknown[]) => unknown;
-      (copy as Record<keyof T, unknown>)[method] = (...args: unknown[]) => {
-        calls.push(`${name}.${String(method)}`);
-        return original.apply(store, args);
-      };
-    }
-    return copy;
-  };
+  const logged = loggedCopy(calls);
   const composite: JointStores = {
     async allowAccessTokenWithSession(jti, entry, ttlMs, session, sessionTtlMs) {
       calls.push("joint.allowAccessTokenWithSession");
@@ -60,15 +79,7 @@ function rotationStores(
 ) {
   const memory = createMemoryStores({ clock: createFakeClock(), sweepIntervalMs: 0 });
   const calls: string[] = [];
-  const logged = <T extends object>(name: string, store: T, methods: (keyof T)[]): T => {
-    const copy = { ...store };
-    for (const method of methods)
-      (copy as Record<keyof T, unknown>)[method] = (...args: unknown[]) => {
-        calls.push(`${name}.${String(method)}`);
-        return (store[method] as (...args: unknown[]) => unknown).apply(store, args);
-      };
-    return copy;
-  };
+  const logged = loggedCopy(calls);
   const sessions = logged("sessions", memory.sessions, ["rotateRefreshToken"]);
   const allowlist = logged("allowlist", memory.allowlist, ["allowAccessToken", "revokeAccessTokens"]);
   const joint: JointStores = {
@@ -100,16 +111,7 @@ function rotationStores(
 
 /** Registers, signs in, then refreshes once: the logged calls of the refresh (its new token checked). */
 async function refreshOnce(stores: AuthStores, calls: string[]) {
-  const auth = createAuth({
-    secret: "joint-stores-test-secret-8Hq2vLr5NxTz3WcKp7YdFm4BsGj6QeUa",
-    stores,
-    logger: silentLogger,
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { enabled: false },
-  });
-  await auth.register({}, { email: "ada@example.test", password: PASSWORD });
-  const login = await auth.login({}, { email: "ada@example.test", password: PASSWORD });
-  if (login.twoFactorRequired) throw new Error("second factor required");
+  const { auth, login } = await signedInOn(stores, calls);
   calls.length = 0;
   const refreshed = await auth.refresh({ token: login.refreshToken });
   const made = [...calls].sort();
@@ -120,18 +122,9 @@ async function refreshOnce(stores: AuthStores, calls: string[]) {
   return made;
 }
 
+/** Signs in and authenticates once: the logged calls of the sign-in's writes and of the read. */
 async function signIn(stores: AuthStores, calls: string[]) {
-  const auth = createAuth({
-    secret: "joint-stores-test-secret-8Hq2vLr5NxTz3WcKp7YdFm4BsGj6QeUa",
-    stores,
-    logger: silentLogger,
-    passwordHasher: createArgon2Hasher({ memoryCostKiB: 1024, timeCost: 1 }),
-    email: { enabled: false },
-  });
-  await auth.register({}, { email: "ada@example.test", password: PASSWORD });
-  calls.length = 0;
-  const login = await auth.login({}, { email: "ada@example.test", password: PASSWORD });
-  if (login.twoFactorRequired) throw new Error("second factor required");
+  const { auth, login } = await signedInOn(stores, calls);
   const written = [...calls];
   calls.length = 0;
   const principal = await auth.authenticate({ token: login.accessToken });
