@@ -87,7 +87,8 @@ export interface JointStores {
     organizationId: string,
   ): Promise<AllowedAccessTokenWithMembership | null>;
   /**
-   * Optional: `allowlist.allowAccessToken(jti, entry, ttlMs)` and `sessions.createSession(session,
+   * Optional (used only as `sessions` and `allowlist` above allow):
+   * `allowlist.allowAccessToken(jti, entry, ttlMs)` and `sessions.createSession(session,
    * sessionTtlMs)` as one write (one statement or script): both are stored, exactly as the two
    * calls would have stored them, or neither. A sign-in then stores its new session in one round
    * trip. A failed write rejects (reported as `DATABASE_FAILURE`) and leaves neither; the core
@@ -125,17 +126,17 @@ export interface JointStores {
     clear?: CooldownKeys,
   ): Promise<UserRecord | null>;
   /**
-   * Optional (used as `sessions` and `allowlist` above allow): a refresh's writes as one atomic step (one statement, transaction or script), after the core
-   * read the session: `sessions.rotateRefreshToken(sessionId, presentedHash, next, ttlMs,
-   * reuseIntervalMs, limits)`, with `next.accessTokenJti` allowed (`access.entry` for
-   * `access.ttlMs`) exactly when that rotation answers `rotated`, and the `jti`s it leaves behind
-   * revoked in the same step: `rotated` revokes the `accessTokenJti` of the record it replaced;
-   * `reused` and `expired` (the session deleted) revoke the session's. `current` and `invalid`
-   * write no entry. Resolves what `rotateRefreshToken` resolves. Both ports then read as the
-   * separate calls leave them, with no state between them ever stored: an allowed `jti` of a
-   * rotation that did not happen, or a replaced `jti` still allowed. A failed write rejects
-   * (reported as `DATABASE_FAILURE`) and leaves nothing written; the core does not fall back to
-   * the separate calls then.
+   * Optional (used only as `sessions` and `allowlist` above allow): a refresh's writes as one
+   * atomic step (one statement, transaction or script), after the core read the session:
+   * `sessions.rotateRefreshToken(sessionId, presentedHash, next, ttlMs, reuseIntervalMs, limits)`,
+   * with `next.accessTokenJti` allowed (`access.entry` for `access.ttlMs`) exactly when that
+   * rotation answers `rotated`, and in the same step the `jti` it leaves behind revoked: `rotated`
+   * revokes the `accessTokenJti` of the record it replaced, `reused` and `expired` (the session
+   * deleted) the session's. `current` and `invalid` write no entry. Resolves what
+   * `rotateRefreshToken` resolves. Both ports then read as the separate calls would leave them,
+   * and no moment between the steps is ever visible. A failed write rejects (reported as
+   * `DATABASE_FAILURE`) and leaves nothing written; the core does not fall back to the separate
+   * calls then.
    */
   rotateRefreshTokenWithAccessToken?(
     sessionId: string,
