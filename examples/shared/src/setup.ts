@@ -90,7 +90,6 @@ function exampleStores(
   config: ExampleConfig,
   base: ExampleDatabase["stores"] | ReturnType<typeof createMemoryStores>,
   redis: RedisClient | undefined,
-  database: ExampleDatabase | undefined,
 ) {
   // Identity-provider links, passkeys and organizations live with the users (SQL or memory), never in
   // Redis. API keys follow the sessions: Redis's `apiKeys` when REDIS_URL is set (one read per keyed request),
@@ -129,8 +128,9 @@ function exampleStores(
         // Enterprise sign-in (SSO): connections, domains, used assertions and SCIM directories.
         sso: base.sso,
         scim: base.scim,
-        // SQL's users, sessions and allowlist together: one round trip per request and per sign-in.
-        ...(database ? { joint: database.stores.joint } : {}),
+        // The sessions and allowlist written together (and on SQL, read with the users): one round
+        // trip per request, per sign-in's session and per refresh's rotation.
+        joint: base.joint,
       };
 }
 
@@ -291,7 +291,7 @@ export async function createExampleAuth(
   const memory = createMemoryStores();
   const redis = await connectRedis(config);
   const database = config.databaseUrl ? await openDatabase(config.databaseUrl) : undefined;
-  const stores = exampleStores(config, database?.stores ?? memory, redis, database);
+  const stores = exampleStores(config, database?.stores ?? memory, redis);
   const { outbox, smtp, mailer } = exampleMailers(config);
   const auth = configured(() =>
     createAuth({

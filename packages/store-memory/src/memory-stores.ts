@@ -2,6 +2,7 @@ import {
   type Clock,
   consoleLogger,
   type IdentityStore,
+  type JointStores,
   type Logger,
   type OAuthStore,
   type OrganizationStore,
@@ -22,6 +23,7 @@ import { createMemoryApiKeyStore, type MemoryApiKeyStore } from "./api-key-store
 import { createMemoryAuditLogStore, type MemoryAuditLogStore } from "./audit-log-store.js";
 import { createMemoryCooldownStore, type MemoryCooldownStore } from "./cooldown-store.js";
 import { createMemoryIdentityStore } from "./identity-store.js";
+import { createMemoryJointStores } from "./joint-stores.js";
 import { createMemoryOAuthStore } from "./oauth-store.js";
 import { createMemoryOrganizationStore } from "./organization-store.js";
 import { createMemoryPasskeyStore } from "./passkey-store.js";
@@ -48,6 +50,13 @@ export interface MemoryStores {
   sessions: MemorySessionStore;
   allowlist: MemoryAccessTokenAllowlist;
   singleUseTokens: MemorySingleUseTokenStore;
+  /**
+   * `sessions` and `allowlist` written together (`JointStores`): a sign-in stores its session and
+   * access token's entry, and a refresh rotates the session and its entries, each in one step. It
+   * names those two stores: a host that wraps or replaces either may keep it (the core then makes
+   * the separate calls).
+   */
+  joint: JointStores;
   /** Identity-provider links (for `identityProviders`). */
   identities: IdentityStore;
   /** Each user's activity (security events), kept for the retention `createAuth` writes with. */
@@ -140,6 +149,7 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): MemorySto
     cooldowns,
     sessions,
     allowlist,
+    joint: createMemoryJointStores(sessions, allowlist),
     singleUseTokens,
     identities: createMemoryIdentityStore(),
     activity,

@@ -3,7 +3,10 @@ import {
   type Clock,
   isPastLimits,
   REMEMBERED_REFRESH_TOKEN_HASHES,
+  type RotationResult,
+  type SessionLimits,
   type SessionRecord,
+  type SessionRotation,
   type SessionStore,
   systemClock,
 } from "@portcullis/core";
@@ -34,6 +37,28 @@ function setActiveOrganization(
 export type MemorySessionStore = SessionStore & Sweepable;
 
 /**
+ * A memory session store's writes as plain functions, for the joint writes of the memory stores
+ * (joint-stores.ts), which run them beside the allowlist's with no await between.
+ */
+export interface MemorySessionSteps {
+  create(session: SessionRecord, ttlMs: number): void;
+  /** `rotateRefreshToken`'s answer, and the `accessTokenJti` of the record as it was read. */
+  rotate(
+    sessionId: string,
+    presentedHash: string,
+    next: SessionRotation,
+    ttlMs: number,
+    reuseIntervalMs: number,
+    limits: SessionLimits | undefined,
+  ): { result: RotationResult; readJti?: string };
+}
+
+const STEPS = new WeakMap<SessionStore, MemorySessionSteps>();
+
+/** The steps of a store made by `createMemorySessionStore`; undefined for any other store. */
+export const memorySessionSteps = (store: SessionStore): MemorySessionSteps | undefined => STEPS.get(store);
+
+/**
  * Sessions in memory, with a per-user index so ending a user's sessions never scans everything.
  * Rotation checks the presented hash and stores the new one with no await between, which makes
  * it atomic within the process; the reuse interval and the lifetimes are timed on `clock` (idle
@@ -51,11 +76,45 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     return stored.record;
   };
 
-  return {
-    async createSession(session, ttlMs) {
+  const steps: MemorySessionSteps = {
+    create(session, ttlMs) {
       removeSession(session.id);
       sessions.set(session.id, { record: clonePlain(session), previousHashes: [] }, ttlMs);
       sessionsByUser.add(session.userId, session.id);
+    },
+    rotate(sessionId, presentedHash, next, ttlMs, reuseIntervalMs, limits) {
+      const stored = sessions.get(sessionId);
+      if (!stored) return { result: { status: "invalid" } };
+      const { record, rotatedAt } = stored;
+      const readJti = record.accessTokenJti;
+      const now = clock.now();
+      const isCurrent = record.refreshTokenHash === presentedHash;
+      if (!isCurrent && !stored.previousHashes.includes(presentedHash))
+        return { result: { status: "invalid" } };
+      if (limits && isPastLimits(record.createdAt, rotatedAt ?? record.createdAt, now, limits)) {
+        removeSession(sessionId);
+        return { result: { status: "expired", session: clonePlain(record) }, readJti };
+      }
+      if (!isCurrent) {
+        const isParent = stored.previousHashes[0] === presentedHash;
+        if (isParent && reuseIntervalMs > 0 && rotatedAt !== undefined && now - rotatedAt <= reuseIntervalMs)
+          return { result: { status: "current", session: clonePlain(record) }, readJti };
+        removeSession(sessionId);
+        return { result: { status: "reused", session: clonePlain(record) }, readJti };
+      }
+      const updated = applyRotation(record, next);
+      const previousHashes = [presentedHash, ...stored.previousHashes].slice(
+        0,
+        REMEMBERED_REFRESH_TOKEN_HASHES,
+      );
+      sessions.set(sessionId, { record: updated, previousHashes, rotatedAt: now }, ttlMs);
+      return { result: { status: "rotated", session: clonePlain(updated) }, readJti };
+    },
+  };
+
+  const store: MemorySessionStore = {
+    async createSession(session, ttlMs) {
+      steps.create(session, ttlMs);
     },
     async getSession(id) {
       const stored = sessions.get(id);
@@ -71,30 +130,7 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
       return result;
     },
     async rotateRefreshToken(sessionId, presentedHash, next, ttlMs, reuseIntervalMs = 0, limits) {
-      const stored = sessions.get(sessionId);
-      if (!stored) return { status: "invalid" };
-      const { record, rotatedAt } = stored;
-      const now = clock.now();
-      const isCurrent = record.refreshTokenHash === presentedHash;
-      if (!isCurrent && !stored.previousHashes.includes(presentedHash)) return { status: "invalid" };
-      if (limits && isPastLimits(record.createdAt, rotatedAt ?? record.createdAt, now, limits)) {
-        removeSession(sessionId);
-        return { status: "expired", session: clonePlain(record) };
-      }
-      if (!isCurrent) {
-        const isParent = stored.previousHashes[0] === presentedHash;
-        if (isParent && reuseIntervalMs > 0 && rotatedAt !== undefined && now - rotatedAt <= reuseIntervalMs)
-          return { status: "current", session: clonePlain(record) };
-        removeSession(sessionId);
-        return { status: "reused", session: clonePlain(record) };
-      }
-      const updated = applyRotation(record, next);
-      const previousHashes = [presentedHash, ...stored.previousHashes].slice(
-        0,
-        REMEMBERED_REFRESH_TOKEN_HASHES,
-      );
-      sessions.set(sessionId, { record: updated, previousHashes, rotatedAt: now }, ttlMs);
-      return { status: "rotated", session: clonePlain(updated) };
+      return steps.rotate(sessionId, presentedHash, next, ttlMs, reuseIntervalMs, limits).result;
     },
     setActiveOrganization: async (id, organizationId) => setActiveOrganization(sessions, id, organizationId),
     async deleteSession(id) {
@@ -117,4 +153,6 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
     },
     size: () => sessions.size + sessionsByUser.size,
   };
+  STEPS.set(store, steps);
+  return store;
 }
