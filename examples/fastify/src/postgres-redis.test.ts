@@ -37,7 +37,7 @@ afterAll(async () => {
   await db.destroy();
   await database.drop();
   await Promise.all([server.stop(), redis.stop()]);
-});
+}, 120_000); // as examples/express/src/postgres.test.ts: cleanup on a loaded machine
 
 async function listen(auth: Auth, outbox?: Parameters<typeof createApp>[1], hostRoutes = false) {
   const app = await createApp(auth, outbox);
