@@ -58,25 +58,14 @@ const STEPS = new WeakMap<SessionStore, MemorySessionSteps>();
 /** The steps of a store made by `createMemorySessionStore`; undefined for any other store. */
 export const memorySessionSteps = (store: SessionStore): MemorySessionSteps | undefined => STEPS.get(store);
 
-/**
- * Sessions in memory, with a per-user index so ending a user's sessions never scans everything.
- * Rotation checks the presented hash and stores the new one with no await between, which makes
- * it atomic within the process; the reuse interval and the lifetimes are timed on `clock` (idle
- * since the latest rotation, or the record's `createdAt` when never rotated).
- */
-export function createMemorySessionStore(options: { clock?: Clock } = {}): MemorySessionStore {
-  const clock = options.clock ?? systemClock;
-  const sessions = new ExpiringMap<StoredSession>(clock);
-  const sessionsByUser = new OwnerIndex();
-  const removeSession = (id: string): SessionRecord | null => {
-    const stored = sessions.get(id);
-    if (!stored) return null;
-    sessions.delete(id);
-    sessionsByUser.remove(stored.record.userId, id);
-    return stored.record;
-  };
-
-  const steps: MemorySessionSteps = {
+/** The store's writes (`MemorySessionSteps`) on its map and index. */
+function sessionSteps(
+  clock: Clock,
+  sessions: ExpiringMap<StoredSession>,
+  sessionsByUser: OwnerIndex,
+  removeSession: (id: string) => SessionRecord | null,
+): MemorySessionSteps {
+  return {
     create(session, ttlMs) {
       removeSession(session.id);
       sessions.set(session.id, { record: clonePlain(session), previousHashes: [] }, ttlMs);
@@ -111,7 +100,27 @@ export function createMemorySessionStore(options: { clock?: Clock } = {}): Memor
       return { result: { status: "rotated", session: clonePlain(updated) }, readJti };
     },
   };
+}
 
+/**
+ * Sessions in memory, with a per-user index so ending a user's sessions never scans everything.
+ * Rotation checks the presented hash and stores the new one with no await between, which makes
+ * it atomic within the process; the reuse interval and the lifetimes are timed on `clock` (idle
+ * since the latest rotation, or the record's `createdAt` when never rotated).
+ */
+export function createMemorySessionStore(options: { clock?: Clock } = {}): MemorySessionStore {
+  const clock = options.clock ?? systemClock;
+  const sessions = new ExpiringMap<StoredSession>(clock);
+  const sessionsByUser = new OwnerIndex();
+  const removeSession = (id: string): SessionRecord | null => {
+    const stored = sessions.get(id);
+    if (!stored) return null;
+    sessions.delete(id);
+    sessionsByUser.remove(stored.record.userId, id);
+    return stored.record;
+  };
+
+  const steps = sessionSteps(clock, sessions, sessionsByUser, removeSession);
   const store: MemorySessionStore = {
     async createSession(session, ttlMs) {
       steps.create(session, ttlMs);
