@@ -24,7 +24,10 @@ import { randomId } from "../tokens/random.js";
 export interface SessionLifecycleDeps {
   sessions: SessionStore;
   allowlist: AccessTokenAllowlist;
-  /** `stores.joint`: with `allowAccessTokenWithSession` a new session is one write, with `rotateRefreshTokenWithAccessToken` a rotation. */
+  /**
+   * `stores.joint`: with `allowAccessTokenWithSession` a new session is one write, with
+   * `rotateRefreshTokenWithAccessToken` a rotation (on the stores it names: `jointOnTheseStores`).
+   */
   joint?: JointStores | undefined;
 }
 
