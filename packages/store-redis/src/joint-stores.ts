@@ -1,7 +1,9 @@
 import {
   type AccessTokenAllowlist,
+  type AllowlistEntry,
   type JointStores,
   REMEMBERED_REFRESH_TOKEN_HASHES,
+  type RotationResult,
   type SessionLimits,
   type SessionRecord,
   type SessionRotation,
@@ -34,7 +36,21 @@ export function rotationArgs(
   ];
 }
 
-const ROTATION_STATUSES = new Set(["rotated", "reused", "current", "expired"]);
+/** A session as the scripts store it: the record, and no earlier refresh-token hash yet. */
+export const storedSessionJson = (session: SessionRecord) =>
+  JSON.stringify({ record: session, previousHashes: [] });
+
+/** An allowlist entry as stored: its two fields, nothing else the caller's object carries. */
+export const entryJson = (entry: AllowlistEntry) =>
+  JSON.stringify({ userId: entry.userId, sessionId: entry.sessionId });
+
+/** What a rotation script answered (`{status, record JSON}`), as `rotateRefreshToken` resolves it; `late` throws. */
+export function rotationResult(status: string, json: string | undefined): RotationResult {
+  if (status === "late") throw new Error("Redis ran the rotation past its deadline: nothing was changed");
+  if (status === "rotated" || status === "reused" || status === "current" || status === "expired")
+    return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
+  return { status: "invalid" };
+}
 
 /**
  * The Redis stores' `joint` (`createRedisStores().joint`), each write one script on the session's
@@ -64,11 +80,11 @@ export function redisJointStores(
           keys.sessionKey(session.id),
           keys.sessionIndex(session.userId),
           keys.allowlistKey(jti),
-          JSON.stringify({ record: session, previousHashes: [] }),
+          storedSessionJson(session),
           session.id,
           Math.ceil(sessionTtlMs),
           by,
-          JSON.stringify({ userId: entry.userId, sessionId: entry.sessionId }),
+          entryJson(entry),
           Math.max(1, Math.ceil(ttlMs)),
         ),
       );
@@ -96,18 +112,16 @@ export function redisJointStores(
           keys.indexOfSession(sessionId),
           keys.allowlistKey(next.accessTokenJti),
           ...rotationArgs(presentedHash, next, ttlMs, by, intervalMs, limits),
-          JSON.stringify({ userId: access.entry.userId, sessionId: access.entry.sessionId }),
+          entryJson(access.entry),
           Math.max(1, Math.ceil(access.ttlMs)),
-          `${keys.userSpace(tag)}at:`,
+          keys.allowlistSpace(tag),
           tag,
         ),
       );
-      if (status === "late") throw new Error("Redis ran the rotation past its deadline: nothing was changed");
-      // A jti of another slot (not minted by this allowlist) is revoked after the script.
+      // A jti of another slot (not minted by this allowlist) is revoked after the script (a late
+      // script answers none).
       if (elsewhere) await allowlist.revokeAccessTokens([elsewhere]);
-      if (ROTATION_STATUSES.has(status))
-        return { status, session: JSON.parse(json ?? "{}") } as { status: "rotated"; session: SessionRecord };
-      return { status: "invalid" };
+      return rotationResult(status, json);
     },
   };
 }

@@ -22,7 +22,13 @@ import type { Cluster, Redis } from "ioredis";
 import { globEscape, redisActivityStore } from "./activity-store.js";
 import { redisApiKeyStore } from "./api-key-store.js";
 import { redisAuditLogStore } from "./audit-log-store.js";
-import { redisJointStores, rotationArgs } from "./joint-stores.js";
+import {
+  entryJson,
+  redisJointStores,
+  rotationArgs,
+  rotationResult,
+  storedSessionJson,
+} from "./joint-stores.js";
 import { redisOAuthStore } from "./oauth-store.js";
 import { redisPasskeyStore } from "./passkey-store.js";
 import {
@@ -254,7 +260,9 @@ function redisKeys(prefix: string) {
   const counterKey = (key: string) => `${prefix}ct:{${key}}`;
   const userSpace = (tag: string) => `${prefix}{${tag}}:`;
   const sessionKey = (id: string) => `${userSpace(tagOf(id))}s:${id}`;
-  const allowlistKey = (jti: string) => `${userSpace(tagOf(jti))}at:${jti}`;
+  /** Where the allowlist entries of a tag's `jti`s are (the scripts add the `jti`). */
+  const allowlistSpace = (tag: string) => `${userSpace(tag)}at:`;
+  const allowlistKey = (jti: string) => `${allowlistSpace(tagOf(jti))}${jti}`;
   const sessionIndex = (userId: string) => `${userSpace(userTag(userId))}sessions`;
   /** The index of the session's user, found from the id alone (ids start with the user's tag). */
   const indexOfSession = (sessionId: string) => `${userSpace(tagOf(sessionId))}sessions`;
@@ -274,6 +282,7 @@ function redisKeys(prefix: string) {
     counterKey,
     userSpace,
     sessionKey,
+    allowlistSpace,
     allowlistKey,
     sessionIndex,
     indexOfSession,
@@ -370,7 +379,7 @@ function redisSessionStore(
         redis.portcullisCreateSession(
           sessionKey(session.id),
           sessionIndex(session.userId),
-          JSON.stringify({ record: session, previousHashes: [] }),
+          storedSessionJson(session),
           session.id,
           Math.ceil(ttlMs),
           by,
@@ -397,10 +406,7 @@ function redisSessionStore(
           ...rotationArgs(presentedHash, next, ttlMs, by, intervalMs, limits),
         ),
       );
-      if (status === "late") throw new Error("Redis ran the rotation past its deadline: nothing was changed");
-      if (status === "rotated" || status === "reused" || status === "current" || status === "expired")
-        return { status, session: JSON.parse(json ?? "{}") as SessionRecord };
-      return { status: "invalid" };
+      return rotationResult(status, json);
     },
     setActiveOrganization: (id, organizationId) =>
       setActiveOrganization(redis, bounded, sessionKey(id), organizationId),
@@ -443,8 +449,7 @@ function redisAccessTokenAllowlist(
   return {
     createAccessTokenId: (sessionId) => mintId(tagOf(sessionId)),
     async allowAccessToken(jti, entry, ttlMs) {
-      const value: AllowlistEntry = { userId: entry.userId, sessionId: entry.sessionId };
-      await bounded(redis.set(allowlistKey(jti), JSON.stringify(value), "PX", Math.max(1, Math.ceil(ttlMs))));
+      await bounded(redis.set(allowlistKey(jti), entryJson(entry), "PX", Math.max(1, Math.ceil(ttlMs))));
     },
     async findAllowedAccessToken(jti) {
       const raw = await bounded(read(allowlistKey(jti)));
